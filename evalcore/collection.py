@@ -1,0 +1,334 @@
+"""The collection tensor: every run's ranked lists as relevance levels.
+
+Parse once (``evalcore.io``), then evaluate many times: gains, beta,
+penalties, cutoffs and the binary threshold are arguments of the metric
+kernels, never baked in here.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["Collection", "LoadReport", "Hits"]
+
+
+@dataclass
+class LoadReport:
+    """What happened while loading, in words a user can read.
+
+    ``warnings`` are complete sentences (file and line where it applies);
+    the dictionaries map run name -> topic ids.
+    """
+
+    qrels_source: str = ""
+    n_qrels_lines: int = 0
+    n_run_lines: int = 0
+    level_judgments: dict[int, int] = field(default_factory=dict)
+    topics_without_relevant: list[str] = field(default_factory=list)
+    ignored_run_topics: dict[str, list[str]] = field(default_factory=dict)
+    missing_run_topics: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self, collection: "Collection | None" = None) -> str:
+        lines = []
+        if collection is not None:
+            c = collection
+            lines.append(
+                f"{c.n_topics} topics, {c.n_runs} runs, depth {c.depth}, "
+                f"relevance levels 0..{c.max_level}"
+            )
+            per_level = ", ".join(
+                f"{c.level_label(L)}: {int(c.level_counts[:, L].sum())}"
+                for L in range(c.max_level, 0, -1)
+            )
+            lines.append(f"relevant documents per level: {per_level}")
+        if self.level_judgments:
+            lj = ", ".join(f"L{k}: {v}" for k, v in sorted(self.level_judgments.items()))
+            lines.append(f"judgments per level in the qrels: {lj}")
+        if self.topics_without_relevant:
+            lines.append(
+                f"{len(self.topics_without_relevant)} qrels topic(s) without a relevant "
+                f"document are not evaluated: {', '.join(self.topics_without_relevant[:10])}"
+                + (" ..." if len(self.topics_without_relevant) > 10 else "")
+            )
+        for run, topics in self.ignored_run_topics.items():
+            lines.append(
+                f"run {run}: {len(topics)} topic(s) not in the qrels ignored: "
+                f"{', '.join(topics[:10])}" + (" ..." if len(topics) > 10 else "")
+            )
+        for run, topics in self.missing_run_topics.items():
+            lines.append(
+                f"run {run}: no ranked list for {len(topics)} evaluated topic(s) "
+                f"(they score 0): {', '.join(topics[:10])}" + (" ..." if len(topics) > 10 else "")
+            )
+        lines.extend(f"warning: {w}" for w in self.warnings)
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Hits:
+    """The relevant documents retrieved, as flat arrays in (run, topic, rank) order.
+
+    A derived, gain-independent view of ``Collection.levels``: most ranks
+    hold non-relevant documents, so every metric is computed over these
+    few entries instead of the dense tensor.
+
+    ``cnt[i, L-1]`` is the number of retrieved documents of level L at or
+    above hit i in its own list (so cg = cnt @ gains and count = cnt.sum(1)).
+    """
+
+    seg: np.ndarray      # int64 flat list index run * n_topics + topic
+    topic: np.ndarray    # int64
+    rank: np.ndarray     # int64, 1-based
+    level: np.ndarray    # int64, >= 1
+    cnt: np.ndarray      # int64 (n_hits, K)
+    count: np.ndarray    # int64: count(rank), relevant docs at or above
+    first: np.ndarray    # bool: first hit of its list (rank == r_1)
+    n_seg: int
+
+
+@dataclass(frozen=True, eq=False)
+class Collection:
+    """Runs x topics x ranks of relevance levels, plus per-topic level counts.
+
+    Parameters
+    ----------
+    levels : int8 array (n_runs, n_topics, depth)
+        Relevance level of the document at each rank; 0 for non-relevant,
+        unjudged, or beyond the end of the list.
+    lengths : int array (n_runs, n_topics)
+        Number of documents retrieved (0 for a topic missing from a run).
+    level_counts : int array (n_topics, K + 1)
+        Judged documents per level for each topic; column 0 counts judged
+        non-relevant documents. Every topic has at least one of level >= 1.
+    run_ids, topic_ids : sequences of str
+    unjudged : bool array like ``levels`` or None
+        True where the retrieved document has no qrels entry (for
+        condensed lists, Sakai SIGIR 2007).
+    level_names : names of levels 1..K, lowest first (e.g. ("B", "A", "S")).
+    """
+
+    levels: np.ndarray
+    lengths: np.ndarray
+    level_counts: np.ndarray
+    run_ids: tuple[str, ...]
+    topic_ids: tuple[str, ...]
+    unjudged: np.ndarray | None = None
+    level_names: tuple[str, ...] | None = None
+    name: str = ""
+    report: LoadReport = field(default_factory=LoadReport)
+
+    def __post_init__(self):
+        lv = np.ascontiguousarray(self.levels, dtype=np.int8)
+        if lv.ndim != 3:
+            raise ValueError(f"levels must have shape (n_runs, n_topics, depth); got {lv.shape}")
+        object.__setattr__(self, "levels", lv)
+        object.__setattr__(self, "lengths", np.asarray(self.lengths, dtype=np.int32))
+        lc = np.asarray(self.level_counts, dtype=np.int64)
+        if lc.ndim != 2 or lc.shape[0] != lv.shape[1]:
+            raise ValueError(
+                f"level_counts must have shape (n_topics, K + 1) = ({lv.shape[1]}, K + 1); got {lc.shape}"
+            )
+        if lc.shape[1] < 2:
+            lc = np.concatenate([lc, np.zeros((lc.shape[0], 2 - lc.shape[1]), np.int64)], axis=1)
+        object.__setattr__(self, "level_counts", lc)
+        object.__setattr__(self, "run_ids", tuple(str(r) for r in self.run_ids))
+        object.__setattr__(self, "topic_ids", tuple(str(t) for t in self.topic_ids))
+        if len(self.run_ids) != lv.shape[0] or len(self.topic_ids) != lv.shape[1]:
+            raise ValueError(
+                f"{len(self.run_ids)} run ids and {len(self.topic_ids)} topic ids "
+                f"do not match levels of shape {lv.shape}"
+            )
+        if self.lengths.shape != lv.shape[:2]:
+            raise ValueError(f"lengths must have shape {lv.shape[:2]}; got {self.lengths.shape}")
+        if lv.size and int(lv.max()) > self.max_level:
+            raise ValueError(
+                f"levels holds level {int(lv.max())} but level_counts only covers 0..{self.max_level}"
+            )
+        if lv.size and int(lv.min()) < 0:
+            raise ValueError("levels must be >= 0")
+        if self.unjudged is not None:
+            uj = np.asarray(self.unjudged, dtype=bool)
+            if uj.shape != lv.shape:
+                raise ValueError(f"unjudged must have shape {lv.shape}; got {uj.shape}")
+            object.__setattr__(self, "unjudged", uj)
+        if self.level_names is not None and len(self.level_names) != self.max_level:
+            raise ValueError(
+                f"level_names must name levels 1..{self.max_level}; got {list(self.level_names)}"
+            )
+
+    # -- shape -------------------------------------------------------------
+    @property
+    def n_runs(self) -> int:
+        return self.levels.shape[0]
+
+    @property
+    def n_topics(self) -> int:
+        return self.levels.shape[1]
+
+    @property
+    def depth(self) -> int:
+        return self.levels.shape[2]
+
+    @property
+    def max_level(self) -> int:
+        """K, the highest relevance level the qrels define."""
+        return self.level_counts.shape[1] - 1
+
+    @cached_property
+    def R(self) -> np.ndarray:
+        """Relevant documents per topic (levels >= 1), shape (n_topics,)."""
+        return self.level_counts[:, 1:].sum(axis=1)
+
+    def level_label(self, level: int) -> str:
+        if level == 0:
+            return "non-relevant"
+        if self.level_names:
+            return self.level_names[level - 1]
+        return f"L{level}"
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A content hash: the data's identity for caches."""
+        h = hashlib.sha1()
+        for a in (self.levels, self.lengths, self.level_counts):
+            h.update(str(a.shape).encode())
+            h.update(a.tobytes())
+        if self.unjudged is not None:
+            h.update(np.packbits(self.unjudged).tobytes())
+        h.update("\x1f".join(self.run_ids).encode())
+        h.update("\x1e".join(self.topic_ids).encode())
+        h.update(repr(self.level_names).encode())
+        return h.hexdigest()
+
+    # -- derived views -----------------------------------------------------
+    @cached_property
+    def hits(self) -> Hits:
+        """The sparse, gain-independent view every metric kernel reads."""
+        n_runs, n_topics, depth = self.levels.shape
+        K = self.max_level
+        flat = self.levels.reshape(-1, depth)
+        seg, pos = np.nonzero(flat)
+        level = flat[seg, pos].astype(np.int64)
+        seg = seg.astype(np.int64)
+        n = seg.size
+        first = np.ones(n, dtype=bool)
+        if n:
+            first[1:] = seg[1:] != seg[:-1]
+        starts = np.flatnonzero(first)
+        # index of the first hit of each hit's list
+        start_of = np.repeat(starts, np.diff(np.append(starts, n)))
+        onehot = np.zeros((n, K), dtype=np.int64)
+        if n:
+            onehot[np.arange(n), level - 1] = 1
+        cum = np.cumsum(onehot, axis=0)
+        before = np.zeros((n, K), dtype=np.int64)
+        if n:
+            prev = cum[starts - 1]
+            prev[starts == 0] = 0
+            before = np.repeat(prev, np.diff(np.append(starts, n)), axis=0)
+        cnt = cum - before
+        count = np.arange(n, dtype=np.int64) - start_of + 1
+        return Hits(
+            seg=seg,
+            topic=seg % max(n_topics, 1),
+            rank=pos.astype(np.int64) + 1,
+            level=level,
+            cnt=cnt,
+            count=count,
+            first=first,
+            n_seg=n_runs * n_topics,
+        )
+
+    def condensed(self) -> "Collection":
+        """The same runs with unjudged documents removed first (condensed
+        lists, Sakai SIGIR 2007). Ranks close up; lengths shrink."""
+        if self.unjudged is None or not self.unjudged.any():
+            return self
+        keep = ~self.unjudged
+        in_list = np.arange(self.depth)[None, None, :] < self.lengths[:, :, None]
+        keep &= in_list
+        # stable compaction along the rank axis
+        order = np.argsort(~keep, axis=2, kind="stable")
+        lv = np.take_along_axis(self.levels, order, axis=2)
+        new_len = keep.sum(axis=2).astype(np.int32)
+        mask = np.arange(self.depth)[None, None, :] < new_len[:, :, None]
+        lv = np.where(mask, lv, 0).astype(np.int8)
+        return replace(
+            self,
+            levels=lv,
+            lengths=new_len,
+            unjudged=np.zeros_like(self.unjudged),
+            name=(self.name + " (condensed)").strip(),
+        )
+
+    def subset(
+        self, runs: Sequence[int] | None = None, topics: Sequence[int] | None = None
+    ) -> "Collection":
+        """A collection with only the given run / topic indices (in that order)."""
+        r = np.arange(self.n_runs) if runs is None else np.asarray(runs, dtype=np.int64)
+        t = np.arange(self.n_topics) if topics is None else np.asarray(topics, dtype=np.int64)
+        return replace(
+            self,
+            levels=self.levels[np.ix_(r, t)],
+            lengths=self.lengths[np.ix_(r, t)],
+            level_counts=self.level_counts[t],
+            run_ids=tuple(self.run_ids[i] for i in r),
+            topic_ids=tuple(self.topic_ids[i] for i in t),
+            unjudged=None if self.unjudged is None else self.unjudged[np.ix_(r, t)],
+        )
+
+    def __repr__(self) -> str:  # pragma: no cover - cosmetic
+        return (
+            f"Collection({self.name!r}: {self.n_runs} runs x {self.n_topics} topics x "
+            f"depth {self.depth}, levels 0..{self.max_level})"
+        )
+
+    @classmethod
+    def from_lists(
+        cls,
+        lists: dict[str, dict[str, Sequence[int]]],
+        level_counts: dict[str, Sequence[int]],
+        *,
+        level_names: Sequence[str] | None = None,
+        name: str = "",
+    ) -> "Collection":
+        """Build a small collection from ranked lists of levels.
+
+        ``lists[run][topic]`` is the sequence of relevance levels of the
+        ranked list; ``level_counts[topic][L]`` the number of judged
+        documents of level L (index 0: judged non-relevant). Topics order
+        follows ``level_counts``; a topic missing from a run has an empty list.
+
+        >>> c = Collection.from_lists({"X": {"t": [1]}}, {"t": [0, 1, 1, 1]})
+        >>> c.levels.shape, int(c.R[0])
+        ((1, 1, 1), 3)
+        """
+        topics = list(level_counts)
+        runs = list(lists)
+        K = max(len(v) for v in level_counts.values()) - 1
+        depth = max([len(l) for r in lists.values() for l in r.values()] + [1])
+        levels = np.zeros((len(runs), len(topics), depth), dtype=np.int8)
+        lengths = np.zeros((len(runs), len(topics)), dtype=np.int32)
+        for i, r in enumerate(runs):
+            for t_name, seq in lists[r].items():
+                j = topics.index(t_name)
+                levels[i, j, : len(seq)] = seq
+                lengths[i, j] = len(seq)
+        lc = np.zeros((len(topics), K + 1), dtype=np.int64)
+        for j, t_name in enumerate(topics):
+            v = list(level_counts[t_name])
+            lc[j, : len(v)] = v
+        return cls(
+            levels=levels,
+            lengths=lengths,
+            level_counts=lc,
+            run_ids=tuple(runs),
+            topic_ids=tuple(topics),
+            level_names=None if level_names is None else tuple(level_names),
+            name=name,
+        )
