@@ -1,0 +1,137 @@
+"""Gain values and NWRR penalties: defaults, the papers' presets, validation.
+
+Two notations exist and both are supported, never mixed up:
+
+* **sequences** (Python lists/tuples/arrays, CLI ``--gains 1:2:3``) list the
+  levels in *ascending* order L1, L2, ..., LK, as NTCIREVAL's ``-g`` does;
+* **strings** in Python (``"3:2:1"``, ``"10:5:1"``) use the papers'
+  notation, *highest level first* (S:A:B).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["GAIN_PRESETS", "resolve_gains", "resolve_penalties", "parse_ascending", "gains_label"]
+
+#: The papers' gain settings, highest level first (003 Table 5, 001, 004).
+GAIN_PRESETS: dict[str, tuple[float, ...]] = {
+    "3:2:1": (3.0, 2.0, 1.0),
+    "30:20:10": (30.0, 20.0, 10.0),
+    "0.3:0.2:0.1": (0.3, 0.2, 0.1),
+    "1:1:1": (1.0, 1.0, 1.0),
+    "10:5:1": (10.0, 5.0, 1.0),
+    "2:1.5:1": (2.0, 1.5, 1.0),
+}
+# Presets that are "gain(L) = step * L" and so extend to any number of levels.
+_LINEAR = {"3:2:1": 1.0, "30:20:10": 10.0, "0.3:0.2:0.1": 0.1}
+
+
+def _parse_colon(text: str, what: str) -> list[float]:
+    try:
+        vals = [float(v) for v in str(text).split(":")]
+    except ValueError:
+        raise ValueError(
+            f"{what} must be numbers separated by ':' (e.g. 3:2:1); got {text!r}"
+        ) from None
+    return vals
+
+
+def parse_ascending(text: str, what: str = "gains") -> list[float]:
+    """Parse a CLI value ``"1:2:3"`` (levels in ascending order L1:L2:L3)."""
+    return _parse_colon(text, what)
+
+
+def resolve_gains(gains, K: int) -> np.ndarray:
+    """Gains of levels 1..K as a float64 array (ascending level order).
+
+    ``None`` gives gain(L) = L (the papers' S:A:B = 3:2:1 for K = 3). A
+    string is a preset name or any ``"a:b:c"`` in paper notation (highest
+    level first). For a collection with fewer than three levels a preset
+    keeps its lowest K values ("10:5:1" on two levels gives L2 = 5,
+    L1 = 1); the linear presets (3:2:1, 30:20:10, 0.3:0.2:0.1) and 1:1:1
+    extend to more than three levels. A sequence lists levels ascending.
+
+    >>> resolve_gains(None, 3).tolist(), resolve_gains("10:5:1", 3).tolist()
+    ([1.0, 2.0, 3.0], [1.0, 5.0, 10.0])
+    >>> resolve_gains("3:2:1", 2).tolist()
+    [1.0, 2.0]
+    """
+    K = int(K)
+    if gains is None:
+        g = np.arange(1, K + 1, dtype=np.float64)
+    elif isinstance(gains, str):
+        key = gains.strip()
+        if key in GAIN_PRESETS:
+            hi_first = list(GAIN_PRESETS[key])
+            if K <= len(hi_first):
+                hi_first = hi_first[len(hi_first) - K:]
+            elif key in _LINEAR:
+                hi_first = [_LINEAR[key] * L for L in range(K, 0, -1)]
+            elif key == "1:1:1":
+                hi_first = [1.0] * K
+            else:
+                raise ValueError(
+                    f"gains preset {key!r} is defined for at most 3 levels; the collection has {K}. "
+                    f"Give {K} gains explicitly."
+                )
+        else:
+            hi_first = _parse_colon(key, "gains")
+            if len(hi_first) != K:
+                raise ValueError(
+                    f"gains {key!r} gives {len(hi_first)} values (highest level first) but the "
+                    f"collection has {K} relevance levels; give exactly {K} or one of the presets "
+                    f"{', '.join(GAIN_PRESETS)}"
+                )
+        g = np.array(hi_first[::-1], dtype=np.float64)
+    else:
+        g = np.asarray(gains, dtype=np.float64).ravel()
+        if g.size != K:
+            raise ValueError(
+                f"gains must give one value for every level 1..{K} (ascending); got {g.size} values {g.tolist()}"
+            )
+    bad = np.flatnonzero(~(g > 0) | ~np.isfinite(g))
+    if bad.size:
+        L = int(bad[0]) + 1
+        raise ValueError(f"gains must be positive for every level 1..{K}; got {g[bad[0]]} for level {L}")
+    return g
+
+
+def resolve_penalties(penalties, K: int) -> np.ndarray:
+    """NWRR/WRR penalties beta(L) of levels 1..K (ascending), all > 1.
+
+    ``None`` gives penalty(L) = K - L + 2 (S:A:B = 2:3:4 when K = 3, 003
+    Sec. 3.2). A string is in paper notation, highest level first.
+
+    >>> resolve_penalties(None, 3).tolist()
+    [4.0, 3.0, 2.0]
+    """
+    K = int(K)
+    if penalties is None:
+        p = np.array([K - L + 2 for L in range(1, K + 1)], dtype=np.float64)
+    elif isinstance(penalties, str):
+        hi_first = _parse_colon(penalties, "penalties")
+        if len(hi_first) != K:
+            raise ValueError(
+                f"penalties {penalties!r} gives {len(hi_first)} values (highest level first) "
+                f"but the collection has {K} relevance levels"
+            )
+        p = np.array(hi_first[::-1], dtype=np.float64)
+    else:
+        p = np.asarray(penalties, dtype=np.float64).ravel()
+        if p.size != K:
+            raise ValueError(
+                f"penalties must give one value for every level 1..{K} (ascending); got {p.size} values {p.tolist()}"
+            )
+    bad = np.flatnonzero(~(p > 1) | ~np.isfinite(p))
+    if bad.size:
+        raise ValueError(
+            f"penalties must be > 1 for every level 1..{K}; got {p[bad[0]]} for level {int(bad[0]) + 1}"
+        )
+    return p
+
+
+def gains_label(gains: np.ndarray) -> str:
+    """Paper notation (highest level first) of resolved gains: ``"3:2:1"``."""
+    return ":".join(f"{v:g}" for v in np.asarray(gains)[::-1])

@@ -1,0 +1,532 @@
+r"""Metric kernels: one vectorised function per metric, every (run, topic) at once.
+
+Every kernel takes a :class:`~evalcore.collection.Collection` and returns a
+float64 array of shape ``(n_runs, n_topics)``. Notation (Sakai 2007,
+shared/papers/003, Sec. 3): for rank ``r`` of a ranked list, ``isrel(r)``
+is 1 for a document of level >= 1; ``count(r)`` the relevant documents at or
+above ``r``; ``g(r)`` the gain of its level; ``cg(r)`` the cumulative gain;
+``cg_I(r)`` that of the ideal list (all relevant documents sorted by gain,
+descending); ``R`` the topic's relevant documents; and the blended ratio
+
+.. math:: BR(r) = \frac{\beta\,cg(r) + count(r)}{\beta\,cg_I(r) + r}
+
+(the beta form of Sakai 2004, shared/papers/001; beta = 1 is 003's Eq. 2).
+
+How it is fast: most ranks hold non-relevant documents, and every metric
+here is a sum or a pick over *relevant* ranks. The kernels read
+``Collection.hits`` (the relevant documents retrieved, with per-level
+counts at each, computed once per collection), so new gains cost a
+(n_hits x K) product, not a pass over the dense tensor. ``cg_I(r)`` is a
+closed form of the per-level counts.
+
+Edge policy, for every kernel:
+
+* a topic missing from a run (empty list) scores 0;
+* the one-document metrics (RR, O, WRR, NWRR, P, P+) are 0 when the list,
+  within the cutoff, holds no relevant document;
+* a metric with a cutoff ``l`` divides by ``min(R, l)`` where it divides
+  by ``R`` (NTCIREVAL);
+* binary metrics (AP, R-Prec, RR, P@k, Hit@k) count a document as relevant
+  when its level >= ``rel_threshold`` (1 = relaxed, 2 = rigid); a topic
+  with no such document scores 0 on them. Graded metrics ignore
+  ``rel_threshold``.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .collection import Collection, Hits
+from .gains import resolve_gains, resolve_penalties
+
+__all__ = [
+    "average_precision",
+    "q_measure",
+    "r_measure",
+    "awp",
+    "r_precision",
+    "reciprocal_rank",
+    "o_measure",
+    "wrr",
+    "nwrr",
+    "p_measure",
+    "p_plus_measure",
+    "ndcg",
+    "msndcg",
+    "ncg",
+    "andcg",
+    "ancg",
+    "nerr",
+    "precision",
+    "hit",
+    "preferred_rank",
+    "first_rank",
+    "blended_ratio",
+]
+
+
+# --------------------------------------------------------------------------
+# validation and shared pieces
+# --------------------------------------------------------------------------
+def _check_cutoff(cutoff, required: bool = False) -> int | None:
+    if cutoff is None:
+        if required:
+            raise ValueError("cutoff is required for this metric (e.g. cutoff=10)")
+        return None
+    if isinstance(cutoff, bool) or not float(cutoff).is_integer() or int(cutoff) < 1:
+        raise ValueError(f"cutoff must be a whole number >= 1; got {cutoff!r}")
+    return int(cutoff)
+
+
+def _check_threshold(c: Collection, rel_threshold) -> int:
+    if isinstance(rel_threshold, bool) or not float(rel_threshold).is_integer():
+        raise ValueError(f"rel_threshold must be a whole number >= 1; got {rel_threshold!r}")
+    t = int(rel_threshold)
+    if t < 1:
+        raise ValueError(f"rel_threshold must be >= 1 (1 = relaxed, 2 = rigid); got {t}")
+    return t
+
+
+def _check_beta(beta) -> float:
+    b = float(beta)
+    if not np.isfinite(b) or b < 0:
+        raise ValueError(f"beta must be a finite number >= 0; got {beta!r}")
+    return b
+
+
+def _per_list(c: Collection, h: Hits, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Sum ``values`` (one per hit) over each ranked list -> (n_runs, n_topics)."""
+    if mask is None:
+        s = np.bincount(h.seg, weights=values, minlength=h.n_seg)
+    else:
+        s = np.bincount(h.seg[mask], weights=values[mask] if np.ndim(values) else None, minlength=h.n_seg)
+    return s.reshape(c.n_runs, c.n_topics)
+
+
+def _pick(c: Collection, h: Hits, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Place one value per list (where ``mask`` picks at most one hit per list); 0 elsewhere."""
+    out = np.zeros(h.n_seg)
+    out[h.seg[mask]] = values[mask] if np.ndim(values) else values
+    return out.reshape(c.n_runs, c.n_topics)
+
+
+def _divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    den = np.broadcast_to(den, num.shape)
+    out = np.zeros(num.shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _ideal_order(gains: np.ndarray) -> np.ndarray:
+    """Level indices (0-based) in ideal order: gain descending, then level descending."""
+    K = gains.size
+    return np.lexsort((-np.arange(K), -gains))
+
+
+def ideal_cg_at(c: Collection, gains: np.ndarray, topic: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """cg_I(rank) for paired arrays of topic indices and ranks (closed form).
+
+    The ideal list holds, per topic, the relevant documents sorted by gain;
+    the number of level-L documents among its top r is
+    clip(r - (documents ranked above level L), 0, R(L)).
+    """
+    RL = c.level_counts[:, 1:]                       # (T, K)
+    order = _ideal_order(gains)
+    offsets = np.zeros_like(RL)
+    # documents ranked above each level in the ideal list
+    acc = np.zeros(RL.shape[0], dtype=np.int64)
+    for k in order:
+        offsets[:, k] = acc
+        acc = acc + RL[:, k]
+    n = np.clip(rank[:, None] - offsets[topic], 0, RL[topic])
+    return n @ gains
+
+
+def ideal_gain_vectors(c: Collection, gains: np.ndarray, length: int) -> np.ndarray:
+    """Gains of the ideal list at ranks 1..length for every topic, shape (T, length)."""
+    r = np.arange(1, length + 1)
+    T = c.n_topics
+    cg = ideal_cg_at(c, gains, np.repeat(np.arange(T), length), np.tile(r, T)).reshape(T, length)
+    return np.diff(cg, axis=1, prepend=0.0)
+
+
+@lru_cache(maxsize=16)
+def _graded(c: Collection, gains: tuple, beta: float):
+    """Per-hit g, cg, cg_I and BR for one gain setting (cached per collection)."""
+    h = c.hits
+    gv = np.asarray(gains, dtype=np.float64)
+    g = gv[h.level - 1] if h.level.size else np.zeros(0)
+    cg = h.cnt @ gv if h.level.size else np.zeros(0)
+    cgi = ideal_cg_at(c, gv, h.topic, h.rank) if h.level.size else np.zeros(0)
+    br = (beta * cg + h.count) / (beta * cgi + h.rank)
+    return g, cg, cgi, br
+
+
+def _graded_for(c: Collection, gains, beta):
+    gv = resolve_gains(gains, c.max_level)
+    return gv, _graded(c, tuple(gv.tolist()), _check_beta(beta))
+
+
+def blended_ratio(c: Collection, *, gains=None, beta: float = 1.0) -> np.ndarray:
+    """BR(r) at every relevant rank of ``c.hits`` (flat, aligned with the hits)."""
+    return _graded_for(c, gains, beta)[1][3]
+
+
+def _within(h: Hits, cutoff: int | None) -> np.ndarray:
+    return np.ones(h.rank.shape, bool) if cutoff is None else h.rank <= cutoff
+
+
+def _first_mask(h: Hits, sel: np.ndarray) -> np.ndarray:
+    """For hits selected by ``sel``: True at the first selected hit of each list."""
+    idx = np.flatnonzero(sel)
+    first = np.zeros(h.rank.shape, bool)
+    if idx.size:
+        s = h.seg[idx]
+        f = np.ones(idx.size, bool)
+        f[1:] = s[1:] != s[:-1]
+        first[idx[f]] = True
+    return first
+
+
+def first_rank(c: Collection, *, rel_threshold: int = 1, cutoff: int | None = None) -> np.ndarray:
+    """r_1: rank of the first document of level >= rel_threshold, 0 if none. (n_runs, n_topics) int."""
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    sel = (h.level >= t) & _within(h, _check_cutoff(cutoff))
+    m = _first_mask(h, sel)
+    return _pick(c, h, h.rank.astype(np.float64), m).astype(np.int64)
+
+
+def _preferred_mask(c: Collection, h: Hits, cutoff: int | None) -> np.ndarray:
+    """True at the hit at r_p: the first document of the highest level in the list."""
+    sel = _within(h, cutoff)
+    idx = np.flatnonzero(sel)
+    m = np.zeros(h.rank.shape, bool)
+    if not idx.size:
+        return m
+    big = c.depth + 1
+    key = h.level[idx] * big - h.rank[idx]            # highest level, then earliest rank
+    s = h.seg[idx]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    best = np.maximum.reduceat(key, starts)
+    best_of = np.repeat(best, np.diff(np.r_[starts, idx.size]))
+    m[idx[key == best_of]] = True
+    return m
+
+
+def preferred_rank(c: Collection, *, cutoff: int | None = None) -> np.ndarray:
+    """r_p (003 Sec. 3.3): rank of the first document of the highest level
+    present in the list; 0 when the list holds no relevant document."""
+    h = c.hits
+    m = _preferred_mask(c, h, _check_cutoff(cutoff))
+    return _pick(c, h, h.rank.astype(np.float64), m).astype(np.int64)
+
+
+def _binary_R(c: Collection, t: int) -> np.ndarray:
+    return c.level_counts[:, t:].sum(axis=1) if t <= c.max_level else np.zeros(c.n_topics, np.int64)
+
+
+# --------------------------------------------------------------------------
+# recall-oriented metrics
+# --------------------------------------------------------------------------
+def average_precision(c: Collection, *, rel_threshold: int = 1, cutoff: int | None = None) -> np.ndarray:
+    r"""Average Precision, binary at ``rel_threshold`` (003 Eq. 1).
+
+    .. math:: AP = \frac{1}{R}\sum_r isrel(r)\,\frac{count(r)}{r}
+
+    Relaxed AP (threshold 1) equals trec_eval's ``map``; rigid AP uses 2.
+    With a cutoff l: ranks <= l and divide by min(R, l).
+
+    >>> c = Collection.from_lists({"s": {"t": [0, 1, 0, 1]}}, {"t": [0, 2]})
+    >>> float(average_precision(c)[0, 0])   # (1/2 + 2/4) / 2
+    0.5
+    """
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    l = _check_cutoff(cutoff)
+    sel = (h.level >= t) & _within(h, l)
+    count_b = h.cnt[:, t - 1:].sum(axis=1) if t <= c.max_level else np.zeros_like(h.rank)
+    s = _per_list(c, h, count_b / h.rank, sel)
+    R = _binary_R(c, t)
+    return _divide(s, R if l is None else np.minimum(R, l))
+
+
+def q_measure(c: Collection, *, gains=None, beta: float = 1.0, cutoff: int | None = None) -> np.ndarray:
+    r"""Q-measure (003 Eq. 2; beta form of 001).
+
+    .. math:: Q = \frac{1}{R}\sum_r isrel(r)\,BR(r)
+
+    beta = 0 gives AP (relaxed); gains x10 equals beta = 10 (001).
+    With a cutoff l: ranks <= l and divide by min(R, l) (NTCIREVAL).
+
+    001 Sec. 2.3: one B-relevant document at rank 1000, R = R(B) = 5:
+    >>> c = Collection.from_lists({"B": {"t": [0] * 999 + [1]}}, {"t": [0, 5]})
+    >>> round(float(q_measure(c)[0, 0]), 4)
+    0.0004
+    """
+    h = c.hits
+    l = _check_cutoff(cutoff)
+    _, (g, cg, cgi, br) = _graded_for(c, gains, beta)
+    s = _per_list(c, h, br, _within(h, l))
+    return _divide(s, c.R if l is None else np.minimum(c.R, l))
+
+
+def r_measure(c: Collection, *, gains=None, beta: float = 1.0) -> np.ndarray:
+    r"""R-measure = BR(R) (001 Sec. 2.3): the blended ratio at rank R."""
+    h = c.hits
+    gv, (g, cg, cgi, br) = _graded_for(c, gains, beta)
+    b = _check_beta(beta)
+    sel = h.rank <= c.R[h.topic]
+    cgR = _per_list(c, h, g, sel)
+    countR = _per_list(c, h, np.ones_like(g), sel)
+    total_ideal = c.level_counts[:, 1:] @ gv
+    return (b * cgR + countR) / (b * total_ideal + c.R)
+
+
+def awp(c: Collection, *, gains=None, cutoff: int | None = None) -> np.ndarray:
+    r"""Average Weighted Precision (001 Sec. 2.2): (1/R) sum isrel(r) cg(r)/cg_I(r).
+
+    It "freezes" below rank R (cg_I is constant there): 001's example gives
+    0.04 for one B document at rank 5 or at rank 1000 when R = R(B) = 5.
+    """
+    h = c.hits
+    l = _check_cutoff(cutoff)
+    _, (g, cg, cgi, br) = _graded_for(c, gains, 1.0)
+    s = _per_list(c, h, cg / cgi, _within(h, l))
+    return _divide(s, c.R if l is None else np.minimum(c.R, l))
+
+
+def r_precision(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
+    """R-Precision: count(R)/R at the binary threshold (trec_eval ``Rprec``)."""
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    R = _binary_R(c, t)
+    sel = (h.level >= t) & (h.rank <= R[h.topic])
+    return _divide(_per_list(c, h, np.ones(h.rank.shape), sel), R)
+
+
+# --------------------------------------------------------------------------
+# one-document metrics (003 Sec. 3.2-3.3)
+# --------------------------------------------------------------------------
+def reciprocal_rank(c: Collection, *, rel_threshold: int = 1, cutoff: int | None = None) -> np.ndarray:
+    """RR = 1/r_1, binary at ``rel_threshold`` (trec_eval ``recip_rank``)."""
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    m = _first_mask(h, (h.level >= t) & _within(h, _check_cutoff(cutoff)))
+    return _pick(c, h, 1.0 / h.rank, m)
+
+
+def o_measure(c: Collection, *, gains=None, beta: float = 1.0, cutoff: int | None = None) -> np.ndarray:
+    r"""O-measure = BR(r_1) (003 Eq. 3): the blended ratio at the first relevant document.
+
+    003 Fig. 3 (Topic 3: one S, one A, one B; gains 3:2:1), System Y =
+    [non-relevant, S]: O = (3 + 1)/(5 + 2) = 4/7.
+    >>> c = Collection.from_lists({"Y": {"t3": [0, 3]}}, {"t3": [0, 1, 1, 1]})
+    >>> round(float(o_measure(c)[0, 0]), 4)
+    0.5714
+    """
+    h = c.hits
+    _, (g, cg, cgi, br) = _graded_for(c, gains, beta)
+    m = _first_mask(h, _within(h, _check_cutoff(cutoff)))
+    return _pick(c, h, br, m)
+
+
+def _wrr_parts(c: Collection, penalties, cutoff):
+    h = c.hits
+    p = resolve_penalties(penalties, c.max_level)
+    m = _first_mask(h, _within(h, _check_cutoff(cutoff)))
+    wrr = 1.0 / (h.rank - 1.0 / p[h.level - 1]) if h.rank.size else np.zeros(0)
+    return h, p, m, wrr
+
+
+def wrr(c: Collection, *, penalties=None, cutoff: int | None = None) -> np.ndarray:
+    r"""Weighted Reciprocal Rank (003 Eq. 4): 1 / (r_1 - 1/penalty(L_1)).
+
+    Not bounded by one: its maximum is 1/(1 - 1/penalty(M)).
+    """
+    h, p, m, w = _wrr_parts(c, penalties, cutoff)
+    return _pick(c, h, w, m)
+
+
+def nwrr(c: Collection, *, penalties=None, cutoff: int | None = None) -> np.ndarray:
+    r"""Normalised WRR (003 Eq. 5): (1 - 1/penalty(M)) / (r_1 - 1/penalty(L_1)).
+
+    M is the highest level the *topic* has (from the qrels). 003 Fig. 2: an
+    S document at rank 3 gives (1 - 1/2)/(3 - 1/2) = 1/5 for any topic.
+    >>> c = Collection.from_lists({"s": {"t": [0, 0, 3]}}, {"t": [0, 0, 0, 1]})
+    >>> float(nwrr(c)[0, 0])
+    0.2
+    """
+    h, p, m, w = _wrr_parts(c, penalties, cutoff)
+    has = c.level_counts[:, 1:] > 0
+    M = c.max_level - np.argmax(has[:, ::-1], axis=1)        # highest level per topic
+    norm = 1.0 - 1.0 / p[M - 1]
+    return _pick(c, h, w, m) * norm[None, :]
+
+
+def p_measure(c: Collection, *, gains=None, beta: float = 1.0, cutoff: int | None = None) -> np.ndarray:
+    r"""P-measure = BR(r_p) (003 Eq. 6), r_p the preferred rank: the first
+    document of the highest level present in the list.
+
+    003 Fig. 3, System Z = [B, S]: (4 + 2)/(5 + 2) = 6/7.
+    >>> c = Collection.from_lists({"Z": {"t3": [1, 3]}}, {"t3": [0, 1, 1, 1]})
+    >>> round(float(p_measure(c)[0, 0]), 4)
+    0.8571
+    """
+    h = c.hits
+    _, (g, cg, cgi, br) = _graded_for(c, gains, beta)
+    m = _preferred_mask(c, h, _check_cutoff(cutoff))
+    return _pick(c, h, br, m)
+
+
+def p_plus_measure(c: Collection, *, gains=None, beta: float = 1.0, cutoff: int | None = None) -> np.ndarray:
+    r"""P+-measure (003 Eq. 7): (1/count(r_p)) sum_{r <= r_p} isrel(r) BR(r).
+
+    003 Sec. 3.3, the perfect inverse [B, A, S]: (2/4 + 5/7 + 1)/3 = 0.738.
+    >>> c = Collection.from_lists({"inv": {"t3": [1, 2, 3]}}, {"t3": [0, 1, 1, 1]})
+    >>> round(float(p_plus_measure(c)[0, 0]), 3)
+    0.738
+    """
+    h = c.hits
+    _, (g, cg, cgi, br) = _graded_for(c, gains, beta)
+    m = _preferred_mask(c, h, _check_cutoff(cutoff))
+    rp = _pick(c, h, h.rank.astype(np.float64), m).ravel()
+    sel = h.rank <= rp[h.seg]
+    s = _per_list(c, h, br, sel)
+    cnt = _pick(c, h, h.count.astype(np.float64), m)
+    return _divide(s, cnt)
+
+
+# --------------------------------------------------------------------------
+# cumulative-gain family (Jarvelin & Kekalainen; 004)
+# --------------------------------------------------------------------------
+def _jk_discount(rank: np.ndarray, log_base: float) -> np.ndarray:
+    b = float(log_base)
+    if not b > 1:
+        raise ValueError(f"log_base must be > 1; got {log_base!r}")
+    r = np.asarray(rank, dtype=np.float64)
+    return np.where(r < b, 1.0, np.log(np.maximum(r, 1.0)) / np.log(b))
+
+
+def _dcg(c, gains, cutoff, discount):
+    h = c.hits
+    gv = resolve_gains(gains, c.max_level)
+    g = gv[h.level - 1] if h.level.size else np.zeros(0)
+    sel = h.rank <= cutoff
+    dcg = _per_list(c, h, g / discount(h.rank), sel)
+    ideal = ideal_gain_vectors(c, gv, cutoff)               # (T, cutoff)
+    idcg = (ideal / discount(np.arange(1, cutoff + 1))[None, :]).sum(axis=1)
+    return _divide(dcg, idcg[None, :])
+
+
+def ndcg(c: Collection, *, gains=None, cutoff: int, log_base: float = 2) -> np.ndarray:
+    r"""nDCG@l, Jarvelin-Kekalainen original: gain at rank r divided by
+    log_b(r) for r >= b (no discount above rank b), normalised by the ideal
+    list's DCG at the same cutoff (004)."""
+    l = _check_cutoff(cutoff, required=True)
+    return _dcg(c, gains, l, lambda r: _jk_discount(r, log_base))
+
+
+def msndcg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
+    r"""Microsoft-style nDCG@l: gain(L)/log2(r + 1); with gains = levels it
+    equals trec_eval's ``ndcg_cut_l``."""
+    l = _check_cutoff(cutoff, required=True)
+    return _dcg(c, gains, l, lambda r: np.log2(np.asarray(r, dtype=np.float64) + 1.0))
+
+
+def ncg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
+    """nCG@l = cg(l)/cg_I(l) (004)."""
+    l = _check_cutoff(cutoff, required=True)
+    return _dcg(c, gains, l, lambda r: np.ones(np.shape(r)))
+
+
+def _averaged(c, gains, cutoff, discount):
+    """(1/l) sum_{r=1..l} DCG(r)/DCG_I(r), summed segment by segment over hits."""
+    h = c.hits
+    l = cutoff
+    gv = resolve_gains(gains, c.max_level)
+    ideal = ideal_gain_vectors(c, gv, l) / discount(np.arange(1, l + 1))[None, :]
+    idcg = np.cumsum(ideal, axis=1)                         # DCG_I(r), r = 1..l (> 0: R >= 1)
+    S = np.zeros((c.n_topics, l + 1))
+    S[:, 1:] = np.cumsum(1.0 / idcg, axis=1)                # S[t, r] = sum_{i<=r} 1/DCG_I(i)
+    sel = np.flatnonzero(h.rank <= l)
+    if not sel.size:
+        return np.zeros((c.n_runs, c.n_topics))
+    seg, rank, topic = h.seg[sel], h.rank[sel], h.topic[sel]
+    contrib = gv[h.level[sel] - 1] / discount(rank)
+    start = np.r_[True, seg[1:] != seg[:-1]]
+    csum = np.cumsum(contrib)
+    base = np.repeat(csum[start] - contrib[start], np.diff(np.r_[np.flatnonzero(start), sel.size]))
+    dcg_after = csum - base                                 # DCG at this hit's rank
+    nxt = np.empty_like(rank)
+    nxt[:-1] = rank[1:]
+    last = np.r_[seg[1:] != seg[:-1], True]
+    nxt[last] = l + 1
+    w = S[topic, nxt - 1] - S[topic, rank - 1]
+    out = np.bincount(seg, weights=dcg_after * w, minlength=h.n_seg) / l
+    return out.reshape(c.n_runs, c.n_topics)
+
+
+def andcg(c: Collection, *, gains=None, cutoff: int, log_base: float = 2) -> np.ndarray:
+    r"""AnDCG@l = (1/l) sum_{r=1..l} DCG(r)/DCG_I(r) (Jarvelin-Kekalainen discount; 004)."""
+    l = _check_cutoff(cutoff, required=True)
+    return _averaged(c, gains, l, lambda r: _jk_discount(r, log_base))
+
+
+def ancg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
+    r"""AnCG@l = (1/l) sum_{r=1..l} cg(r)/cg_I(r) (004)."""
+    l = _check_cutoff(cutoff, required=True)
+    return _averaged(c, gains, l, lambda r: np.ones(np.shape(r)))
+
+
+def nerr(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
+    r"""nERR@l as in NTCIREVAL: ERR with stop probability
+    p(r) = g(r)/(gain(K) + 1), K the highest level, normalised by the ERR of
+    the ideal list at the same cutoff.
+
+    .. math:: ERR = \sum_{r \le l} \frac{1}{r}\,p(r)\prod_{i<r}(1 - p(i))
+    """
+    l = _check_cutoff(cutoff, required=True)
+    h = c.hits
+    gv = resolve_gains(gains, c.max_level)
+    pL = gv / (gv[-1] + 1.0)
+    if np.any(pL >= 1):
+        raise ValueError(
+            "nERR needs every gain below gain(K) + 1 (K = highest level); got gains "
+            f"{gv.tolist()} - give the highest level the largest gain"
+        )
+    logq = np.log1p(-pL)                                     # log(1 - p) per level
+    sel = h.rank <= l
+    onehot_before = h.cnt.astype(np.float64)
+    if h.level.size:
+        onehot_before[np.arange(h.level.size), h.level - 1] -= 1
+    surv = np.exp(onehot_before @ logq) if h.level.size else np.zeros(0)
+    p = pL[h.level - 1] if h.level.size else np.zeros(0)
+    err = _per_list(c, h, p * surv / h.rank, sel)
+    ideal = ideal_gain_vectors(c, gv, l)                     # (T, l)
+    ip = ideal / (gv[-1] + 1.0)
+    isurv = np.cumprod(np.c_[np.ones(c.n_topics), 1.0 - ip[:, :-1]], axis=1)
+    ierr = (ip * isurv / np.arange(1, l + 1)[None, :]).sum(axis=1)
+    return _divide(err, ierr[None, :])
+
+
+# --------------------------------------------------------------------------
+# precision at a cutoff
+# --------------------------------------------------------------------------
+def precision(c: Collection, *, cutoff: int, rel_threshold: int = 1) -> np.ndarray:
+    """P@l = count(l)/l at the binary threshold (trec_eval ``P_l``; divides by l
+    even when the list is shorter)."""
+    l = _check_cutoff(cutoff, required=True)
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    return _per_list(c, h, np.ones(h.rank.shape), (h.level >= t) & (h.rank <= l)) / l
+
+
+def hit(c: Collection, *, cutoff: int, rel_threshold: int = 1) -> np.ndarray:
+    """Hit@l: 1 if the top l hold a document of level >= rel_threshold, else 0."""
+    l = _check_cutoff(cutoff, required=True)
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    s = _per_list(c, h, np.ones(h.rank.shape), (h.level >= t) & (h.rank <= l))
+    return (s > 0).astype(np.float64)

@@ -1,0 +1,278 @@
+"""The metric registry and the tidy ``evaluate`` entry point.
+
+A metric key is the name users type (CLI, DataFrames, the app): ``AP``,
+``Q-measure``, ``nDCG@10``, ``P+-measure@1000``. A :class:`MetricSpec` says
+which kernel computes it and which settings it reads, so a configured
+metric has one canonical label (``Q-measure(beta=2)@100``) usable as a
+cache key, column header and plot label.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as M
+from .collection import Collection
+from .gains import gains_label, resolve_gains, resolve_penalties
+
+__all__ = ["MetricSpec", "METRICS", "METRIC_KEYS", "parse_metric", "score_matrix", "score_matrices", "evaluate", "topic_means"]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    key: str
+    func: Callable
+    name: str                      # display name
+    citation: str
+    user_model: str                # one line: what the user is assumed to do
+    uses_gains: bool = False
+    uses_beta: bool = False
+    uses_penalties: bool = False
+    uses_threshold: bool = False
+    cutoff: str = "optional"       # "none" | "optional" | "required"
+    uses_log_base: bool = False
+    trec_eval: str | None = None   # crosswalk to other tools' names
+    ntcireval: str | None = None
+
+
+def _spec(key, func, name, citation, model, **kw):
+    return MetricSpec(key, func, name, citation, model, **kw)
+
+
+METRICS: dict[str, MetricSpec] = {s.key: s for s in [
+    _spec("AP", M.average_precision, "Average Precision", "003 Eq. 1",
+          "scans down the list for every relevant document; precision at each",
+          uses_threshold=True, trec_eval="map", ntcireval="AP"),
+    _spec("Q-measure", M.q_measure, "Q-measure", "003 Eq. 2; 001 (beta form)",
+          "like AP, but graded: rewards highly relevant documents ranked early",
+          uses_gains=True, uses_beta=True, ntcireval="Q-measure"),
+    _spec("R-measure", M.r_measure, "R-measure", "001 Sec. 2.3",
+          "looks at the top R documents only; graded R-Precision",
+          uses_gains=True, uses_beta=True, cutoff="none", ntcireval="R-measure"),
+    _spec("AWP", M.awp, "Average Weighted Precision", "001 Sec. 2.2",
+          "graded AP without the late-arrival penalty: 'freezes' below rank R",
+          uses_gains=True),
+    _spec("R-Prec", M.r_precision, "R-Precision", "004",
+          "counts relevant documents in the top R",
+          uses_threshold=True, cutoff="none", trec_eval="Rprec"),
+    _spec("RR", M.reciprocal_rank, "Reciprocal Rank", "003 Sec. 1",
+          "stops at the first relevant document, however relevant",
+          uses_threshold=True, trec_eval="recip_rank"),
+    _spec("O-measure", M.o_measure, "O-measure", "003 Eq. 3",
+          "stops at the first relevant document; graded against the ideal list",
+          uses_gains=True, uses_beta=True, ntcireval="O-measure"),
+    _spec("WRR", M.wrr, "Weighted Reciprocal Rank", "003 Eq. 4",
+          "stops at the first relevant document; rank matters more than level",
+          uses_penalties=True),
+    _spec("NWRR", M.nwrr, "Normalised WRR", "003 Eq. 5",
+          "stops at the first relevant document; WRR scaled to a maximum of 1",
+          uses_penalties=True, ntcireval="NWRR"),
+    _spec("P-measure", M.p_measure, "P-measure", "003 Eq. 6; 002",
+          "keeps scanning for the best document in the list, then stops",
+          uses_gains=True, uses_beta=True, ntcireval="P-measure"),
+    _spec("P+-measure", M.p_plus_measure, "P+-measure", "003 Eq. 7",
+          "keeps scanning for the best one, averaging BR over what it passes",
+          uses_gains=True, uses_beta=True, ntcireval="P-plus"),
+    _spec("nDCG", M.ndcg, "nDCG (Jarvelin-Kekalainen)", "004; Jarvelin & Kekalainen 2002",
+          "reads the top l with a patience that decays as log_b(rank)",
+          uses_gains=True, cutoff="required", uses_log_base=True),
+    _spec("MSnDCG", M.msndcg, "nDCG (Microsoft, log2(r+1))", "Burges et al. 2005",
+          "reads the top l, discounting by log2(rank + 1)",
+          uses_gains=True, cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG"),
+    _spec("nCG", M.ncg, "normalised Cumulative Gain", "004",
+          "reads exactly the top l; order within it does not matter",
+          uses_gains=True, cutoff="required"),
+    _spec("AnDCG", M.andcg, "Average nDCG over ranks 1..l", "004",
+          "stops at any rank 1..l with equal probability (discounted gain)",
+          uses_gains=True, cutoff="required", uses_log_base=True),
+    _spec("AnCG", M.ancg, "Average nCG over ranks 1..l", "004",
+          "stops at any rank 1..l with equal probability (cumulated gain)",
+          uses_gains=True, cutoff="required"),
+    _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
+          "stops at each document with a probability that grows with its gain",
+          uses_gains=True, cutoff="required", ntcireval="nERR"),
+    _spec("P", M.precision, "Precision at l", "004 (PDoc)",
+          "reads exactly the top l and counts relevant documents",
+          uses_threshold=True, cutoff="required", trec_eval="P"),
+    _spec("Hit", M.hit, "Hit at l", "",
+          "is satisfied by any relevant document in the top l",
+          uses_threshold=True, cutoff="required"),
+]}
+
+#: Every base key, in the order the papers discuss them.
+METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
+#: The one-document family of 003, most to least graded.
+ONE_DOCUMENT_KEYS = ("P+-measure", "P-measure", "O-measure", "NWRR", "RR")
+
+
+def parse_metric(key: str) -> tuple[MetricSpec, int | None]:
+    """``"nDCG@10"`` -> (spec of nDCG, 10); ``"AP"`` -> (spec of AP, None)."""
+    text = str(key).strip()
+    base, at, cut = text.partition("@")
+    spec = METRICS.get(base)
+    if spec is None:
+        raise ValueError(
+            f"unknown metric {text!r}; known metrics: {', '.join(METRIC_KEYS)} "
+            "(cutoff metrics take @l, e.g. nDCG@10)"
+        )
+    cutoff = None
+    if at:
+        if spec.cutoff == "none":
+            raise ValueError(f"metric {base} takes no cutoff; got {text!r}")
+        try:
+            cutoff = int(cut)
+        except ValueError:
+            raise ValueError(f"cutoff of {text!r} must be a whole number >= 1") from None
+        if cutoff < 1:
+            raise ValueError(f"cutoff of {text!r} must be a whole number >= 1")
+    elif spec.cutoff == "required":
+        raise ValueError(f"metric {base} needs a cutoff, e.g. {base}@10")
+    return spec, cutoff
+
+
+def expand_metrics(metrics: Iterable[str] | None, cutoffs: Sequence[int] = (10, 1000)) -> list[str]:
+    """Metric keys to compute: a key without ``@`` of a cutoff-requiring metric
+    expands to one key per cutoff; ``None`` means every metric."""
+    keys = list(METRIC_KEYS) if metrics is None else [str(m).strip() for m in metrics]
+    out: list[str] = []
+    for k in keys:
+        base = k.partition("@")[0]
+        if "@" not in k and base in METRICS and METRICS[base].cutoff == "required":
+            out.extend(f"{base}@{int(l)}" for l in cutoffs)
+        else:
+            parse_metric(k)
+            out.append(k)
+    return list(dict.fromkeys(out))
+
+
+def _kwargs(spec: MetricSpec, cutoff, *, gains, beta, penalties, rel_threshold, log_base) -> dict:
+    kw = {}
+    if spec.uses_gains:
+        kw["gains"] = gains
+    if spec.uses_beta:
+        kw["beta"] = beta
+    if spec.uses_penalties:
+        kw["penalties"] = penalties
+    if spec.uses_threshold:
+        kw["rel_threshold"] = rel_threshold
+    if spec.uses_log_base:
+        kw["log_base"] = log_base
+    if spec.cutoff != "none":
+        kw["cutoff"] = cutoff
+    return kw
+
+
+def metric_label(key: str, collection: Collection | None = None, *, gains=None, beta=1.0,
+                 penalties=None, rel_threshold=1, log_base=2) -> str:
+    """Canonical label of a configured metric; defaults are left out.
+
+    >>> metric_label("Q-measure@100", beta=2)
+    'Q-measure(beta=2)@100'
+    """
+    spec, cutoff = parse_metric(key)
+    parts = []
+    if spec.uses_gains and gains is not None:
+        K = collection.max_level if collection is not None else None
+        g = gains if isinstance(gains, str) else (
+            gains_label(resolve_gains(gains, K)) if K else ":".join(f"{v:g}" for v in list(gains)[::-1]))
+        parts.append(f"gains={g}")
+    if spec.uses_beta and float(beta) != 1.0:
+        parts.append(f"beta={beta:g}")
+    if spec.uses_penalties and penalties is not None:
+        p = penalties if isinstance(penalties, str) else ":".join(f"{v:g}" for v in list(penalties)[::-1])
+        parts.append(f"penalties={p}")
+    if spec.uses_threshold and int(rel_threshold) != 1:
+        parts.append(f"rel>={int(rel_threshold)}")
+    if spec.uses_log_base and float(log_base) != 2:
+        parts.append(f"b={log_base:g}")
+    label = spec.key + (f"({','.join(parts)})" if parts else "")
+    return label + (f"@{cutoff}" if cutoff is not None else "")
+
+
+def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 1.0, penalties=None,
+                 rel_threshold: int = 1, log_base: float = 2) -> np.ndarray:
+    """Per-topic scores of one metric key, shape (n_runs, n_topics)."""
+    spec, cutoff = parse_metric(key)
+    return spec.func(collection, **_kwargs(spec, cutoff, gains=gains, beta=beta, penalties=penalties,
+                                           rel_threshold=rel_threshold, log_base=log_base))
+
+
+def score_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None,
+                   beta: float = 1.0, penalties=None, cutoffs: Sequence[int] = (10, 1000),
+                   rel_threshold: int = 1, log_base: float = 2) -> dict[str, np.ndarray]:
+    """``{key: (n_runs, n_topics) array}`` for every requested metric key.
+
+    Parameters are validated once, up front, so a bad gain fails before any work.
+    """
+    K = collection.max_level
+    resolve_gains(gains, K)
+    resolve_penalties(penalties, K)
+    keys = expand_metrics(metrics, cutoffs)
+    return {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
+                            rel_threshold=rel_threshold, log_base=log_base) for k in keys}
+
+
+GEOMETRIC_EPSILON = 1e-5
+
+
+def topic_means(matrix: np.ndarray, mean: str = "arithmetic") -> np.ndarray:
+    """Mean over topics (axis 1). ``"geometric"``: exp(mean(log(max(x, 1e-5)))),
+    the G_AveP / G_Q-measure of the papers, with the usual floor for zeros."""
+    if mean == "arithmetic":
+        return matrix.mean(axis=1)
+    if mean == "geometric":
+        return np.exp(np.log(np.maximum(matrix, GEOMETRIC_EPSILON)).mean(axis=1))
+    raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
+
+
+def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
+             penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
+             log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False) -> pd.DataFrame:
+    """Evaluate every run on every topic; a tidy DataFrame (run, topic, metric, value).
+
+    Rows with topic ``"all"`` hold the mean over the evaluated topics (a topic
+    missing from a run counts as 0). With ``per_topic=True`` the per-topic
+    rows come first, run by run.
+
+    >>> import evalcore
+    >>> c = evalcore.paper_examples()
+    >>> df = evaluate(c, ["O-measure"], per_topic=True)
+    >>> list(df.columns)
+    ['run', 'topic', 'metric', 'value']
+    """
+    if mean not in ("arithmetic", "geometric"):
+        raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
+    mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
+                          rel_threshold=rel_threshold, log_base=log_base)
+    runs = np.asarray(collection.run_ids, dtype=object)
+    topics = np.asarray(collection.topic_ids, dtype=object)
+    frames = []
+    nR, nT = collection.n_runs, collection.n_topics
+    for key, m in mats.items():
+        if per_topic:
+            frames.append(pd.DataFrame({
+                "run": np.repeat(runs, nT), "topic": np.tile(topics, nR),
+                "metric": key, "value": m.ravel(),
+            }))
+        frames.append(pd.DataFrame({"run": runs, "topic": "all", "metric": key, "value": topic_means(m, mean)}))
+    if not frames:
+        return pd.DataFrame(columns=["run", "topic", "metric", "value"])
+    df = pd.concat(frames, ignore_index=True)
+    if per_topic:
+        # run by run: per-topic rows of every metric, then the means
+        df["_all"] = df["topic"].eq("all")
+        df["_r"] = pd.Categorical(df["run"], categories=list(dict.fromkeys(runs)), ordered=True)
+        df = df.sort_values(["_r", "_all"], kind="stable").drop(columns=["_all", "_r"]).reset_index(drop=True)
+    return df
+
+
+def means_table(collection: Collection, metrics: Iterable[str] | None = None, *, mean: str = "arithmetic",
+                **params) -> pd.DataFrame:
+    """Wide table of means: index = runs, one column per metric key."""
+    mats = score_matrices(collection, metrics, **params)
+    return pd.DataFrame({k: topic_means(m, mean) for k, m in mats.items()},
+                        index=pd.Index(collection.run_ids, name="run"))
