@@ -144,11 +144,27 @@ def ideal_cg_at(c: Collection, gains: np.ndarray, topic: np.ndarray, rank: np.nd
 
 
 def ideal_gain_vectors(c: Collection, gains: np.ndarray, length: int) -> np.ndarray:
-    """Gains of the ideal list at ranks 1..length for every topic, shape (T, length)."""
-    r = np.arange(1, length + 1)
-    T = c.n_topics
-    cg = ideal_cg_at(c, gains, np.repeat(np.arange(T), length), np.tile(r, T)).reshape(T, length)
-    return np.diff(cg, axis=1, prepend=0.0)
+    """Gains of the ideal list at ranks 1..length for every topic, shape (T, length).
+
+    Cached per (collection, gains, length): every @l metric of one
+    evaluation shares it. Treat the result as read-only.
+    """
+    return _ideal_vectors(c, tuple(np.asarray(gains, dtype=np.float64).tolist()), int(length))
+
+
+@lru_cache(maxsize=32)
+def _ideal_vectors(c: Collection, gains: tuple, length: int) -> np.ndarray:
+    gv = np.asarray(gains)
+    RL = c.level_counts[:, 1:]
+    out = np.zeros((c.n_topics, length))
+    pos = np.zeros(c.n_topics, dtype=np.int64)
+    cols = np.arange(length)[None, :]
+    for k in _ideal_order(gv):                       # fill level blocks in ideal order
+        end = pos + RL[:, k]
+        out[(cols >= pos[:, None]) & (cols < end[:, None])] = gv[k]
+        pos = end
+    out.flags.writeable = False
+    return out
 
 
 @lru_cache(maxsize=16)
