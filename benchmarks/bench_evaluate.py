@@ -1,0 +1,153 @@
+"""Speed of evalcore against the tools users would pick instead, in one run.
+
+    python benchmarks/bench_evaluate.py [--repeat 5] [--data ../shared/data/clef2015]
+
+Measures on the real clef2015 collection (30 runs x 66 topics x ~1000 docs):
+
+1. end to end: evalcore loading qrels + 30 gzipped runs and computing every
+   metric key (all 19 base metrics, cutoff metrics at 10 and 1000) versus
+   pytrec_eval parsing the same files (its parse_qrel / parse_run) and
+   computing map, recip_rank, P.10, ndcg_cut.10 and Rprec; and versus ranx
+   (Qrels/Run.from_file on the decompressed files, the same five metrics;
+   its numba compilation is warmed up first and not counted);
+2. re-evaluating every metric under new gains on the loaded collection
+   (median over 20 gain settings);
+3. peak memory (max RSS) of a fresh process that loads and evaluates.
+
+Prints a markdown table with medians and ratios (paste into docs/benchmarks.md).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
+TREC_MEASURES = {"map", "recip_rank", "P.10", "ndcg_cut.10", "Rprec"}
+RANX_MEASURES = ["map", "mrr", "precision@10", "ndcg@10", "r-precision"]
+
+
+def median_time(fn, repeat):
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts), ts
+
+
+def evalcore_end_to_end(qrels, runs_dir):
+    import evalcore
+
+    c = evalcore.load_collection(str(qrels), str(runs_dir))
+    return evalcore.score_matrices(c)
+
+
+def pytrec_end_to_end(qrels, run_files):
+    import pytrec_eval
+
+    with open(qrels) as f:
+        q = pytrec_eval.parse_qrel(f)
+    ev = pytrec_eval.RelevanceEvaluator(q, TREC_MEASURES)
+    out = {}
+    for p in run_files:
+        with gzip.open(p, "rt") as f:
+            out[p.name] = ev.evaluate(pytrec_eval.parse_run(f))
+    return out
+
+
+def ranx_end_to_end(qrels, plain_runs):
+    from ranx import Qrels, Run, evaluate
+
+    q = Qrels.from_file(str(qrels), kind="trec")
+    return {p.name: evaluate(q, Run.from_file(str(p), kind="trec"), RANX_MEASURES) for p in plain_runs}
+
+
+def peak_memory_mb(qrels, runs_dir) -> float:
+    code = (
+        "import resource, sys; sys.path.insert(0, %r); import evalcore;"
+        "c = evalcore.load_collection(%r, %r); evalcore.score_matrices(c);"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    ) % (str(ROOT), str(qrels), str(runs_dir))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    args = ap.parse_args(argv)
+    qrels = args.data / "qrels.txt"
+    runs_dir = args.data / "runs"
+    run_files = sorted(p for p in runs_dir.iterdir() if p.is_file())
+
+    import numpy as np
+
+    import evalcore
+
+    res = {}
+    res["evalcore_end_to_end"], _ = median_time(lambda: evalcore_end_to_end(qrels, runs_dir), args.repeat)
+    c = evalcore.load_collection(str(qrels), str(runs_dir))
+    res["evalcore_load"], _ = median_time(lambda: evalcore.load_collection(str(qrels), str(runs_dir)), args.repeat)
+    res["pytrec_end_to_end"], _ = median_time(lambda: pytrec_end_to_end(qrels, run_files), args.repeat)
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_ranx_"))
+    try:
+        plain = []
+        for p in run_files:
+            dst = tmp / p.name.removesuffix(".gz")
+            with gzip.open(p, "rb") as src, open(dst, "wb") as out:
+                shutil.copyfileobj(src, out)
+            plain.append(dst)
+        ranx_end_to_end(qrels, plain[:1])  # numba warm-up, not counted
+        res["ranx_end_to_end"], _ = median_time(lambda: ranx_end_to_end(qrels, plain), max(1, args.repeat // 2))
+    except ImportError:
+        res["ranx_end_to_end"] = float("nan")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    rng = np.random.default_rng(0)
+    settings = [None] + [sorted(rng.uniform(0.1, 10, c.max_level).tolist()) for _ in range(19)]
+    c.hits  # built once at load in practice (first evaluation)
+    ts = []
+    for g in settings:
+        t = time.perf_counter()
+        evalcore.score_matrices(c, gains=g)
+        ts.append(time.perf_counter() - t)
+    res["regains_median"] = statistics.median(ts)
+    res["n_metric_keys"] = len(evalcore.score_matrices(c))
+    res["peak_rss_mb"] = peak_memory_mb(qrels, runs_dir)
+
+    e, p, r = res["evalcore_end_to_end"], res["pytrec_end_to_end"], res["ranx_end_to_end"]
+    print(f"clef2015: {c.n_runs} runs x {c.n_topics} topics x depth {c.depth}; "
+          f"{res['n_metric_keys']} metric keys; median of {args.repeat}; {os.cpu_count()} cores\n")
+    print("| task | time | ratio |")
+    print("|---|---|---|")
+    print(f"| evalcore: load + every metric ({res['n_metric_keys']} keys) | {e * 1000:.0f} ms | 1.0 |")
+    print(f"| evalcore: load only | {res['evalcore_load'] * 1000:.0f} ms | |")
+    print(f"| pytrec_eval: parse + map, recip_rank, P.10, ndcg_cut.10, Rprec | {p * 1000:.0f} ms | "
+          f"{p / e:.2f}x slower than evalcore |")
+    print(f"| ranx: from_file (decompressed) + the same 5 metrics | {r * 1000:.0f} ms | {r / e:.2f}x slower |")
+    print(f"| evalcore: re-evaluate every metric under new gains (median of 20) | "
+          f"{res['regains_median'] * 1000:.1f} ms | target <= 50 ms |")
+    print(f"| evalcore: peak memory (max RSS, fresh process, load + evaluate) | {res['peak_rss_mb']:.0f} MB | "
+          f"target < 500 MB |")
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1))
+    return res
+
+
+if __name__ == "__main__":
+    main()
