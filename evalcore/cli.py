@@ -189,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(12 significant digits).\n\nMetric keys: " + ", ".join(registry.METRIC_KEYS) +
                     " (cutoff metrics: nDCG@10, P@5, ...; Q-measure@1000 etc. also take a cutoff).",
         epilog=_EPILOG_LEVELS)
+    ev.add_argument("--seed", dest="seed_data", type=int, default=0, metavar="N",
+                    help="seed of --simulated (same as --seed-data; default 0)")
     ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric keys (default: all)")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
     ev.add_argument("--output", choices=("tsv", "csv", "json"), default="tsv")
