@@ -1,0 +1,35 @@
+"""Evaluate the metrics themselves: rank correlation, swap method, bootstrap
+sensitivity, stability and randomised Tukey HSD.
+
+Everything takes score matrices ``{metric label: (n_runs, n_topics) array}``
+(from :func:`evalcore.score_matrices` or :func:`read_score_csv`) and returns
+tidy DataFrames in small result dataclasses. Every long function takes a
+``seed`` (numpy Generator inside, no global state) and a ``progress``
+callback: it is called with the fraction done (0..1) at least every ~5% of
+the work; returning ``True`` raises :class:`Cancelled`.
+
+Papers (shared/papers): 003 Sec. 4 (Kendall Eq. 8-9, swap Fig. 4, bootstrap
+Fig. 5-7), 004 (topic sampling, swap rule), 002 (stability), Sakai 2012 /
+Carterette 2012 (randomised Tukey HSD), Yilmaz et al. 2008 (tau_ap).
+"""
+from ._common import Cancelled
+from .bootstrap import BootstrapResult, bootstrap_samples, bootstrap_sensitivity, paired_t
+from .correlation import (CorrelationResult, correlation_matrix, gain_correlation_table, kendall_tau, kendall_test,
+                          spearman_rho, tau_ap)
+from .sampling import SAMPLINGS, sample_topics
+from .scores import read_score_csv, subset_runs, top_runs
+from .stability import StabilityResult, stability
+from .swap import SwapResult, swap_method
+from .tukey import TukeyResult, tukey_hsd
+
+__all__ = [
+    "Cancelled",
+    "kendall_tau", "kendall_test", "spearman_rho", "tau_ap", "correlation_matrix", "CorrelationResult",
+    "gain_correlation_table",
+    "sample_topics", "SAMPLINGS",
+    "swap_method", "SwapResult",
+    "bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t",
+    "stability", "StabilityResult",
+    "tukey_hsd", "TukeyResult",
+    "read_score_csv", "top_runs", "subset_runs",
+]

@@ -1,0 +1,142 @@
+"""Shared plumbing of :mod:`evalcore.meta`: validation, run pairs, progress/cancel.
+
+Every long computation in this package takes ``progress``: a callable that is
+given the fraction of the work done (0..1) at least every ~5% of the work and
+at the end; if it returns ``True`` the computation stops by raising
+:class:`Cancelled`. Nothing here holds global state.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+ProgressFn = Callable[[float], "bool | None"]
+
+# Relative tolerance used where a statistic computed by matrix products is
+# compared with >= against an observed value that an exact computation could
+# reproduce bit for bit (bootstrap |t| ties, Tukey range ties). A bootstrap
+# value within 1e-9 (relative) of the observed one counts as reaching it, so
+# the summation order of BLAS cannot move a tie across the comparison.
+TIE_RTOL = 1e-9
+
+
+class Cancelled(Exception):
+    """Raised when the ``progress`` callback returns ``True``."""
+
+
+class Progress:
+    """Calls ``progress(fraction)`` for ``total`` units of work; raises :class:`Cancelled`."""
+
+    def __init__(self, progress: ProgressFn | None, total: int):
+        self.fn = progress
+        self.total = max(int(total), 1)
+        self.done = 0
+
+    def step(self, units: int = 1) -> None:
+        self.done += units
+        self.report(min(self.done / self.total, 1.0))
+
+    def report(self, fraction: float) -> None:
+        if self.fn is not None and self.fn(float(fraction)) is True:
+            raise Cancelled(f"cancelled at {fraction:.0%}")
+
+
+def check_scores(scores: Mapping[str, np.ndarray], *, min_runs: int = 2, min_topics: int = 1
+                 ) -> tuple[list[str], dict[str, np.ndarray], int, int]:
+    """Validate ``{metric: (n_runs, n_topics) array}``; all arrays of one shape, finite.
+
+    Returns (metric labels, float64 arrays, n_runs, n_topics).
+    """
+    if isinstance(scores, np.ndarray):
+        raise ValueError("scores must be a mapping {metric label: (n_runs, n_topics) array}; "
+                         "got a bare array (wrap it: {'metric': array})")
+    if not isinstance(scores, Mapping) or len(scores) == 0:
+        raise ValueError(f"scores must be a non-empty mapping {{metric: (n_runs, n_topics) array}}; got {scores!r:.60}")
+    out: dict[str, np.ndarray] = {}
+    shape = None
+    for key, m in scores.items():
+        a = np.asarray(m, dtype=np.float64)
+        if a.ndim != 2:
+            raise ValueError(f"scores[{key!r}] must be 2-D (n_runs, n_topics); got shape {a.shape}")
+        if shape is None:
+            shape = a.shape
+        elif a.shape != shape:
+            raise ValueError(f"every score matrix must have one shape; scores[{key!r}] has {a.shape}, "
+                             f"the first has {shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"scores[{key!r}] holds NaN or infinite values; fill missing (run, topic) cells first")
+        out[str(key)] = a
+    n_runs, n_topics = shape
+    if n_runs < min_runs:
+        raise ValueError(f"need at least {min_runs} runs; got {n_runs}")
+    if n_topics < min_topics:
+        raise ValueError(f"need at least {min_topics} topics; got {n_topics}")
+    return list(out), out, n_runs, n_topics
+
+
+def check_run_ids(run_ids, n_runs: int) -> list[str]:
+    if run_ids is None:
+        return [str(i) for i in range(n_runs)]
+    ids = [str(r) for r in run_ids]
+    if len(ids) != n_runs:
+        raise ValueError(f"run_ids must name every run: {n_runs} runs; got {len(ids)} ids")
+    return ids
+
+
+def check_positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or int(value) != value or value < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}; got {value!r}")
+    return int(value)
+
+
+def check_alpha(alpha, name: str = "alpha") -> tuple[float, ...]:
+    vals = (alpha,) if np.isscalar(alpha) else tuple(alpha)
+    if not vals:
+        raise ValueError(f"{name} must be a number in (0, 1) or a list of them; got an empty list")
+    for a in vals:
+        if not (0 < float(a) < 1):
+            raise ValueError(f"{name} must lie in (0, 1); got {a!r}")
+    return tuple(float(a) for a in vals)
+
+
+def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs i < j of run indices, in the order (0,1), (0,2), ..., (1,2), ..."""
+    i, j = np.triu_indices(n_runs, k=1)
+    return i.astype(np.intp), j.astype(np.intp)
+
+
+def pair_chunks(n_pairs: int, per_row_bytes: int, *, n_jobs: int = 1, budget: int = 16 << 20,
+                min_chunks: int = 20) -> list[slice]:
+    """Split ``n_pairs`` into slices that each use at most ``budget`` bytes
+    (``per_row_bytes`` per pair) and, over ``n_jobs`` such jobs, give at least
+    ``min_chunks`` progress steps in all."""
+    by_mem = max(1, budget // max(per_row_bytes, 1))
+    want = max(1, -(-min_chunks // max(n_jobs, 1)))
+    by_steps = max(1, -(-n_pairs // want))
+    size = max(1, min(by_mem, by_steps))
+    return [slice(s, min(s + size, n_pairs)) for s in range(0, n_pairs, size)]
+
+
+def topic_counts(samples: np.ndarray, n_topics: int) -> np.ndarray:
+    """counts[b, t] = how many times topic t occurs in sample b; float64 (B, n_topics).
+
+    >>> topic_counts(np.array([[0, 2, 0, 1, 4]]), 5).tolist()
+    [[2.0, 1.0, 1.0, 0.0, 1.0]]
+    """
+    samples = np.asarray(samples, dtype=np.intp)
+    B = samples.shape[0]
+    flat = (np.arange(B, dtype=np.intp)[:, None] * n_topics + samples).ravel()
+    return np.bincount(flat, minlength=B * n_topics).reshape(B, n_topics).astype(np.float64)
+
+
+def round_sig(x: float, digits: int = 2) -> float:
+    """Round to ``digits`` significant figures (Fig. 7's 'two significant figures').
+
+    >>> round_sig(0.18349), round_sig(0.0), round_sig(1.234)
+    (0.18, 0.0, 1.2)
+    """
+    x = float(x)
+    if not np.isfinite(x) or x == 0:
+        return x
+    return float(f"{x:.{digits - 1}e}")

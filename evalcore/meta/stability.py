@@ -1,0 +1,138 @@
+"""The Buckley/Voorhees (SIGIR 2000) stability method, as used in 002.
+
+For B trials draw a topic subset of size c (without replacement by default;
+with replacement = 002's bootstrap samples), compute every run's mean over
+it and, for every run pair, record a *win* (X > Y), a *loss* (X < Y) or a
+*tie*: |M(X) - M(Y)| <= f * max(M(X), M(Y)) for fuzziness f (default 5% of
+the larger score). Then
+
+    error rate   = sum over pairs of min(wins, losses) / sum of (wins + losses + ties)
+    prop. ties   = sum of ties / sum of (wins + losses + ties)
+
+A stable metric has a low error rate at a low proportion of ties; curves of
+error rate against ties over several f compare metrics.
+
+Means over the sample are ``scores @ counts.T / c`` (topic-count matrix),
+pair differences are taken from those means; pairs are chunked.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._common import (Progress, ProgressFn, check_positive_int, check_run_ids, check_scores, pair_chunks, pair_index,
+                      topic_counts)
+
+__all__ = ["stability", "StabilityResult", "stability_samples"]
+
+
+def stability_samples(n_topics: int, *, subset_size: int | None = None, B: int = 1000, replacement: bool = False,
+                      seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """(B, c) topic-index samples; c defaults to |Q| with replacement, |Q| // 2 without."""
+    n = check_positive_int(n_topics, "n_topics")
+    B = check_positive_int(B, "B")
+    c = (n if replacement else max(n // 2, 1)) if subset_size is None else subset_size
+    c = check_positive_int(c, "subset_size")
+    if not replacement and c > n:
+        raise ValueError(f"subset_size must be <= {n} (the number of topics) without replacement; got {c}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if replacement:
+        return rng.integers(0, n, size=(B, c))
+    return np.argsort(rng.random((B, n)), axis=1, kind="stable")[:, :c].copy()
+
+
+@dataclass(frozen=True)
+class StabilityResult:
+    """Result of :func:`stability`.
+
+    Attributes
+    ----------
+    summary : DataFrame, one row per (metric, fuzziness)
+        ``metric``; ``fuzziness`` f; ``error_rate`` = sum min(wins, losses) /
+        sum (wins + losses + ties); ``prop_ties`` = sum ties / the same total
+        (plot error_rate against prop_ties over f for the stability curves).
+    pairs : DataFrame, one row per (metric, fuzziness, run pair)
+        ``metric``, ``fuzziness``, ``run_x``, ``run_y``, ``wins`` (trials with
+        X better beyond the fuzziness), ``losses``, ``ties``.
+    samples : (B, c) topic-index array used for every metric
+    subset_size, B, seed, replacement : the settings
+    """
+    summary: pd.DataFrame
+    pairs: pd.DataFrame
+    samples: np.ndarray = field(repr=False)
+    subset_size: int = 0
+    B: int = 0
+    seed: object = 0
+    replacement: bool = False
+
+
+def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: int | None = None, B: int = 1000,
+              seed: int | None = 0, fuzziness=(0.01, 0.02, 0.05, 0.1), replacement: bool = False,
+              samples: np.ndarray | None = None, progress: ProgressFn | None = None) -> StabilityResult:
+    """Error rate and proportion of ties of every metric, for each fuzziness value.
+
+    Parameters
+    ----------
+    scores : {metric label: (n_runs, n_topics) per-topic scores}
+    run_ids : names of the runs (default "0", "1", ...)
+    subset_size : c; default |Q| // 2 without replacement, |Q| with replacement
+    B : trials (default 1000)
+    seed : seed of the topic subsets, shared by every metric
+    fuzziness : f values; a pair is tied when |M(X) - M(Y)| <= f * max(M(X), M(Y))
+    replacement : draw each subset with replacement (002's bootstrap variant)
+    samples : optional (B, c) topic-index array to use instead of drawing (tests)
+    progress : callback given the fraction done; return True to cancel (raises Cancelled)
+
+    >>> s = {"M": np.array([[0.9, 0.8, 0.7, 0.6], [0.1, 0.2, 0.1, 0.2]])}
+    >>> r = stability(s, B=10, fuzziness=(0.05,))
+    >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
+    [[0.0, 0.0]]
+    """
+    metrics, mats, n_runs, n_topics = check_scores(scores)
+    ids = check_run_ids(run_ids, n_runs)
+    fz = (fuzziness,) if np.isscalar(fuzziness) else tuple(fuzziness)
+    if not fz or any(not (0 <= float(f) < 1) for f in fz):
+        raise ValueError(f"fuzziness must be values in [0, 1); got {fuzziness!r}")
+    fz = tuple(float(f) for f in fz)
+    if samples is None:
+        samples = stability_samples(n_topics, subset_size=subset_size, B=B, replacement=replacement, seed=seed)
+    else:
+        samples = np.asarray(samples, dtype=np.intp)
+        if samples.ndim != 2 or samples.size == 0 or samples.min() < 0 or samples.max() >= n_topics:
+            raise ValueError(f"samples must be a (B, c) array of topic indices 0..{n_topics - 1}")
+    B, c = samples.shape
+    Ct = topic_counts(samples, n_topics).T / c
+    pi, pj = pair_index(n_runs)
+    P = pi.size
+    chunks = pair_chunks(P, 8 * (5 * B), n_jobs=len(metrics))
+    prog = Progress(progress, len(metrics) * len(chunks))
+    prog.report(0.0)
+    summ, pair_frames = [], []
+    for m in metrics:
+        means = mats[m] @ Ct                       # (n_runs, B)
+        W = np.zeros((len(fz), P), dtype=np.int64)
+        L = np.zeros_like(W)
+        T = np.zeros_like(W)
+        for sl in chunks:
+            a, b = means[pi[sl]], means[pj[sl]]
+            d = a - b
+            big = np.maximum(a, b)
+            for q, f in enumerate(fz):
+                tie = np.abs(d) <= f * big
+                W[q, sl] = np.sum((d > 0) & ~tie, axis=1)
+                L[q, sl] = np.sum((d < 0) & ~tie, axis=1)
+                T[q, sl] = np.sum(tie, axis=1)
+            prog.step()
+        for q, f in enumerate(fz):
+            total = float(P * B)
+            summ.append({"metric": m, "fuzziness": f, "error_rate": float(np.minimum(W[q], L[q]).sum()) / total,
+                         "prop_ties": float(T[q].sum()) / total})
+            pair_frames.append(pd.DataFrame({"metric": m, "fuzziness": f, "run_x": [ids[i] for i in pi],
+                                             "run_y": [ids[j] for j in pj], "wins": W[q], "losses": L[q],
+                                             "ties": T[q]}))
+    return StabilityResult(summary=pd.DataFrame(summ, columns=["metric", "fuzziness", "error_rate", "prop_ties"]),
+                           pairs=pd.concat(pair_frames, ignore_index=True), samples=samples, subset_size=c, B=B,
+                           seed=seed, replacement=replacement)

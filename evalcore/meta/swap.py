@@ -1,0 +1,193 @@
+"""The Voorhees/Buckley swap method (003 Sec. 4.2, Fig. 4; 004 Sec. 2-3, Fig. 1).
+
+For every run pair (X, Y) and trial b, D = M(X, Q_b) - M(Y, Q_b) and
+D' = M(X, Q'_b) - M(Y, Q'_b) (means over the topic samples). The comparison
+is counted in BIN(|D|) and, if the two topic sets disagree, as a swap there.
+
+Vectorised: with the topic-count matrix counts[b, t] (how often topic t is in
+Q_b), the B differences of a pair are ``z @ counts.T / c`` where z = x - y is
+the pair's per-topic difference; pairs are processed in chunks (pairs x B
+floats at a time). Computing from z means identical runs give D = 0 exactly.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._common import Progress, ProgressFn, check_positive_int, check_scores, pair_chunks, pair_index, topic_counts
+from .sampling import sample_topics
+
+__all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES"]
+
+RULES = ("003", "004")
+BIN_EPS = 1e-9
+
+
+def bin_index(abs_diff: np.ndarray, bin_width: float = 0.01, n_bins: int = 21) -> np.ndarray:
+    """BIN(d): bin i holds i*w <= d < (i+1)*w, the last bin everything >= (n_bins-1)*w.
+
+    ``floor(d / w + 1e-9)``: a difference within 1e-9 bin widths below an edge
+    counts as reaching it, so 0.03 falls in bin 3 although 0.03/0.01 is
+    2.9999999999999996 in binary floating point.
+
+    >>> bin_index(np.array([0.0, 0.009, 0.01, 0.03, 0.199, 0.2, 0.9])).tolist()
+    [0, 0, 1, 3, 19, 20, 20]
+    """
+    k = np.floor(np.abs(abs_diff) / bin_width + BIN_EPS)
+    return np.minimum(k, n_bins - 1).astype(np.intp)
+
+
+def swap_mask(D: np.ndarray, D2: np.ndarray, rule: str = "003") -> np.ndarray:
+    """Which comparisons are swaps.
+
+    ``"003"`` (003 Fig. 4): a swap unless D * D' > 0 (so D = 0 is always a swap).
+    ``"004"`` (004 Fig. 1): D * D' < 0, or exactly one of D, D' is zero.
+    Decided on signs, so products of tiny numbers cannot underflow.
+
+    >>> swap_mask(np.array([1., 1., 0., 0.]), np.array([1., -1., 0., 1.]), "003").tolist()
+    [False, True, True, True]
+    >>> swap_mask(np.array([1., 1., 0., 0.]), np.array([1., -1., 0., 1.]), "004").tolist()
+    [False, True, False, True]
+    """
+    s1, s2 = np.sign(D), np.sign(D2)
+    if rule == "003":
+        return (s1 * s2) <= 0
+    if rule == "004":
+        return s1 != s2
+    raise ValueError(f"rule must be '003' or '004'; got {rule!r}")
+
+
+@dataclass(frozen=True)
+class SwapResult:
+    """Result of :func:`swap_method`.
+
+    Attributes
+    ----------
+    curves : DataFrame, one row per (metric, bin)
+        ``metric``; ``bin`` (0-based); ``lower``, ``upper`` its edges (upper
+        = inf for the last bin); ``count`` comparisons whose |D| falls in the
+        bin; ``swaps`` how many of them swapped; ``swap_rate`` = swaps / count
+        (NaN for an empty bin).
+    summary : DataFrame, one row per (metric, confidence) — 003 Table 3 / 004 Table 1
+        ``metric``; ``confidence`` (e.g. 0.95); ``abs_diff`` the lower edge of
+        the smallest non-empty bin such that it and every non-empty larger bin
+        have swap rate <= 1 - confidence (column (i)/(ii); NaN where the paper
+        prints "-"); ``max_diff`` the largest |D| or |D'| observed over all
+        pairs and trials; ``relative`` = abs_diff / max_diff; ``pct_comparisons``
+        = 100 * (comparisons with |D| in a bin >= abs_diff's) / (pairs * B)
+        (the discriminative power column); ``n_comparisons`` = pairs * B.
+    Q, Q2 : (B, c) int arrays, the topic samples used (shared by every metric)
+    sampling, subset_size, B, seed, rule, bin_width, n_bins : the settings
+    """
+    curves: pd.DataFrame
+    summary: pd.DataFrame
+    Q: np.ndarray = field(repr=False)
+    Q2: np.ndarray = field(repr=False)
+    sampling: str = "replacement"
+    subset_size: int = 0
+    B: int = 0
+    seed: object = 0
+    rule: str = "003"
+    bin_width: float = 0.01
+    n_bins: int = 21
+
+
+def _summary_row(metric, conf, count, swaps, max_diff, bin_width, total):
+    thr = 1.0 - conf
+    nonempty = count > 0
+    ok = ~nonempty | (swaps <= thr * count + 1e-12 * count)
+    # smallest i such that all bins >= i are ok
+    bad = np.flatnonzero(~ok)
+    start = bad[-1] + 1 if bad.size else 0
+    cand = np.flatnonzero(nonempty[start:])
+    if cand.size == 0:
+        abs_diff = rel = pct = float("nan")
+    else:
+        i = start + int(cand[0])
+        abs_diff = round(i * bin_width, 10)
+        rel = abs_diff / max_diff if max_diff > 0 else float("nan")
+        pct = 100.0 * float(count[i:].sum()) / total
+    return {"metric": metric, "confidence": conf, "abs_diff": abs_diff, "max_diff": max_diff,
+            "relative": rel, "pct_comparisons": pct, "n_comparisons": total}
+
+
+def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacement", subset_size: int | None = None,
+                B: int = 1000, seed: int | None = 0, bin_width: float = 0.01, n_bins: int = 21, rule: str = "003",
+                confidences=(0.95, 0.90, 0.80), samples: tuple[np.ndarray, np.ndarray] | None = None,
+                progress: ProgressFn | None = None) -> SwapResult:
+    """Swap rates per performance-difference bin and the sensitivity summary, for every metric.
+
+    Parameters
+    ----------
+    scores : {metric label: (n_runs, n_topics) per-topic scores}, one shape for all
+    sampling : "replacement" (003; default), "disjoint" (Voorhees/Buckley, 004) or "independent"
+    subset_size : c; None = |Q| for replacement, |Q| // 2 otherwise
+    B : trials (default 1000)
+    seed : seed of the topic samples; the same samples serve every pair and every metric
+    bin_width, n_bins : bins [0, w), [w, 2w), ..., [(n_bins-1) w, inf) (default 0.01 and 21)
+    rule : "003" (a swap unless D * D' > 0; default) or "004" (sign disagreement or exactly one zero)
+    confidences : levels for the summary (default 95%, 90%, 80%)
+    samples : optional (Q, Q2) index arrays (B, c) to use instead of drawing them (tests, shared samples)
+    progress : callback given the fraction done; return True to cancel (raises Cancelled)
+
+    >>> rng = np.random.default_rng(0)
+    >>> r = swap_method({"M": rng.random((4, 10))}, B=50, seed=1)
+    >>> list(r.summary.columns)[:6]
+    ['metric', 'confidence', 'abs_diff', 'max_diff', 'relative', 'pct_comparisons']
+    """
+    metrics, mats, n_runs, n_topics = check_scores(scores)
+    if not (bin_width > 0):
+        raise ValueError(f"bin_width must be > 0; got {bin_width!r}")
+    n_bins = check_positive_int(n_bins, "n_bins")
+    if rule not in RULES:
+        raise ValueError(f"rule must be '003' or '004'; got {rule!r}")
+    confs = tuple(float(c) for c in confidences)
+    for c in confs:
+        if not (0 < c < 1):
+            raise ValueError(f"confidences must lie in (0, 1); got {c!r}")
+    if samples is None:
+        Q, Q2 = sample_topics(n_topics, sampling=sampling, subset_size=subset_size, B=B, seed=seed)
+    else:
+        Q, Q2 = (np.asarray(s, dtype=np.intp) for s in samples)
+        if Q.ndim != 2 or Q.shape != Q2.shape or Q.size == 0 or Q.min() < 0 or Q2.min() < 0 \
+                or max(Q.max(), Q2.max()) >= n_topics:
+            raise ValueError(f"samples must be two (B, c) arrays of topic indices 0..{n_topics - 1}")
+    B, c = Q.shape
+    C1 = topic_counts(Q, n_topics).T / c     # (n_topics, B): z @ C1 is the mean difference
+    C2 = topic_counts(Q2, n_topics).T / c
+    pi, pj = pair_index(n_runs)
+    P = pi.size
+    chunks = pair_chunks(P, 8 * (4 * B + n_topics), n_jobs=len(metrics))
+    prog = Progress(progress, len(metrics) * len(chunks))
+    prog.report(0.0)
+    curve_rows, summ_rows = [], []
+    lower = np.arange(n_bins) * bin_width
+    upper = np.r_[lower[1:], np.inf]
+    for m in metrics:
+        M = mats[m]
+        count = np.zeros(n_bins, dtype=np.int64)
+        swaps = np.zeros(n_bins, dtype=np.int64)
+        max_diff = 0.0
+        for sl in chunks:
+            Z = M[pi[sl]] - M[pj[sl]]
+            D, D2 = Z @ C1, Z @ C2
+            bins = bin_index(D, bin_width, n_bins)
+            count += np.bincount(bins.ravel(), minlength=n_bins)
+            swaps += np.bincount(bins[swap_mask(D, D2, rule)], minlength=n_bins)
+            max_diff = max(max_diff, float(np.abs(D).max()), float(np.abs(D2).max()))
+            prog.step()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(count > 0, swaps / np.maximum(count, 1), np.nan)
+        curve_rows.append(pd.DataFrame({"metric": m, "bin": np.arange(n_bins), "lower": lower, "upper": upper,
+                                        "count": count, "swaps": swaps, "swap_rate": rate}))
+        for conf in confs:
+            summ_rows.append(_summary_row(m, conf, count, swaps, max_diff, bin_width, P * B))
+    curves = pd.concat(curve_rows, ignore_index=True)
+    summary = pd.DataFrame(summ_rows, columns=["metric", "confidence", "abs_diff", "max_diff", "relative",
+                                               "pct_comparisons", "n_comparisons"])
+    return SwapResult(curves=curves, summary=summary, Q=Q, Q2=Q2,
+                      sampling=sampling if samples is None else "given", subset_size=c, B=B, seed=seed, rule=rule,
+                      bin_width=bin_width, n_bins=n_bins)
