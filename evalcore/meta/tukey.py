@@ -52,7 +52,8 @@ class TukeyResult:
 
 
 def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, seed: int | None = 0, alpha=0.05,
-              block: int = 250, progress: ProgressFn | None = None) -> TukeyResult:
+              block: int = 250, permutations: np.ndarray | None = None,
+              progress: ProgressFn | None = None) -> TukeyResult:
     """Randomised Tukey HSD for every run pair of every metric.
 
     Parameters
@@ -63,6 +64,8 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     seed : seed of the permutations; same seed, same result
     alpha : significance level or a list of them; one summary row per alpha
     block : trials permuted at once (memory: block * n_runs * n_topics * 16 bytes)
+    permutations : optional (B, n_runs, n_topics) int array; column [b, :, t] is the
+        permutation of runs applied to topic t in trial b (tests); overrides B and seed
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
 
     >>> hi, lo = [0.9, 0.8, 0.9, 0.7] * 2, [0.1, 0.2, 0.1, 0.2] * 2
@@ -73,6 +76,11 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     """
     metrics, mats, n_runs, n_topics = check_scores(scores)
     ids = check_run_ids(run_ids, n_runs)
+    if permutations is not None:
+        permutations = np.asarray(permutations, dtype=np.intp)
+        if permutations.ndim != 3 or permutations.shape[1:] != (n_runs, n_topics):
+            raise ValueError(f"permutations must have shape (B, {n_runs}, {n_topics}); got {permutations.shape}")
+        B = permutations.shape[0]
     B = check_positive_int(B, "B")
     block = check_positive_int(block, "block")
     alphas = check_alpha(alpha)
@@ -88,7 +96,10 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     prog = Progress(progress, len(blocks))
     prog.report(0.0)
     for s, e in blocks:
-        perm = rng.permuted(np.broadcast_to(base, (e - s, n_runs, n_topics)).copy(), axis=1)
+        if permutations is None:
+            perm = rng.permuted(np.broadcast_to(base, (e - s, n_runs, n_topics)).copy(), axis=1)
+        else:
+            perm = permutations[s:e]
         for m in metrics:
             pm = np.take_along_axis(mats[m][None, :, :], perm, axis=1).mean(axis=2)   # (k, n_runs)
             ranges[m][s:e] = pm.max(axis=1) - pm.min(axis=1)
