@@ -58,6 +58,8 @@ def ref_bootstrap_pair(x, y, samples, alpha=0.05):
     z = [x[i] - y[i] for i in range(n)]
     zbar, tz = _t(z)
     w = [zi - zbar for zi in z]
+    if math.isinf(tz):              # constant non-zero difference: w = 0 exactly, every t* = 0
+        w = [0.0] * n
     ts, means = [], []
     count = 0
     for Qb in samples:

@@ -113,7 +113,7 @@ def pair_chunks(n_pairs: int, per_row_bytes: int, *, n_jobs: int = 1, budget: in
     ``min_chunks`` progress steps in all."""
     by_mem = max(1, budget // max(per_row_bytes, 1))
     want = max(1, -(-min_chunks // max(n_jobs, 1)))
-    by_steps = max(1, -(-n_pairs // want))
+    by_steps = max(1, n_pairs // want)
     size = max(1, min(by_mem, by_steps))
     return [slice(s, min(s + size, n_pairs)) for s in range(0, n_pairs, size)]
 

@@ -143,6 +143,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
             z = M[pi[sl]] - M[pj[sl]]
             zbar, t = paired_t(z)
             w = z - zbar[:, None]
+            w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
             S1 = w @ Ct
             S2 = (w * w) @ Ct
             mean_s = S1 / c
