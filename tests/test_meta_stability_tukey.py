@@ -1,0 +1,120 @@
+"""Stability (Buckley/Voorhees 2000, 002), randomised Tukey HSD, score CSV input and top-N runs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_meta_reference import ref_stability, ref_tukey
+
+from evalcore.meta import Cancelled, read_score_csv, stability, top_runs, tukey_hsd
+from evalcore.meta.stability import stability_samples
+
+
+def test_stability_hand_example():
+    # run 0 beats run 1 on topics 0, 1; loses on 2; ties (equal) on 3
+    M = np.array([[0.50, 0.50, 0.25, 0.50], [0.25, 0.25, 0.50, 0.50]])
+    samples = np.array([[0, 1], [2, 3], [0, 2], [3, 3]])   # means 0.5/.25, .375/.5, .375/.375, .5/.5
+    r = stability({"M": M}, samples=samples, fuzziness=(0.0, 0.5))
+    p = r.pairs.set_index("fuzziness")
+    assert (p.loc[0.0, "wins"], p.loc[0.0, "losses"], p.loc[0.0, "ties"]) == (1, 1, 2)
+    assert (p.loc[0.5, "wins"], p.loc[0.5, "losses"], p.loc[0.5, "ties"]) == (0, 0, 4)   # .25 <= .5 * .5
+    s = r.summary.set_index("fuzziness")
+    assert s.loc[0.0, "error_rate"] == 0.25 and s.loc[0.0, "prop_ties"] == 0.5
+    assert s.loc[0.5, "error_rate"] == 0.0 and s.loc[0.5, "prop_ties"] == 1.0
+
+
+@pytest.mark.parametrize("replacement", [False, True])
+def test_stability_equals_loop(replacement):
+    rng = np.random.default_rng(3)
+    M = rng.integers(0, 65, size=(6, 24)) / 64.0
+    samples = stability_samples(24, subset_size=8, B=50, replacement=replacement, seed=1)
+    r = stability({"M": M}, samples=samples, fuzziness=(0.0, 0.05, 0.2))
+    for f in (0.0, 0.05, 0.2):
+        err, ties, W, L, T = ref_stability(M, samples, f)
+        row = r.summary[r.summary.fuzziness == f].iloc[0]
+        assert row["error_rate"] == pytest.approx(err, abs=1e-15) and row["prop_ties"] == pytest.approx(ties)
+        pr = r.pairs[r.pairs.fuzziness == f]
+        assert pr["wins"].tolist() == W and pr["losses"].tolist() == L and pr["ties"].tolist() == T
+
+
+def test_stability_more_fuzziness_more_ties_and_seed():
+    rng = np.random.default_rng(0)
+    M = np.clip(np.linspace(0.2, 0.4, 8)[:, None] + rng.normal(0, 0.2, (8, 40)), 0, 1)
+    r = stability({"M": M}, B=200, seed=1)
+    s = r.summary.sort_values("fuzziness")
+    assert s["prop_ties"].is_monotonic_increasing and s["error_rate"].is_monotonic_decreasing
+    assert r.summary.equals(stability({"M": M}, B=200, seed=1).summary)
+    with pytest.raises(ValueError, match="fuzziness"):
+        stability({"M": M}, fuzziness=(-0.1,))
+
+
+def test_tukey_equals_loop_given_permutations():
+    rng = np.random.default_rng(5)
+    M = rng.random((5, 12))
+    M[4] = M[1]
+    perms = np.stack([np.stack([rng.permutation(5) for _ in range(12)], axis=1) for _ in range(300)])
+    r = tukey_hsd({"M": M}, permutations=perms)
+    assert r.pairs["p_value"].tolist() == ref_tukey(M, perms)
+    p = r.pairs.set_index(["run_x", "run_y"])
+    assert p.loc[("1", "4"), "p_value"] == 1.0
+
+
+def test_tukey_hand_example():
+    # two runs, one topic... two topics: the identity and the swap of each topic
+    M = np.array([[1.0, 1.0], [0.0, 0.0]])
+    ident = np.array([[[0, 0], [1, 1]]])                 # range 1.0 >= 1.0
+    swap_one = np.array([[[1, 0], [0, 1]]])              # means 0.5, 0.5 -> range 0
+    perms = np.concatenate([ident, swap_one, swap_one, swap_one])
+    r = tukey_hsd({"M": M}, permutations=perms, alpha=0.3)
+    assert r.pairs["p_value"].iloc[0] == 0.25 and bool(r.pairs["significant"].iloc[0])
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10_000))
+def test_tukey_identical_runs_never_significant(seed):
+    rng = np.random.default_rng(seed)
+    M = rng.random((4, 10))
+    M[2] = M[0]
+    r = tukey_hsd({"M": M}, B=100, seed=seed)
+    p = r.pairs.set_index(["run_x", "run_y"])
+    assert p.loc[("0", "2"), "p_value"] == 1.0 and not p.loc[("0", "2"), "significant"]
+
+
+def test_tukey_seed_progress_cancel():
+    M = {"a": np.random.default_rng(1).random((6, 15))}
+    r1, r2 = tukey_hsd(M, B=400, seed=3), tukey_hsd(M, B=400, seed=3)
+    assert r1.pairs.equals(r2.pairs)
+    seen = []
+    tukey_hsd(M, B=400, progress=seen.append)
+    assert seen[-1] == 1.0 and max(np.diff(seen)) <= 0.051
+    with pytest.raises(Cancelled):
+        tukey_hsd(M, B=400, progress=lambda f: f >= 0.5)
+
+
+def test_read_score_csv(tmp_path):
+    p = tmp_path / "s.tsv"
+    p.write_text("run\ttopic\tmetric\tvalue\nA\t1\tAP\t0.5\nA\t2\tAP\t0.25\nB\t1\tAP\t0.1\nB\t2\tAP\t0.0\n"
+                 "A\tall\tAP\t0.375\n")
+    runs, topics, s = read_score_csv(p)
+    assert runs == ["A", "B"] and topics == ["1", "2"] and s["AP"].tolist() == [[0.5, 0.25], [0.1, 0.0]]
+    q = tmp_path / "m.csv"
+    q.write_text("run,topic,metric,value\nA,1,AP,0.5\nB,2,AP,0.1\n")
+    with pytest.raises(ValueError, match="no value for run 'A', topic '2'"):
+        read_score_csv(q)
+    assert read_score_csv(q, fill=0.0)[2]["AP"].tolist() == [[0.5, 0.0], [0.0, 0.1]]
+    bad = tmp_path / "b.csv"
+    bad.write_text("run,topic,score\nA,1,0.5\n")
+    with pytest.raises(ValueError, match="missing metric, value"):
+        read_score_csv(bad)
+    nan = tmp_path / "n.csv"
+    nan.write_text("run,topic,metric,value\nA,1,AP,x\n")
+    with pytest.raises(ValueError, match="value must be a number"):
+        read_score_csv(nan)
+
+
+def test_top_runs():
+    assert top_runs(np.array([0.1, 0.3, 0.3, 0.2]), 2).tolist() == [1, 2]
+    assert top_runs(np.array([0.1, 0.3]), 5).tolist() == [1, 0]
+    with pytest.raises(ValueError, match="n must be"):
+        top_runs(np.array([0.1]), 0)
