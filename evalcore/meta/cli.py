@@ -1,0 +1,262 @@
+"""Subcommands ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey`` of ``python -m evalcore``.
+
+``evalcore/cli.py`` calls :func:`add_subcommands` with its subparsers and the
+shared data/metric parent parser. Input: the collection the data options
+name (scored with ``evalcore.score_matrices`` under the metric settings), or
+``--scores FILE``, a tidy CSV/TSV with columns run, topic, metric, value
+(e.g. ``python -m evalcore evaluate --per-topic --output csv`` output).
+
+With ``--output json`` (default: tsv) the output is one object:
+
+    command      the subcommand
+    collection   the collection name (or the score file)
+    runs         run ids used (after --top), in score-matrix order
+    n_topics     number of topics
+    metrics      metric labels, in order
+    settings     every option that shaped the result (B, seed, alpha, sampling, ...)
+    <tables>     lists of row objects, one key per table:
+      kendall:   matrix (metric, then one key per metric), pairs (metric_a, metric_b, tau, z0, p_value, significant)
+      swap:      summary (metric, confidence, abs_diff, max_diff, relative, pct_comparisons, n_comparisons),
+                 curves (metric, bin, lower, upper, count, swaps, swap_rate)
+      bootstrap: summary (metric, alpha, n_significant, n_pairs, pct_significant, estimated_diff,
+                 estimated_diff_raw), pairs (metric, run_x, run_y, mean_diff, t, asl, significant),
+                 curves (metric, pair_rank, asl)
+      stability: summary (metric, fuzziness, error_rate, prop_ties), pairs (metric, fuzziness, run_x, run_y,
+                 wins, losses, ties)
+      tukey:     summary (metric, alpha, n_significant, n_pairs, pct_significant),
+                 pairs (metric, run_x, run_y, mean_diff, p_value, significant)
+
+NaN (the papers' "-") is ``null`` in JSON and ``-`` in TSV. ``--output tsv``
+prints one table (``--table``, default summary; matrix for kendall) with a
+header line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+
+from . import (bootstrap_sensitivity, correlation_matrix, read_score_csv, stability, subset_runs, swap_method,
+               top_runs, tukey_hsd)
+from .correlation import METHODS
+from .sampling import SAMPLINGS
+
+__all__ = ["add_subcommands", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
+           "DEFAULT_METRICS"]
+
+#: 003's seven metrics, in Table 2's order
+DEFAULT_METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
+
+_JSON_HELP = __doc__[__doc__.index("With ``--output json``"):]
+
+
+def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str]) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("meta-evaluation")
+    g.add_argument("--metrics", nargs="+", metavar="KEY", default=None,
+                   help="metric keys to compare (default: " + " ".join(DEFAULT_METRICS) + "; with --scores: "
+                        "every metric in the file)")
+    if default_B:
+        g.add_argument("--B", type=int, default=default_B, metavar="N", help=f"trials / samples (default {default_B})")
+    else:
+        p.set_defaults(B=None)
+    g.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of the topic samples / permutations (default 0); same seed, same result")
+    g.add_argument("--alpha", type=float, nargs="+", default=default_alpha, metavar="A",
+                   help="significance level(s) (default " + " ".join(map(str, default_alpha)) + ")")
+    g.add_argument("--top", type=int, metavar="N", help="keep only the N best runs by --top-by (the papers: 30)")
+    g.add_argument("--top-by", default="AP", metavar="KEY",
+                   help="metric that ranks runs for --top (default AP, i.e. relaxed AP at --rel-threshold 1)")
+    g.add_argument("--scores", metavar="CSV", help="read per-topic scores from a CSV/TSV with columns run, topic, "
+                   "metric, value instead of scoring a collection")
+    g.add_argument("--output", choices=("tsv", "json"), default="tsv")
+    g.add_argument("--table", choices=tables, default=tables[0], help="table printed by --output tsv "
+                   f"(default {tables[0]})")
+    return p
+
+
+def add_subcommands(subparsers, data_parent: argparse.ArgumentParser) -> None:
+    """Register kendall, swap, bootstrap, stability and tukey on ``subparsers``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    def add(name, help_, desc, B, alpha, tables, func):
+        sp = subparsers.add_parser(name, parents=[data_parent, _meta_parent(B, alpha, tables)], help=help_,
+                                   description=desc, epilog=_JSON_HELP, formatter_class=fmt)
+        sp.set_defaults(func=func)
+        return sp
+
+    k = add("kendall", "rank correlation between metrics' system rankings (003 Table 2)",
+            "Kendall's tau (tau-b by default; 003 Eq. 8) between the run rankings of every pair of metrics, "
+            "with the Eq. 9 normal test.", 0, [0.01], ["matrix", "pairs"], run_kendall)
+    k.add_argument("--method", choices=METHODS, default="tau-b", help="correlation (default tau-b)")
+
+    s = add("swap", "swap method: swap rates and sensitivity (003 Table 3, 004 Table 1)",
+            "Voorhees/Buckley swap method with disjoint, replacement (003, default) or independent topic "
+            "sampling.", 1000, [0.05], ["summary", "curves"], run_swap)
+    s.add_argument("--sampling", choices=SAMPLINGS, default="replacement",
+                   help="topic sampling (default replacement, c = |Q|)")
+    s.add_argument("--subset-size", type=int, metavar="C", help="c (default |Q| for replacement, else |Q|//2)")
+    s.add_argument("--rule", choices=("003", "004"), default="003",
+                   help="003: a swap unless D*D' > 0 (default); 004: sign disagreement or exactly one zero")
+    s.add_argument("--bin-width", type=float, default=0.01, help="width of a difference bin (default 0.01)")
+    s.add_argument("--bins", type=int, default=21, help="number of bins, the last open-ended (default 21)")
+    s.add_argument("--confidence", type=float, nargs="+", default=[0.95, 0.90, 0.80],
+                   help="confidence levels of the summary (default 0.95 0.90 0.80)")
+
+    add("bootstrap", "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
+        "Paired bootstrap test (Studentised t) for every run pair, discriminative power and the Fig. 7 "
+        "estimated difference.", 1000, [0.05, 0.01], ["summary", "pairs", "curves"], run_bootstrap)
+
+    st = add("stability", "Buckley/Voorhees stability: error rate vs ties (002)",
+             "Error rate and proportion of ties over topic subsets for each fuzziness value.", 1000, [0.05],
+             ["summary", "pairs"], run_stability)
+    st.add_argument("--subset-size", type=int, metavar="C", help="c (default |Q|//2, or |Q| with --replacement)")
+    st.add_argument("--fuzziness", type=float, nargs="+", default=[0.01, 0.02, 0.05, 0.1],
+                    help="fuzziness values f (default 0.01 0.02 0.05 0.1)")
+    st.add_argument("--replacement", action="store_true", help="draw the subsets with replacement")
+
+    add("tukey", "randomised Tukey HSD over all run pairs (Sakai 2012)",
+        "Permute scores within each topic across runs; a pair is significant if its mean difference is "
+        "rarely reached by the permutation range.", 5000, [0.05], ["summary", "pairs"], run_tukey)
+
+
+# -- input ------------------------------------------------------------------------
+def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
+    if args.top is not None and args.top < 2:
+        raise ValueError(f"--top must be >= 2 (runs to compare); got {args.top}")
+    if args.B is not None and args.B < 1:
+        raise ValueError(f"--B must be >= 1; got {args.B}")
+    if args.scores:
+        runs, topics, scores = read_score_csv(args.scores)
+        name = args.scores
+        if args.metrics:
+            missing = [m for m in args.metrics if m not in scores]
+            if missing:
+                raise ValueError(f"--metrics {' '.join(missing)} not in {args.scores} "
+                                 f"(it has: {', '.join(scores)})")
+            chosen = {m: scores[m] for m in args.metrics}
+        else:
+            chosen = scores
+        ranker = None
+        if args.top is not None:
+            if args.top_by not in scores:
+                raise ValueError(f"--top-by {args.top_by} is not in {args.scores} (it has: {', '.join(scores)})")
+            ranker = scores[args.top_by]
+        n_topics = len(topics)
+    else:
+        import evalcore
+        from evalcore.cli import load_from_args, metric_params
+
+        c = load_from_args(args)
+        params = metric_params(args)
+        chosen = evalcore.score_matrices(c, args.metrics or DEFAULT_METRICS, **params)
+        ranker = None
+        if args.top is not None:
+            ranker = chosen.get(args.top_by)
+            if ranker is None:
+                ranker = evalcore.score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
+        runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
+    if args.top is not None:
+        idx = top_runs(ranker.mean(axis=1), args.top)
+        chosen = subset_runs(chosen, idx)
+        runs = [runs[i] for i in idx]
+    return str(name), runs, n_topics, chosen
+
+
+# -- output -----------------------------------------------------------------------
+def _cell(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (float, np.floating)):
+        return "-" if math.isnan(v) else ("inf" if math.isinf(v) else format(float(v), ".12g"))
+    return str(v)
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    out = []
+    for rec in df.to_dict(orient="records"):
+        clean = {}
+        for k, v in rec.items():
+            if isinstance(v, (np.floating, float)):
+                v = None if math.isnan(v) else (str(v) if math.isinf(v) else float(v))
+            elif isinstance(v, np.integer):
+                v = int(v)
+            elif isinstance(v, np.bool_):
+                v = bool(v)
+            clean[str(k)] = v
+        out.append(clean)
+    return out
+
+
+def _emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics: list[str], settings: dict,
+          tables: dict[str, pd.DataFrame]) -> int:
+    out = sys.stdout
+    if args.output == "json":
+        doc = {"command": command, "collection": name, "runs": runs, "n_topics": n_topics, "metrics": metrics,
+               "settings": settings}
+        doc.update({k: _records(v) for k, v in tables.items()})
+        json.dump(doc, out, indent=1, allow_nan=False)
+        out.write("\n")
+        return 0
+    df = tables[args.table]
+    out.write("\t".join(map(str, df.columns)) + "\n")
+    for row in df.itertuples(index=False, name=None):
+        out.write("\t".join(_cell(v) for v in row) + "\n")
+    return 0
+
+
+def _common_settings(args) -> dict:
+    return {"B": args.B, "seed": args.seed, "alpha": list(args.alpha), "top": args.top,
+            "top_by": args.top_by if args.top is not None else None, "scores": args.scores}
+
+
+# -- subcommands ------------------------------------------------------------------
+def run_kendall(args) -> int:
+    """``kendall``: correlation matrix of the metrics' system rankings."""
+    name, runs, n_topics, scores = _load(args)
+    means = pd.DataFrame({m: v.mean(axis=1) for m, v in scores.items()}, index=runs)
+    r = correlation_matrix(means, method=args.method, alpha=args.alpha[0])
+    matrix = r.tau.reset_index().rename(columns={"index": "metric"})
+    st = {**_common_settings(args), "method": args.method, "alpha": args.alpha[0], "B": None, "seed": None}
+    return _emit(args, "kendall", name, runs, n_topics, list(scores), st, {"matrix": matrix, "pairs": r.tidy})
+
+
+def run_swap(args) -> int:
+    """``swap``: swap-rate curves and the Table 3 summary."""
+    name, runs, n_topics, scores = _load(args)
+    r = swap_method(scores, sampling=args.sampling, subset_size=args.subset_size, B=args.B, seed=args.seed,
+                    bin_width=args.bin_width, n_bins=args.bins, rule=args.rule, confidences=args.confidence)
+    st = {**_common_settings(args), "sampling": args.sampling, "subset_size": r.subset_size, "rule": args.rule,
+          "bin_width": args.bin_width, "bins": args.bins, "confidence": list(args.confidence), "alpha": None}
+    return _emit(args, "swap", name, runs, n_topics, list(scores), st,
+                 {"summary": r.summary, "curves": r.curves})
+
+
+def run_bootstrap(args) -> int:
+    """``bootstrap``: ASL of every pair, discriminative power, estimated difference."""
+    name, runs, n_topics, scores = _load(args)
+    r = bootstrap_sensitivity(scores, run_ids=runs, B=args.B, seed=args.seed, alpha=tuple(args.alpha))
+    return _emit(args, "bootstrap", name, runs, n_topics, list(scores), _common_settings(args),
+                 {"summary": r.summary, "pairs": r.pairs, "curves": r.asl_curves})
+
+
+def run_stability(args) -> int:
+    """``stability``: error rate and proportion of ties per fuzziness."""
+    name, runs, n_topics, scores = _load(args)
+    r = stability(scores, run_ids=runs, subset_size=args.subset_size, B=args.B, seed=args.seed,
+                  fuzziness=tuple(args.fuzziness), replacement=args.replacement)
+    st = {**_common_settings(args), "subset_size": r.subset_size, "fuzziness": list(args.fuzziness),
+          "replacement": args.replacement, "alpha": None}
+    return _emit(args, "stability", name, runs, n_topics, list(scores), st, {"summary": r.summary, "pairs": r.pairs})
+
+
+def run_tukey(args) -> int:
+    """``tukey``: randomised Tukey HSD."""
+    name, runs, n_topics, scores = _load(args)
+    r = tukey_hsd(scores, run_ids=runs, B=args.B, seed=args.seed, alpha=tuple(args.alpha))
+    return _emit(args, "tukey", name, runs, n_topics, list(scores), _common_settings(args),
+                 {"summary": r.summary, "pairs": r.pairs})

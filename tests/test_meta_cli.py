@@ -1,0 +1,56 @@
+"""CLI subcommands kendall, swap, bootstrap, stability, tukey (through evalcore.cli.main)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalcore.cli import main
+
+
+def _json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("cmd,tables", [("kendall", ["matrix", "pairs"]), ("swap", ["summary", "curves"]),
+                                        ("bootstrap", ["summary", "pairs", "curves"]),
+                                        ("stability", ["summary", "pairs"]), ("tukey", ["summary", "pairs"])])
+def test_json_keys(capsys, cmd, tables):
+    doc = _json(capsys, [cmd, "--simulated", "--topics", "12", "--systems", "6", "--metrics", "AP", "RR",
+                         "--B", "40", "--output", "json"] if cmd != "kendall" else
+                [cmd, "--simulated", "--topics", "12", "--systems", "6", "--metrics", "AP", "RR", "--output", "json"])
+    assert {"command", "collection", "runs", "n_topics", "metrics", "settings", *tables} <= set(doc)
+    assert doc["command"] == cmd and doc["metrics"] == ["AP", "RR"] and len(doc["runs"]) == 6
+
+
+def test_top_and_seed(capsys):
+    a = _json(capsys, ["bootstrap", "--simulated", "--top", "5", "--B", "50", "--seed", "3", "--output", "json"])
+    b = _json(capsys, ["bootstrap", "--simulated", "--top", "5", "--B", "50", "--seed", "3", "--output", "json"])
+    assert len(a["runs"]) == 5 and a == b
+    assert len(a["pairs"]) == 10 * 7 and a["settings"]["top_by"] == "AP"
+
+
+def test_tsv_and_scores_csv(capsys, tmp_path):
+    assert main(["evaluate", "--simulated", "--topics", "10", "--systems", "5", "--metrics", "AP", "RR",
+                 "--per-topic", "--output", "csv"]) == 0
+    p = tmp_path / "s.csv"
+    p.write_text(capsys.readouterr().out)
+    assert main(["swap", "--scores", str(p), "--B", "30", "--sampling", "disjoint", "--table", "curves"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split("\t") == ["metric", "bin", "lower", "upper", "count", "swaps", "swap_rate"]
+    assert len(lines) == 1 + 2 * 21
+    assert main(["tukey", "--scores", str(p), "--B", "50", "--metrics", "RR"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("metric\talpha") and out[1].startswith("RR\t0.05")
+
+
+def test_errors_exit_2(capsys, tmp_path):
+    assert main(["swap", "--simulated", "--B", "0"]) == 2
+    assert "--B must be >= 1" in capsys.readouterr().err
+    assert main(["kendall"]) == 2
+    assert "no data" in capsys.readouterr().err
+    assert main(["swap", "--simulated", "--sampling", "disjoint", "--subset-size", "40"]) == 2
+    assert "subset_size must be <= 25" in capsys.readouterr().err
+    assert main(["bootstrap", "--scores", str(tmp_path / "none.csv")]) == 2
+    assert "cannot read score file" in capsys.readouterr().err
