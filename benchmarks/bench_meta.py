@@ -1,0 +1,133 @@
+"""Speed of evalcore.meta against the plain-loop implementation of the papers' figures.
+
+    python benchmarks/bench_meta.py [--repeat 5] [--data ../shared/data/clef2015] [--loop-B 100] [--full-loop]
+
+Issue #7: on clef2015's top 30 runs and 7 metrics (Q-measure, AP, P+-measure,
+P-measure, O-measure, NWRR, RR), bootstrap (B=1000) + swap (replacement,
+c = |Q|, B=1000) + the Kendall matrix together in at most 5 s, and at least
+50x faster than the plain loop (tests/test_meta_reference.py: 003 Fig. 4-7
+written line by line) run here too. The loop is linear in B and in the number
+of metrics, so by default it runs B = --loop-B on one metric and is scaled up
+to B = 1000 and 7 metrics (printed as such); --full-loop runs all of it
+(minutes). Score matrices are computed once, before timing (the metric
+kernels are benchmarked in bench_evaluate.py). Prints a markdown section for
+docs/benchmarks.md.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
+METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
+
+
+def load(data: Path):
+    import evalcore
+    from evalcore.meta import subset_runs, top_runs
+
+    try:
+        c = evalcore.load_collection(str(data / "qrels.txt"), str(data / "runs"))
+        label = f"clef2015 ({data})"
+    except (NotImplementedError, OSError, ValueError) as e:  # pragma: no cover - core loader not ready
+        print(f"# could not load {data} ({type(e).__name__}); using simulated_collection(66 topics, 30 runs)",
+              file=sys.stderr)
+        c = evalcore.simulated_collection(n_topics=66, n_runs=30, seed=0)
+        label = "simulated (66 topics, 30 runs) - clef2015 loader unavailable"
+    S = evalcore.score_matrices(c, METRICS)
+    ap = evalcore.score_matrix(c, "AP")
+    idx = top_runs(ap.mean(axis=1), 30)
+    return label, [c.run_ids[i] for i in idx], subset_runs(S, idx)
+
+
+def vectorised(S, runs):
+    from evalcore.meta import bootstrap_sensitivity, correlation_matrix, swap_method
+
+    b = bootstrap_sensitivity(S, run_ids=runs, B=1000, seed=0)
+    s = swap_method(S, sampling="replacement", B=1000, seed=0)
+    k = correlation_matrix(pd.DataFrame({m: v.mean(axis=1) for m, v in S.items()}, index=runs))
+    return b, s, k
+
+
+def loop(S, metrics, B):
+    from evalcore.meta import bootstrap_samples, kendall_tau, sample_topics
+    from test_meta_reference import ref_bootstrap_pair, ref_swap
+
+    n_runs, n = next(iter(S.values())).shape
+    Q, Q2 = sample_topics(n, sampling="replacement", B=B, seed=0)
+    bs = bootstrap_samples(n, B=B, seed=0)
+    for m in metrics:
+        M = S[m]
+        for x in range(n_runs):
+            for y in range(x + 1, n_runs):
+                ref_bootstrap_pair(list(M[x]), list(M[y]), bs.tolist())
+        ref_swap(M, Q.tolist(), Q2.tolist())
+    means = {m: S[m].mean(axis=1) for m in S}
+    for a in S:
+        for b in S:
+            if a < b:
+                kendall_tau(means[a], means[b])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--loop-B", type=int, default=100)
+    ap.add_argument("--full-loop", action="store_true")
+    args = ap.parse_args()
+    label, runs, S = load(args.data)
+    n_runs, n_topics = next(iter(S.values())).shape
+    vectorised(S, runs)  # warm-up
+    ts = []
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        vectorised(S, runs)
+        ts.append(time.perf_counter() - t)
+    vec = statistics.median(ts)
+    parts = {}
+    from evalcore.meta import bootstrap_sensitivity, correlation_matrix, swap_method
+    for name, fn in [("bootstrap", lambda: bootstrap_sensitivity(S, run_ids=runs, B=1000, seed=0)),
+                     ("swap", lambda: swap_method(S, B=1000, seed=0)),
+                     ("kendall", lambda: correlation_matrix(pd.DataFrame({m: v.mean(axis=1) for m, v in S.items()})))]:
+        parts[name] = statistics.median([(lambda t0: (fn(), time.perf_counter() - t0)[1])(time.perf_counter())
+                                         for _ in range(args.repeat)])
+    if args.full_loop:
+        t = time.perf_counter()
+        loop(S, METRICS, 1000)
+        loop_t = time.perf_counter() - t
+        how = "full: 7 metrics, B = 1000"
+    else:
+        t = time.perf_counter()
+        loop(S, METRICS[:1], args.loop_B)
+        measured = time.perf_counter() - t
+        loop_t = measured * (1000 / args.loop_B) * len(METRICS)
+        how = (f"measured {measured:.2f} s on 1 metric with B = {args.loop_B}, scaled x{1000 // args.loop_B} "
+               f"(B) x{len(METRICS)} (metrics)")
+    print("## evalcore.meta: bootstrap + swap + Kendall (issue #7)\n")
+    print(f"Data: {label}; {n_runs} runs x {n_topics} topics, {n_runs * (n_runs - 1) // 2} pairs, "
+          f"7 metrics ({', '.join(METRICS)}).")
+    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, numpy {np.__version__}. Median of {args.repeat} runs.\n")
+    print("| step | evalcore.meta (s) |\n|---|---:|")
+    for k, v in parts.items():
+        print(f"| {k} | {v:.3f} |")
+    print(f"| **bootstrap (B=1000) + swap (replacement, c = \\|Q\\|, B=1000) + Kendall** | **{vec:.3f}** |\n")
+    print(f"Plain loop (tests/test_meta_reference.py, 003 Fig. 4-7 line by line): {loop_t:.1f} s ({how}).")
+    print(f"Speed-up: **{loop_t / vec:.0f}x**. Target: <= 5 s and >= 50x -> "
+          f"{'met' if vec <= 5 and loop_t / vec >= 50 else 'NOT met'}.")
+
+
+if __name__ == "__main__":
+    main()
