@@ -1,0 +1,238 @@
+"""Tidy DataFrames -> plotly figures. No streamlit, no evalcore (STYLE.md).
+
+Every figure uses the Okabe-Ito palette (safe for the common colour-vision
+deficiencies), names its axes with units, and carries hover details.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+#: Okabe & Ito (2008), yellow last: it is hard to read on white.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+GREY = "#999999"
+#: Sequential scale for values in [0, 1] (cividis: perceptually uniform, CVD-safe).
+SEQUENTIAL = "Cividis"
+#: Diverging blue-orange for signed differences.
+DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
+
+
+def _layout(fig: go.Figure, *, title: str | None = None, x: str | None = None, y: str | None = None,
+            height: int = 420, legend: bool = True) -> go.Figure:
+    fig.update_layout(
+        template="plotly_white",
+        colorway=OKABE_ITO,
+        title=dict(text=title, x=0, xanchor="left", font=dict(size=15)) if title else None,
+        height=height,
+        margin=dict(l=10, r=10, t=48 if title else 16, b=10),
+        font=dict(family="Inter, Source Sans Pro, sans-serif", size=13),
+        hoverlabel=dict(font_size=13),
+        showlegend=legend,
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1, title=None),
+    )
+    if x is not None:
+        fig.update_xaxes(title_text=x)
+    if y is not None:
+        fig.update_yaxes(title_text=y)
+    return fig
+
+
+def color_map(names) -> dict[str, str]:
+    return {n: OKABE_ITO[i % len(OKABE_ITO)] for i, n in enumerate(names)}
+
+
+# -- rankings ----------------------------------------------------------------
+def ranking_bars(means: pd.DataFrame, metric: str, highlight: str | None = None) -> go.Figure:
+    """Mean of one metric per run, best first. ``means``: index run, columns metrics."""
+    s = means[metric].sort_values(ascending=True)
+    n = len(s)
+    colors = [OKABE_ITO[3] if r == highlight else OKABE_ITO[0] for r in s.index]
+    fig = go.Figure(go.Bar(
+        x=s.values, y=[str(r) for r in s.index], orientation="h", marker_color=colors,
+        customdata=np.arange(n, 0, -1),
+        hovertemplate="<b>%{y}</b><br>" + metric + " = %{x:.4f}<br>rank %{customdata}<extra></extra>",
+    ))
+    _layout(fig, x=f"mean {metric} over topics (0-1)", y="run", height=max(320, 18 * n + 80), legend=False)
+    fig.update_yaxes(tickfont=dict(size=11))
+    return fig
+
+
+def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
+    """Slope chart: each run's rank under two settings.
+
+    ``df``: columns run, rank_left, rank_right, value_left, value_right.
+    Runs that move up are blue, down orange, unchanged grey.
+    """
+    fig = go.Figure()
+    for _, r in df.iterrows():
+        d = r["rank_left"] - r["rank_right"]
+        col = OKABE_ITO[0] if d > 0 else OKABE_ITO[3] if d < 0 else GREY
+        fig.add_trace(go.Scatter(
+            x=[left, right], y=[r["rank_left"], r["rank_right"]], mode="lines+markers",
+            line=dict(color=col, width=2.5 if d else 1.2), marker=dict(size=7),
+            name=str(r["run"]), showlegend=False,
+            customdata=[[r["value_left"], d], [r["value_right"], d]],
+            hovertemplate=f"<b>{r['run']}</b><br>%{{x}}: rank %{{y}}, mean %{{customdata[0]:.4f}}"
+                          "<br>moves %{customdata[1]:+d} places<extra></extra>",
+        ))
+    n = len(df)
+    fig.update_yaxes(autorange="reversed", dtick=1 if n <= 30 else 5)
+    _layout(fig, x=None, y="rank (1 = best)", height=max(320, 16 * n + 80), legend=False)
+    for _, r in df.iterrows():
+        fig.add_annotation(x=right, y=r["rank_right"], text=str(r["run"]), showarrow=False,
+                           xanchor="left", xshift=8, font=dict(size=10))
+    fig.update_xaxes(range=[-0.2, 1.6])
+    return fig
+
+
+def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
+    """Per-topic scores: index runs, columns topics; values in [0, 1]."""
+    fig = go.Figure(go.Heatmap(
+        z=matrix.values, x=[str(t) for t in matrix.columns], y=[str(r) for r in matrix.index],
+        colorscale=SEQUENTIAL, zmin=0, zmax=1, colorbar=dict(title=metric, thickness=12),
+        hovertemplate="run %{y}<br>topic %{x}<br>" + metric + " = %{z:.4f}<extra></extra>",
+    ))
+    _layout(fig, x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120), legend=False)
+    fig.update_yaxes(autorange="reversed", tickfont=dict(size=10))
+    fig.update_xaxes(showticklabels=matrix.shape[1] <= 60, tickfont=dict(size=9))
+    return fig
+
+
+def run_difference(df: pd.DataFrame, run_x: str, run_y: str, metric: str) -> go.Figure:
+    """Per-topic difference x - y, sorted. ``df``: columns topic, x, y, diff."""
+    d = df.sort_values("diff", ascending=False)
+    colors = np.where(d["diff"] > 0, OKABE_ITO[0], np.where(d["diff"] < 0, OKABE_ITO[3], GREY))
+    fig = go.Figure(go.Bar(
+        x=[str(t) for t in d["topic"]], y=d["diff"], marker_color=colors,
+        customdata=np.c_[d["x"], d["y"]],
+        hovertemplate=("topic %{x}<br>" + f"{run_x}: " + "%{customdata[0]:.4f}<br>" + f"{run_y}: "
+                       + "%{customdata[1]:.4f}<br>difference %{y:+.4f}<extra></extra>"),
+    ))
+    _layout(fig, x="topic (sorted by difference)", y=f"{metric}: {run_x} minus {run_y}", legend=False)
+    fig.update_xaxes(showticklabels=len(d) <= 60, tickfont=dict(size=9))
+    return fig
+
+
+def depth_ecdf(df: pd.DataFrame) -> go.Figure:
+    """Share of (run, topic) lists whose r_1 / r_p is at most a rank.
+
+    ``df``: columns kind ("r_1 ..." / "r_p ..."), rank (>= 1).
+    """
+    fig = go.Figure()
+    for i, (kind, g) in enumerate(df.groupby("kind", sort=False)):
+        r = np.sort(g["rank"].to_numpy())
+        y = np.arange(1, r.size + 1) / r.size
+        fig.add_trace(go.Scatter(
+            x=r, y=y, mode="lines", line_shape="hv", name=kind, line=dict(width=2.5, color=OKABE_ITO[i]),
+            hovertemplate=kind + "<br>rank <= %{x}: %{y:.1%} of lists<extra></extra>",
+        ))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
+    return _layout(fig, x="rank in the list (log scale)", y="lists with the document at or above that rank")
+
+
+# -- rank correlation --------------------------------------------------------
+def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, title: str | None = None,
+                zmin: float | None = None) -> go.Figure:
+    """Kendall tau matrix with values written in the cells; ``*`` marks significance."""
+    z = tau.values.astype(float)
+    sig = significant.values.astype(bool) if significant is not None else np.zeros_like(z, bool)
+    text = [[("" if not np.isfinite(v) else f"{v:.3f}" + ("*" if s_ and i != j else ""))
+             for j, (v, s_) in enumerate(zip(row, srow))] for i, (row, srow) in enumerate(zip(z, sig))]
+    lo = zmin if zmin is not None else float(np.nanmin(z)) if np.isfinite(z).any() else 0.0
+    lo = min(lo, 0.99)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=[str(c) for c in tau.columns], y=[str(r) for r in tau.index], text=text,
+        texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=1,
+        colorbar=dict(title="tau", thickness=12),
+        hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{z:.3f}<extra></extra>",
+    ))
+    n = len(tau)
+    _layout(fig, title=title, height=max(360, 48 * n + 120), legend=False)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(side="bottom", tickangle=-30)
+    return fig
+
+
+def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title: str,
+          hover: str = "", log_x: bool = False, y_percent: bool = False, markers: bool = True,
+          order=None, ref_y: float | None = None, ref_x: float | None = None, ref_label: str = "") -> go.Figure:
+    """One line per ``color`` group (swap-rate curves, ASL curves, gain sweeps)."""
+    fig = go.Figure()
+    groups = order if order is not None else list(dict.fromkeys(df[color]))
+    cmap = color_map(groups)
+    for name in groups:
+        g = df[df[color] == name].sort_values(x)
+        if g.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=g[x], y=g[y], name=str(name), mode="lines+markers" if markers else "lines",
+            line=dict(color=cmap[name], width=2.2), marker=dict(size=6),
+            hovertemplate=f"<b>{name}</b><br>{x_title}: %{{x:.4g}}<br>{y_title}: %{{y:.4g}}{hover}<extra></extra>",
+        ))
+    if ref_y is not None:
+        fig.add_hline(y=ref_y, line=dict(color=GREY, dash="dash"), annotation_text=ref_label,
+                      annotation_position="top left")
+    if ref_x is not None:
+        fig.add_vline(x=ref_x, line=dict(color=GREY, dash="dot"), annotation_text=ref_label,
+                      annotation_position="top right")
+    if log_x:
+        fig.update_xaxes(type="log")
+    if y_percent:
+        fig.update_yaxes(tickformat=".0%")
+    return _layout(fig, x=x_title, y=y_title)
+
+
+def stability_scatter(df: pd.DataFrame) -> go.Figure:
+    """Error rate against proportion of ties, one line of fuzziness values per metric.
+
+    ``df``: columns metric, fuzziness, error_rate, prop_ties.
+    """
+    fig = go.Figure()
+    names = list(dict.fromkeys(df["metric"]))
+    cmap = color_map(names)
+    for name in names:
+        g = df[df["metric"] == name].sort_values("fuzziness")
+        fig.add_trace(go.Scatter(
+            x=g["prop_ties"], y=g["error_rate"], name=str(name), mode="lines+markers+text",
+            text=[f"{f:.0%}" for f in g["fuzziness"]], textposition="top center", textfont=dict(size=9),
+            line=dict(color=cmap[name], width=2), marker=dict(size=8),
+            customdata=g["fuzziness"],
+            hovertemplate=f"<b>{name}</b><br>fuzziness %{{customdata:.0%}}<br>error rate %{{y:.2%}}"
+                          "<br>ties %{x:.2%}<extra></extra>",
+        ))
+    fig.update_xaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=".1%")
+    return _layout(fig, x="proportion of ties (share of run pairs judged equal)",
+                   y="error rate (share of swapped conclusions)")
+
+
+# -- the playground ------------------------------------------------------------
+def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = None) -> go.Figure:
+    """Per-rank gain g(r) as bars, BR(r) as a line. ``table``: rank, level, g, BR (NaN when not relevant)."""
+    fig = go.Figure()
+    cmap = level_colors or {}
+    fig.add_trace(go.Bar(
+        x=table["rank"], y=table["g"], name="g(r), gain", yaxis="y",
+        marker_color=[cmap.get(l, GREY) for l in table["level"]],
+        customdata=table["level"], hovertemplate="rank %{x}: level %{customdata}, g = %{y:g}<extra></extra>",
+    ))
+    fig.add_trace(go.Scatter(
+        x=table["rank"], y=table["BR"], name="BR(r), blended ratio", yaxis="y2", mode="lines+markers",
+        line=dict(color=OKABE_ITO[6], width=2), marker=dict(size=8), connectgaps=False,
+        hovertemplate="rank %{x}: BR = %{y:.4f}<extra></extra>",
+    ))
+    _layout(fig, x="rank r", y="gain g(r)", height=320)
+    fig.update_layout(yaxis2=dict(title="BR(r) (0-1)", overlaying="y", side="right", range=[0, 1.05],
+                                  showgrid=False))
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str) -> go.Figure:
+    """One bar per category holding a share in [0, 1]."""
+    fig = go.Figure(go.Bar(x=df[x].astype(str), y=df[y], marker_color=OKABE_ITO[0],
+                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
+    fig.update_yaxes(tickformat=".0%")
+    return _layout(fig, x=x, y=y_title, height=320, legend=False)

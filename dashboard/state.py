@@ -1,0 +1,319 @@
+"""The app's shared settings: session keys, defaults, and the URL.
+
+Every setting lives in ``st.session_state`` under a fixed key (the widgets
+use those keys directly) and is mirrored into ``st.query_params`` at the end
+of each run, so copying the address gives a colleague the same view. The
+loaded :class:`~evalcore.Collection` stays in the session, never in the URL.
+
+Gains and penalties are stored per level, ascending (``g1`` .. ``gK``), as
+evalcore's sequences are; the URL writes them in the papers' notation,
+highest level first (``gains=3:2:1``), so a URL reads like the papers.
+
+This module imports streamlit but not evalcore (STYLE.md: only cached.py
+touches both).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import streamlit as st
+
+#: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
+DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
+
+#: The papers' gain presets offered one click away (paper notation, highest level first).
+PRESETS = ("3:2:1", "30:20:10", "0.3:0.2:0.1", "1:1:1", "10:5:1")
+
+GAIN_MIN, GAIN_MAX, GAIN_STEP = 0.1, 30.0, 0.1
+
+# Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
+_SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
+    "dataset": ("data", "sim", str),
+    "sim_topics": ("nt", 50, int),
+    "sim_runs": ("nr", 30, int),
+    "sim_seed": ("seed", 0, int),
+    "beta": ("beta", 1.0, float),
+    "cutoff": ("cutoff", 10, int),
+    "threshold": ("thr", "relaxed", str),
+    "top_n": ("top", 0, int),
+    "top_by": ("by", "AP", str),
+    # page-specific choices
+    "pl_list": ("pl", "1,3", str),        # playground: level per rank (003 Fig. 3, system Z)
+    "pl_counts": ("plc", "1,1,1", str),   # playground: relevant documents per level, ascending
+    "rk_metric": ("rk", "P-measure", str),
+    "rk_run_x": ("rx", "", str),
+    "rk_run_y": ("ry", "", str),
+    "kc_metric": ("kc", "P-measure", str),
+    "kc_level": ("kl", 0, int),
+    "sw_sampling": ("sws", "replacement", str),
+    "sw_subset": ("swk", 0, int),
+    "sw_B": ("swb", 1000, int),
+    "sw_seed": ("swseed", 0, int),
+    "bs_alpha": ("bsa", 0.05, float),
+    "bs_B": ("bsb", 1000, int),
+    "bs_seed": ("bsseed", 0, int),
+    "st_subset": ("stk", 0, int),
+    "st_B": ("stb", 1000, int),
+    "st_seed": ("stseed", 0, int),
+}
+_LISTS = {"metrics": ("m", DEFAULT_METRICS)}
+
+_CHOICES = {
+    "dataset": ("sim", "examples", "upload"),
+    "threshold": ("relaxed", "rigid"),
+    "sw_sampling": ("replacement", "disjoint", "independent"),
+}
+_BOUNDS = {
+    "sim_topics": (2, 500), "sim_runs": (2, 200), "beta": (0.0, 10.0), "cutoff": (1, 1000),
+    "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
+    "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A hashable snapshot of the shared settings for one script run."""
+
+    dataset: str
+    gains: tuple[float, ...]       # ascending L1..LK
+    beta: float
+    penalties: tuple[float, ...]   # ascending L1..LK
+    cutoff: int
+    rel_threshold: int
+    metrics: tuple[str, ...]       # base keys, as chosen
+    top_n: int
+    top_by: str
+
+    @property
+    def K(self) -> int:
+        return len(self.gains)
+
+    @property
+    def metric_keys(self) -> tuple[str, ...]:
+        """Keys with the cutoff applied to the metrics that need one (``nDCG@10``)."""
+        return tuple(expand(m, self.cutoff) for m in self.metrics)
+
+    def params(self) -> dict:
+        """Keyword arguments of ``evalcore.score_matrices`` / ``evaluate``."""
+        return {"gains": list(self.gains), "beta": self.beta, "penalties": list(self.penalties),
+                "rel_threshold": self.rel_threshold}
+
+    def as_json(self) -> dict:
+        """The settings file the CLI (``--settings``) and the Data page both read."""
+        return {
+            "gains": list(self.gains), "gains_paper_notation": paper(self.gains),
+            "beta": self.beta, "penalties": list(self.penalties), "cutoffs": [self.cutoff],
+            "rel_threshold": self.rel_threshold, "metrics": list(self.metric_keys),
+            "top_n": self.top_n, "top_by": self.top_by,
+        }
+
+
+# Metrics whose key needs "@l" (kept here so state need not import evalcore;
+# cached.py checks this list against evalcore's registry on import).
+CUTOFF_REQUIRED = ("nDCG", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
+
+
+def expand(base: str, cutoff: int) -> str:
+    return f"{base}@{int(cutoff)}" if base in CUTOFF_REQUIRED else base
+
+
+def paper(values) -> str:
+    """Ascending per-level values -> the papers' notation, highest level first."""
+    return ":".join(f"{float(v):g}" for v in list(values)[::-1])
+
+
+def from_paper(text: str) -> list[float]:
+    return [float(v) for v in str(text).split(":")][::-1]
+
+
+def level_names(K: int, names=None) -> list[str]:
+    """Names of levels 1..K: S/A/B for three levels (or the collection's names)."""
+    if names and len(names) == K:
+        return list(names)
+    if K == 3:
+        return ["B", "A", "S"]
+    return [f"L{L}" for L in range(1, K + 1)]
+
+
+def default_gains(K: int) -> list[float]:
+    return [float(L) for L in range(1, K + 1)]
+
+
+def default_penalties(K: int) -> list[float]:
+    return [float(K - L + 2) for L in range(1, K + 1)]
+
+
+def _clean(key: str, value):
+    lo_hi = _BOUNDS.get(key)
+    if lo_hi is not None:
+        value = min(max(value, lo_hi[0]), lo_hi[1])
+    if key in _CHOICES and value not in _CHOICES[key]:
+        raise ValueError(value)
+    return value
+
+
+def init(metric_choices) -> None:
+    """Fill the session with defaults, overridden once per session by the URL.
+
+    Called at the top of every run; cheap after the first. Gains and
+    penalties follow the collection's K: call :func:`set_levels` once the
+    collection is known (a collection with another K resets them).
+    """
+    ss = st.session_state
+    first = not ss.get("_init_done", False)
+    q = dict(st.query_params) if first else {}
+    for key, (name, default, parse) in _SCALARS.items():
+        if key in ss:
+            continue
+        value = default
+        if name in q:
+            try:
+                value = _clean(key, parse(q[name]))
+            except (ValueError, TypeError):
+                ss.setdefault("_url_warnings", []).append(f"ignored {name}={q[name]!r} in the address")
+        ss[key] = value
+    if "metrics" not in ss:
+        value = list(DEFAULT_METRICS)
+        if "m" in q:
+            asked = [m for m in q["m"].split(",") if m in metric_choices]
+            value = asked or value
+        ss["metrics"] = value
+    if first:
+        ss["_url_gains"] = q.get("gains")
+        ss["_url_pen"] = q.get("pen")
+        ss["_init_done"] = True
+    ss["metrics"] = [m for m in ss["metrics"] if m in metric_choices] or list(DEFAULT_METRICS)
+
+
+def set_levels(K: int) -> None:
+    """Make ``g1..gK`` / ``p1..pK`` exist for the current K (URL values first)."""
+    ss = st.session_state
+    if ss.get("_K") == K:
+        return
+    gains, pen = default_gains(K), default_penalties(K)
+    for raw, target, ok in ((ss.pop("_url_gains", None), gains, lambda v: v > 0),
+                            (ss.pop("_url_pen", None), pen, lambda v: v > 1)):
+        if raw:
+            try:
+                vals = from_paper(raw)
+                if len(vals) == K and all(ok(v) for v in vals):
+                    target[:] = vals
+            except ValueError:
+                pass
+    for old in [k for k in ss if (k[:1] in "gp" and k[1:].isdigit())]:
+        del ss[old]
+    for L in range(1, K + 1):
+        ss[f"g{L}"] = min(max(round(gains[L - 1], 3), GAIN_MIN), GAIN_MAX)
+        ss[f"p{L}"] = float(pen[L - 1])
+    ss["_K"] = K
+
+
+def apply_gains(values_ascending) -> None:
+    """Button callback: set every gain slider (e.g. a preset)."""
+    for L, v in enumerate(values_ascending, start=1):
+        st.session_state[f"g{L}"] = min(max(float(v), GAIN_MIN), GAIN_MAX)
+
+
+def current() -> Settings:
+    ss = st.session_state
+    K = ss["_K"]
+    thr = 2 if ss["threshold"] == "rigid" and K >= 2 else 1
+    return Settings(
+        dataset=ss["dataset"],
+        gains=tuple(float(ss[f"g{L}"]) for L in range(1, K + 1)),
+        beta=float(ss["beta"]),
+        penalties=tuple(float(ss[f"p{L}"]) for L in range(1, K + 1)),
+        cutoff=int(ss["cutoff"]),
+        rel_threshold=thr,
+        metrics=tuple(ss["metrics"]) or DEFAULT_METRICS,
+        top_n=int(ss["top_n"]),
+        top_by=str(ss["top_by"]),
+    )
+
+
+def keep_alive() -> None:
+    """Stop Streamlit from dropping page widgets' values when the page changes
+    (the documented 'interrupt the widget clean-up' idiom)."""
+    ss = st.session_state
+    for key in list(_SCALARS) + list(_LISTS):
+        if key in ss:
+            ss[key] = ss[key]
+
+
+def sync_url() -> None:
+    """Mirror the settings into the address bar (only values that differ from defaults)."""
+    ss = st.session_state
+    if "_K" not in ss:
+        return
+    want: dict[str, str] = {}
+    for key, (name, default, _) in _SCALARS.items():
+        if key in ss and ss[key] != default:
+            want[name] = str(ss[key])
+    if list(ss.get("metrics", DEFAULT_METRICS)) != list(DEFAULT_METRICS):
+        want["m"] = ",".join(ss["metrics"])
+    K = ss["_K"]
+    g = [ss[f"g{L}"] for L in range(1, K + 1)]
+    if g != default_gains(K):
+        want["gains"] = paper(g)
+    p = [ss[f"p{L}"] for L in range(1, K + 1)]
+    if p != default_penalties(K):
+        want["pen"] = paper(p)
+    if dict(st.query_params) != want:
+        st.query_params.from_dict(want)
+
+
+def reset() -> None:
+    """Button callback: every setting back to its default; the data stays loaded."""
+    ss = st.session_state
+    for key in list(_SCALARS) + list(_LISTS) + ["_K", "_url_gains", "_url_pen"]:
+        ss.pop(key, None)
+    keep = ss.get("uploaded") is not None
+    st.query_params.clear()
+    ss["_init_done"] = True
+    if keep:
+        ss["dataset"] = "upload"
+
+
+def apply_settings_file(data: dict, K: int) -> list[str]:
+    """Load a settings JSON (as written by the Report page or the CLI) into the session.
+
+    Returns the problems found, in words; valid entries are applied.
+    """
+    ss = st.session_state
+    problems = []
+    data = data.get("settings", data) if isinstance(data, dict) else {}
+    for name, target, ok in (("gains", "g", lambda v: v > 0), ("penalties", "p", lambda v: v > 1)):
+        if name in data and data[name] is not None:
+            raw = data[name]
+            try:
+                vals = from_paper(raw) if isinstance(raw, str) else [float(v) for v in raw]
+            except (TypeError, ValueError):
+                problems.append(f"{name}: could not read {raw!r}")
+                continue
+            if len(vals) != K or not all(ok(v) for v in vals):
+                problems.append(f"{name}: need {K} values ({'> 0' if target == 'g' else '> 1'}); got {raw!r}")
+                continue
+            for L, v in enumerate(vals, start=1):
+                ss[f"{target}{L}"] = min(max(v, GAIN_MIN), GAIN_MAX) if target == "g" else v
+    if "beta" in data:
+        try:
+            ss["beta"] = _clean("beta", float(data["beta"]))
+        except (TypeError, ValueError):
+            problems.append(f"beta: could not read {data['beta']!r}")
+    if data.get("cutoffs"):
+        try:
+            ss["cutoff"] = _clean("cutoff", int(list(data["cutoffs"])[0]))
+        except (TypeError, ValueError):
+            problems.append(f"cutoffs: could not read {data['cutoffs']!r}")
+    if "rel_threshold" in data:
+        ss["threshold"] = "rigid" if str(data["rel_threshold"]) == "2" else "relaxed"
+    if data.get("metrics"):
+        ss["metrics"] = list(dict.fromkeys(str(m).partition("@")[0] for m in data["metrics"]))
+        cuts = [m.partition("@")[2] for m in map(str, data["metrics"]) if "@" in m]
+        if cuts and not data.get("cutoffs"):
+            ss["cutoff"] = int(cuts[0])
+    for key in ("top_n", "top_by"):
+        if key in data:
+            ss[key] = data[key]
+    return problems

@@ -1,0 +1,102 @@
+"""The metric playground's arithmetic: one hand-built ranked list and topic.
+
+Pure numpy/pandas over evalcore (no streamlit): a one-topic collection is
+built with ``Collection.from_lists`` so every value shown comes from the same
+kernels as the rest of the app; the per-rank table (g, cg, cg_I, count, BR)
+is written straight from 003's definitions, as the tests' reference loops are.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalcore import metrics as M
+from evalcore import registry
+from evalcore.collection import Collection
+from evalcore.gains import resolve_gains
+
+#: Formulas of the one-document family and its graded relatives (003, 001).
+FORMULAS = {
+    "BR(r)": r"BR(r) = \frac{\beta\,cg(r) + count(r)}{\beta\,cg_I(r) + r}",
+    "AP": r"AP = \frac{1}{R}\sum_{r} isrel(r)\,\frac{count(r)}{r}",
+    "Q-measure": r"Q = \frac{1}{R}\sum_{r} isrel(r)\,BR(r)",
+    "RR": r"RR = \frac{1}{r_1}",
+    "O-measure": r"O = BR(r_1)",
+    "NWRR": r"NWRR = \frac{1 - 1/\beta(M)}{r_1 - 1/\beta(L_{r_1})}",
+    "P-measure": r"P = BR(r_p)",
+    "P+-measure": r"P^{+} = \frac{1}{count(r_p)}\sum_{r \le r_p} isrel(r)\,BR(r)",
+    "nDCG": r"nDCG@l = \frac{\sum_{r\le l} g(r)/\max(1,\log_b r)}{\sum_{r\le l} g_I(r)/\max(1,\log_b r)}",
+}
+
+
+def one_topic(levels: list[int], counts: list[int], level_names=None) -> Collection:
+    """A collection of one run ("list") on one topic ("topic").
+
+    ``levels``: the level at each rank (0 = non-relevant); ``counts``: the
+    topic's relevant documents per level, ascending L1..LK. Counts are raised
+    where the list holds more documents of a level than the topic has.
+    """
+    K = len(counts)
+    cnt = list(counts)
+    for L in range(1, K + 1):
+        cnt[L - 1] = max(cnt[L - 1], sum(1 for v in levels if v == L))
+    if sum(cnt) == 0:
+        cnt[K - 1] = 1
+    return Collection.from_lists({"list": {"topic": list(levels)}}, {"topic": [0] + cnt},
+                                 level_names=level_names, name="playground")
+
+
+def metric_values(c: Collection, keys, *, gains, beta, penalties, rel_threshold) -> pd.DataFrame:
+    """Every metric's value on the one-topic collection, with its user model."""
+    rows = []
+    for key in keys:
+        spec, _ = registry.parse_metric(key)
+        kw = {}
+        if spec.uses_gains:
+            kw["gains"] = gains
+        if spec.uses_beta:
+            kw["beta"] = beta
+        if spec.uses_penalties:
+            kw["penalties"] = penalties
+        if spec.uses_threshold:
+            kw["rel_threshold"] = rel_threshold
+        v = float(registry.score_matrix(c, key, **kw)[0, 0])
+        rows.append({"metric": key, "value": v, "user model": spec.user_model, "source": spec.citation})
+    return pd.DataFrame(rows)
+
+
+def per_rank(c: Collection, *, gains, beta) -> tuple[pd.DataFrame, int, int]:
+    """Per-rank g(r), cg(r), cg_I(r), count(r), BR(r); and r_1, r_p (0 if none)."""
+    K = c.max_level
+    g_lv = resolve_gains(gains, K)
+    levels = c.levels[0, 0, : int(c.lengths[0, 0])].astype(int)
+    n = levels.size
+    g = np.where(levels > 0, g_lv[np.maximum(levels, 1) - 1], 0.0)
+    cg = np.cumsum(g)
+    counts = c.level_counts[0, 1:]
+    ideal = np.sort(np.repeat(g_lv, counts))[::-1]
+    ideal = np.concatenate([ideal, np.zeros(max(0, n - ideal.size))])[:max(n, 1)]
+    cg_i = np.cumsum(ideal)[:n]
+    count = np.cumsum(levels > 0)
+    r = np.arange(1, n + 1)
+    br = np.where(levels > 0, (beta * cg + count) / (beta * cg_i + r), np.nan)
+    r1 = int(M.first_rank(c, rel_threshold=1)[0, 0])
+    rp = int(M.preferred_rank(c)[0, 0])
+    names = [c.level_label(int(v)) for v in levels]
+    df = pd.DataFrame({"rank": r, "level": names, "g(r)": g, "cg(r)": cg, "cg_I(r)": cg_i,
+                       "count(r)": count, "BR(r)": br})
+    marks = [("r_1 and r_p" if (x == r1 and x == rp) else "r_1" if x == r1 else "r_p" if x == rp else "")
+             for x in r]
+    df.insert(2, "marks", marks)
+    return df, r1, rp
+
+
+def list_from_collection(c: Collection, run: int, topic: int, max_ranks: int = 30) -> tuple[list[int], list[int], int]:
+    """A ranked list (cut after its last relevant document, at most ``max_ranks``),
+    the topic's counts, and how many relevant documents fell beyond the cut."""
+    lv = c.levels[run, topic, : int(c.lengths[run, topic])].astype(int)
+    rel = np.flatnonzero(lv > 0)
+    end = int(rel[-1]) + 1 if rel.size else min(lv.size, 5)
+    cut = min(end, max_ranks)
+    beyond = int((lv[cut:] > 0).sum())
+    return lv[:cut].tolist(), c.level_counts[topic, 1:].astype(int).tolist(), beyond

@@ -1,0 +1,115 @@
+"""Data: upload qrels and runs, or pick the simulated collection or the papers' examples."""
+import time
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import cached, state, widgets
+
+ss = st.session_state
+if ss.pop("_switch_to_upload", False):
+    st.toast("Files loaded: the app now shows them.", icon=":material/check_circle:")
+
+st.title("Data")
+st.caption("Pick the collection every page evaluates. Settings in the sidebar apply to all of it.")
+
+
+def _use(ds: str) -> None:
+    st.session_state["dataset"] = ds
+
+
+tab_sim, tab_ex, tab_up = st.tabs(["Simulated collection", "Papers' worked examples", "Upload files"])
+with tab_sim:
+    st.markdown("An NTCIR-like collection with levels S/A/B, generated deterministically from a seed: "
+                "systems differ in quality and in their taste for highly relevant documents.")
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 1.3])
+    c1.number_input("topics", min_value=2, max_value=500, step=1, key="sim_topics")
+    c2.number_input("runs", min_value=2, max_value=200, step=1, key="sim_runs")
+    c3.number_input("seed", min_value=0, max_value=10**6, step=1, key="sim_seed")
+    c4.button("Use the simulated collection", on_click=_use, args=("sim",), type="primary",
+              disabled=ss["dataset"] == "sim", width="stretch", key="use_sim")
+with tab_ex:
+    st.markdown("The worked examples of Sakai (IPSJ TOD 2007, 003) Sec. 3.2-3.3: three topics and six tiny "
+                "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
+                "for P-measure.")
+    notes = cached.example_notes()
+    st.dataframe(pd.DataFrame({"run": list(notes), "what it is": list(notes.values())}),
+                 hide_index=True, width="stretch")
+    st.button("Use the worked examples", on_click=_use, args=("examples",), type="primary",
+              disabled=ss["dataset"] == "examples", key="use_examples")
+with tab_up:
+    st.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
+                "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
+                "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
+    c1, c2 = st.columns(2)
+    qrels = c1.file_uploader("Qrels (one file)", key="up_qrels")
+    runs = c2.file_uploader("Runs (several files, or one .zip)", accept_multiple_files=True, key="up_runs")
+    with st.expander("Reading options"):
+        o1, o2, o3 = st.columns(3)
+        order = o1.selectbox("rank order", ["score", "rank", "file"], key="up_order",
+                             help="score: by score descending, ties by document id descending (trec_eval); "
+                                  "rank: by the rank column; file: as written.")
+        condensed = o2.checkbox("condensed lists", key="up_condensed",
+                                help="Remove unjudged documents first (Sakai SIGIR 2007).")
+        keep_first = o3.checkbox("keep first duplicate", key="up_keep_first",
+                                 help="A document listed twice for a topic: keep its first line instead of "
+                                      "reporting an error.")
+    if st.button("Load these files", type="primary", disabled=not (qrels and runs), key="up_load"):
+        with st.status("Reading files ...", expanded=True) as status:
+            t0 = time.perf_counter()
+            size = qrels.size + sum(f.size for f in runs)
+            st.write(f"{1 + len(runs)} file(s), {size / 1e6:.1f} MB")
+            try:
+                c = cached.load_upload((qrels.name, qrels.getvalue()), [(f.name, f.getvalue()) for f in runs],
+                                       order=order, condensed=condensed, keep_first_duplicate=keep_first)
+            except (cached.InputError, ValueError, OSError) as e:
+                status.update(label="These files could not be loaded", state="error", expanded=True)
+                ss["_load_error"] = str(e)
+            else:
+                status.update(label=f"Loaded in {time.perf_counter() - t0:.1f} s", state="complete")
+                ss["uploaded"] = c
+                ss.pop("_load_error", None)
+                ss["_switch_to_upload"] = True
+                st.rerun()
+    if ss.get("_load_error"):
+        st.error(f"{ss['_load_error']}\n\nThe app keeps showing the previously loaded data.",
+                 icon=":material/error:")
+
+c = cached.current_collection()
+st.subheader(c.name or "Loaded collection")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("topics", c.n_topics)
+m2.metric("runs", c.n_runs)
+m3.metric("relevance levels", c.max_level)
+m4.metric("list depth", c.depth)
+names = state.level_names(c.max_level, c.level_names)
+counts = pd.DataFrame({
+    "level": [f"{names[L - 1]} (level {L})" for L in range(c.max_level, 0, -1)],
+    "relevant documents": [int(c.level_counts[:, L].sum()) for L in range(c.max_level, 0, -1)],
+    "per topic (mean)": [float(c.level_counts[:, L].mean()) for L in range(c.max_level, 0, -1)],
+    "topics with this level": [int((c.level_counts[:, L] > 0).sum()) for L in range(c.max_level, 0, -1)],
+})
+left, right = st.columns([1.2, 1])
+with left:
+    st.markdown("**Relevant documents per level**")
+    widgets.table(counts, digits=1, hide_index=True)
+with right:
+    st.markdown("**Load report**")
+    rep = c.report
+    lines = rep.summary(None).splitlines() if rep is not None else []
+    src = getattr(rep, "qrels_source", "")
+    if src:
+        st.markdown(f"Source: {src}")
+    info = [ln for ln in lines if not ln.startswith("warning:")]
+    warns = list(getattr(rep, "warnings", []) or [])
+    for ln in info:
+        st.markdown(f"- {ln}")
+    if warns:
+        with st.expander(f"{len(warns)} warning(s)", expanded=len(warns) <= 5):
+            for w in warns[:200]:
+                st.warning(w, icon=":material/warning:")
+    elif not info:
+        st.success("No warnings.", icon=":material/check_circle:")
+with st.expander("Runs and topics"):
+    st.write(", ".join(c.run_ids))
+    st.caption("Topics: " + ", ".join(c.topic_ids))

@@ -1,0 +1,176 @@
+"""Metric playground: build a ranked list and a topic by hand, watch every metric."""
+import pandas as pd
+import streamlit as st
+
+from dashboard import cached, figures, state, teaching, widgets
+
+MAX_RANKS = 30
+ss = st.session_state
+s = state.current()
+c = cached.current_collection()
+K = c.max_level
+names = state.level_names(K, c.level_names)          # names[L-1] for level L
+LEVEL_OPTIONS = list(range(K, -1, -1))                # highest first, 0 = non-relevant last
+
+
+def _fmt(L: int) -> str:
+    return "– (non-relevant)" if L == 0 else f"{names[L - 1]}"
+
+
+def _parse(text: str, n: int | None = None) -> list[int]:
+    try:
+        vals = [int(v) for v in str(text).split(",") if v.strip() != ""]
+    except ValueError:
+        vals = []
+    return vals
+
+
+def _list() -> list[int]:
+    return [min(max(v, 0), K) for v in _parse(ss["pl_list"])][:MAX_RANKS] or [0]
+
+
+def _counts() -> list[int]:
+    v = [max(x, 0) for x in _parse(ss["pl_counts"])]
+    return (v + [0] * K)[:K] if v else [1] * K
+
+
+def _set(levels, counts=None):
+    ss["pl_list"] = ",".join(str(int(v)) for v in levels)
+    if counts is not None:
+        ss["pl_counts"] = ",".join(str(int(v)) for v in counts)
+    for k in [k for k in ss if (k.startswith("pl_r") or k.startswith("pl_c")) and k[4:].isdigit()]:
+        del ss[k]
+    ss.pop("pl_n", None)
+
+
+def _current_from_widgets() -> list[int]:
+    n = int(ss.get("pl_n", len(_list())))
+    cur = _list()
+    return [int(ss.get(f"pl_r{i}", cur[i - 1] if i <= len(cur) else 0)) for i in range(1, n + 1)]
+
+
+def _move(step: int):
+    lv = _current_from_widgets()
+    i = int(ss.get("pl_move", 1)) - 1
+    j = i + step
+    if 0 <= i < len(lv) and 0 <= j < len(lv):
+        lv[i], lv[j] = lv[j], lv[i]
+        _set(lv)
+        ss["pl_move"] = j + 1
+
+
+S, A, B = K, max(K - 1, 1), max(K - 2, 1)
+PRESETS = {
+    "X": ([B], "a B-relevant document at rank 1"),
+    "Y": ([0, S], "non-relevant, then an S-relevant document"),
+    "Z": ([B, S], "B at rank 1, S at rank 2: the system P-measure rewards"),
+    "perfect inverse": ([B, A, S], "the ideal list upside down"),
+    "ideal": ([S, A, B], "the ideal list"),
+}
+FIG3_COUNTS = [1] * K
+
+st.title("Metric playground")
+st.caption("Build a ranked list and a topic by hand. Every metric, and the numbers behind it, follow the "
+           "sidebar's gains, beta and penalties.")
+
+left, right = st.columns([1.05, 1], gap="large")
+with left:
+    st.markdown("**Presets** (003 Fig. 3 topic: one S, one A and one B document)")
+    cols = st.columns(len(PRESETS))
+    for col, (name, (lv, what)) in zip(cols, PRESETS.items()):
+        col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS), help=what,
+                   width="stretch")
+    st.markdown("**The topic**: relevant documents per level")
+    cur_counts = _counts()
+    ccols = st.columns(K)
+    for i, L in enumerate(range(K, 0, -1)):
+        ss.setdefault(f"pl_c{L}", cur_counts[L - 1])
+        ccols[i].number_input(f"{names[L - 1]} documents", min_value=0, max_value=1000, step=1, key=f"pl_c{L}")
+    counts = [int(ss[f"pl_c{L}"]) for L in range(1, K + 1)]
+    ss["pl_counts"] = ",".join(map(str, counts))
+
+    st.markdown("**The ranked list**: level of the document at each rank")
+    cur = _list()
+    ss.setdefault("pl_n", len(cur))
+    st.number_input("ranks", min_value=1, max_value=MAX_RANKS, step=1, key="pl_n")
+    n = int(ss["pl_n"])
+    per_row = 6
+    for start in range(0, n, per_row):
+        rcols = st.columns(per_row)
+        for i in range(start + 1, min(n, start + per_row) + 1):
+            ss.setdefault(f"pl_r{i}", cur[i - 1] if i <= len(cur) else 0)
+            if ss[f"pl_r{i}"] not in LEVEL_OPTIONS:
+                ss[f"pl_r{i}"] = 0
+            rcols[i - start - 1].selectbox(f"rank {i}", LEVEL_OPTIONS, key=f"pl_r{i}", format_func=_fmt)
+    levels = [int(ss[f"pl_r{i}"]) for i in range(1, n + 1)]
+    ss["pl_list"] = ",".join(map(str, levels))
+    m1, m2, m3, m4 = st.columns([1.1, 1, 1, 1.4], vertical_alignment="bottom")
+    if int(ss.get("pl_move", 1)) > n:
+        ss["pl_move"] = 1
+    m1.selectbox("reorder: rank", list(range(1, n + 1)), key="pl_move")
+    m2.button("move up", on_click=_move, args=(-1,), key="pl_up", icon=":material/arrow_upward:",
+              width="stretch")
+    m3.button("move down", on_click=_move, args=(1,), key="pl_down", icon=":material/arrow_downward:",
+              width="stretch")
+    m4.button("reverse the list", on_click=lambda: _set(_current_from_widgets()[::-1]), key="pl_rev",
+              width="stretch")
+
+    with st.expander("Copy a list from the loaded data"):
+        d1, d2 = st.columns(2)
+        run = d1.selectbox("run", list(c.run_ids), key="pl_src_run")
+        topic = d2.selectbox("topic", list(c.topic_ids), key="pl_src_topic",
+                             index=len(c.topic_ids) - 1 if c.n_topics <= 3 else 0)
+
+        def _copy():
+            lv, cnt, beyond = teaching.list_from_collection(c, c.run_ids.index(ss["pl_src_run"]),
+                                                            c.topic_ids.index(ss["pl_src_topic"]), MAX_RANKS)
+            _set(lv or [0], cnt)
+            ss["_pl_beyond"] = beyond
+
+        st.button("Copy this run's list", on_click=_copy, key="pl_copy")
+        if ss.get("_pl_beyond"):
+            st.caption(f"{ss['_pl_beyond']} relevant document(s) lie below rank {MAX_RANKS} and were left out.")
+
+one = teaching.one_topic(levels, counts, level_names=c.level_names)
+if one.level_counts[0, 1:].tolist() != counts:
+    st.toast("The list holds more documents of a level than the topic: the topic's counts were raised to match.")
+keys = [state.expand(k, s.cutoff) for k in cached.METRIC_KEYS]
+params = dict(gains=list(s.gains), beta=s.beta, penalties=list(s.penalties), rel_threshold=s.rel_threshold)
+vals = teaching.metric_values(one, keys, **params)
+table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta)
+
+with right:
+    focus = vals[vals["metric"].isin(cached.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
+    fcols = st.columns(len(focus))
+    for col, (k, v) in zip(fcols, focus.items()):
+        col.metric(k, f"{v:.4f}")
+    st.caption(f"r_1 (first relevant document) = {r1 or 'none'} · r_p (preferred rank: first document of "
+               f"the highest level in the list) = {rp or 'none'} · R = {int(one.R[0])}")
+    level_colors = {names[L - 1]: figures.OKABE_ITO[(K - L) % len(figures.OKABE_ITO)] for L in range(1, K + 1)}
+    chart = table.rename(columns={"g(r)": "g", "BR(r)": "BR"})
+    st.plotly_chart(figures.playground_chart(chart, level_colors), width="stretch",
+                    key="pl_chart")
+    st.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
+               "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
+
+st.subheader("Per rank")
+st.dataframe(
+    table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}"}, na_rep="")
+    .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1),
+    hide_index=True, width="stretch")
+st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
+           "documents down to r; BR: the blended ratio (relevant ranks only). Shaded: r_1 and r_p.")
+
+st.subheader("Every metric")
+widgets.table(vals, digits=4, hide_index=True,
+              column_config={"value": st.column_config.NumberColumn(format="%.4f"),
+                             "user model": st.column_config.TextColumn(width="large")})
+
+with st.expander("Formulas (003, 001)", expanded=False):
+    fcols = st.columns(2)
+    for i, (name, tex) in enumerate(teaching.FORMULAS.items()):
+        with fcols[i % 2]:
+            st.markdown(f"**{name}**")
+            st.latex(tex)
+    st.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
+               "level present in the list; beta(L): the NWRR penalty of level L, M the topic's highest level.")

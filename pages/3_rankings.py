@@ -1,0 +1,108 @@
+"""Rankings: mean of every metric per run; how the ranking moves with the gains; per-topic views."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard import cached, figures, state, widgets
+
+ss = st.session_state
+s = state.current()
+full = cached.current_collection()
+c = cached.analysis_collection(full, s)
+
+st.title("Rankings")
+st.caption(widgets.settings_line(s, c) + (f" · top {c.n_runs} runs by {s.top_by}" if c.n_runs < full.n_runs else ""))
+
+means = cached.means(c, s)
+metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
+                               help="The metric of the chart, the gain comparison and the per-topic views.")
+order = means[metric].sort_values(ascending=False).index
+
+left, right = st.columns([1, 1.25], gap="large")
+with left:
+    st.plotly_chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
+    st.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
+with right:
+    st.markdown("**Mean over topics, every metric** (click a header to sort)")
+    shown = means.loc[order].copy()
+    shown.insert(0, "rank", np.arange(1, len(shown) + 1))
+    widgets.table(shown, digits=4, height=min(38 + 35 * len(shown), 560))
+
+st.subheader("Current gains against 3:2:1")
+spec = cached.METRICS[metric.partition("@")[0]]
+ref_gains = cached.preset_gains("3:2:1", s.K)
+if not spec.uses_gains:
+    st.info(f"{metric} does not use gains; pick a graded metric (Q-measure, P-measure, nDCG ...) to see "
+            "the ranking move with the gain sliders.")
+else:
+    ref = cached.score(c, metric, state.Settings(**{**s.__dict__, "gains": tuple(ref_gains)})).mean(axis=1)
+    cur = means[metric].to_numpy()
+    df = pd.DataFrame({"run": c.run_ids, "value_left": ref, "value_right": cur})
+    df["rank_left"] = df["value_left"].rank(ascending=False, method="min").astype(int)
+    df["rank_right"] = df["value_right"].rank(ascending=False, method="min").astype(int)
+    cur_name = f"current ({state.paper(s.gains)})"
+    l2, r2 = st.columns([1.3, 1], gap="large")
+    with l2:
+        st.plotly_chart(figures.rank_shift(df, "3:2:1", cur_name), width="stretch", key="rk_shift")
+        moved = int((df["rank_left"] != df["rank_right"]).sum())
+        st.caption(f"Each line is a run: its rank under 3:2:1 (left) and under the current gains (right). "
+                   f"Blue moved up, orange down. {moved} of {len(df)} runs change rank.")
+    with r2:
+        if list(s.gains) == list(ref_gains):
+            st.info("The sliders are at 3:2:1. Move a gain slider or pick a preset in the sidebar to compare.")
+        if cached.has("kendall_tau"):
+            tau = cached.kendall(ref, cur)
+            st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
+        moves = df.assign(change=df["rank_left"] - df["rank_right"]).sort_values("rank_right")
+        widgets.table(moves[["run", "rank_left", "rank_right", "change", "value_right"]]
+                      .rename(columns={"rank_left": "rank 3:2:1", "rank_right": "rank now",
+                                       "value_right": f"mean {metric}"}),
+                      digits=4, hide_index=True, height=360)
+
+st.subheader("Per topic")
+mat = pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
+st.plotly_chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
+st.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
+           "hard topics; a run bright where its neighbours are dark has a specialty.")
+
+st.markdown("**Run against run**")
+runs = list(order)
+for key, i in (("rk_run_x", 0), ("rk_run_y", 1)):
+    if ss.get(key) not in runs:
+        ss[key] = runs[min(i, len(runs) - 1)]
+d1, d2 = st.columns(2)
+x = d1.selectbox("run x", runs, key="rk_run_x")
+y = d2.selectbox("run y", runs, key="rk_run_y")
+mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
+diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
+st.plotly_chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
+wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
+st.caption(f"{x} beats {y} on {wins} topics, loses on {losses}, ties on {len(diff) - wins - losses}; "
+           f"mean difference {diff['diff'].mean():+.4f}. A few tall bars mean the gap rests on a few topics.")
+
+st.subheader("How deep does a P-measure user go?")
+r1, rp = cached.first_and_preferred(c, s)
+depth = pd.concat([
+    pd.DataFrame({"kind": "r_1: first relevant document (RR, O-measure)", "rank": r1[r1 > 0]}),
+    pd.DataFrame({"kind": "r_p: preferred rank (P, P+-measure)", "rank": rp[rp > 0]}),
+], ignore_index=True)
+if depth.empty:
+    st.info("No run retrieves a relevant document.")
+else:
+    l3, r3 = st.columns([1.5, 1], gap="large")
+    with l3:
+        st.plotly_chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
+        st.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
+                   "or above each rank (003 Appendix). The gap between the curves is the extra scanning "
+                   "P-measure assumes.")
+    with r3:
+        both = (r1 > 0) & (rp > 0)
+        st.metric("median r_p", f"{np.median(rp[rp > 0]):.0f}")
+        st.metric("lists where r_p > r_1", f"{(rp[both] > r1[both]).mean():.1%}" if both.any() else "–")
+        st.metric("mean extra ranks scanned (r_p - r_1)", f"{(rp[both] - r1[both]).mean():.1f}" if both.any() else "–")
+        per_topic = pd.DataFrame({"topic": c.topic_ids,
+                                  "median r_1": np.nanmedian(np.where(r1 > 0, r1, np.nan), axis=0),
+                                  "median r_p": np.nanmedian(np.where(rp > 0, rp, np.nan), axis=0)}) \
+            if c.n_runs else pd.DataFrame()
+        with st.expander("per topic"):
+            widgets.table(per_topic, digits=1, hide_index=True)
