@@ -224,7 +224,7 @@ def main() -> int:
         "",
         "Caveats: one collection (66 medical-web topics, 2 relevance levels) against 003's four NTCIR CLIR sets "
         "(42-50 topics, 3 levels); one seed; B = 1000 as in the paper, so swap and ASL values carry Monte Carlo "
-        "error of about +-1.5 percentage points; clef2015's runs come from fewer teams, some nearly identical.",
+        "error of about +-1.5 percentage points.",
         "",
     ]
     args.out.write_text("\n".join(out), encoding="utf-8")

@@ -54,3 +54,19 @@ def test_errors_exit_2(capsys, tmp_path):
     assert "subset_size must be <= 25" in capsys.readouterr().err
     assert main(["bootstrap", "--scores", str(tmp_path / "none.csv")]) == 2
     assert "cannot read score file" in capsys.readouterr().err
+
+
+def test_reproduce_script_on_simulated_data(tmp_path, monkeypatch):
+    import runpy
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / "r.md"
+    script = Path(__file__).resolve().parents[1] / "docs" / "reproduce_003.py"
+    monkeypatch.setattr(sys, "argv", [str(script), "--simulated", "--B", "100", "--out", str(out)])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_path(str(script), run_name="__main__")
+    assert e.value.code == 0
+    text = out.read_text()
+    for head in ("Table 2", "Table 3", "Table 4", "Table 5", "Table 6", "Tukey", "P+ >= O >= NWRR >= RR"):
+        assert head in text
