@@ -4,9 +4,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, state, widgets
+from dashboard import cached, shell, state, widgets
 
 ss = st.session_state
+s, _ = shell.setup()
 if ss.pop("_switch_to_upload", False):
     st.toast("Files loaded: the app now shows them.", icon=":material/check_circle:")
 

@@ -2,12 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, state, teaching, widgets
+from dashboard import cached, shell, figures, state, teaching, widgets
 
 MAX_RANKS = 30
 ss = st.session_state
-s = state.current()
-c = cached.current_collection()
+s, c = shell.setup()
 K = c.max_level
 names = state.level_names(K, c.level_names)          # names[L-1] for level L
 LEVEL_OPTIONS = list(range(K, -1, -1))                # highest first, 0 = non-relevant last

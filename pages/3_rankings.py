@@ -3,11 +3,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, state, widgets
+from dashboard import cached, shell, figures, state, widgets
 
 ss = st.session_state
-s = state.current()
-full = cached.current_collection()
+s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Rankings")

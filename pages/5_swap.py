@@ -1,11 +1,10 @@
 """Swap method (003 Sec. 4.2, Table 3): how large a difference must be to hold on another topic set."""
 import streamlit as st
 
-from dashboard import cached, figures, state, widgets
+from dashboard import cached, shell, figures, state, widgets
 
 ss = st.session_state
-s = state.current()
-full = cached.current_collection()
+s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Swap method")

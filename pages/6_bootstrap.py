@@ -1,11 +1,10 @@
 """Bootstrap sensitivity (003 Sec. 4.3, Table 4) and randomised Tukey HSD."""
 import streamlit as st
 
-from dashboard import cached, figures, state, widgets
+from dashboard import cached, shell, figures, state, widgets
 
 ss = st.session_state
-s = state.current()
-full = cached.current_collection()
+s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Bootstrap sensitivity")

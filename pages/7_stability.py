@@ -1,11 +1,10 @@
 """Stability (Buckley & Voorhees; 002): error rate against proportion of ties."""
 import streamlit as st
 
-from dashboard import cached, figures, state, widgets
+from dashboard import cached, shell, figures, state, widgets
 
 ss = st.session_state
-s = state.current()
-full = cached.current_collection()
+s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Stability")

@@ -3,11 +3,10 @@ import json
 
 import streamlit as st
 
-from dashboard import cached, report, state, widgets
+from dashboard import cached, shell, report, state, widgets
 
 ss = st.session_state
-s = state.current()
-full = cached.current_collection()
+s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Report")

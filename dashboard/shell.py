@@ -1,0 +1,38 @@
+"""What every page does first: page config, settings from the session/URL, the sidebar.
+
+Each page calls :func:`setup` itself rather than relying on app.py, because
+Streamlit treats a ``pages/`` folder beside the entry point as a v1
+multipage app in some runs (AppTest resets that flag on every run, and a
+server's very first request may go straight to a page): the page script then
+runs without app.py. Calling the shell from the page makes both paths the same.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from . import cached, state, widgets
+
+
+def setup():
+    """Page config, session defaults (from the URL once), the shared sidebar.
+
+    Returns ``(settings, collection)`` for this run.
+    """
+    st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
+                       layout="wide", initial_sidebar_state="expanded")
+    ss = st.session_state
+    state.init(cached.METRIC_KEYS)
+    state.keep_alive()
+    if ss.get("_switch_to_upload"):  # the Data page just loaded files
+        ss["dataset"] = "upload"
+    if ss["dataset"] == "upload" and ss.get("uploaded") is None:
+        ss["dataset"] = "sim"
+        st.toast("Uploaded data lives only in the browser session that uploaded it; "
+                 "showing the simulated collection.")
+    collection = cached.current_collection()
+    state.set_levels(collection.max_level)
+    widgets.sidebar(collection)
+    for msg in ss.pop("_url_warnings", []):
+        st.toast(msg)
+    state.sync_url()
+    return state.current(), collection
