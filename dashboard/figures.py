@@ -225,7 +225,7 @@ def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = 
     ))
     _layout(fig, x="rank r", y="gain g(r)", height=320)
     fig.update_layout(yaxis2=dict(title="BR(r) (0-1)", overlaying="y", side="right", range=[0, 1.05],
-                                  showgrid=False))
+                                  tickmode="linear", dtick=0.2, showgrid=False))
     fig.update_xaxes(dtick=1)
     return fig
 

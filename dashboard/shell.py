@@ -13,11 +13,24 @@ import streamlit as st
 from . import cached, state, widgets
 
 
+def _leave_pages_folder_mode() -> None:
+    """On a server's very first request for a page URL, Streamlit runs the page
+    file alone in its v1 "pages folder" mode (st.navigation never ran yet).
+    Switch that off once and rerun through app.py's navigation. AppTest resets
+    the flag on every run and handles pages either way, so it is left alone."""
+    from streamlit import config
+    from streamlit.runtime.pages_manager import PagesManager
+    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def setup():
     """Page config, session defaults (from the URL once), the shared sidebar.
 
     Returns ``(settings, collection)`` for this run.
     """
+    _leave_pages_folder_mode()
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
                        layout="wide", initial_sidebar_state="expanded")
     ss = st.session_state

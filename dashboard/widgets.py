@@ -25,10 +25,11 @@ def sidebar(c) -> None:
         st.caption(f"{c.n_runs} runs · {c.n_topics} topics · levels {' '.join(names[::-1])}")
 
         st.markdown("**Gain per relevance level**")
-        cols = st.columns(3)
-        for i, name in enumerate(state.PRESETS):
+        rows = [st.columns(3), st.columns([1, 1.25])]
+        slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
+        for slot, name in zip(slots, ("3:2:1", "1:1:1", "10:5:1", "30:20:10", "0.3:0.2:0.1")):
             g = cached.preset_gains(name, K)
-            cols[i % 3].button(name, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
+            slot.button(name, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
                                disabled=g is None, width="stretch",
                                help=f"Set the gains to the papers' {name} (highest level first)")
         for L in range(K, 0, -1):

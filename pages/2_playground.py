@@ -63,7 +63,7 @@ PRESETS = {
     "X": ([B], "a B-relevant document at rank 1"),
     "Y": ([0, S], "non-relevant, then an S-relevant document"),
     "Z": ([B, S], "B at rank 1, S at rank 2: the system P-measure rewards"),
-    "perfect inverse": ([B, A, S], "the ideal list upside down"),
+    "inverse": ([B, A, S], "the perfect inverse: the ideal list upside down"),
     "ideal": ([S, A, B], "the ideal list"),
 }
 FIG3_COUNTS = [1] * K
@@ -72,6 +72,7 @@ st.title("Metric playground")
 st.caption("Build a ranked list and a topic by hand. Every metric, and the numbers behind it, follow the "
            "sidebar's gains, beta and penalties.")
 
+strip = st.container()
 left, right = st.columns([1.05, 1], gap="large")
 with left:
     st.markdown("**Presets** (003 Fig. 3 topic: one S, one A and one B document)")
@@ -103,15 +104,15 @@ with left:
             rcols[i - start - 1].selectbox(f"rank {i}", LEVEL_OPTIONS, key=f"pl_r{i}", format_func=_fmt)
     levels = [int(ss[f"pl_r{i}"]) for i in range(1, n + 1)]
     ss["pl_list"] = ",".join(map(str, levels))
-    m1, m2, m3, m4 = st.columns([1.1, 1, 1, 1.4], vertical_alignment="bottom")
+    m1, m2, m3, m4 = st.columns([1.2, 1, 1, 1.1], vertical_alignment="bottom")
     if int(ss.get("pl_move", 1)) > n:
         ss["pl_move"] = 1
     m1.selectbox("reorder: rank", list(range(1, n + 1)), key="pl_move")
-    m2.button("move up", on_click=_move, args=(-1,), key="pl_up", icon=":material/arrow_upward:",
+    m2.button("up", on_click=_move, args=(-1,), key="pl_up", icon=":material/arrow_upward:",
               width="stretch")
-    m3.button("move down", on_click=_move, args=(1,), key="pl_down", icon=":material/arrow_downward:",
+    m3.button("down", on_click=_move, args=(1,), key="pl_down", icon=":material/arrow_downward:",
               width="stretch")
-    m4.button("reverse the list", on_click=lambda: _set(_current_from_widgets()[::-1]), key="pl_rev",
+    m4.button("reverse", on_click=lambda: _set(_current_from_widgets()[::-1]), key="pl_rev",
               width="stretch")
 
     with st.expander("Copy a list from the loaded data"):
@@ -138,13 +139,15 @@ params = dict(gains=list(s.gains), beta=s.beta, penalties=list(s.penalties), rel
 vals = teaching.metric_values(one, keys, **params)
 table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta)
 
-with right:
+with strip:
     focus = vals[vals["metric"].isin(cached.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
-    fcols = st.columns(len(focus))
+    fcols = st.columns(len(focus) + 3)
     for col, (k, v) in zip(fcols, focus.items()):
         col.metric(k, f"{v:.4f}")
-    st.caption(f"r_1 (first relevant document) = {r1 or 'none'} · r_p (preferred rank: first document of "
-               f"the highest level in the list) = {rp or 'none'} · R = {int(one.R[0])}")
+    fcols[-3].metric("r_1", r1 or "none", help="rank of the first relevant document")
+    fcols[-2].metric("r_p", rp or "none", help="preferred rank: the first document of the highest level in the list")
+    fcols[-1].metric("R", int(one.R[0]), help="relevant documents for the topic")
+with right:
     level_colors = {names[L - 1]: figures.OKABE_ITO[(K - L) % len(figures.OKABE_ITO)] for L in range(1, K + 1)}
     chart = table.rename(columns={"g(r)": "g", "BR(r)": "BR"})
     st.plotly_chart(figures.playground_chart(chart, level_colors), width="stretch",
