@@ -236,7 +236,9 @@ def keep_alive() -> None:
     """Stop Streamlit from dropping page widgets' values when the page changes
     (the documented 'interrupt the widget clean-up' idiom)."""
     ss = st.session_state
-    for key in list(_SCALARS) + list(_LISTS):
+    K = ss.get("_K", 0)
+    levels = [f"{x}{L}" for x in "gp" for L in range(1, K + 1)]
+    for key in list(_SCALARS) + list(_LISTS) + levels:
         if key in ss:
             ss[key] = ss[key]
 
