@@ -147,8 +147,14 @@ def label(key: str, c: Collection, s: Settings) -> str:
 
 
 def first_and_preferred(c: Collection, s: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """r_1 and r_p per (run, topic): gain-independent, so cached by the data alone."""
+    return _ranks(c, c.fingerprint)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _ranks(_c: Collection, fp: str) -> tuple[np.ndarray, np.ndarray]:
     from evalcore import metrics as M
-    return (M.first_rank(c, rel_threshold=1), M.preferred_rank(c))
+    return (M.first_rank(_c, rel_threshold=1), M.preferred_rank(_c))
 
 
 # -- rank correlation (cheap, live) -----------------------------------------

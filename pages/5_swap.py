@@ -43,7 +43,11 @@ if res is not None:
     with right:
         summ = res["summary"]
         st.markdown("**Sensitivity summary (003 Table 3)**")
-        widgets.table(summ, digits=4, hide_index=True, height=420,
+        confs = sorted(summ["confidence"].unique(), reverse=True)
+        conf = st.segmented_control("confidence", confs, default=confs[0], format_func=lambda v: f"{v:.0%}",
+                                    key="sw_conf") or confs[0]
+        summ = summ[summ["confidence"] == conf].sort_values("abs_diff")
+        widgets.table(summ, digits=4, hide_index=True,
                       column_config={"confidence": st.column_config.NumberColumn(format="%.2f"),
                                      "pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
         st.caption("abs_diff: the difference needed for that confidence; relative: abs_diff over the largest "

@@ -93,13 +93,16 @@ def server():
 def _wait_idle(page, timeout_ms: int = 30000) -> None:
     """Wait until the app view is there and no script run is in progress."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stSlider"]', timeout=timeout_ms)
     page.wait_for_timeout(300)
     page.wait_for_function(
         """() => {
             const s = document.querySelector('[data-testid="stStatusWidget"]');
-            return !s || !/running|connecting/i.test(s.innerText || '');
+            const busy = s && /running|connecting/i.test(s.innerText || '');
+            const skeleton = document.querySelector('[data-testid*="Skeleton"]');
+            return !busy && !skeleton;
         }""", timeout=timeout_ms)
-    page.wait_for_timeout(400)
+    page.wait_for_timeout(500)
 
 
 @pytest.mark.browser
