@@ -230,3 +230,30 @@ def test_report_builds_and_its_settings_file_reloads():
     at2.run()
     assert not at2.exception
     assert [at2.slider(key=f"g{L}").value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
+
+
+def _two_level_collection():
+    """A small collection with two relevance levels (L1, L2), as clef2015 has."""
+    rng = np.random.default_rng(3)
+    lists = {f"run{i}": {f"q{t}": rng.integers(0, 3, size=12).tolist() for t in range(6)} for i in range(5)}
+    counts = {f"q{t}": [20, 4, 2] for t in range(6)}
+    return evalcore.Collection.from_lists(lists, counts, name="two levels")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_on_a_two_level_upload(page):
+    """Uploaded data (as the Data page stores it) with K = 2: sliders L2, L1."""
+    c = _two_level_collection()
+    at = _app()
+    at.session_state["uploaded"] = c
+    at.run()
+    at.selectbox(key="dataset").set_value("upload").run()
+    assert not at.exception
+    assert [s.label for s in at.sidebar.slider][:2] == ["L2 (level 2)", "L1 (level 1)"]
+    _goto(at, page)
+    assert not at.error, [e.value for e in at.error]
+    if page == "3_rankings":
+        at.slider(key="g2").set_value(7.5).run()
+        got = _means_table(at)["Q-measure"]
+        want = registry.means_table(c, ["Q-measure"], gains=[1.0, 7.5])["Q-measure"]
+        np.testing.assert_allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=1e-12)
