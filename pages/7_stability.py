@@ -32,4 +32,6 @@ if res is not None:
         st.caption("Each point is one fuzziness value (labelled): run pairs closer than that share of the larger "
                    "score count as ties. Lower-left is better: few errors without calling everything a tie.")
     with right:
-        widgets.table(summ, digits=4, hide_index=True, height=420)
+        pct = {c: st.column_config.NumberColumn(c.replace("_", " "), format="percent")
+               for c in ("fuzziness", "error_rate", "prop_ties") if c in summ}
+        widgets.table(summ, digits=4, hide_index=True, height=420, column_config=pct)
