@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -101,6 +102,21 @@ def score(c: Collection, key: str, s: Settings) -> np.ndarray:
     return _score(c, c.fingerprint, key, *_relevant(key, s))
 
 
+def usable(c: Collection, s: Settings) -> Settings:
+    """The settings with every metric that cannot be computed under them left
+    out (e.g. nERR when a lower level gets a larger gain than the top one),
+    each with a warning in the sidebar saying why."""
+    ok = []
+    for base in s.metrics:
+        key = state.expand(base, s.cutoff)
+        try:
+            score(c, key, s)
+            ok.append(base)
+        except ValueError as e:
+            st.sidebar.warning(f"{key} is left out with these settings: {e}", icon=":material/warning:")
+    return replace(s, metrics=tuple(ok) or ("AP",))
+
+
 def scores(c: Collection, s: Settings, keys=None) -> dict[str, np.ndarray]:
     return {k: score(c, k, s) for k in (keys or s.metric_keys)}
 
@@ -117,7 +133,11 @@ def top_runs(c: Collection, s: Settings) -> np.ndarray:
     if s.top_n <= 0 or s.top_n >= c.n_runs:
         return np.arange(c.n_runs)
     key = state.expand(s.top_by, s.cutoff) if s.top_by in METRICS else s.metric_keys[0]
-    m = score(c, key, s).mean(axis=1)
+    try:
+        m = score(c, key, s).mean(axis=1)
+    except ValueError as e:
+        st.sidebar.warning(f"Top N by {key} is off with these settings: {e}", icon=":material/warning:")
+        return np.arange(c.n_runs)
     order = np.argsort(-m, kind="stable")
     return np.sort(order[: s.top_n])
 
@@ -191,7 +211,10 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
     for name in presets:
         g = preset_gains(name, _c.max_level)
         if g is not None:
-            cols[name] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+            try:
+                cols[name] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+            except ValueError:      # e.g. nERR under a preset it does not accept
+                continue
     return pd.DataFrame(cols, index=pd.Index(_c.run_ids, name="run"))
 
 
@@ -212,7 +235,11 @@ def _sweep(_c: Collection, fp: str, key: str, gains: tuple, beta: float, level: 
     for v in grid:
         g = list(gains)
         g[level - 1] = v
-        m = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+        try:
+            m = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+        except ValueError:          # a gain this metric does not accept (nERR): leave a gap
+            rows.append({"gain": v, "tau": float("nan")})
+            continue
         rows.append({"gain": v, "tau": kendall(ref, m)})
     return pd.DataFrame(rows)
 

@@ -48,4 +48,4 @@ def setup():
     for msg in ss.pop("_url_warnings", []):
         st.toast(msg)
     state.sync_url()
-    return state.current(), collection
+    return cached.usable(collection, state.current()), collection
