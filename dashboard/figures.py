@@ -175,8 +175,10 @@ def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title
         fig.add_hline(y=ref_y, line=dict(color=GREY, dash="dash"), annotation_text=ref_label,
                       annotation_position="top left")
     if ref_x is not None:
-        fig.add_vline(x=ref_x, line=dict(color=GREY, dash="dot"), annotation_text=ref_label,
-                      annotation_position="top right")
+        # the line is placed in data units; an annotation on a log axis takes log10 units
+        fig.add_vline(x=ref_x, line=dict(color=GREY, dash="dot"))
+        fig.add_annotation(x=float(np.log10(ref_x)) if log_x else ref_x, y=1, yref="paper", text=ref_label,
+                           showarrow=False, xanchor="left", xshift=4, font=dict(color="#555555"))
     if log_x:
         fig.update_xaxes(type="log")
     if y_percent:

@@ -51,8 +51,8 @@ K = c.max_level
 names = state.level_names(K, c.level_names)
 if not 1 <= int(ss.get("kc_level", 0)) <= K:
     ss["kc_level"] = K
-level = st.select_slider("Level whose gain moves", options=list(range(1, K + 1)), key="kc_level",
-                         format_func=lambda L: f"{names[L - 1]} (level {L})")
+level = st.radio("Level whose gain moves", options=list(range(K, 0, -1)), key="kc_level", horizontal=True,
+                 format_func=lambda L: f"{names[L - 1]} (level {L})")
 sweep = cached.gain_sweep(c, metric, s, level)
 sweep["metric"] = metric
 st.plotly_chart(
