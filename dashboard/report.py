@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 _LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+                  "~": r"\textasciitilde{}", "\u00b7": ";", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
 
 
 def _tex(x) -> str:

@@ -318,4 +318,22 @@ def apply_settings_file(data: dict, K: int) -> list[str]:
     for key in ("top_n", "top_by"):
         if key in data:
             ss[key] = data[key]
+    if data.get("dataset") in ("sim", "examples"):
+        ss["dataset"] = data["dataset"]
+    nested = {"simulated": {"n_topics": "sim_topics", "n_runs": "sim_runs", "seed": "sim_seed"},
+              "swap": {"sampling": "sw_sampling", "subset_size": "sw_subset", "B": "sw_B", "seed": "sw_seed"},
+              "bootstrap": {"alpha": "bs_alpha", "B": "bs_B", "seed": "bs_seed"},
+              "stability": {"subset_size": "st_subset", "B": "st_B", "seed": "st_seed"}}
+    for group, keys in nested.items():
+        block = data.get(group)
+        if not isinstance(block, dict):
+            continue
+        for name, key in keys.items():
+            if name not in block:
+                continue
+            try:
+                parse = _SCALARS[key][2]
+                ss[key] = _clean(key, parse(block[name] if block[name] is not None else 0))
+            except (TypeError, ValueError):
+                problems.append(f"{group}.{name}: could not read {block[name]!r}")
     return problems

@@ -62,6 +62,8 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
         if res is not None and part in res:
             tables[slot] = (res[part].set_index("metric"), caption)
     settings = {**s.as_json(), "dataset": s.dataset, "collection": c.name,
+                "simulated": {"n_topics": int(ss["sim_topics"]), "n_runs": int(ss["sim_runs"]),
+                              "seed": int(ss["sim_seed"])},
                 "collection_fingerprint": c.fingerprint,
                 "swap": {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None,
                          "B": int(ss["sw_B"]), "seed": int(ss["sw_seed"])},
