@@ -68,7 +68,9 @@ _BOUNDS = {
     "sim_topics": (2, 500), "sim_runs": (2, 200), "beta": (0.0, 10.0), "cutoff": (1, 1000),
     "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
     "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
+    "sim_seed": (0, 10**6), "sw_seed": (0, 10**6), "bs_seed": (0, 10**6), "st_seed": (0, 10**6),
 }
+ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,10 @@ def init(metric_choices) -> None:
         ss["_url_pen"] = q.get("pen")
         ss["_init_done"] = True
     ss["metrics"] = [m for m in ss["metrics"] if m in metric_choices] or list(DEFAULT_METRICS)
+    if ss["top_by"] not in metric_choices:
+        ss["top_by"] = "AP"
+    if ss["bs_alpha"] not in ALPHAS:
+        ss["bs_alpha"] = min(ALPHAS, key=lambda a: abs(a - float(ss["bs_alpha"])))
 
 
 def set_levels(K: int) -> None:
@@ -198,7 +204,7 @@ def set_levels(K: int) -> None:
             try:
                 vals = from_paper(raw)
                 if len(vals) == K and all(ok(v) for v in vals):
-                    target[:] = vals
+                    target[:] = [min(v, 100.0) for v in vals]
             except ValueError:
                 pass
     for old in [k for k in ss if (k[:1] in "gp" and k[1:].isdigit())]:

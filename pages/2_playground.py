@@ -29,7 +29,7 @@ def _list() -> list[int]:
 
 
 def _counts() -> list[int]:
-    v = [max(x, 0) for x in _parse(ss["pl_counts"])]
+    v = [min(max(x, 0), 1000) for x in _parse(ss["pl_counts"])]
     return (v + [0] * K)[:K] if v else [1] * K
 
 

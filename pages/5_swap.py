@@ -14,6 +14,7 @@ if not cached.has("swap_method"):
     widgets.not_available("The swap method")
     st.stop()
 
+ss["sw_subset"] = min(int(ss["sw_subset"]), c.n_topics)
 c1, c2, c3, c4 = st.columns(4)
 c1.selectbox("topic sampling", ["replacement", "disjoint", "independent"], key="sw_sampling",
              help="replacement: two bootstrap samples of the topics (003); disjoint: two disjoint halves "

@@ -15,7 +15,7 @@ if c.n_runs < 2:
     st.stop()
 
 c1, c2, c3 = st.columns(3)
-c1.select_slider("significance level alpha", options=[0.001, 0.01, 0.05, 0.1], key="bs_alpha")
+c1.select_slider("significance level alpha", options=list(state.ALPHAS), key="bs_alpha")
 c2.number_input("bootstrap samples / permutations B", min_value=10, max_value=100000, step=100, key="bs_B")
 c3.number_input("seed", min_value=0, max_value=10**6, step=1, key="bs_seed")
 alpha, B, seed = float(ss["bs_alpha"]), int(ss["bs_B"]), int(ss["bs_seed"])

@@ -13,6 +13,7 @@ if not cached.has("stability"):
     widgets.not_available("The stability method")
     st.stop()
 
+ss["st_subset"] = min(int(ss["st_subset"]), c.n_topics)
 c1, c2, c3 = st.columns(3)
 c1.number_input("topics per subset (0 = half)", min_value=0, max_value=max(c.n_topics, 1), step=1, key="st_subset")
 c2.number_input("trials B", min_value=10, max_value=100000, step=100, key="st_B")

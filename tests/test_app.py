@@ -265,3 +265,13 @@ def test_a_metric_that_rejects_the_gains_is_left_out_with_a_warning():
     assert any("nERR@10 is left out" in w.value for w in at.sidebar.warning)
     assert list(_means_table(at).columns) == ["rank", "AP", "P-measure"]
     _goto(at, "4_correlation")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_hostile_url_values_never_raise(page):
+    q = {"gains": "1e9:0:-3", "pen": "1000:1:0.5", "beta": "1e9", "cutoff": "99999", "thr": "x", "top": "-3",
+         "by": "nonsense", "m": "nonsense,,", "nt": "100000", "nr": "0", "seed": "99999999", "rk": "zzz",
+         "rx": "nope", "kc": "AP", "kl": "9", "sws": "sideways", "swk": "99999", "swb": "1", "swseed": "-1",
+         "bsa": "0.02", "bsb": "1e3", "stk": "-1", "stb": "x", "pl": "9,9,x,-1", "plc": "a,b", "data": "upload"}
+    at = _goto(_app(q), page)
+    assert not at.exception
