@@ -105,7 +105,9 @@ def long_computation(slot: str, key: tuple, label: str, compute, what: str):
     Returns the result for ``key`` or None (with a hint why nothing is shown).
     """
     ss = st.session_state
-    pressed = st.button(label, type="primary", key=f"{slot}_run", icon=":material/play_arrow:")
+    b, note = st.columns([1, 3], vertical_alignment="center")
+    pressed = b.button(label, type="primary", key=f"{slot}_run", icon=":material/play_arrow:")
+    note.caption("Runs on the press, with a progress bar; Stop (top right) or any change of a setting cancels it.")
     store = f"_res_{slot}"
     if pressed:
         prog = cached.Progress(f"{what} ...")

@@ -275,3 +275,36 @@ def test_hostile_url_values_never_raise(page):
          "bsa": "0.02", "bsb": "1e3", "stk": "-1", "stb": "x", "pl": "9,9,x,-1", "plc": "a,b", "data": "upload"}
     at = _goto(_app(q), page)
     assert not at.exception
+
+
+def test_a_good_upload_switches_the_app_to_it(monkeypatch):
+    """The Data page's success path, with the loader replaced by one that reads
+    the two tiny TREC files of 003 Fig. 3 (the real loader has its own tests)."""
+    seen = {}
+
+    def fake_load(qrels, runs, **kw):
+        seen["qrels"], seen["runs"], seen["kw"] = qrels, runs, kw
+        lists = {name.rsplit(".", 1)[0]: {"T3": [{"dB": 1, "dS": 3}[line.split()[2]]
+                                                 for line in data.decode().splitlines()]}
+                 for name, data in runs}
+        return evalcore.Collection.from_lists(lists, {"T3": [1, 1, 1, 1]}, level_names=("B", "A", "S"),
+                                              name="uploaded Fig. 3")
+
+    monkeypatch.setattr(evalcore, "load_collection", fake_load)
+    at = _goto(_app(), "1_data")
+    _upload(at, *_fig3_files())
+    assert not at.exception and not at.error
+    assert seen["qrels"][0] == "qrels.txt" and [n for n, _ in seen["runs"]] == ["Z.txt", "X.txt"]
+    assert at.selectbox(key="dataset").value == "upload"
+    _goto(at, "2_playground")
+    at.selectbox(key="pl_src_run").set_value("Z")
+    at.button(key="pl_copy").click().run()
+    assert _metric(at, "P-measure") == "0.8571"
+    # a later bad upload keeps this data
+    _goto(at, "1_data")
+    monkeypatch.setattr(evalcore, "load_collection",
+                        lambda *a, **k: (_ for _ in ()).throw(evalcore.InputError("run.txt, line 1: bad")))
+    _upload(at, *_fig3_files())
+    assert not at.exception
+    assert any("run.txt, line 1" in e.value for e in at.error)
+    assert at.selectbox(key="dataset").value == "upload"
