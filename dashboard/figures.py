@@ -62,26 +62,37 @@ def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
     """Slope chart: each run's rank under two settings.
 
     ``df``: columns run, rank_left, rank_right, value_left, value_right.
-    Runs that move up are blue, down orange, unchanged grey.
+    Runs that move up are blue, down orange, unchanged grey. One trace per
+    group (segments separated by None) keeps the figure cheap to build.
     """
+    d = df.assign(move=df["rank_left"] - df["rank_right"])
     fig = go.Figure()
-    for _, r in df.iterrows():
-        d = r["rank_left"] - r["rank_right"]
-        col = OKABE_ITO[0] if d > 0 else OKABE_ITO[3] if d < 0 else GREY
+    groups = [("moved up", d["move"] > 0, OKABE_ITO[0], 2.5), ("moved down", d["move"] < 0, OKABE_ITO[3], 2.5),
+              ("unchanged", d["move"] == 0, GREY, 1.2)]
+    for name, sel, col, width in groups:
+        g = d[sel]
+        if g.empty:
+            continue
+        n = len(g)
+        xs = np.tile(np.array([left, right, None], dtype=object), n)
+        ys = np.column_stack([g["rank_left"], g["rank_right"], np.full(n, np.nan)]).ravel()
+        runs = np.repeat(g["run"].astype(str).to_numpy(), 3)
+        vals = np.column_stack([g["value_left"], g["value_right"], np.full(n, np.nan)]).ravel()
+        moves = np.repeat(g["move"].to_numpy(), 3)
         fig.add_trace(go.Scatter(
-            x=[left, right], y=[r["rank_left"], r["rank_right"]], mode="lines+markers",
-            line=dict(color=col, width=2.5 if d else 1.2), marker=dict(size=7),
-            name=str(r["run"]), showlegend=False,
-            customdata=[[r["value_left"], d], [r["value_right"], d]],
-            hovertemplate=f"<b>{r['run']}</b><br>%{{x}}: rank %{{y}}, mean %{{customdata[0]:.4f}}"
-                          "<br>moves %{customdata[1]:+d} places<extra></extra>",
+            x=xs, y=ys, mode="lines+markers", name=name, line=dict(color=col, width=width),
+            marker=dict(size=7), customdata=np.column_stack([runs, vals, moves]),
+            hovertemplate="<b>%{customdata[0]}</b><br>%{x}: rank %{y}, mean %{customdata[1]:.4f}"
+                          "<br>moves %{customdata[2]} places<extra></extra>",
         ))
+    fig.add_trace(go.Scatter(
+        x=[right] * len(d), y=d["rank_right"], mode="text", text=["   " + r for r in d["run"].astype(str)],
+        textposition="middle right",
+        textfont=dict(size=10), hoverinfo="skip", showlegend=False,
+    ))
     n = len(df)
-    fig.update_yaxes(autorange="reversed", dtick=1 if n <= 30 else 5)
-    _layout(fig, x=None, y="rank (1 = best)", height=max(320, 16 * n + 80), legend=False)
-    for _, r in df.iterrows():
-        fig.add_annotation(x=right, y=r["rank_right"], text=str(r["run"]), showarrow=False,
-                           xanchor="left", xshift=8, font=dict(size=10))
+    fig.update_yaxes(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5)
+    _layout(fig, x=None, y="rank (1 = best)", height=max(320, 16 * n + 80), legend=True)
     fig.update_xaxes(range=[-0.2, 1.6])
     return fig
 
