@@ -56,6 +56,11 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
+    why = _missing()
+    if why:                      # decide before starting a server we would not use
+        if IN_CI:
+            pytest.fail(f"CI=true but the browser test cannot run: {why}")
+        pytest.skip(why)
     port = _free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     log = tempfile.TemporaryFile()
@@ -107,11 +112,6 @@ def _wait_idle(page, timeout_ms: int = 30000) -> None:
 
 @pytest.mark.browser
 def test_every_page_in_a_real_browser(server):
-    why = _missing()
-    if why:
-        if IN_CI:
-            pytest.fail(f"CI=true but the browser test cannot run: {why}")
-        pytest.skip(why)
     from playwright.sync_api import sync_playwright
 
     out = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-shots-"))
