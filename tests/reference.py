@@ -287,14 +287,26 @@ def ref_ncg(levels, counts, *, gains=None, cutoff):
     return _normalised(levels, counts, gains, cutoff, lambda r: 1.0)
 
 
+def _averaged(levels, counts, gains, k, disc):
+    """(1/k) sum_{r=1..k} DCG(r)/DCG_I(r), with DCG(r) and DCG_I(r) as running sums."""
+    g = gain_values(gains, _K(counts))
+    ideal = ideal_levels(counts, gains)
+    dcg = dcg_I = total = 0.0
+    for r in range(1, k + 1):
+        dcg += g[_level(levels, r)] / disc(r)
+        dcg_I += g[_level(ideal, r)] / disc(r)
+        total += dcg / dcg_I
+    return total / k
+
+
 def ref_andcg(levels, counts, *, gains=None, cutoff, log_base=2):
-    """(1/l) sum_{r=1..l} DCG(r)/DCG_I(r)."""
-    return sum(_normalised(levels, counts, gains, r, lambda i: _jk_disc(i, log_base))
-               for r in range(1, cutoff + 1)) / cutoff
+    """AnDCG@l = (1/l) sum_{r=1..l} nDCG@r (Jarvelin-Kekalainen discount)."""
+    return _averaged(levels, counts, gains, cutoff, lambda r: _jk_disc(r, log_base))
 
 
 def ref_ancg(levels, counts, *, gains=None, cutoff):
-    return sum(_normalised(levels, counts, gains, r, lambda i: 1.0) for r in range(1, cutoff + 1)) / cutoff
+    """AnCG@l = (1/l) sum_{r=1..l} nCG@r."""
+    return _averaged(levels, counts, gains, cutoff, lambda r: 1.0)
 
 
 def _err(levels, g, gK, k):
