@@ -52,10 +52,14 @@ def example_notes() -> dict[str, str]:
 
 
 def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, order: str = "score",
-                condensed: bool = False, keep_first_duplicate: bool = False) -> Collection:
+                condensed: bool = False, keep_first_duplicate: bool = False,
+                progress: Callable | None = None) -> Collection:
     """Parse uploaded files; raises evalcore.InputError (readable) on bad input."""
+    import inspect
     run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
     kw = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
+    if progress is not None and "progress" in inspect.signature(evalcore.load_collection).parameters:
+        kw["progress"] = progress
     try:
         return evalcore.load_collection(qrels, run_arg, **kw)
     except NotImplementedError:

@@ -60,10 +60,13 @@ with tab_up:
             t0 = time.perf_counter()
             size = qrels.size + sum(f.size for f in runs)
             st.write(f"{1 + len(runs)} file(s), {size / 1e6:.1f} MB")
+            prog = cached.Progress(f"Reading {len(runs)} run file(s) ...")
             try:
                 c = cached.load_upload((qrels.name, qrels.getvalue()), [(f.name, f.getvalue()) for f in runs],
-                                       order=order, condensed=condensed, keep_first_duplicate=keep_first)
+                                       order=order, condensed=condensed, keep_first_duplicate=keep_first,
+                                       progress=prog)
             except (cached.InputError, ValueError, OSError) as e:
+                prog.done()
                 status.update(label="These files could not be loaded", state="error", expanded=True)
                 ss["_load_error"] = str(e)
             else:
@@ -73,8 +76,8 @@ with tab_up:
                 ss["_switch_to_upload"] = True
                 st.rerun()
     if ss.get("_load_error"):
-        st.error(f"{ss['_load_error']}\n\nThe app keeps showing the previously loaded data.",
-                 icon=":material/error:")
+        msg = ss["_load_error"].replace("\n", "  \n")      # keep the loader's line breaks
+        st.error(f"{msg}\n\nThe app keeps showing the previously loaded data.", icon=":material/error:")
 
 c = cached.current_collection()
 st.subheader(c.name or "Loaded collection")
