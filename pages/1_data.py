@@ -43,8 +43,12 @@ with tab_up:
                 "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
                 "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
     c1, c2 = st.columns(2)
-    qrels = c1.file_uploader("Qrels (one file)", key="up_qrels")
-    runs = c2.file_uploader("Runs (several files, or one .zip)", accept_multiple_files=True, key="up_runs")
+    def _new_files():
+        st.session_state.pop("_load_error", None)
+
+    qrels = c1.file_uploader("Qrels (one file)", key="up_qrels", on_change=_new_files)
+    runs = c2.file_uploader("Runs (several files, or one .zip)", accept_multiple_files=True, key="up_runs",
+                            on_change=_new_files)
     with st.expander("Reading options"):
         o1, o2, o3 = st.columns(3)
         order = o1.selectbox("rank order", ["score", "rank", "file"], key="up_order",

@@ -308,3 +308,22 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
     assert not at.exception
     assert any("run.txt, line 1" in e.value for e in at.error)
     assert at.selectbox(key="dataset").value == "upload"
+
+
+def test_uploading_runs_as_one_zip_and_gzipped_qrels():
+    if not _loader_ready():
+        pytest.skip("evalcore.load_collection is not implemented yet")
+    import gzip
+    (qname, qbytes), runs = _fig3_files()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in runs:
+            z.writestr(name, data)
+    at = _goto(_app(), "1_data")
+    _upload(at, ("qrels.txt.gz", gzip.compress(qbytes)), [("runs.zip", buf.getvalue())])
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.selectbox(key="dataset").value == "upload"
+    _goto(at, "2_playground")
+    at.selectbox(key="pl_src_run").set_value("Z")
+    at.button(key="pl_copy").click().run()
+    assert _metric(at, "P-measure") == "0.8571"
