@@ -31,8 +31,8 @@ METRICS = registry.METRICS
 ONE_DOCUMENT_KEYS = registry.ONE_DOCUMENT_KEYS
 InputError = evalcore.InputError
 
-assert set(state.CUTOFF_REQUIRED) == {k for k, s in METRICS.items() if s.cutoff == "required"}, \
-    "dashboard.state.CUTOFF_REQUIRED is out of date with evalcore's registry"
+if set(state.CUTOFF_REQUIRED) != {k for k, spec in METRICS.items() if spec.cutoff == "required"}:
+    raise RuntimeError("dashboard.state.CUTOFF_REQUIRED is out of date with evalcore's registry")
 
 
 # -- data ------------------------------------------------------------------
