@@ -70,7 +70,7 @@ def ranx_end_to_end(qrels, plain_runs):
     from ranx import Qrels, Run, evaluate
 
     q = Qrels.from_file(str(qrels), kind="trec")
-    return {p.name: evaluate(q, Run.from_file(str(p), kind="trec"), RANX_MEASURES) for p in plain_runs}
+    return {p.name: evaluate(q, Run.from_file(str(p), kind="trec"), RANX_MEASURES, make_comparable=True) for p in plain_runs}
 
 
 def peak_memory_mb(qrels, runs_dir) -> float:

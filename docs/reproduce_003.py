@@ -166,7 +166,10 @@ def main() -> int:
         "",
         ("Identical runs (same per-topic scores on every metric): " + ", ".join(f"{a} = {b}" for a, b in dup) +
          ". Their system scores tie, so Table 2 uses Kendall's tau-b; they are never significantly different "
-         "(ASL = 1) and count as swaps in the 003 rule (D = 0)." if dup else "No two runs are identical."),
+         "(ASL = 1) and count as swaps in the 003 rule (D = 0)." if dup else
+         "No two runs have identical scores on every metric (clef2015's KISTI_EN_RUN.6 and KISTI_EN_RUN.8 "
+         "are near-copies, but their scores differ in the 8th significant digit, which reorders a few "
+         "documents; Kendall's tau-b is used all the same)."),
         "",
         "## Table 2 — Kendall's rank correlation (tau-b) between metrics",
         "",
@@ -222,7 +225,7 @@ def main() -> int:
         "clef2015 has only two relevance levels, so the presets reduce to their two lowest values "
         "(the default 3:2:1 becomes 2:1, 10:5:1 becomes 5:1) and 1:1:1 is binary relevance.",
         "",
-        "Caveats: one collection (66 medical-web topics, 2 relevance levels) against 003's four NTCIR CLIR sets "
+        f"Caveats: one collection ({n_topics} evaluated medical-web topics, 2 relevance levels) against 003's four NTCIR CLIR sets "
         "(42-50 topics, 3 levels); one seed; B = 1000 as in the paper, so swap and ASL values carry Monte Carlo "
         "error of about +-1.5 percentage points.",
         "",
