@@ -710,9 +710,8 @@ def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
     if not _needs_cleaning(data[:65536]):
         cols = _arrow_trec(data, rank)
     if cols is None:
-        data = _clean_blanks(data)
-        cols = _arrow_trec(data, rank)
-    if cols is None:
+        cols = _arrow_trec(_clean_blanks(data), rank)
+    if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
     t, d, s, r = cols
     return _order_rows(src, t, d, s, r, order, keep_first, len(t),
