@@ -28,8 +28,9 @@ Sniffing (``fmt="auto"``)
 * Run: a ``.res`` file (or a directory / zip holding ``.res`` files) is an
   NTCIR run; everything else is a TREC run (6 fields per line).
 
-Force a format with ``fmt="trec"``, ``fmt="ntcir"`` (qrels: one-file
-``topic doc L<n>``; runs: ``.res``) or ``fmt="rel"`` (qrels, per-topic).
+Force a format with ``fmt="trec"``, ``fmt="ntcir"`` (qrels: either NTCIR
+form, by field count; runs: every file is a ``.res`` file) or ``fmt="rel"``
+(qrels: every file is a per-topic ``.rel`` file, topic = file stem).
 
 Ranking order of a TREC run (``order=``)
 ----------------------------------------
@@ -247,8 +248,9 @@ def _text_bytes(f: _File) -> bytes:
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            text = data.splitlines()[line - 1].decode("utf-8", "replace") if data.splitlines() else None
+            before = data[:e.start]
+            line = len(before.splitlines()) + (1 if not before or before.endswith((b"\n", b"\r")) else 0)
+            text = data.splitlines()[line - 1].decode("utf-8", "replace")
             raise InputError("not valid UTF-8 text", file=f.name, line=line, text=text,
                              hint="save the file as UTF-8 (or plain ASCII)") from None
     if not data.strip():
@@ -334,11 +336,13 @@ def _qrels_files(source) -> list[_File]:
 
 
 def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
+    n = len(_first_fields(data))
+    if fmt == "ntcir":  # either NTCIR form
+        return "rel" if _ext(f.name) == "rel" or n == 2 else "ntcir"
     if fmt != "auto":
         return fmt
     if _ext(f.name) == "rel":
         return "rel"
-    n = len(_first_fields(data))
     if n == 4:
         return "trec"
     if n == 3:
@@ -962,8 +966,15 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
                    sub["level"].to_numpy(dtype=np.int64)), 1)
 
     def work(s: _RunSource) -> tuple[_Parsed, _Placed]:
-        p = _parse_run(s, order, keep_first_duplicate)
-        return p, _place(p, J, qrels_set, depth)
+        try:
+            p = _parse_run(s, order, keep_first_duplicate)
+            return p, _place(p, J, qrels_set, depth)
+        except InputError:
+            raise
+        except Exception as e:  # never a traceback for input we failed to foresee
+            raise InputError(f"could not read this run ({type(e).__name__}: {e})", file=s.display,
+                             hint="check that it is a TREC run (topic Q0 doc rank score tag) or an "
+                                  "NTCIR .res run; please report the file if it is") from e
 
     results: list[tuple[_Parsed, _Placed]] = []
     if len(srcs) == 1:
@@ -983,8 +994,7 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
                     fut.cancel()
                 raise
 
-    D = depth if depth is not None else max([int(pl.lengths.max(initial=0)) for _, pl in results] + [1])
-    D = max(int(D), 1)
+    D = max([int(pl.lengths.max(initial=0)) for _, pl in results] + [1])  # already <= depth
     n_runs, n_topics = len(results), len(topic_ids)
     levels = np.zeros((n_runs, n_topics, D), dtype=np.int8)
     unjudged = np.zeros((n_runs, n_topics, D), dtype=bool)

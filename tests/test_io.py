@@ -439,3 +439,32 @@ def test_clef2015_levels_match_a_plain_python_trec_eval_reference(clef, run):
         assert n == len(ref[t]), t
         assert clef.levels[r, j, :n].tolist() == ref[t], t
         assert not clef.levels[r, j, n:].any()
+
+
+def test_forced_formats():
+    assert read_qrels(("judgments", b"dA L1\n"), fmt="rel").frame.values.tolist() == [["judgments", "dA", 1]]
+    assert read_qrels(("0007.txt", b"dA L1\n"), fmt="ntcir").frame["topic"].tolist() == ["0007"]
+    with pytest.raises(InputError) as ei:
+        read_qrels(("q.txt", b"t1 dA L1\n"), fmt="trec")
+    assert ei.value.line == 1 and "expected 4 fields" in str(ei.value)
+    r = read_run(("0003.txt", b"dB\ndA\n"), fmt="ntcir")
+    assert r.topics == ("0003",) and r.ranking("0003") == ["dB", "dA"]
+    with pytest.raises(ValueError, match="fmt must be one of"):
+        read_qrels(("q.txt", QRELS), fmt="csv")
+
+
+def test_unusual_but_valid_lines_take_the_line_by_line_path():
+    data = b"t1 Q0 dA +2 1 x\nt1 Q0 dB +1 2 x\nt1\x0bQ0 dC 3 3 x\n"
+    assert read_run(("r.txt", data), order="rank").ranking("t1") == ["dB", "dA", "dC"]
+    assert read_run(("r.txt", data)).ranking("t1") == ["dC", "dB", "dA"]
+
+
+def test_undecodable_line_number_with_crlf():
+    with pytest.raises(InputError) as ei:
+        read_run(("r.txt", b"t1 Q0 dA 1 1 x\r\nt1 Q0 d\xff 2 0 x\r\n"))
+    assert ei.value.line == 2 and ei.value.text.startswith("t1 Q0 d")
+
+
+def test_depth_larger_than_every_list_keeps_the_tensor_small():
+    c = load_collection(("q.txt", QRELS), [("X.txt", RUN_X)], depth=1000)
+    assert c.depth == 2 and c.lengths.tolist() == [[2, 1]]
