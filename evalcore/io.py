@@ -36,7 +36,9 @@ Ranking order of a TREC run (``order=``)
 ----------------------------------------
 ``"score"`` (default) **sorts each topic by score, descending, and breaks
 exact score ties by document id, descending, comparing the ids byte-wise** -
-exactly what trec_eval does (it ignores the rank column). ``"rank"`` sorts by
+exactly what trec_eval does (it ignores the rank column). Like trec_eval,
+which stores scores as C ``float``, scores are compared in single precision:
+0.0019528380786704603 and 0.0019528380786704601 tie. ``"rank"`` sorts by
 the rank column ascending (ties: file order); ``"file"`` keeps file order.
 
 Speed
@@ -695,6 +697,8 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
         if rank is not None:
             rank = rank[ki]
     if order == "score":
+        # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
+        score = pc.cast(score, pa.float32(), safe=False)
         idx = pc.sort_indices(pa.table({"t": rt, "s": score, "d": d}),
                               sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")])
         idx = idx.to_numpy()
@@ -799,7 +803,8 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
     **Order** (TREC runs): ``order="score"`` (default) ranks each topic's
     documents by score, descending, and breaks exact score ties by document
     id, descending, comparing ids byte-wise - exactly as trec_eval does (the
-    rank column is ignored). ``order="rank"``: by the rank column ascending
+    rank column is ignored; scores are compared in single precision, as
+    trec_eval stores them in a C ``float``). ``order="rank"``: by the rank column ascending
     (ties keep file order); ``order="file"``: file order. NTCIR ``.res``
     runs are always in file order.
 
@@ -918,8 +923,9 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
         (every regular file in it, sorted by name, hidden files skipped; a
         directory of ``TOPIC.res`` files is one NTCIR run), a ``.zip`` path or
         ``(name.zip, bytes)`` (every member), or a mix. ``.gz`` anywhere.
-    order : "score" (default: trec_eval's order - score descending, exact
-        ties broken by document id descending, byte-wise), "rank" (the rank
+    order : "score" (default: trec_eval's order - score descending, in
+        single precision like trec_eval, exact ties broken by document id
+        descending, byte-wise), "rank" (the rank
         column ascending, ties in file order) or "file".
     depth : None = the longest ranked list; an int truncates every list.
     condensed : drop unjudged documents first (``Collection.condensed()``).
