@@ -27,6 +27,23 @@ def clef2015() -> Path:
     return CLEF2015
 
 
+@pytest.fixture(scope="session")
+def clef2015_collection(clef2015):
+    """shared/data/clef2015 loaded once per session with ``evalcore.load_collection``.
+
+    Fails (does not skip) when the loader is missing or still a stub.
+    """
+    import evalcore
+
+    if not callable(getattr(evalcore, "load_collection", None)):
+        pytest.fail("evalcore.load_collection is missing: tests on clef2015 need the loader")
+    try:
+        return evalcore.load_collection(clef2015 / "qrels.txt", clef2015 / "runs")
+    except NotImplementedError:
+        pytest.fail("evalcore.load_collection is still a stub (NotImplementedError): "
+                    "tests on clef2015 cannot run until evalcore/io.py lands")
+
+
 def random_lists(rng: np.random.Generator, counts, n_runs: int, max_depth: int) -> list[list[int]]:
     """``n_runs`` ranked lists of levels for one topic with per-level ``counts``.
 

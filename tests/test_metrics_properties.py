@@ -22,7 +22,7 @@ from evalcore.collection import Collection
 import reference as ref
 from conftest import collections
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EPS = 1e-12
 
 BOUNDED = {

@@ -26,7 +26,7 @@ import reference as ref
 from conftest import collections, random_collection
 
 ATOL = 1e-12
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def kernel(key):
@@ -236,3 +236,31 @@ def test_evaluate_expands_cutoff_metrics_over_cutoffs(medium):
     got = df[df.metric == "P@3"].set_index("run")["value"].loc[list(medium.run_ids)].to_numpy()
     want = np.array(ref.reference_matrix(medium, "P", cutoff=3)).mean(axis=1)
     np.testing.assert_allclose(got, want, rtol=0, atol=ATOL)
+
+
+# --------------------------------------------------------------------------
+# real data at full depth
+# --------------------------------------------------------------------------
+def test_kernels_equal_reference_on_clef2015_subset(clef2015_collection):
+    """Three real runs x 65 topics at depth 1000 (levels 0..2), cutoffs 10 and 1000."""
+    c = clef2015_collection.subset(runs=[0, 13, 29])
+    assert c.max_level == 2 and c.depth >= 1000
+    for key, (_, _, uses) in ref.REFERENCES.items():
+        for params in (dict(cutoff=10), dict(cutoff=1000, gains=[1.0, 10.0], beta=0.5, rel_threshold=2,
+                                                  penalties=[5.0, 1.5], log_base=10)):
+            p = dict(params)
+            if "cutoff!" not in uses and "cutoff" in uses and p["cutoff"] == 1000:
+                p["cutoff"] = None
+            assert_matches_reference(c, key, p)
+
+
+def test_evaluate_default_metrics_and_keys(medium):
+    df = evalcore.evaluate(medium)
+    keys = set(df.metric)
+    for k in ("AP", "Q-measure", "R-measure", "AWP", "R-Prec", "RR", "O-measure", "WRR", "NWRR", "P-measure",
+              "P+-measure", "nDCG@10", "nDCG@1000", "MSnDCG@10", "nCG@10", "AnDCG@10", "AnCG@10", "nERR@10",
+              "P@10", "P@1000", "Hit@10"):
+        assert k in keys, k
+    assert set(df.topic) == {"all"} and len(df) == len(keys) * medium.n_runs
+    q = df[df.metric == "Q-measure"].set_index("run")["value"].loc[list(medium.run_ids)].to_numpy()
+    np.testing.assert_allclose(q, np.array(ref.reference_matrix(medium, "Q-measure")).mean(axis=1), rtol=0, atol=ATOL)

@@ -63,16 +63,9 @@ def _match_run_ids(run_ids, files) -> dict[Path, int]:
 
 
 @pytest.fixture(scope="module")
-def evalcore_side(clef2015):
-    files = _run_files(clef2015)
-    if not callable(getattr(evalcore, "load_collection", None)):
-        pytest.fail("evalcore.load_collection is missing: the trec_eval cross-check needs the loader")
-    try:
-        c = evalcore.load_collection(clef2015 / "qrels.txt", clef2015 / "runs")
-    except NotImplementedError:
-        pytest.fail("evalcore.load_collection is still a stub (NotImplementedError): "
-                    "the trec_eval cross-check cannot run until evalcore/io.py lands")
-    return c, _match_run_ids(c.run_ids, files)
+def evalcore_side(clef2015, clef2015_collection):
+    c = clef2015_collection
+    return c, _match_run_ids(c.run_ids, _run_files(clef2015))
 
 
 @pytest.fixture(scope="module")
