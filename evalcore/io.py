@@ -5,7 +5,8 @@ Formats
 Qrels
     * TREC: ``topic iter doc rel`` (4 fields; ``rel`` an integer).
     * NTCIR, one file: ``topic doc L<n>`` or ``topic doc S|A|B`` (3 fields;
-      S = 3, A = 2, B = 1, and then ``level_names = ("B", "A", "S")``).
+      S = 3, A = 2, B = 1, and then ``level_names = ("B", "A", "S")``; a plain
+      integer label is read as that level).
     * NTCIREVAL per-topic ``.rel`` files: ``doc L<n>`` (2 fields); the topic id
       is the file stem (``0001.rel`` -> ``0001``). Give them as a directory, a
       zip, or a list of sources.
@@ -375,6 +376,8 @@ def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
     m = _NTCIR_LEVEL_RE.match(tok)
     if m:
         return int(m.group(1)), False
+    if _INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
+        return int(tok), False
     raise InputError(f"relevance level {tok!r} is not of the form L<n> (or S, A, B)", file=fname, line=line,
                      text=text, hint="NTCIR relevance levels are L0 (non-relevant), L1, L2, ... or S, A, B")
 
@@ -565,9 +568,14 @@ def _convert_options(rank: bool) -> pcsv.ConvertOptions:
 _CONVERT = {False: _convert_options(False), True: _convert_options(True)}
 
 
-def _needs_cleaning(head: bytes) -> bool:
-    return (b"\t" in head or b"  " in head or b" \n" in head or b" \r" in head or b"\n " in head
-            or head[:1] == b" " or b"\x0b" in head or b"\x0c" in head)
+def _needs_cleaning(data: bytes) -> bool:
+    """Whitespace other than single blanks? Tabs anywhere (a fast byte search over
+    the whole file: a tab inside a 6-field line would otherwise glue two fields);
+    repeated, leading or trailing blanks in the first 64 kB (elsewhere they leave an
+    empty field or a wrong field count, which sends the file to the cleaner anyway)."""
+    head = data[:65536]
+    return (b"\t" in data or b"\x0b" in data or b"\x0c" in data or b"  " in head or b" \n" in head
+            or b" \r" in head or b"\n " in head or head[:1] == b" ")
 
 
 def _clean_blanks(d: bytes) -> bytes:
@@ -719,7 +727,7 @@ def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
     data = _text_bytes(f)
     rank = order == "rank"
     cols = None
-    if not _needs_cleaning(data[:65536]):
+    if not _needs_cleaning(data):
         cols = _arrow_trec(data, rank)
     if cols is None:
         cols = _arrow_trec(_clean_blanks(data), rank)

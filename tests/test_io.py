@@ -64,6 +64,7 @@ def test_ntcir_one_file_qrels_levels_and_letters():
     q = read_qrels(("q.txt", b"0001 dS S\n0001 dA A\n0001 dB B\n"))
     assert q.frame["level"].tolist() == [3, 2, 1]
     assert q.level_names == ("B", "A", "S")
+    assert read_qrels(("q.txt", b"0001 dA 2\n")).frame["level"].tolist() == [2]
     c = load_collection(("q.txt", b"0001 dS S\n0001 dA A\n0001 dB B\n"), [("r.txt", b"0001 Q0 dA 1 1 x\n")])
     assert c.level_names == ("B", "A", "S") and c.max_level == 3
 
@@ -476,3 +477,21 @@ def test_undecodable_line_number_with_crlf():
 def test_depth_larger_than_every_list_keeps_the_tensor_small():
     c = load_collection(("q.txt", QRELS), [("X.txt", RUN_X)], depth=1000)
     assert c.depth == 2 and c.lengths.tolist() == [[2, 1]]
+
+
+def test_a_tab_deep_in_a_clean_file_is_still_a_separator():
+    body = b"".join(b"q1 Q0 d%d %d %d x\n" % (i, i, 100000 - i) for i in range(20000))
+    bad = body + b"q1\tQ0 dX 1 2.5 x y\n"
+    with pytest.raises(InputError) as ei:
+        read_run(("r.txt", bad))
+    assert ei.value.line == 20001 and "found 7" in str(ei.value)
+    ok = body + b"q1\tQ0\tdX\t1\t2.5\tx\n"
+    assert read_run(("r.txt", ok)).lengths.tolist() == [20001]
+
+
+def test_missing_field_hidden_by_blanks_deep_in_the_file_is_an_error():
+    body = b"".join(b"q1 Q0 d%d %d %d x\n" % (i, i, 100000 - i) for i in range(20000))
+    for bad, n in ((b"q1 Q0 dX 1 2.5 \n", 5), (b"q1  dX 1 2.5 x\n", 5), (b" q1 Q0 dX 1 2.5\n", 5)):
+        with pytest.raises(InputError) as ei:
+            read_run(("r.txt", body + bad))
+        assert ei.value.line == 20001 and f"found {n}" in str(ei.value), bad
