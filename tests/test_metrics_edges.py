@@ -6,6 +6,7 @@ reports them), so they are not tested here.
 """
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -290,3 +291,45 @@ def test_other_bad_parameters_raise(c3):
         M.ndcg(c3, cutoff=10, log_base=1)
     with pytest.raises(ValueError, match="mean"):
         evalcore.evaluate(c3, ["AP"], mean="harmonic")
+
+
+# --------------------------------------------------------------------------
+# the kernels' signatures are the published contract
+# --------------------------------------------------------------------------
+_REQ = inspect.Parameter.empty
+CONTRACT = {
+    "average_precision": {"rel_threshold": 1, "cutoff": None},
+    "r_precision": {"rel_threshold": 1},
+    "reciprocal_rank": {"rel_threshold": 1, "cutoff": None},
+    "precision": {"cutoff": _REQ, "rel_threshold": 1},
+    "hit": {"cutoff": _REQ, "rel_threshold": 1},
+    "q_measure": {"gains": None, "beta": 1.0, "cutoff": None},
+    "r_measure": {"gains": None, "beta": 1.0},
+    "awp": {"gains": None, "cutoff": None},
+    "o_measure": {"gains": None, "beta": 1.0, "cutoff": None},
+    "p_measure": {"gains": None, "beta": 1.0, "cutoff": None},
+    "p_plus_measure": {"gains": None, "beta": 1.0, "cutoff": None},
+    "wrr": {"penalties": None, "cutoff": None},
+    "nwrr": {"penalties": None, "cutoff": None},
+    "ndcg": {"gains": None, "cutoff": _REQ, "log_base": 2},
+    "msndcg": {"gains": None, "cutoff": _REQ},
+    "ncg": {"gains": None, "cutoff": _REQ},
+    "nerr": {"gains": None, "cutoff": _REQ},
+    "andcg": {"gains": None, "cutoff": _REQ, "log_base": 2},
+    "ancg": {"gains": None, "cutoff": _REQ},
+}
+
+
+@pytest.mark.parametrize("name", list(CONTRACT))
+def test_kernel_signature_is_the_contract(name, c3):
+    f = getattr(M, name)
+    params = list(inspect.signature(f).parameters.values())
+    assert params[0].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    kw = {p.name: p.default for p in params[1:]}
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:]), name
+    assert kw == CONTRACT[name], name
+    # a parameter the metric does not use is refused, not silently ignored
+    unused = next(k for k in ("gains", "penalties", "rel_threshold", "beta") if k not in CONTRACT[name])
+    needed = {"cutoff": 5} if CONTRACT[name].get("cutoff", None) is _REQ else {}
+    with pytest.raises(TypeError):
+        f(c3, **needed, **{unused: None})
