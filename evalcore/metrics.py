@@ -457,6 +457,23 @@ def ncg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
     return _dcg(c, gains, l, lambda r: np.ones(np.shape(r)))
 
 
+def _segment_cumsum(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Inclusive cumulative sum of ``values`` within each run of equal ``seg``.
+
+    Done on a zero-padded (lists x hits) block, so identical lists get
+    bit-identical sums wherever they stand (a global cumsum would not).
+    """
+    n = seg.size
+    start = np.r_[True, seg[1:] != seg[:-1]]
+    starts = np.flatnonzero(start)
+    sizes = np.diff(np.r_[starts, n])
+    row = np.repeat(np.arange(starts.size), sizes)
+    col = np.arange(n) - np.repeat(starts, sizes)
+    block = np.zeros((starts.size, int(sizes.max())))
+    block[row, col] = values
+    return np.cumsum(block, axis=1)[row, col]
+
+
 def _averaged(c, gains, cutoff, discount):
     """(1/l) sum_{r=1..l} DCG(r)/DCG_I(r), summed segment by segment over hits."""
     h = c.hits
@@ -471,10 +488,7 @@ def _averaged(c, gains, cutoff, discount):
         return np.zeros((c.n_runs, c.n_topics))
     seg, rank, topic = h.seg[sel], h.rank[sel], h.topic[sel]
     contrib = gv[h.level[sel] - 1] / discount(rank)
-    start = np.r_[True, seg[1:] != seg[:-1]]
-    csum = np.cumsum(contrib)
-    base = np.repeat(csum[start] - contrib[start], np.diff(np.r_[np.flatnonzero(start), sel.size]))
-    dcg_after = csum - base                                 # DCG at this hit's rank
+    dcg_after = _segment_cumsum(seg, contrib)               # DCG at this hit's rank
     nxt = np.empty_like(rank)
     nxt[:-1] = rank[1:]
     last = np.r_[seg[1:] != seg[:-1], True]
