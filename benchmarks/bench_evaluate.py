@@ -128,7 +128,8 @@ def main(argv=None):
         ts.append(time.perf_counter() - t)
     res["regains_median"] = statistics.median(ts)
     res["n_metric_keys"] = len(evalcore.score_matrices(c))
-    res["peak_rss_mb"] = peak_memory_mb(qrels, runs_dir)
+    peaks = sorted(peak_memory_mb(qrels, runs_dir) for _ in range(5))
+    res["peak_rss_mb"], res["peak_rss_mb_max"] = statistics.median(peaks), peaks[-1]
 
     e, p, r = res["evalcore_end_to_end"], res["pytrec_end_to_end"], res["ranx_end_to_end"]
     print(f"clef2015: {c.n_runs} runs x {c.n_topics} topics x depth {c.depth}; "
@@ -142,8 +143,8 @@ def main(argv=None):
     print(f"| ranx: from_file (decompressed) + the same 5 metrics | {r * 1000:.0f} ms | {r / e:.2f}x slower |")
     print(f"| evalcore: re-evaluate every metric under new gains (median of 20) | "
           f"{res['regains_median'] * 1000:.1f} ms | target <= 50 ms |")
-    print(f"| evalcore: peak memory (max RSS, fresh process, load + evaluate) | {res['peak_rss_mb']:.0f} MB | "
-          f"target < 500 MB |")
+    print(f"| evalcore: peak memory (max RSS of a fresh process, load + evaluate; median of 5, max) | "
+          f"{res['peak_rss_mb']:.0f} MB (max {res['peak_rss_mb_max']:.0f} MB) | target < 500 MB |")
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
     return res
