@@ -425,14 +425,20 @@ def _jk_discount(rank: np.ndarray, log_base: float) -> np.ndarray:
     return np.where(r < b, 1.0, np.log(np.maximum(r, 1.0)) / np.log(b))
 
 
+def _ideal_length(c: Collection, cutoff: int) -> int:
+    """Ranks of the ideal list that can hold gain within ``cutoff``: min(cutoff, R_max)."""
+    return max(1, min(int(cutoff), int(c.R.max()) if c.n_topics else 1))
+
+
 def _dcg(c, gains, cutoff, discount):
     h = c.hits
     gv = resolve_gains(gains, c.max_level)
     g = gv[h.level - 1] if h.level.size else np.zeros(0)
     sel = h.rank <= cutoff
     dcg = _per_list(c, h, g / discount(h.rank), sel)
-    ideal = ideal_gain_vectors(c, gv, cutoff)               # (T, cutoff)
-    idcg = (ideal / discount(np.arange(1, cutoff + 1))[None, :]).sum(axis=1)
+    L = _ideal_length(c, cutoff)                            # the ideal list is 0 beyond R
+    ideal = ideal_gain_vectors(c, gv, L)                    # (T, L)
+    idcg = (ideal / discount(np.arange(1, L + 1))[None, :]).sum(axis=1)
     return _divide(dcg, idcg[None, :])
 
 
@@ -479,10 +485,16 @@ def _averaged(c, gains, cutoff, discount):
     h = c.hits
     l = cutoff
     gv = resolve_gains(gains, c.max_level)
-    ideal = ideal_gain_vectors(c, gv, l) / discount(np.arange(1, l + 1))[None, :]
-    idcg = np.cumsum(ideal, axis=1)                         # DCG_I(r), r = 1..l (> 0: R >= 1)
-    S = np.zeros((c.n_topics, l + 1))
-    S[:, 1:] = np.cumsum(1.0 / idcg, axis=1)                # S[t, r] = sum_{i<=r} 1/DCG_I(i)
+    # Below rank L0 = max(depth, R_max) nothing changes: compute S up to L0, extend linearly.
+    L0 = min(l, max(c.depth, int(c.R.max()) if c.n_topics else 1))
+    ideal = ideal_gain_vectors(c, gv, L0) / discount(np.arange(1, L0 + 1))[None, :]
+    idcg = np.cumsum(ideal, axis=1)                         # DCG_I(r), r = 1..L0 (> 0: R >= 1)
+    S0 = np.zeros((c.n_topics, L0 + 1))
+    S0[:, 1:] = np.cumsum(1.0 / idcg, axis=1)               # S[t, r] = sum_{i<=r} 1/DCG_I(i)
+
+    def S_at(t, r):
+        return np.where(r <= L0, S0[t, np.minimum(r, L0)], S0[t, L0] + (r - L0) / idcg[t, L0 - 1])
+
     sel = np.flatnonzero(h.rank <= l)
     if not sel.size:
         return np.zeros((c.n_runs, c.n_topics))
@@ -493,7 +505,7 @@ def _averaged(c, gains, cutoff, discount):
     nxt[:-1] = rank[1:]
     last = np.r_[seg[1:] != seg[:-1], True]
     nxt[last] = l + 1
-    w = S[topic, nxt - 1] - S[topic, rank - 1]
+    w = S_at(topic, nxt - 1) - S_at(topic, rank - 1)
     out = np.bincount(seg, weights=dcg_after * w, minlength=h.n_seg) / l
     return out.reshape(c.n_runs, c.n_topics)
 
@@ -534,10 +546,11 @@ def nerr(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
     surv = np.exp(onehot_before @ logq) if h.level.size else np.zeros(0)
     p = pL[h.level - 1] if h.level.size else np.zeros(0)
     err = _per_list(c, h, p * surv / h.rank, sel)
-    ideal = ideal_gain_vectors(c, gv, l)                     # (T, l)
+    L = _ideal_length(c, l)
+    ideal = ideal_gain_vectors(c, gv, L)                     # (T, L)
     ip = ideal / (gv[-1] + 1.0)
     isurv = np.cumprod(np.c_[np.ones(c.n_topics), 1.0 - ip[:, :-1]], axis=1)
-    ierr = (ip * isurv / np.arange(1, l + 1)[None, :]).sum(axis=1)
+    ierr = (ip * isurv / np.arange(1, L + 1)[None, :]).sum(axis=1)
     return _divide(err, ierr[None, :])
 
 
