@@ -74,10 +74,13 @@ def ranx_end_to_end(qrels, plain_runs):
 
 
 def peak_memory_mb(qrels, runs_dir) -> float:
+    # VmHWM of the child's own address space: ru_maxrss would carry over the
+    # parent's high-water mark through fork + exec.
     code = (
-        "import resource, sys; sys.path.insert(0, %r); import evalcore;"
+        "import sys; sys.path.insert(0, %r); import evalcore;"
         "c = evalcore.load_collection(%r, %r); evalcore.score_matrices(c);"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0];"
+        "print(int(hwm.split()[1]) / 1024)"
     ) % (str(ROOT), str(qrels), str(runs_dir))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.strip())

@@ -115,7 +115,7 @@ def main():
         loop_t = measured * (1000 / args.loop_B) * len(METRICS)
         how = (f"measured {measured:.2f} s on 1 metric with B = {args.loop_B}, scaled x{1000 // args.loop_B} "
                f"(B) x{len(METRICS)} (metrics)")
-    print("## evalcore.meta: bootstrap + swap + Kendall (issue #7)\n")
+    print("## evalcore.meta: bootstrap + swap + Kendall (issue 3, section 7)\n")
     print(f"Data: {label}; {n_runs} runs x {n_topics} topics, {n_runs * (n_runs - 1) // 2} pairs, "
           f"7 metrics ({', '.join(METRICS)}).")
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
