@@ -51,16 +51,9 @@ def metric_values(c: Collection, keys, *, gains, beta, penalties, rel_threshold)
     rows = []
     for key in keys:
         spec, _ = registry.parse_metric(key)
-        kw = {}
-        if spec.uses_gains:
-            kw["gains"] = gains
-        if spec.uses_beta:
-            kw["beta"] = beta
-        if spec.uses_penalties:
-            kw["penalties"] = penalties
-        if spec.uses_threshold:
-            kw["rel_threshold"] = rel_threshold
-        v = float(registry.score_matrix(c, key, **kw)[0, 0])
+        # score_matrix passes each metric only the settings it reads
+        v = float(registry.score_matrix(c, key, gains=gains, beta=beta, penalties=penalties,
+                                        rel_threshold=rel_threshold)[0, 0])
         rows.append({"metric": key, "value": v, "user model": spec.user_model, "source": spec.citation})
     return pd.DataFrame(rows)
 
