@@ -43,6 +43,27 @@ def parse_ascending(text: str, what: str = "gains") -> list[float]:
     return _parse_colon(text, what)
 
 
+def _paper_string(text: str, K: int, what: str, extra: str = "") -> np.ndarray:
+    """``"a:b:c"`` in paper notation (highest level first) -> ascending array of K values."""
+    hi_first = _parse_colon(text, what)
+    if len(hi_first) != K:
+        raise ValueError(
+            f"{what} {text!r} gives {len(hi_first)} values (highest level first) but the "
+            f"collection has {K} relevance levels{extra}"
+        )
+    return np.array(hi_first[::-1], dtype=np.float64)
+
+
+def _ascending(values, K: int, what: str) -> np.ndarray:
+    """A sequence of K values, levels 1..K ascending."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size != K:
+        raise ValueError(
+            f"{what} must give one value for every level 1..{K} (ascending); got {v.size} values {v.tolist()}"
+        )
+    return v
+
+
 def resolve_gains(gains, K: int) -> np.ndarray:
     """Gains of levels 1..K as a float64 array (ascending level order).
 
@@ -77,20 +98,15 @@ def resolve_gains(gains, K: int) -> np.ndarray:
                     f"Give {K} gains explicitly."
                 )
         else:
-            hi_first = _parse_colon(key, "gains")
-            if len(hi_first) != K:
-                raise ValueError(
-                    f"gains {key!r} gives {len(hi_first)} values (highest level first) but the "
-                    f"collection has {K} relevance levels; give exactly {K} or one of the presets "
-                    f"{', '.join(GAIN_PRESETS)}"
-                )
+            return _check_positive(_paper_string(
+                key, K, "gains", f"; give exactly {K} or one of the presets {', '.join(GAIN_PRESETS)}"), K)
         g = np.array(hi_first[::-1], dtype=np.float64)
     else:
-        g = np.asarray(gains, dtype=np.float64).ravel()
-        if g.size != K:
-            raise ValueError(
-                f"gains must give one value for every level 1..{K} (ascending); got {g.size} values {g.tolist()}"
-            )
+        g = _ascending(gains, K, "gains")
+    return _check_positive(g, K)
+
+
+def _check_positive(g: np.ndarray, K: int) -> np.ndarray:
     bad = np.flatnonzero(~(g > 0) | ~np.isfinite(g))
     if bad.size:
         L = int(bad[0]) + 1
@@ -111,19 +127,9 @@ def resolve_penalties(penalties, K: int) -> np.ndarray:
     if penalties is None:
         p = np.array([K - L + 2 for L in range(1, K + 1)], dtype=np.float64)
     elif isinstance(penalties, str):
-        hi_first = _parse_colon(penalties, "penalties")
-        if len(hi_first) != K:
-            raise ValueError(
-                f"penalties {penalties!r} gives {len(hi_first)} values (highest level first) "
-                f"but the collection has {K} relevance levels"
-            )
-        p = np.array(hi_first[::-1], dtype=np.float64)
+        p = _paper_string(penalties, K, "penalties")
     else:
-        p = np.asarray(penalties, dtype=np.float64).ravel()
-        if p.size != K:
-            raise ValueError(
-                f"penalties must give one value for every level 1..{K} (ascending); got {p.size} values {p.tolist()}"
-            )
+        p = _ascending(penalties, K, "penalties")
     bad = np.flatnonzero(~(p > 1) | ~np.isfinite(p))
     if bad.size:
         raise ValueError(
