@@ -9,7 +9,6 @@ graded metrics and reuses AP, RR and NWRR.
 """
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import replace
 from typing import Callable
@@ -19,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 import evalcore
+from evalcore import meta as _meta
 from evalcore import registry
 from evalcore.collection import Collection
 from evalcore.gains import GAIN_PRESETS, resolve_gains
@@ -182,31 +182,18 @@ def _ranks(_c: Collection, fp: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 # -- rank correlation (cheap, live) -----------------------------------------
-def meta():
-    """evalcore.meta, or None while it is not there yet."""
-    try:
-        return importlib.import_module("evalcore.meta")
-    except Exception:  # noqa: BLE001 - any import problem means "not available"
-        return None
-
-
-def has(name: str) -> bool:
-    m = meta()
-    return m is not None and hasattr(m, name)
-
-
 @st.cache_data(max_entries=256, show_spinner=False)
 def correlation(means_df: pd.DataFrame, alpha: float = 0.01) -> tuple[pd.DataFrame, pd.DataFrame]:
-    res = meta().correlation_matrix(means_df, method="tau-b", alpha=alpha)
+    res = _meta.correlation_matrix(means_df, method="tau-b", alpha=alpha)
     return res.tau, res.significant
 
 
 def kendall(x, y) -> float:
-    return float(meta().kendall_tau(np.asarray(x, float), np.asarray(y, float), variant="b"))
+    return float(_meta.kendall_tau(np.asarray(x, float), np.asarray(y, float), variant="b"))
 
 
 def kendall_test(tau: float, n: int, alpha: float = 0.05) -> dict:
-    return dict(meta().kendall_test(tau, n, alpha=alpha))
+    return dict(_meta.kendall_test(tau, n, alpha=alpha))
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
@@ -282,7 +269,7 @@ def _frames(res, names) -> dict[str, pd.DataFrame]:
 @st.cache_data(max_entries=64, show_spinner=False)
 def swap(_scores: dict, data_key: tuple, sampling: str, subset_size, B: int, seed: int,
          _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = meta().swap_method(_scores, sampling=sampling, subset_size=subset_size, B=B, seed=seed,
+    res = _meta.swap_method(_scores, sampling=sampling, subset_size=subset_size, B=B, seed=seed,
                              rule="003", progress=_progress)
     return _frames(res, ("curves", "summary"))
 
@@ -290,7 +277,7 @@ def swap(_scores: dict, data_key: tuple, sampling: str, subset_size, B: int, see
 @st.cache_data(max_entries=64, show_spinner=False)
 def bootstrap(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int, alpha: float,
               _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = meta().bootstrap_sensitivity(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha,
+    res = _meta.bootstrap_sensitivity(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha,
                                        progress=_progress)
     return _frames(res, ("pairs", "summary", "asl_curves"))
 
@@ -298,14 +285,14 @@ def bootstrap(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int,
 @st.cache_data(max_entries=64, show_spinner=False)
 def tukey(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int, alpha: float,
           _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = meta().tukey_hsd(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha, progress=_progress)
+    res = _meta.tukey_hsd(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha, progress=_progress)
     return _frames(res, ("pairs", "summary"))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def stability(_scores: dict, data_key: tuple, subset_size, B: int, seed: int,
               _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = meta().stability(_scores, subset_size=subset_size, B=B, seed=seed, progress=_progress)
+    res = _meta.stability(_scores, subset_size=subset_size, B=B, seed=seed, progress=_progress)
     return _frames(res, ("summary",))
 
 
@@ -315,5 +302,4 @@ def data_key(c: Collection, s: Settings) -> tuple:
 
 
 def cancelled_error() -> type:
-    m = meta()
-    return getattr(m, "Cancelled", KeyboardInterrupt) if m is not None else KeyboardInterrupt
+    return _meta.Cancelled

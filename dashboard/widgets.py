@@ -86,11 +86,6 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) ->
     st.dataframe(df, **args)
 
 
-def not_available(what: str) -> None:
-    st.info(f"{what} is not available yet: evalcore.meta is still being written. "
-            "The rest of the app works; this section appears once it lands.", icon=":material/hourglass_top:")
-
-
 def settings_line(s: state.Settings, c) -> str:
     names = state.level_names(s.K, c.level_names)
     gains = " : ".join(f"{names[L - 1]}={s.gains[L - 1]:g}" for L in range(s.K, 0, -1))

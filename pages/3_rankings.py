@@ -49,9 +49,8 @@ else:
     with r2:
         if list(s.gains) == list(ref_gains):
             st.info("The sliders are at 3:2:1. Move a gain slider or pick a preset in the sidebar to compare.")
-        if cached.has("kendall_tau"):
-            tau = cached.kendall(ref, cur)
-            st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
+        tau = cached.kendall(ref, cur)
+        st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
         moves = df.assign(change=df["rank_left"] - df["rank_right"]).sort_values("rank_right")
         widgets.table(moves[["run", "rank_left", "rank_right", "change", "value_right"]]
                       .rename(columns={"rank_left": "rank 3:2:1", "rank_right": "rank now",

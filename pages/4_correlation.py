@@ -11,9 +11,6 @@ c = cached.analysis_collection(full, s)
 st.title("Rank correlation")
 st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs")
 
-if not cached.has("correlation_matrix"):
-    widgets.not_available("Kendall's tau")
-    st.stop()
 if c.n_runs < 3:
     st.warning("Rank correlation needs at least three runs.")
     st.stop()

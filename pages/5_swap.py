@@ -10,9 +10,6 @@ c = cached.analysis_collection(full, s)
 st.title("Swap method")
 st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics · metrics: "
            + ", ".join(s.metric_keys))
-if not cached.has("swap_method"):
-    widgets.not_available("The swap method")
-    st.stop()
 
 ss["sw_subset"] = min(int(ss["sw_subset"]), c.n_topics)
 c1, c2, c3, c4 = st.columns(4)

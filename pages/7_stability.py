@@ -9,9 +9,6 @@ c = cached.analysis_collection(full, s)
 
 st.title("Stability")
 st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
-if not cached.has("stability"):
-    widgets.not_available("The stability method")
-    st.stop()
 
 ss["st_subset"] = min(int(ss["st_subset"]), c.n_topics)
 c1, c2, c3 = st.columns(3)

@@ -21,7 +21,7 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
     tables = {}
     means = cached.means(c, s)
     tables["mean_scores"] = (means, f"Mean over {c.n_topics} topics per run ({widgets.settings_line(s, c)})")
-    if cached.has("correlation_matrix") and c.n_runs >= 3:
+    if c.n_runs >= 3:
         tau, _ = cached.correlation(means, alpha=0.01)
         tables["kendall_metrics"] = (tau, f"Kendall tau-b between metrics, {c.n_runs} runs")
         graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
@@ -50,7 +50,7 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
     ]
     for slot, key, fn, what, compute, part, caption in jobs:
         res = widgets.stored_result(slot, key)
-        if res is None and slow and slot != "tukey" and cached.has(fn):
+        if res is None and slow and slot != "tukey":
             prog = cached.Progress(f"{what} ...")
             try:
                 res = compute(prog)
