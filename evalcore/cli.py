@@ -110,11 +110,7 @@ def load_from_args(args) -> Collection:
     if args.depth is not None:
         if args.depth < 1:
             raise ValueError(f"--depth must be >= 1; got {args.depth}")
-        if args.depth < c.depth:
-            c = Collection(levels=c.levels[:, :, : args.depth], lengths=np.minimum(c.lengths, args.depth),
-                           level_counts=c.level_counts, run_ids=c.run_ids, topic_ids=c.topic_ids,
-                           unjudged=None if c.unjudged is None else c.unjudged[:, :, : args.depth],
-                           level_names=c.level_names, name=c.name, report=c.report)
+        c = c.truncated(args.depth)
     return c
 
 

@@ -266,6 +266,17 @@ class Collection:
             name=(self.name + " (condensed)").strip(),
         )
 
+    def truncated(self, depth: int) -> "Collection":
+        """Only the top ``depth`` documents of every list (after condensing, if any)."""
+        if depth >= self.depth:
+            return self
+        return replace(
+            self,
+            levels=self.levels[:, :, :depth],
+            lengths=np.minimum(self.lengths, depth),
+            unjudged=None if self.unjudged is None else self.unjudged[:, :, :depth],
+        )
+
     def subset(
         self, runs: Sequence[int] | None = None, topics: Sequence[int] | None = None
     ) -> "Collection":

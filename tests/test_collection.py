@@ -109,3 +109,14 @@ def test_paper_examples_values():
     np.testing.assert_allclose(r["NWRR"][run["S-at-3"]], 0.2)
     assert r["O-measure"][run["S-at-3"], 0] == pytest.approx(2 / 3)
     assert r["O-measure"][run["S-at-3"], 1] == pytest.approx(1 / 3)
+
+
+def test_truncated_keeps_the_top_of_each_list():
+    c = _random_collection(5, depth=30)
+    t = c.truncated(7)
+    assert t.depth == 7 and np.array_equal(t.levels, c.levels[:, :, :7])
+    assert np.array_equal(t.lengths, np.minimum(c.lengths, 7))
+    # P@5 cannot see below rank 7, so it is unchanged; AP@7 equals AP of the truncated lists
+    np.testing.assert_array_equal(evalcore.score_matrix(t, "P@5"), evalcore.score_matrix(c, "P@5"))
+    np.testing.assert_allclose(evalcore.score_matrix(t, "RR"), evalcore.metrics.reciprocal_rank(c, cutoff=7))
+    assert c.truncated(100) is c
