@@ -1,0 +1,71 @@
+r"""Reading qrels and runs (TREC and NTCIR formats) into a :class:`Collection`.
+
+Formats
+-------
+Qrels
+    * TREC: ``topic iter doc rel`` (4 fields; ``rel`` an integer).
+    * NTCIR, one file: ``topic doc L<n>`` or ``topic doc S|A|B`` (3 fields;
+      S = 3, A = 2, B = 1, and then ``level_names = ("B", "A", "S")``; a plain
+      integer label is read as that level).
+    * NTCIREVAL per-topic ``.rel`` files: ``doc L<n>`` (2 fields); the topic id
+      is the file stem (``0001.rel`` -> ``0001``). Give them as a directory, a
+      zip, or a list of sources.
+Runs
+    * TREC: ``topic Q0 doc rank score tag`` (6 fields). The run's name is the
+      file name (:func:`run_name`), not the tag.
+    * NTCIR ``.res``: one ranked document id per line, file order = rank
+      order, one ``TOPIC.res`` file per topic; a run is a directory or zip of
+      such files and is named after it.
+
+All text formats: fields are split on any whitespace; trailing blanks, CRLF
+line ends and a UTF-8 BOM are tolerated, blank lines skipped; ``.gz`` files
+are decompressed wherever they appear (also inside a zip).
+
+Sniffing (``fmt="auto"``)
+-------------------------
+* Qrels file: a ``.rel`` extension (before ``.gz``) means a per-topic
+  NTCIREVAL file; otherwise the first non-blank line decides: 4 fields =
+  TREC, 3 fields = NTCIR one-file, 2 fields = per-topic ``.rel`` file.
+* Run: a ``.res`` file (or a directory / zip holding ``.res`` files) is an
+  NTCIR run; everything else is a TREC run (6 fields per line).
+
+Force a format with ``fmt="trec"``, ``fmt="ntcir"`` (qrels: either NTCIR
+form, by field count; runs: every file is a ``.res`` file) or ``fmt="rel"``
+(qrels: every file is a per-topic ``.rel`` file, topic = file stem).
+
+Ranking order of a TREC run (``order=``)
+----------------------------------------
+``"score"`` (default) **sorts each topic by score, descending, and breaks
+exact score ties by document id, descending, comparing the ids byte-wise** -
+exactly what trec_eval does (it ignores the rank column). Like trec_eval,
+which stores scores as C ``float``, scores are compared in single precision:
+0.0019528380786704603 and 0.0019528380786704601 tie. ``"rank"`` sorts by
+the rank column ascending (ties: file order); ``"file"`` keeps file order.
+
+Speed
+-----
+Runs are parsed by pyarrow's multithreaded CSV reader (after turning tabs,
+repeated blanks and trailing blanks into single spaces when a file has any);
+sorting and the relevance lookup are vectorised (pyarrow / numpy), and several
+files are read at once. Whenever anything looks off (a parse error, an empty
+field, a duplicate document) the file is re-read by a plain line-by-line
+parser whose job is to name the first bad line in an :class:`InputError`.
+
+Code map (one stage per module)
+-------------------------------
+``sources`` paths, directories, zip archives, uploads -> files / run sources;
+``text`` decompression, UTF-8, lines; ``qrels`` qrels formats; ``trec_fast``
+the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
+that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and
+:func:`read_run`; ``order`` evaluation order (trec_eval ties); ``assemble``
+the levels tensor and :func:`load_collection`; ``errors`` :class:`InputError`.
+"""
+from __future__ import annotations
+
+from .assemble import load_collection
+from .errors import InputError
+from .names import run_name
+from .qrels import Qrels, read_qrels
+from .runs import Run, read_run
+
+__all__ = ["InputError", "Qrels", "Run", "read_qrels", "read_run", "load_collection", "run_name"]

@@ -1,0 +1,184 @@
+"""Qrels: TREC (4 fields), NTCIR one-file (3 fields, L<n> or S/A/B), NTCIREVAL per-topic ``.rel`` files."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .names import _ext, _natural_sorted, run_name
+from .sources import _File, _qrels_files, _source_name
+from .text import _INT_RE, _first_fields, _lines, _text_bytes
+
+_QRELS_FIELDS = "topic iter doc rel"
+_LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
+_NTCIR_LEVEL_RE = re.compile(r"L([+-]?\d+)\Z")
+
+
+@dataclass
+class Qrels:
+    """Relevance judgments.
+
+    ``frame``: DataFrame with columns ``topic`` (str), ``doc`` (str),
+    ``level`` (int >= 0), one row per judged (topic, document); ``source``:
+    display name; ``level_names``: names of levels 1..K or None; ``warnings``:
+    sentences; ``n_lines``: judgment lines read; ``level_judgments``: lines
+    per level (after negative labels became 0).
+    """
+
+    frame: pd.DataFrame
+    source: str
+    level_names: tuple[str, ...] | None = None
+    warnings: list[str] = field(default_factory=list)
+    n_lines: int = 0
+    level_judgments: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def max_level(self) -> int:
+        """K: the highest level judged (at least 1)."""
+        return max(1, int(self.frame["level"].max()) if len(self.frame) else 1)
+
+    @property
+    def topics(self) -> list[str]:
+        """Every qrels topic, natural order."""
+        return _natural_sorted(self.frame["topic"].unique())
+
+
+_QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
+
+
+def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
+    n = len(_first_fields(data))
+    if fmt == "ntcir":  # either NTCIR form
+        return "rel" if _ext(f.name) == "rel" or n == 2 else "ntcir"
+    if fmt != "auto":
+        return fmt
+    if _ext(f.name) == "rel":
+        return "rel"
+    if n == 4:
+        return "trec"
+    if n == 3:
+        return "ntcir"
+    if n == 2:
+        return "rel"
+    i, text, fields = next(_lines(data))
+    raise InputError(
+        f"not a qrels line: expected 4 fields ({_QRELS_FIELDS}) for TREC, 3 (topic doc L<n>) for NTCIR "
+        f"or 2 (doc L<n>) for an NTCIREVAL .rel file, found {len(fields)}",
+        file=f.name, line=i, text=text,
+        hint="give a TREC qrels file (topic iter doc rel), or pass fmt= to say which format it is")
+
+
+def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
+    """(level, is_letter)."""
+    if kind == "trec":
+        if _INT_RE.match(tok):
+            return int(tok), False
+        raise InputError(f"relevance label {tok!r} is not an integer", file=fname, line=line, text=text,
+                         hint="TREC relevance labels are integers: 0 = non-relevant, 1, 2, ... = relevant")
+    if tok in _LETTER_LEVELS:
+        return _LETTER_LEVELS[tok], True
+    m = _NTCIR_LEVEL_RE.match(tok)
+    if m:
+        return int(m.group(1)), False
+    if _INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
+        return int(tok), False
+    raise InputError(f"relevance level {tok!r} is not of the form L<n> (or S, A, B)", file=fname, line=line,
+                     text=text, hint="NTCIR relevance levels are L0 (non-relevant), L1, L2, ... or S, A, B")
+
+
+def read_qrels(source, *, fmt: str = "auto") -> Qrels:
+    """Read relevance judgments (TREC, NTCIR one-file, or NTCIREVAL ``.rel`` files).
+
+    ``source``: a path, a ``(filename, bytes)`` pair, a directory / zip of
+    files (e.g. per-topic ``.rel`` files), or a list of these; all judgments
+    are merged. See the module docstring for the formats and how ``fmt="auto"``
+    sniffs them.
+
+    Negative labels count as non-relevant (level 0), with one warning per
+    file. A document judged twice for one topic with different labels is an
+    error; identical duplicates are kept once, with a warning.
+
+    >>> q = read_qrels(("q.txt", b"t1 0 d1 2\\nt1 0 d2 0\\n"))
+    >>> q.frame.values.tolist(), q.max_level
+    ([['t1', 'd1', 2], ['t1', 'd2', 0]], 2)
+    """
+    if fmt not in _QRELS_FMTS:
+        raise ValueError(f"fmt must be one of {', '.join(_QRELS_FMTS)}; got {fmt!r}")
+    files = _qrels_files(source)
+    display = _source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
+    judged: dict[tuple[str, str], tuple[int, str, int]] = {}  # (topic, doc) -> (level, file, line)
+    topics, docs, levels = [], [], []
+    warnings: list[str] = []
+    level_lines: dict[int, int] = {}
+    any_letter = False
+    n_lines = 0
+    for f in files:
+        data = _text_bytes(f)
+        kind = _qrels_kind(f, data, fmt)
+        want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
+        what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
+        stem = run_name(f.base)
+        neg, neg_first, dup, dup_first = 0, None, 0, None
+        for i, text, fl in _lines(data):
+            if len(fl) != want:
+                hint = ("each line needs all fields; remove extra text or fix the separator"
+                        if len(fl) > want else "each line needs all fields; complete or remove the line")
+                if kind == "trec" and fmt == "auto" and len(fl) == 6:
+                    hint = "this looks like a run line; give the qrels file first, then the runs"
+                raise InputError(f"expected {want} fields ({what}), found {len(fl)}", file=f.name, line=i,
+                                 text=text, hint=hint)
+            toks = [t.decode() for t in fl]
+            if kind == "trec":
+                topic, doc, lab = toks[0], toks[2], toks[3]
+            elif kind == "ntcir":
+                topic, doc, lab = toks
+            else:
+                topic, (doc, lab) = stem, toks
+            level, letter = _parse_label(lab, kind, fname=f.name, line=i, text=text)
+            any_letter |= letter
+            if level < 0:
+                neg += 1
+                if neg_first is None:
+                    neg_first = (i, lab)
+                level = 0
+            n_lines += 1
+            level_lines[level] = level_lines.get(level, 0) + 1
+            key = (topic, doc)
+            prev = judged.get(key)
+            if prev is not None:
+                if prev[0] != level:
+                    where = f"line {prev[2]}" if prev[1] == f.name else f"{prev[1]}, line {prev[2]}"
+                    raise InputError(
+                        f"document {doc!r} is judged twice for topic {topic!r} with different levels "
+                        f"({prev[0]} on {where}, {level} here)", file=f.name, line=i, text=text,
+                        hint="keep exactly one judgment per (topic, document)")
+                dup += 1
+                if dup_first is None:
+                    dup_first = i
+                continue
+            judged[key] = (level, f.name, i)
+            topics.append(topic)
+            docs.append(doc)
+            levels.append(level)
+        if neg:
+            warnings.append(f"{f.name}: {neg} judgment{'s' if neg > 1 else ''} with a negative label "
+                            f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
+        if dup:
+            warnings.append(f"{f.name}: {dup} duplicate judgment{'s' if dup > 1 else ''} (same topic, "
+                            f"document and level; e.g. line {dup_first}) counted once")
+    frame = pd.DataFrame({"topic": pd.Series(topics, dtype=object), "doc": pd.Series(docs, dtype=object),
+                          "level": np.asarray(levels, dtype=np.int64)})
+    K = max(1, max(levels) if levels else 1)
+    names = None
+    if any_letter:
+        base_names = ("B", "A", "S")
+        names = tuple(base_names[i] if i < 3 else f"L{i + 1}" for i in range(K))
+    if not any(level >= 1 for level in levels):
+        raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated",
+                         file=display,
+                         hint="check that this is the qrels file and that relevant documents have a label >= 1")
+    return Qrels(frame=frame, source=display, level_names=names, warnings=warnings, n_lines=n_lines,
+                 level_judgments=dict(sorted(level_lines.items())))

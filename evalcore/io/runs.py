@@ -1,0 +1,129 @@
+"""Runs: TREC run files (fast path, then the line-by-line fallback) and NTCIR ``.res`` runs; :func:`read_run`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import _DUP_FIX, InputError
+from .names import run_name
+from .order import _check_order, _order_rows, _Parsed
+from .sources import _RUN_FMTS, _run_sources, _RunSource, _source_name
+from .text import _lines, _text_bytes
+from .trec_fast import _arrow_trec, _clean_blanks, _needs_cleaning
+from .trec_lines import _slow_trec
+
+
+def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
+    f = src.files[0]
+    data = _text_bytes(f)
+    rank = order == "rank"
+    cols = None
+    if not _needs_cleaning(data):
+        cols = _arrow_trec(data, rank)
+    if cols is None:
+        cols = _arrow_trec(_clean_blanks(data), rank)
+    if cols is None:  # the slow parser reads the original text, to quote lines as they are
+        cols = _slow_trec(data, f.name, order, keep_first)
+    t, d, s, r = cols
+    return _order_rows(src, t, d, s, r, order, keep_first, len(t),
+                       lambda: _slow_trec(data, f.name, order, False))
+
+
+def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
+    topics, docs = [], []
+    seen_topics: dict[str, str] = {}
+    for f in src.files:
+        topic = run_name(f.base)
+        if topic in seen_topics:
+            raise InputError(f"two files hold topic {topic!r}: {seen_topics[topic]} and {f.name}",
+                             file=src.display, hint="keep one TOPIC.res file per topic")
+        seen_topics[topic] = f.name
+        data = _text_bytes(f)
+        seen: dict[str, int] = {}
+        for i, text, fl in _lines(data):
+            if len(fl) != 1:
+                raise InputError(f"expected 1 field (a document id) in an NTCIR .res file, found {len(fl)}",
+                                 file=f.name, line=i, text=text,
+                                 hint="list one document id per line, best first")
+            doc = fl[0].decode()
+            first = seen.setdefault(doc, i)
+            if first != i:
+                if keep_first:
+                    continue
+                raise InputError(f"document {doc!r} is listed twice for topic {topic!r} (first on line {first})",
+                                 file=f.name, line=i, text=text, hint=_DUP_FIX)
+            topics.append(topic)
+            docs.append(doc)
+    if not topics:
+        raise InputError("empty run: no document ids", file=src.display, hint="give non-empty TOPIC.res files")
+    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()), None, None, "file",
+                       keep_first, len(topics), lambda: None)
+
+
+def _parse_run(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
+    if src.kind == "res":
+        return _parse_res(src, keep_first)
+    return _parse_trec(src, order, keep_first)
+
+
+# -- runs: public ------------------------------------------------------------
+@dataclass
+class Run:
+    """One run, in evaluation order.
+
+    ``topics``: the run's topic ids (natural order); ``lengths[i]``: number of
+    documents retrieved for ``topics[i]``; ``docs``: every document id,
+    topic after topic, each topic's list in evaluation order (see
+    :func:`read_run` for the order); ``warnings``: sentences.
+    """
+
+    name: str
+    topics: tuple[str, ...]
+    docs: tuple[str, ...]
+    lengths: np.ndarray
+    source: str = ""
+    n_lines: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def ranking(self, topic: str) -> list[str]:
+        """The ranked document ids for one topic (empty if the run lacks it)."""
+        if topic not in self.topics:
+            return []
+        i = self.topics.index(topic)
+        start = int(self.lengths[:i].sum())
+        return list(self.docs[start:start + int(self.lengths[i])])
+
+
+def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_duplicate: bool = False,
+             name: str | None = None) -> Run:
+    """Read one run: a TREC run file, or an NTCIR run (directory / zip of ``TOPIC.res`` files).
+
+    **Order** (TREC runs): ``order="score"`` (default) ranks each topic's
+    documents by score, descending, and breaks exact score ties by document
+    id, descending, comparing ids byte-wise - exactly as trec_eval does (the
+    rank column is ignored; scores are compared in single precision, as
+    trec_eval stores them in a C ``float``). ``order="rank"``: by the rank column ascending
+    (ties keep file order); ``order="file"``: file order. NTCIR ``.res``
+    runs are always in file order.
+
+    A document listed twice for one topic is an error unless
+    ``keep_first_duplicate=True`` (the first occurrence in the file is kept).
+    ``name`` overrides the run name (default: :func:`run_name` of the file).
+
+    >>> r = read_run(("bm25.txt", b"q1 Q0 a 1 1.0 x\\nq1 Q0 b 2 1.0 x\\nq1 Q0 c 3 2.0 x\\n"))
+    >>> r.name, r.ranking("q1")
+    ('bm25', ['c', 'b', 'a'])
+    """
+    _check_order(order)
+    if fmt not in _RUN_FMTS:
+        raise ValueError(f"fmt must be one of {', '.join(_RUN_FMTS)}; got {fmt!r}")
+    srcs = _run_sources(source, fmt)
+    if len(srcs) != 1:
+        raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=_source_name(source),
+                         hint="use load_collection for several runs")
+    p = _parse_run(srcs[0], order, keep_first_duplicate)
+    docs = p.doc_values.take(pa.array(p.doc_code)).to_pylist()
+    return Run(name=name or p.name, topics=tuple(p.topics), docs=tuple(docs), lengths=p.counts.astype(np.int64),
+               source=p.display, n_lines=p.n_lines, warnings=list(p.warnings))

@@ -1,0 +1,184 @@
+"""Where the bytes come from: paths, directories, zip archives, ``(filename, bytes)`` uploads.
+
+Qrels sources become a flat list of :class:`_File`; run sources become
+:class:`_RunSource` objects (one per run: a TREC file, or a directory / zip
+folder of NTCIR ``TOPIC.res`` files). Nothing is read here beyond zip
+directories: each ``_File`` loads its bytes when a parser asks.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .errors import InputError
+from .names import _base, _ext, run_name
+
+_RUN_FMTS = ("auto", "trec", "ntcir", "res")
+
+
+@dataclass
+class _File:
+    """One input file: display name (for messages) and a loader of its raw bytes."""
+
+    name: str
+    load: Callable[[], bytes]
+
+    @property
+    def base(self) -> str:
+        return _base(self.name)
+
+
+def _is_hidden(name: str) -> bool:
+    return any(p.startswith(".") or p == "__MACOSX" for p in re.split(r"[/\\]", name) if p)
+
+
+def _read_path(p: Path) -> Callable[[], bytes]:
+    def load() -> bytes:
+        try:
+            return p.read_bytes()
+        except OSError as e:
+            raise InputError(f"cannot read the file ({e.strerror or e})", file=str(p)) from None
+    return load
+
+
+def _zip_members(zname: str, data: bytes | Path) -> list[_File]:
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data)
+        infos = [i for i in zf.infolist() if not i.is_dir() and not _is_hidden(i.filename)]
+        members = []
+        for i in sorted(infos, key=lambda i: i.filename):
+            blob = zf.read(i)
+            members.append(_File(f"{zname}:{i.filename}", (lambda b=blob: b)))
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
+        raise InputError(f"not a readable zip file ({e})", file=zname,
+                         hint="re-create the archive with a standard zip tool") from None
+    if not members:
+        raise InputError("the zip file holds no usable files", file=zname,
+                         hint="put the qrels / run files in the archive (hidden files are skipped)")
+    return members
+
+
+def _is_zip_name(name: str) -> bool:
+    return _base(name).lower().endswith(".zip")
+
+
+def _source_name(source) -> str:
+    if isinstance(source, tuple):
+        return str(source[0])
+    return str(source)
+
+
+def _check_tuple(source) -> tuple[str, bytes]:
+    if len(source) != 2 or not isinstance(source[1], (bytes, bytearray, memoryview)):
+        raise InputError(f"an uploaded file must be a (filename, bytes) pair; got {type(source).__name__} "
+                         f"of length {len(source)}")
+    return str(source[0]), bytes(source[1])
+
+
+def _path_of(source) -> Path:
+    p = Path(os.fspath(source))
+    if not p.exists():
+        raise InputError("no such file or directory", file=str(source),
+                         hint="check the path (it is relative to the current directory)")
+    return p
+
+
+def _qrels_files(source) -> list[_File]:
+    if isinstance(source, (list, tuple)) and not (
+        isinstance(source, tuple) and len(source) == 2 and isinstance(source[1], (bytes, bytearray, memoryview))
+    ):
+        out = []
+        for s in source:
+            out.extend(_qrels_files(s))
+        if not out:
+            raise InputError("no qrels files given", hint="give a qrels file (or NTCIREVAL .rel files)")
+        return out
+    if isinstance(source, tuple):
+        name, data = _check_tuple(source)
+        return _zip_members(name, data) if _is_zip_name(name) else [_File(name, lambda d=data: d)]
+    p = _path_of(source)
+    if p.is_dir():
+        files = [_File(str(c), _read_path(c)) for c in sorted(p.iterdir(), key=lambda c: c.name)
+                 if c.is_file() and not c.name.startswith(".")]
+        if not files:
+            raise InputError("the directory holds no files", file=str(source),
+                             hint="give the qrels file, or a directory of NTCIREVAL .rel files")
+        return files
+    if _is_zip_name(p.name):
+        return _zip_members(str(source), p)
+    return [_File(str(source), _read_path(p))]
+
+
+@dataclass
+class _RunSource:
+    name: str                 # run name
+    display: str              # file / directory / zip name for messages
+    kind: str                 # "trec" | "res"
+    files: list[_File]
+
+
+def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSource]:
+    """Files of a directory or zip -> runs: ``.res`` files grouped by folder, every other file a run."""
+    res_groups: dict[str, list[_File]] = {}
+    out: list[_RunSource] = []
+    for f in files:
+        inner = f.name[len(container) + 1:] if f.name.startswith(container) else f.name
+        if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(f.name) == "res"):
+            folder = re.split(r"[/\\]", inner)[:-1]
+            res_groups.setdefault("/".join(folder), []).append(f)
+        else:
+            out.append(_RunSource(run_name(f.base), f.name, "trec", [f]))
+    for folder, fs in res_groups.items():
+        nm = folder.split("/")[-1] if folder else (
+            run_name(container) if _is_zip_name(container) else _base(container))
+        out.append(_RunSource(nm, f"{container}/{folder}" if folder else container, "res", fs))
+    return out
+
+
+def _run_sources(runs, fmt: str) -> list[_RunSource]:
+    if runs is None:
+        raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
+    if isinstance(runs, tuple) and len(runs) == 2 and isinstance(runs[1], (bytes, bytearray, memoryview)):
+        runs = [runs]
+    if not isinstance(runs, (list, tuple)):
+        runs = [runs]
+    out: list[_RunSource] = []
+    for src in runs:
+        if isinstance(src, tuple):
+            name, data = _check_tuple(src)
+            if _is_zip_name(name):
+                out.extend(_group_files(_zip_members(name, data), name, fmt))
+            else:
+                kind = "res" if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(name) == "res") else "trec"
+                out.append(_RunSource(run_name(name), name, kind, [_File(name, lambda d=data: d)]))
+            continue
+        p = _path_of(src)
+        name = str(src)
+        if p.is_dir():
+            entries = sorted((c for c in p.iterdir() if not c.name.startswith(".")), key=lambda c: c.name)
+            files = [_File(str(c), _read_path(c)) for c in entries if c.is_file()]
+            got = _group_files(files, name.rstrip("/\\"), fmt) if files else []
+            for d in entries:  # sub-directories holding NTCIR .res files: one run each
+                if d.is_dir():
+                    sub = [_File(str(c), _read_path(c)) for c in sorted(d.iterdir(), key=lambda c: c.name)
+                           if c.is_file() and not c.name.startswith(".") and _ext(c.name) == "res"]
+                    if sub:
+                        got.append(_RunSource(d.name, str(d), "res", sub))
+            if not got:
+                raise InputError("the directory holds no run files", file=name,
+                                 hint="put the run files in it (hidden files are skipped)")
+            out.extend(got)
+        elif _is_zip_name(p.name):
+            out.extend(_group_files(_zip_members(name, p), name, fmt))
+        else:
+            kind = "res" if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(name) == "res") else "trec"
+            out.append(_RunSource(run_name(p.name), name, kind, [_File(name, _read_path(p))]))
+    if not out:
+        raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
+    return out

@@ -1,0 +1,76 @@
+"""Run parsing, fast path: pyarrow's CSV reader over a whole TREC run file.
+
+Returns ``None`` whenever anything looks off (parse error, empty field, a
+missing score); the caller then falls back to :mod:`.trec_lines`, whose job
+is to name the first bad line.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+_RUN_COLS = ["t", "q", "d", "r", "s", "g"]
+_PARSE = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                           newlines_in_values=False, ignore_empty_lines=True)
+
+
+def _convert_options(rank: bool) -> pcsv.ConvertOptions:
+    types = {c: pa.string() for c in _RUN_COLS}
+    types["s"] = pa.float64()
+    if rank:
+        types["r"] = pa.int64()
+    return pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                               quoted_strings_can_be_null=False)
+
+
+_CONVERT = {False: _convert_options(False), True: _convert_options(True)}
+
+
+def _needs_cleaning(data: bytes) -> bool:
+    """Whitespace other than single blanks? Tabs anywhere (a fast byte search over
+    the whole file: a tab inside a 6-field line would otherwise glue two fields);
+    repeated, leading or trailing blanks in the first 64 kB (elsewhere they leave an
+    empty field or a wrong field count, which sends the file to the cleaner anyway)."""
+    head = data[:65536]
+    return (b"\t" in data or b"\x0b" in data or b"\x0c" in data or b"  " in head or b" \n" in head
+            or b" \r" in head or b"\n " in head or head[:1] == b" ")
+
+
+def _clean_blanks(d: bytes) -> bytes:
+    """Any whitespace run inside a line -> one blank; no blanks at line ends.
+    Keeps the number of lines (a lone CR counts as a line end, like splitlines)."""
+    if b"\r" in d:
+        d = d.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    for ch in (b"\t", b"\x0b", b"\x0c"):
+        if ch in d:
+            d = d.replace(ch, b" ")
+    while b"  " in d:
+        d = d.replace(b"  ", b" ")
+    if b" \n" in d:
+        d = d.replace(b" \n", b"\n")
+    if b"\n " in d:
+        d = d.replace(b"\n ", b"\n")
+    return d.strip(b" ")
+
+
+def _arrow_trec(data: bytes, rank: bool):
+    """(topic, doc, score, rank) arrow arrays, or None if anything looks off."""
+    try:
+        tb = pcsv.read_csv(pa.py_buffer(data),
+                           read_options=pcsv.ReadOptions(column_names=_RUN_COLS, use_threads=False,
+                                                         block_size=1 << 26),
+                           parse_options=_PARSE, convert_options=_CONVERT[rank])
+    except (pa.ArrowInvalid, pa.ArrowException, ValueError):
+        return None
+    if tb.num_rows == 0:
+        return None
+    cols = {c: tb.column(c).combine_chunks() for c in _RUN_COLS}
+    for c in ("t", "q", "d", "r", "g"):
+        if c == "r" and rank:
+            continue
+        if pc.min(pc.binary_length(cols[c])).as_py() == 0:
+            return None
+    if cols["s"].null_count or (rank and cols["r"].null_count):
+        return None
+    return cols["t"], cols["d"], cols["s"], (cols["r"].to_numpy() if rank else None)
