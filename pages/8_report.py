@@ -1,6 +1,4 @@
 """Report: the paper-style tables for the current data and settings, as CSV, LaTeX and a settings file."""
-import json
-
 import streamlit as st
 
 from dashboard import cached, shell, report, state, widgets
@@ -81,7 +79,8 @@ if ss.get("_report"):
                        key="rp_dl_tex", width="stretch")
     d3.download_button("Settings (JSON)", files["settings.json"], "evalcore-settings.json",
                        mime="application/json", key="rp_dl_json", width="stretch")
-    d4.caption("CLI: `python -m evalcore evaluate --settings evalcore-settings.json ...` reads the same file.")
+    d4.caption("CLI: `evalcore evaluate --settings evalcore-settings.json ...` reads the same file; "
+               "`--save-settings FILE` writes one this page reloads.")
     for name, (df, caption) in tables.items():
         with st.expander(caption, expanded=name in ("mean_scores", "kendall_metrics")):
             widgets.table(df, digits=4)
@@ -96,11 +95,7 @@ def _apply():
     f = st.session_state.get("rp_settings_file")
     if f is None:
         return
-    try:
-        data = json.loads(f.getvalue().decode("utf-8"))
-        problems = state.apply_settings_file(data, st.session_state["_K"])
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        problems = [f"{f.name} is not a valid JSON settings file ({e})"]
+    problems = state.apply_settings_file(f.getvalue(), st.session_state["_K"], source=f.name)
     st.session_state["_settings_problems"] = problems
     st.session_state["_settings_loaded"] = f.name
 
@@ -109,6 +104,6 @@ st.file_uploader("settings JSON", type=["json"], key="rp_settings_file", on_chan
 if ss.get("_settings_loaded"):
     probs = ss.get("_settings_problems") or []
     if probs:
-        st.error(f"{ss['_settings_loaded']}: " + "; ".join(probs), icon=":material/error:")
+        st.error("; ".join(probs) + " - nothing was changed.", icon=":material/error:")
     else:
         st.success(f"Settings from {ss['_settings_loaded']} applied.", icon=":material/check_circle:")

@@ -219,7 +219,7 @@ def test_report_builds_and_its_settings_file_reloads():
     with zipfile.ZipFile(io.BytesIO(files["evalcore-report.zip"])) as z:
         assert "mean_scores.csv" in z.namelist()
     # the CLI reads the same file
-    from evalcore.cli import load_settings
+    from evalcore.settings import read_settings as load_settings
     import tempfile
     with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
         f.write(files["settings.json"])
@@ -230,6 +230,19 @@ def test_report_builds_and_its_settings_file_reloads():
     at2.run()
     assert not at2.exception
     assert [at2.slider(key=f"g{L}").value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
+
+
+def test_a_bad_settings_file_changes_nothing_and_says_why():
+    """Atomic reload (evalcore.settings): valid gains beside a NaN beta must not be half-applied."""
+    at = _goto(_app(), "8_report")
+    before = [at.slider(key=f"g{L}").value for L in (3, 2, 1)]
+    bad = b'{"settings": {"gains": [1, 5, 10], "beta": NaN}}'
+    at.file_uploader(key="rp_settings_file").set_value(("bad.json", bad, "application/json"))
+    at.run()
+    assert not at.exception
+    assert [at.slider(key=f"g{L}").value for L in (3, 2, 1)] == before
+    assert any("bad.json: NaN is not a finite number" in e.value and "nothing was changed" in e.value
+               for e in at.error)
 
 
 def _two_level_collection():

@@ -1,11 +1,49 @@
-"""Subcommands ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey`` of ``python -m evalcore``.
+"""Meta-evaluation subcommands: ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``.
 
-``evalcore/cli.py`` calls :func:`add_subcommands` with its subparsers and the
-shared data/metric parent parser. Input: the collection the data options
-name (scored with ``evalcore.score_matrices`` under the metric settings), or
+:func:`register` adds them to the ``evalcore`` command (``evalcore/cli/__init__.py``)
+with the shared data/metric parent parser. Adding a subcommand is one
+``add(...)`` call in :func:`register` plus its ``run_*`` function.
+
+Input: the collection the data options name (scored with ``evalcore.score_matrices`` under the metric settings), or
 ``--scores FILE``, a tidy CSV/TSV with columns run, topic, metric, value
 (e.g. ``python -m evalcore evaluate --per-topic --output csv`` output).
 
+The JSON keys are listed in :data:`JSON_HELP` (shown by ``--help``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+import pandas as pd
+
+from ..meta import (
+    bootstrap_sensitivity,
+    correlation_matrix,
+    read_score_csv,
+    stability,
+    subset_runs,
+    swap_method,
+    top_runs,
+    tukey_hsd,
+)
+from ..meta.correlation import METHODS
+from ..meta.sampling import SAMPLINGS
+from ..registry import score_matrices, score_matrix
+from .options import load_from_args, metric_params, metrics_of
+
+__all__ = ["register", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
+           "DEFAULT_METRICS"]
+
+#: 003's seven metrics, in Table 2's order
+DEFAULT_METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
+
+#: The ``--output json`` layout, shown by every subcommand's ``--help`` (a plain
+#: string, not the docstring, so ``python -OO`` keeps it).
+JSON_HELP = """\
 With ``--output json`` (default: tsv) the output is one object:
 
     command      the subcommand
@@ -30,28 +68,6 @@ NaN (the papers' "-") is ``null`` in JSON and ``-`` in TSV. ``--output tsv``
 prints one table (``--table``, default summary; matrix for kendall) with a
 header line.
 """
-from __future__ import annotations
-
-import argparse
-import json
-import math
-import sys
-
-import numpy as np
-import pandas as pd
-
-from . import (bootstrap_sensitivity, correlation_matrix, read_score_csv, stability, subset_runs, swap_method,
-               top_runs, tukey_hsd)
-from .correlation import METHODS
-from .sampling import SAMPLINGS
-
-__all__ = ["add_subcommands", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
-           "DEFAULT_METRICS"]
-
-#: 003's seven metrics, in Table 2's order
-DEFAULT_METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
-
-_JSON_HELP = __doc__[__doc__.index("With ``--output json``"):]
 
 
 def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str]) -> argparse.ArgumentParser:
@@ -79,13 +95,13 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str]) 
     return p
 
 
-def add_subcommands(subparsers, data_parent: argparse.ArgumentParser) -> None:
+def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     """Register kendall, swap, bootstrap, stability and tukey on ``subparsers``."""
     fmt = argparse.RawDescriptionHelpFormatter
 
     def add(name, help_, desc, B, alpha, tables, func):
         sp = subparsers.add_parser(name, parents=[data_parent, _meta_parent(B, alpha, tables)], help=help_,
-                                   description=desc, epilog=_JSON_HELP, formatter_class=fmt)
+                                   description=desc, epilog=JSON_HELP, formatter_class=fmt)
         sp.set_defaults(func=func)
         return sp
 
@@ -148,17 +164,14 @@ def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
             ranker = scores[args.top_by]
         n_topics = len(topics)
     else:
-        import evalcore
-        from evalcore.cli import load_from_args, metric_params
-
         c = load_from_args(args)
         params = metric_params(args)
-        chosen = evalcore.score_matrices(c, args.metrics or DEFAULT_METRICS, **params)
+        chosen = score_matrices(c, metrics_of(args) or DEFAULT_METRICS, **params)
         ranker = None
         if args.top is not None:
             ranker = chosen.get(args.top_by)
             if ranker is None:
-                ranker = evalcore.score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
+                ranker = score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
         runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
     if args.top is not None:
         idx = top_runs(ranker.mean(axis=1), args.top)
