@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import os
 import socket
 import statistics
 import subprocess

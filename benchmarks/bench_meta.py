@@ -61,8 +61,9 @@ def vectorised(S, runs):
 
 
 def loop(S, metrics, B):
-    from evalcore.meta import bootstrap_samples, kendall_tau, sample_topics
     from test_meta_reference import ref_bootstrap_pair, ref_swap
+
+    from evalcore.meta import bootstrap_samples, kendall_tau, sample_topics
 
     n_runs, n = next(iter(S.values())).shape
     Q, Q2 = sample_topics(n, sampling="replacement", B=B, seed=0)

@@ -9,8 +9,6 @@ Two notations exist and both are supported, never mixed up:
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
 __all__ = ["GAIN_PRESETS", "resolve_gains", "resolve_penalties", "parse_ascending", "gains_label"]

@@ -8,7 +8,6 @@ cache key, column header and plot label.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 

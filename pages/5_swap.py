@@ -1,7 +1,7 @@
 """Swap method (003 Sec. 4.2, Table 3): how large a difference must be to hold on another topic set."""
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, widgets
+from dashboard import cached, figures, shell, widgets
 
 ss = st.session_state
 s, full = shell.setup()

@@ -1,7 +1,7 @@
 """Bootstrap sensitivity (003 Sec. 4.3, Table 4) and randomised Tukey HSD."""
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, widgets
+from dashboard import cached, figures, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()

@@ -1,7 +1,7 @@
 """Stability (Buckley & Voorhees; 002): error rate against proportion of ties."""
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, widgets
+from dashboard import cached, figures, shell, widgets
 
 ss = st.session_state
 s, full = shell.setup()

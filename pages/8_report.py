@@ -1,7 +1,7 @@
 """Report: the paper-style tables for the current data and settings, as CSV, LaTeX and a settings file."""
 import streamlit as st
 
-from dashboard import cached, shell, report, state, widgets
+from dashboard import cached, report, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()

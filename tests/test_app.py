@@ -219,8 +219,9 @@ def test_report_builds_and_its_settings_file_reloads():
     with zipfile.ZipFile(io.BytesIO(files["evalcore-report.zip"])) as z:
         assert "mean_scores.csv" in z.namelist()
     # the CLI reads the same file
-    from evalcore.settings import read_settings as load_settings
     import tempfile
+
+    from evalcore.settings import read_settings as load_settings
     with tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False) as f:
         f.write(files["settings.json"])
     assert load_settings(f.name)["gains"] == [1.0, 5.0, 10.0]

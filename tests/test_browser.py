@@ -10,7 +10,6 @@ Skipped when chromium or playwright is missing, unless CI=true: then it fails.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys

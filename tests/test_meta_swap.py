@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_meta_reference import ref_swap
 
-from evalcore.meta import Cancelled, sample_topics, swap_method
-from evalcore.meta import _common
+from evalcore.meta import Cancelled, _common, sample_topics, swap_method
 from evalcore.meta.swap import _summary_row, bin_index
 
 

@@ -15,15 +15,14 @@ import math
 
 import numpy as np
 import pytest
+import reference as ref
+from conftest import collections, random_collection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalcore
 from evalcore import metrics as M
 from evalcore.collection import Collection
-
-import reference as ref
-from conftest import collections, random_collection
 
 ATOL = 1e-12
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -2,7 +2,8 @@
 
 * :mod:`.options`  - the data and metric options every subcommand shares;
 * :mod:`.evaluate` - ``evaluate``;
-* :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``.
+* :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``;
+* :mod:`.app`      - ``app`` (starts the Streamlit dashboard).
 
 A subcommand module has ``register(subparsers, data_parent)``; adding one is
 a module with that function plus one entry in :data:`SUBCOMMANDS`.
@@ -16,13 +17,13 @@ import argparse
 import sys
 
 from .. import __version__
-from . import evaluate, meta
+from . import app, evaluate, meta
 from .options import EPILOG_LEVELS, data_options_parser, load_from_args, metric_params
 
 __all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "metric_params", "SUBCOMMANDS"]
 
 #: Modules whose ``register(subparsers, data_parent)`` adds subcommands, in --help order.
-SUBCOMMANDS = (evaluate, meta)
+SUBCOMMANDS = (evaluate, meta, app)
 
 
 def build_parser() -> argparse.ArgumentParser:

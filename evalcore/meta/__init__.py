@@ -14,8 +14,15 @@ Carterette 2012 (randomised Tukey HSD), Yilmaz et al. 2008 (tau_ap).
 """
 from ._common import Cancelled
 from .bootstrap import BootstrapResult, bootstrap_samples, bootstrap_sensitivity, paired_t
-from .correlation import (CorrelationResult, correlation_matrix, gain_correlation_table, kendall_tau, kendall_test,
-                          spearman_rho, tau_ap)
+from .correlation import (
+                          CorrelationResult,
+                          correlation_matrix,
+                          gain_correlation_table,
+                          kendall_tau,
+                          kendall_test,
+                          spearman_rho,
+                          tau_ap,
+)
 from .sampling import SAMPLINGS, sample_topics
 from .scores import read_score_csv, subset_runs, top_runs
 from .stability import StabilityResult, stability

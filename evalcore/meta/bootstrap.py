@@ -28,8 +28,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._common import (TIE_RTOL, Progress, ProgressFn, check_alpha, check_positive_int, check_run_ids, check_scores,
-                      pair_chunks, pair_index, round_sig, topic_counts)
+from ._common import (
+    TIE_RTOL,
+    Progress,
+    ProgressFn,
+    check_alpha,
+    check_positive_int,
+    check_run_ids,
+    check_scores,
+    pair_chunks,
+    pair_index,
+    round_sig,
+    topic_counts,
+)
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -132,7 +143,6 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
     pair_frames, summ_rows, curve_frames = [], [], []
-    sqrt_c = np.sqrt(c)
     for m in metrics:
         M = mats[m]
         asl = np.empty(P)

@@ -23,8 +23,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._common import (Progress, ProgressFn, check_positive_int, check_run_ids, check_scores, pair_chunks, pair_index,
-                      topic_counts)
+from ._common import (
+    Progress,
+    ProgressFn,
+    check_positive_int,
+    check_run_ids,
+    check_scores,
+    pair_chunks,
+    pair_index,
+    topic_counts,
+)
 
 __all__ = ["stability", "StabilityResult", "stability_samples"]
 

@@ -22,8 +22,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._common import (TIE_RTOL, Progress, ProgressFn, check_alpha, check_positive_int, check_run_ids, check_scores,
-                      pair_index)
+from ._common import (
+    TIE_RTOL,
+    Progress,
+    ProgressFn,
+    check_alpha,
+    check_positive_int,
+    check_run_ids,
+    check_scores,
+    pair_index,
+)
 
 __all__ = ["tukey_hsd", "TukeyResult"]
 
