@@ -13,6 +13,7 @@ such as ``"beat"`` must not be ignored silently)::
     rel_threshold  whole number 1..MAX_LEVEL
     log_base       number > 1 (nDCG's discount)
     mean           "arithmetic" | "geometric"
+    names          how metric names are read: "evalcore" | "ir_measures" | "trec_eval" | "ntcireval"
     metrics        list of metric names (any name :func:`evalcore.registry.parse_metric` knows)
     top_n, top_by  the dashboard's top-N filter (0 = all runs) and the metric ranking it
     dataset        "sim" | "examples" | "upload"
@@ -55,7 +56,7 @@ MAX_LIST = 200
 
 #: Defaults of the metric settings when neither an option nor the file gives one.
 DEFAULTS = {"gains": None, "penalties": None, "beta": 1.0, "cutoffs": [10, 1000], "rel_threshold": 1,
-            "log_base": 2.0, "mean": "arithmetic", "metrics": None}
+            "log_base": 2.0, "mean": "arithmetic", "metrics": None, "names": None}
 
 #: The papers' gain presets offered one click away in the app (paper notation, highest level first).
 PRESETS = tuple(k for k in GAIN_PRESETS if k != "2:1.5:1")
@@ -76,6 +77,7 @@ LIMITS = {
     "rel_threshold": ("int", (1, MAX_LEVEL)),
     "log_base": ("float", (1.0 + 1e-9, 1e6)),
     "mean": ("choice", ("arithmetic", "geometric")),
+    "names": ("choice", ("evalcore", "ir_measures", "trec_eval", "ntcireval")),
     "top_n": ("int", (0, 100_000)),
     "top_by": ("metric", None),
     "dataset": ("choice", ("sim", "examples", "upload")),
@@ -114,7 +116,7 @@ def _number(where: str, v, lo: float, hi: float, *, integer: bool):
     return int(v) if integer else float(v)
 
 
-def _scalar(where: str, kind: str, spec, v):
+def _scalar(where: str, kind: str, spec, v, names: str | None = None):
     if kind == "int|None":
         return None if v is None else _number(where, v, *spec, integer=True)
     if kind in ("int", "float"):
@@ -126,16 +128,16 @@ def _scalar(where: str, kind: str, spec, v):
     if kind == "choice" and v not in spec:
         raise SettingsError(f"{where} must be one of {', '.join(spec)}; got {v!r}")
     if kind in ("metric", "metrics"):
-        _metric(where, v, one=kind == "metric")
+        _metric(where, v, one=kind == "metric", names=names)
     return v
 
 
-def _metric(where: str, name: str, one: bool) -> None:
+def _metric(where: str, name: str, one: bool, names: str | None) -> None:
     """A known metric name; in a ``metrics`` list a cutoff metric may come without @l (then --cutoffs)."""
     from .registry import expand_metrics, parse_metric
 
     try:
-        parse_metric(name) if one else expand_metrics([name])
+        parse_metric(name, names) if one else expand_metrics([name], names=names)
     except ValueError as e:
         raise SettingsError(f"{where}: {e}") from None
 
@@ -217,6 +219,7 @@ def _parse(text, source) -> dict:
         data = data["settings"]
         if not isinstance(data, dict):
             raise SettingsError(f"\"settings\" must be an object; got {_type(data)}")
+    names = _scalar("names", *LIMITS["names"], data["names"]) if data.get("names") is not None else None
     unknown = [k for k in data if k not in KNOWN_KEYS]
     if unknown:
         raise SettingsError(f"unknown key {unknown[0]!r}; known keys: {', '.join(KNOWN_KEYS)}")
@@ -245,10 +248,10 @@ def _parse(text, source) -> dict:
             if not 1 <= len(v) <= MAX_LIST:
                 raise SettingsError(f"metrics must list 1 to {MAX_LIST} names; got {len(v)}")
             for i, m in enumerate(v):
-                _scalar(f"metrics[{i}]", "metrics", None, m)
+                _scalar(f"metrics[{i}]", "metrics", None, m, names)
             out[key] = list(v)
         elif key in LIMITS:
-            out[key] = _scalar(key, *LIMITS[key], v)
+            out[key] = _scalar(key, *LIMITS[key], v, names)
         else:  # a group
             if not isinstance(v, dict):
                 raise SettingsError(f"{key} must be an object with keys {', '.join(_GROUPS[key])}; got {_type(v)}")

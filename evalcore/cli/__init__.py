@@ -3,6 +3,7 @@
 * :mod:`.options`  - the data and metric options every subcommand shares;
 * :mod:`.evaluate` - ``evaluate``;
 * :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``;
+* :mod:`.metrics`  - ``metrics`` (the crosswalk of metric names);
 * :mod:`.app`      - ``app`` (starts the Streamlit dashboard).
 
 A subcommand module has ``register(subparsers, data_parent)``; adding one is
@@ -15,15 +16,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from .. import __version__
-from . import app, evaluate, meta
+from . import app, evaluate, meta, metrics
 from .options import EPILOG_LEVELS, data_options_parser, load_from_args, metric_params
 
 __all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "metric_params", "SUBCOMMANDS"]
 
 #: Modules whose ``register(subparsers, data_parent)`` adds subcommands, in --help order.
-SUBCOMMANDS = (evaluate, meta, app)
+SUBCOMMANDS = (evaluate, meta, metrics, app)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -48,7 +54,10 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _show_warning
+            return int(args.func(args) or 0)
     except BrokenPipeError:
         return 0
     except (ValueError, OSError) as e:   # InputError and SettingsError are ValueErrors

@@ -28,11 +28,13 @@ def register(sub, data: argparse.ArgumentParser) -> None:
         description="Score runs. Output (tsv): a header run<TAB>topic<TAB>metric<TAB>value, one line per "
                     "(run, topic, metric) with --per-topic, and lines with topic 'all' holding the means "
                     "(12 significant digits).\n\nMetric keys: " + ", ".join(registry.METRIC_KEYS) +
-                    " (cutoff metrics: nDCG@10, P@5, ...; Q-measure@1000 etc. also take a cutoff).",
+                    " (cutoff metrics: nDCG@10, P@5, ...; Q-measure@1000 etc. also take a cutoff), with "
+                    "parameters such as AP(rel=2) or Q-measure(beta=2)@100, and the ir_measures / trec_eval / "
+                    "NTCIREVAL names 'evalcore metrics' lists (map, P_10, ndcg_cut.10, P-plus, ...).",
         epilog=EPILOG_LEVELS)
     ev.add_argument("--seed", dest="seed_data", type=int, default=0, metavar="N",
                     help="seed of --simulated (same as --seed-data; default 0)")
-    ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric keys (default: all)")
+    ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric names (default: every evalcore key; see 'evalcore metrics')")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
     ev.add_argument("--output", choices=OUTPUTS, default="tsv")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")

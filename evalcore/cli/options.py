@@ -12,6 +12,7 @@ import argparse
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, parse_ascending
+from ..names import CONVENTIONS
 from ..settings import DEFAULTS, read_settings
 
 __all__ = ["data_options_parser", "load_from_args", "metric_params", "EPILOG_LEVELS"]
@@ -60,6 +61,9 @@ def data_options_parser() -> argparse.ArgumentParser:
     m.add_argument("--log-base", type=float, help="b of the Jarvelin-Kekalainen discount (default 2)")
     m.add_argument("--mean", choices=("arithmetic", "geometric"),
                    help="mean over topics (geometric: exp mean log max(x, 1e-5))")
+    m.add_argument("--names", choices=CONVENTIONS, help="read metric names in this convention (ir_measures: "
+                   "nDCG@10 is the Burges nDCG, evalcore's MSnDCG@10); default: evalcore's keys plus every "
+                   "unambiguous peer name (map, P_10, ndcg_cut.10, P-plus, ...), warning on a bare nDCG@k")
     m.add_argument("--settings", metavar="JSON", help="a settings file saved by the app's Report page or by "
                    "--save-settings; explicit options override it")
     m.add_argument("--save-settings", metavar="JSON", help="write the settings used (after --settings and the "
@@ -135,7 +139,7 @@ def metric_params(args) -> dict:
     cutoffs = _cutoffs(args.cutoffs) if args.cutoffs is not None else pick(None, "cutoffs")
     return dict(gains=gains, beta=float(pick(args.beta, "beta")), penalties=penalties, cutoffs=list(cutoffs),
                 rel_threshold=int(pick(args.rel_threshold, "rel_threshold")),
-                log_base=float(pick(args.log_base, "log_base")))
+                log_base=float(pick(args.log_base, "log_base")), names=pick(args.names, "names"))
 
 
 def mean_of(args) -> str:
