@@ -201,7 +201,7 @@ def test_run_tolerates_bom_crlf_tabs_trailing_blanks(tmp_path):
      "document 'd0' is listed twice for topic 'q1' (first on line 1)", "keep_first_duplicate=True"),
     (b"q1 Q0 d0 1 3 x\nq1 Q0 d0 2 3 x\n", {"order": "file"}, 2, "q1 Q0 d0 2 3 x",
      "listed twice", "--keep-first-duplicate"),
-    (b"q1 0 d0 1\n", {}, 1, "q1 0 d0 1", "found 4", "qrels first"),
+    (b"q1 0 d0 1\n", {}, 1, "q1 0 d0 1", "found 4", "give it as the qrels"),
 ])
 def test_bad_run_lines(data, kw, line, text, words, fix):
     with pytest.raises(InputError) as ei:

@@ -18,7 +18,7 @@ from .options import (
     metrics_of,
 )
 
-OUTPUTS = ("tsv", "csv", "json")
+OUTPUTS = ("tsv", "csv", "json", "jsonl", "trec_eval")
 
 
 def register(sub, data: argparse.ArgumentParser) -> None:
@@ -36,13 +36,35 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                     help="seed of --simulated (same as --seed-data; default 0)")
     ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric names (default: every evalcore key; see 'evalcore metrics')")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
-    ev.add_argument("--output", choices=OUTPUTS, default="tsv")
+    ev.add_argument("--output", choices=OUTPUTS, default="tsv",
+                    help="tsv (default), csv, json (one object with the settings), jsonl (one {run, topic, "
+                         "metric, value} object per line), trec_eval (trec_eval -q's layout: "
+                         "measure<TAB>topic<TAB>value; per run the per-topic lines, then 'runid all NAME' and the means)")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
     ev.set_defaults(func=run_evaluate)
 
 
 def _fmt(v: float) -> str:
     return format(float(v), ".12g")
+
+
+def _json_value(v):
+    v = float(v)
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def write_trec_eval(df, out) -> None:
+    """trec_eval -q's layout, run after run: every topic's measures (topics in the collection's order),
+    then ``runid<TAB>all<TAB>NAME`` and the means with topic ``all``. The measure is padded to 22
+    characters as trec_eval prints it; values keep 12 significant digits (trec_eval prints 4 decimals)."""
+    for run, part in df.groupby("run", sort=False):
+        per = part[part["topic"] != "all"]
+        for _, tpart in per.groupby("topic", sort=False):
+            for _, t, m, v in tpart.itertuples(index=False, name=None):
+                out.write(f"{m:<22}\t{t}\t{_fmt(v)}\n")
+        out.write(f"{'runid':<22}\tall\t{run}\n")
+        for _, t, m, v in part[part["topic"] == "all"].itertuples(index=False, name=None):
+            out.write(f"{m:<22}\tall\t{_fmt(v)}\n")
 
 
 def settings_used(args, params: dict, metrics) -> dict:
@@ -75,6 +97,11 @@ def run_evaluate(args) -> int:
         json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
                    "settings": settings, "results": df.to_dict(orient="records")}, out, indent=1)
         out.write("\n")
+    elif args.output == "jsonl":
+        for r, t, m, v in df.itertuples(index=False, name=None):
+            out.write(json.dumps({"run": r, "topic": t, "metric": m, "value": _json_value(v)}) + "\n")
+    elif args.output == "trec_eval":
+        write_trec_eval(df, out)
     else:
         sep = "\t" if args.output == "tsv" else ","
         out.write(sep.join(["run", "topic", "metric", "value"]) + "\n")

@@ -44,6 +44,11 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--depth", type=int, metavar="N", help="evaluate only the top N documents of each list")
     d.add_argument("--condensed", action="store_true",
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
+    d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
+                   help="qrels format (default auto: sniffed from the first line / the .rel extension)")
+    d.add_argument("--run-format", choices=("auto", "trec", "ntcir", "jsonl"), default="auto",
+                   help="run format (default auto: .res files = NTCIR, .jsonl or a first '{' = JSON lines, "
+                        "else TREC)")
     d.add_argument("--keep-first-duplicate", action="store_true",
                    help="if a run lists a document twice for a topic, keep the first (default: error)")
     m = p.add_argument_group("metric settings")
@@ -91,7 +96,8 @@ def load_from_args(args) -> Collection:
         if not runs:
             raise ValueError("--qrels needs runs: --run FILE [FILE ...] or --runs DIR|ZIP")
         c = io.load_collection(args.qrels, runs if len(runs) > 1 or not args.runs else args.runs,
-                               order=args.order, keep_first_duplicate=args.keep_first_duplicate)
+                               order=args.order, keep_first_duplicate=args.keep_first_duplicate,
+                               fmt=args.run_format, qrels_fmt=args.qrels_format)
     if args.condensed:
         c = c.condensed()
     if args.depth is not None:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .frames import is_frame, qrels_frame
 from .names import _ext, _natural_sorted, run_name
 from .sources import _File, _qrels_files, _source_name
 from .text import _INT_RE, _first_fields, _lines, _text_bytes
@@ -68,7 +70,8 @@ def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
         f"not a qrels line: expected 4 fields ({_QRELS_FIELDS}) for TREC, 3 (topic doc L<n>) for NTCIR "
         f"or 2 (doc L<n>) for an NTCIREVAL .rel file, found {len(fields)}",
         file=f.name, line=i, text=text,
-        hint="give a TREC qrels file (topic iter doc rel), or pass fmt= to say which format it is")
+        hint="give a TREC qrels file (topic iter doc rel), or say which format it is: "
+             "--qrels-format trec|ntcir|rel on the command line, qrels_fmt= in load_collection, fmt= in read_qrels")
 
 
 def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
@@ -94,7 +97,9 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
 
     ``source``: a path, a ``(filename, bytes)`` pair, a directory / zip of
     files (e.g. per-topic ``.rel`` files), or a list of these; all judgments
-    are merged. See the module docstring for the formats and how ``fmt="auto"``
+    are merged. Also a DataFrame (``qid, docno, label`` or ``query_id,
+    doc_id, relevance``) or a dict ``{qid: {docno: level}}``
+    (:mod:`evalcore.io.frames`). See the module docstring for the formats and how ``fmt="auto"``
     sniffs them.
 
     Negative labels count as non-relevant (level 0), with one warning per
@@ -107,6 +112,8 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
     """
     if fmt not in _QRELS_FMTS:
         raise ValueError(f"fmt must be one of {', '.join(_QRELS_FMTS)}; got {fmt!r}")
+    if is_frame(source) or isinstance(source, Mapping):
+        return _qrels_from_python(source)
     files = _qrels_files(source)
     display = _source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
     judged: dict[tuple[str, str], tuple[int, str, int]] = {}  # (topic, doc) -> (level, file, line)
@@ -127,7 +134,8 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
                 hint = ("each line needs all fields; remove extra text or fix the separator"
                         if len(fl) > want else "each line needs all fields; complete or remove the line")
                 if kind == "trec" and fmt == "auto" and len(fl) == 6:
-                    hint = "this looks like a run line; give the qrels file first, then the runs"
+                    hint = ("this looks like a run line (topic Q0 doc rank score tag): give the qrels file as "
+                            "the qrels (--qrels FILE; load_collection's first argument) and this file as a run")
                 raise InputError(f"expected {want} fields ({what}), found {len(fl)}", file=f.name, line=i,
                                  text=text, hint=hint)
             toks = [t.decode() for t in fl]
@@ -182,3 +190,12 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
                          hint="check that this is the qrels file and that relevant documents have a label >= 1")
     return Qrels(frame=frame, source=display, level_names=names, warnings=warnings, n_lines=n_lines,
                  level_judgments=dict(sorted(level_lines.items())))
+
+
+def _qrels_from_python(source) -> Qrels:
+    name = "qrels DataFrame" if is_frame(source) else "qrels dict"
+    frame, warnings, counts = qrels_frame(source, name)
+    if not (frame["level"] >= 1).any():
+        raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated", file=name,
+                         hint="check that relevant documents have a label >= 1")
+    return Qrels(frame=frame, source=name, warnings=warnings, n_lines=sum(counts.values()), level_judgments=counts)
