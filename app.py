@@ -21,5 +21,5 @@ pages = [
 ]
 try:
     st.navigation(pages).run()
-except (ValueError, cached.InputError) as e:  # a bad setting: say so, keep the app alive
-    st.error(f"This view could not be computed with the current settings: {e}", icon=":material/error:")
+except cached.InputError as e:  # bad input data: say so, keep the app alive (other errors are bugs: let them show)
+    st.error(f"This view could not be computed from the loaded data: {e}", icon=":material/error:")

@@ -21,7 +21,6 @@ document id descending, as trec_eval).
 from __future__ import annotations
 
 import argparse
-import gzip
 import socket
 import statistics
 import subprocess
@@ -30,7 +29,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -40,44 +38,9 @@ import evalcore  # noqa: E402
 from evalcore.collection import Collection  # noqa: E402
 
 
-def _fallback_load(qrels_path: Path, runs_dir: Path) -> Collection:
-    q = pd.read_csv(qrels_path, sep=r"\s+", header=None, names=["topic", "it", "doc", "rel"],
-                    dtype={"topic": str, "doc": str})
-    q["rel"] = q["rel"].clip(lower=0).astype(int)
-    K = int(q["rel"].max())
-    topics = sorted(q.loc[q["rel"] > 0, "topic"].unique(), key=lambda t: (len(t), t))
-    tix = {t: i for i, t in enumerate(topics)}
-    counts = np.zeros((len(topics), K + 1), dtype=np.int64)
-    for (t, r), n in q[q["topic"].isin(tix)].groupby(["topic", "rel"]).size().items():
-        counts[tix[t], r] = n
-    rel = {(t, d): r for t, d, r in zip(q["topic"], q["doc"], q["rel"])}
-    files = sorted(runs_dir.glob("*"))
-    names, frames = [], []
-    for f in files:
-        with (gzip.open(f, "rt") if f.suffix == ".gz" else open(f)) as fh:
-            df = pd.read_csv(fh, sep=r"\s+", header=None, usecols=[0, 2, 4], names=["topic", "doc", "score"],
-                             dtype={"topic": str, "doc": str})
-        names.append(f.name.removesuffix(".gz").rsplit(".", 1)[0])
-        frames.append(df)
-    depth = max(int(df.groupby("topic").size().max()) for df in frames)
-    levels = np.zeros((len(files), len(topics), depth), dtype=np.int8)
-    lengths = np.zeros((len(files), len(topics)), dtype=np.int32)
-    for i, df in enumerate(frames):
-        df = df[df["topic"].isin(tix)].sort_values(["topic", "score", "doc"], ascending=[True, False, False])
-        for t, g in df.groupby("topic", sort=False):
-            lv = np.array([rel.get((t, d), 0) for d in g["doc"]], dtype=np.int8)
-            levels[i, tix[t], : lv.size] = lv
-            lengths[i, tix[t]] = lv.size
-    return Collection(levels=levels, lengths=lengths, level_counts=counts, run_ids=tuple(names),
-                      topic_ids=tuple(topics), name="clef2015 (benchmark reader)")
-
-
 def load_clef() -> tuple[Collection, str]:
     qrels, runs = DATA / "qrels.txt", DATA / "runs"
-    try:
-        return evalcore.load_collection(str(qrels), str(runs)), "evalcore.load_collection"
-    except NotImplementedError:
-        return _fallback_load(qrels, runs), "benchmark TREC reader (evalcore.load_collection is a stub)"
+    return evalcore.load_collection(str(qrels), str(runs)), "evalcore.load_collection"
 
 
 def slider_to_update(c: Collection, moves: int = 15) -> dict[str, list[float]]:

@@ -55,16 +55,9 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
                 condensed: bool = False, keep_first_duplicate: bool = False,
                 progress: Callable | None = None) -> Collection:
     """Parse uploaded files; raises evalcore.InputError (readable) on bad input."""
-    import inspect
     run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
-    kw = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
-    if progress is not None and "progress" in inspect.signature(evalcore.load_collection).parameters:
-        kw["progress"] = progress
-    try:
-        return evalcore.load_collection(qrels, run_arg, **kw)
-    except NotImplementedError:
-        raise InputError("Loading files is not available yet in this version of evalcore "
-                         "(evalcore.io.load_collection is still being written).") from None
+    return evalcore.load_collection(qrels, run_arg, order=order, condensed=condensed,
+                                    keep_first_duplicate=keep_first_duplicate, progress=progress)
 
 
 def current_collection(s: Settings | None = None) -> Collection:
@@ -211,7 +204,7 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
 
 def gain_settings_means(c: Collection, key: str, s: Settings) -> pd.DataFrame:
     """Means of one metric under every paper preset and the current gains (003 Table 5)."""
-    df = _gain_table(c, c.fingerprint, key, s.beta, tuple(state.PRESETS) + ("2:1.5:1",)).copy()
+    df = _gain_table(c, c.fingerprint, key, s.beta, tuple(evalcore.GAIN_PRESETS)).copy()
     cur = "current (" + state.paper(s.gains) + ")"
     if state.paper(s.gains) not in df.columns:
         df[cur] = score(c, key, s).mean(axis=1)
@@ -299,7 +292,3 @@ def stability(_scores: dict, data_key: tuple, subset_size, B: int, seed: int,
 def data_key(c: Collection, s: Settings) -> tuple:
     """Identity of a score set for the long computations' caches."""
     return (c.fingerprint, s.metric_keys, s.gains, s.beta, s.penalties, s.rel_threshold, s.cutoff)
-
-
-def cancelled_error() -> type:
-    return _meta.Cancelled

@@ -26,7 +26,7 @@ from evalcore.settings import GAIN_MAX, GAIN_MIN, GAIN_STEP, PRESETS, WIDGET_BOU
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
 # PRESETS (the papers' gain presets, highest level first) and GAIN_MIN/MAX/STEP come from evalcore.settings.
-__all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP"]
+__all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS"]
 
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {

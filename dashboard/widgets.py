@@ -27,7 +27,7 @@ def sidebar(c) -> None:
         st.markdown("**Gain per relevance level**")
         rows = [st.columns(3), st.columns([1, 1.25])]
         slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
-        for slot, name in zip(slots, ("3:2:1", "1:1:1", "10:5:1", "30:20:10", "0.3:0.2:0.1")):
+        for slot, name in zip(slots, state.PRESETS):
             g = cached.preset_gains(name, K)
             slot.button(name, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
                                disabled=g is None, width="stretch",
@@ -35,7 +35,7 @@ def sidebar(c) -> None:
         for L in range(K, 0, -1):
             st.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_MAX, step=state.GAIN_STEP,
                       key=f"g{L}", format="%.1f")
-        st.slider("beta (weight of gain vs. rank)", 0.0, 10.0, step=0.1, key="beta", format="%.1f",
+        st.slider("beta (weight of gain vs. rank)", *state.WIDGET_BOUNDS["beta"], step=0.1, key="beta", format="%.1f",
                   help="Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / (beta·cg_I(r) + r). "
                        "beta = 0 turns Q-measure into AP.")
         with st.expander("NWRR penalties", expanded=False):
@@ -108,9 +108,6 @@ def long_computation(slot: str, key: tuple, label: str, compute, what: str):
         prog = cached.Progress(f"{what} ...")
         try:
             res = compute(prog)
-        except cached.cancelled_error():
-            st.warning("Cancelled.")
-            return None
         except ValueError as e:
             st.error(f"{what} could not run with these settings: {e}", icon=":material/error:")
             return None
