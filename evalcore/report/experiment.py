@@ -300,7 +300,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
 
     t4d = pd.DataFrame({"metric": [NAMES[m] for m in order4],
                         "sensitivity (ASL < 0.05)": [sens(m, bk, bpct) for m in order4],
-                        "estimated diff.": [_spread_cell(best, m, "{:.2f}", R, with_range=False) for m in order4],
+                        "estimated diff.": [_spread_cell(best, m, "{:.2g}", R, with_range=False) for m in order4],
                         "ASL < 0.01": [sens(m, bk01, bs.table("pct_significant", alpha=0.01)) for m in order4]})
     t4n = _numeric(bs, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order4)
     tables.append(Table("table4_bootstrap", f"Table 4 — Bootstrap Sensitivity (B = {B}, alpha = 0.05)", t4n, t4d,
@@ -347,7 +347,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
         keys = [k for k in gain_scores if k.split(" ")[0] == FAMILY[fam]]
         order6 += sorted(keys, key=lambda k: -p6.loc[k, "mean"])            # stable: ties keep default first
     t6d = pd.DataFrame({"metric": order6, "sensitivity (ASL < 0.05)": [sens(k, k6, p6) for k in order6],
-                        "estimated diff.": [_spread_cell(e6, k, "{:.2f}", R, with_range=False) for k in order6]})
+                        "estimated diff.": [_spread_cell(e6, k, "{:.2g}", R, with_range=False) for k in order6]})
     t6n = _numeric(bs6, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order6)
     tables.append(Table("table6_gain_bootstrap", "Table 6 — gain values and Bootstrap Sensitivity (alpha = 0.05)",
                         t6n, t6d, f"The effect of changing gain values on the Bootstrap Sensitivity (alpha = 0.05; "
