@@ -144,3 +144,19 @@ def test_latex_unnamed_index_header_is_empty():
     assert "index" not in tex and "\\midrule" in tex and " & AP & RR \\\\" in tex
     from dashboard.report import bundle
     assert "index" not in bundle({"kendall_metrics": (tau, "Kendall")}, {})["tables.tex"].decode()
+
+
+def test_spread_bars_figure():
+    from dashboard.figures import spread_bars
+    from evalcore.meta.repeat import repeat
+    rng = np.random.default_rng(0)
+    S = {"A": rng.random((5, 12)) + np.arange(5)[:, None] * 0.2, "B": rng.random((5, 12))}
+    r = repeat("bootstrap", S, repeats=3, B=50, seed=1)
+    t = r.table("pct_significant", alpha=0.05).reset_index()
+    fig = spread_bars(t, y_title="% pairs significant", percent=True)
+    bar, rng_line = fig.data
+    want = t.sort_values("mean", ascending=False)
+    assert list(bar.x) == want["metric"].tolist() and list(bar.y) == pytest.approx(want["mean"].tolist())
+    assert list(bar.error_y.array) == pytest.approx(want["sd"].fillna(0).tolist())
+    ys = np.asarray(rng_line.y, dtype=float).reshape(-1, 3)
+    assert ys[:, 0].tolist() == want["min"].tolist() and ys[:, 1].tolist() == want["max"].tolist()
