@@ -136,11 +136,14 @@ def test_seed_determinism_and_metric_order():
 def test_chunking_does_not_change_results(monkeypatch):
     M = np.random.default_rng(4).random((9, 20))
     full = swap_method({"M": M}, B=64, seed=2)
-    orig = _common.pair_chunks
     import evalcore.meta.swap as swap_mod
-    monkeypatch.setattr(swap_mod, "pair_chunks", lambda P, row, **kw: orig(P, row, budget=row * 3, **kw))
+    monkeypatch.setattr(swap_mod, "ROW_BUDGET", 8 * 4 * 64 * 3)          # blocks of 3 partner runs
     small = swap_method({"M": M}, B=64, seed=2)
     assert full.curves.equals(small.curves)
+    blocks = swap_mod._row_blocks(9, 3)
+    assert max(j1 - j0 for _, j0, j1 in blocks) == 3
+    pairs = [(i, j) for i, j0, j1 in blocks for j in range(j0, j1)]
+    assert pairs == list(zip(*[a.tolist() for a in _common.pair_index(9)]))
 
 
 def test_memory_bound_of_chunks():

@@ -31,13 +31,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._common import Progress, ProgressFn, check_positive_int, check_scores, pair_chunks, pair_index, topic_counts
+from ._common import Progress, ProgressFn, check_positive_int, check_scores, topic_counts
 from .sampling import sample_topics
 
 __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort_summary"]
 
 RULES = ("003", "004")
 BIN_EPS = 1e-9
+#: bytes of pair differences held at once (pairs x B floats); memory stays bounded whatever the number of runs
+ROW_BUDGET = 16 << 20
 
 
 def bin_index(abs_diff: np.ndarray, bin_width: float = 0.01, n_bins: int = 21) -> np.ndarray:
@@ -177,10 +179,11 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     B, c = Q.shape
     C1 = topic_counts(Q, n_topics).T / c     # (n_topics, B): M @ C1 are the runs' means over Q_b
     C2 = topic_counts(Q2, n_topics).T / c
-    pi, pj = pair_index(n_runs)
-    P = pi.size
-    chunks = pair_chunks(P, 8 * 6 * B, n_jobs=len(metrics))
-    prog = Progress(progress, len(metrics) * len(chunks))
+    P = n_runs * (n_runs - 1) // 2
+    want = -(-20 // len(metrics))                                      # progress steps per metric
+    blocks = _row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // want)))   # D, D2, temporaries
+    steps = _progress_groups(blocks, len(metrics))
+    prog = Progress(progress, len(metrics) * len(steps))
     prog.report(0.0)
     curve_rows, summ_rows = [], []
     lower = np.arange(n_bins) * bin_width
@@ -191,15 +194,16 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
         inv = np.asarray(inv).ravel()
         A1, A2 = (uniq @ C1)[inv], (uniq @ C2)[inv]          # (n_runs, B) each
         max_perf = float(max(A1.max(), A2.max()))
-        count = np.zeros(n_bins, dtype=np.int64)
-        swaps = np.zeros(n_bins, dtype=np.int64)
-        for sl in chunks:
-            D = A1[pi[sl]] - A1[pj[sl]]
-            D2 = A2[pi[sl]] - A2[pj[sl]]
-            bins = bin_index(D, bin_width, n_bins)
-            count += np.bincount(bins.ravel(), minlength=n_bins)
-            swaps += np.bincount(bins[swap_mask(D, D2, rule)], minlength=n_bins)
+        hist = np.zeros(2 * n_bins, dtype=np.int64)          # [bin * 2 + swapped]
+        for group in steps:
+            for i, j0, j1 in group:
+                D = A1[i] - A1[j0:j1]                        # pairs (i, j), j in j0..j1-1: run i minus run j
+                D2 = A2[i] - A2[j0:j1]
+                code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule)
+                hist += np.bincount(code.ravel(), minlength=2 * n_bins)
             prog.step()
+        count = hist[0::2] + hist[1::2]
+        swaps = hist[1::2]
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = np.where(count > 0, swaps / np.maximum(count, 1), np.nan)
         curve_rows.append(pd.DataFrame({"metric": m, "bin": np.arange(n_bins), "lower": lower, "upper": upper,
@@ -212,6 +216,38 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     return SwapResult(curves=curves, summary=summary, Q=Q, Q2=Q2,
                       sampling=sampling if samples is None else "given", subset_size=c, B=B, seed=seed, rule=rule,
                       bin_width=bin_width, n_bins=n_bins)
+
+
+def _row_blocks(n_runs: int, max_rows: int) -> list[tuple[int, int, int]]:
+    """Pairs (i, j > i) as blocks (i, j0, j1) of at most ``max_rows`` partners, in pair_index order."""
+    out = []
+    for i in range(n_runs - 1):
+        for j0 in range(i + 1, n_runs, max_rows):
+            out.append((i, j0, min(j0 + max_rows, n_runs)))
+    return out
+
+
+def _progress_groups(blocks, n_jobs: int, min_steps: int = 20) -> list[list]:
+    """Group blocks so that ``n_jobs`` passes report progress at least ``min_steps`` times in all."""
+    want = max(1, -(-min_steps // max(n_jobs, 1)))
+    size = max(1, len(blocks) // want)
+    return [blocks[s:s + size] for s in range(0, len(blocks), size)]
+
+
+def _bins_fast(D: np.ndarray, bin_width: float, n_bins: int) -> np.ndarray:
+    """:func:`bin_index` with fewer temporaries (same values: |d| / w + 1e-9, floored, capped)."""
+    x = np.abs(D)
+    x /= bin_width
+    x += BIN_EPS
+    np.minimum(x, n_bins - 1, out=x)
+    return x.astype(np.intp)              # truncation = floor for x >= 0
+
+
+def _swap_fast(D: np.ndarray, D2: np.ndarray, rule: str) -> np.ndarray:
+    """:func:`swap_mask` on comparisons (signs only; no products, so nothing underflows)."""
+    if rule == "003":
+        return ~(((D > 0) & (D2 > 0)) | ((D < 0) & (D2 < 0)))
+    return swap_mask(D, D2, rule)
 
 
 SUMMARY_COLUMNS = ["metric", "confidence", "abs_diff", "max_performance", "relative", "pct_comparisons",
