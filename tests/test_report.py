@@ -160,3 +160,13 @@ def test_spread_bars_figure():
     assert list(bar.error_y.array) == pytest.approx(want["sd"].fillna(0).tolist())
     ys = np.asarray(rng_line.y, dtype=float).reshape(-1, 3)
     assert ys[:, 0].tolist() == want["min"].tolist() and ys[:, 1].tolist() == want["max"].tolist()
+
+
+@pytest.mark.parametrize("K,labels", [(1, ("gains 1,", "penalties 2 ")), (9, ("gains 9:8:7:6:5:4:3:2:1",
+                                                                            "penalties 2:3:4:5:6:7:8:9:10"))])
+def test_report_one_and_nine_levels(tmp_path, K, labels):
+    q, r = write_collection(tmp_path / f"k{K}", K=K, n_runs=4, n_topics=6)
+    _, md = _report(tmp_path, q, r)
+    assert f"{K} relevance level" in md and all(lab in md for lab in labels)
+    if K == 1:                                   # presets that coincide on one level are left out, and said so
+        assert "Left out: 1:1:1 (on 1 level it is 1, the same values as default)" in md

@@ -232,7 +232,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
                 continue
             tau = float(corr.tau.loc[a, b])
             num[col] = tau
-            txt = "nan" if math.isnan(tau) else f"{tau:.4f}".replace("0.", ".", 1)
+            txt = "n/a" if math.isnan(tau) else f"{tau:.4f}".replace("0.", ".", 1)
             if can_sig and not bool(corr.significant.loc[a, b]):
                 txt += "°"
             disp[col] = txt
@@ -240,6 +240,10 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
         rows_disp.append(disp)
     t2n, t2d = pd.DataFrame(rows_num), pd.DataFrame(rows_disp)
     n_nonsig = int((~corr.tidy["significant"]).sum())
+    if corr.tidy["tau"].isna().any():
+        undefined_t2 = ["n/a: tau is undefined because one of the two rankings ties every run."]
+    else:
+        undefined_t2 = []
     t2_notes = [", ".join(f"({letters[i]}) {NAMES[m]}" for i, m in enumerate(METRICS)) + "."]
     if can_sig:
         t2_notes.append(f"With n = {n} runs the Eq. 9 test is significant at alpha = 0.01 (two-tailed) for "
@@ -248,6 +252,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     else:
         t2_notes.append(f"With n = {n} runs the Eq. 9 test would need |tau| > {crit:.3f} at alpha = 0.01, which no "
                         "tau can reach: no correlation here can be significant, so none is marked.")
+    t2_notes += undefined_t2
     tables.append(Table("table2_kendall", "Table 2 — Kendall's rank correlation (tau-b) between metrics",
                         t2n, t2d, f"Kendall's rank correlations (tau-b) based on the {n} runs of {name}.",
                         t2_notes))
@@ -331,12 +336,15 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     t5n = t5.reset_index().rename(columns={"index": "metric"})
     t5d = t5n.copy()
     for col in t5d.columns[1:]:
-        t5d[col] = [("-" if math.isnan(v) else f"{v:.4f}".replace("0.", ".", 1)) for v in t5n[col]]
+        t5d[col] = [("n/a" if math.isnan(v) else f"{v:.4f}".replace("0.", ".", 1)) for v in t5n[col]]
     map_note = (f"Gain settings are the papers' S:A:B values mapped onto this collection's {K} level"
                 f"{'s' if K > 1 else ''} (evalcore.gains.map_levels; labels show the values used, highest level "
                 f"first): " + ", ".join(f"{s} → {level_label(resolve_gains(s, K))}" for s in ["3:2:1"] +
                                         GAIN_SETTINGS) + ".")
     t5_notes = [map_note] + ([f"Left out: {'; '.join(skipped)}."] if skipped else [])
+    undefined = "n/a: tau is undefined because one of the two rankings ties every run."
+    if t5n.iloc[:, 1:].isna().to_numpy().any():
+        t5_notes.append(undefined)
     tables.append(Table("table5_gains", f"Table 5 — Kendall's tau: default gain values ({g_label}) versus others",
                         t5n, t5d, f"Kendall's rank correlations: default gain values ({g_label}) versus others "
                                   f"({name}).", t5_notes))
