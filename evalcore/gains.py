@@ -214,8 +214,10 @@ def check_penalties(p, K: int | None = None, what: str = "penalties") -> np.ndar
         raise ValueError(
             f"{what} must not grow with the level (003 Sec. 3.2: the smallest penalty goes to the highest "
             f"level, which bounds NWRR by 1); got level {L}: {p[L - 1]:g} < level {L + 1}: {p[L]:g} "
-            f"(ascending L1..L{K}: {':'.join(f'{v:g}' for v in p)}). Give them ascending as e.g. "
-            f"{':'.join(f'{v:g}' for v in map_levels(DEFAULT_PENALTIES, K, anchor='highest'))}"
+            f"(ascending L1..L{K}: {':'.join(f'{v:g}' for v in p)}). Give the lower levels the larger penalties, "
+            f"e.g. 003's default: ascending "
+            f"{':'.join(f'{v:g}' for v in map_levels(DEFAULT_PENALTIES, K, anchor='highest'))} "
+            f"(highest level first: {level_label(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))})"
         )
     return p
 
