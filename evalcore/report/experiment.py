@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -35,7 +34,8 @@ from .. import registry
 from ..gains import level_label, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
 from ..meta.repeat import RepeatResult, order_share, repeat
-from .tables import md_table, write_table
+from .cells import ONE_DOC, numeric_spread, order_text, range_cell, recall_share, share_text, spread_cell
+from .render import render, write_report
 
 __all__ = ["METRICS", "GAIN_SETTINGS", "Experiment", "run_experiment", "render", "write_report"]
 
@@ -48,7 +48,6 @@ GAIN_SETTINGS = ["30:20:10", "0.3:0.2:0.1", "1:1:1", "10:5:1"]
 #: 003 Table 6's families, in its order
 GAIN_METRICS = ["P+-measure", "P-measure", "O-measure"]
 FAMILY = {"P+-measure": "P+", "P-measure": "P", "O-measure": "O"}
-ONE_DOC = ["P+-measure", "O-measure", "NWRR", "RR"]        # 003: P+ >= O >= NWRR >= RR
 
 # 003's numbers quoted in the comparison (Tables 2-5, four NTCIR data sets)
 PAPER = {
@@ -89,73 +88,6 @@ class Experiment:
     swap: RepeatResult | None = None
     boot: RepeatResult | None = None
     tukey: RepeatResult | None = None
-
-
-def _pm(mean, sd, fmt="{:.2f}") -> str:
-    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
-        return "-"
-    s = fmt.format(mean)
-    if sd is not None and not (isinstance(sd, float) and math.isnan(sd)):
-        s += " ± " + fmt.format(sd)
-    return s
-
-
-def _rng(lo, hi, fmt="{:.1f}") -> str:
-    if lo is None or (isinstance(lo, float) and math.isnan(lo)):
-        return ""
-    return f" [{fmt.format(lo)}–{fmt.format(hi)}]"
-
-
-def _spread_cell(t: pd.DataFrame, m: str, fmt: str, R: int, with_range: bool = True) -> str:
-    if m not in t.index or t.loc[m, "n"] == 0:
-        return "-"
-    row = t.loc[m]
-    s = _pm(row["mean"], row["sd"] if R > 1 else None, fmt)
-    if R > 1 and with_range:
-        s += _rng(row["min"], row["max"], fmt)
-    if R > 1 and row["n"] < R:
-        s += f" ({int(row['n'])}/{R} defined)"
-    return s
-
-
-def _numeric(rr: RepeatResult, where: dict, figures: list[str], order: list[str]) -> pd.DataFrame:
-    cols = {}
-    for f in figures:
-        t = rr.table(f, **where).reindex(order)
-        for stat in ("mean", "sd", "min", "max"):
-            cols[f"{f}_{stat}"] = t[stat].to_numpy()
-    return pd.DataFrame({"metric": order, **cols})
-
-
-def _order_text(values: dict, names: list[str], label: Callable[[str], str], fmt="{:.1f}") -> str:
-    txt = ", ".join(f"{label(m)} {fmt.format(values[m])}" for m in names)
-    broken = [f"{label(a)} < {label(b)}" for a, b in zip(names, names[1:]) if values[a] < values[b]]
-    return txt + (f" (in the means: {', '.join(broken)})" if broken else "")
-
-
-def _claim(rr: RepeatResult, names: list[str], figure: str, where: dict) -> dict:
-    return order_share(rr.per_repeat, names, figure, **where)
-
-
-def _recall_share(rr: RepeatResult, figure: str, where: dict) -> float:
-    """Share of repetitions in which both Q-measure and AveP beat every one-document metric."""
-    d = rr.per_repeat
-    for k, v in where.items():
-        d = d[np.isclose(d[k], v)]
-    w = d.pivot_table(index="repeat", columns="metric", values=figure, aggfunc="first", dropna=False)
-    ok = np.minimum(w["Q-measure"], w["AP"]) >= w[ONE_DOC].max(axis=1)
-    return float(ok.mean())
-
-
-def _share_text(sh: float, R: int) -> str:
-    if R == 1:
-        return "**holds**" if sh == 1 else "**does not hold**"
-    n = int(round(sh * R))
-    if n == R:
-        return f"**holds** in all {R} repetitions"
-    if n == 0:
-        return f"**does not hold** in any of the {R} repetitions"
-    return f"**holds in {n} of {R}** repetitions"
 
 
 def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 1000, tukey_B: int = 5000,
@@ -267,13 +199,13 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     rel_t[["mean", "sd", "min", "max"]] *= 100.0
     t3d = pd.DataFrame({
         "(i) metric": [NAMES[m] for m in order3],
-        "(ii) abs. diff.": [_spread_cell(abs_t, m, "{:.2f}", R, with_range=False) for m in order3],
-        "(iii) max.": [_spread_cell(max_t, m, "{:.4f}", R, with_range=False) for m in order3],
-        "(ii)/(iii)": [_spread_cell(rel_t, m, "{:.0f}%", R, with_range=False)
+        "(ii) abs. diff.": [spread_cell(abs_t, m, "{:.2f}", R, with_range=False) for m in order3],
+        "(iii) max.": [spread_cell(max_t, m, "{:.4f}", R, with_range=False) for m in order3],
+        "(ii)/(iii)": [spread_cell(rel_t, m, "{:.0f}%", R, with_range=False)
                        for m in order3],
-        "% comparisons satisfying (ii)": [_spread_cell(pct, m, "{:.1f}", R) for m in order3],
+        "% comparisons satisfying (ii)": [spread_cell(pct, m, "{:.1f}", R) for m in order3],
     })
-    t3n = _numeric(sw, {"confidence": 0.95}, ["abs_diff", "max_performance", "relative", "pct_comparisons"], order3)
+    t3n = numeric_spread(sw, {"confidence": 0.95}, ["abs_diff", "max_performance", "relative", "pct_comparisons"], order3)
     t3n.insert(1, "metric_name", [NAMES[m] for m in order3])
     tables.append(Table(
         "table3_swap", f"Table 3 — swap method (replacement, c = |Q| = {T}, B = {B}, 003 rule; swap rate ≤ 5%)",
@@ -300,14 +232,14 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
         s = f"{k['mean']:.1f}/{P}" if R > 1 else f"{int(k['mean'])}/{P}"
         s += f" = {pt.loc[m, 'mean']:.0f}%"
         if R > 1:
-            s += f" ± {pt.loc[m, 'sd']:.1f}" + _rng(pt.loc[m, "min"], pt.loc[m, "max"], "{:.0f}")
+            s += f" ± {pt.loc[m, 'sd']:.1f}" + range_cell(pt.loc[m, "min"], pt.loc[m, "max"], "{:.0f}")
         return s
 
     t4d = pd.DataFrame({"metric": [NAMES[m] for m in order4],
                         "sensitivity (ASL < 0.05)": [sens(m, bk, bpct) for m in order4],
-                        "estimated diff.": [_spread_cell(best, m, "{:.2g}", R, with_range=False) for m in order4],
+                        "estimated diff.": [spread_cell(best, m, "{:.2g}", R, with_range=False) for m in order4],
                         "ASL < 0.01": [sens(m, bk01, bs.table("pct_significant", alpha=0.01)) for m in order4]})
-    t4n = _numeric(bs, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order4)
+    t4n = numeric_spread(bs, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order4)
     tables.append(Table("table4_bootstrap", f"Table 4 — Bootstrap Sensitivity (B = {B}, alpha = 0.05)", t4n, t4d,
                         f"Bootstrap Sensitivity results (alpha = 0.05; {name}, {n} runs, {P} pairs).",
                         ["Sensitivity: pairs with ASL < alpha out of all pairs; estimated diff.: 003 Fig. 7, the "
@@ -355,8 +287,8 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
         keys = [k for k in gain_scores if k.split(" ")[0] == FAMILY[fam]]
         order6 += sorted(keys, key=lambda k: -p6.loc[k, "mean"])            # stable: ties keep default first
     t6d = pd.DataFrame({"metric": order6, "sensitivity (ASL < 0.05)": [sens(k, k6, p6) for k in order6],
-                        "estimated diff.": [_spread_cell(e6, k, "{:.2g}", R, with_range=False) for k in order6]})
-    t6n = _numeric(bs6, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order6)
+                        "estimated diff.": [spread_cell(e6, k, "{:.2g}", R, with_range=False) for k in order6]})
+    t6n = numeric_spread(bs6, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order6)
     tables.append(Table("table6_gain_bootstrap", "Table 6 — gain values and Bootstrap Sensitivity (alpha = 0.05)",
                         t6n, t6d, f"The effect of changing gain values on the Bootstrap Sensitivity (alpha = 0.05; "
                                   f"{name}).", [f"Families in 003's order (P+, P, O), each sorted by sensitivity. "
@@ -370,7 +302,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     order_t = list(tpct["mean"].sort_values(ascending=False, kind="stable").index)
     ttd = pd.DataFrame({"metric": [NAMES[m] for m in order_t],
                         "significant pairs (alpha = 0.05)": [sens(m, tkk, tpct) for m in order_t]})
-    ttn = _numeric(tk, {"alpha": 0.05}, ["n_significant", "pct_significant"], order_t)
+    ttn = numeric_spread(tk, {"alpha": 0.05}, ["n_significant", "pct_significant"], order_t)
     tables.append(Table("tukey", f"Randomised Tukey HSD (B = {tukey_B}, alpha = 0.05) — beyond the paper", ttn, ttd,
                         f"Randomised Tukey HSD: run pairs significantly different (alpha = 0.05; {name}).",
                         ["Permutations within each topic across all runs; the range of run means controls the "
@@ -382,24 +314,24 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     b_pct = bpct["mean"].to_dict()
     t_pct = tpct["mean"].to_dict()
     lab = NAMES.get
-    cl_s = _claim(sw, ONE_DOC, "pct_comparisons", {"confidence": 0.95})
-    cl_b = _claim(bs, ONE_DOC, "pct_significant", {"alpha": 0.05})
-    cl_t = _claim(tk, ONE_DOC, "pct_significant", {"alpha": 0.05})
+    cl_s = order_share(sw.per_repeat, ONE_DOC, "pct_comparisons", confidence=0.95)
+    cl_b = order_share(bs.per_repeat, ONE_DOC, "pct_significant", alpha=0.05)
+    cl_t = order_share(tk.per_repeat, ONE_DOC, "pct_significant", alpha=0.05)
     rep = f" (mean over {R} repetitions)" if R > 1 else ""
     findings.append(
         f"**Discriminative power, P+ ≥ O ≥ NWRR ≥ RR** (003 Tables 3-4: held on all four NTCIR data sets under both "
-        f"methods). Swap method, % comparisons{rep}: {_order_text(sw_pct, ONE_DOC, lab)} — the order "
-        f"{_share_text(cl_s['share'], R)}. Bootstrap, % pairs with ASL < 0.05: "
-        f"{_order_text(b_pct, ONE_DOC, lab)} — {_share_text(cl_b['share'], R)}. Randomised Tukey HSD, % pairs: "
-        f"{_order_text(t_pct, ONE_DOC, lab)} — {_share_text(cl_t['share'], R)}." +
+        f"methods). Swap method, % comparisons{rep}: {order_text(sw_pct, ONE_DOC, lab)} — the order "
+        f"{share_text(cl_s['share'], R)}. Bootstrap, % pairs with ASL < 0.05: "
+        f"{order_text(b_pct, ONE_DOC, lab)} — {share_text(cl_b['share'], R)}. Randomised Tukey HSD, % pairs: "
+        f"{order_text(t_pct, ONE_DOC, lab)} — {share_text(cl_t['share'], R)}." +
         (" Each step, share of repetitions (swap / bootstrap / Tukey): " + "; ".join(
             f"{' ≥ '.join(lab(x) for x in k.split(' >= '))} {cl_s['steps'][k]:.0%} / {cl_b['steps'][k]:.0%} / "
             f"{cl_t['steps'][k]:.0%}" for k in cl_s["steps"]) + "." if R > 1 else ""))
-    rs_b = _recall_share(bs, "pct_significant", {"alpha": 0.05})
-    rs_s = _recall_share(sw, "pct_comparisons", {"confidence": 0.95})
+    rs_b = recall_share(bs, "pct_significant", {"alpha": 0.05})
+    rs_s = recall_share(sw, "pct_comparisons", {"confidence": 0.95})
     findings.append(
         f"**Recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every one-document "
-        f"metric on every data set): bootstrap {_share_text(rs_b, R)}, swap {_share_text(rs_s, R)} here "
+        f"metric on every data set): bootstrap {share_text(rs_b, R)}, swap {share_text(rs_s, R)} here "
         f"(bootstrap: Q-measure {b_pct['Q-measure']:.1f}%, AveP {b_pct['AP']:.1f}% of pairs significant).")
     findings.append(
         f"**Absolute levels.** 003 Table 4 gives {PAPER['boot_RR'][0]}% to {PAPER['boot_RR'][1]}% of pairs "
@@ -434,49 +366,3 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     return Experiment(name=name, K=K, level_names=tuple(c.level_names or ()), runs=runs, n_runs_total=c.n_runs,
                       n_topics=T, top=top, settings=settings, tables=tables, findings=findings, notes=notes,
                       swap=sw, boot=bs, tukey=tk)
-
-
-def render(e: Experiment, *, command: str = "", table_dir: str = "") -> str:
-    """The Markdown report."""
-    s = e.settings
-    R = s["repeats"]
-    levels = f"{e.K} relevance level{'s' if e.K > 1 else ''}" + (
-        f" ({', '.join(str(v) for v in e.level_names)})" if e.level_names else "")
-    out = [f"# Reproducing Sakai 2007 (003) Sec. 5 on {e.name}", ""]
-    if command:
-        out += [f"Written by `{command}`; every number below comes from that command. Nothing here is typed by "
-                "hand.", ""]
-    out += [f"Data: **{e.name}**, {e.n_topics} topics, {levels}, {s['runs_used']} of {s['runs_total']} runs, "
-            f"{s['runs_used'] * (s['runs_used'] - 1) // 2} run pairs. Metric settings: gains {s['gains']}, "
-            f"beta = {s['beta']:g}, NWRR penalties {s['penalties']} (highest level first). Monte Carlo: B = {s['B']} "
-            f"(Tukey: {s['tukey_B']}), {R} repetition{'s' if R > 1 else ''}, seed {s['seed']}"
-            + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + ".", ""]
-    out += [n for note in e.notes[:-1] for n in (note, "")]
-    if table_dir:
-        out += [f"Each table is also in `{table_dir}` as CSV (numbers; with repetitions, mean/sd/min/max columns) "
-                "and LaTeX (booktabs).", ""]
-    for t in e.tables:
-        out += [f"## {t.title}", "", md_table(t.display), ""]
-        out += [n for note in t.notes for n in (note, "")]
-    out += ["## Comparison with the paper's findings", ""]
-    out += [f"- {f}" for f in e.findings]
-    out += ["", e.notes[-1], ""]
-    return "\n".join(out)
-
-
-def write_report(e: Experiment, out_dir, *, markdown=None, command: str = "") -> list[Path]:
-    """Write each table (CSV + LaTeX) into ``out_dir`` and the Markdown report (default ``out_dir/report.md``)."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for t in e.tables:
-        written += write_table(out_dir, t.stem, t.numeric, t.display, t.caption)
-    md = Path(markdown) if markdown else out_dir / "report.md"
-    try:
-        rel = out_dir.resolve().relative_to(md.resolve().parent)
-        table_dir = str(rel) + "/"
-    except ValueError:
-        table_dir = str(out_dir) + "/"
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(render(e, command=command, table_dir=table_dir), encoding="utf-8")
-    return written + [md]
