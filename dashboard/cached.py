@@ -101,7 +101,7 @@ def score(c: Collection, key: str, s: Settings) -> np.ndarray:
 
 def usable(c: Collection, s: Settings) -> Settings:
     """The settings with every metric that cannot be computed under them left
-    out (e.g. nERR when a lower level gets a larger gain than the top one),
+    out (e.g. NWRR when the penalties grow with the level),
     each with a warning in the sidebar saying why."""
     ok = []
     for base in s.metrics:

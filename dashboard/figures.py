@@ -249,3 +249,31 @@ def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str) -> go.Figure:
                            hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
     fig.update_yaxes(tickformat=".0%")
     return _layout(fig, x=x, y=y_title, height=320, legend=False)
+
+
+def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, title: str | None = None
+                ) -> go.Figure:
+    """Monte Carlo spread of one summary figure per metric (evalcore.meta.repeat): a bar at the mean over
+    repetitions, an error bar of +- 1 sd, and a thin line over the min-max range.
+
+    ``spread``: one row per metric with ``metric``, ``mean``, ``sd``, ``min``, ``max``, ``n`` (e.g.
+    ``RepeatResult.table("pct_comparisons", confidence=0.95).reset_index()``). Bars are sorted by the mean,
+    largest first, as the papers sort their tables; sd is drawn as 0 when undefined (one repetition).
+    """
+    d = spread.sort_values("mean", ascending=False, kind="stable", na_position="last")
+    cmap = color_map(list(d["metric"]))
+    sd = d["sd"].fillna(0.0).to_numpy(dtype=float)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=d["metric"], y=d["mean"], name="mean", marker_color=[cmap[m] for m in d["metric"]],
+        error_y=dict(type="data", array=sd, visible=True, color="#333333", thickness=1.5),
+        customdata=np.c_[sd, d["min"], d["max"], d["n"]],
+        hovertemplate="<b>%{x}</b><br>mean %{y:.4g} ± %{customdata[0]:.2g} (sd)<br>"
+                      "min %{customdata[1]:.4g}, max %{customdata[2]:.4g}<br>%{customdata[3]} repetitions"
+                      "<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=np.repeat(d["metric"].to_numpy(), 3), y=np.ravel(np.c_[d["min"], d["max"], np.full(len(d), np.nan)]),
+        mode="lines", name="min-max", line=dict(color="#333333", width=1, dash="dot"), hoverinfo="skip"))
+    if percent:
+        fig.update_yaxes(ticksuffix="%")
+    return _layout(fig, title=title, y=y_title, legend=False)

@@ -9,9 +9,9 @@ Gains and penalties are stored per level, ascending (``g1`` .. ``gK``), as
 evalcore's sequences are; the URL writes them in the papers' notation,
 highest level first (``gains=3:2:1``), so a URL reads like the papers.
 
-This module imports streamlit and, from evalcore, only constants and the
-settings-file reader (STYLE.md: one source of truth; cached.py is the only
-module that computes with both).
+This module imports streamlit and, from evalcore, only constants, the gain/
+penalty rules (defaults and labels) and the settings-file reader (STYLE.md: one
+source of truth; cached.py is the only module that computes with both).
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import streamlit as st
 
+from evalcore.gains import level_label, resolve_gains, resolve_penalties
 from evalcore.settings import GAIN_MAX, GAIN_MIN, GAIN_STEP, PRESETS, WIDGET_BOUNDS, SettingsError, parse_settings
 
 #: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
@@ -117,8 +118,8 @@ def expand(base: str, cutoff: int) -> str:
 
 
 def paper(values) -> str:
-    """Ascending per-level values -> the papers' notation, highest level first."""
-    return ":".join(f"{float(v):g}" for v in list(values)[::-1])
+    """Ascending per-level values -> the papers' notation, highest level first (evalcore's label)."""
+    return level_label(values)
 
 
 def from_paper(text: str) -> list[float]:
@@ -135,11 +136,13 @@ def level_names(K: int, names=None) -> list[str]:
 
 
 def default_gains(K: int) -> list[float]:
-    return [float(L) for L in range(1, K + 1)]
+    """003's 3:2:1 mapped onto K levels (evalcore.gains.map_levels): gain(L) = L."""
+    return resolve_gains(None, K).tolist()
 
 
 def default_penalties(K: int) -> list[float]:
-    return [float(K - L + 2) for L in range(1, K + 1)]
+    """003's S:A:B = 2:3:4 mapped onto K levels (evalcore.gains.map_levels): penalty(L) = K - L + 2."""
+    return resolve_penalties(None, K).tolist()
 
 
 def _clean(key: str, value):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from evalcore.gains import level_label
+
 from . import cached, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
@@ -29,9 +31,11 @@ def sidebar(c) -> None:
         slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
         for slot, name in zip(slots, state.PRESETS):
             g = cached.preset_gains(name, K)
-            slot.button(name, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
+            shown = level_label(g) if g else name          # the values used on this collection's K levels
+            slot.button(shown, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
                                disabled=g is None, width="stretch",
-                               help=f"Set the gains to the papers' {name} (highest level first)")
+                               help=f"Set the gains to the papers' {name} mapped onto {K} levels: {shown} "
+                                    "(highest level first; evalcore.gains.map_levels)")
         for L in range(K, 0, -1):
             st.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_MAX, step=state.GAIN_STEP,
                       key=f"g{L}", format="%.1f")
@@ -39,7 +43,9 @@ def sidebar(c) -> None:
                   help="Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / (beta·cg_I(r) + r). "
                        "beta = 0 turns Q-measure into AP.")
         with st.expander("NWRR penalties", expanded=False):
-            st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1.")
+            st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 "
+                       "and none larger than the penalty of a lower level (003 Sec. 3.2; otherwise NWRR is left "
+                       "out).")
             for L in range(K, 0, -1):
                 st.number_input(f"penalty {names[L - 1]} (level {L})", min_value=1.01, max_value=100.0,
                                 step=0.5, key=f"p{L}", format="%.2f")

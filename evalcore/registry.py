@@ -113,7 +113,7 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
           "stops at each document with a probability that grows with its gain",
           uses_gains=True, cutoff="required", ntcireval="nERR",
-          definition="NTCIREVAL's nERR: stop probability gain(L)/(gain(K)+1)"),
+          definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's (NTCIREVAL's gain(K)+1 for ascending gains)"),
     _spec("P", M.precision, "Precision at l", "004 (PDoc)",
           "reads exactly the top l and counts relevant documents",
           uses_threshold=True, cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec",

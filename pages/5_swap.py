@@ -44,9 +44,10 @@ if res is not None:
         confs = sorted(summ["confidence"].unique(), reverse=True)
         conf = st.segmented_control("confidence", confs, default=confs[0], format_func=lambda v: f"{v:.0%}",
                                     key="sw_conf") or confs[0]
-        summ = summ[summ["confidence"] == conf].sort_values("abs_diff")
+        summ = summ[summ["confidence"] == conf]        # sorted by % comparisons, as 003 Table 3
         widgets.table(summ, digits=4, hide_index=True,
                       column_config={"confidence": st.column_config.NumberColumn(format="%.2f"),
                                      "pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
-        st.caption("abs_diff: the difference needed for that confidence; relative: abs_diff over the largest "
-                   "difference seen; % comparisons: share of run pairs whose difference is at least that big.")
+        st.caption("abs_diff: the difference needed for that confidence; max_performance: the largest mean score "
+                   "of any run on any sampled topic set; relative: abs_diff / max_performance; % comparisons: "
+                   "share of comparisons (pairs x trials) whose difference is at least abs_diff.")

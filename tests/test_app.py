@@ -261,11 +261,12 @@ def test_every_page_renders_on_a_two_level_upload(page):
         np.testing.assert_allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=1e-12)
 
 
-def test_a_metric_that_rejects_the_gains_is_left_out_with_a_warning():
-    """nERR needs gain(K) to be the largest; S:A:B = 1:2:3 breaks that."""
+def test_nerr_is_kept_under_any_gains():
+    """nERR's stop probability g/(max gain + 1) is a probability for any gains (issue 7), so S:A:B = 1:2:3
+    no longer drops it."""
     at = _goto(_app({"gains": "1:2:3", "m": "AP,nERR,P-measure"}), "3_rankings")
-    assert any("nERR@10 is left out" in w.value for w in at.sidebar.warning)
-    assert list(_means_table(at).columns) == ["rank", "AP", "P-measure"]
+    assert not any("left out" in w.value for w in at.sidebar.warning)
+    assert list(_means_table(at).columns) == ["rank", "AP", "nERR@10", "P-measure"]
     _goto(at, "4_correlation")
 
 

@@ -6,7 +6,9 @@ Everything takes score matrices ``{metric label: (n_runs, n_topics) array}``
 tidy DataFrames in small result dataclasses. Every long function takes a
 ``seed`` (numpy Generator inside, no global state) and a ``progress``
 callback: it is called with the fraction done (0..1) at least every ~5% of
-the work; returning ``True`` raises :class:`Cancelled`.
+the work; returning ``True`` raises :class:`Cancelled`. :func:`repeat` runs
+swap, bootstrap, stability or Tukey several times with derived seeds and
+reports every summary figure's mean, sd and min-max over repetitions.
 
 Papers (shared/papers): 003 Sec. 4 (Kendall Eq. 8-9, swap Fig. 4, bootstrap
 Fig. 5-7), 004 (topic sampling, swap rule), 002 (stability), Sakai 2012 /
@@ -23,6 +25,7 @@ from .correlation import (
                           spearman_rho,
                           tau_ap,
 )
+from .repeat import RepeatResult, derive_seeds, order_share, repeat
 from .sampling import SAMPLINGS, sample_topics
 from .scores import read_score_csv, subset_runs, top_runs
 from .stability import StabilityResult, stability
@@ -38,5 +41,6 @@ __all__ = [
     "bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t",
     "stability", "StabilityResult",
     "tukey_hsd", "TukeyResult",
+    "repeat", "RepeatResult", "derive_seeds", "order_share",
     "read_score_csv", "top_runs", "subset_runs",
 ]
