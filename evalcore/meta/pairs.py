@@ -184,6 +184,11 @@ def _wilcoxon(z0: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return p
 
 
+def _inf_or_zero(sign: np.ndarray) -> np.ndarray:
+    """+inf, -inf or 0 by the sign (a ratio with a zero denominator, without a warning)."""
+    return np.where(sign > 0, np.inf, np.where(sign < 0, -np.inf, 0.0))
+
+
 # -- result ----------------------------------------------------------------------------
 _PAIR_COLUMNS = ["metric", "run_x", "run_y", "n_topics", "mean_diff", "ci_low", "ci_high", "boot_ci_low",
                  "boot_ci_high", "effect_size", "d_z", "t", "p_t", "p_wilcoxon", "p_sign", "p_randomisation",
@@ -386,15 +391,15 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
             se = sd / np.sqrt(safe_n)
             sign = np.sign(np.nan_to_num(mean))
             with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(const, np.where(sign == 0, 0.0, sign * np.inf), mean / se)
-                dz = np.where(const, np.where(sign == 0, 0.0, sign * np.inf), mean / sd)
+                t = np.where(const, _inf_or_zero(sign), mean / se)
+                dz = np.where(const, _inf_or_zero(sign), mean / sd)
             df_ = np.maximum(nvf - 1, 1.0)
             half = np.where(const, 0.0, stdtrit(df_, 1 - a2) * se)
             p_t = np.where(const, np.where(sign == 0, 1.0, 0.0), 2 * stdtr(df_, -np.abs(np.nan_to_num(t))))
             if v_e > 0:
                 es = mean / np.sqrt(v_e)
             else:
-                es = np.where(sign == 0, 0.0, sign * np.inf)
+                es = _inf_or_zero(sign)
             es = np.where(np.isnan(v_e) | (nv == 0), np.nan, es)
             cols["n_topics"][sl] = nvf
             cols["mean_diff"][sl] = mean

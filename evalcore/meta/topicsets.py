@@ -70,7 +70,8 @@ def residual_variance(matrix) -> float:
     .. math:: V_E = \frac{\sum_{i,j} (x_{ij} - \bar x_{i\cdot} - \bar x_{\cdot j} + \bar x)^2}{(m-1)(n-1)}
 
     (Sakai 2016 Sec. 6; Sakai 2018 Sec. 3.2). Only topics on which every run has a
-    (non-NaN) score are used; NaN if fewer than 2 runs or 2 such topics.
+    (non-NaN) score are used; NaN if fewer than 2 runs or 2 such topics. A V_E whose
+    square root is below 1e-12 max|x| (rounding noise of an exactly additive matrix) is 0.
 
     >>> round(residual_variance(np.array([[0.2, 0.4, 0.9], [0.1, 0.3, 0.5]])), 12)  # residuals -+.05 -+.05 +-.1
     0.015
@@ -83,7 +84,8 @@ def residual_variance(matrix) -> float:
     if m < 2 or n < 2:
         return float("nan")
     r = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
-    return float((r * r).sum() / ((m - 1) * (n - 1)))
+    v = float((r * r).sum() / ((m - 1) * (n - 1)))
+    return 0.0 if math.sqrt(v) <= 1e-12 * float(np.abs(x).max()) else v
 
 
 def variance_for(design: str, v_e: float) -> float:
