@@ -244,3 +244,54 @@ def test_clef2015_t_and_wilcoxon_equal_scipy(clef2015_collection):
         assert r.pairs.p_t[kk] == pytest.approx(stats.ttest_rel(A[i], A[j]).pvalue, rel=1e-8)
         ref = stats.wilcoxon(d, method="asymptotic")       # 65 topics > 50 (and ties): asymptotic
         assert r.pairs.p_wilcoxon[kk] == pytest.approx(ref.pvalue, rel=1e-8)
+
+
+def test_bootstrap_with_nan_equals_plain_loop():
+    rng = np.random.default_rng(9)
+    x = rng.random((3, 12))
+    x[0, [1, 5]] = np.nan
+    x[2, 7] = np.nan
+    samples = bootstrap_samples(12, B=300, seed=4)
+    r = pair_statistics({"M": x}, tests=("bootstrap",), samples=samples, confidence=0.95)
+    for k, (i, j) in enumerate(_pairs(3)):
+        z = x[i] - x[j]
+        ok = ~np.isnan(z)
+        zbar = z[ok].mean()
+        t_obs = abs(zbar / (z[ok].std(ddof=1) / np.sqrt(ok.sum())))
+        hits, means = 0, []
+        for s in samples:
+            zs = z[s][ok[s]]                  # the sample's usable topics
+            w = zs - zbar
+            tb = abs(w.mean() / (w.std(ddof=1) / np.sqrt(w.size)))
+            hits += tb >= t_obs * (1 - 1e-9)
+            means.append(zs.mean())
+        assert r.pairs.p_bootstrap[k] == pytest.approx(hits / 300, abs=1e-12)
+        lo, hi = np.quantile(means, [0.025, 0.975])
+        assert (r.pairs.boot_ci_low[k], r.pairs.boot_ci_high[k]) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_swapping_runs_negates_differences_and_keeps_p(rand):
+    a = pair_statistics({"M": rand}, B=200, seed=2).pairs
+    b = pair_statistics({"M": rand[::-1]}, B=200, seed=2).pairs
+    n = rand.shape[0]
+    order = [_pairs(n).index((n - 1 - j, n - 1 - i)) for i, j in _pairs(n)]
+    b = b.iloc[order].reset_index(drop=True)
+    np.testing.assert_allclose(a.mean_diff, -b.mean_diff, atol=1e-15)
+    np.testing.assert_allclose(a.ci_low, -b.ci_high, atol=1e-12)
+    for c in ["p_t", "p_wilcoxon", "p_sign", "p_randomisation", "p_bootstrap"]:
+        np.testing.assert_allclose(a[c], b[c], atol=1e-12, err_msg=c)
+
+
+def test_score_matrices_standardise_option():
+    import evalcore
+    from evalcore.meta import standardise
+
+    c = evalcore.simulated_collection(n_topics=10, n_runs=6, seed=1)
+    raw = evalcore.score_matrices(c, ["AP"])
+    z = evalcore.score_matrices(c, ["AP"], standardise="ab", std_a=0.2, std_b=0.4)
+    np.testing.assert_allclose(z["AP"], 0.2 * stats.zscore(raw["AP"], axis=0, ddof=1) + 0.4, rtol=1e-12)
+    np.testing.assert_array_equal(standardise(raw["AP"], "none"), raw["AP"])
+    with pytest.raises(ValueError, match="standardise must be one of"):
+        evalcore.score_matrices(c, ["AP"], standardise="minmax")
+    with pytest.raises(ValueError, match="B must be <="):
+        pair_statistics(raw, B=10 ** 7)

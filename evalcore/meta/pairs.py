@@ -34,6 +34,9 @@ corrections    Holm step-down and Benjamini-Hochberg step-up over the family of 
                metric (Carterette 2012 Sec. 3-4; Sakai 2018 Sec. 5.2); the randomised Tukey HSD is
                :func:`evalcore.meta.tukey_hsd`
 
+(The papers are not in shared/papers; section numbers refer to the published
+versions and were not checked against their text here.)
+
 Edge policies (each tested, none emits a numpy warning):
 
 - NaN cells: a topic is left out of a pair when either run has no score on it (pairwise
@@ -73,6 +76,8 @@ CORRECTIONS = ("none", "holm", "bh")
 CI_METHODS = ("t", "bootstrap")
 RESAMPLED = ("randomisation", "bootstrap")
 _WILCOXON_EXACT_MAX = 50
+#: largest B accepted (the (B, n_topics) samples and sign flips are allocated from it)
+MAX_B = 1_000_000
 _RTOL_CONST = 1e-12
 
 
@@ -335,6 +340,8 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     if bad or not tests:
         raise ValueError(f"tests must be a non-empty list from {', '.join(TESTS)}; got {list(tests)!r}")
     B = check_positive_int(B, "B")
+    if B > MAX_B:
+        raise ValueError(f"B must be <= {MAX_B} (samples of B x n_topics are drawn); got {B}")
     rng = np.random.default_rng(seed)
     do_boot = "bootstrap" in tests
     do_rand = "randomisation" in tests

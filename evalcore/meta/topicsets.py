@@ -36,6 +36,12 @@ x_{ij} - x_{i'j}, which leaves the difference of two independent errors of
 variance sigma^2 each (Sakai 2016 uses this "2 V_E" convention, stated as
 the variance of the difference between two systems under homoscedasticity).
 A ``variance`` given by hand is used as is: sigma_t^2 for paired-t/ci, sigma^2 for anova.
+(The papers of issue 10 are not in shared/papers: section numbers refer to the
+published papers and the 2 V_E convention could not be checked against Sakai
+2016's text here; it follows from the additive model above. Sakai's later
+"Topic set size design for paired and unpaired data" notes that the variance
+of paired differences is hard to estimate and that unpaired designs, which
+need only sigma^2, give sizes large enough for paired data too.)
 
 Worked example (by hand, paired-t): alpha = 0.05, beta = 0.20, minD = 0.1,
 sigma_t^2 = 0.02, so minD / sigma_t = 0.1 / 0.141421 = 0.707107.
