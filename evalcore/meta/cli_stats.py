@@ -21,7 +21,8 @@ standardise, ...) and three tables:
 ``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
 expected_width for ci), n_approx (normal approximation), the inputs echoed
 (test, alpha, beta, min_diff, variance, systems), variance_source ("given" or
-"2 V_E" / "V_E" of --metric), v_e, metric, and with data the collection's own
+"2 V_E" / "V_E" of --metric), v_e, metric, metric_settings (gains, beta,
+penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
 collection_n_topics with collection_min_diff (the minimum detectable
 difference / range / expected CI width at that n) and collection_power (the
 power at --min-diff with that n). ``--output tsv``: the same keys as a header
@@ -151,7 +152,8 @@ def run_pairs(args) -> int:
 
 # -- topics ------------------------------------------------------------------------------
 def _topics_data(args):
-    """(name, runs, n_topics, matrix of --metric) from --scores or the data options; None if no data given."""
+    """(name, runs, n_topics, matrix of --metric, metric settings) from --scores or the data options;
+    None if no data is given."""
     has_data = bool(args.scores or args.qrels or args.simulated or args.paper_examples)
     if not has_data:
         return None
@@ -163,14 +165,16 @@ def _topics_data(args):
         runs, topics, scores = read_score_csv(args.scores)
         if args.metric not in scores:
             raise ValueError(f"--metric {args.metric} is not in {args.scores} (it has: {', '.join(scores)})")
-        return args.scores, runs, len(topics), scores[args.metric]
+        return args.scores, runs, len(topics), scores[args.metric], None
     import evalcore
     from evalcore.cli import load_from_args, metric_params
 
     c = load_from_args(args)
     params = metric_params(args)
     params.pop("cutoffs", None)
-    return c.name, list(c.run_ids), c.n_topics, evalcore.score_matrix(c, args.metric, **params)
+    M = evalcore.score_matrix(c, args.metric, **params)
+    settings = {k: (list(v) if isinstance(v, (tuple, np.ndarray)) else v) for k, v in params.items()}
+    return c.name, list(c.run_ids), c.n_topics, M, settings
 
 
 def run_topics(args) -> int:
@@ -185,7 +189,7 @@ def run_topics(args) -> int:
     m = args.m_systems
     v_e = None
     if data is not None:
-        name, runs, n_coll, M = data
+        name, runs, n_coll, M, metric_settings = data
         M = apply_standardise(args, {args.metric: M})[args.metric]
         v_e = residual_variance(M)
         if not (np.isfinite(v_e) and v_e > 0):
@@ -196,13 +200,13 @@ def run_topics(args) -> int:
         if m is None and args.test == "anova":
             m = len(runs)
     else:
-        name, runs, n_coll = None, None, None
+        name, runs, n_coll, metric_settings = None, None, None, None
         variance, source = args.variance, "given"
     r = topic_set_size(args.test, alpha=args.alpha, beta=args.power_beta, min_diff=args.min_diff,
                        variance=variance, systems=m)
     doc.update(r)
     doc.update({"variance_source": source, "v_e": v_e, "metric": args.metric if data is not None else None,
-                "collection": name, **_standardise_settings(args)})
+                "collection": name, "metric_settings": metric_settings, **_standardise_settings(args)})
     if n_coll is not None and n_coll >= 2:
         doc["collection_n_topics"] = n_coll
         doc["collection_min_diff"] = min_detectable_difference(args.test, n_coll, alpha=args.alpha,
