@@ -78,7 +78,8 @@ def test_wilcoxon_ties_zeros_and_large_n_equal_scipy_asymptotic():
 def test_randomisation_exact_equals_scipy_permutation_test():
     rng = np.random.default_rng(7)
     x = rng.random((4, 9))
-    r = pair_statistics({"M": x}, tests=("randomisation",), B=2 ** 9)     # 2^9 <= B: all sign flips
+    r = pair_statistics({"M": x}, tests=("randomisation",), B=1000)     # 2^9 <= B: all 512 sign flips
+    assert r.n_flips == 512 and r.exact_randomisation
     for k, (i, j) in enumerate(_pairs(4)):
         ref = stats.permutation_test((x[i], x[j]), lambda a, b, axis: np.mean(a - b, axis=axis),
                                      permutation_type="samples", n_resamples=np.inf, vectorized=True)

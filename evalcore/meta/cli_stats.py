@@ -144,6 +144,8 @@ def run_pairs(args) -> int:
           "confidence": confidence, **_standardise_settings(args)}
     if args.test not in ("randomisation", "bootstrap") and args.ci != "bootstrap":
         st.update(B=None, seed=None)
+    if args.test == "randomisation":
+        st.update(n_flips=r.n_flips, exact_randomisation=r.exact_randomisation)
     return _emit(args, "pairs", name, runs, n_topics, list(scores), st,
                  {"pairs": r.table(args.test, args.correction, alpha, ci=args.ci),
                   "summary": r.power(args.test, args.correction, tuple(args.alpha)),

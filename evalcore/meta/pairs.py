@@ -215,6 +215,8 @@ class PairsResult:
     v_e : {metric: V_E}, the residual variance of the two-way ANOVA without replication
     confidence, B, seed, tests : the settings
     samples : (B, n) bootstrap topic samples used (None without the bootstrap)
+    n_flips : sign-flip vectors of the randomisation test (2^n when exact; 0 if not computed)
+    exact_randomisation : True when all 2^n sign flips (or the given ``signs``) were used
     """
     pairs: pd.DataFrame
     v_e: dict
@@ -223,6 +225,8 @@ class PairsResult:
     seed: object = 0
     tests: tuple = TESTS
     samples: np.ndarray | None = field(default=None, repr=False)
+    n_flips: int = 0
+    exact_randomisation: bool = False
 
     def table(self, test: str = "t", correction: str = "none", alpha: float = 0.05, ci: str = "t") -> pd.DataFrame:
         """The CLI's records: ``metric, run_x, run_y, mean_diff, ci_low, ci_high, effect_size, p_value,
@@ -465,4 +469,5 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
         frame["n_topics"] = frame["n_topics"].astype(np.int64)
         frames.append(frame)
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
-                       B=B, seed=seed, tests=tests, samples=samples)
+                       B=B, seed=seed, tests=tests, samples=samples, n_flips=int(K),
+                       exact_randomisation=bool(exact_signs))
