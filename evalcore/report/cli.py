@@ -1,6 +1,6 @@
 """``python -m evalcore report``: 003's experiment on any collection, written as Markdown + CSV + LaTeX.
 
-Registered by :func:`evalcore.meta.cli.add_subcommands` (one call); the
+Registered by :func:`evalcore.cli.meta.register` (one call); the
 logic lives in :mod:`evalcore.report.experiment`.
 """
 from __future__ import annotations
