@@ -21,12 +21,22 @@ from typing import Any, Callable
 import streamlit as st
 
 from evalcore.gains import level_label, resolve_gains, resolve_penalties
-from evalcore.settings import GAIN_MAX, GAIN_MIN, GAIN_STEP, PRESETS, WIDGET_BOUNDS, SettingsError, parse_settings
+from evalcore.settings import (
+    DEFAULTS,
+    GAIN_MAX,
+    GAIN_MIN,
+    GAIN_STEP,
+    PRESETS,
+    WIDGET_BOUNDS,
+    SettingsError,
+    parse_settings,
+)
 
 #: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
-# PRESETS (the papers' gain presets, highest level first) and GAIN_MIN/MAX/STEP come from evalcore.settings.
+# PRESETS (the papers' gain presets, highest level first), GAIN_MIN/MAX/STEP, the widget bounds and the
+# defaults come from evalcore (settings.py, gains.py): one source of truth.
 __all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS"]
 
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
@@ -35,8 +45,8 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "sim_topics": ("nt", 50, int),
     "sim_runs": ("nr", 30, int),
     "sim_seed": ("seed", 0, int),
-    "beta": ("beta", 1.0, float),
-    "cutoff": ("cutoff", 10, int),
+    "beta": ("beta", DEFAULTS["beta"], float),
+    "cutoff": ("cutoff", DEFAULTS["cutoffs"][0], int),
     "threshold": ("thr", "relaxed", str),
     "top_n": ("top", 0, int),
     "top_by": ("by", "AP", str),

@@ -116,9 +116,11 @@ def known_names() -> list[str]:
 def _unknown(text: str) -> ValueError:
     base = re.split(r"[(@]", text, maxsplit=1)[0]
     pool = known_names()
-    close = difflib.get_close_matches(base, pool, n=5, cutoff=0.5)
-    close += [n for n in difflib.get_close_matches(base.lower(), [p.lower() for p in pool], n=5, cutoff=0.5)
-              if n not in close and n in pool]
+    lower: dict[str, str] = {}
+    for p in pool:
+        lower.setdefault(p.lower(), p)
+    close = [lower[n] for n in difflib.get_close_matches(base.lower(), list(lower), n=5, cutoff=0.5)]
+    close += [n for n in difflib.get_close_matches(base, pool, n=5, cutoff=0.5) if n not in close]
     hint = f"; closest known names: {', '.join(close[:5])}" if close else ""
     return ValueError(f"unknown metric {text!r}{hint} (`evalcore metrics` lists every name and alias)")
 
@@ -185,22 +187,22 @@ def _pinned(spec, conv: str) -> dict:
 
 def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
     """Read ``base(raw)@cut`` in a peer convention; None if that convention has no such name."""
-    if conv == "trec_eval" and cut is None and raw is None:
+    if conv == "trec_eval":
+        if cut is not None or raw is not None:   # trec_eval names have no @k and no (parameters)
+            return None
         m = _TREC_CUT_RE.match(base)
         if m:
             base, cut = m.group("base"), m.group("cut")
     if (conv, base) in _REFUSED:
-        raise ValueError(f"{text!r} is refused: {_REFUSED[(conv, base)]}")
+        raise ValueError(f"metric {text!r} is refused: {_REFUSED[(conv, base)]}")
     if conv == "ir_measures" and base == "AP" and cut is not None:
-        raise ValueError(f"{text!r} is refused: {_REFUSED[('ir_measures', 'AP@')]}")
+        raise ValueError(f"metric {text!r} is refused: {_REFUSED[('ir_measures', 'AP@')]}")
     if conv == "ir_measures" and base == "nDCG" and cut is None:
-        raise ValueError(f"{text!r} is refused: {_REFUSED[('ir_measures', 'nDCG (no cutoff)')]}")
+        raise ValueError(f"metric {text!r} is refused: {_REFUSED[('ir_measures', 'nDCG (no cutoff)')]}")
     key = _peer_table(conv).get(base)
     if key is None:
         return None
     spec = _registry()[key]
-    if conv == "trec_eval" and raw is not None:
-        raise ValueError(f"{text!r}: trec_eval names take no parameters (trec_eval's -l is rel_threshold)")
     params = {**_pinned(spec, conv), **_params(text, raw, spec)}
     cutoff = None
     if cut is not None:
