@@ -4,29 +4,8 @@ Registered by :func:`add_subparsers` (called from the meta CLI with the
 subparsers and the shared data/metric parent parser). Input, output and
 ``--top``/``--scores`` work as for the other meta-evaluation subcommands.
 
-``pairs`` (JSON, with ``--output json``): command, collection, runs, n_topics,
-metrics, settings (test, correction, alpha, ci, confidence, B, seed,
-standardise, ...) and three tables:
-
-    pairs    one record per (metric, run_x, run_y): mean_diff, ci_low, ci_high,
-             effect_size (mean_diff / sqrt(V_E)), p_value (the chosen --test),
-             p_adjusted (--correction over all pairs of that metric), significant
-             (p_adjusted < alpha), d_z, n_topics (topics used)
-    summary  discriminative power: metric, test, correction, alpha, n_significant,
-             n_pairs, pct_significant
-    curves   the sorted (adjusted) p-values: metric, pair_rank, p_value
-
-``--output tsv`` prints one table (``--table``, default pairs).
-
-``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
-expected_width for ci), n_approx (normal approximation), the inputs echoed
-(test, alpha, beta, min_diff, variance, systems), variance_source ("given" or
-"2 V_E" / "V_E" of --metric), v_e, metric, metric_settings (gains, beta,
-penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
-collection_n_topics with collection_min_diff (the minimum detectable
-difference / range / expected CI width at that n) and collection_power (the
-power at --min-diff with that n). ``--output tsv``: the same keys as a header
-line and one row.
+The JSON layouts are :data:`PAIRS_HELP` and :data:`TOPICS_HELP` (shown by
+``--help``; plain strings, so ``python -OO`` keeps them).
 """
 from __future__ import annotations
 
@@ -43,8 +22,33 @@ from ..meta.topicsets import DESIGNS, min_detectable_difference, power, residual
 
 __all__ = ["add_subparsers", "add_standardise_options", "apply_standardise", "run_pairs", "run_topics"]
 
-_PAIRS_HELP = __doc__[__doc__.index("``pairs`` (JSON"):__doc__.index("``topics`` (JSON")]
-_TOPICS_HELP = __doc__[__doc__.index("``topics`` (JSON"):]
+PAIRS_HELP = """\
+``pairs`` (JSON, with ``--output json``): command, collection, runs, n_topics,
+metrics, settings (test, correction, alpha, ci, confidence, B, seed,
+standardise, ...) and three tables:
+
+    pairs    one record per (metric, run_x, run_y): mean_diff, ci_low, ci_high,
+             effect_size (mean_diff / sqrt(V_E)), p_value (the chosen --test),
+             p_adjusted (--correction over all pairs of that metric), significant
+             (p_adjusted < alpha), d_z, n_topics (topics used)
+    summary  discriminative power: metric, test, correction, alpha, n_significant,
+             n_pairs, pct_significant
+    curves   the sorted (adjusted) p-values: metric, pair_rank, p_value
+
+``--output tsv`` prints one table (``--table``, default pairs).
+
+"""
+TOPICS_HELP = """\
+``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
+expected_width for ci), n_approx (normal approximation), the inputs echoed
+(test, alpha, beta, min_diff, variance, systems), variance_source ("given" or
+"2 V_E" / "V_E" of --metric), v_e, metric, metric_settings (gains, beta,
+penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
+collection_n_topics with collection_min_diff (the minimum detectable
+difference / range / expected CI width at that n) and collection_power (the
+power at --min-diff with that n). ``--output tsv``: the same keys as a header
+line and one row.
+"""
 
 
 def add_standardise_options(group) -> None:
@@ -79,7 +83,7 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                        description="Paired comparison of every run pair of every metric (Sakai 2014/2018; "
                                    "Carterette 2012): CI, effect size over sqrt(V_E), the p-value of one test "
                                    "and its Holm/BH adjustment over all pairs of a metric.",
-                       epilog=_PAIRS_HELP, formatter_class=fmt)
+                       epilog=PAIRS_HELP, formatter_class=fmt)
     g = p.add_argument_group("pairs")
     g.add_argument("--test", choices=TESTS, default="t", help="test of p_value (default t: paired t-test)")
     g.add_argument("--correction", choices=CORRECTIONS, default="none",
@@ -102,7 +106,7 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                                    "on the loaded data (2 V_E for paired-t and ci). Here --beta is 1 - power "
                                    "and --systems the m of ANOVA: the blended-ratio beta is --metric-beta, "
                                    "the simulated collection's runs --sim-systems.",
-                       epilog=_TOPICS_HELP, formatter_class=fmt)
+                       epilog=TOPICS_HELP, formatter_class=fmt)
     d = t.add_argument_group("design")
     d.add_argument("--test", choices=DESIGNS, default="paired-t", help="design (default paired-t)")
     d.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
