@@ -133,7 +133,11 @@ def one_blas_thread():
     CPU time (docs/benchmarks.md, issue 12: 1 vs 2 threads). Without
     threadpoolctl this does nothing; set ``OPENBLAS_NUM_THREADS=1`` before
     starting Python instead. Nested and concurrent uses (the dashboard runs
-    scripts in threads) share one limit, restored when the last one leaves.
+    scripts in threads) share one limit, set by the first to enter and
+    restored when the last one leaves. Caveat (observed with numpy 2.4's
+    scipy-openblas 0.3.31): once the main thread has set OpenBLAS's thread
+    count, a later call from another thread is ignored, so in a threaded
+    server the limit may not apply; results are the same either way.
     """
     with _blas_lock:
         if _blas_state["depth"] == 0:
