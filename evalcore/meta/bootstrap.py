@@ -12,6 +12,13 @@ chunks of pairs (:data:`CHUNK_BYTES` of pairs x B floats at a time), never
 the pairs x B x n tensor, so memory does not grow with the number of pairs
 beyond the result columns. BLAS runs on one thread (:func:`one_blas_thread`).
 
+Why pair products and not per-run sums: S2 holds the cross term sum x*y,
+which only a pair product gives. S1 alone could come from per-run sums
+(R[x] - R[y] - c mean(z)), but with other rounding: a sample whose w*b sum
+is exactly 0 (zero spread, |t*| = 0 by the edge policy below) would turn
+into a tiny non-zero sum (|t*| = inf). The two products are ~1/4 of the
+time (docs/benchmarks.md, section 4: the matrix-product floor).
+
 Edge policy (documented, tested):
 - identical runs (z = 0 on every topic): ASL = 1, never significant;
 - a constant non-zero difference (sd(z) = 0, mean != 0): |t(z)| = inf, ASL = 0;
@@ -30,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from ._common import (TIE_RTOL, Progress, ProgressFn, check_alpha, check_positive_int, check_run_ids, check_scores,
-                      count_rows, one_blas_thread, pair_chunks, pair_index, round_sig, topic_counts)
+                      count_rows, one_blas_thread, pair_chunks, pair_index, round_sig, topic_counts,
+                      work_arrays)
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -63,13 +71,14 @@ def paired_t(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, t
 
 
-#: Bytes of (pairs x B) work arrays per chunk: small enough to stay in the
-#: processor's L2 cache (measured on this machine: 2 MB is ~1.5x faster than 16 MB),
-#: large enough that the per-chunk Python overhead stays small.
-CHUNK_BYTES = 2 << 20
+#: Bytes of (pairs x B) work per chunk (``pair_chunks`` budget). With the
+#: staggered work arrays (:func:`work_arrays`) 8 MB and more run alike on this
+#: machine (100 runs x 50 topics: 1 MB 0.81 s, 2 MB 0.66 s, 8 MB 0.53-0.58 s,
+#: 32 MB 0.57 s); 8 MB keeps the five work arrays at ~40 MB whatever the pairs.
+CHUNK_BYTES = 8 << 20
 
 
-def _kth_desc_index(ts: np.ndarray, k: int) -> np.ndarray:
+def _kth_desc_index(ts: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
     """For each row, the column at 1-based position k of its stable descending order.
 
     Equal to ``np.argsort(-ts, axis=1, kind="stable")[:, k - 1]`` (ties: lowest
@@ -78,7 +87,8 @@ def _kth_desc_index(ts: np.ndarray, k: int) -> np.ndarray:
     k-th largest value (k groups, so k values, reach it). Only the values
     >= L (about 1.5 k of B on continuous data) are compacted, in column
     order, and partitioned; rows where more than 4 k values reach L (heavy
-    ties, e.g. identical runs) are partitioned whole.
+    ties, e.g. identical runs) are partitioned whole. ``mask``: optional bool
+    work array of ts's shape.
     """
     p, B = ts.shape
     if np.isnan(ts).any():                       # not reachable from finite scores; keep argsort's NaN order
@@ -91,7 +101,7 @@ def _kth_desc_index(ts: np.ndarray, k: int) -> np.ndarray:
     for i in range(1, g):
         np.maximum(gm, ts[:, i * G:(i + 1) * G], out=gm)
     L = np.partition(gm, G - k, axis=1)[:, G - k]
-    mask = ts >= L[:, None]
+    mask = np.greater_equal(ts, L[:, None], out=mask)
     cnt = count_rows(mask)
     big = cnt > 4 * k
     out = np.empty(p, dtype=np.intp)
@@ -127,25 +137,30 @@ def _kth_in_rows(vals: np.ndarray, k: int) -> np.ndarray:
     return bp
 
 
-def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int]):
+def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None):
     """ASL, mean, t and the Fig. 7 estimates of a chunk of pairs; z = x - y, shape (pairs, n).
 
     Returns (asl, zbar, t, est) with est[q] = max over the chunk's pairs of
     |mean(w*b)| for the sample b at position ks[q] of the stable descending
     order of |t(w*b)| (0 where ks[q] < 1), found by :func:`_kth_desc_index`
-    in time linear in B. Every value is computed with the same floating-point
+    in time linear in B. ``work``: :func:`work_arrays` (4 float, 1 bool) of
+    at least (pairs, B), reused across chunks. Every value is computed with the same floating-point
     operations, in the same order, as the plain formulas in the module
     docstring, so results are bit for bit those of the argsort version
     (checked against the plain loop in tests/test_meta_bootstrap.py).
     """
     B = Ct.shape[1]
+    p = z.shape[0]
+    if work is None:
+        work = work_arrays(p, B, *[np.float64] * 4, np.bool_)
+    S1, S2, mean_s, var_s, mask = (x[:p] for x in work)
     zbar, t = paired_t(z)
     w = z - zbar[:, None]
     w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
-    S1 = w @ Ct
-    S2 = (w * w) @ Ct
-    mean_s = S1 / c
-    var_s = np.multiply(S1, mean_s)
+    np.matmul(w, Ct, out=S1)
+    np.matmul(w * w, Ct, out=S2)
+    np.divide(S1, c, out=mean_s)
+    np.multiply(S1, mean_s, out=var_s)
     np.subtract(S2, var_s, out=var_s)
     var_s /= (c - 1)                              # var* = (S2 - S1 mean*) / (c - 1)
     ts = np.divide(var_s, c, out=S2)
@@ -157,13 +172,13 @@ def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int]):
         flat = ~(var_s > 0)
         ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
     thr = np.abs(t) * (1 - TIE_RTOL)
-    asl = count_rows(ts >= thr[:, None]) / B
+    asl = count_rows(np.greater_equal(ts, thr[:, None], out=mask)) / B
     asl[np.all(z == 0, axis=1)] = 1.0             # identical runs
     est = np.zeros(len(ks))
     rows = np.arange(z.shape[0])
     for q, k in enumerate(ks):
         if k >= 1:
-            b = _kth_desc_index(ts, min(k, B))
+            b = _kth_desc_index(ts, min(k, B), mask)
             est[q] = float(np.abs(S1[rows, b] / c).max())
     return asl, zbar, t, est
 
@@ -238,13 +253,14 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
     per_metric = {}
+    work = work_arrays(max(sl.stop - sl.start for sl in chunks), B, *[np.float64] * 4, np.bool_)
     with one_blas_thread():
         for m in metrics:
             M = mats[m]
             asl, mdiff, tobs = np.empty(P), np.empty(P), np.empty(P)
             est = np.zeros(len(alphas))
             for sl in chunks:
-                asl[sl], mdiff[sl], tobs[sl], e = _pairs_chunk(M[pi[sl]] - M[pj[sl]], Ct, c, ks)
+                asl[sl], mdiff[sl], tobs[sl], e = _pairs_chunk(M[pi[sl]] - M[pj[sl]], Ct, c, ks, work)
                 est = np.maximum(est, e)
                 prog.step()
             per_metric[m] = asl, mdiff, tobs, est
