@@ -56,8 +56,12 @@ def _t(v):
     return mean, mean / (sd / math.sqrt(n))
 
 
-def ref_bootstrap_pair(x, y, samples, alpha=0.05):
-    """003 Fig. 5 + 6 + the per-pair part of Fig. 7. Returns (ASL, |mean(w*b')| at the B*alpha-th largest |t|)."""
+def ref_bootstrap_pair(x, y, samples, alpha=0.05, rtol=0.0):
+    """003 Fig. 5 + 6 + the per-pair part of Fig. 7. Returns (ASL, |mean(w*b')| at the B*alpha-th largest |t|).
+
+    ``rtol``: |t*| counts as reaching |t(z)| when >= |t(z)| (1 - rtol) (evalcore's documented 1e-9 tie
+    tolerance; 0 = the paper's exact >=).
+    """
     n = len(x)
     z = [x[i] - y[i] for i in range(n)]
     zbar, tz = _t(z)
@@ -76,7 +80,7 @@ def ref_bootstrap_pair(x, y, samples, alpha=0.05):
             tb = 0.0 if sum(wb) == 0 else math.inf
         ts.append(abs(tb))
         means.append(abs(mb))
-        if abs(tb) >= abs(tz):
+        if abs(tb) >= abs(tz) * (1 - rtol):
             count += 1
     asl = count / len(samples)
     if all(v == 0 for v in z):
@@ -87,7 +91,12 @@ def ref_bootstrap_pair(x, y, samples, alpha=0.05):
 
 
 def ref_stability(M, samples, f):
-    """Buckley/Voorhees stability for one metric and fuzziness f: (error_rate, prop_ties, wins, losses, ties)."""
+    """Buckley/Voorhees stability for one metric and fuzziness f: (error_rate, prop_ties, wins, losses, ties).
+
+    A trial is a tie when |M(X) - M(Y)| <= f max(M(X), M(Y)), else a win (M(X) > M(Y)) or a loss (<).
+    With negative scores (never in 002, possible in a score CSV) a trial with equal means and a negative
+    max is neither, as evalcore.meta.stability documents.
+    """
     n_runs = M.shape[0]
     W, L, T = [], [], []
     for x in range(n_runs):
@@ -100,8 +109,9 @@ def ref_stability(M, samples, f):
                     t += 1
                 elif mx > my:
                     w += 1
-                else:
+                elif mx < my:
                     l_ += 1
+                # else: equal means that are not a tie (only when max(mx, my) < 0): neither
             W.append(w), L.append(l_), T.append(t)
     total = sum(W) + sum(L) + sum(T)
     return sum(min(a, b) for a, b in zip(W, L)) / total, sum(T) / total, W, L, T
