@@ -247,7 +247,7 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
         g = preset_gains(name, _c.max_level)
         if g is not None:
             try:
-                cols[name] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+                cols[state.paper(g)] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
             except ValueError:      # e.g. nERR under a preset it does not accept
                 continue
     return pd.DataFrame(cols, index=pd.Index(_c.run_ids, name="run"))

@@ -14,6 +14,7 @@ touches both).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -26,6 +27,9 @@ DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P
 PRESETS = ("3:2:1", "30:20:10", "0.3:0.2:0.1", "1:1:1", "10:5:1")
 
 GAIN_MIN, GAIN_MAX, GAIN_STEP = 0.1, 30.0, 0.1
+#: The gain slider spans 0.1..10 (a hand can place it to ~0.1 on a sidebar);
+#: the number box beside it takes exact values up to GAIN_MAX (issue 8 sec. 4).
+GAIN_SLIDER_MAX = 10.0
 
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
@@ -64,8 +68,12 @@ _CHOICES = {
     "threshold": ("relaxed", "rigid"),
     "sw_sampling": ("replacement", "disjoint", "independent"),
 }
+#: Documented limits of the simulated collection a URL may ask for
+#: (``?nt=&nr=``): 200 x 100 x depth 1000 is 20 MB of levels (issue 11).
+SIM_MAX_TOPICS, SIM_MAX_RUNS = 200, 100
+
 _BOUNDS = {
-    "sim_topics": (2, 500), "sim_runs": (2, 200), "beta": (0.0, 10.0), "cutoff": (1, 1000),
+    "sim_topics": (2, SIM_MAX_TOPICS), "sim_runs": (2, SIM_MAX_RUNS), "beta": (0.0, 10.0), "cutoff": (1, 1000),
     "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
     "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
     "sim_seed": (0, 10**6), "sw_seed": (0, 10**6), "bs_seed": (0, 10**6), "st_seed": (0, 10**6),
@@ -147,6 +155,11 @@ def default_penalties(K: int) -> list[float]:
 
 
 def _clean(key: str, value):
+    """Clamp a URL / settings-file value to its documented range. Not-a-number
+    and infinite values are refused (ValueError), never clamped: ``min(max(nan,
+    lo), hi)`` is nan, which is how ``?beta=nan`` used to pass."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(value)
     lo_hi = _BOUNDS.get(key)
     if lo_hi is not None:
         value = min(max(value, lo_hi[0]), lo_hi[1])
@@ -172,7 +185,7 @@ def init(metric_choices) -> None:
         if name in q:
             try:
                 value = _clean(key, parse(q[name]))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, OverflowError):
                 ss.setdefault("_url_warnings", []).append(f"ignored {name}={q[name]!r} in the address")
         ss[key] = value
     if "metrics" not in ss:
@@ -213,6 +226,13 @@ def set_levels(K: int) -> None:
         ss[f"g{L}"] = min(max(round(gains[L - 1], 3), GAIN_MIN), GAIN_MAX)
         ss[f"p{L}"] = float(pen[L - 1])
     ss["_K"] = K
+
+
+def gain_from_widget(L: int, prefix: str) -> None:
+    """Slider / number-box callback: the widget's value becomes gain ``g{L}``."""
+    v = st.session_state.get(f"{prefix}{L}")
+    if v is not None and math.isfinite(float(v)):
+        st.session_state[f"g{L}"] = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
 
 
 def apply_gains(values_ascending) -> None:
@@ -296,7 +316,7 @@ def apply_settings_file(data: dict, K: int) -> list[str]:
             raw = data[name]
             try:
                 vals = from_paper(raw) if isinstance(raw, str) else [float(v) for v in raw]
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 problems.append(f"{name}: could not read {raw!r}")
                 continue
             if len(vals) != K or not all(ok(v) for v in vals):
@@ -307,12 +327,12 @@ def apply_settings_file(data: dict, K: int) -> list[str]:
     if "beta" in data:
         try:
             ss["beta"] = _clean("beta", float(data["beta"]))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             problems.append(f"beta: could not read {data['beta']!r}")
     if data.get("cutoffs"):
         try:
             ss["cutoff"] = _clean("cutoff", int(list(data["cutoffs"])[0]))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             problems.append(f"cutoffs: could not read {data['cutoffs']!r}")
     if "rel_threshold" in data:
         ss["threshold"] = "rigid" if str(data["rel_threshold"]) == "2" else "relaxed"
@@ -323,7 +343,10 @@ def apply_settings_file(data: dict, K: int) -> list[str]:
             ss["cutoff"] = int(cuts[0])
     for key in ("top_n", "top_by"):
         if key in data:
-            ss[key] = data[key]
+            try:
+                ss[key] = _clean(key, _SCALARS[key][2](data[key]))
+            except (TypeError, ValueError, OverflowError):
+                problems.append(f"{key}: could not read {data[key]!r}")
     if data.get("dataset") in ("sim", "examples"):
         ss["dataset"] = data["dataset"]
     nested = {"simulated": {"n_topics": "sim_topics", "n_runs": "sim_runs", "seed": "sim_seed"},
@@ -340,6 +363,6 @@ def apply_settings_file(data: dict, K: int) -> list[str]:
             try:
                 parse = _SCALARS[key][2]
                 ss[key] = _clean(key, parse(block[name] if block[name] is not None else 0))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 problems.append(f"{group}.{name}: could not read {block[name]!r}")
     return problems

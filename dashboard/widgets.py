@@ -29,12 +29,28 @@ def sidebar(c) -> None:
         slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
         for slot, name in zip(slots, ("3:2:1", "1:1:1", "10:5:1", "30:20:10", "0.3:0.2:0.1")):
             g = cached.preset_gains(name, K)
-            slot.button(name, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
-                               disabled=g is None, width="stretch",
-                               help=f"Set the gains to the papers' {name} (highest level first)")
+            used = state.paper(g) if g is not None else name
+            if g is None:
+                why = (f"The papers' {name} is defined for three levels and does not extend to {K}: only 3:2:1, "
+                       f"30:20:10, 0.3:0.2:0.1 (gain = level x step) and 1:1:1 do. Set the gains by hand.")
+            elif used == name:
+                why = f"Set the gains to the papers' {name} (highest level first)"
+            else:
+                why = f"The papers' {name} adapted to this collection's {K} levels: {used} (highest level first)"
+            slot.button(used, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
+                        disabled=g is None, width="stretch", help=why)
+        st.caption(f"Slider 0.1-{state.GAIN_SLIDER_MAX:g} in steps of 0.1; the box beside it takes exact values "
+                   f"up to {state.GAIN_MAX:g}.")
         for L in range(K, 0, -1):
-            st.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_MAX, step=state.GAIN_STEP,
-                      key=f"g{L}", format="%.1f")
+            g = float(ss[f"g{L}"])
+            ss[f"_gs{L}"] = min(max(g, state.GAIN_MIN), state.GAIN_SLIDER_MAX)
+            ss[f"_gn{L}"] = g
+            a, b = st.columns([2.6, 1.2], vertical_alignment="bottom")
+            a.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_SLIDER_MAX, step=state.GAIN_STEP,
+                     key=f"_gs{L}", format="%.1f", on_change=state.gain_from_widget, args=(L, "_gs"))
+            b.number_input(f"gain of {names[L - 1]}", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
+                           step=state.GAIN_STEP, key=f"_gn{L}", format="%.2f", label_visibility="collapsed",
+                           on_change=state.gain_from_widget, args=(L, "_gn"))
         st.slider("beta (weight of gain vs. rank)", 0.0, 10.0, step=0.1, key="beta", format="%.1f",
                   help="Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / (beta·cg_I(r) + r). "
                        "beta = 0 turns Q-measure into AP.")
