@@ -93,7 +93,7 @@ def slider_to_update(c: Collection, moves: int = 15) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     top = f"g{c.max_level}"
     values = np.round(np.linspace(3.1, 29.7, moves * 2), 1)   # every move a new value: no cache hits
-    for k, page in enumerate(["pages/3_rankings.py", "pages/4_correlation.py"]):
+    for k, page in enumerate(["views/3_rankings.py", "views/4_correlation.py"]):
         at.switch_page(page).run()
         assert not at.exception, [e.message for e in at.exception]
         times = []

@@ -1,10 +1,10 @@
-"""What every page does first: page config, settings from the session/URL, the sidebar.
+"""What every page does first: page config, settings from the session/URL, the sidebar;
+and the guard app.py runs every page through.
 
-Each page calls :func:`setup` itself rather than relying on app.py, because
-Streamlit treats a ``pages/`` folder beside the entry point as a v1
-multipage app in some runs (AppTest resets that flag on every run, and a
-server's very first request may go straight to a page): the page script then
-runs without app.py. Calling the shell from the page makes both paths the same.
+The page scripts live in ``views/``, not ``pages/``: a ``pages/`` folder
+beside the entry point makes Streamlit (and AppTest, on every run) run a page
+file on its own in its v1 "pages folder" mode, bypassing app.py and so the
+guard. With ``views/`` every run goes through app.py's st.navigation.
 """
 from __future__ import annotations
 
@@ -17,24 +17,11 @@ import streamlit as st
 from . import cached, state, widgets
 
 
-def _leave_pages_folder_mode() -> None:
-    """On a server's very first request for a page URL, Streamlit runs the page
-    file alone in its v1 "pages folder" mode (st.navigation never ran yet).
-    Switch that off once and rerun through app.py's navigation. AppTest resets
-    the flag on every run and handles pages either way, so it is left alone."""
-    from streamlit import config
-    from streamlit.runtime.pages_manager import PagesManager
-    if PagesManager.uses_pages_directory and not config.get_option("global.appTest"):
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def setup():
     """Page config, session defaults (from the URL once), the shared sidebar.
 
     Returns ``(settings, collection)`` for this run.
     """
-    _leave_pages_folder_mode()
     st.session_state["_live_pending"] = []       # quick passes drawn in this run (widgets.live_meta)
     st.session_state["_run_t0"] = time.perf_counter()
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",

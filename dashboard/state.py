@@ -238,7 +238,7 @@ def gain_from_widget(L: int, prefix: str) -> None:
 def apply_gains(values_ascending) -> None:
     """Button callback: set every gain slider (e.g. a preset)."""
     for L, v in enumerate(values_ascending, start=1):
-        st.session_state[f"g{L}"] = min(max(float(v), GAIN_MIN), GAIN_MAX)
+        st.session_state[f"g{L}"] = min(max(round(float(v), 6), GAIN_MIN), GAIN_MAX)
 
 
 def current() -> Settings:

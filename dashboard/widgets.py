@@ -30,7 +30,11 @@ def sidebar(c) -> None:
         for slot, name in zip(slots, ("3:2:1", "1:1:1", "10:5:1", "30:20:10", "0.3:0.2:0.1")):
             g = cached.preset_gains(name, K)
             used = state.paper(g) if g is not None else name
-            if g is None:
+            if g is not None and max(g) > state.GAIN_MAX:
+                why = (f"The papers' {name} on {K} levels is {used}: a gain above the maximum "
+                       f"{state.GAIN_MAX:g} of this dashboard. Set the gains by hand.")
+                g = None
+            elif g is None:
                 why = (f"The papers' {name} is defined for three levels and does not extend to {K}: only 3:2:1, "
                        f"30:20:10, 0.3:0.2:0.1 (gain = level x step) and 1:1:1 do. Set the gains by hand.")
             elif used == name:
