@@ -274,6 +274,8 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
                                               name="uploaded Fig. 3")
 
     monkeypatch.setattr(evalcore, "load_collection", fake_load)
+    from dashboard import cached
+    cached._uploads.clear()              # uploads are shared by content hash: forget other tests' parses
     at = _goto(_app(), "1_data")
     _upload(at, *_fig3_files())
     assert not at.exception and not at.error
@@ -287,7 +289,8 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
     _goto(at, "1_data")
     monkeypatch.setattr(evalcore, "load_collection",
                         lambda *a, **k: (_ for _ in ()).throw(evalcore.InputError("run.txt, line 1: bad")))
-    _upload(at, *_fig3_files())
+    (qn, qb), runs = _fig3_files()       # other bytes: the same files again would be served from the upload store
+    _upload(at, (qn, qb + b"T3 0 dX 0\n"), runs)
     assert not at.exception
     assert any("run.txt, line 1" in e.value for e in at.error)
     assert at.selectbox(key="dataset").value == "upload"
