@@ -172,13 +172,22 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
     if res is not None:
         status.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
         draw(res["frames"], B, B)
+        _drawn(kind, B, B)
         return res
     est = quick["seconds"] * B / qB
     status.caption(f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
                    f"(about {est:.1f} s of CPU) ...")
     draw(quick["frames"], qB, B)
+    _drawn(kind, qB, B)
     ss.setdefault("_live_pending", []).append((kind, c, s, dict(params), B, what, status))
     return quick
+
+
+def _drawn(kind: str, B_shown: int, B_chosen: int) -> None:
+    """Note when a chart was drawn (benchmarks/bench_app.py reads it: time to first chart)."""
+    import time
+    st.session_state.setdefault("_live_log", []).append((time.perf_counter(), kind, B_shown, B_chosen))
+    del st.session_state["_live_log"][:-50]
 
 
 def finish_live() -> None:

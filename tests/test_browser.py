@@ -99,19 +99,25 @@ def server():
         proc.kill()
 
 
+_IDLE_JS = """() => {
+    const s = document.querySelector('[data-testid="stStatusWidget"]');
+    const busy = (s && /running|connecting|stop/i.test(s.innerText || ''))
+        || document.querySelector('[data-testid="stStatusWidgetRunningIcon"]');
+    const skeleton = document.querySelector('[data-testid*="Skeleton"]');
+    return !busy && !skeleton;
+}"""
+
+
 def _wait_idle(page, timeout_ms: int = 30000) -> None:
-    """Wait until the app view is there and no script run is in progress."""
+    """Wait until the app view is there and no script run is in progress - twice,
+    600 ms apart, since a live page may rerun once more to draw a refined result
+    and Streamlit shows its running icon only after a short delay."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stSlider"]', timeout=timeout_ms)
+    for _ in range(2):
+        page.wait_for_timeout(600)
+        page.wait_for_function(_IDLE_JS, timeout=timeout_ms)
     page.wait_for_timeout(300)
-    page.wait_for_function(
-        """() => {
-            const s = document.querySelector('[data-testid="stStatusWidget"]');
-            const busy = s && /running|connecting|stop/i.test(s.innerText || '');
-            const skeleton = document.querySelector('[data-testid*="Skeleton"]');
-            return !busy && !skeleton;
-        }""", timeout=timeout_ms)
-    page.wait_for_timeout(500)
 
 
 @pytest.mark.browser
