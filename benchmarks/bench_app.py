@@ -196,10 +196,15 @@ def browser_slider(zip_path: Path, moves: int = 5) -> dict[str, dict[str, list[f
                     time.sleep(0.2)
             _wait_idle(page, 60000)
             page.get_by_role("tab", name="Upload files").click()
+            page.wait_for_timeout(500)
             up = page.locator('[data-testid="stFileUploader"]')
             up.nth(0).locator("input[type=file]").set_input_files(str(DATA / "qrels.txt"))
             up.nth(1).locator("input[type=file]").set_input_files(str(zip_path))
-            page.wait_for_selector("[data-testid=stTextInputField]", timeout=120000)
+            try:
+                page.wait_for_selector("[data-testid=stTextInputField]", timeout=300000)
+            except Exception:
+                page.screenshot(path="/tmp/evalcore-bench-upload-failed.png")
+                raise
             _wait_idle(page, 120000)
             page.get_by_role("button", name="Load these files").click()
             page.wait_for_selector("text=65 topics", timeout=300000)
