@@ -174,7 +174,7 @@ def browser_slider(zip_path: Path, moves: int = 5) -> dict[str, dict[str, list[f
     the top gain slider -> chart changed (first) and app idle (settled), in s."""
     from playwright.sync_api import sync_playwright
     sys.path.insert(0, str(ROOT / "tests"))
-    from test_browser import ARGS, _IDLE_JS, _chart_svg, _wait_idle
+    from test_browser import _IDLE_JS, ARGS, _chart_svg, _wait_idle
 
     with socket.socket() as s_:
         s_.bind(("127.0.0.1", 0))

@@ -21,7 +21,7 @@ import evalcore
 from evalcore import meta as _meta
 from evalcore import registry
 from evalcore.collection import Collection
-from evalcore.gains import GAIN_PRESETS, resolve_gains
+from evalcore.gains import resolve_gains
 
 from . import state
 from .state import Settings

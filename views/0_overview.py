@@ -4,7 +4,6 @@ The run ranking under the current gains beside 3:2:1, the Kendall heatmap
 between metrics, and the discriminative power of every metric (bootstrap %
 significant, 003 Table 4; swap difference at 95 %, Table 3), all live.
 """
-import pandas as pd
 import streamlit as st
 
 from dashboard import cached, figures, shell, state, widgets

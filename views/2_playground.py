@@ -1,8 +1,7 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
-import pandas as pd
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, teaching, widgets
+from dashboard import cached, figures, shell, state, teaching, widgets
 
 MAX_RANKS = 30
 ss = st.session_state

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, widgets
+from dashboard import cached, figures, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()

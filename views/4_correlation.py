@@ -1,8 +1,7 @@
 """Rank correlation: Kendall tau-b across metrics, across gain settings, and as one gain moves."""
-import numpy as np
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, widgets
+from dashboard import cached, figures, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()

@@ -3,7 +3,7 @@ import json
 
 import streamlit as st
 
-from dashboard import cached, shell, report, state, widgets
+from dashboard import cached, report, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
