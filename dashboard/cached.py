@@ -324,7 +324,7 @@ class _Store:
 
 @st.cache_resource
 def _results() -> _Store:
-    return _Store(256)
+    return _Store(128)      # a bootstrap result on clef2015 (pairs + ASL curves) is ~0.5 MB: <= ~64 MB
 
 
 #: The four resampling methods the app runs live: evalcore function, its

@@ -77,7 +77,7 @@ else:
         widgets.table(shown, digits=4, hide_index=True)
         st.caption("A smaller difference needed: a more sensitive metric. Settings on the Swap page.")
 
-    params_sw = {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None,
+    params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
                  "seed": int(ss["sw_seed"])}
     with p1:
         widgets.live_meta("bootstrap", c, s, {"alpha": alpha, "seed": int(ss["bs_seed"])}, int(ss["bs_B"]),
