@@ -51,13 +51,56 @@ def example_notes() -> dict[str, str]:
     return dict(PAPER_EXAMPLE_NOTES)
 
 
+@st.cache_resource
+def _uploads() -> "_Store":
+    return _Store(4)
+
+
+def upload_digest(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], **options) -> str:
+    """Content hash of an upload (file names, bytes and reading options)."""
+    import hashlib
+    h = hashlib.sha256()
+    for name, data in [qrels, *runs]:
+        h.update(str(name).encode() + b"\0" + len(data).to_bytes(8, "little"))
+        h.update(data)
+    h.update(repr(sorted(options.items())).encode())
+    return h.hexdigest()
+
+
+def default_upload_name(qrels_name: str, run_names: list[str]) -> str:
+    """A name for an uploaded collection: the runs' zip or folder name, else the
+    qrels file's stem unless it is a generic "qrels"."""
+    import posixpath
+    for n in run_names:
+        n = str(n).replace("\\", "/")
+        if n.lower().endswith(".zip"):
+            return posixpath.basename(n)[:-4]
+        if "/" in n:
+            return n.split("/")[0]
+    stem = posixpath.basename(str(qrels_name).replace("\\", "/")).split(".")[0]
+    return stem if stem and stem.lower() not in ("qrels", "qrel", "rels", "judgments") else "uploaded collection"
+
+
 def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, order: str = "score",
-                condensed: bool = False, keep_first_duplicate: bool = False,
+                condensed: bool = False, keep_first_duplicate: bool = False, name: str | None = None,
                 progress: Callable | None = None) -> Collection:
-    """Parse uploaded files; raises evalcore.InputError (readable) on bad input."""
-    run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
-    return evalcore.load_collection(qrels, run_arg, order=order, condensed=condensed,
-                                    keep_first_duplicate=keep_first_duplicate, progress=progress)
+    """Parse uploaded files; raises evalcore.InputError (readable) on bad input.
+
+    The parsed collection is kept once per distinct upload (content hash),
+    shared by every session (issue 11): a second session uploading the same
+    files gets the same arrays, not a second copy. Parsing runs outside any
+    ``st.cache_*`` function, so ``progress`` may draw.
+    """
+    opts = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
+    digest = upload_digest(qrels, runs, **opts)
+    c = _uploads().get(digest)
+    if c is None:
+        run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
+        c = evalcore.load_collection(qrels, run_arg, progress=progress, **opts)
+        _uploads().put(digest, c)
+    if name and name != c.name:
+        c = replace(c, name=str(name)[:200])     # shares the arrays; only the title differs
+    return c
 
 
 def current_collection(s: Settings | None = None) -> Collection:
@@ -196,7 +239,7 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
         g = preset_gains(name, _c.max_level)
         if g is not None:
             try:
-                cols[name] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+                cols[state.paper(g)] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
             except ValueError:      # e.g. nERR under a preset it does not accept
                 continue
     return pd.DataFrame(cols, index=pd.Index(_c.run_ids, name="run"))
@@ -234,9 +277,94 @@ def gain_sweep(c: Collection, key: str, s: Settings, level: int) -> pd.DataFrame
     return _sweep(c, c.fingerprint, key, tuple(s.gains), s.beta, level, grid)
 
 
-# -- long computations (button, progress, cached by data + settings + seed) --
+# -- meta-evaluation: live, shared across sessions, never drawing ----------
+class _Store:
+    """A bounded, thread-safe LRU of finished results shared by every session.
+
+    Why not ``st.cache_data`` with a progress callback: a cached function that
+    draws into a bar created outside it raises ``CacheReplayClosureError`` on
+    replay (issue 8). Here the computation runs outside any cached function
+    (so it may call a plain progress callback that draws) and only the
+    finished, immutable result is kept. Identical settings in two sessions
+    are one entry (issue 11: a cache hit, not a recomputation).
+    """
+
+    def __init__(self, max_entries: int):
+        import threading
+        from collections import OrderedDict
+        self.max_entries = max_entries
+        self._d: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            if key in self._d:
+                self._d.move_to_end(key)
+                return self._d[key]
+        return None
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.max_entries:
+                self._d.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+@st.cache_resource
+def _results() -> _Store:
+    return _Store(128)      # a bootstrap result on clef2015 (pairs + ASL curves) is ~0.5 MB: <= ~64 MB
+
+
+#: The four resampling methods the app runs live: evalcore function, its
+#: parameter names (besides scores, B, seed, progress), the result frames kept.
+META_KINDS = {
+    "swap": (lambda sc, run_ids, **kw: _meta.swap_method(sc, rule="003", **kw), ("sampling", "subset_size"),
+             ("curves", "summary")),
+    "bootstrap": (lambda sc, run_ids, **kw: _meta.bootstrap_sensitivity(sc, run_ids=run_ids, **kw), ("alpha",),
+                  ("pairs", "summary", "asl_curves")),
+    "tukey": (lambda sc, run_ids, **kw: _meta.tukey_hsd(sc, run_ids=run_ids, **kw), ("alpha",),
+              ("pairs", "summary")),
+    "stability": (lambda sc, run_ids, **kw: _meta.stability(sc, **kw), ("subset_size",), ("summary",)),
+}
+
+
+def meta_key(kind: str, c: Collection, s: Settings, params: dict, B: int) -> tuple:
+    """Identity of one result: method, data + every setting the scores read, parameters, B."""
+    return (kind, data_key(c, s), tuple(sorted(params.items())), int(B))
+
+
+def meta_lookup(kind: str, c: Collection, s: Settings, params: dict, B: int):
+    """A finished result ``{"frames": {...}, "seconds": float, "B": int}`` or None (never computes)."""
+    return _results().get(meta_key(kind, c, s, params, B))
+
+
+def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
+                 progress: Callable[[float], object] | None = None) -> dict:
+    """Run one resampling method (outside any st.cache_*), keep and return its result.
+
+    ``progress`` is a plain callable given the fraction done; it may draw
+    (it runs in the page's script, not inside a cached function).
+    """
+    key = meta_key(kind, c, s, params, B)
+    hit = _results().get(key)
+    if hit is not None:
+        return hit
+    fn, _, parts = META_KINDS[kind]
+    t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
+    res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, **params)
+    out = {"frames": _frames(res, parts), "seconds": time.thread_time() - t0, "B": int(B)}
+    _results().put(key, out)
+    return out
+
+
 class Progress:
-    """A progress callback for evalcore.meta drawing into a st.progress bar."""
+    """A progress callback for evalcore.meta drawing into a st.progress bar.
+
+    Never pass it into a ``st.cache_*`` function (see :class:`_Store`)."""
 
     def __init__(self, text: str):
         self.bar = st.progress(0.0, text=text)
@@ -246,7 +374,7 @@ class Progress:
 
     def __call__(self, frac: float):
         frac = float(min(max(frac, 0.0), 1.0))
-        if frac - self.last >= 0.01 or frac >= 1.0:
+        if frac - self.last >= 0.02 or frac >= 1.0:
             self.last = frac
             self.bar.progress(frac, text=f"{self.text} {frac:.0%} ({time.perf_counter() - self.t0:.1f} s)")
         return None
@@ -259,36 +387,99 @@ def _frames(res, names) -> dict[str, pd.DataFrame]:
     return {n: getattr(res, n) for n in names if getattr(res, n, None) is not None}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def swap(_scores: dict, data_key: tuple, sampling: str, subset_size, B: int, seed: int,
-         _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.swap_method(_scores, sampling=sampling, subset_size=subset_size, B=B, seed=seed,
-                             rule="003", progress=_progress)
-    return _frames(res, ("curves", "summary"))
+# -- "Which gains should I report?": discriminative power with its spread ----
+@st.cache_data(max_entries=512, show_spinner=False)
+def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, penalties: tuple, thr: int,
+                  alpha: float, B: int, seed: int, repeats: int) -> dict:
+    """Bootstrap % significant of one metric under one gain setting, repeated
+    with ``repeats`` derived seeds (seed, seed+1, ...): mean, sd, min, max.
+
+    Kept in this one function so it can switch to evalcore.meta's own
+    ``repeats=`` once that exists (another branch adds it).
+    """
+    sc = {key: registry.score_matrix(_c, key, gains=list(gains), beta=beta, penalties=list(penalties),
+                                     rel_threshold=thr)}
+    vals = []
+    for r in range(int(repeats)):
+        res = _meta.bootstrap_sensitivity(sc, run_ids=list(_c.run_ids), B=int(B), seed=int(seed) + r, alpha=alpha)
+        vals.append(float(res.summary["pct_significant"].iloc[0]))
+    v = np.asarray(vals)
+    return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0,
+            "min": float(v.min()), "max": float(v.max()), "repeats": int(repeats), "B": int(B)}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def bootstrap(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int, alpha: float,
-              _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.bootstrap_sensitivity(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha,
-                                       progress=_progress)
-    return _frames(res, ("pairs", "summary", "asl_curves"))
+def power_spread(c: Collection, key: str, s: Settings, gains, *, alpha: float, B: int, seed: int,
+                 repeats: int) -> dict:
+    return _power_spread(c, c.fingerprint, key, tuple(float(g) for g in gains), s.beta, s.penalties,
+                         s.rel_threshold, float(alpha), int(B), int(seed), int(repeats))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def tukey(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int, alpha: float,
-          _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.tukey_hsd(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha, progress=_progress)
-    return _frames(res, ("pairs", "summary"))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def stability(_scores: dict, data_key: tuple, subset_size, B: int, seed: int,
-              _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.stability(_scores, subset_size=subset_size, B=B, seed=seed, progress=_progress)
-    return _frames(res, ("summary",))
+def tau_against(c: Collection, key: str, s: Settings, gains, ref_gains) -> float:
+    """Kendall tau-b between the run rankings of ``key`` under two gain vectors (cached scores)."""
+    a = score(c, key, replace(s, gains=tuple(float(g) for g in ref_gains))).mean(axis=1)
+    b = score(c, key, replace(s, gains=tuple(float(g) for g in gains))).mean(axis=1)
+    return kendall(a, b)
 
 
 def data_key(c: Collection, s: Settings) -> tuple:
     """Identity of a score set for the long computations' caches."""
     return (c.fingerprint, s.metric_keys, s.gains, s.beta, s.penalties, s.rel_threshold, s.cutoff)
+
+
+def kendall_critical(n: int, alpha: float) -> float:
+    """Smallest |tau| significant at ``alpha`` for ``n`` runs (003 Eq. 9); > 1 means none can be."""
+    return float(_meta.kendall_test(0.0, n, alpha=alpha).get("tau_critical", float("nan")))
+
+
+# -- the overview and the gains view -----------------------------------------
+def rank_comparison(c: Collection, key: str, s: Settings) -> tuple[pd.DataFrame, float, list[float]]:
+    """Runs ranked by ``key`` under 3:2:1 (extended to K levels: gain = level)
+    and under the current gains: ``(df with run/value_left/value_right/rank_left/rank_right, tau, ref gains)``."""
+    ref_gains = resolve_gains("3:2:1", c.max_level).tolist()
+    ref = score(c, key, replace(s, gains=tuple(ref_gains))).mean(axis=1)
+    cur = score(c, key, s).mean(axis=1)
+    df = pd.DataFrame({"run": list(c.run_ids), "value_left": ref, "value_right": cur})
+    df["rank_left"] = df["value_left"].rank(ascending=False, method="min").astype(int)
+    df["rank_right"] = df["value_right"].rank(ascending=False, method="min").astype(int)
+    return df, kendall(ref, cur), ref_gains
+
+
+def ratio_gains(K: int, ratio: float) -> list[float]:
+    """A geometric gain setting for K levels: level 1 gets 1, level K gets
+    ``ratio``, levels between are spaced evenly on a log scale (ascending).
+
+    This is the one-parameter family the "Which gains?" view sweeps: ratio 1
+    is 1:1:1 (binary relevance), ratio 3 on three levels is 3:1.73:1. For K = 1
+    there is one level and the gain is 1.
+    """
+    if K <= 1:
+        return [1.0]
+    return [float(round(ratio ** ((L - 1) / (K - 1)), 6)) for L in range(1, K + 1)]
+
+
+def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[float]]]:
+    """(label, family, ascending gains) of every setting the gains view compares:
+    the papers' presets that extend to K levels (labelled with the values
+    actually used), the geometric family at fixed ratios, the slider's ratio
+    and the sidebar's current gains."""
+    out: list[tuple[str, str, list[float]]] = []
+    seen: dict[str, int] = {}
+
+    def add(family, g):
+        lab = state.paper(g)
+        if lab in seen:             # one point per distinct setting; it carries every family it belongs to
+            i = seen[lab]
+            out[i] = (lab, out[i][1] + " + " + family, out[i][2])
+            return
+        seen[lab] = len(out)
+        out.append((lab, family, [float(v) for v in g]))
+
+    for name in state.PRESETS + ("2:1.5:1",):
+        g = preset_gains(name, K)
+        if g is not None:
+            add("paper preset" + ("" if state.paper(g) == name else f" {name}, adapted to {K} levels"), g)
+    for r in (2.0, 5.0, 30.0, 100.0):
+        add("ratio grid", ratio_gains(K, r))
+    add("ratio slider", ratio_gains(K, ratio))
+    add("sidebar (current)", list(current))
+    return out

@@ -144,19 +144,30 @@ def depth_ecdf(df: pd.DataFrame) -> go.Figure:
 
 
 # -- rank correlation --------------------------------------------------------
+def tau_scale(tau: pd.DataFrame) -> tuple[float, float]:
+    """The colour range of a tau heatmap: [0, 1] when every value is >= 0,
+    else [-1, 1] - fixed, so a colour always means the same tau (issue 8 sec. 3)."""
+    z = tau.values.astype(float)
+    return (0.0, 1.0) if (not np.isfinite(z).any() or np.nanmin(z) >= 0) else (-1.0, 1.0)
+
+
 def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, title: str | None = None,
                 zmin: float | None = None) -> go.Figure:
-    """Kendall tau matrix with values written in the cells; ``*`` marks significance."""
+    """Kendall tau matrix with values written in the cells; ``*`` marks significance.
+
+    The colour scale is fixed (:func:`tau_scale`), never stretched to the data.
+    """
     z = tau.values.astype(float)
     sig = significant.values.astype(bool) if significant is not None else np.zeros_like(z, bool)
     text = [[("" if not np.isfinite(v) else f"{v:.3f}" + ("*" if s_ and i != j else ""))
              for j, (v, s_) in enumerate(zip(row, srow))] for i, (row, srow) in enumerate(zip(z, sig))]
-    lo = zmin if zmin is not None else float(np.nanmin(z)) if np.isfinite(z).any() else 0.0
-    lo = min(lo, 0.99)
+    lo, hi = tau_scale(tau)
+    if zmin is not None:
+        lo = zmin
     fig = go.Figure(go.Heatmap(
         z=z, x=[str(c) for c in tau.columns], y=[str(r) for r in tau.index], text=text,
-        texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=1,
-        colorbar=dict(title="tau", thickness=12),
+        texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=hi,
+        colorbar=dict(title=f"tau<br>[{lo:g}, {hi:g}]", thickness=12),
         hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{z:.3f}<extra></extra>",
     ))
     n = len(tau)
@@ -209,7 +220,9 @@ def stability_scatter(df: pd.DataFrame) -> go.Figure:
         g = df[df["metric"] == name].sort_values("fuzziness")
         fig.add_trace(go.Scatter(
             x=g["prop_ties"], y=g["error_rate"], name=str(name), mode="lines+markers+text",
-            text=[f"{f:.0%}" for f in g["fuzziness"]], textposition="top center", textfont=dict(size=9),
+            # labels on the lowest and highest fuzziness only: all of them overlap (issue 8 sec. 4)
+            text=[f"{f:.0%}" if i in (0, len(g) - 1) else "" for i, f in enumerate(g["fuzziness"])],
+            textposition="top right", textfont=dict(size=9),
             line=dict(color=cmap[name], width=2), marker=dict(size=8),
             customdata=g["fuzziness"],
             hovertemplate=f"<b>{name}</b><br>fuzziness %{{customdata:.0%}}<br>error rate %{{y:.2%}}"
@@ -277,3 +290,35 @@ def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, ti
     if percent:
         fig.update_yaxes(ticksuffix="%")
     return _layout(fig, title=title, y=y_title, legend=False)
+
+
+# -- "Which gains should I report?" --------------------------------------------
+def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = None, hi: str | None = None,
+                   sd: str | None = None, y_range=None, ref_y: float | None = None, ref_label: str = "",
+                   title: str | None = None) -> go.Figure:
+    """One marker per gain setting (x in the frame's order), optional error bars
+    from ``lo`` to ``hi`` (e.g. min..max over Monte Carlo repetitions); the
+    slider's and the sidebar's settings are drawn in orange.
+
+    ``df``: columns ``setting``, ``family``, ``y`` (and lo/hi/sd).
+    """
+    x = df["setting"].astype(str)
+    colors = [OKABE_ITO[1] if ("slider" in f or "current" in f) else OKABE_ITO[0] for f in df["family"]]
+    err = None
+    if lo is not None and hi is not None:
+        err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
+                   arrayminus=(df[y] - df[lo]).to_numpy(), color=GREY, thickness=1.5, width=5)
+    custom = np.stack([df["family"].astype(str), df[sd] if sd else np.zeros(len(df))], axis=1)
+    fig = go.Figure(go.Scatter(
+        x=x, y=df[y], mode="markers", marker=dict(size=11, color=colors, line=dict(width=1, color="white")),
+        error_y=err, customdata=custom,
+        hovertemplate="<b>%{x}</b> (%{customdata[0]})<br>" + y_title + ": %{y:.3f}"
+                      + ("<br>sd over repetitions: %{customdata[1]:.2f}" if sd else "") + "<extra></extra>"))
+    if ref_y is not None:
+        fig.add_hline(y=ref_y, line=dict(color=GREY, dash="dash"), annotation_text=ref_label,
+                      annotation_position="bottom left")
+    if y_range is not None:
+        fig.update_yaxes(range=list(y_range))
+    fig.update_xaxes(tickangle=-35, type="category")
+    return _layout(fig, title=title, x="gain setting (highest level first, values used)", y=y_title, height=400,
+                   legend=False)

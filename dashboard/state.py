@@ -15,6 +15,7 @@ source of truth; cached.py is the only module that computes with both).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -27,6 +28,8 @@ from evalcore.settings import (
     GAIN_MIN,
     GAIN_STEP,
     PRESETS,
+    SIM_MAX_RUNS,
+    SIM_MAX_TOPICS,
     WIDGET_BOUNDS,
     SettingsError,
     parse_settings,
@@ -37,7 +40,10 @@ DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P
 
 # PRESETS (the papers' gain presets, highest level first), GAIN_MIN/MAX/STEP, the widget bounds and the
 # defaults come from evalcore (settings.py, gains.py): one source of truth.
-__all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS"]
+__all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS"]
+#: The gain slider spans GAIN_MIN..GAIN_SLIDER_MAX (a hand can place it to ~0.1 on a sidebar);
+#: the number box beside it takes exact values up to GAIN_MAX (issue 8 sec. 4).
+GAIN_SLIDER_MAX = 10.0
 
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
@@ -156,6 +162,11 @@ def default_penalties(K: int) -> list[float]:
 
 
 def _clean(key: str, value):
+    """Clamp a URL / settings-file value to its documented range. Not-a-number
+    and infinite values are refused (ValueError), never clamped: ``min(max(nan,
+    lo), hi)`` is nan, which is how ``?beta=nan`` used to pass."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(value)
     lo_hi = _BOUNDS.get(key)
     if lo_hi is not None:
         value = min(max(value, lo_hi[0]), lo_hi[1])
@@ -181,7 +192,7 @@ def init(metric_choices) -> None:
         if name in q:
             try:
                 value = _clean(key, parse(q[name]))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, OverflowError):
                 ss.setdefault("_url_warnings", []).append(f"ignored {name}={q[name]!r} in the address")
         ss[key] = value
     if "metrics" not in ss:
@@ -224,10 +235,17 @@ def set_levels(K: int) -> None:
     ss["_K"] = K
 
 
+def gain_from_widget(L: int, prefix: str) -> None:
+    """Slider / number-box callback: the widget's value becomes gain ``g{L}``."""
+    v = st.session_state.get(f"{prefix}{L}")
+    if v is not None and math.isfinite(float(v)):
+        st.session_state[f"g{L}"] = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
+
+
 def apply_gains(values_ascending) -> None:
     """Button callback: set every gain slider (e.g. a preset)."""
     for L, v in enumerate(values_ascending, start=1):
-        st.session_state[f"g{L}"] = min(max(float(v), GAIN_MIN), GAIN_MAX)
+        st.session_state[f"g{L}"] = min(max(round(float(v), 6), GAIN_MIN), GAIN_MAX)
 
 
 def current() -> Settings:

@@ -44,7 +44,7 @@ from pathlib import Path
 from .gains import GAIN_PRESETS
 
 __all__ = ["SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
-           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "MAX_BYTES", "MAX_DEPTH"]
+           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS", "MAX_BYTES", "MAX_DEPTH"]
 
 #: Largest settings file read (bytes), deepest JSON nesting accepted.
 MAX_BYTES = 1_000_000
@@ -63,8 +63,11 @@ PRESETS = tuple(k for k in GAIN_PRESETS if k != "2:1.5:1")
 #: The app's gain sliders.
 GAIN_MIN, GAIN_MAX, GAIN_STEP = 0.1, 30.0, 0.1
 #: The app's widget ranges (values from a file or URL outside them are clamped by the app).
+#: Documented limits of the simulated collection a file or URL may ask for
+#: (``?nt=&nr=``): 200 topics x 100 runs x depth 1000 is 20 MB of levels (issue 11).
+SIM_MAX_TOPICS, SIM_MAX_RUNS = 200, 100
 WIDGET_BOUNDS = {
-    "sim_topics": (2, 500), "sim_runs": (2, 200), "beta": (0.0, 10.0), "cutoff": (1, 1000),
+    "sim_topics": (2, SIM_MAX_TOPICS), "sim_runs": (2, SIM_MAX_RUNS), "beta": (0.0, 10.0), "cutoff": (1, 1000),
     "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
     "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
     "sim_seed": (0, 10**6), "sw_seed": (0, 10**6), "bs_seed": (0, 10**6), "st_seed": (0, 10**6),
