@@ -207,12 +207,12 @@ def test_report_builds_and_its_settings_file_reloads():
 def test_a_bad_settings_file_changes_nothing_and_says_why():
     """Atomic reload (evalcore.settings): valid gains beside a NaN beta must not be half-applied."""
     at = _goto(_app(), "8_report")
-    before = [at.slider(key=f"g{L}").value for L in (3, 2, 1)]
+    before = [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)]
     bad = b'{"settings": {"gains": [1, 5, 10], "beta": NaN}}'
     at.file_uploader(key="rp_settings_file").set_value(("bad.json", bad, "application/json"))
     at.run()
     assert not at.exception
-    assert [at.slider(key=f"g{L}").value for L in (3, 2, 1)] == before
+    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == before
     assert any("bad.json: NaN is not a finite number" in e.value and "nothing was changed" in e.value
                for e in at.error)
 

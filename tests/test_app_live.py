@@ -95,7 +95,7 @@ def test_swap_page_follows_the_gain_slider_and_comes_back(small):
     first = _table_with(at, "abs_diff").copy()
     want = meta.swap_method(_scores(small), B=200, seed=0, rule="003").summary
     conf = want["confidence"].max()
-    want = want[want["confidence"] == conf].sort_values("abs_diff").reset_index(drop=True)
+    want = want[want["confidence"] == conf].reset_index(drop=True)   # as 003 Table 3: by % comparisons
     pd.testing.assert_frame_equal(first.reset_index(drop=True)[list(want.columns)], want, check_dtype=False)
     at.slider(key="_gs1").set_value(2.5).run()       # B gain 1 -> 2.5
     moved = _table_with(at, "abs_diff")
@@ -201,7 +201,9 @@ def test_four_levels_presets_say_the_values_used_and_why_not():
     at = _with_upload(_four_level_collection())
     b = {x.key: x for x in at.sidebar.button}
     assert b["preset_3:2:1"].label == "4:3:2:1" and not b["preset_3:2:1"].disabled
-    assert b["preset_10:5:1"].disabled and "does not extend to 4" in b["preset_10:5:1"].help
+    # 10:5:1 extends by its last step (evalcore.gains.map_levels): 15:10:5:1, labelled with the values used
+    assert b["preset_10:5:1"].label == "15:10:5:1" and not b["preset_10:5:1"].disabled
+    assert "adapted to this collection's 4 levels" in b["preset_10:5:1"].help
     # 30:20:10 is "gain = 10 x level": on four levels 40:30:20:10, above the sliders' maximum: said, not clamped
     assert b["preset_30:20:10"].label == "40:30:20:10" and b["preset_30:20:10"].disabled
     assert "above the maximum 30" in b["preset_30:20:10"].help
