@@ -203,17 +203,28 @@ def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 
 
 def score_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None,
                    beta: float = 1.0, penalties=None, cutoffs: Sequence[int] = (10, 1000),
-                   rel_threshold: int = 1, log_base: float = 2) -> dict[str, np.ndarray]:
+                   rel_threshold: int = 1, log_base: float = 2, standardise: str | None = None,
+                   std_a: float = 0.15, std_b: float = 0.5) -> dict[str, np.ndarray]:
     """``{key: (n_runs, n_topics) array}`` for every requested metric key.
 
     Parameters are validated once, up front, so a bad gain fails before any work.
+    ``standardise`` ("z", "cdf" or "ab" with ``std_a``/``std_b``; default None = raw
+    scores) standardises every matrix per topic over all the collection's runs
+    (:mod:`evalcore.meta.standardise`, Webber et al. 2008; Sakai 2016).
     """
     K = collection.max_level
     resolve_gains(gains, K)
     resolve_penalties(penalties, K)
+    if standardise not in (None, "none", "z", "cdf", "ab"):
+        raise ValueError(f"standardise must be one of none, z, cdf, ab; got {standardise!r}")
     keys = expand_metrics(metrics, cutoffs)
-    return {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
-                            rel_threshold=rel_threshold, log_base=log_base) for k in keys}
+    out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
+                           rel_threshold=rel_threshold, log_base=log_base) for k in keys}
+    if standardise in (None, "none"):
+        return out
+    from .meta.standardise import standardise_scores
+
+    return standardise_scores(out, standardise, A=std_a, B=std_b)
 
 
 GEOMETRIC_EPSILON = 1e-5

@@ -10,7 +10,11 @@ the work; returning ``True`` raises :class:`Cancelled`.
 
 Papers (shared/papers): 003 Sec. 4 (Kendall Eq. 8-9, swap Fig. 4, bootstrap
 Fig. 5-7), 004 (topic sampling, swap rule), 002 (stability), Sakai 2012 /
-Carterette 2012 (randomised Tukey HSD), Yilmaz et al. 2008 (tau_ap).
+Carterette 2012 (randomised Tukey HSD), Yilmaz et al. 2008 (tau_ap); beyond
+the papers: every run pair with CIs, effect sizes, five paired tests and
+Holm/BH corrections (pairs.py: Sakai 2014/2018, Carterette 2012), score
+standardisation (standardise.py: Webber et al. 2008, Sakai 2016) and topic
+set size design (topicsets.py: Sakai 2016).
 """
 from ._common import Cancelled
 from .bootstrap import BootstrapResult, bootstrap_samples, bootstrap_sensitivity, paired_t
@@ -21,6 +25,10 @@ from .scores import read_score_csv, subset_runs, top_runs
 from .stability import StabilityResult, stability
 from .swap import SwapResult, swap_method
 from .tukey import TukeyResult, tukey_hsd
+from .pairs import CORRECTIONS, TESTS, PairsResult, adjust_pvalues, pair_statistics
+from .standardise import STANDARDISATIONS, standardise, standardise_scores
+from .topicsets import (DESIGNS, min_detectable_difference, power_curve, residual_variance, topic_set_size,
+                        variance_for)
 
 __all__ = [
     "Cancelled",
@@ -32,4 +40,7 @@ __all__ = [
     "stability", "StabilityResult",
     "tukey_hsd", "TukeyResult",
     "read_score_csv", "top_runs", "subset_runs",
+    "pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS",
+    "standardise", "standardise_scores", "STANDARDISATIONS",
+    "topic_set_size", "min_detectable_difference", "power_curve", "residual_variance", "variance_for", "DESIGNS",
 ]

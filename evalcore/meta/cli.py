@@ -40,6 +40,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from . import cli_stats
 from . import (bootstrap_sensitivity, correlation_matrix, read_score_csv, stability, subset_runs, swap_method,
                top_runs, tukey_hsd)
 from .correlation import METHODS
@@ -73,6 +74,7 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str]) 
                    help="metric that ranks runs for --top (default AP, i.e. relaxed AP at --rel-threshold 1)")
     g.add_argument("--scores", metavar="CSV", help="read per-topic scores from a CSV/TSV with columns run, topic, "
                    "metric, value instead of scoring a collection")
+    cli_stats.add_standardise_options(g)
     g.add_argument("--output", choices=("tsv", "json"), default="tsv")
     g.add_argument("--table", choices=tables, default=tables[0], help="table printed by --output tsv "
                    f"(default {tables[0]})")
@@ -122,6 +124,7 @@ def add_subcommands(subparsers, data_parent: argparse.ArgumentParser) -> None:
     add("tukey", "randomised Tukey HSD over all run pairs (Sakai 2012)",
         "Permute scores within each topic across runs; a pair is significant if its mean difference is "
         "rarely reached by the permutation range.", 5000, [0.05], ["summary", "pairs"], run_tukey)
+    cli_stats.add_subparsers(subparsers, data_parent)
 
 
 # -- input ------------------------------------------------------------------------
@@ -160,6 +163,7 @@ def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
             if ranker is None:
                 ranker = evalcore.score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
         runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
+    chosen = cli_stats.apply_standardise(args, chosen)
     if args.top is not None:
         idx = top_runs(ranker.mean(axis=1), args.top)
         chosen = subset_runs(chosen, idx)
@@ -211,7 +215,8 @@ def _emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics
 
 def _common_settings(args) -> dict:
     return {"B": args.B, "seed": args.seed, "alpha": list(args.alpha), "top": args.top,
-            "top_by": args.top_by if args.top is not None else None, "scores": args.scores}
+            "top_by": args.top_by if args.top is not None else None, "scores": args.scores,
+            **cli_stats._standardise_settings(args)}
 
 
 # -- subcommands ------------------------------------------------------------------
