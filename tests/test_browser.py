@@ -34,6 +34,7 @@ PAGES = [
     ("swap", True, "Run the swap method"),
     ("bootstrap", True, "Run the bootstrap test"),
     ("stability", True, "Run the stability test"),
+    ("significance", True, None),
     ("report", False, "Build the report"),
 ]
 
