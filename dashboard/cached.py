@@ -602,12 +602,16 @@ def topic_design(design: str, alpha: float, beta: float, min_diff: float, varian
     size = _meta.topic_set_size(design, alpha=alpha, beta=beta, min_diff=min_diff, variance=variance,
                                 systems=systems)
     n_req = int(size["n_topics"])
-    out = {"size": size, "n_collection": int(n_collection), "mdd": None, "power_at_n": None}
+    out = {"size": size, "n_collection": int(n_collection), "mdd": None, "power_at_n": None, "mdd_error": None}
     if n_collection >= 2:
-        out["mdd"] = float(_meta.min_detectable_difference(design, int(n_collection), alpha=alpha, beta=beta,
-                                                           variance=variance, systems=systems))
-        out["power_at_n"] = float(_meta.power_curve(design, [int(n_collection)], alpha=alpha, min_diff=min_diff,
-                                                    variance=variance, systems=systems)["power"].iloc[0])
+        try:
+            out["mdd"] = float(_meta.min_detectable_difference(design, int(n_collection), alpha=alpha, beta=beta,
+                                                               variance=variance, systems=systems))
+        except ValueError as e:         # e.g. n = 2: scipy's noncentral t gives NaN power with 1 degree of freedom
+            out["mdd_error"] = str(e)
+        pw = float(_meta.power_curve(design, [int(n_collection)], alpha=alpha, min_diff=min_diff,
+                                     variance=variance, systems=systems)["power"].iloc[0])
+        out["power_at_n"] = pw if np.isfinite(pw) else None
     hi = max(2 * n_req, 2 * int(n_collection), 20)
     ns = np.arange(2, hi + 1) if hi <= 400 else np.unique(np.round(np.geomspace(2, hi, 300)).astype(np.int64))
     out["curve"] = _meta.power_curve(design, ns, alpha=alpha, min_diff=min_diff, variance=variance, systems=systems)

@@ -389,5 +389,7 @@ def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_co
                            showarrow=False, xanchor="left", xshift=4, font=dict(color=col))
     if log_x:
         fig.update_xaxes(type="log")
+    if y == "power":                    # a probability: the whole [0, 1] range, never stretched
+        fig.update_yaxes(range=[0, 1.05])
     return _layout(fig, title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
                    height=380, legend=False)

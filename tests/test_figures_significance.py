@@ -75,6 +75,7 @@ def test_power_curve_marks_the_required_and_the_collection_n_and_the_target():
     assert xs == [18, 30] and ys == [0.8]
     texts = [a.text for a in fig.layout.annotations]
     assert "needed: n = 18" in texts and "this collection: n = 30" in texts
+    assert list(fig.layout.yaxis.range) == [0, 1.05]
     log = figures.power_curve(curve, "power", y_title="power", n_required=1000, n_collection=30, target=None,
                               log_x=True)
     assert log.layout.xaxis.type == "log"

@@ -15,6 +15,7 @@ not in the URL.
 """
 import math
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import cached, figures, shell, state, widgets
@@ -114,7 +115,8 @@ widgets.b_controls("resampled tests:", w("sg_B"), w("sg_seed"))
 B, seed = int(ss[w("sg_B")]), int(ss[w("sg_seed")])
 ss["sg_B"], ss["sg_seed"] = B, seed
 ci_name = f"{conf:.0%} {'paired-t' if ci == 't' else 'bootstrap percentile'} CI"
-sig_name = f"{CORR_LABELS[corr].split(' (')[0]}-adjusted p < {alpha:g}" if corr != "none" else f"p < {alpha:g}"
+CORR_SHORT = {"none": "unadjusted", "holm": "Holm", "bh": "BH"}
+sig_name = f"{CORR_SHORT[corr]}-adjusted p < {alpha:g}" if corr != "none" else f"p < {alpha:g}"
 std_note = "" if std == "none" else f" on {STD_LABELS[std]}"
 
 # -- 1. every run pair -----------------------------------------------------------------------------
@@ -145,11 +147,14 @@ def draw_pairs(frames, B_shown, B_chosen):
         shown = shown[shown["significant"]]
     st.caption(f"{len(shown)} of {len(tbl)} rows ({len(metrics)} metrics x {n_pairs} pairs). mean difference = "
                "mean over topics of x - y; a positive value: x scores higher.")
-    widgets.table(shown.rename(columns={
+    p_cols = {"p_value": f"p ({test})", "p_adjusted": f"p adjusted ({corr})"}
+    shown = shown.rename(columns={
         "run_x": "run x", "run_y": "run y", "mean_diff": "mean difference (x - y)",
         "ci_low": f"{conf:.0%} CI low", "ci_high": f"{conf:.0%} CI high", "effect_size": "effect size (/sqrt V_E)",
-        "p_value": f"p ({test})", "p_adjusted": f"p adjusted ({corr})", "significant": f"significant ({sig_name})",
-        "n_topics": "topics"}), digits=4, hide_index=True, height=380)
+        "significant": f"significant ({sig_name})", "n_topics": "topics", **p_cols})
+    cfg = {col: st.column_config.NumberColumn(format="%.3g" if col in p_cols.values() else "%.4f")
+           for col in shown.columns if pd.api.types.is_float_dtype(shown[col])}
+    st.dataframe(shown, column_config=cfg, width="stretch", hide_index=True, height=380)
     st.caption("V_E per metric (residual variance of the two-way ANOVA without replication" + std_note + "): "
                + " · ".join(f"{m} {v:.5g}" for m, v in r.v_e.items()) + ". "
                + (f"Randomisation test: {'all ' if r.exact_randomisation else ''}{r.n_flips} sign flips"
@@ -288,6 +293,9 @@ else:
             k2.metric("expected CI width at that n", f"{size['expected_width']:.4f}")
         else:
             k2.metric("power at that n", f"{size['power']:.3f}")
+        if out["mdd_error"]:
+            k3.caption(f"The inverse (what {c.n_topics} topics can detect) could not be computed: "
+                       f"{out['mdd_error']}")
         if out["mdd"] is not None:
             k3.metric(f"with this collection's {c.n_topics} topics: " +
                       ("expected CI width" if design == "ci" else diff_label),
