@@ -314,3 +314,26 @@ def test_standardised_scores_feed_the_table_and_v_e(small, scores):
     got = _table_with(at, "mean difference (x - y)")
     want = np.concatenate([[z[k][i].mean() - z[k][j].mean() for i, j in combinations(range(8), 2)] for k in KEYS])
     np.testing.assert_allclose(got["mean difference (x - y)"], want, atol=1e-12)
+
+
+def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):
+    """Zero interactive budget: the table is a quick pass and the power bars show the table's seed only,
+    both stated; after the page the chosen B and the spread replace them (issue 8's live pattern)."""
+    from dashboard import widgets
+    at = _open()
+    at.selectbox(key="_w_sg_test").set_value("bootstrap")
+    at.number_input(key="_w_sg_B").set_value(400)
+    monkeypatch.setattr(widgets, "BUDGET_S", 0.0)
+    monkeypatch.setattr(widgets, "finish_live", lambda: None)      # stop before the refinement
+    _run(at)
+    text = _text(at)
+    assert f"quick pass, B = {widgets.QUICK_B}** on screen; refining to the chosen B = 400" in text
+    assert "Monte Carlo spread (5 seeds) at the chosen B = 400: computed after the rest of the page" in text
+    chart = next(ch for ch in at.get("plotly_chart") if ch.key == "sg_power")
+    assert "seed 0 only" in chart.proto.spec and "spread over seeds follows" in chart.proto.spec
+    monkeypatch.undo()
+    _run(at)                                            # the real finish_live: refine both, rerun
+    text = _text(at)
+    assert "Pair statistics: B = 400 (chosen)" in text and "Monte Carlo spread (5 seeds): B = 400 (chosen)" in text
+    chart = next(ch for ch in at.get("plotly_chart") if ch.key == "sg_power")
+    assert "quick pass" not in chart.proto.spec and "seeds 0..4" in chart.proto.spec

@@ -198,7 +198,7 @@ reps = 5
 
 def draw_spread(frames, B_shown, B_chosen):
     sp = cached.spread_power(frames["pvalues"], corr, alpha)
-    title = (f"{TEST_LABELS[test]}, {CORR_LABELS[corr].split(' (')[0]}, alpha = {alpha:g}, "
+    title = (f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, "
              f"{widgets.b_title(B_shown, B_chosen)}, seeds {seed}..{seed + reps - 1}")
     st.plotly_chart(figures.power_bars(sp, "metric", "pct_seed", lo="min", hi="max", sd="sd",
                                        y_title="run pairs significant", title=title), width="stretch",
@@ -218,12 +218,32 @@ if res is not None:
         reps = int(p1.selectbox("seeds for the spread", (3, 5, 10), key=w("sg_reps"),
                                 help="The resampled test is repeated with seeds seed, seed+1, ...: the spread "
                                      "of % significant is the Monte Carlo error alone."))
-        widgets.live_meta("pairs_spread", c, s, {"seed": seed, "repeats": reps, "test": test, "standardise": std},
-                          B, f"Monte Carlo spread ({reps} seeds)", draw_spread)
+        # The spread costs `reps` pair computations: it is never part of the quick pass. Drawn at once when
+        # done (by any session) or cheap (estimated from the table's own run); otherwise the bars of the
+        # table's seed are drawn now, stated as such, and the spread at the chosen B is computed after the
+        # page, with progress, by widgets.finish_live (the same queue the quick passes use).
+        sp_params = {"seed": seed, "repeats": reps, "test": test, "standardise": std}
+        what = f"Monte Carlo spread ({reps} seeds)"
+        sp = cached.meta_lookup("pairs_spread", c, s, sp_params, B)
+        if sp is None and res["B"] == B and res["seconds"] * reps <= widgets.BUDGET_S:
+            sp = cached.meta_compute("pairs_spread", c, s, sp_params, B)
+        if sp is not None:
+            st.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
+            draw_spread(sp["frames"], B, B)
+        else:
+            status = st.empty()
+            status.caption(f"{what} at the chosen B = {B}: computed after the rest of the page, then it replaces "
+                           f"this chart ...")
+            pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
+            st.plotly_chart(figures.power_bars(
+                pw, "metric", "pct", y_title="run pairs significant",
+                title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, seed {seed} only, "
+                      f"{widgets.b_title(result.B, B)} (spread over seeds follows)"), width="stretch", key="sg_power")
+            ss.setdefault("_live_pending", []).append(("pairs_spread", c, s, sp_params, B, what, status))
     else:
         pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
         st.plotly_chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",
-                                           title=f"{TEST_LABELS[test]}, {CORR_LABELS[corr].split(' (')[0]}, "
+                                           title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, "
                                                  f"alpha = {alpha:g}"), width="stretch", key="sg_power")
         st.caption(f"% of the {n_pairs} run pairs whose {sig_name} ({TEST_LABELS[test]}{std_note}). This test is "
                    "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
