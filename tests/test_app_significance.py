@@ -264,6 +264,14 @@ def test_topic_set_calculator_uses_2_v_e_of_the_chosen_metric_and_a_plain_power_
     n, pw = plain_paired_t_size(0.05, 0.2, 0.05, 2 * v_e)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["topics needed"] == f"{n:,}" and metrics["power at that n"] == f"{pw:.3f}"
+    # the inverse with the collection's 20 topics: the difference detected with power 0.8, by bisection
+    lo, hi = 1e-6, 2.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lam = np.sqrt(20) * mid / np.sqrt(2 * v_e)
+        tc = stats.t.isf(0.025, 19)
+        lo, hi = (mid, hi) if stats.nct.sf(tc, 19, lam) + stats.nct.cdf(-tc, 19, lam) < 0.8 else (lo, mid)
+    assert metrics["smallest difference detectable at n = 20"] == f"{hi:.4f}"
     at.select_slider(key="_w_ts_beta").set_value(0.1)
     at.select_slider(key="_w_ts_alpha").set_value(0.01)
     _run(at)

@@ -317,9 +317,13 @@ else:
             k3.caption(f"The inverse (what {c.n_topics} topics can detect) could not be computed: "
                        f"{out['mdd_error']}")
         if out["mdd"] is not None:
-            k3.metric(f"with this collection's {c.n_topics} topics: " +
-                      ("expected CI width" if design == "ci" else diff_label),
-                      f"{out['mdd']:.4f}")
+            k3.metric({"ci": "expected CI width", "anova": "smallest range detectable",
+                       "paired-t": "smallest difference detectable"}[design] + f" at n = {c.n_topics}",
+                      f"{out['mdd']:.4f}",
+                      help=(f"The expected {1 - t_alpha:.0%} CI width with this collection's {c.n_topics} topics."
+                            if design == "ci" else
+                            f"The {diff_label} this collection's {c.n_topics} topics detect with power "
+                            f"1 - beta = {1 - beta:g} (the inverse of the design)."))
         spec = {"paired-t": f"two-sided paired t-test, alpha = {t_alpha:g}, power 1 - beta = {1 - beta:g}, "
                             f"minimum difference {min_diff:g}",
                 "anova": f"one-way ANOVA over m = {systems} systems, alpha = {t_alpha:g}, power 1 - beta = "
