@@ -19,6 +19,8 @@ pages = [
     st.Page("views/5_swap.py", title="Swap method", icon=":material/swap_horiz:", url_path="swap"),
     st.Page("views/6_bootstrap.py", title="Bootstrap sensitivity", icon=":material/ssid_chart:",
             url_path="bootstrap"),
+    st.Page("views/10_significance.py", title="Significance & topic sets", icon=":material/functions:",
+            url_path="significance"),
     st.Page("views/7_stability.py", title="Stability", icon=":material/balance:", url_path="stability"),
     st.Page("views/8_report.py", title="Report", icon=":material/description:", url_path="report"),
 ]

@@ -483,3 +483,130 @@ def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[fl
     add("ratio slider", ratio_gains(K, ratio))
     add("sidebar (current)", list(current))
     return out
+
+
+# -- "Significance & topic sets" (issue 10 sec. 4): pair statistics, power, topic set size ---------
+# Two more live kinds for widgets.live_meta / finish_live, kept in the shared result store like the
+# others (computed outside any st.cache_*, progress may draw). "pairs" is one pair_statistics call;
+# the correction, alpha and the forest plot are applied to its result when drawing;
+# "pairs_spread" repeats the chosen resampled test over seeds seed..seed+repeats-1 and keeps only
+# the raw p-values, so the correction and alpha are applied when drawing. "pairs" computes only the
+# tests the table needs (pair_tests): the exact ones take a few ms, so switching is still instant.
+PAIR_TESTS = tuple(_meta.TESTS)
+PAIR_CORRECTIONS = tuple(_meta.CORRECTIONS)
+RESAMPLED_TESTS = ("randomisation", "bootstrap")
+STANDARDISATIONS = tuple(_meta.STANDARDISATIONS)
+TOPIC_DESIGNS = tuple(_meta.DESIGNS)
+
+
+def _standardised(sc: dict, standardise: str | None) -> dict:
+    """Score matrices standardised per topic over the loaded runs (Webber et al. 2008), or as they are."""
+    return sc if standardise in (None, "none") else _meta.standardise_scores(sc, standardise)
+
+
+def _one_blas_thread():
+    """Single-threaded BLAS while pair statistics run (threadpoolctl, if installed).
+
+    pair_statistics' resampled tests are many small matrix products; on this shared
+    2-core machine OpenBLAS's two threads made them 5-8x slower in CPU time
+    (bootstrap test, 8 metrics x 435 pairs, B = 100: 0.31 CPU s with 2 threads,
+    0.04 s with 1). The limit is process-wide for the duration of the call.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:                     # optional: without it BLAS keeps its default
+        from contextlib import nullcontext
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _pairs_kind(sc, run_ids, *, B, seed, confidence, standardise, tests, progress=None):
+    from types import SimpleNamespace
+    with _one_blas_thread():
+        res = _meta.pair_statistics(_standardised(sc, standardise), run_ids=run_ids, confidence=confidence,
+                                    tests=tests, B=B, seed=seed, progress=progress)
+    return SimpleNamespace(result=replace(res, samples=None))     # the (B, n) samples are not kept
+
+
+def pair_tests(test: str, ci: str) -> tuple[str, ...]:
+    """The tests one pair table needs: the chosen test, plus the bootstrap for its CI."""
+    return (test,) + (("bootstrap",) if ci == "bootstrap" and test != "bootstrap" else ())
+
+
+def _spread_kind(sc, run_ids, *, B, seed, repeats, test, standardise, progress=None):
+    from types import SimpleNamespace
+    if test not in RESAMPLED_TESTS:
+        raise ValueError(f"a Monte Carlo spread exists only for the resampled tests "
+                         f"({', '.join(RESAMPLED_TESTS)}); got {test!r}")
+    sc = _standardised(sc, standardise)
+    frames = []
+    for r in range(int(repeats)):
+        sub = None if progress is None else (lambda f, r=r: progress((r + f) / int(repeats)))
+        with _one_blas_thread():
+            res = _meta.pair_statistics(sc, run_ids=run_ids, tests=(test,), B=B, seed=int(seed) + r, progress=sub)
+        p = res.pairs
+        frames.append(pd.DataFrame({"metric": p["metric"], "run_x": p["run_x"], "run_y": p["run_y"], "repeat": r,
+                                    "seed": int(seed) + r, "p_value": p["p_" + test]}))
+    return SimpleNamespace(pvalues=pd.concat(frames, ignore_index=True))
+
+
+META_KINDS["pairs"] = (_pairs_kind, ("confidence", "standardise", "tests"), ("result",))
+META_KINDS["pairs_spread"] = (_spread_kind, ("repeats", "test", "standardise"), ("pvalues",))
+
+
+def spread_power(pvalues: pd.DataFrame, correction: str, alpha: float) -> pd.DataFrame:
+    """% pairs significant per metric from repeated resampled tests (``pairs_spread``).
+
+    For each metric and repeat the p-values of all pairs form one family, adjusted by
+    ``correction`` (evalcore.meta.adjust_pvalues); significant = adjusted p < alpha. Returns
+    ``metric, pct_seed`` (the first seed: the value the pair table gives), ``mean, sd, min, max``
+    over the repeats and ``repeats``.
+    """
+    rows = []
+    for (m, r), g in pvalues.groupby(["metric", "repeat"], sort=False):
+        adj = _meta.adjust_pvalues(g["p_value"].to_numpy(), correction)
+        rows.append({"metric": m, "repeat": r, "pct": 100.0 * float(np.mean(adj < alpha)) if len(adj) else 0.0})
+    d = pd.DataFrame(rows)
+    out = d.groupby("metric", sort=False)["pct"].agg(["mean", "std", "min", "max", "count"]).reset_index()
+    first = d[d["repeat"] == d["repeat"].min()].set_index("metric")["pct"]
+    out.insert(1, "pct_seed", out["metric"].map(first))
+    return out.rename(columns={"std": "sd", "count": "repeats"}).fillna({"sd": 0.0})
+
+
+def residual_variance(c: Collection, key: str, s: Settings, standardise: str = "none") -> float:
+    """V_E of the two-way ANOVA without replication (runs x topics) of one metric's scores
+    (Sakai 2016 Sec. 6), after the chosen standardisation; NaN with fewer than 2 runs/topics."""
+    return float(_meta.residual_variance(_standardised({key: score(c, key, s)}, standardise)[key]))
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def topic_design(design: str, alpha: float, beta: float, min_diff: float, variance: float, systems: int | None,
+                 n_collection: int) -> dict:
+    """Topic set size (evalcore.meta.topic_set_size), the inverse at the collection's n (minimum
+    detectable difference, and the power for ``min_diff``), and the power curve for the chart.
+
+    Raises ValueError (not cached) when the design cannot be met, e.g. more than MAX_TOPICS topics.
+    """
+    size = _meta.topic_set_size(design, alpha=alpha, beta=beta, min_diff=min_diff, variance=variance,
+                                systems=systems)
+    n_req = int(size["n_topics"])
+    out = {"size": size, "n_collection": int(n_collection), "mdd": None, "power_at_n": None, "mdd_error": None}
+    if n_collection >= 2:
+        try:
+            out["mdd"] = float(_meta.min_detectable_difference(design, int(n_collection), alpha=alpha, beta=beta,
+                                                               variance=variance, systems=systems))
+        except ValueError as e:         # e.g. n = 2: scipy's noncentral t gives NaN power with 1 degree of freedom
+            out["mdd_error"] = str(e)
+        pw = float(_meta.power_curve(design, [int(n_collection)], alpha=alpha, min_diff=min_diff,
+                                     variance=variance, systems=systems)["power"].iloc[0])
+        out["power_at_n"] = pw if np.isfinite(pw) else None
+    hi = max(2 * n_req, 2 * int(n_collection), 20)
+    ns = np.arange(2, hi + 1) if hi <= 400 else np.unique(np.round(np.geomspace(2, hi, 300)).astype(np.int64))
+    out["curve"] = _meta.power_curve(design, ns, alpha=alpha, min_diff=min_diff, variance=variance, systems=systems)
+    out["log_x"] = bool(hi > 400)
+    return out
+
+
+def variance_for(design: str, v_e: float) -> float:
+    """The variance a topic set design uses from V_E (2 V_E for paired-t and ci, V_E for anova)."""
+    return float(_meta.variance_for(design, v_e))

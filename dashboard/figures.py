@@ -322,3 +322,102 @@ def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = N
     fig.update_xaxes(tickangle=-35, type="category")
     return _layout(fig, title=title, x="gain setting (highest level first, values used)", y=y_title, height=400,
                    legend=False)
+
+
+# -- "Significance & topic sets" (issue 10 sec. 4) ------------------------------------
+def forest_data(table: pd.DataFrame, run: str) -> pd.DataFrame:
+    """The rows of a pair table (``run_x, run_y, mean_diff = x - y, ci_low, ci_high, ...``)
+    involving ``run``, turned to read "run minus other": where ``run`` is ``run_y`` the
+    difference and the CI change sign (and the CI's ends swap). Sorted by the difference,
+    ascending (the forest plot draws the largest at the top)."""
+    t = table[(table["run_x"].astype(str) == str(run)) | (table["run_y"].astype(str) == str(run))]
+    flip = (t["run_y"].astype(str) == str(run)).to_numpy()
+    sign = np.where(flip, -1.0, 1.0)
+    out = pd.DataFrame({
+        "other": np.where(flip, t["run_x"].astype(str), t["run_y"].astype(str)),
+        "mean_diff": sign * t["mean_diff"].to_numpy(),
+        "ci_low": np.where(flip, -t["ci_high"].to_numpy(), t["ci_low"].to_numpy()),
+        "ci_high": np.where(flip, -t["ci_low"].to_numpy(), t["ci_high"].to_numpy()),
+    })
+    for col in ("effect_size", "p_value", "p_adjusted"):
+        if col in t:
+            out[col] = (sign * t[col].to_numpy()) if col == "effect_size" else t[col].to_numpy()
+    out["significant"] = t["significant"].to_numpy().astype(bool) if "significant" in t else False
+    return out.sort_values("mean_diff", kind="stable").reset_index(drop=True)
+
+
+def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label: str) -> go.Figure:
+    """Forest plot of :func:`forest_data`: one row per other run, a dot at the mean difference
+    (run minus other) and a bar for its CI; significant pairs in colour (blue: ``run`` better,
+    orange: worse), the others grey; a line at 0."""
+    fig = go.Figure()
+    groups = [(f"significant, {run} better", df["significant"] & (df["mean_diff"] > 0), OKABE_ITO[0]),
+              (f"significant, {run} worse", df["significant"] & (df["mean_diff"] <= 0), OKABE_ITO[3]),
+              ("not significant", ~df["significant"], GREY)]
+    for name, sel, col in groups:
+        g = df[sel]
+        if g.empty:
+            continue
+        custom = np.stack([g["ci_low"], g["ci_high"], g.get("p_adjusted", pd.Series(np.nan, index=g.index))],
+                          axis=1)
+        fig.add_trace(go.Scatter(
+            x=g["mean_diff"], y=g["other"], mode="markers", name=name, marker=dict(size=9, color=col),
+            error_x=dict(type="data", symmetric=False, array=(g["ci_high"] - g["mean_diff"]).to_numpy(),
+                         arrayminus=(g["mean_diff"] - g["ci_low"]).to_numpy(), color=col, thickness=2, width=4),
+            customdata=custom,
+            hovertemplate=(f"<b>{run}</b> minus <b>%{{y}}</b><br>{metric}: %{{x:+.4f}}<br>{ci_label}: "
+                           "[%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>adjusted p = %{customdata[2]:.4g}"
+                           "<extra></extra>"),
+        ))
+    fig.add_vline(x=0, line=dict(color="#555555", width=1))
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(df["other"]),
+                     tickfont=dict(size=11))
+    _layout(fig, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
+            height=max(320, 20 * len(df) + 110))
+    fig.update_layout(legend=dict(title=dict(text=sig_label + ": ")))
+    return fig
+
+
+def power_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, lo: str | None = None, hi: str | None = None,
+               sd: str | None = None, title: str | None = None) -> go.Figure:
+    """Discriminative power: one bar per metric (``y`` in percent), with whiskers from ``lo`` to
+    ``hi`` (the Monte Carlo spread over repeated seeds) when given."""
+    err = None
+    if lo is not None and hi is not None:
+        err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
+                   arrayminus=(df[y] - df[lo]).to_numpy(), color="#333333", thickness=1.5, width=8)
+    custom = np.stack([df[lo] if lo else df[y], df[hi] if hi else df[y], df[sd] if sd else np.zeros(len(df))],
+                      axis=1)
+    spread = ("<br>over seeds: %{customdata[0]:.1f}-%{customdata[1]:.1f} %, sd %{customdata[2]:.2f}"
+              if lo is not None else "")
+    fig = go.Figure(go.Bar(x=df[x].astype(str), y=df[y], marker_color=OKABE_ITO[0], error_y=err, customdata=custom,
+                           hovertemplate="<b>%{x}</b><br>" + y_title + ": %{y:.1f} %" + spread + "<extra></extra>"))
+    top = float(np.nanmax(df[hi] if hi else df[y])) if len(df) else 0.0
+    fig.update_yaxes(range=[0, max(5.0, min(100.0, top * 1.15 + 1))], ticksuffix=" %")
+    return _layout(fig, title=title, x="metric", y=y_title, height=360, legend=False)
+
+
+def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_collection: int | None,
+                target: float | None, target_label: str = "", log_x: bool = False, title: str | None = None
+                ) -> go.Figure:
+    """Power (or expected CI width) against the number of topics, with the required n and the
+    collection's own n marked. ``df``: columns ``n_topics`` and ``y``."""
+    fig = go.Figure(go.Scatter(x=df["n_topics"], y=df[y], mode="lines", line=dict(color=OKABE_ITO[0], width=2.5),
+                               name=y_title, hovertemplate="n = %{x} topics<br>" + y_title + ": %{y:.4f}"
+                                                           "<extra></extra>"))
+    if target is not None:
+        fig.add_hline(y=target, line=dict(color=GREY, dash="dash"), annotation_text=target_label,
+                      annotation_position="bottom right")
+    marks = [(n_required, f"needed: n = {n_required}", OKABE_ITO[3])]
+    if n_collection:
+        marks.append((n_collection, f"this collection: n = {n_collection}", OKABE_ITO[2]))
+    for i, (n, text, col) in enumerate(marks):
+        fig.add_vline(x=n, line=dict(color=col, dash="dot", width=2))
+        fig.add_annotation(x=float(np.log10(n)) if log_x else n, y=1 - 0.08 * i, yref="paper", text=text,
+                           showarrow=False, xanchor="left", xshift=4, font=dict(color=col))
+    if log_x:
+        fig.update_xaxes(type="log")
+    if y == "power":                    # a probability: the whole [0, 1] range, never stretched
+        fig.update_yaxes(range=[0, 1.05])
+    return _layout(fig, title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
+                   height=380, legend=False)

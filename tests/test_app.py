@@ -19,9 +19,9 @@ from evalcore import registry  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = ["0_overview", "1_data", "2_playground", "3_rankings", "4_correlation", "5_swap", "6_bootstrap",
-         "7_stability", "8_report", "9_gains"]
+         "7_stability", "8_report", "9_gains", "10_significance"]
 CHART_PAGES = {"0_overview", "2_playground", "3_rankings", "4_correlation", "5_swap", "6_bootstrap", "7_stability",
-               "9_gains"}
+               "9_gains", "10_significance"}
 
 
 def _app(query: dict | None = None) -> AppTest:

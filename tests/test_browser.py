@@ -35,6 +35,7 @@ PAGES = [
     ("swap", True, None),
     ("bootstrap", True, None),
     ("stability", True, None),
+    ("significance", True, None),
     ("report", False, "Build the report"),
 ]
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
