@@ -289,11 +289,13 @@ class _Store:
     are one entry (issue 11: a cache hit, not a recomputation).
     """
 
-    def __init__(self, max_entries: int):
+    def __init__(self, max_entries: int, max_bytes: int | None = None):
         import threading
         from collections import OrderedDict
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
         self._d: OrderedDict = OrderedDict()
+        self._sizes: dict = {}
         self._lock = threading.Lock()
 
     def get(self, key):
@@ -304,19 +306,49 @@ class _Store:
         return None
 
     def put(self, key, value) -> None:
+        size = _nbytes(value) if self.max_bytes is not None else 0
         with self._lock:
             self._d[key] = value
+            self._sizes[key] = size
             self._d.move_to_end(key)
-            while len(self._d) > self.max_entries:
-                self._d.popitem(last=False)
+            # bounded by entries and, for results, by bytes (a 100-run pair table is several MB)
+            while len(self._d) > 1 and (len(self._d) > self.max_entries
+                                        or (self.max_bytes is not None and self.nbytes > self.max_bytes)):
+                old, _ = self._d.popitem(last=False)
+                self._sizes.pop(old, None)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self._sizes.values())
 
     def __len__(self) -> int:
         return len(self._d)
 
 
+def _nbytes(v, depth: int = 0) -> int:
+    """Approximate memory held by a result (frames, arrays, and the objects holding them)."""
+    if depth > 4:
+        return 0
+    if isinstance(v, pd.DataFrame):
+        return int(v.memory_usage(index=True, deep=False).sum())
+    if isinstance(v, (np.ndarray, pd.Series)):
+        return int(v.nbytes)
+    if isinstance(v, dict):
+        return sum(_nbytes(x, depth + 1) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return sum(_nbytes(x, depth + 1) for x in v)
+    if hasattr(v, "__dict__"):
+        return sum(_nbytes(x, depth + 1) for x in vars(v).values())
+    return 0
+
+
+#: Bytes the shared result store may hold (issue 11/12: memory bounded by bytes, not entries).
+RESULTS_MAX_BYTES = 256 * 2**20
+
+
 @st.cache_resource
 def _results() -> _Store:
-    return _Store(128)      # a bootstrap result on clef2015 (pairs + ASL curves) is ~0.5 MB: <= ~64 MB
+    return _Store(256, RESULTS_MAX_BYTES)   # a bootstrap result on clef2015 is ~0.5 MB
 
 
 #: The four resampling methods the app runs live: evalcore function, its
@@ -330,6 +362,15 @@ META_KINDS = {
               ("pairs", "summary")),
     "stability": (lambda sc, run_ids, **kw: _meta.stability(sc, **kw), ("subset_size",), ("summary",)),
 }
+
+#: Monte Carlo repetitions drawn beside the swap and bootstrap summaries (issue 7 sec. 2): the same
+#: method repeated with seeds derived from the page's seed (evalcore.meta.repeat); the spread frame
+#: (mean, sd, min, max, n of every summary figure) is kept.
+SPREAD_REPEATS = 5
+META_KINDS["swap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("swap", sc, rule="003", **kw),
+                             ("sampling", "subset_size", "repeats"), ("spread",))
+META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootstrap", sc, run_ids=run_ids, **kw),
+                                  ("alpha", "repeats"), ("spread",))
 
 
 def meta_key(kind: str, c: Collection, s: Settings, params: dict, B: int) -> tuple:
@@ -392,20 +433,17 @@ def _frames(res, names) -> dict[str, pd.DataFrame]:
 def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, penalties: tuple, thr: int,
                   alpha: float, B: int, seed: int, repeats: int) -> dict:
     """Bootstrap % significant of one metric under one gain setting, repeated
-    with ``repeats`` derived seeds (seed, seed+1, ...): mean, sd, min, max.
-
-    Kept in this one function so it can switch to evalcore.meta's own
-    ``repeats=`` once that exists (another branch adds it).
+    ``repeats`` times with seeds derived from ``seed`` (evalcore.meta.repeat;
+    repetition 1 uses ``seed`` itself): mean, sd (ddof = 1), min, max.
     """
     sc = {key: registry.score_matrix(_c, key, gains=list(gains), beta=beta, penalties=list(penalties),
                                      rel_threshold=thr)}
-    vals = []
-    for r in range(int(repeats)):
-        res = _meta.bootstrap_sensitivity(sc, run_ids=list(_c.run_ids), B=int(B), seed=int(seed) + r, alpha=alpha)
-        vals.append(float(res.summary["pct_significant"].iloc[0]))
-    v = np.asarray(vals)
-    return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0,
-            "min": float(v.min()), "max": float(v.max()), "repeats": int(repeats), "B": int(B)}
+    res = _meta.repeat("bootstrap", sc, repeats=int(repeats), seed=int(seed), run_ids=list(_c.run_ids), B=int(B),
+                       alpha=alpha)
+    row = res.spread[res.spread["figure"] == "pct_significant"].iloc[0]
+    sd = float(row["sd"])
+    return {"mean": float(row["mean"]), "sd": sd if np.isfinite(sd) else 0.0,
+            "min": float(row["min"]), "max": float(row["max"]), "repeats": int(repeats), "B": int(B)}
 
 
 def power_spread(c: Collection, key: str, s: Settings, gains, *, alpha: float, B: int, seed: int,

@@ -170,7 +170,7 @@ def test_which_gains_view_matches_scipy_and_repeated_bootstraps(small):
     assert df.loc["10:5:1", "tau vs 3:2:1"] == pytest.approx(kendalltau(ref, g).statistic, abs=1e-12)
     sc = {"Q-measure": registry.score_matrix(small, "Q-measure", gains=[1, 5, 10])}
     vals = [meta.bootstrap_sensitivity(sc, run_ids=list(small.run_ids), B=200, seed=r, alpha=0.05)
-            .summary["pct_significant"].iloc[0] for r in range(5)]
+            .summary["pct_significant"].iloc[0] for r in meta.derive_seeds(0, 5)]   # the repetitions' seeds
     assert df.loc["10:5:1", "% significant (mean)"] == pytest.approx(np.mean(vals))
     assert df.loc["10:5:1", "sd"] == pytest.approx(np.std(vals, ddof=1))
     assert (df.loc["10:5:1", "min"], df.loc["10:5:1", "max"]) == (min(vals), max(vals))
@@ -284,3 +284,62 @@ def test_an_upload_is_held_once_for_every_session(monkeypatch):
     assert (a.name, b.name) == ("mine", "theirs")
     assert cached.default_upload_name("qrels.txt", ["clef2015.zip"]) == "clef2015"
     assert cached.default_upload_name("qrels.txt", ["clef2015/runs/a.txt"]) == "clef2015"
+
+
+def _chart(at, key: str) -> dict:
+    """The chart's JSON spec, with plotly's typed arrays ({dtype, bdata}) decoded to lists."""
+    import base64
+    import json
+
+    def decode(o):
+        if isinstance(o, dict):
+            if "bdata" in o and "dtype" in o:
+                return np.frombuffer(base64.b64decode(o["bdata"]), dtype=o["dtype"]).tolist()
+            return {k: decode(v) for k, v in o.items()}
+        if isinstance(o, list):
+            return [decode(v) for v in o]
+        return o
+
+    for c in at.get("plotly_chart"):
+        if c.key == key:
+            return decode(json.loads(c.proto.spec))
+    raise AssertionError(f"no chart {key!r}")
+
+
+def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
+    """Issue 7 sec. 2 in the app: the spread bars are the mean/sd/min/max of plain repeated runs with the
+    repetitions' derived seeds (numpy over direct evalcore.meta calls, not the repeat layer)."""
+    from dashboard.cached import SPREAD_REPEATS as R
+    seeds = meta.derive_seeds(0, R)
+    sc = _scores(small)
+    at = _goto(_app({**SMALL, "swb": "200"}), "5_swap")
+    bars = _chart(at, "sw_spread_chart")["data"][0]
+    runs = [meta.swap_method(sc, B=200, seed=s, rule="003").summary for s in seeds]
+    conf = runs[0]["confidence"].max()
+    vals = {m: [float(r[(r["metric"] == m) & (r["confidence"] == conf)]["pct_comparisons"].iloc[0]) for r in runs]
+            for m in KEYS}
+    got = dict(zip(bars["x"], bars["y"]))
+    for m in KEYS:
+        assert got[m] == pytest.approx(np.mean(vals[m]))
+    assert dict(zip(bars["x"], bars["error_y"]["array"]))["AP"] == pytest.approx(np.std(vals["AP"], ddof=1))
+    assert f"over {R} repetitions" in _captions(at)
+
+    at = _goto(_app({**SMALL, "bsb": "200"}), "6_bootstrap")
+    bars = _chart(at, "bs_spread_chart")["data"][0]
+    vals = {m: [] for m in KEYS}
+    for s in seeds:
+        summ = meta.bootstrap_sensitivity(sc, run_ids=list(small.run_ids), B=200, seed=s, alpha=0.05).summary
+        for m in KEYS:
+            vals[m].append(float(summ[summ["metric"] == m]["pct_significant"].iloc[0]))
+    got = dict(zip(bars["x"], bars["y"]))
+    for m in KEYS:
+        assert got[m] == pytest.approx(np.mean(vals[m]))
+
+
+def test_the_shared_result_store_is_bounded_by_bytes():
+    from dashboard.cached import _Store
+    store = _Store(100, max_bytes=int(2.5 * 2**20))
+    for k in range(4):
+        store.put(k, {"frames": {"a": pd.DataFrame({"x": np.zeros(2**17)})}})   # 1 MiB each
+    assert len(store) == 2 and store.get(0) is None and store.get(1) is None and store.get(3) is not None
+    assert store.nbytes <= 2.5 * 2**20

@@ -6,7 +6,7 @@ dashboard.widgets.live_meta).
 """
 import streamlit as st
 
-from dashboard import figures, shell, widgets
+from dashboard import cached, figures, shell, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -56,4 +56,22 @@ def draw(res, B_shown, B_chosen):
 
 
 widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
+
+
+def draw_spread(res, B_shown, B_chosen):
+    sp = res["spread"]
+    conf = ss.get("sw_conf") or float(sp["confidence"].max())
+    d = sp[(sp["figure"] == "pct_comparisons") & (sp["confidence"] == conf)]
+    st.plotly_chart(figures.spread_bars(d, y_title="% comparisons", percent=True,
+                                        title=f"% comparisons at {conf:.0%} confidence over {R} repetitions, "
+                                              f"{widgets.b_title(B_shown, B_chosen)} each"),
+                    width="stretch", key="sw_spread_chart")
+    st.caption(f"Bar: mean over {R} independent repetitions (seeds derived from seed {params['seed']}; "
+               "repetition 1 is the run above); error bar: +-1 sd; dotted line: min-max. A ranking of metrics "
+               "that flips inside these ranges is not a finding of one seed (003's Table 3 is one draw).")
+
+
+R = cached.SPREAD_REPEATS
+st.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
+widgets.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
 widgets.finish_live()

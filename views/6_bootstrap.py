@@ -1,7 +1,7 @@
 """Bootstrap sensitivity (003 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
 import streamlit as st
 
-from dashboard import figures, shell, state, widgets
+from dashboard import cached, figures, shell, state, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -58,8 +58,24 @@ def draw_tukey(res, B_shown, B_chosen):
 
 
 tab_b, tab_t = st.tabs(["Paired bootstrap test", "Randomised Tukey HSD"])
+R = cached.SPREAD_REPEATS
+
+
+def draw_boot_spread(res, B_shown, B_chosen):
+    sp = res["spread"]
+    d = sp[(sp["figure"] == "pct_significant") & (sp["alpha"] == alpha)]
+    st.plotly_chart(figures.spread_bars(d, y_title="% pairs significant", percent=True,
+                                        title=f"% significant at alpha = {alpha:g} over {R} repetitions, "
+                                              f"{widgets.b_title(B_shown, B_chosen)} each"),
+                    width="stretch", key="bs_spread_chart")
+    st.caption(f"Bar: mean over {R} independent repetitions (seeds derived from seed {seed}; repetition 1 is "
+               "the run above); error bar: +-1 sd; dotted line: min-max.")
+
+
 with tab_b:
     widgets.live_meta("bootstrap", c, s, params, B, "Bootstrap", draw_boot)
+    st.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
+    widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
 with tab_t:
     st.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
                "Sakai 2012): fewer pairs come out significant than with pairwise tests.")
