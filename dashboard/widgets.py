@@ -29,8 +29,8 @@ def sidebar(c) -> None:
         st.caption(f"{c.n_runs} runs · {c.n_topics} topics · levels {' '.join(names[::-1])}")
 
         st.markdown("**Gain per relevance level**")
-        rows = [st.columns(3), st.columns([1, 1.25])]
-        slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
+        # two buttons a row: a label such as 0.4:0.3:0.2:0.1 (four levels) fits without being cut
+        slots = [col for _ in range((len(state.PRESETS) + 1) // 2) for col in st.columns(2)]
         for slot, name in zip(slots, state.PRESETS):
             g = cached.preset_gains(name, K)
             used = state.paper(g) if g is not None else name
