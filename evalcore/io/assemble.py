@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import os
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
+from .dochash import hash_strings, pair_keys, same_strings
 from .errors import InputError
 from .names import _base, _natural_sorted
 from .order import _check_order, _Parsed
@@ -22,46 +24,63 @@ from .sources import _RUN_FMTS, _run_sources, _RunSource
 
 @dataclass
 class _Judgments:
-    """The qrels as lookup structures for the evaluated topics."""
+    """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
+
+    Built once per collection (O(J log J) for J judgments); each run then
+    costs a ``searchsorted`` of its rows plus a string comparison of the
+    rows whose key matched (:mod:`.dochash`): nothing here grows with the
+    number of runs.
+    """
 
     topic_index: dict[str, int]
-    doc_values: pa.Array       # unique judged doc ids
-    table: np.ndarray | None   # int8 (n_topics, n_docs), -1 = not judged
-    keys: np.ndarray | None    # sorted int64 topic * n_docs + doc (when the table would be too big)
-    key_levels: np.ndarray | None
+    keys: np.ndarray       # sorted uint64 pair keys
+    levels: np.ndarray     # int8 level per key
+    docs: pa.Array         # judged doc id per key
+    shared: np.ndarray     # bool per key: the key equals its neighbour's (a hash collision; checked one by one)
 
-    def lookup(self, topic: np.ndarray, doc: np.ndarray) -> np.ndarray:
-        """Level per (topic, doc code) pair; -1 where unjudged (doc code -1 = unknown doc)."""
-        ok = doc >= 0
+    def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: Callable[[np.ndarray], pa.Array]) -> np.ndarray:
+        """Level per row (topic index, document hash); -1 where unjudged.
+
+        ``docs(rows)`` gives the document ids of the given rows, to confirm
+        every match on the strings themselves.
+        """
         out = np.full(topic.shape, -1, dtype=np.int8)
-        if self.table is not None:
-            out[ok] = self.table[topic[ok], doc[ok]]
+        if not self.keys.size or not topic.size:
             return out
-        k = topic[ok].astype(np.int64) * len(self.doc_values) + doc[ok]
-        pos = np.searchsorted(self.keys, k)
-        pos = np.minimum(pos, max(self.keys.size - 1, 0))
-        hit = self.keys[pos] == k
-        sub = np.full(k.shape, -1, dtype=np.int8)
-        sub[hit] = self.key_levels[pos[hit]]
-        out[ok] = sub
+        k = pair_keys(doc_hash, topic)
+        pos = np.minimum(np.searchsorted(self.keys, k), self.keys.size - 1)
+        rows = np.flatnonzero(self.keys[pos] == k)
+        if not rows.size:
+            return out
+        p = pos[rows]
+        mine = docs(rows)
+        ok = same_strings(mine, self.docs.take(pa.array(p)))
+        out[rows[ok]] = self.levels[p[ok]]
+        for i in np.flatnonzero(~ok & self.shared[p]):  # a collision among judged keys: try each of them
+            r, text = rows[i], mine[int(i)].as_py()
+            j = int(np.searchsorted(self.keys, k[r]))
+            while j < self.keys.size and self.keys[j] == k[r]:
+                if self.docs[j].as_py() == text:
+                    out[r] = self.levels[j]
+                    break
+                j += 1
         return out
 
 
 def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     tindex = {t: i for i, t in enumerate(topic_ids)}
     sub = frame[frame["topic"].isin(tindex)]
-    codes, uniques = pd.factorize(sub["doc"].to_numpy(dtype=object))
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
-    lv = sub["level"].to_numpy(dtype=np.int8)
-    n_docs = max(len(uniques), 1)
-    doc_values = pa.array(list(uniques), pa.string())
-    if len(topic_ids) * n_docs <= 64_000_000:
-        table = np.full((len(topic_ids), n_docs), -1, dtype=np.int8)
-        table[tcode, codes] = lv
-        return _Judgments(tindex, doc_values, table, None, None)
-    keys = tcode * n_docs + codes
-    order = np.argsort(keys)
-    return _Judgments(tindex, doc_values, None, keys[order], lv[order])
+    docs = pa.array(sub["doc"].to_numpy(dtype=object), pa.string())
+    keys = pair_keys(hash_strings(docs), tcode)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    shared = np.zeros(keys.size, bool)
+    if keys.size > 1:
+        eq = keys[1:] == keys[:-1]
+        shared[1:] |= eq
+        shared[:-1] |= eq
+    return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared)
 
 
 @dataclass
@@ -85,8 +104,10 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
     keep = te >= 0
     if depth is not None:
         keep &= pos < depth
-    dq = pc.index_in(p.doc_values, value_set=J.doc_values).fill_null(-1).to_numpy(zero_copy_only=False)
-    te, pos, dc = te[keep], pos[keep], dq[p.doc_code[keep]]
+    kept = np.flatnonzero(keep)
+    file_row = p.perm[kept]
+    te, pos = te[kept], pos[kept]
+    level = J.lookup(te, p.doc_hash[file_row], lambda rows: p.docs.take(pa.array(file_row[rows])))
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]
@@ -94,7 +115,7 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
         lengths = np.minimum(lengths, depth)
     eval_names = {i: t for t, i in J.topic_index.items()}
     present = set(tmap[has].tolist())
-    return _Placed(te, pos, J.lookup(te, dc), lengths,
+    return _Placed(te, pos, level, lengths,
                    ignored=[t for t in p.topics if t not in qrels_topics],
                    missing=[eval_names[i] for i in range(n_eval) if i not in present])
 
@@ -161,10 +182,10 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     np.add.at(lc, (sub["topic"].map(J.topic_index).to_numpy(dtype=np.int64),
                    sub["level"].to_numpy(dtype=np.int64)), 1)
 
-    def work(s: _RunSource) -> tuple[_Parsed, _Placed]:
+    def work(s: _RunSource) -> tuple[tuple[str, int, list[str]], _Placed]:
         try:
             p = _parse_run(s, order, keep_first_duplicate)
-            return p, _place(p, J, qrels_set, depth)
+            return (p.name, p.n_lines, p.warnings), _place(p, J, qrels_set, depth)  # the run's text ends here
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee
@@ -172,46 +193,94 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
                              hint="check that it is a TREC run (topic Q0 doc rank score tag) or an "
                                   "NTCIR .res run; please report the file if it is") from e
 
-    results: list[tuple[_Parsed, _Placed]] = []
-    if len(srcs) == 1:
-        results.append(work(srcs[0]))
-        if progress:
-            progress(1.0)
-    else:
-        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as ex:
-            futures = [ex.submit(work, s) for s in srcs]
-            try:
-                for i, fut in enumerate(futures, 1):
-                    results.append(fut.result())
-                    if progress:
-                        progress(i / len(futures))
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
-
-    D = max([int(pl.lengths.max(initial=0)) for _, pl in results] + [1])  # already <= depth
-    n_runs, n_topics = len(results), len(topic_ids)
-    levels = np.zeros((n_runs, n_topics, D), dtype=np.int8)
-    unjudged = np.zeros((n_runs, n_topics, D), dtype=bool)
+    n_runs, n_topics = len(srcs), len(topic_ids)
+    tensor = _Tensor(n_runs, n_topics, depth)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
     report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
                         level_judgments=dict(q.level_judgments),
                         topics_without_relevant=[t for t in all_topics if t not in rel_topics],
                         warnings=list(q.warnings))
-    for r, (p, pl) in enumerate(results):
-        lv = pl.level
-        levels[r, pl.topic, pl.pos] = np.maximum(lv, 0)
-        unjudged[r, pl.topic, pl.pos] = lv < 0
+    run_ids = []
+    workers = min(2, os.cpu_count() or 1)
+    for r, ((run, n_lines, warnings), pl) in enumerate(_in_order(work, srcs, workers)):
+        tensor.put(r, pl)
         lengths[r] = pl.lengths
-        report.n_run_lines += p.n_lines
-        report.warnings.extend(p.warnings)
+        run_ids.append(run)
+        report.n_run_lines += n_lines
+        report.warnings.extend(warnings)
         if pl.ignored:
-            report.ignored_run_topics[p.name] = pl.ignored
+            report.ignored_run_topics[run] = pl.ignored
         if pl.missing:
-            report.missing_run_topics[p.name] = pl.missing
-    c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(p.name for p, _ in results),
+            report.missing_run_topics[run] = pl.missing
+        del pl
+        if progress:
+            progress((r + 1) / n_runs)
+    levels, unjudged = tensor.final()
+    c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
                    topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names,
                    name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
+
+
+def _in_order(fn: Callable, items: list, workers: int) -> Iterator:
+    """``fn(item)`` for every item, yielded in order, with at most ``workers`` calls under way or
+    waiting to be consumed: memory holds that many runs' text, never all of them."""
+    if workers <= 1 or len(items) <= 1:
+        for x in items:
+            yield fn(x)
+        return
+    with ThreadPoolExecutor(max_workers=workers) as ex:
+        pending: deque = deque()
+        try:
+            for x in items:
+                pending.append(ex.submit(fn, x))
+                if len(pending) >= workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+
+class _Tensor:
+    """The levels and unjudged tensors, filled one run at a time.
+
+    The rank axis grows to the longest list seen so far (by half again at
+    least, so that growing costs amortised linear time; never past
+    ``depth``) and is trimmed to the longest list at the end. Peak memory:
+    the final tensors (2 bytes per cell: int8 levels + bool unjudged) plus
+    one copy while growing or trimming.
+    """
+
+    def __init__(self, n_runs: int, n_topics: int, depth: int | None):
+        self.depth, self.D = depth, 1
+        self.levels = np.zeros((n_runs, n_topics, 1), dtype=np.int8)
+        self.unjudged = np.zeros((n_runs, n_topics, 1), dtype=bool)
+
+    def _grow(self, need: int) -> None:
+        cap = max(need, self.levels.shape[2] * 3 // 2)
+        if self.depth is not None:
+            cap = min(cap, self.depth)
+        for name in ("levels", "unjudged"):
+            old = getattr(self, name)
+            new = np.zeros(old.shape[:2] + (cap,), dtype=old.dtype)
+            new[:, :, :old.shape[2]] = old
+            setattr(self, name, new)
+            del old, new
+
+    def put(self, r: int, pl: _Placed) -> None:
+        need = int(pl.lengths.max(initial=0))
+        if need > self.levels.shape[2]:
+            self._grow(need)
+        self.D = max(self.D, need)
+        lv = pl.level
+        self.levels[r, pl.topic, pl.pos] = np.maximum(lv, 0)
+        self.unjudged[r, pl.topic, pl.pos] = lv < 0
+
+    def final(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.levels.shape[2] > self.D:
+            self.levels = np.ascontiguousarray(self.levels[:, :, :self.D])
+            self.unjudged = np.ascontiguousarray(self.unjudged[:, :, :self.D])
+        return self.levels, self.unjudged

@@ -124,6 +124,6 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
         raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=_source_name(source),
                          hint="use load_collection for several runs")
     p = _parse_run(srcs[0], order, keep_first_duplicate)
-    docs = p.doc_values.take(pa.array(p.doc_code)).to_pylist()
+    docs = p.docs_in_order().to_pylist()
     return Run(name=name or p.name, topics=tuple(p.topics), docs=tuple(docs), lengths=p.counts.astype(np.int64),
                source=p.display, n_lines=p.n_lines, warnings=list(p.warnings))
