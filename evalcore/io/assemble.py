@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import hash_strings, pair_keys, same_strings
+from .dochash import KeyTable, hash_strings, pair_keys, same_strings
 from .errors import InputError
 from .names import _base, _natural_sorted
 from .order import _check_order, _Parsed
@@ -27,9 +27,9 @@ class _Judgments:
     """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
 
     Built once per collection (O(J log J) for J judgments); each run then
-    costs a ``searchsorted`` of its rows plus a string comparison of the
-    rows whose key matched (:mod:`.dochash`): nothing here grows with the
-    number of runs.
+    costs one hash-table probe per row plus a string comparison of the
+    rows whose key matched (:mod:`.dochash`): nothing here is rebuilt per
+    run, so loading time grows linearly with the number of runs.
     """
 
     topic_index: dict[str, int]
@@ -37,6 +37,7 @@ class _Judgments:
     levels: np.ndarray     # int8 level per key
     docs: pa.Array         # judged doc id per key
     shared: np.ndarray     # bool per key: the key equals its neighbour's (a hash collision; checked one by one)
+    table: KeyTable        # finds a key's index in ``keys``
 
     def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: Callable[[np.ndarray], pa.Array]) -> np.ndarray:
         """Level per row (topic index, document hash); -1 where unjudged.
@@ -48,8 +49,8 @@ class _Judgments:
         if not self.keys.size or not topic.size:
             return out
         k = pair_keys(doc_hash, topic)
-        pos = np.minimum(np.searchsorted(self.keys, k), self.keys.size - 1)
-        rows = np.flatnonzero(self.keys[pos] == k)
+        pos = self.table.find(k)
+        rows = np.flatnonzero(pos >= 0)
         if not rows.size:
             return out
         p = pos[rows]
@@ -80,7 +81,8 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
         eq = keys[1:] == keys[:-1]
         shared[1:] |= eq
         shared[:-1] |= eq
-    return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared)
+    return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared,
+                      KeyTable(keys))
 
 
 @dataclass

@@ -85,3 +85,46 @@ def same_strings(a: pa.Array, b: pa.Array) -> np.ndarray:
     if len(a) == 0:
         return np.zeros(0, bool)
     return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool)
+
+
+class KeyTable:
+    """An open-addressing hash table over a fixed array of uint64 keys, with vectorised lookups.
+
+    ``find(k)`` returns, for each query key, the index of an equal key in the
+    array given at construction, or -1. Linear probing, load factor <= 1/4,
+    so a lookup costs about one random memory access per query (a
+    ``searchsorted`` costs ~log2(n) of them).
+    """
+
+    def __init__(self, keys: np.ndarray):
+        self.keys = keys
+        bits = max(4, int(np.ceil(np.log2(max(keys.size, 1) * 4))))
+        self.shift, self.mask = np.uint64(64 - bits), (1 << bits) - 1
+        self.slots = np.full(1 << bits, -1, dtype=np.int32 if keys.size < 2**31 else np.int64)
+        todo = np.arange(keys.size)
+        probe = (keys >> self.shift).astype(np.int64)
+        while todo.size:
+            s = probe[todo]
+            free = np.flatnonzero(self.slots[s] == -1)
+            won_slot, first = np.unique(s[free], return_index=True)  # one claimant per free slot
+            self.slots[won_slot] = todo[free[first]]
+            placed = np.zeros(todo.size, bool)
+            placed[free[first]] = True
+            todo = todo[~placed]
+            probe[todo] = (probe[todo] + 1) & self.mask
+
+    def find(self, k: np.ndarray) -> np.ndarray:
+        out = np.full(k.size, -1, dtype=np.int64)
+        if not self.keys.size:
+            return out
+        slot = (k >> self.shift).astype(np.int64)
+        todo = np.arange(k.size)
+        while todo.size:
+            idx = self.slots[slot[todo]].astype(np.int64)
+            hit = idx >= 0
+            hit[hit] = self.keys[idx[hit]] == k[todo[hit]]
+            out[todo[hit]] = idx[hit]
+            go_on = (idx >= 0) & ~hit
+            todo = todo[go_on]
+            slot[todo] = (slot[todo] + 1) & self.mask
+        return out
