@@ -72,7 +72,7 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     tindex = {t: i for i, t in enumerate(topic_ids)}
     sub = frame[frame["topic"].isin(tindex)]
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
-    docs = pa.array(sub["doc"].to_numpy(dtype=object), pa.string())
+    docs = pa.array(sub["doc"])
     keys = pair_keys(hash_strings(docs), tcode)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]

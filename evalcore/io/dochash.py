@@ -84,6 +84,8 @@ def same_strings(a: pa.Array, b: pa.Array) -> np.ndarray:
     """Element-wise equality of two string arrays of one length, as a bool array."""
     if len(a) == 0:
         return np.zeros(0, bool)
+    if b.type != a.type:  # string vs large_string
+        b = b.cast(a.type)
     return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool)
 
 
