@@ -99,16 +99,19 @@ class _Placed:
 
 def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None) -> _Placed:
     n_eval = len(J.topic_index)
-    tmap = np.array([J.topic_index.get(t, -1) for t in p.topics], dtype=np.int64)
-    starts = np.cumsum(p.counts) - p.counts
-    pos = np.arange(p.row_topic.size, dtype=np.int64) - starts[p.row_topic]
-    te = tmap[p.row_topic] if tmap.size else np.zeros(0, np.int64)
+    tmap = np.array([J.topic_index.get(t, -1) for t in p.topics], dtype=np.int32)
+    starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
+    pos = np.arange(p.row_topic.size, dtype=np.int32)
+    pos -= starts[p.row_topic]
+    te = tmap[p.row_topic] if tmap.size else np.zeros(0, np.int32)
+    file_row = p.perm
     keep = te >= 0
     if depth is not None:
         keep &= pos < depth
-    kept = np.flatnonzero(keep)
-    file_row = p.perm[kept]
-    te, pos = te[kept], pos[kept]
+    if not keep.all():  # (usually every row is kept: then no copies)
+        kept = np.flatnonzero(keep)
+        file_row, te, pos = file_row[kept], te[kept], pos[kept]
+    del keep
     level = J.lookup(te, p.doc_hash[file_row], lambda rows: p.docs.take(pa.array(file_row[rows])))
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
@@ -187,7 +190,11 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     def work(s: _RunSource) -> tuple[tuple[str, int, list[str]], _Placed]:
         try:
             p = _parse_run(s, order, keep_first_duplicate)
-            return (p.name, p.n_lines, p.warnings), _place(p, J, qrels_set, depth)  # the run's text ends here
+            placed = _place(p, J, qrels_set, depth)
+            info = (p.name, p.n_lines, p.warnings)
+            del p  # the run's text and parsed columns end here
+            pa.default_memory_pool().release_unused()
+            return info, placed
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee

@@ -53,12 +53,28 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
     offs = np.frombuffer(bufs[1], dtype=otype)[arr.offset:arr.offset + n + 1].astype(np.int64)
     starts, lens = offs[:-1], np.diff(offs)
     words = min(int(-(-int(lens.max()) // 8)), MAX_WORDS)
-    lo, hi = int(offs[0]), int(offs[-1])
-    data = np.zeros(hi - lo + 8 * words + 8, np.uint8)  # reads past the end see zeros
-    data[:hi - lo] = np.frombuffer(bufs[2], dtype=np.uint8, count=hi - lo, offset=lo) if hi > lo else 0
-    # every 8-byte window of the data, unaligned: win[i] = bytes i..i+7 as one little-endian word
-    win = np.ndarray(shape=(data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
-    starts = starts - lo
+    buf = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    span = 8 * words + 8
+    # ids whose 8-byte reads stay inside the buffer are hashed in place (no copy of the text);
+    # the last few from a zero-padded copy of the buffer's tail
+    cut = int(np.searchsorted(starts, buf.size - span, side="right"))
+    h = np.empty(n, np.uint64)
+    if cut:
+        h[:cut] = _hash_rows(_windows(buf), starts[:cut], lens[:cut], words)
+    if cut < n:
+        lo = int(starts[cut])
+        tail = np.zeros(buf.size - lo + span, np.uint8)
+        tail[:buf.size - lo] = buf[lo:]
+        h[cut:] = _hash_rows(_windows(tail), starts[cut:] - lo, lens[cut:], words)
+    return h
+
+
+def _windows(data: np.ndarray) -> np.ndarray:
+    """Every 8-byte window of ``data``, unaligned: w[i] = bytes i..i+7 as one little-endian word."""
+    return np.ndarray(shape=(data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
+
+
+def _hash_rows(win: np.ndarray, starts: np.ndarray, lens: np.ndarray, words: int) -> np.ndarray:
     h = lens.astype(np.uint64) * _M1
     for k in range(max(words, 1)):
         w = win[starts + 8 * k]
@@ -77,7 +93,11 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
 
 def pair_keys(h: np.ndarray, group: np.ndarray) -> np.ndarray:
     """One uint64 key per (group, string hash) pair (e.g. topic, document)."""
-    return _mix(h + (group.astype(np.uint64) + np.uint64(1)) * _M1)
+    k = group.astype(np.uint64)
+    k += np.uint64(1)
+    k *= _M1
+    k += h
+    return _mix(k)
 
 
 def same_strings(a: pa.Array, b: pa.Array) -> np.ndarray:
@@ -120,7 +140,13 @@ class KeyTable:
         if not self.keys.size:
             return out
         slot = (k >> self.shift).astype(np.int64)
-        todo = np.arange(k.size)
+        idx = self.slots[slot].astype(np.int64)  # first probe: every query
+        hit = idx >= 0
+        hit[hit] = self.keys[idx[hit]] == k[hit]
+        out[hit] = idx[hit]
+        todo = np.flatnonzero((idx >= 0) & ~hit)
+        del idx, hit
+        slot[todo] = (slot[todo] + 1) & self.mask
         while todo.size:
             idx = self.slots[slot[todo]].astype(np.int64)
             hit = idx >= 0

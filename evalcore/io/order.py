@@ -96,4 +96,5 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     else:
         idx = np.argsort(rt, kind="stable")
     return _Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
-                   rt[idx], idx.astype(np.int64, copy=False), d, h, n_lines, warnings)
+                   rt[idx], idx.view(np.int64) if idx.dtype == np.uint64 else idx.astype(np.int64, copy=False), d, h,
+                   n_lines, warnings)

@@ -27,8 +27,9 @@ def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
     t, d, s, r = cols
+    del data  # the text is not needed past this point (the duplicate report reads it again)
     return _order_rows(src, t, d, s, r, order, keep_first, len(t),
-                       lambda: _slow_trec(data, f.name, order, False))
+                       lambda: _slow_trec(_text_bytes(f), f.name, order, False))
 
 
 def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
