@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import KeyTable, hash_strings, pair_keys, same_strings
+from .dochash import hash_strings, pair_keys, same_strings
 from .errors import InputError
 from .names import _base, _natural_sorted
 from .order import _check_order, _Parsed
@@ -27,7 +27,7 @@ class _Judgments:
     """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
 
     Built once per collection (O(J log J) for J judgments); each run then
-    costs one hash-table probe per row plus a string comparison of the
+    costs one hash-table probe per row (pandas' uint64 table) plus a string comparison of the
     rows whose key matched (:mod:`.dochash`): nothing here is rebuilt per
     run, so loading time grows linearly with the number of runs.
     """
@@ -37,7 +37,8 @@ class _Judgments:
     levels: np.ndarray     # int8 level per key
     docs: pa.Array         # judged doc id per key
     shared: np.ndarray     # bool per key: the key equals its neighbour's (a hash collision; checked one by one)
-    table: KeyTable        # finds a key's index in ``keys``
+    table: pd.Index        # the distinct keys (pandas' uint64 hash table), to find a key's position
+    first: np.ndarray      # position in ``keys`` of each distinct key
 
     def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: Callable[[np.ndarray], pa.Array]) -> np.ndarray:
         """Level per row (topic index, document hash); -1 where unjudged.
@@ -49,11 +50,11 @@ class _Judgments:
         if not self.keys.size or not topic.size:
             return out
         k = pair_keys(doc_hash, topic)
-        pos = self.table.find(k)
-        rows = np.flatnonzero(pos >= 0)
+        found = self.table.get_indexer(k)
+        rows = np.flatnonzero(found >= 0)
         if not rows.size:
             return out
-        p = pos[rows]
+        p = self.first[found[rows]]
         mine = docs(rows)
         ok = same_strings(mine, self.docs.take(pa.array(p)))
         out[rows[ok]] = self.levels[p[ok]]
@@ -73,16 +74,21 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     sub = frame[frame["topic"].isin(tindex)]
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
     docs = pa.array(sub["doc"])
+    if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
+        docs = docs.cast(pa.string())  # the type run ids have: no cast per run when comparing
     keys = pair_keys(hash_strings(docs), tcode)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     shared = np.zeros(keys.size, bool)
+    first = np.ones(keys.size, bool)
     if keys.size > 1:
         eq = keys[1:] == keys[:-1]
         shared[1:] |= eq
         shared[:-1] |= eq
+        first[1:] = ~eq
+    starts = np.flatnonzero(first)
     return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared,
-                      KeyTable(keys))
+                      pd.Index(keys[starts]), starts)
 
 
 @dataclass

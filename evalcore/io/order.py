@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -63,9 +64,8 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
     rt = rank_of[tenc.indices.to_numpy(zero_copy_only=False)]
     h = hash_strings(d)
-    sk = np.sort(pair_keys(h, rt))
     warnings = []
-    if sk.size > 1 and (sk[1:] == sk[:-1]).any():  # a repeated document, or (rarely) a hash collision
+    if not pd.Index(pair_keys(h, rt)).is_unique:  # a repeated document, or (rarely) a hash collision
         denc = pc.dictionary_encode(d)
         dcode = denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         key = rt.astype(np.int64) * max(len(denc.dictionary), 1) + dcode
