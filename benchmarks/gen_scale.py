@@ -12,7 +12,8 @@ Writes, under ``OUT/RUNSxTOPICSxDEPTH-sSEED/``:
   ``topics x depth`` lines).
 
 What makes it realistic enough to load: per topic a judged pool (a fixed
-number of judgments, levels 0..3 with probabilities 0.70, 0.18, 0.08, 0.04)
+number of judgments, levels 0..3 with probabilities 0.94, 0.035, 0.018, 0.007:
+about 6 % relevant, as in TREC Robust 2004's 311 k judgments)
 and a larger pool of unjudged candidates, both drawn from a corpus of
 document ids shaped like TREC ones (``FT934-12345``-style); every run ranks
 ``depth`` distinct candidates per topic, relevant ones preferred (so runs
@@ -34,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pcsv
 
-LEVEL_P = (0.70, 0.18, 0.08, 0.04)
+LEVEL_P = (0.94, 0.035, 0.018, 0.007)  # ~6 % of judged documents relevant, as in TREC Robust 2004
 # judgments per topic and corpus size, by shape; the defaults follow the collections they imitate
 JUDGED = {(250, 1000): 1250, (5000, 100): 40, (50, 1000): 2000}
 
