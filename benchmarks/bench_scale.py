@@ -119,6 +119,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--tools", default="evalcore,pytrec_eval,ranx")
     ap.add_argument("--only", help="only collections whose runs directory path contains this text")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per measurement (default 900)")
+    ap.add_argument("--ranx-max-lines", type=float, default=6e6,
+                    help="measure ranx only on collections up to this many lines (default 6e6; it is slow)")
     ap.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     args = ap.parse_args(argv)
     tools = [t for t in args.tools.split(",") if t]
@@ -129,6 +131,9 @@ def main(argv=None) -> dict:
     for label, qrels, runs, lines in cols:
         row = {"label": label, "lines": lines, "qrels_mb": qrels.stat().st_size / 2**20}
         for t in tools:
+            if t == "ranx" and lines > args.ranx_max_lines:
+                row[t] = {"error": "not run (--ranx-max-lines)"}
+                continue
             row[t] = measure(t, qrels, runs, args.timeout)
             print(f"{label} ({lines / 1e6:g} M lines) {t}: {row[t]}", file=sys.stderr, flush=True)
         res[str(runs)] = row

@@ -168,7 +168,21 @@ def run_evaluate(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: subcommands defined here; the meta-evaluation ones come from evalcore.meta.cli
+_OWN_COMMANDS = ("evaluate",)
+
+
+def _command(argv) -> str | None:
+    """The subcommand named on the command line (the first word not starting with '-'), if any."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The full parser; with ``command="evaluate"`` only what that subcommand needs, so that a CLI call
+    does not import evalcore.meta (a lean import path: every CLI call pays its imports)."""
     data = data_options_parser()
     parser = argparse.ArgumentParser(
         prog="python -m evalcore",
@@ -192,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--output", choices=("tsv", "csv", "json"), default="tsv")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
     ev.set_defaults(func=run_evaluate)
+    if command in _OWN_COMMANDS:
+        return parser
     try:
         from .meta import cli as meta_cli
     except ImportError:  # pragma: no cover - meta not installed yet
@@ -204,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     from .io import InputError
 
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
