@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 import os
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -20,6 +18,7 @@ from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
 from .runs import _parse_run
 from .sources import _RUN_FMTS, _run_sources, _RunSource
+from .stream import _in_order, _Tensor
 
 
 @dataclass
@@ -157,6 +156,11 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     progress : ``progress(fraction)`` called as runs load.
     fmt, qrels_fmt : force the run / qrels format (default: sniffed).
 
+    Runs are read and placed one at a time (two threads), so peak memory is
+    the tensor (2 bytes per run x topic x rank) + the qrels + two runs'
+    working sets, not all runs' text; time is linear in the run lines (see
+    the :mod:`evalcore.io` docstring, "Speed and memory").
+
     The evaluated topics are the qrels topics with at least one document of
     level >= 1, in natural order ("q2" < "q10"). Unjudged retrieved
     documents count as non-relevant and are flagged in ``unjudged``; a topic
@@ -236,66 +240,3 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
                    name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
-
-
-def _in_order(fn: Callable, items: list, workers: int) -> Iterator:
-    """``fn(item)`` for every item, yielded in order, with at most ``workers`` calls under way or
-    waiting to be consumed: memory holds that many runs' text, never all of them."""
-    if workers <= 1 or len(items) <= 1:
-        for x in items:
-            yield fn(x)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as ex:
-        pending: deque = deque()
-        try:
-            for x in items:
-                pending.append(ex.submit(fn, x))
-                if len(pending) >= workers:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for fut in pending:
-                fut.cancel()
-
-
-class _Tensor:
-    """The levels and unjudged tensors, filled one run at a time.
-
-    The rank axis grows to the longest list seen so far (by half again at
-    least, so that growing costs amortised linear time; never past
-    ``depth``) and is trimmed to the longest list at the end. Peak memory:
-    the final tensors (2 bytes per cell: int8 levels + bool unjudged) plus
-    one copy while growing or trimming.
-    """
-
-    def __init__(self, n_runs: int, n_topics: int, depth: int | None):
-        self.depth, self.D = depth, 1
-        self.levels = np.zeros((n_runs, n_topics, 1), dtype=np.int8)
-        self.unjudged = np.zeros((n_runs, n_topics, 1), dtype=bool)
-
-    def _grow(self, need: int) -> None:
-        cap = max(need, self.levels.shape[2] * 3 // 2)
-        if self.depth is not None:
-            cap = min(cap, self.depth)
-        for name in ("levels", "unjudged"):
-            old = getattr(self, name)
-            new = np.zeros(old.shape[:2] + (cap,), dtype=old.dtype)
-            new[:, :, :old.shape[2]] = old
-            setattr(self, name, new)
-            del old, new
-
-    def put(self, r: int, pl: _Placed) -> None:
-        need = int(pl.lengths.max(initial=0))
-        if need > self.levels.shape[2]:
-            self._grow(need)
-        self.D = max(self.D, need)
-        lv = pl.level
-        self.levels[r, pl.topic, pl.pos] = np.maximum(lv, 0)
-        self.unjudged[r, pl.topic, pl.pos] = lv < 0
-
-    def final(self) -> tuple[np.ndarray, np.ndarray]:
-        if self.levels.shape[2] > self.D:
-            self.levels = np.ascontiguousarray(self.levels[:, :, :self.D])
-            self.unjudged = np.ascontiguousarray(self.unjudged[:, :, :self.D])
-        return self.levels, self.unjudged
