@@ -53,7 +53,8 @@ class Qrels:
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
 _QRELS_CONVERT = pcsv.ConvertOptions(column_types={c: pa.string() for c in "tidr"},
-                                     null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False)
+                                     null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                     check_utf8=False)  # _text_bytes checked it
 
 
 def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
