@@ -123,11 +123,13 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
     level_lines: dict[int, int] = {}
     any_letter = False
     n_lines = 0
-    fast = _fast_single_trec(files, fmt)
-    if fast is not None:
-        return _finish(display, *fast)
+    first = _text_bytes(files[0]) if len(files) == 1 else None
+    if first is not None and fmt in ("auto", "trec"):
+        fast = _fast_single_trec(files[0], first, fmt)
+        if fast is not None:
+            return _finish(display, *fast)
     for f in files:
-        data = _text_bytes(f)
+        data = first if first is not None else _text_bytes(f)
         kind = _qrels_kind(f, data, fmt)
         want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
         what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
@@ -215,15 +217,11 @@ def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) 
     return np.maximum(levels, 0), [w]
 
 
-def _fast_single_trec(files: list[_File], fmt: str):
-    """One TREC qrels file read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
-    or None whenever anything looks off (another format, several files, a parse error, an empty field,
+def _fast_single_trec(f: _File, data: bytes, fmt: str):
+    """The only qrels file, TREC, read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
+    or None whenever anything looks off (another format, a parse error, an empty field,
     a repeated judgment, blank lines with a label to report) - the line loop of :func:`read_qrels`
     then reads the file and names the first bad line. Same result as the line loop."""
-    if len(files) != 1 or fmt not in ("auto", "trec"):
-        return None
-    f = files[0]
-    data = _text_bytes(f)
     if _qrels_kind(f, data, fmt) != "trec":
         return None
     if _needs_cleaning(data) or b"\r" in data:
