@@ -247,3 +247,21 @@ def test_gen_scale_deterministic_and_read_like_pytrec_eval(tmp_path):
         for t, topic in enumerate(c.topic_ids):
             assert ap[r, t] == pytest.approx(res[topic]["map"], abs=1e-9)
             assert nd[r, t] == pytest.approx(res[topic]["ndcg_cut_10"], abs=1e-9)
+
+
+# -- the CLI's import path ------------------------------------------------------------
+def test_cli_evaluate_does_not_import_meta():
+    """Every CLI call pays its imports: `evaluate` must not pull in evalcore.meta (the other
+    subcommands and --help still list and run everything)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from evalcore import cli; rc = cli.main(['evaluate', '--paper-examples', '--metrics', 'AP']);"
+            "print('META' if 'evalcore.meta' in sys.modules else 'LEAN', rc, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert r.stderr.split()[-2:] == ["LEAN", "0"], r.stderr
+    # 003 Fig. 3 system X: one B document at rank 1 of topic T3 (R = 3): AP 1/3 there, 0 on T1, T2
+    assert "X\tall\tAP\t0.111111111111" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "evalcore", "--help"], capture_output=True, text=True, cwd=ROOT,
+                       check=True)
+    assert "bootstrap" in r.stdout and "evaluate" in r.stdout
