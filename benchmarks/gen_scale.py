@@ -18,8 +18,8 @@ and a larger pool of unjudged candidates, both drawn from a corpus of
 document ids shaped like TREC ones (``FT934-12345``-style); every run ranks
 ``depth`` distinct candidates per topic, relevant ones preferred (so runs
 differ in quality), with scores rounded to 2 decimals in a decaying
-distribution - about 12 % of the lines (in the tail) tie with the next one on score, so
-the trec_eval tie-break (document id, descending) matters. Lines are in
+distribution - about 12 % of the lines (in the tail) tie with the next one
+on score, so the trec_eval tie-break (document id, descending) matters. Lines are in
 rank order with consecutive ranks, as a TREC run is written.
 
 Nothing is written under the repository: the default output is under /tmp
@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 LEVEL_P = (0.94, 0.035, 0.018, 0.007)  # ~6 % of judged documents relevant, as in TREC Robust 2004
-# judgments per topic and corpus size, by shape; the defaults follow the collections they imitate
+# judgments per topic by (topics, depth): Robust 2004 (~1250), MS MARCO-like (few), TREC-like (2000)
 JUDGED = {(250, 1000): 1250, (5000, 100): 40, (50, 1000): 2000}
 
 
