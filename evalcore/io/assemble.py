@@ -86,8 +86,10 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
         shared[:-1] |= eq
         first[1:] = ~eq
     starts = np.flatnonzero(first)
+    table = pd.Index(keys[starts])
+    table.get_indexer(keys[:1])  # build pandas' hash table now, in this thread: the run threads only read it
     return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared,
-                      pd.Index(keys[starts]), starts)
+                      table, starts)
 
 
 @dataclass
