@@ -18,8 +18,19 @@ Runs
       such files and is named after it.
 
 All text formats: fields are split on any whitespace; trailing blanks, CRLF
-line ends and a UTF-8 BOM are tolerated, blank lines skipped; ``.gz`` files
-are decompressed wherever they appear (also inside a zip).
+line ends and leading UTF-8 BOMs are tolerated, blank lines skipped; ``.gz``
+files are decompressed wherever they appear (also inside a zip). Numbers
+(labels, scores, ranks) are ASCII only. Relevance labels go up to
+``MAX_LEVEL`` = 20; scores must be finite.
+
+Hostile input
+-------------
+Decompression, runs, topics, depth and the tensor's memory are bounded by
+:class:`Limits` (module ``limits``), each checked before the memory it guards
+is taken; documentation files (README.md, Thumbs.db, ...) in a directory or
+zip are skipped with a note; zip members with absolute or ``..`` paths,
+symlinks and archives inside archives are skipped with a note. Everything
+that escapes the loader is an :class:`InputError`.
 
 Sniffing (``fmt="auto"``)
 -------------------------
@@ -58,14 +69,17 @@ Code map (one stage per module)
 the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and
 :func:`read_run`; ``order`` evaluation order (trec_eval ties); ``assemble``
-the levels tensor and :func:`load_collection`; ``errors`` :class:`InputError`.
+the levels tensor and :func:`load_collection`; ``errors`` :class:`InputError`;
+``limits`` :class:`Limits` and the expansion budget.
 """
 from __future__ import annotations
 
 from .assemble import load_collection
 from .errors import InputError
+from .limits import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, Limits
 from .names import run_name
 from .qrels import Qrels, read_qrels
 from .runs import Run, read_run
 
-__all__ = ["InputError", "Qrels", "Run", "read_qrels", "read_run", "load_collection", "run_name"]
+__all__ = ["InputError", "Qrels", "Run", "read_qrels", "read_run", "load_collection", "run_name", "Limits",
+           "DEFAULT_LIMITS", "APP_LIMITS", "MAX_LEVEL"]

@@ -41,3 +41,30 @@ def _ext(name: str) -> str:
     if b.endswith(".gz"):
         b = b[:-3]
     return b.rpartition(".")[2] if "." in b else ""
+
+
+# files that are never qrels or runs: skipped (with a note) when a directory or zip is read
+_NOT_DATA_NAMES = ("readme", "license", "licence", "changelog", "thumbs.db", "desktop.ini", "ehthumbs.db")
+_NOT_DATA_EXT = {"md", "markdown", "rst", "pdf", "html", "htm", "json", "yaml", "yml", "toml", "ini", "cfg",
+                 "png", "jpg", "jpeg", "gif", "svg", "bmp", "db", "doc", "docx", "odt", "xls", "xlsx", "ods",
+                 "ppt", "pptx", "py", "sh", "bat", "ipynb", "exe", "dll", "so", "pyc"}
+# archives inside archives are not opened (a nested zip bomb stays closed)
+_ARCHIVE_EXT = {"zip", "tar", "tgz", "tbz2", "txz", "7z", "rar", "bz2", "xz", "lz4", "zst", "jar", "whl"}
+
+
+def _not_data(name: str) -> str | None:
+    """Why a file in a directory / zip is not read as qrels or a run, or None.
+
+    >>> _not_data("runs/README.md"), _not_data("Thumbs.db"), _not_data("bm25.txt")
+    ('documentation or metadata', 'documentation or metadata', None)
+    >>> _not_data("inner.zip")
+    'an archive (only archives given directly are opened)'
+    """
+    b = _base(name).lower()
+    stem = b[:-3] if b.endswith(".gz") else b
+    ext = stem.rpartition(".")[2] if "." in stem else ""
+    if ext in _ARCHIVE_EXT or b.endswith((".tar.gz", ".tgz")):
+        return "an archive (only archives given directly are opened)"
+    if ext in _NOT_DATA_EXT or any(stem.startswith(n) for n in _NOT_DATA_NAMES):
+        return "documentation or metadata"
+    return None
