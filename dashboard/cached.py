@@ -30,6 +30,8 @@ METRIC_KEYS = registry.METRIC_KEYS
 METRICS = registry.METRICS
 ONE_DOCUMENT_KEYS = registry.ONE_DOCUMENT_KEYS
 InputError = evalcore.InputError
+#: what one upload may cost on a shared server (decompression, runs, topics, depth, tensor memory)
+UPLOAD_LIMITS = evalcore.io.APP_LIMITS
 
 if set(state.CUTOFF_REQUIRED) != {k for k, spec in METRICS.items() if spec.cutoff == "required"}:
     raise RuntimeError("dashboard.state.CUTOFF_REQUIRED is out of date with evalcore's registry")
@@ -57,7 +59,8 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     """Parse uploaded files; raises evalcore.InputError (readable) on bad input."""
     import inspect
     run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
-    kw = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
+    kw = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate,
+          "limits": UPLOAD_LIMITS}
     if progress is not None and "progress" in inspect.signature(evalcore.load_collection).parameters:
         kw["progress"] = progress
     try:

@@ -73,6 +73,11 @@ class Limits:
         """Bytes a compressed source of ``compressed`` bytes may expand to."""
         return int(min(self.max_expanded_bytes, max(self.expansion_floor, self.expansion_ratio * compressed)))
 
+    def _budget(self, source: str, compressed: int) -> "_Budget":
+        rule = (f"min({human_bytes(self.max_expanded_bytes)}, max({human_bytes(self.expansion_floor)}, "
+                f"{self.expansion_ratio:g} x {human_bytes(compressed)} compressed))")
+        return _Budget(source, self.expanded_limit(compressed), rule)
+
 
 #: the API's and the CLI's defaults
 DEFAULT_LIMITS = Limits()
@@ -118,6 +123,7 @@ class _Budget:
 
     source: str
     limit: int
+    rule: str = ""
     used: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -128,9 +134,8 @@ class _Budget:
         if over:
             inside = "" if member == self.source else f" (inside {self.source})"
             raise InputError(
-                f"expands to more than {human_bytes(self.limit)}{inside}: the decompression limit for "
-                f"this input was reached (limit = min(max_expanded_bytes, max(expansion_floor, "
-                f"expansion_ratio x compressed size))); this looks like a decompression bomb", file=member,
+                f"expands to more than {human_bytes(self.limit)}{inside}, the decompression limit "
+                f"({self.rule}); this looks like a decompression bomb", file=member,
                 hint="if the data is genuine, raise the limit: limits=Limits(max_expanded_bytes=..., "
                      "expansion_ratio=...) or --max-expanded SIZE; or give the files uncompressed")
 

@@ -23,8 +23,10 @@ def run_name(filename: str) -> str:
 def _natural_key(s: str):
     """Natural order: digit runs compare as numbers ("qtest.2" < "qtest.10"),
     the plain string breaks what is left ("01" vs "1")."""
-    parts = re.split(r"(\d+)", s)
-    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), s
+    parts = re.split(r"([0-9]+)", s)
+    # a digit run compares as a number through (length, digits) without leading zeros: the same
+    # order as int(), without int()'s 4,300-digit limit on hostile ids
+    return tuple((len(p.lstrip("0")), p.lstrip("0")) if i % 2 else p for i, p in enumerate(parts)), s
 
 
 def _natural_sorted(items: Iterable[str]) -> list[str]:

@@ -15,7 +15,7 @@ from .text import _INT_RE, _first_fields, _lines, _text_bytes
 
 _QRELS_FIELDS = "topic iter doc rel"
 _LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
-_NTCIR_LEVEL_RE = re.compile(r"L([+-]?[0-9]+)\Z")
+_NTCIR_LEVEL_RE = re.compile(r"L([+-]?[0-9]++)\Z")
 _LEVEL_FIX = (f"relevance levels are 0..{MAX_LEVEL} (TREC and NTCIR use 0..4); map larger labels onto "
               f"0..{MAX_LEVEL} before loading")
 

@@ -99,7 +99,7 @@ def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, bu
 
 
 def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
-    budget = _Budget(zname, ctx.limits.expanded_limit(len(data)))
+    budget = ctx.limits._budget(zname, len(data))
     members: list[_File] = []
     declared = 0
     try:
@@ -122,8 +122,8 @@ def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
             if declared > budget.limit:  # zipfile never inflates past the declared size: refuse now
                 raise InputError(
                     f"the archive declares {human_bytes(declared)} of files up to this member, more than "
-                    f"{human_bytes(budget.limit)}, the decompression limit for {zname} (min(max_expanded_bytes, "
-                    f"max(expansion_floor, expansion_ratio x compressed size))); this looks like a zip bomb",
+                    f"{human_bytes(budget.limit)}, the decompression limit for {zname} ({budget.rule}); "
+                    f"this looks like a zip bomb",
                     file=name, hint="if the data is genuine, raise the limit: limits=Limits("
                                     "max_expanded_bytes=..., expansion_ratio=...) or --max-expanded SIZE")
             members.append(_File(name, _zip_member_loader(zf, i, name, budget), ctx.limits, budget))

@@ -11,7 +11,7 @@ import io
 import re
 
 from .errors import InputError
-from .limits import _STEP, _Budget
+from .limits import _STEP
 from .sources import _File
 
 try:  # ISA-L inflates about twice as fast as zlib; optional, same bytes out
@@ -19,9 +19,11 @@ try:  # ISA-L inflates about twice as fast as zlib; optional, same bytes out
 except ImportError:  # pragma: no cover - depends on the environment
     from gzip import GzipFile as _GzipFile
 
-_INT_RE = re.compile(r"[+-]?[0-9]+\Z")
+_INT_RE = re.compile(r"[+-]?[0-9]++\Z")
+# unambiguous and possessive (Python >= 3.11): one pass even over a 32 MB token of digits ending in a
+# letter (r"\d+\.?\d*" backtracks quadratically there: hours)
 _FLOAT_RE = re.compile(
-    r"[+-]?(?:[0-9]+\.?[0-9]*(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z",
+    r"[+-]?(?:[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)(?:[eE][+-]?[0-9]++)?\Z|[+-]?(?:inf|infinity|nan)\Z",
     re.IGNORECASE)
 _BOM = b"\xef\xbb\xbf"
 _BOMS = re.compile(b"(?:" + re.escape(_BOM) + b")+")
@@ -30,7 +32,7 @@ _BOMS = re.compile(b"(?:" + re.escape(_BOM) + b")+")
 def _gunzip(data: bytes, f: _File) -> bytes:
     """Inflate a (multi-member) gzip file in ``_STEP`` steps against the expansion budget:
     a bomb stops when the limit is reached, with at most one step past it in memory."""
-    budget = f.budget or _Budget(f.name, f.limits.expanded_limit(len(data)))
+    budget = f.budget or f.limits._budget(f.name, len(data))
     chunks = []
     try:
         with _GzipFile(fileobj=io.BytesIO(data)) as g:
