@@ -110,6 +110,44 @@ class Server:
         self.log.close()
 
 
+class Cluster:
+    """N streamlit servers behind nginx, configured by docs/deploy/nginx.conf (ports filled in).
+    RSS and CPU are the servers' sums (nginx's own are printed apart)."""
+
+    def __init__(self, n: int):
+        self.servers = [Server() for _ in range(n)]
+        self.port = free_port()
+        self.dir = Path(f"/tmp/bench_load_nginx_{self.port}")
+        self.dir.mkdir(exist_ok=True)
+        conf = (ROOT / "docs" / "deploy" / "nginx.conf").read_text()
+        lines = "\n".join(f"        server 127.0.0.1:{s.port};" for s in self.servers)
+        conf = re.sub(r"        server 127\.0\.0\.1:8601;.*\n        server 127\.0\.0\.1:8602;", lines, conf)
+        conf = conf.replace("listen 127.0.0.1:8600;", f"listen 127.0.0.1:{self.port};")
+        (self.dir / "nginx.conf").write_text(conf)
+        self.nginx = subprocess.Popen(["nginx", "-c", str(self.dir / "nginx.conf"), "-p", str(self.dir)],
+                                      stdout=subprocess.DEVNULL, stderr=open(self.dir / "error.log", "wb"))
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = self.nginx
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+
+    def rss_mib(self) -> float:
+        return sum(s.rss_mib() for s in self.servers)
+
+    def cpu_s(self) -> float:
+        return sum(s.cpu_s() for s in self.servers)
+
+    def stop(self) -> None:
+        self.nginx.terminate()
+        self.nginx.wait(10)
+        for s in self.servers:
+            s.stop()
+
+
 # -- one simulated session -------------------------------------------------------------------------
 class Session:
     """A browser tab, reduced to the protocol: rerun requests with widget states; waits for script_finished."""
@@ -137,7 +175,8 @@ class Session:
             m = re.search(r"_streamlit_xsrf=([^;]+)", r.headers.get("Set-Cookie", ""))
         self.xsrf = m.group(1) if m else ""
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
-                                           origin=self.http, open_timeout=self.timeout)
+                                           origin=self.http, open_timeout=self.timeout,
+                                           additional_headers={"Cookie": f"_streamlit_xsrf={self.xsrf}"})
         self.reader = asyncio.create_task(self._read())
         self.finished: asyncio.Queue = asyncio.Queue()
         return self
@@ -382,7 +421,7 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
 
 
 async def run(args) -> None:
-    server = None if args.url else Server()
+    server = None if args.url else Server() if args.servers == 1 else Cluster(args.servers)
     url = args.url or server.url
     out: list[str] = []
     try:
@@ -401,6 +440,9 @@ async def run(args) -> None:
         if server:
             out.append(f"server final RSS {server.rss_mib():.0f} MiB, CPU {server.cpu_s():.1f} s; "
                        f"alive: {server.proc.poll() is None}")
+            if isinstance(server, Cluster):
+                out.append("per process CPU: " + ", ".join(f"{s.cpu_s():.1f} s" for s in server.servers)
+                           + f"; alive: {[s.proc.poll() is None for s in server.servers]}")
             server.stop()
     ru = resource.getrusage(resource.RUSAGE_SELF)
     out.append(f"clients (this process): {ru.ru_utime + ru.ru_stime:.1f} s CPU")
@@ -410,6 +452,8 @@ async def run(args) -> None:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--url", help="drive this server instead of starting one (no RSS / CPU then)")
+    ap.add_argument("--servers", type=int, default=1,
+                    help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
     ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "latency", "freeze"])
     ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
