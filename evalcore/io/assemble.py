@@ -282,7 +282,8 @@ def _check_size(results, topic_ids, D: int, L: Limits) -> int:
         msg = f"lists {D:,} deep, more than the depth limit of {L.max_depth:,} ({deepest})"
         raise_ = "limits=Limits(max_depth=...) or --max-depth N"
     else:
-        msg = (f"the collection would take {human_bytes(cost)} for its levels tensor ({n_runs:,} runs x "
+        msg = (f"the collection would take {human_bytes(cost)} for its levels tensor ({n_runs:,} "
+               f"run{'s' if n_runs != 1 else ''} x "
                f"{n_topics:,} topics x depth {D:,} x 2 bytes; {deepest}), more than the limit of "
                f"{human_bytes(L.max_tensor_bytes)}")
         raise_ = "limits=Limits(max_tensor_bytes=...) or --max-memory SIZE"
