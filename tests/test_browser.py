@@ -172,8 +172,10 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
             "--disable-background-networking", "--disable-component-update", "--disable-sync"])
         try:
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.goto(f"{server}/data")
+            page.goto(f"{server}/")                        # the Data page is the default page
             _wait_idle(page)
+            dialog = page.locator('[data-testid="stDialog"]')
+            assert dialog.count() == 0, f"a dialog is open: {dialog.first.inner_text()[:300]}"
             metrics = page.locator('[data-testid="stMetric"]')
             before = metrics.first.inner_text()            # "topics 50": the simulated collection
             for qrels, runs, words in cases:

@@ -46,7 +46,8 @@ def _ext(name: str) -> str:
 
 
 # files that are never qrels or runs: skipped (with a note) when a directory or zip is read
-_NOT_DATA_NAMES = ("readme", "license", "licence", "changelog", "thumbs.db", "desktop.ini", "ehthumbs.db")
+_NOT_DATA_STEMS = {"readme", "license", "licence", "changelog", "changes", "copying", "authors", "notice"}
+_NOT_DATA_FILES = {"thumbs.db", "ehthumbs.db", "desktop.ini"}
 _NOT_DATA_EXT = {"md", "markdown", "rst", "pdf", "html", "htm", "json", "yaml", "yml", "toml", "ini", "cfg",
                  "png", "jpg", "jpeg", "gif", "svg", "bmp", "db", "doc", "docx", "odt", "xls", "xlsx", "ods",
                  "ppt", "pptx", "py", "sh", "bat", "ipynb", "exe", "dll", "so", "pyc"}
@@ -59,6 +60,8 @@ def _not_data(name: str) -> str | None:
 
     >>> _not_data("runs/README.md"), _not_data("Thumbs.db"), _not_data("bm25.txt")
     ('documentation or metadata', 'documentation or metadata', None)
+    >>> _not_data("README"), _not_data("readme.txt"), _not_data("license_run.txt")
+    ('documentation or metadata', 'documentation or metadata', None)
     >>> _not_data("inner.zip")
     'an archive (only archives given directly are opened)'
     """
@@ -67,6 +70,6 @@ def _not_data(name: str) -> str | None:
     ext = stem.rpartition(".")[2] if "." in stem else ""
     if ext in _ARCHIVE_EXT or b.endswith((".tar.gz", ".tgz")):
         return "an archive (only archives given directly are opened)"
-    if ext in _NOT_DATA_EXT or any(stem.startswith(n) for n in _NOT_DATA_NAMES):
+    if ext in _NOT_DATA_EXT or stem.split(".")[0] in _NOT_DATA_STEMS or stem in _NOT_DATA_FILES:
         return "documentation or metadata"
     return None
