@@ -33,15 +33,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gzip
 import io
-import json
 import os
 import random
 import re
 import resource
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -71,7 +68,7 @@ class Server:
 
     def __init__(self, extra: list[str] | None = None):
         self.port = free_port()
-        self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")
+        self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
              str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
@@ -125,7 +122,8 @@ class Cluster:
         conf = conf.replace("listen 127.0.0.1:8600;", f"listen 127.0.0.1:{self.port};")
         (self.dir / "nginx.conf").write_text(conf)
         self.nginx = subprocess.Popen(["nginx", "-c", str(self.dir / "nginx.conf"), "-p", str(self.dir)],
-                                      stdout=subprocess.DEVNULL, stderr=open(self.dir / "error.log", "wb"))
+                                      stdout=subprocess.DEVNULL,
+                                      stderr=open(self.dir / "error.log", "wb"))  # noqa: SIM115
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = self.nginx
         for _ in range(100):
@@ -171,8 +169,9 @@ class Session:
 
     async def __aenter__(self):
         # the XSRF cookie (as the browser gets it): uploads send it back as cookie and X-Xsrftoken header
-        with urllib.request.urlopen(self.http + "/_stcore/health", timeout=self.timeout) as r:
-            m = re.search(r"_streamlit_xsrf=([^;]+)", r.headers.get("Set-Cookie", ""))
+        loop = asyncio.get_running_loop()
+        cookie = await loop.run_in_executor(None, _xsrf_cookie, self.http, self.timeout)
+        m = re.search(r"_streamlit_xsrf=([^;]+)", cookie)
         self.xsrf = m.group(1) if m else ""
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
                                            origin=self.http, open_timeout=self.timeout,
@@ -274,6 +273,11 @@ class Session:
         self.states[wid] = fill
 
 
+def _xsrf_cookie(http: str, timeout: float) -> str:
+    with urllib.request.urlopen(http + "/_stcore/health", timeout=timeout) as r:
+        return r.headers.get("Set-Cookie", "")
+
+
 def _put(url: str, name: str, data: bytes, xsrf: str) -> None:
     boundary = uuid.uuid4().hex
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
@@ -297,7 +301,7 @@ async def open_session(url: str, timeout: float, page: str = "rankings") -> Sess
 
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))] if xs else float("nan")
+    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))] if xs else float("nan")
 
 
 async def memory(url: str, server: Server | None, counts: list[int], timeout: float) -> list[str]:
@@ -369,7 +373,7 @@ async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: li
         s.set_slider(key, round(rng.uniform(0.5, 9.5), 2))
         try:
             out.append(await s.rerun("rankings"))
-        except asyncio.TimeoutError:
+        except TimeoutError:
             errs.append("timeout")
         await asyncio.sleep(rng.uniform(0.0, 0.3))   # a human's pause between moves
 
@@ -407,7 +411,7 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
         tasks = [_mover(s, moves, random.Random(seed + i), times, errs, "g1") for i, s in enumerate(sessions)]
         load_t = None
         if up is not None:
-            async def do_upload():
+            async def do_upload(up=up):
                 nonlocal load_t
                 load_t = await upload_clef(up)
             tasks.append(do_upload())

@@ -24,9 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
-
-from fuzz_io_cases import MUTATIONS, Case, cases, check  # noqa: E402
+from fuzz_io_cases import MUTATIONS, Case, cases, check
+from hypothesis import HealthCheck, given, seed, settings
 
 MiB = 1 << 20
 

@@ -21,9 +21,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from hypothesis import strategies as st
-
 from bombs import gzip_bomb, zip_bomb
+from hypothesis import strategies as st
 
 CLEF = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
 if not CLEF.exists():

@@ -4,14 +4,13 @@ benchmarks/fuzz_io.py (cases and results in docs/reliability.md)."""
 from __future__ import annotations
 
 import pytest
+from fuzz_io_cases import MUTATIONS, Case, cases, check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzz_io_cases import MUTATIONS, Case, cases, check
-
 MiB = 1 << 20
-_FAST = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow,
-                                                                     HealthCheck.data_too_large])
+_FAST = {"deadline": None, "derandomize": True,
+         "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 
 @settings(max_examples=25, **_FAST)

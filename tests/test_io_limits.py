@@ -14,14 +14,12 @@ import tracemalloc
 import zipfile
 from dataclasses import replace
 
-import numpy as np
 import pytest
-
 from bombs import gzip_bomb, zip_bomb
+
 from evalcore import evaluate
 from evalcore.cli import main
-from evalcore.io import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, InputError, Limits, load_collection, read_qrels, \
-    read_run
+from evalcore.io import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, InputError, Limits, load_collection, read_qrels, read_run
 from evalcore.io.errors import MAX_QUOTE
 from evalcore.io.limits import parse_size
 

@@ -81,5 +81,16 @@ from .names import run_name
 from .qrels import Qrels, read_qrels
 from .runs import Run, read_run
 
-__all__ = ["InputError", "Qrels", "Run", "read_qrels", "read_run", "load_collection", "run_name", "Limits",
-           "DEFAULT_LIMITS", "APP_LIMITS", "MAX_LEVEL"]
+__all__ = [
+           "APP_LIMITS",
+           "DEFAULT_LIMITS",
+           "MAX_LEVEL",
+           "InputError",
+           "Limits",
+           "Qrels",
+           "Run",
+           "load_collection",
+           "read_qrels",
+           "read_run",
+           "run_name",
+]

@@ -73,7 +73,7 @@ class Limits:
         """Bytes a compressed source of ``compressed`` bytes may expand to."""
         return int(min(self.max_expanded_bytes, max(self.expansion_floor, self.expansion_ratio * compressed)))
 
-    def _budget(self, source: str, compressed: int) -> "_Budget":
+    def _budget(self, source: str, compressed: int) -> _Budget:
         rule = (f"min({human_bytes(self.max_expanded_bytes)}, max({human_bytes(self.expansion_floor)}, "
                 f"{self.expansion_ratio:g} x {human_bytes(compressed)} compressed))")
         return _Budget(source, self.expanded_limit(compressed), rule)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def run_name(filename: str) -> str:
@@ -40,8 +40,7 @@ def _base(name: str) -> str:
 def _ext(name: str) -> str:
     """Lower-case last extension, ignoring a final .gz ("a.res.gz" -> "res")."""
     b = _base(name).lower()
-    if b.endswith(".gz"):
-        b = b[:-3]
+    b = b.removesuffix(".gz")
     return b.rpartition(".")[2] if "." in b else ""
 
 
@@ -66,7 +65,7 @@ def _not_data(name: str) -> str | None:
     'an archive (only archives given directly are opened)'
     """
     b = _base(name).lower()
-    stem = b[:-3] if b.endswith(".gz") else b
+    stem = b.removesuffix(".gz")
     ext = stem.rpartition(".")[2] if "." in stem else ""
     if ext in _ARCHIVE_EXT or b.endswith((".tar.gz", ".tgz")):
         return "an archive (only archives given directly are opened)"

@@ -21,9 +21,9 @@ import os
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .errors import InputError, _short
 from .limits import _STEP, DEFAULT_LIMITS, Limits, _Budget, _Ctx, human_bytes

@@ -44,7 +44,7 @@ def _gunzip(data: bytes, f: _File) -> bytes:
                 chunks.append(b)
     except InputError:
         raise
-    except Exception as e:  # zlib.error, OSError, EOFError, isal's error: all mean a bad file
+    except Exception as e:  # noqa: BLE001 - zlib.error, OSError, EOFError, isal's error: all a bad file
         raise InputError(f"not a valid gzip file ({e})", file=f.name,
                          hint="re-compress it with gzip, or give the uncompressed file") from None
     return b"".join(chunks)

@@ -1,10 +1,10 @@
 """Run parsing, slow path: line by line, to name the first bad line of a TREC run in an InputError."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
-
-import math
 
 from .errors import _DUP_FIX, InputError, _short
 from .text import _FLOAT_RE, _INT_RE, _lines
