@@ -333,8 +333,9 @@ def clef_files() -> tuple[tuple[str, bytes], tuple[str, bytes]]:
     return ("qrels.txt", (CLEF / "qrels.txt").read_bytes()), ("clef2015_runs.zip", b.getvalue())
 
 
-async def upload_clef(s: Session) -> float:
-    """Upload clef2015 and press Load; seconds from the button press to the settled rerun."""
+async def upload_clef(s: Session, window: list | None = None) -> float:
+    """Upload clef2015 and press Load; seconds from the button press to the settled rerun
+    (``window`` receives the perf_counter times of the press and of the settled rerun)."""
     (qn, qb), (rn, rb) = clef_files()
     await s.rerun("data")
     await s.upload("up_qrels", [(qn, qb)])
@@ -344,6 +345,8 @@ async def upload_clef(s: Session) -> float:
     t = time.perf_counter()
     await s.rerun("data", triggers=(button[0],))
     took = time.perf_counter() - t
+    if window is not None:
+        window[:] = [t, t + took]
     await s.rerun("data")
     if s.metrics.get("topics") != "65" or s.metrics.get("runs") != "30":
         raise RuntimeError(f"clef2015 did not load: {s.metrics} {s.error_boxes[-1:]}")
@@ -368,13 +371,20 @@ async def memory_uploads(url: str, server: Server | None, n: int, timeout: float
     return rows
 
 
-async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: list, key: str):
-    for _ in range(moves):
+async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: list, key: str,
+                 until: asyncio.Event | None = None, starts: list | None = None):
+    """``moves`` slider moves (and more until ``until`` is set); each settle time to ``out``."""
+    done = 0
+    while done < moves or (until is not None and not until.is_set()):
         s.set_slider(key, round(rng.uniform(0.5, 9.5), 2))
+        t = time.perf_counter()
         try:
             out.append(await s.rerun("rankings"))
-        except TimeoutError:
+            if starts is not None:
+                starts.append(t)
+        except asyncio.TimeoutError:
             errs.append("timeout")
+        done += 1
         await asyncio.sleep(rng.uniform(0.0, 0.3))   # a human's pause between moves
 
 
@@ -402,23 +412,34 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
 
 
 async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> list[str]:
-    rows = ["| 5 sessions moving sliders | moves | p50 (s) | p95 (s) | max (s) | errors |", "|---|---:|---:|---:|---:|---:|"]
-    for label, with_upload in (("alone", False), ("while a 6th session uploads and loads clef2015", True)):
+    """n sessions move sliders alone, then while another session uploads and loads clef2015; with the
+    upload, only the moves that started between the Load press and the settled load are counted."""
+    rows = ["| 5 sessions moving sliders | moves | p50 (s) | p95 (s) | max (s) | errors |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for label, with_upload in (("alone", False), ("during another session's clef2015 load", True)):
         sessions = [await open_session(url, timeout) for _ in range(n)]
         up = await open_session(url, timeout, page="") if with_upload else None
         times: list[float] = []
+        starts: list[float] = []
         errs: list[str] = []
-        tasks = [_mover(s, moves, random.Random(seed + i), times, errs, "g1") for i, s in enumerate(sessions)]
-        load_t = None
+        until = asyncio.Event() if with_upload else None
+        window: list[float] = []
+        tasks = [_mover(s, moves, random.Random(seed + i), times, errs, "g1", until, starts)
+                 for i, s in enumerate(sessions)]
         if up is not None:
-            async def do_upload(up=up):
-                nonlocal load_t
-                load_t = await upload_clef(up)
+            async def do_upload(up=up, until=until):
+                try:
+                    await upload_clef(up, window)
+                finally:
+                    until.set()
             tasks.append(do_upload())
         await asyncio.gather(*tasks)
+        if window:
+            times = [dt for t, dt in zip(starts, times) if window[0] <= t <= window[1]]
+            label += f" (load {window[1] - window[0]:.1f} s)"
         exc = sum(s.exceptions for s in sessions)
-        rows.append(f"| {label}{f' (its load: {load_t:.1f} s)' if load_t else ''} | {len(times)} | "
-                    f"{pct(times, .5):.2f} | {pct(times, .95):.2f} | {max(times):.2f} | {len(errs) + exc} |")
+        rows.append(f"| {label} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | "
+                    f"{max(times, default=float('nan')):.2f} | {len(errs) + exc} |")
         for s in sessions + ([up] if up else []):
             await s.__aexit__()
     return rows
