@@ -2,24 +2,26 @@
 
 Navigation only: every page calls dashboard.shell.setup() (page config, the
 shared sidebar, settings <-> URL) and draws from dashboard/ -> evalcore
-(STYLE.md).
+(STYLE.md). dashboard.shell.guard turns any unexpected exception into an
+error box (traceback in the server log), never an stException element.
 """
 import streamlit as st
 
-from dashboard import cached
+from dashboard import shell
 
 pages = [
-    st.Page("pages/1_data.py", title="Data", icon=":material/database:", url_path="data", default=True),
-    st.Page("pages/2_playground.py", title="Metric playground", icon=":material/school:", url_path="playground"),
-    st.Page("pages/3_rankings.py", title="Rankings", icon=":material/leaderboard:", url_path="rankings"),
-    st.Page("pages/4_correlation.py", title="Rank correlation", icon=":material/grid_on:", url_path="correlation"),
-    st.Page("pages/5_swap.py", title="Swap method", icon=":material/swap_horiz:", url_path="swap"),
-    st.Page("pages/6_bootstrap.py", title="Bootstrap sensitivity", icon=":material/ssid_chart:",
+    st.Page("views/0_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
+    st.Page("views/1_data.py", title="Data", icon=":material/database:", url_path="data"),
+    st.Page("views/2_playground.py", title="Metric playground", icon=":material/school:", url_path="playground"),
+    st.Page("views/3_rankings.py", title="Rankings", icon=":material/leaderboard:", url_path="rankings"),
+    st.Page("views/4_correlation.py", title="Rank correlation", icon=":material/grid_on:", url_path="correlation"),
+    st.Page("views/9_gains.py", title="Which gains should I report?", icon=":material/tune:", url_path="gains"),
+    st.Page("views/5_swap.py", title="Swap method", icon=":material/swap_horiz:", url_path="swap"),
+    st.Page("views/6_bootstrap.py", title="Bootstrap sensitivity", icon=":material/ssid_chart:",
             url_path="bootstrap"),
-    st.Page("pages/7_stability.py", title="Stability", icon=":material/balance:", url_path="stability"),
-    st.Page("pages/8_report.py", title="Report", icon=":material/description:", url_path="report"),
+    st.Page("views/10_significance.py", title="Significance & topic sets", icon=":material/functions:",
+            url_path="significance"),
+    st.Page("views/7_stability.py", title="Stability", icon=":material/balance:", url_path="stability"),
+    st.Page("views/8_report.py", title="Report", icon=":material/description:", url_path="report"),
 ]
-try:
-    st.navigation(pages).run()
-except (ValueError, cached.InputError) as e:  # a bad setting: say so, keep the app alive
-    st.error(f"This view could not be computed with the current settings: {e}", icon=":material/error:")
+shell.guard(st.navigation(pages).run)

@@ -37,14 +37,8 @@ def load(data: Path):
     import evalcore
     from evalcore.meta import subset_runs, top_runs
 
-    try:
-        c = evalcore.load_collection(str(data / "qrels.txt"), str(data / "runs"))
-        label = f"clef2015 ({data})"
-    except (NotImplementedError, OSError, ValueError) as e:  # pragma: no cover - core loader not ready
-        print(f"# could not load {data} ({type(e).__name__}); using simulated_collection(66 topics, 30 runs)",
-              file=sys.stderr)
-        c = evalcore.simulated_collection(n_topics=66, n_runs=30, seed=0)
-        label = "simulated (66 topics, 30 runs) - clef2015 loader unavailable"
+    c = evalcore.load_collection(str(data / "qrels.txt"), str(data / "runs"))
+    label = f"clef2015 ({data})"
     S = evalcore.score_matrices(c, METRICS)
     ap = evalcore.score_matrix(c, "AP")
     idx = top_runs(ap.mean(axis=1), 30)
@@ -61,8 +55,9 @@ def vectorised(S, runs):
 
 
 def loop(S, metrics, B):
-    from evalcore.meta import bootstrap_samples, kendall_tau, sample_topics
     from test_meta_reference import ref_bootstrap_pair, ref_swap
+
+    from evalcore.meta import bootstrap_samples, kendall_tau, sample_topics
 
     n_runs, n = next(iter(S.values())).shape
     Q, Q2 = sample_topics(n, sampling="replacement", B=B, seed=0)

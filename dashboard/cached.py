@@ -21,7 +21,7 @@ import evalcore
 from evalcore import meta as _meta
 from evalcore import registry
 from evalcore.collection import Collection
-from evalcore.gains import GAIN_PRESETS, resolve_gains
+from evalcore.gains import resolve_gains
 
 from . import state
 from .state import Settings
@@ -53,21 +53,58 @@ def example_notes() -> dict[str, str]:
     return dict(PAPER_EXAMPLE_NOTES)
 
 
+@st.cache_resource
+def _uploads() -> "_Store":
+    return _Store(4)
+
+
+def upload_digest(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], **options) -> str:
+    """Content hash of an upload (file names, bytes and reading options)."""
+    import hashlib
+    h = hashlib.sha256()
+    for name, data in [qrels, *runs]:
+        h.update(str(name).encode() + b"\0" + len(data).to_bytes(8, "little"))
+        h.update(data)
+    h.update(repr(sorted(options.items())).encode())
+    return h.hexdigest()
+
+
+def default_upload_name(qrels_name: str, run_names: list[str]) -> str:
+    """A name for an uploaded collection: the runs' zip or folder name, else the
+    qrels file's stem unless it is a generic "qrels"."""
+    import posixpath
+    for n in run_names:
+        n = str(n).replace("\\", "/")
+        if n.lower().endswith(".zip"):
+            return posixpath.basename(n)[:-4]
+        if "/" in n:
+            return n.split("/")[0]
+    stem = posixpath.basename(str(qrels_name).replace("\\", "/")).split(".")[0]
+    return stem if stem and stem.lower() not in ("qrels", "qrel", "rels", "judgments") else "uploaded collection"
+
+
 def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, order: str = "score",
-                condensed: bool = False, keep_first_duplicate: bool = False,
+                condensed: bool = False, keep_first_duplicate: bool = False, name: str | None = None,
                 progress: Callable | None = None) -> Collection:
-    """Parse uploaded files; raises evalcore.InputError (readable) on bad input."""
-    import inspect
-    run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
-    kw = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate,
-          "limits": UPLOAD_LIMITS}
-    if progress is not None and "progress" in inspect.signature(evalcore.load_collection).parameters:
-        kw["progress"] = progress
-    try:
-        return evalcore.load_collection(qrels, run_arg, **kw)
-    except NotImplementedError:
-        raise InputError("Loading files is not available yet in this version of evalcore "
-                         "(evalcore.io.load_collection is still being written).") from None
+    """Parse uploaded files; raises evalcore.InputError (readable) on bad input.
+
+    The parsed collection is kept once per distinct upload (content hash),
+    shared by every session (issue 11): a second session uploading the same
+    files gets the same arrays, not a second copy. Parsing runs outside any
+    ``st.cache_*`` function, so ``progress`` may draw. Bounded by
+    ``UPLOAD_LIMITS`` (``evalcore.io.APP_LIMITS``: decompression, runs,
+    topics, depth, tensor memory), checked before the memory is taken.
+    """
+    opts = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
+    digest = upload_digest(qrels, runs, **opts)
+    c = _uploads().get(digest)
+    if c is None:
+        run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
+        c = evalcore.load_collection(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts)
+        _uploads().put(digest, c)
+    if name and name != c.name:
+        c = replace(c, name=str(name)[:200])     # shares the arrays; only the title differs
+    return c
 
 
 def current_collection(s: Settings | None = None) -> Collection:
@@ -111,7 +148,7 @@ def score(c: Collection, key: str, s: Settings) -> np.ndarray:
 
 def usable(c: Collection, s: Settings) -> Settings:
     """The settings with every metric that cannot be computed under them left
-    out (e.g. nERR when a lower level gets a larger gain than the top one),
+    out (e.g. NWRR when the penalties grow with the level),
     each with a warning in the sidebar saying why."""
     ok = []
     for base in s.metrics:
@@ -206,7 +243,7 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
         g = preset_gains(name, _c.max_level)
         if g is not None:
             try:
-                cols[name] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
+                cols[state.paper(g)] = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
             except ValueError:      # e.g. nERR under a preset it does not accept
                 continue
     return pd.DataFrame(cols, index=pd.Index(_c.run_ids, name="run"))
@@ -214,7 +251,7 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
 
 def gain_settings_means(c: Collection, key: str, s: Settings) -> pd.DataFrame:
     """Means of one metric under every paper preset and the current gains (003 Table 5)."""
-    df = _gain_table(c, c.fingerprint, key, s.beta, tuple(state.PRESETS) + ("2:1.5:1",)).copy()
+    df = _gain_table(c, c.fingerprint, key, s.beta, tuple(evalcore.GAIN_PRESETS)).copy()
     cur = "current (" + state.paper(s.gains) + ")"
     if state.paper(s.gains) not in df.columns:
         df[cur] = score(c, key, s).mean(axis=1)
@@ -244,9 +281,135 @@ def gain_sweep(c: Collection, key: str, s: Settings, level: int) -> pd.DataFrame
     return _sweep(c, c.fingerprint, key, tuple(s.gains), s.beta, level, grid)
 
 
-# -- long computations (button, progress, cached by data + settings + seed) --
+# -- meta-evaluation: live, shared across sessions, never drawing ----------
+class _Store:
+    """A bounded, thread-safe LRU of finished results shared by every session.
+
+    Why not ``st.cache_data`` with a progress callback: a cached function that
+    draws into a bar created outside it raises ``CacheReplayClosureError`` on
+    replay (issue 8). Here the computation runs outside any cached function
+    (so it may call a plain progress callback that draws) and only the
+    finished, immutable result is kept. Identical settings in two sessions
+    are one entry (issue 11: a cache hit, not a recomputation).
+    """
+
+    def __init__(self, max_entries: int, max_bytes: int | None = None):
+        import threading
+        from collections import OrderedDict
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._d: OrderedDict = OrderedDict()
+        self._sizes: dict = {}
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            if key in self._d:
+                self._d.move_to_end(key)
+                return self._d[key]
+        return None
+
+    def put(self, key, value) -> None:
+        size = _nbytes(value) if self.max_bytes is not None else 0
+        with self._lock:
+            self._d[key] = value
+            self._sizes[key] = size
+            self._d.move_to_end(key)
+            # bounded by entries and, for results, by bytes (a 100-run pair table is several MB)
+            while len(self._d) > 1 and (len(self._d) > self.max_entries
+                                        or (self.max_bytes is not None and self.nbytes > self.max_bytes)):
+                old, _ = self._d.popitem(last=False)
+                self._sizes.pop(old, None)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self._sizes.values())
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+def _nbytes(v, depth: int = 0) -> int:
+    """Approximate memory held by a result (frames, arrays, and the objects holding them)."""
+    if depth > 4:
+        return 0
+    if isinstance(v, pd.DataFrame):
+        return int(v.memory_usage(index=True, deep=False).sum())
+    if isinstance(v, (np.ndarray, pd.Series)):
+        return int(v.nbytes)
+    if isinstance(v, dict):
+        return sum(_nbytes(x, depth + 1) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return sum(_nbytes(x, depth + 1) for x in v)
+    if hasattr(v, "__dict__"):
+        return sum(_nbytes(x, depth + 1) for x in vars(v).values())
+    return 0
+
+
+#: Bytes the shared result store may hold (issue 11/12: memory bounded by bytes, not entries).
+RESULTS_MAX_BYTES = 256 * 2**20
+
+
+@st.cache_resource
+def _results() -> _Store:
+    return _Store(256, RESULTS_MAX_BYTES)   # a bootstrap result on clef2015 is ~0.5 MB
+
+
+#: The four resampling methods the app runs live: evalcore function, its
+#: parameter names (besides scores, B, seed, progress), the result frames kept.
+META_KINDS = {
+    "swap": (lambda sc, run_ids, **kw: _meta.swap_method(sc, rule="003", **kw), ("sampling", "subset_size"),
+             ("curves", "summary")),
+    "bootstrap": (lambda sc, run_ids, **kw: _meta.bootstrap_sensitivity(sc, run_ids=run_ids, **kw), ("alpha",),
+                  ("pairs", "summary", "asl_curves")),
+    "tukey": (lambda sc, run_ids, **kw: _meta.tukey_hsd(sc, run_ids=run_ids, **kw), ("alpha",),
+              ("pairs", "summary")),
+    "stability": (lambda sc, run_ids, **kw: _meta.stability(sc, **kw), ("subset_size",), ("summary",)),
+}
+
+#: Monte Carlo repetitions drawn beside the swap and bootstrap summaries (issue 7 sec. 2): the same
+#: method repeated with seeds derived from the page's seed (evalcore.meta.repeat); the spread frame
+#: (mean, sd, min, max, n of every summary figure) is kept.
+SPREAD_REPEATS = 5
+META_KINDS["swap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("swap", sc, rule="003", **kw),
+                             ("sampling", "subset_size", "repeats"), ("spread",))
+META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootstrap", sc, run_ids=run_ids, **kw),
+                                  ("alpha", "repeats"), ("spread",))
+
+
+def meta_key(kind: str, c: Collection, s: Settings, params: dict, B: int) -> tuple:
+    """Identity of one result: method, data + every setting the scores read, parameters, B."""
+    return (kind, data_key(c, s), tuple(sorted(params.items())), int(B))
+
+
+def meta_lookup(kind: str, c: Collection, s: Settings, params: dict, B: int):
+    """A finished result ``{"frames": {...}, "seconds": float, "B": int}`` or None (never computes)."""
+    return _results().get(meta_key(kind, c, s, params, B))
+
+
+def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
+                 progress: Callable[[float], object] | None = None) -> dict:
+    """Run one resampling method (outside any st.cache_*), keep and return its result.
+
+    ``progress`` is a plain callable given the fraction done; it may draw
+    (it runs in the page's script, not inside a cached function).
+    """
+    key = meta_key(kind, c, s, params, B)
+    hit = _results().get(key)
+    if hit is not None:
+        return hit
+    fn, _, parts = META_KINDS[kind]
+    t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
+    res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, **params)
+    out = {"frames": _frames(res, parts), "seconds": time.thread_time() - t0, "B": int(B)}
+    _results().put(key, out)
+    return out
+
+
 class Progress:
-    """A progress callback for evalcore.meta drawing into a st.progress bar."""
+    """A progress callback for evalcore.meta drawing into a st.progress bar.
+
+    Never pass it into a ``st.cache_*`` function (see :class:`_Store`)."""
 
     def __init__(self, text: str):
         self.bar = st.progress(0.0, text=text)
@@ -256,7 +419,7 @@ class Progress:
 
     def __call__(self, frac: float):
         frac = float(min(max(frac, 0.0), 1.0))
-        if frac - self.last >= 0.01 or frac >= 1.0:
+        if frac - self.last >= 0.02 or frac >= 1.0:
             self.last = frac
             self.bar.progress(frac, text=f"{self.text} {frac:.0%} ({time.perf_counter() - self.t0:.1f} s)")
         return None
@@ -269,34 +432,35 @@ def _frames(res, names) -> dict[str, pd.DataFrame]:
     return {n: getattr(res, n) for n in names if getattr(res, n, None) is not None}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def swap(_scores: dict, data_key: tuple, sampling: str, subset_size, B: int, seed: int,
-         _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.swap_method(_scores, sampling=sampling, subset_size=subset_size, B=B, seed=seed,
-                             rule="003", progress=_progress)
-    return _frames(res, ("curves", "summary"))
+# -- "Which gains should I report?": discriminative power with its spread ----
+@st.cache_data(max_entries=512, show_spinner=False)
+def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, penalties: tuple, thr: int,
+                  alpha: float, B: int, seed: int, repeats: int) -> dict:
+    """Bootstrap % significant of one metric under one gain setting, repeated
+    ``repeats`` times with seeds derived from ``seed`` (evalcore.meta.repeat;
+    repetition 1 uses ``seed`` itself): mean, sd (ddof = 1), min, max.
+    """
+    sc = {key: registry.score_matrix(_c, key, gains=list(gains), beta=beta, penalties=list(penalties),
+                                     rel_threshold=thr)}
+    res = _meta.repeat("bootstrap", sc, repeats=int(repeats), seed=int(seed), run_ids=list(_c.run_ids), B=int(B),
+                       alpha=alpha)
+    row = res.spread[res.spread["figure"] == "pct_significant"].iloc[0]
+    sd = float(row["sd"])
+    return {"mean": float(row["mean"]), "sd": sd if np.isfinite(sd) else 0.0,
+            "min": float(row["min"]), "max": float(row["max"]), "repeats": int(repeats), "B": int(B)}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def bootstrap(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int, alpha: float,
-              _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.bootstrap_sensitivity(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha,
-                                       progress=_progress)
-    return _frames(res, ("pairs", "summary", "asl_curves"))
+def power_spread(c: Collection, key: str, s: Settings, gains, *, alpha: float, B: int, seed: int,
+                 repeats: int) -> dict:
+    return _power_spread(c, c.fingerprint, key, tuple(float(g) for g in gains), s.beta, s.penalties,
+                         s.rel_threshold, float(alpha), int(B), int(seed), int(repeats))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def tukey(_scores: dict, data_key: tuple, run_ids: tuple, B: int, seed: int, alpha: float,
-          _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.tukey_hsd(_scores, run_ids=list(run_ids), B=B, seed=seed, alpha=alpha, progress=_progress)
-    return _frames(res, ("pairs", "summary"))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def stability(_scores: dict, data_key: tuple, subset_size, B: int, seed: int,
-              _progress: Callable | None = None) -> dict[str, pd.DataFrame]:
-    res = _meta.stability(_scores, subset_size=subset_size, B=B, seed=seed, progress=_progress)
-    return _frames(res, ("summary",))
+def tau_against(c: Collection, key: str, s: Settings, gains, ref_gains) -> float:
+    """Kendall tau-b between the run rankings of ``key`` under two gain vectors (cached scores)."""
+    a = score(c, key, replace(s, gains=tuple(float(g) for g in ref_gains))).mean(axis=1)
+    b = score(c, key, replace(s, gains=tuple(float(g) for g in gains))).mean(axis=1)
+    return kendall(a, b)
 
 
 def data_key(c: Collection, s: Settings) -> tuple:
@@ -304,5 +468,187 @@ def data_key(c: Collection, s: Settings) -> tuple:
     return (c.fingerprint, s.metric_keys, s.gains, s.beta, s.penalties, s.rel_threshold, s.cutoff)
 
 
-def cancelled_error() -> type:
-    return _meta.Cancelled
+def kendall_critical(n: int, alpha: float) -> float:
+    """Smallest |tau| significant at ``alpha`` for ``n`` runs (003 Eq. 9); > 1 means none can be."""
+    return float(_meta.kendall_test(0.0, n, alpha=alpha).get("tau_critical", float("nan")))
+
+
+# -- the overview and the gains view -----------------------------------------
+def rank_comparison(c: Collection, key: str, s: Settings) -> tuple[pd.DataFrame, float, list[float]]:
+    """Runs ranked by ``key`` under 3:2:1 (extended to K levels: gain = level)
+    and under the current gains: ``(df with run/value_left/value_right/rank_left/rank_right, tau, ref gains)``."""
+    ref_gains = resolve_gains("3:2:1", c.max_level).tolist()
+    ref = score(c, key, replace(s, gains=tuple(ref_gains))).mean(axis=1)
+    cur = score(c, key, s).mean(axis=1)
+    df = pd.DataFrame({"run": list(c.run_ids), "value_left": ref, "value_right": cur})
+    df["rank_left"] = df["value_left"].rank(ascending=False, method="min").astype(int)
+    df["rank_right"] = df["value_right"].rank(ascending=False, method="min").astype(int)
+    return df, kendall(ref, cur), ref_gains
+
+
+def ratio_gains(K: int, ratio: float) -> list[float]:
+    """A geometric gain setting for K levels: level 1 gets 1, level K gets
+    ``ratio``, levels between are spaced evenly on a log scale (ascending).
+
+    This is the one-parameter family the "Which gains?" view sweeps: ratio 1
+    is 1:1:1 (binary relevance), ratio 3 on three levels is 3:1.73:1. For K = 1
+    there is one level and the gain is 1.
+    """
+    if K <= 1:
+        return [1.0]
+    return [float(round(ratio ** ((L - 1) / (K - 1)), 6)) for L in range(1, K + 1)]
+
+
+def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[float]]]:
+    """(label, family, ascending gains) of every setting the gains view compares:
+    the papers' presets that extend to K levels (labelled with the values
+    actually used), the geometric family at fixed ratios, the slider's ratio
+    and the sidebar's current gains."""
+    out: list[tuple[str, str, list[float]]] = []
+    seen: dict[str, int] = {}
+
+    def add(family, g):
+        lab = state.paper(g)
+        if lab in seen:             # one point per distinct setting; it carries every family it belongs to
+            i = seen[lab]
+            out[i] = (lab, out[i][1] + " + " + family, out[i][2])
+            return
+        seen[lab] = len(out)
+        out.append((lab, family, [float(v) for v in g]))
+
+    for name in state.PRESETS + ("2:1.5:1",):
+        g = preset_gains(name, K)
+        if g is not None:
+            add("paper preset" + ("" if state.paper(g) == name else f" {name}, adapted to {K} levels"), g)
+    for r in (2.0, 5.0, 30.0, 100.0):
+        add("ratio grid", ratio_gains(K, r))
+    add("ratio slider", ratio_gains(K, ratio))
+    add("sidebar (current)", list(current))
+    return out
+
+
+# -- "Significance & topic sets" (issue 10 sec. 4): pair statistics, power, topic set size ---------
+# Two more live kinds for widgets.live_meta / finish_live, kept in the shared result store like the
+# others (computed outside any st.cache_*, progress may draw). "pairs" is one pair_statistics call;
+# the correction, alpha and the forest plot are applied to its result when drawing;
+# "pairs_spread" repeats the chosen resampled test over seeds seed..seed+repeats-1 and keeps only
+# the raw p-values, so the correction and alpha are applied when drawing. "pairs" computes only the
+# tests the table needs (pair_tests): the exact ones take a few ms, so switching is still instant.
+PAIR_TESTS = tuple(_meta.TESTS)
+PAIR_CORRECTIONS = tuple(_meta.CORRECTIONS)
+RESAMPLED_TESTS = ("randomisation", "bootstrap")
+STANDARDISATIONS = tuple(_meta.STANDARDISATIONS)
+TOPIC_DESIGNS = tuple(_meta.DESIGNS)
+
+
+def _standardised(sc: dict, standardise: str | None) -> dict:
+    """Score matrices standardised per topic over the loaded runs (Webber et al. 2008), or as they are."""
+    return sc if standardise in (None, "none") else _meta.standardise_scores(sc, standardise)
+
+
+def _one_blas_thread():
+    """Single-threaded BLAS while pair statistics run (threadpoolctl, if installed).
+
+    pair_statistics' resampled tests are many small matrix products; on this shared
+    2-core machine OpenBLAS's two threads made them 5-8x slower in CPU time
+    (bootstrap test, 8 metrics x 435 pairs, B = 100: 0.31 CPU s with 2 threads,
+    0.04 s with 1). The limit is process-wide for the duration of the call.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:                     # optional: without it BLAS keeps its default
+        from contextlib import nullcontext
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _pairs_kind(sc, run_ids, *, B, seed, confidence, standardise, tests, progress=None):
+    from types import SimpleNamespace
+    with _one_blas_thread():
+        res = _meta.pair_statistics(_standardised(sc, standardise), run_ids=run_ids, confidence=confidence,
+                                    tests=tests, B=B, seed=seed, progress=progress)
+    return SimpleNamespace(result=replace(res, samples=None))     # the (B, n) samples are not kept
+
+
+def pair_tests(test: str, ci: str) -> tuple[str, ...]:
+    """The tests one pair table needs: the chosen test, plus the bootstrap for its CI."""
+    return (test,) + (("bootstrap",) if ci == "bootstrap" and test != "bootstrap" else ())
+
+
+def _spread_kind(sc, run_ids, *, B, seed, repeats, test, standardise, progress=None):
+    from types import SimpleNamespace
+    if test not in RESAMPLED_TESTS:
+        raise ValueError(f"a Monte Carlo spread exists only for the resampled tests "
+                         f"({', '.join(RESAMPLED_TESTS)}); got {test!r}")
+    sc = _standardised(sc, standardise)
+    frames = []
+    for r in range(int(repeats)):
+        sub = None if progress is None else (lambda f, r=r: progress((r + f) / int(repeats)))
+        with _one_blas_thread():
+            res = _meta.pair_statistics(sc, run_ids=run_ids, tests=(test,), B=B, seed=int(seed) + r, progress=sub)
+        p = res.pairs
+        frames.append(pd.DataFrame({"metric": p["metric"], "run_x": p["run_x"], "run_y": p["run_y"], "repeat": r,
+                                    "seed": int(seed) + r, "p_value": p["p_" + test]}))
+    return SimpleNamespace(pvalues=pd.concat(frames, ignore_index=True))
+
+
+META_KINDS["pairs"] = (_pairs_kind, ("confidence", "standardise", "tests"), ("result",))
+META_KINDS["pairs_spread"] = (_spread_kind, ("repeats", "test", "standardise"), ("pvalues",))
+
+
+def spread_power(pvalues: pd.DataFrame, correction: str, alpha: float) -> pd.DataFrame:
+    """% pairs significant per metric from repeated resampled tests (``pairs_spread``).
+
+    For each metric and repeat the p-values of all pairs form one family, adjusted by
+    ``correction`` (evalcore.meta.adjust_pvalues); significant = adjusted p < alpha. Returns
+    ``metric, pct_seed`` (the first seed: the value the pair table gives), ``mean, sd, min, max``
+    over the repeats and ``repeats``.
+    """
+    rows = []
+    for (m, r), g in pvalues.groupby(["metric", "repeat"], sort=False):
+        adj = _meta.adjust_pvalues(g["p_value"].to_numpy(), correction)
+        rows.append({"metric": m, "repeat": r, "pct": 100.0 * float(np.mean(adj < alpha)) if len(adj) else 0.0})
+    d = pd.DataFrame(rows)
+    out = d.groupby("metric", sort=False)["pct"].agg(["mean", "std", "min", "max", "count"]).reset_index()
+    first = d[d["repeat"] == d["repeat"].min()].set_index("metric")["pct"]
+    out.insert(1, "pct_seed", out["metric"].map(first))
+    return out.rename(columns={"std": "sd", "count": "repeats"}).fillna({"sd": 0.0})
+
+
+def residual_variance(c: Collection, key: str, s: Settings, standardise: str = "none") -> float:
+    """V_E of the two-way ANOVA without replication (runs x topics) of one metric's scores
+    (Sakai 2016 Sec. 6), after the chosen standardisation; NaN with fewer than 2 runs/topics."""
+    return float(_meta.residual_variance(_standardised({key: score(c, key, s)}, standardise)[key]))
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def topic_design(design: str, alpha: float, beta: float, min_diff: float, variance: float, systems: int | None,
+                 n_collection: int) -> dict:
+    """Topic set size (evalcore.meta.topic_set_size), the inverse at the collection's n (minimum
+    detectable difference, and the power for ``min_diff``), and the power curve for the chart.
+
+    Raises ValueError (not cached) when the design cannot be met, e.g. more than MAX_TOPICS topics.
+    """
+    size = _meta.topic_set_size(design, alpha=alpha, beta=beta, min_diff=min_diff, variance=variance,
+                                systems=systems)
+    n_req = int(size["n_topics"])
+    out = {"size": size, "n_collection": int(n_collection), "mdd": None, "power_at_n": None, "mdd_error": None}
+    if n_collection >= 2:
+        try:
+            out["mdd"] = float(_meta.min_detectable_difference(design, int(n_collection), alpha=alpha, beta=beta,
+                                                               variance=variance, systems=systems))
+        except ValueError as e:         # e.g. n = 2: scipy's noncentral t gives NaN power with 1 degree of freedom
+            out["mdd_error"] = str(e)
+        pw = float(_meta.power_curve(design, [int(n_collection)], alpha=alpha, min_diff=min_diff,
+                                     variance=variance, systems=systems)["power"].iloc[0])
+        out["power_at_n"] = pw if np.isfinite(pw) else None
+    hi = max(2 * n_req, 2 * int(n_collection), 20)
+    ns = np.arange(2, hi + 1) if hi <= 400 else np.unique(np.round(np.geomspace(2, hi, 300)).astype(np.int64))
+    out["curve"] = _meta.power_curve(design, ns, alpha=alpha, min_diff=min_diff, variance=variance, systems=systems)
+    out["log_x"] = bool(hi > 400)
+    return out
+
+
+def variance_for(design: str, v_e: float) -> float:
+    """The variance a topic set design uses from V_E (2 V_E for paired-t and ci, V_E for anova)."""
+    return float(_meta.variance_for(design, v_e))

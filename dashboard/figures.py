@@ -144,19 +144,30 @@ def depth_ecdf(df: pd.DataFrame) -> go.Figure:
 
 
 # -- rank correlation --------------------------------------------------------
+def tau_scale(tau: pd.DataFrame) -> tuple[float, float]:
+    """The colour range of a tau heatmap: [0, 1] when every value is >= 0,
+    else [-1, 1] - fixed, so a colour always means the same tau (issue 8 sec. 3)."""
+    z = tau.values.astype(float)
+    return (0.0, 1.0) if (not np.isfinite(z).any() or np.nanmin(z) >= 0) else (-1.0, 1.0)
+
+
 def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, title: str | None = None,
                 zmin: float | None = None) -> go.Figure:
-    """Kendall tau matrix with values written in the cells; ``*`` marks significance."""
+    """Kendall tau matrix with values written in the cells; ``*`` marks significance.
+
+    The colour scale is fixed (:func:`tau_scale`), never stretched to the data.
+    """
     z = tau.values.astype(float)
     sig = significant.values.astype(bool) if significant is not None else np.zeros_like(z, bool)
     text = [[("" if not np.isfinite(v) else f"{v:.3f}" + ("*" if s_ and i != j else ""))
              for j, (v, s_) in enumerate(zip(row, srow))] for i, (row, srow) in enumerate(zip(z, sig))]
-    lo = zmin if zmin is not None else float(np.nanmin(z)) if np.isfinite(z).any() else 0.0
-    lo = min(lo, 0.99)
+    lo, hi = tau_scale(tau)
+    if zmin is not None:
+        lo = zmin
     fig = go.Figure(go.Heatmap(
         z=z, x=[str(c) for c in tau.columns], y=[str(r) for r in tau.index], text=text,
-        texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=1,
-        colorbar=dict(title="tau", thickness=12),
+        texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=hi,
+        colorbar=dict(title=f"tau<br>[{lo:g}, {hi:g}]", thickness=12),
         hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{z:.3f}<extra></extra>",
     ))
     n = len(tau)
@@ -209,7 +220,9 @@ def stability_scatter(df: pd.DataFrame) -> go.Figure:
         g = df[df["metric"] == name].sort_values("fuzziness")
         fig.add_trace(go.Scatter(
             x=g["prop_ties"], y=g["error_rate"], name=str(name), mode="lines+markers+text",
-            text=[f"{f:.0%}" for f in g["fuzziness"]], textposition="top center", textfont=dict(size=9),
+            # labels on the lowest and highest fuzziness only: all of them overlap (issue 8 sec. 4)
+            text=[f"{f:.0%}" if i in (0, len(g) - 1) else "" for i, f in enumerate(g["fuzziness"])],
+            textposition="top right", textfont=dict(size=9),
             line=dict(color=cmap[name], width=2), marker=dict(size=8),
             customdata=g["fuzziness"],
             hovertemplate=f"<b>{name}</b><br>fuzziness %{{customdata:.0%}}<br>error rate %{{y:.2%}}"
@@ -249,3 +262,162 @@ def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str) -> go.Figure:
                            hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
     fig.update_yaxes(tickformat=".0%")
     return _layout(fig, x=x, y=y_title, height=320, legend=False)
+
+
+def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, title: str | None = None
+                ) -> go.Figure:
+    """Monte Carlo spread of one summary figure per metric (evalcore.meta.repeat): a bar at the mean over
+    repetitions, an error bar of +- 1 sd, and a thin line over the min-max range.
+
+    ``spread``: one row per metric with ``metric``, ``mean``, ``sd``, ``min``, ``max``, ``n`` (e.g.
+    ``RepeatResult.table("pct_comparisons", confidence=0.95).reset_index()``). Bars are sorted by the mean,
+    largest first, as the papers sort their tables; sd is drawn as 0 when undefined (one repetition).
+    """
+    d = spread.sort_values("mean", ascending=False, kind="stable", na_position="last")
+    cmap = color_map(list(d["metric"]))
+    sd = d["sd"].fillna(0.0).to_numpy(dtype=float)
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        x=d["metric"], y=d["mean"], name="mean", marker_color=[cmap[m] for m in d["metric"]],
+        error_y=dict(type="data", array=sd, visible=True, color="#333333", thickness=1.5),
+        customdata=np.c_[sd, d["min"], d["max"], d["n"]],
+        hovertemplate="<b>%{x}</b><br>mean %{y:.4g} ± %{customdata[0]:.2g} (sd)<br>"
+                      "min %{customdata[1]:.4g}, max %{customdata[2]:.4g}<br>%{customdata[3]} repetitions"
+                      "<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=np.repeat(d["metric"].to_numpy(), 3), y=np.ravel(np.c_[d["min"], d["max"], np.full(len(d), np.nan)]),
+        mode="lines", name="min-max", line=dict(color="#333333", width=1, dash="dot"), hoverinfo="skip"))
+    if percent:
+        fig.update_yaxes(ticksuffix="%")
+    return _layout(fig, title=title, y=y_title, legend=False)
+
+
+# -- "Which gains should I report?" --------------------------------------------
+def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = None, hi: str | None = None,
+                   sd: str | None = None, y_range=None, ref_y: float | None = None, ref_label: str = "",
+                   title: str | None = None) -> go.Figure:
+    """One marker per gain setting (x in the frame's order), optional error bars
+    from ``lo`` to ``hi`` (e.g. min..max over Monte Carlo repetitions); the
+    slider's and the sidebar's settings are drawn in orange.
+
+    ``df``: columns ``setting``, ``family``, ``y`` (and lo/hi/sd).
+    """
+    x = df["setting"].astype(str)
+    colors = [OKABE_ITO[1] if ("slider" in f or "current" in f) else OKABE_ITO[0] for f in df["family"]]
+    err = None
+    if lo is not None and hi is not None:
+        err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
+                   arrayminus=(df[y] - df[lo]).to_numpy(), color=GREY, thickness=1.5, width=5)
+    custom = np.stack([df["family"].astype(str), df[sd] if sd else np.zeros(len(df))], axis=1)
+    fig = go.Figure(go.Scatter(
+        x=x, y=df[y], mode="markers", marker=dict(size=11, color=colors, line=dict(width=1, color="white")),
+        error_y=err, customdata=custom,
+        hovertemplate="<b>%{x}</b> (%{customdata[0]})<br>" + y_title + ": %{y:.3f}"
+                      + ("<br>sd over repetitions: %{customdata[1]:.2f}" if sd else "") + "<extra></extra>"))
+    if ref_y is not None:
+        fig.add_hline(y=ref_y, line=dict(color=GREY, dash="dash"), annotation_text=ref_label,
+                      annotation_position="bottom left")
+    if y_range is not None:
+        fig.update_yaxes(range=list(y_range))
+    fig.update_xaxes(tickangle=-35, type="category")
+    return _layout(fig, title=title, x="gain setting (highest level first, values used)", y=y_title, height=400,
+                   legend=False)
+
+
+# -- "Significance & topic sets" (issue 10 sec. 4) ------------------------------------
+def forest_data(table: pd.DataFrame, run: str) -> pd.DataFrame:
+    """The rows of a pair table (``run_x, run_y, mean_diff = x - y, ci_low, ci_high, ...``)
+    involving ``run``, turned to read "run minus other": where ``run`` is ``run_y`` the
+    difference and the CI change sign (and the CI's ends swap). Sorted by the difference,
+    ascending (the forest plot draws the largest at the top)."""
+    t = table[(table["run_x"].astype(str) == str(run)) | (table["run_y"].astype(str) == str(run))]
+    flip = (t["run_y"].astype(str) == str(run)).to_numpy()
+    sign = np.where(flip, -1.0, 1.0)
+    out = pd.DataFrame({
+        "other": np.where(flip, t["run_x"].astype(str), t["run_y"].astype(str)),
+        "mean_diff": sign * t["mean_diff"].to_numpy(),
+        "ci_low": np.where(flip, -t["ci_high"].to_numpy(), t["ci_low"].to_numpy()),
+        "ci_high": np.where(flip, -t["ci_low"].to_numpy(), t["ci_high"].to_numpy()),
+    })
+    for col in ("effect_size", "p_value", "p_adjusted"):
+        if col in t:
+            out[col] = (sign * t[col].to_numpy()) if col == "effect_size" else t[col].to_numpy()
+    out["significant"] = t["significant"].to_numpy().astype(bool) if "significant" in t else False
+    return out.sort_values("mean_diff", kind="stable").reset_index(drop=True)
+
+
+def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label: str) -> go.Figure:
+    """Forest plot of :func:`forest_data`: one row per other run, a dot at the mean difference
+    (run minus other) and a bar for its CI; significant pairs in colour (blue: ``run`` better,
+    orange: worse), the others grey; a line at 0."""
+    fig = go.Figure()
+    groups = [(f"significant, {run} better", df["significant"] & (df["mean_diff"] > 0), OKABE_ITO[0]),
+              (f"significant, {run} worse", df["significant"] & (df["mean_diff"] <= 0), OKABE_ITO[3]),
+              ("not significant", ~df["significant"], GREY)]
+    for name, sel, col in groups:
+        g = df[sel]
+        if g.empty:
+            continue
+        custom = np.stack([g["ci_low"], g["ci_high"], g.get("p_adjusted", pd.Series(np.nan, index=g.index))],
+                          axis=1)
+        fig.add_trace(go.Scatter(
+            x=g["mean_diff"], y=g["other"], mode="markers", name=name, marker=dict(size=9, color=col),
+            error_x=dict(type="data", symmetric=False, array=(g["ci_high"] - g["mean_diff"]).to_numpy(),
+                         arrayminus=(g["mean_diff"] - g["ci_low"]).to_numpy(), color=col, thickness=2, width=4),
+            customdata=custom,
+            hovertemplate=(f"<b>{run}</b> minus <b>%{{y}}</b><br>{metric}: %{{x:+.4f}}<br>{ci_label}: "
+                           "[%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>adjusted p = %{customdata[2]:.4g}"
+                           "<extra></extra>"),
+        ))
+    fig.add_vline(x=0, line=dict(color="#555555", width=1))
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(df["other"]),
+                     tickfont=dict(size=11))
+    _layout(fig, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
+            height=max(320, 20 * len(df) + 110))
+    fig.update_layout(legend=dict(title=dict(text=sig_label + ": ")))
+    return fig
+
+
+def power_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, lo: str | None = None, hi: str | None = None,
+               sd: str | None = None, title: str | None = None) -> go.Figure:
+    """Discriminative power: one bar per metric (``y`` in percent), with whiskers from ``lo`` to
+    ``hi`` (the Monte Carlo spread over repeated seeds) when given."""
+    err = None
+    if lo is not None and hi is not None:
+        err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
+                   arrayminus=(df[y] - df[lo]).to_numpy(), color="#333333", thickness=1.5, width=8)
+    custom = np.stack([df[lo] if lo else df[y], df[hi] if hi else df[y], df[sd] if sd else np.zeros(len(df))],
+                      axis=1)
+    spread = ("<br>over seeds: %{customdata[0]:.1f}-%{customdata[1]:.1f} %, sd %{customdata[2]:.2f}"
+              if lo is not None else "")
+    fig = go.Figure(go.Bar(x=df[x].astype(str), y=df[y], marker_color=OKABE_ITO[0], error_y=err, customdata=custom,
+                           hovertemplate="<b>%{x}</b><br>" + y_title + ": %{y:.1f} %" + spread + "<extra></extra>"))
+    top = float(np.nanmax(df[hi] if hi else df[y])) if len(df) else 0.0
+    fig.update_yaxes(range=[0, max(5.0, min(100.0, top * 1.15 + 1))], ticksuffix=" %")
+    return _layout(fig, title=title, x="metric", y=y_title, height=360, legend=False)
+
+
+def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_collection: int | None,
+                target: float | None, target_label: str = "", log_x: bool = False, title: str | None = None
+                ) -> go.Figure:
+    """Power (or expected CI width) against the number of topics, with the required n and the
+    collection's own n marked. ``df``: columns ``n_topics`` and ``y``."""
+    fig = go.Figure(go.Scatter(x=df["n_topics"], y=df[y], mode="lines", line=dict(color=OKABE_ITO[0], width=2.5),
+                               name=y_title, hovertemplate="n = %{x} topics<br>" + y_title + ": %{y:.4f}"
+                                                           "<extra></extra>"))
+    if target is not None:
+        fig.add_hline(y=target, line=dict(color=GREY, dash="dash"), annotation_text=target_label,
+                      annotation_position="bottom right")
+    marks = [(n_required, f"needed: n = {n_required}", OKABE_ITO[3])]
+    if n_collection:
+        marks.append((n_collection, f"this collection: n = {n_collection}", OKABE_ITO[2]))
+    for i, (n, text, col) in enumerate(marks):
+        fig.add_vline(x=n, line=dict(color=col, dash="dot", width=2))
+        fig.add_annotation(x=float(np.log10(n)) if log_x else n, y=1 - 0.08 * i, yref="paper", text=text,
+                           showarrow=False, xanchor="left", xshift=4, font=dict(color=col))
+    if log_x:
+        fig.update_xaxes(type="log")
+    if y == "power":                    # a probability: the whole [0, 1] range, never stretched
+        fig.update_yaxes(range=[0, 1.05])
+    return _layout(fig, title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
+                   height=380, legend=False)

@@ -9,23 +9,41 @@ Gains and penalties are stored per level, ascending (``g1`` .. ``gK``), as
 evalcore's sequences are; the URL writes them in the papers' notation,
 highest level first (``gains=3:2:1``), so a URL reads like the papers.
 
-This module imports streamlit but not evalcore (STYLE.md: only cached.py
-touches both).
+This module imports streamlit and, from evalcore, only constants, the gain/
+penalty rules (defaults and labels) and the settings-file reader (STYLE.md: one
+source of truth; cached.py is the only module that computes with both).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import streamlit as st
 
+from evalcore.gains import level_label, resolve_gains, resolve_penalties
+from evalcore.settings import (
+    DEFAULTS,
+    GAIN_MAX,
+    GAIN_MIN,
+    GAIN_STEP,
+    PRESETS,
+    SIM_MAX_RUNS,
+    SIM_MAX_TOPICS,
+    WIDGET_BOUNDS,
+    SettingsError,
+    parse_settings,
+)
+
 #: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
-#: The papers' gain presets offered one click away (paper notation, highest level first).
-PRESETS = ("3:2:1", "30:20:10", "0.3:0.2:0.1", "1:1:1", "10:5:1")
-
-GAIN_MIN, GAIN_MAX, GAIN_STEP = 0.1, 30.0, 0.1
+# PRESETS (the papers' gain presets, highest level first), GAIN_MIN/MAX/STEP, the widget bounds and the
+# defaults come from evalcore (settings.py, gains.py): one source of truth.
+__all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS"]
+#: The gain slider spans GAIN_MIN..GAIN_SLIDER_MAX (a hand can place it to ~0.1 on a sidebar);
+#: the number box beside it takes exact values up to GAIN_MAX (issue 8 sec. 4).
+GAIN_SLIDER_MAX = 10.0
 
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
@@ -33,8 +51,8 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "sim_topics": ("nt", 50, int),
     "sim_runs": ("nr", 30, int),
     "sim_seed": ("seed", 0, int),
-    "beta": ("beta", 1.0, float),
-    "cutoff": ("cutoff", 10, int),
+    "beta": ("beta", DEFAULTS["beta"], float),
+    "cutoff": ("cutoff", DEFAULTS["cutoffs"][0], int),
     "threshold": ("thr", "relaxed", str),
     "top_n": ("top", 0, int),
     "top_by": ("by", "AP", str),
@@ -64,12 +82,7 @@ _CHOICES = {
     "threshold": ("relaxed", "rigid"),
     "sw_sampling": ("replacement", "disjoint", "independent"),
 }
-_BOUNDS = {
-    "sim_topics": (2, 500), "sim_runs": (2, 200), "beta": (0.0, 10.0), "cutoff": (1, 1000),
-    "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
-    "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
-    "sim_seed": (0, 10**6), "sw_seed": (0, 10**6), "bs_seed": (0, 10**6), "st_seed": (0, 10**6),
-}
+_BOUNDS = WIDGET_BOUNDS
 ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
 
@@ -121,8 +134,8 @@ def expand(base: str, cutoff: int) -> str:
 
 
 def paper(values) -> str:
-    """Ascending per-level values -> the papers' notation, highest level first."""
-    return ":".join(f"{float(v):g}" for v in list(values)[::-1])
+    """Ascending per-level values -> the papers' notation, highest level first (evalcore's label)."""
+    return level_label(values)
 
 
 def from_paper(text: str) -> list[float]:
@@ -139,14 +152,21 @@ def level_names(K: int, names=None) -> list[str]:
 
 
 def default_gains(K: int) -> list[float]:
-    return [float(L) for L in range(1, K + 1)]
+    """003's 3:2:1 mapped onto K levels (evalcore.gains.map_levels): gain(L) = L."""
+    return resolve_gains(None, K).tolist()
 
 
 def default_penalties(K: int) -> list[float]:
-    return [float(K - L + 2) for L in range(1, K + 1)]
+    """003's S:A:B = 2:3:4 mapped onto K levels (evalcore.gains.map_levels): penalty(L) = K - L + 2."""
+    return resolve_penalties(None, K).tolist()
 
 
 def _clean(key: str, value):
+    """Clamp a URL / settings-file value to its documented range. Not-a-number
+    and infinite values are refused (ValueError), never clamped: ``min(max(nan,
+    lo), hi)`` is nan, which is how ``?beta=nan`` used to pass."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(value)
     lo_hi = _BOUNDS.get(key)
     if lo_hi is not None:
         value = min(max(value, lo_hi[0]), lo_hi[1])
@@ -172,7 +192,7 @@ def init(metric_choices) -> None:
         if name in q:
             try:
                 value = _clean(key, parse(q[name]))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, OverflowError):
                 ss.setdefault("_url_warnings", []).append(f"ignored {name}={q[name]!r} in the address")
         ss[key] = value
     if "metrics" not in ss:
@@ -215,10 +235,17 @@ def set_levels(K: int) -> None:
     ss["_K"] = K
 
 
+def gain_from_widget(L: int, prefix: str) -> None:
+    """Slider / number-box callback: the widget's value becomes gain ``g{L}``."""
+    v = st.session_state.get(f"{prefix}{L}")
+    if v is not None and math.isfinite(float(v)):
+        st.session_state[f"g{L}"] = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
+
+
 def apply_gains(values_ascending) -> None:
     """Button callback: set every gain slider (e.g. a preset)."""
     for L, v in enumerate(values_ascending, start=1):
-        st.session_state[f"g{L}"] = min(max(float(v), GAIN_MIN), GAIN_MAX)
+        st.session_state[f"g{L}"] = min(max(round(float(v), 6), GAIN_MIN), GAIN_MAX)
 
 
 def current() -> Settings:
@@ -283,63 +310,52 @@ def reset() -> None:
         ss["dataset"] = "upload"
 
 
-def apply_settings_file(data: dict, K: int) -> list[str]:
-    """Load a settings JSON (as written by the Report page or the CLI) into the session.
+def apply_settings_file(data, K: int, source: str = "settings file") -> list[str]:
+    """Load a settings file (as written by the Report page or the CLI's --save-settings) into the session.
 
-    Returns the problems found, in words; valid entries are applied.
+    ``data``: the file's bytes or text (or an already-parsed dict). Atomic:
+    :func:`evalcore.settings.parse_settings` checks the whole file, and the
+    gains / penalties are checked against the collection's K, before anything
+    is applied. Returns the problem in words (and changes nothing), or [].
+    Values outside a widget's range are clamped to it.
     """
-    ss = st.session_state
-    problems = []
-    data = data.get("settings", data) if isinstance(data, dict) else {}
-    for name, target, ok in (("gains", "g", lambda v: v > 0), ("penalties", "p", lambda v: v > 1)):
-        if name in data and data[name] is not None:
-            raw = data[name]
-            try:
-                vals = from_paper(raw) if isinstance(raw, str) else [float(v) for v in raw]
-            except (TypeError, ValueError):
-                problems.append(f"{name}: could not read {raw!r}")
-                continue
-            if len(vals) != K or not all(ok(v) for v in vals):
-                problems.append(f"{name}: need {K} values ({'> 0' if target == 'g' else '> 1'}); got {raw!r}")
-                continue
-            for L, v in enumerate(vals, start=1):
-                ss[f"{target}{L}"] = min(max(v, GAIN_MIN), GAIN_MAX) if target == "g" else v
-    if "beta" in data:
-        try:
-            ss["beta"] = _clean("beta", float(data["beta"]))
-        except (TypeError, ValueError):
-            problems.append(f"beta: could not read {data['beta']!r}")
-    if data.get("cutoffs"):
-        try:
-            ss["cutoff"] = _clean("cutoff", int(list(data["cutoffs"])[0]))
-        except (TypeError, ValueError):
-            problems.append(f"cutoffs: could not read {data['cutoffs']!r}")
-    if "rel_threshold" in data:
-        ss["threshold"] = "rigid" if str(data["rel_threshold"]) == "2" else "relaxed"
-    if data.get("metrics"):
-        ss["metrics"] = list(dict.fromkeys(str(m).partition("@")[0] for m in data["metrics"]))
-        cuts = [m.partition("@")[2] for m in map(str, data["metrics"]) if "@" in m]
-        if cuts and not data.get("cutoffs"):
-            ss["cutoff"] = int(cuts[0])
-    for key in ("top_n", "top_by"):
-        if key in data:
-            ss[key] = data[key]
-    if data.get("dataset") in ("sim", "examples"):
-        ss["dataset"] = data["dataset"]
+    import json
+
+    try:
+        new = parse_settings(data if isinstance(data, (str, bytes)) else json.dumps(data), source)
+    except SettingsError as e:
+        return [str(e)]
+    for name in ("gains", "penalties"):
+        if new.get(name) is not None and len(new[name]) != K:
+            return [f"{source}: {name} gives {len(new[name])} values but the collection has {K} relevance levels"]
+    up: dict[str, Any] = {}
+    for L, v in enumerate(new.get("gains") or [], start=1):
+        up[f"g{L}"] = min(max(v, GAIN_MIN), GAIN_MAX)
+    for L, v in enumerate(new.get("penalties") or [], start=1):
+        up[f"p{L}"] = v
+    if new.get("beta") is not None:
+        up["beta"] = _clean("beta", new["beta"])
+    if new.get("cutoffs"):
+        up["cutoff"] = _clean("cutoff", new["cutoffs"][0])
+    if new.get("rel_threshold") is not None:
+        up["threshold"] = "rigid" if new["rel_threshold"] == 2 else "relaxed"
+    if new.get("metrics"):
+        up["metrics"] = list(dict.fromkeys(m.partition("@")[0] for m in new["metrics"]))
+        cuts = [m.partition("@")[2] for m in new["metrics"] if "@" in m]
+        if cuts and not new.get("cutoffs"):
+            up["cutoff"] = _clean("cutoff", int(cuts[0]))
+    if new.get("top_n") is not None:
+        up["top_n"] = _clean("top_n", new["top_n"])
+    if new.get("top_by") is not None:
+        up["top_by"] = new["top_by"]
+    if new.get("dataset") in ("sim", "examples"):
+        up["dataset"] = new["dataset"]
     nested = {"simulated": {"n_topics": "sim_topics", "n_runs": "sim_runs", "seed": "sim_seed"},
               "swap": {"sampling": "sw_sampling", "subset_size": "sw_subset", "B": "sw_B", "seed": "sw_seed"},
               "bootstrap": {"alpha": "bs_alpha", "B": "bs_B", "seed": "bs_seed"},
               "stability": {"subset_size": "st_subset", "B": "st_B", "seed": "st_seed"}}
     for group, keys in nested.items():
-        block = data.get(group)
-        if not isinstance(block, dict):
-            continue
-        for name, key in keys.items():
-            if name not in block:
-                continue
-            try:
-                parse = _SCALARS[key][2]
-                ss[key] = _clean(key, parse(block[name] if block[name] is not None else 0))
-            except (TypeError, ValueError):
-                problems.append(f"{group}.{name}: could not read {block[name]!r}")
-    return problems
+        for name, value in (new.get(group) or {}).items():
+            up[keys[name]] = _clean(keys[name], 0 if value is None else value)
+    st.session_state.update(up)
+    return []

@@ -27,19 +27,41 @@ def sidebar(c) -> None:
         st.markdown("**Gain per relevance level**")
         rows = [st.columns(3), st.columns([1, 1.25])]
         slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
-        for slot, name in zip(slots, ("3:2:1", "1:1:1", "10:5:1", "30:20:10", "0.3:0.2:0.1")):
+        for slot, name in zip(slots, state.PRESETS):
             g = cached.preset_gains(name, K)
-            slot.button(name, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
-                               disabled=g is None, width="stretch",
-                               help=f"Set the gains to the papers' {name} (highest level first)")
+            used = state.paper(g) if g is not None else name
+            if g is not None and max(g) > state.GAIN_MAX:
+                why = (f"The papers' {name} on {K} levels is {used}: a gain above the maximum "
+                       f"{state.GAIN_MAX:g} of this dashboard. Set the gains by hand.")
+                g = None
+            elif g is None:
+                why = (f"The papers' {name} is defined for three levels and does not extend to {K}: only 3:2:1, "
+                       f"30:20:10, 0.3:0.2:0.1 (gain = level x step) and 1:1:1 do. Set the gains by hand.")
+            elif used == name:
+                why = f"Set the gains to the papers' {name} (highest level first)"
+            else:
+                why = f"The papers' {name} adapted to this collection's {K} levels: {used} (highest level first)"
+            slot.button(used, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
+                        disabled=g is None, width="stretch", help=why)
+        st.caption(f"Slider 0.1-{state.GAIN_SLIDER_MAX:g} in steps of 0.1; the box beside it takes exact values "
+                   f"up to {state.GAIN_MAX:g}.")
         for L in range(K, 0, -1):
-            st.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_MAX, step=state.GAIN_STEP,
-                      key=f"g{L}", format="%.1f")
+            g = float(ss[f"g{L}"])
+            ss[f"_gs{L}"] = min(max(g, state.GAIN_MIN), state.GAIN_SLIDER_MAX)
+            ss[f"_gn{L}"] = g
+            a, b = st.columns([2.6, 1.2], vertical_alignment="bottom")
+            a.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_SLIDER_MAX, step=state.GAIN_STEP,
+                     key=f"_gs{L}", format="%.1f", on_change=state.gain_from_widget, args=(L, "_gs"))
+            b.number_input(f"gain of {names[L - 1]}", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
+                           step=state.GAIN_STEP, key=f"_gn{L}", format="%.2f", label_visibility="collapsed",
+                           on_change=state.gain_from_widget, args=(L, "_gn"))
         st.slider("beta (weight of gain vs. rank)", 0.0, 10.0, step=0.1, key="beta", format="%.1f",
                   help="Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / (beta·cg_I(r) + r). "
                        "beta = 0 turns Q-measure into AP.")
         with st.expander("NWRR penalties", expanded=False):
-            st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1.")
+            st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 "
+                       "and none larger than the penalty of a lower level (003 Sec. 3.2; otherwise NWRR is left "
+                       "out).")
             for L in range(K, 0, -1):
                 st.number_input(f"penalty {names[L - 1]} (level {L})", min_value=1.01, max_value=100.0,
                                 step=0.5, key=f"p{L}", format="%.2f")
@@ -93,42 +115,108 @@ def settings_line(s: state.Settings, c) -> str:
             f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold")
 
 
-def long_computation(slot: str, key: tuple, label: str, compute, what: str):
-    """Run ``compute(progress)`` only when the button is pressed; keep the result
-    for these exact settings in the session (and in cached.py's cache).
+#: Quick pass size and the interactive budget (CPU seconds) a full-B run must
+#: fit to be computed before the first chart (issue 8, sec. 1 and 5).
+QUICK_B = 100
+BUDGET_S = 0.3
 
-    Returns the result for ``key`` or None (with a hint why nothing is shown).
+
+def b_controls(what: str, B_key: str, seed_key: str, B_max: int = 100000) -> None:
+    """B and seed inputs, with "B x 10" (ask for more precision) and "new seed"
+    buttons; every value is stated again on the result."""
+    ss = st.session_state
+
+    def _more():
+        ss[B_key] = min(int(ss[B_key]) * 10, B_max)
+
+    def _new_seed():
+        ss[seed_key] = (int(ss[seed_key]) + 1) % (10**6 + 1)
+
+    c1, c2, c3, c4 = st.columns([1.2, 1, 0.9, 0.9], vertical_alignment="bottom")
+    c1.number_input(f"{what} B", min_value=10, max_value=B_max, step=100, key=B_key,
+                    help=f"Number of bootstrap samples / trials. A quick pass with B = {QUICK_B} is shown first "
+                         f"when the chosen B takes longer than {BUDGET_S:g} s of CPU; the chosen B replaces it.")
+    c2.number_input("seed", min_value=0, max_value=10**6, step=1, key=seed_key)
+    c3.button("B x 10", key=f"{B_key}_more", on_click=_more, width="stretch",
+              help="Ask for ten times the samples: tighter estimates, slower.", disabled=int(ss[B_key]) >= B_max)
+    c4.button("new seed", key=f"{seed_key}_next", on_click=_new_seed, width="stretch",
+              help="Draw new random samples: how much do the results move?")
+
+
+def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, draw) -> dict | None:
+    """Draw ``kind``'s result for the current data and settings, with no button.
+
+    1. The chosen B already computed (by any session): drawn at once.
+    2. Otherwise a quick pass (B = QUICK_B) is computed; if the chosen B is
+       estimated to fit :data:`BUDGET_S` it is computed straight away and
+       drawn instead; if not, the quick pass is drawn, stated as such, and
+       the chosen B is computed after the rest of the page is drawn (with a
+       progress bar in place of the status line; any setting moved cancels
+       it), then the page reruns and draws it (:func:`finish_live`).
+
+    ``draw(frames, B_shown, B_chosen)`` draws the result. Returns the result drawn or None.
     """
     ss = st.session_state
-    b, note = st.columns([1, 3], vertical_alignment="center")
-    pressed = b.button(label, type="primary", key=f"{slot}_run", icon=":material/play_arrow:")
-    note.caption("Runs on the press, with a progress bar; Stop (top right) or any change of a setting cancels it.")
-    store = f"_res_{slot}"
-    if pressed:
-        prog = cached.Progress(f"{what} ...")
-        try:
-            res = compute(prog)
-        except cached.cancelled_error():
-            st.warning("Cancelled.")
-            return None
-        except ValueError as e:
-            st.error(f"{what} could not run with these settings: {e}", icon=":material/error:")
-            return None
-        finally:
-            prog.done()
-        ss[store] = (key, res)
-    stored = ss.get(store)
-    if stored is not None and stored[0] == key:
-        return stored[1]
-    if stored is not None:
-        st.info(f"The data or settings changed since the last run. Press **{label}** to recompute "
-                "(results for settings used before come back instantly).", icon=":material/refresh:")
-    else:
-        st.info(f"Press **{label}** to start; the result is kept for these settings and seed.",
-                icon=":material/touch_app:")
-    return None
+    B = int(B)
+    status = st.empty()
+    try:
+        res = cached.meta_lookup(kind, c, s, params, B)
+        if res is None:
+            qB = min(B, QUICK_B)
+            quick = cached.meta_compute(kind, c, s, params, qB)
+            if qB == B:
+                res = quick
+            elif quick["seconds"] * B / qB <= BUDGET_S:
+                res = cached.meta_compute(kind, c, s, params, B)
+    except ValueError as e:
+        status.error(f"{what} cannot run with these settings: {e}", icon=":material/error:")
+        return None
+    if res is not None:
+        status.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
+        draw(res["frames"], B, B)
+        _drawn(kind, B, B)
+        return res
+    est = quick["seconds"] * B / qB
+    status.caption(f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
+                   f"(about {est:.1f} s of CPU) ...")
+    draw(quick["frames"], qB, B)
+    _drawn(kind, qB, B)
+    ss.setdefault("_live_pending", []).append((kind, c, s, dict(params), B, what, status))
+    return quick
 
 
-def stored_result(slot: str, key: tuple):
-    stored = st.session_state.get(f"_res_{slot}")
-    return stored[1] if stored is not None and stored[0] == key else None
+def _drawn(kind: str, B_shown: int, B_chosen: int) -> None:
+    """Note when a chart was drawn (benchmarks/bench_app.py reads it: time to first chart)."""
+    import time
+    st.session_state.setdefault("_live_log", []).append((time.perf_counter(), kind, B_shown, B_chosen))
+    del st.session_state["_live_log"][:-50]
+
+
+def finish_live() -> None:
+    """Compute the chosen B of every quick pass drawn in this run, with
+    progress, then rerun so the charts show it. Call at the end of a page.
+
+    Runs in the script thread (no threads of our own): moving any setting
+    interrupts it at the next progress update, and the rerun starts over.
+    """
+    pending = st.session_state.pop("_live_pending", [])
+    if not pending:
+        return
+    for kind, c, s, params, B, what, status in pending:
+        with status.container():
+            prog = cached.Progress(f"Refining {what} to B = {B} ...")
+            try:
+                cached.meta_compute(kind, c, s, params, B, progress=prog)
+            except ValueError as e:
+                st.error(f"{what} with B = {B} could not run: {e}", icon=":material/error:")
+                return
+            finally:
+                prog.done()
+    st.rerun()
+
+
+def b_title(B_shown: int, B_chosen: int) -> str:
+    """The B statement every meta chart carries."""
+    if B_shown == B_chosen:
+        return f"B = {B_chosen}"
+    return f"quick pass: B = {B_shown} (refining to B = {B_chosen})"

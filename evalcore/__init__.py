@@ -6,9 +6,9 @@ penalties / cutoffs (:func:`evaluate`), and evaluate the metrics themselves
 (:mod:`evalcore.meta`). Pure numpy/pandas: no Streamlit, no plotting.
 """
 from .collection import Collection, LoadReport
+from .gains import GAIN_PRESETS, resolve_gains, resolve_penalties
 from .io import InputError, load_collection
 from .registry import METRIC_KEYS, MetricSpec, evaluate, parse_metric, score_matrices, score_matrix
-from .gains import GAIN_PRESETS, resolve_gains, resolve_penalties
 from .simulate import paper_examples, simulated_collection
 
 __all__ = [

@@ -9,11 +9,10 @@ Two notations exist and both are supported, never mixed up:
 """
 from __future__ import annotations
 
-from typing import Sequence
-
 import numpy as np
 
-__all__ = ["GAIN_PRESETS", "resolve_gains", "resolve_penalties", "parse_ascending", "gains_label"]
+__all__ = ["GAIN_PRESETS", "DEFAULT_GAINS", "DEFAULT_PENALTIES", "map_levels", "level_label", "resolve_gains",
+           "resolve_penalties", "parse_ascending", "gains_label", "check_penalties"]
 
 #: The papers' gain settings, highest level first (003 Table 5, 001, 004).
 GAIN_PRESETS: dict[str, tuple[float, ...]] = {
@@ -24,8 +23,91 @@ GAIN_PRESETS: dict[str, tuple[float, ...]] = {
     "10:5:1": (10.0, 5.0, 1.0),
     "2:1.5:1": (2.0, 1.5, 1.0),
 }
-# Presets that are "gain(L) = step * L" and so extend to any number of levels.
-_LINEAR = {"3:2:1": 1.0, "30:20:10": 10.0, "0.3:0.2:0.1": 0.1}
+#: 003's defaults, S:A:B (highest level first): gains 3:2:1 and NWRR penalties 2:3:4 (003 Sec. 3.2).
+DEFAULT_GAINS = "3:2:1"
+DEFAULT_PENALTIES = "2:3:4"
+
+
+def map_levels(setting, K: int, *, anchor: str) -> np.ndarray:
+    """Map a setting written for the papers' 3 levels (S:A:B) onto K levels; ascending array.
+
+    **The level-mapping rule** (used for every paper setting: the gain
+    presets, the default gains and the default NWRR penalties). A setting is
+    a sequence of per-level values; it keeps the level where it is smallest
+    fixed - its *anchor* - and grows or shrinks at the other end:
+
+    * gains are anchored at the **lowest** relevant level: level 1 keeps B,
+      level 2 keeps A, level 3 keeps S;
+    * penalties are anchored at the **highest** level: level K keeps S, K-1
+      keeps A, K-2 keeps B (the smallest penalty stays on the highest
+      level, which is what bounds NWRR by 1, 003 Sec. 3.2).
+
+    With fewer than 3 levels the values beyond the collection's levels are
+    dropped at the free end; with more, the free end continues the last step
+    (S - A for gains, B - A for penalties) level by level. A step that would
+    shrink toward the free end is not continued (the last value repeats), so
+    gains stay positive and penalties stay > 1 and never grow with the level.
+    For K = 3 a setting is used unchanged.
+
+    ====  ============  =================  =========================
+    K     gains 3:2:1   gains 10:5:1       penalties 2:3:4 (S:A:B)
+    ====  ============  =================  =========================
+    2     2:1           5:1                2:3
+    3     3:2:1         10:5:1             2:3:4
+    4     4:3:2:1       15:10:5:1          2:3:4:5
+    5     5:4:3:2:1     20:15:10:5:1       2:3:4:5:6
+    ====  ============  =================  =========================
+
+    (labels highest level first, as the papers write them; see
+    :func:`level_label`). The linear presets 3:2:1, 30:20:10, 0.3:0.2:0.1
+    thus become gain(L) = step * L, and 1:1:1 stays binary.
+
+    Parameters
+    ----------
+    setting : S:A:B string (highest level first) or a sequence of values, highest level first
+    K : number of relevance levels (>= 1)
+    anchor : "lowest" (gains) or "highest" (penalties)
+
+    >>> map_levels("3:2:1", 4, anchor="lowest").tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    >>> map_levels("2:3:4", 4, anchor="highest").tolist()
+    [5.0, 4.0, 3.0, 2.0]
+    >>> map_levels("10:5:1", 2, anchor="lowest").tolist()
+    [1.0, 5.0]
+    """
+    K = int(K)
+    if K < 1:
+        raise ValueError(f"K (number of relevance levels) must be >= 1; got {K}")
+    hi_first = _parse_colon(setting, "setting") if isinstance(setting, str) else [float(v) for v in setting]
+    if not hi_first:
+        raise ValueError("setting must give at least one value")
+    asc = hi_first[::-1]                                 # L1 .. Ln
+    if anchor == "lowest":
+        seq = asc                                        # grows toward the highest level
+    elif anchor == "highest":
+        seq = hi_first                                   # from the highest level downwards
+    else:
+        raise ValueError(f"anchor must be 'lowest' or 'highest'; got {anchor!r}")
+    if K <= len(seq):
+        seq = seq[:K]
+    else:
+        step = seq[-1] - seq[-2] if len(seq) >= 2 else 0.0
+        step = max(step, 0.0)
+        seq = seq + [seq[-1] + step * i for i in range(1, K - len(seq) + 1)]
+    out = seq if anchor == "lowest" else seq[::-1]
+    return np.array(out, dtype=np.float64)
+
+
+def level_label(values) -> str:
+    """The label of per-level values as used, highest level first: ascending [1, 2, 3, 4] -> ``"4:3:2:1"``.
+
+    Use it for every table and plot label of a gain or penalty setting, so
+    the label shows the values actually used on the collection's levels.
+
+    >>> level_label([1.0, 2.0, 3.0, 4.0]), level_label([4.0, 3.0, 2.0]), level_label([1, 5.5])
+    ('4:3:2:1', '2:3:4', '5.5:1')
+    """
+    return ":".join(f"{float(v):g}" for v in np.asarray(values, dtype=np.float64).ravel()[::-1])
 
 
 def _parse_colon(text: str, what: str) -> list[float]:
@@ -43,15 +125,21 @@ def parse_ascending(text: str, what: str = "gains") -> list[float]:
     return _parse_colon(text, what)
 
 
-def _paper_string(text: str, K: int, what: str, extra: str = "") -> np.ndarray:
-    """``"a:b:c"`` in paper notation (highest level first) -> ascending array of K values."""
+def _paper_string(text: str, K: int, what: str, anchor: str, extra: str = "") -> np.ndarray:
+    """``"a:b:c"`` in paper notation (highest level first) -> ascending array of K values.
+
+    K values are used as given; a 3-value S:A:B setting is mapped onto K
+    levels by :func:`map_levels`.
+    """
     hi_first = _parse_colon(text, what)
-    if len(hi_first) != K:
-        raise ValueError(
-            f"{what} {text!r} gives {len(hi_first)} values (highest level first) but the "
-            f"collection has {K} relevance levels{extra}"
-        )
-    return np.array(hi_first[::-1], dtype=np.float64)
+    if len(hi_first) == K:
+        return np.array(hi_first[::-1], dtype=np.float64)
+    if len(hi_first) == 3:
+        return map_levels(hi_first, K, anchor=anchor)
+    raise ValueError(
+        f"{what} {text!r} gives {len(hi_first)} values (highest level first) but the "
+        f"collection has {K} relevance levels{extra}; give {K} values or a 3-value S:A:B setting"
+    )
 
 
 def _ascending(values, K: int, what: str) -> np.ndarray:
@@ -67,40 +155,26 @@ def _ascending(values, K: int, what: str) -> np.ndarray:
 def resolve_gains(gains, K: int) -> np.ndarray:
     """Gains of levels 1..K as a float64 array (ascending level order).
 
-    ``None`` gives gain(L) = L (the papers' S:A:B = 3:2:1 for K = 3). A
-    string is a preset name or any ``"a:b:c"`` in paper notation (highest
-    level first). For a collection with fewer than three levels a preset
-    keeps its lowest K values ("10:5:1" on two levels gives L2 = 5,
-    L1 = 1); the linear presets (3:2:1, 30:20:10, 0.3:0.2:0.1) and 1:1:1
-    extend to more than three levels. A sequence lists levels ascending.
+    ``None`` is the papers' default 3:2:1 mapped onto K levels by
+    :func:`map_levels` (gain(L) = L: 2:1, 3:2:1, 4:3:2:1, ...). A string is a
+    preset name or any ``"a:b:c"`` in paper notation (highest level first):
+    K values are used as given, a 3-value S:A:B setting is mapped onto K
+    levels by :func:`map_levels`. A sequence lists levels ascending.
 
     >>> resolve_gains(None, 3).tolist(), resolve_gains("10:5:1", 3).tolist()
     ([1.0, 2.0, 3.0], [1.0, 5.0, 10.0])
-    >>> resolve_gains("3:2:1", 2).tolist()
-    [1.0, 2.0]
+    >>> resolve_gains("3:2:1", 2).tolist(), resolve_gains("10:5:1", 4).tolist()
+    ([1.0, 2.0], [1.0, 5.0, 10.0, 15.0])
     """
     K = int(K)
     if gains is None:
-        g = np.arange(1, K + 1, dtype=np.float64)
+        g = map_levels(DEFAULT_GAINS, K, anchor="lowest")
     elif isinstance(gains, str):
         key = gains.strip()
         if key in GAIN_PRESETS:
-            hi_first = list(GAIN_PRESETS[key])
-            if K <= len(hi_first):
-                hi_first = hi_first[len(hi_first) - K:]
-            elif key in _LINEAR:
-                hi_first = [_LINEAR[key] * L for L in range(K, 0, -1)]
-            elif key == "1:1:1":
-                hi_first = [1.0] * K
-            else:
-                raise ValueError(
-                    f"gains preset {key!r} is defined for at most 3 levels; the collection has {K}. "
-                    f"Give {K} gains explicitly."
-                )
+            g = map_levels(GAIN_PRESETS[key], K, anchor="lowest")
         else:
-            return _check_positive(_paper_string(
-                key, K, "gains", f"; give exactly {K} or one of the presets {', '.join(GAIN_PRESETS)}"), K)
-        g = np.array(hi_first[::-1], dtype=np.float64)
+            g = _paper_string(key, K, "gains", "lowest", f" (presets: {', '.join(GAIN_PRESETS)})")
     else:
         g = _ascending(gains, K, "gains")
     return _check_positive(g, K)
@@ -114,30 +188,60 @@ def _check_positive(g: np.ndarray, K: int) -> np.ndarray:
     return g
 
 
-def resolve_penalties(penalties, K: int) -> np.ndarray:
-    """NWRR/WRR penalties beta(L) of levels 1..K (ascending), all > 1.
+def check_penalties(p, K: int | None = None, what: str = "penalties") -> np.ndarray:
+    """Validate NWRR/WRR penalties given ascending (L1..LK): finite, > 1, never growing with the level.
 
-    ``None`` gives penalty(L) = K - L + 2 (S:A:B = 2:3:4 when K = 3, 003
-    Sec. 3.2). A string is in paper notation, highest level first.
+    003 Sec. 3.2 gives the highest level the smallest penalty (S:A:B =
+    2:3:4); that is what bounds NWRR by 1. A penalty that grows with the
+    level (e.g. ascending 2:3:4, i.e. B = 2 and S = 4) would give NWRR = 1.5
+    for a B document at rank 1, so it is a ValueError.
 
-    >>> resolve_penalties(None, 3).tolist()
+    >>> check_penalties([4, 3, 2]).tolist()
     [4.0, 3.0, 2.0]
     """
-    K = int(K)
-    if penalties is None:
-        p = np.array([K - L + 2 for L in range(1, K + 1)], dtype=np.float64)
-    elif isinstance(penalties, str):
-        p = _paper_string(penalties, K, "penalties")
-    else:
-        p = _ascending(penalties, K, "penalties")
+    p = np.asarray(p, dtype=np.float64).ravel()
+    K = p.size if K is None else K
     bad = np.flatnonzero(~(p > 1) | ~np.isfinite(p))
     if bad.size:
         raise ValueError(
-            f"penalties must be > 1 for every level 1..{K}; got {p[bad[0]]} for level {int(bad[0]) + 1}"
+            f"{what} must be > 1 for every level 1..{K}; got {p[bad[0]]} for level {int(bad[0]) + 1}"
+        )
+    up = np.flatnonzero(np.diff(p) > 0)
+    if up.size:
+        L = int(up[0]) + 1
+        raise ValueError(
+            f"{what} must not grow with the level (003 Sec. 3.2: the smallest penalty goes to the highest "
+            f"level, which bounds NWRR by 1); got level {L}: {p[L - 1]:g} < level {L + 1}: {p[L]:g} "
+            f"(ascending L1..L{K}: {':'.join(f'{v:g}' for v in p)}). Give the lower levels the larger penalties, "
+            f"e.g. 003's default: ascending "
+            f"{':'.join(f'{v:g}' for v in map_levels(DEFAULT_PENALTIES, K, anchor='highest'))} "
+            f"(highest level first: {level_label(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))})"
         )
     return p
 
 
+def resolve_penalties(penalties, K: int) -> np.ndarray:
+    """NWRR/WRR penalties of levels 1..K (ascending), all > 1 and non-increasing with the level.
+
+    ``None`` is 003's default S:A:B = 2:3:4 mapped onto K levels by
+    :func:`map_levels` (anchored at the highest level: penalty(L) =
+    K - L + 2). A string is in paper notation, highest level first (K values,
+    or a 3-value S:A:B setting mapped by :func:`map_levels`); a sequence lists
+    levels ascending. Validated by :func:`check_penalties`.
+
+    >>> resolve_penalties(None, 3).tolist(), resolve_penalties(None, 4).tolist()
+    ([4.0, 3.0, 2.0], [5.0, 4.0, 3.0, 2.0])
+    """
+    K = int(K)
+    if penalties is None:
+        p = map_levels(DEFAULT_PENALTIES, K, anchor="highest")
+    elif isinstance(penalties, str):
+        p = _paper_string(penalties, K, "penalties", "highest")
+    else:
+        p = _ascending(penalties, K, "penalties")
+    return check_penalties(p, K)
+
+
 def gains_label(gains: np.ndarray) -> str:
-    """Paper notation (highest level first) of resolved gains: ``"3:2:1"``."""
-    return ":".join(f"{v:g}" for v in np.asarray(gains)[::-1])
+    """Paper notation (highest level first) of resolved gains: ``"3:2:1"`` (same as :func:`level_label`)."""
+    return level_label(gains)

@@ -523,21 +523,22 @@ def ancg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
 
 
 def nerr(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
-    r"""nERR@l as in NTCIREVAL: ERR with stop probability
-    p(r) = g(r)/(gain(K) + 1), K the highest level, normalised by the ERR of
-    the ideal list at the same cutoff.
+    r"""nERR@l: ERR with stop probability p(L) = gain(L) / (max gain + 1),
+    normalised by the ERR of the ideal list at the same cutoff.
 
     .. math:: ERR = \sum_{r \le l} \frac{1}{r}\,p(r)\prod_{i<r}(1 - p(i))
+
+    With gains ascending in the level (the papers' settings) the largest
+    gain is gain(K), K the highest level, so this is NTCIREVAL's
+    ``nERR`` (p = g / (gain(K) + 1)). With any positive gains p stays a
+    probability in (0, 1), so nERR is defined for every gain setting. The
+    ideal list is sorted by gain, as for every other metric here (not by
+    level). Edge policy: R = 0 gives NaN, like the other normalised metrics.
     """
     l = _check_cutoff(cutoff, required=True)
     h = c.hits
     gv = resolve_gains(gains, c.max_level)
-    pL = gv / (gv[-1] + 1.0)
-    if np.any(pL >= 1):
-        raise ValueError(
-            "nERR needs every gain below gain(K) + 1 (K = highest level); got gains "
-            f"{gv.tolist()} - give the highest level the largest gain"
-        )
+    pL = gv / (gv.max() + 1.0)
     logq = np.log1p(-pL)                                     # log(1 - p) per level
     sel = h.rank <= l
     onehot_before = h.cnt.astype(np.float64)
@@ -548,7 +549,7 @@ def nerr(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
     err = _per_list(c, h, p * surv / h.rank, sel)
     L = _ideal_length(c, l)
     ideal = ideal_gain_vectors(c, gv, L)                     # (T, L)
-    ip = ideal / (gv[-1] + 1.0)
+    ip = ideal / (gv.max() + 1.0)
     isurv = np.cumprod(np.c_[np.ones(c.n_topics), 1.0 - ip[:, :-1]], axis=1)
     ierr = (ip * isurv / np.arange(1, L + 1)[None, :]).sum(axis=1)
     return _divide(err, ierr[None, :])

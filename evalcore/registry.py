@@ -8,7 +8,6 @@ cache key, column header and plot label.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -18,8 +17,9 @@ import pandas as pd
 from . import metrics as M
 from .collection import Collection
 from .gains import gains_label, resolve_gains, resolve_penalties
+from .names import Resolved, resolve
 
-__all__ = ["MetricSpec", "METRICS", "METRIC_KEYS", "parse_metric", "score_matrix", "score_matrices", "evaluate", "topic_means"]
+__all__ = ["MetricSpec", "METRICS", "METRIC_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means"]
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,10 @@ class MetricSpec:
     uses_threshold: bool = False
     cutoff: str = "optional"       # "none" | "optional" | "required"
     uses_log_base: bool = False
-    trec_eval: str | None = None   # crosswalk to other tools' names
-    ntcireval: str | None = None
+    trec_eval: str | None = None   # crosswalk to other tools' names (see evalcore.names): only where the
+    ntcireval: str | None = None   # peer's definition is the same as this measure's
+    ir_measures: str | None = None
+    definition: str = ""           # one line, for the README crosswalk and `evalcore metrics`
 
 
 def _spec(key, func, name, citation, model, **kw):
@@ -46,61 +48,80 @@ def _spec(key, func, name, citation, model, **kw):
 METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("AP", M.average_precision, "Average Precision", "003 Eq. 1",
           "scans down the list for every relevant document; precision at each",
-          uses_threshold=True, trec_eval="map", ntcireval="AP"),
+          uses_threshold=True, trec_eval="map", ntcireval="AP", ir_measures="AP",
+          definition="003 Eq. 1, binary at `rel_threshold` (relaxed = 1, rigid = 2)"),
     _spec("Q-measure", M.q_measure, "Q-measure", "003 Eq. 2; 001 (beta form)",
           "like AP, but graded: rewards highly relevant documents ranked early",
-          uses_gains=True, uses_beta=True, ntcireval="Q-measure"),
+          uses_gains=True, uses_beta=True, ntcireval="Q-measure",
+          definition="003 Eq. 2 with the beta form of 001: BR(r) = (beta cg(r) + count(r)) / (beta cg_I(r) + r)"),
     _spec("R-measure", M.r_measure, "R-measure", "001 Sec. 2.3",
           "looks at the top R documents only; graded R-Precision",
-          uses_gains=True, uses_beta=True, cutoff="none", ntcireval="R-measure"),
+          uses_gains=True, uses_beta=True, cutoff="none", ntcireval="R-measure",
+          definition="BR(R) (001)"),
     _spec("AWP", M.awp, "Average Weighted Precision", "001 Sec. 2.2",
           "graded AP without the late-arrival penalty: 'freezes' below rank R",
-          uses_gains=True),
+          uses_gains=True,
+          definition="(1/R) sum isrel(r) cg(r)/cg_I(r) (001 Sec. 2.2)"),
     _spec("R-Prec", M.r_precision, "R-Precision", "004",
           "counts relevant documents in the top R",
-          uses_threshold=True, cutoff="none", trec_eval="Rprec"),
+          uses_threshold=True, cutoff="none", trec_eval="Rprec", ir_measures="Rprec",
+          definition="count(R_b)/R_b at the binary threshold"),
     _spec("RR", M.reciprocal_rank, "Reciprocal Rank", "003 Sec. 1",
           "stops at the first relevant document, however relevant",
-          uses_threshold=True, trec_eval="recip_rank"),
+          uses_threshold=True, trec_eval="recip_rank", ir_measures="RR", ntcireval="RR",
+          definition="1/r_1, binary at `rel_threshold`"),
     _spec("O-measure", M.o_measure, "O-measure", "003 Eq. 3",
           "stops at the first relevant document; graded against the ideal list",
-          uses_gains=True, uses_beta=True, ntcireval="O-measure"),
+          uses_gains=True, uses_beta=True, ntcireval="O-measure",
+          definition="BR(r_1) (003 Eq. 3)"),
     _spec("WRR", M.wrr, "Weighted Reciprocal Rank", "003 Eq. 4",
           "stops at the first relevant document; rank matters more than level",
-          uses_penalties=True),
+          uses_penalties=True,
+          definition="1/(r_1 - 1/penalty(L_1)) (003 Eq. 4)"),
     _spec("NWRR", M.nwrr, "Normalised WRR", "003 Eq. 5",
           "stops at the first relevant document; WRR scaled to a maximum of 1",
-          uses_penalties=True, ntcireval="NWRR"),
+          uses_penalties=True, ntcireval="NWRR",
+          definition="(1 - 1/penalty(M)) / (r_1 - 1/penalty(L_1)), M = the topic's highest level (003 Eq. 5)"),
     _spec("P-measure", M.p_measure, "P-measure", "003 Eq. 6; 002",
           "keeps scanning for the best document in the list, then stops",
-          uses_gains=True, uses_beta=True, ntcireval="P-measure"),
+          uses_gains=True, uses_beta=True, ntcireval="P-measure",
+          definition="BR(r_p), r_p = first document of the highest level present in the list (003 Eq. 6)"),
     _spec("P+-measure", M.p_plus_measure, "P+-measure", "003 Eq. 7",
           "keeps scanning for the best one, averaging BR over what it passes",
-          uses_gains=True, uses_beta=True, ntcireval="P-plus"),
+          uses_gains=True, uses_beta=True, ntcireval="P-plus",
+          definition="(1/count(r_p)) sum_{r<=r_p} isrel(r) BR(r) (003 Eq. 7)"),
     _spec("nDCG", M.ndcg, "nDCG (Jarvelin-Kekalainen)", "004; Jarvelin & Kekalainen 2002",
           "reads the top l with a patience that decays as log_b(rank)",
-          uses_gains=True, cutoff="required", uses_log_base=True),
+          uses_gains=True, cutoff="required", uses_log_base=True, ntcireval="nDCG",
+          definition="Jarvelin-Kekalainen original: gain/log_b(r) for r >= b, b = 2 by default"),
     _spec("MSnDCG", M.msndcg, "nDCG (Microsoft, log2(r+1))", "Burges et al. 2005",
           "reads the top l, discounting by log2(rank + 1)",
-          uses_gains=True, cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG"),
+          uses_gains=True, cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG", ir_measures="nDCG",
+          definition="Burges (Microsoft) form: gain/log2(r+1); peers use gain = level"),
     _spec("nCG", M.ncg, "normalised Cumulative Gain", "004",
           "reads exactly the top l; order within it does not matter",
-          uses_gains=True, cutoff="required"),
+          uses_gains=True, cutoff="required",
+          definition="004: normalised cumulative gain"),
     _spec("AnDCG", M.andcg, "Average nDCG over ranks 1..l", "004",
           "stops at any rank 1..l with equal probability (discounted gain)",
-          uses_gains=True, cutoff="required", uses_log_base=True),
+          uses_gains=True, cutoff="required", uses_log_base=True,
+          definition="004: nDCG averaged over ranks 1..k"),
     _spec("AnCG", M.ancg, "Average nCG over ranks 1..l", "004",
           "stops at any rank 1..l with equal probability (cumulated gain)",
-          uses_gains=True, cutoff="required"),
+          uses_gains=True, cutoff="required",
+          definition="004: nCG averaged over ranks 1..k"),
     _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
           "stops at each document with a probability that grows with its gain",
-          uses_gains=True, cutoff="required", ntcireval="nERR"),
+          uses_gains=True, cutoff="required", ntcireval="nERR",
+          definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's (NTCIREVAL's gain(K)+1 for ascending gains)"),
     _spec("P", M.precision, "Precision at l", "004 (PDoc)",
           "reads exactly the top l and counts relevant documents",
-          uses_threshold=True, cutoff="required", trec_eval="P"),
+          uses_threshold=True, cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec",
+          definition="binary at `rel_threshold`; divides by k"),
     _spec("Hit", M.hit, "Hit at l", "",
           "is satisfied by any relevant document in the top l",
-          uses_threshold=True, cutoff="required"),
+          uses_threshold=True, cutoff="required", ir_measures="Success", trec_eval="success", ntcireval="Hit",
+          definition="1 if the top k hold a document at `rel_threshold`"),
 ]}
 
 #: Every base key, in the order the papers discuss them.
@@ -109,42 +130,32 @@ METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
 ONE_DOCUMENT_KEYS = ("P+-measure", "P-measure", "O-measure", "NWRR", "RR")
 
 
-def parse_metric(key: str) -> tuple[MetricSpec, int | None]:
-    """``"nDCG@10"`` -> (spec of nDCG, 10); ``"AP"`` -> (spec of AP, None)."""
-    text = str(key).strip()
-    base, at, cut = text.partition("@")
-    spec = METRICS.get(base)
-    if spec is None:
-        raise ValueError(
-            f"unknown metric {text!r}; known metrics: {', '.join(METRIC_KEYS)} "
-            "(cutoff metrics take @l, e.g. nDCG@10)"
-        )
-    cutoff = None
-    if at:
-        if spec.cutoff == "none":
-            raise ValueError(f"metric {base} takes no cutoff; got {text!r}")
-        try:
-            cutoff = int(cut)
-        except ValueError:
-            raise ValueError(f"cutoff of {text!r} must be a whole number >= 1") from None
-        if cutoff < 1:
-            raise ValueError(f"cutoff of {text!r} must be a whole number >= 1")
-    elif spec.cutoff == "required":
-        raise ValueError(f"metric {base} needs a cutoff, e.g. {base}@10")
-    return spec, cutoff
+def resolve_metric(key: str, names: str | None = None, *, warn: bool = False) -> Resolved:
+    """Any accepted name (evalcore, ir_measures, trec_eval, NTCIREVAL; :mod:`evalcore.names`) -> what it means."""
+    return resolve(key, names, warn=warn)
 
 
-def expand_metrics(metrics: Iterable[str] | None, cutoffs: Sequence[int] = (10, 1000)) -> list[str]:
-    """Metric keys to compute: a key without ``@`` of a cutoff-requiring metric
-    expands to one key per cutoff; ``None`` means every metric."""
+def parse_metric(key: str, names: str | None = None) -> tuple[MetricSpec, int | None]:
+    """``"nDCG@10"`` -> (spec of nDCG, 10); ``"AP"`` -> (spec of AP, None); ``"ndcg_cut.10"`` ->
+    (spec of MSnDCG, 10). Parameters the name fixes (``AP(rel=2)``) are in :func:`resolve_metric`."""
+    r = resolve(key, names, warn=False)
+    spec = METRICS[r.base]
+    if r.cutoff is None and spec.cutoff == "required":
+        raise ValueError(f"metric {spec.key} needs a cutoff, e.g. {spec.key}@10")
+    return spec, r.cutoff
+
+
+def expand_metrics(metrics: Iterable[str] | None, cutoffs: Sequence[int] = (10, 1000),
+                   names: str | None = None) -> list[str]:
+    """Metric names to compute: a name without ``@`` of a cutoff-requiring metric
+    expands to one name per cutoff; ``None`` means every metric."""
     keys = list(METRIC_KEYS) if metrics is None else [str(m).strip() for m in metrics]
     out: list[str] = []
     for k in keys:
-        base = k.partition("@")[0]
-        if "@" not in k and base in METRICS and METRICS[base].cutoff == "required":
-            out.extend(f"{base}@{int(l)}" for l in cutoffs)
+        r = resolve(k, names, warn=False)
+        if r.cutoff is None and METRICS[r.base].cutoff == "required":
+            out.extend(f"{k}@{int(l)}" for l in cutoffs)
         else:
-            parse_metric(k)
             out.append(k)
     return list(dict.fromkeys(out))
 
@@ -173,7 +184,12 @@ def metric_label(key: str, collection: Collection | None = None, *, gains=None, 
     >>> metric_label("Q-measure@100", beta=2)
     'Q-measure(beta=2)@100'
     """
-    spec, cutoff = parse_metric(key)
+    r = resolve(key, warn=False)
+    spec, cutoff = METRICS[r.base], r.cutoff
+    p = r.params
+    gains, beta = p.get("gains", gains), p.get("beta", beta)
+    penalties, rel_threshold, log_base = (p.get("penalties", penalties), p.get("rel_threshold", rel_threshold),
+                                          p.get("log_base", log_base))
     parts = []
     if spec.uses_gains and gains is not None:
         K = collection.max_level if collection is not None else None
@@ -194,26 +210,51 @@ def metric_label(key: str, collection: Collection | None = None, *, gains=None, 
 
 
 def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 1.0, penalties=None,
-                 rel_threshold: int = 1, log_base: float = 2) -> np.ndarray:
-    """Per-topic scores of one metric key, shape (n_runs, n_topics)."""
-    spec, cutoff = parse_metric(key)
-    return spec.func(collection, **_kwargs(spec, cutoff, gains=gains, beta=beta, penalties=penalties,
-                                           rel_threshold=rel_threshold, log_base=log_base))
+                 rel_threshold: int = 1, log_base: float = 2, names: str | None = None) -> np.ndarray:
+    """Per-topic scores of one metric, shape (n_runs, n_topics).
+
+    ``key``: any name :mod:`evalcore.names` accepts (``Q-measure(beta=2)``,
+    ``ndcg_cut.10``, ``AP(rel=2)``, ``P-plus``); parameters the name fixes
+    override the keyword arguments. ``names``: the convention to read it in
+    (None = auto: the ambiguous ``nDCG@k`` is evalcore's; :func:`score_matrices`
+    and :func:`evaluate`, where users paste lists of names, warn about it).
+    """
+    spec, cutoff = parse_metric(key, names)
+    r = resolve(key, names, warn=False)
+    kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base)
+    kw.update(r.params)
+    return spec.func(collection, **_kwargs(spec, cutoff, **kw))
 
 
 def score_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None,
                    beta: float = 1.0, penalties=None, cutoffs: Sequence[int] = (10, 1000),
-                   rel_threshold: int = 1, log_base: float = 2) -> dict[str, np.ndarray]:
+                   rel_threshold: int = 1, log_base: float = 2, names: str | None = None,
+                   standardise: str | None = None, std_a: float = 0.15, std_b: float = 0.5
+                   ) -> dict[str, np.ndarray]:
     """``{key: (n_runs, n_topics) array}`` for every requested metric key.
 
     Parameters are validated once, up front, so a bad gain fails before any work.
+    ``standardise`` ("z", "cdf" or "ab" with ``std_a``/``std_b``; default None = raw
+    scores) standardises every matrix per topic over all the collection's runs
+    (:mod:`evalcore.meta.standardise`, Webber et al. 2008; Sakai 2016).
     """
     K = collection.max_level
     resolve_gains(gains, K)
     resolve_penalties(penalties, K)
-    keys = expand_metrics(metrics, cutoffs)
-    return {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
-                            rel_threshold=rel_threshold, log_base=log_base) for k in keys}
+    if standardise not in (None, "none", "z", "cdf", "ab"):
+        raise ValueError(f"standardise must be one of none, z, cdf, ab; got {standardise!r}")
+    if metrics is None:   # every measure under its canonical key: nothing to warn about
+        names = names or "evalcore"
+    keys = expand_metrics(metrics, cutoffs, names)
+    for k in keys:
+        resolve(k, names, warn=True)   # AmbiguousNameWarning for a bare nDCG@k (evalcore.names)
+    out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
+                           rel_threshold=rel_threshold, log_base=log_base, names=names) for k in keys}
+    if standardise in (None, "none"):
+        return out
+    from .meta.standardise import standardise_scores
+
+    return standardise_scores(out, standardise, A=std_a, B=std_b)
 
 
 GEOMETRIC_EPSILON = 1e-5
@@ -231,10 +272,13 @@ def topic_means(matrix: np.ndarray, mean: str = "arithmetic") -> np.ndarray:
 
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
-             log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False) -> pd.DataFrame:
+             log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
+             names: str | None = None) -> pd.DataFrame:
     """Evaluate every run on every topic; a tidy DataFrame (run, topic, metric, value).
 
-    Rows with topic ``"all"`` hold the mean over the evaluated topics (a topic
+    ``metrics``: names in any convention :mod:`evalcore.names` accepts (the
+    ``metric`` column keeps them as given; ``names`` picks a convention). Rows
+    with topic ``"all"`` hold the mean over the evaluated topics (a topic
     missing from a run counts as 0). With ``per_topic=True`` the per-topic
     rows come first, run by run.
 
@@ -247,7 +291,7 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     if mean not in ("arithmetic", "geometric"):
         raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
     mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
-                          rel_threshold=rel_threshold, log_base=log_base)
+                          rel_threshold=rel_threshold, log_base=log_base, names=names)
     runs = np.asarray(collection.run_ids, dtype=object)
     topics = np.asarray(collection.topic_ids, dtype=object)
     frames = []
@@ -276,3 +320,11 @@ def means_table(collection: Collection, metrics: Iterable[str] | None = None, *,
     mats = score_matrices(collection, metrics, **params)
     return pd.DataFrame({k: topic_means(m, mean) for k, m in mats.items()},
                         index=pd.Index(collection.run_ids, name="run"))
+
+
+def crosswalk() -> pd.DataFrame:
+    """Every measure with its names in ir_measures, trec_eval and NTCIREVAL (from the registry;
+    ``evalcore metrics`` prints it and the README's table is generated from it)."""
+    from .names import crosswalk_rows
+
+    return pd.DataFrame(crosswalk_rows(), columns=["key", "definition", "ir_measures", "trec_eval", "ntcireval"])

@@ -320,10 +320,13 @@ def _err(levels, g, gK, k):
 
 
 def ref_nerr(levels, counts, *, gains=None, cutoff):
-    """NTCIREVAL nERR@l: p(r) = g(r)/(gain(K) + 1), normalised by the ideal list's ERR."""
+    """nERR@l: p(r) = g(r)/(max gain + 1), normalised by the ideal list's ERR (issue 7).
+
+    For gains ascending in the level max gain = gain(K): NTCIREVAL's nERR."""
     K = _K(counts)
     g = gain_values(gains, K)
-    return _err(levels, g, g[K], cutoff) / _err(ideal_levels(counts, gains), g, g[K], cutoff)
+    gmax = max(g[1:]) if K else 0.0
+    return _err(levels, g, gmax, cutoff) / _err(ideal_levels(counts, gains), g, gmax, cutoff)
 
 
 def ref_precision(levels, counts, *, cutoff, rel_threshold=1):

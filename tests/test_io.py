@@ -12,10 +12,6 @@ import pytest
 from evalcore.collection import Collection
 from evalcore.io import InputError, Qrels, Run, load_collection, read_qrels, read_run, run_name
 
-CLEF = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
-if not CLEF.exists():  # the shared data lives next to the repository
-    CLEF = Path("/work/shared/data/clef2015")
-
 QRELS = b"t1 0 dA 2\nt1 0 dB 1\nt1 0 dN 0\nt2 0 dC 1\nt2 0 dN 0\n"
 
 
@@ -205,7 +201,7 @@ def test_run_tolerates_bom_crlf_tabs_trailing_blanks(tmp_path):
      "document 'd0' is listed twice for topic 'q1' (first on line 1)", "keep_first_duplicate=True"),
     (b"q1 Q0 d0 1 3 x\nq1 Q0 d0 2 3 x\n", {"order": "file"}, 2, "q1 Q0 d0 2 3 x",
      "listed twice", "--keep-first-duplicate"),
-    (b"q1 0 d0 1\n", {}, 1, "q1 0 d0 1", "found 4", "qrels first"),
+    (b"q1 0 d0 1\n", {}, 1, "q1 0 d0 1", "found 4", "give it as the qrels"),
 ])
 def test_bad_run_lines(data, kw, line, text, words, fix):
     with pytest.raises(InputError) as ei:
@@ -403,14 +399,12 @@ def _reference_levels(qrels_path: Path, run_path: Path, topics) -> dict[str, lis
 
 
 @pytest.fixture(scope="module")
-def clef():
-    if not (CLEF / "qrels.txt").exists():
-        pytest.skip("shared clef2015 data not found")
-    return load_collection(CLEF / "qrels.txt", CLEF / "runs")
+def clef(clef2015):
+    return load_collection(clef2015 / "qrels.txt", clef2015 / "runs")
 
 
-def test_clef2015_shape_and_report(clef):
-    q = read_qrels(CLEF / "qrels.txt")
+def test_clef2015_shape_and_report(clef, clef2015):
+    q = read_qrels(clef2015 / "qrels.txt")
     assert len(q.topics) == 66                      # qrels topics
     assert clef.report.level_judgments == {0: 6741, 1: 1515, 2: 457}
     assert clef.report.topics_without_relevant == ["qtest.42"]   # all 144 judgments non-relevant
@@ -440,8 +434,8 @@ def test_scores_compare_in_single_precision_like_trec_eval():
 
 
 @pytest.mark.parametrize("run", ["TeamHCMUS_EN_Run.1", "ECNU_EN_Run.1", "KISTI_EN_RUN.6", "KISTI_EN_RUN.8"])
-def test_clef2015_levels_match_a_plain_python_trec_eval_reference(clef, run):
-    ref = _reference_levels(CLEF / "qrels.txt", CLEF / "runs" / f"{run}.dat.gz", clef.topic_ids)
+def test_clef2015_levels_match_a_plain_python_trec_eval_reference(clef, clef2015, run):
+    ref = _reference_levels(clef2015 / "qrels.txt", clef2015 / "runs" / f"{run}.dat.gz", clef.topic_ids)
     r = clef.run_ids.index(run)
     for j, t in enumerate(clef.topic_ids):
         n = clef.lengths[r, j]

@@ -346,3 +346,25 @@ def test_cli_limit_options(tmp_path, capsys):
     assert main(["evaluate", "--qrels", str(q), "--run", str(deep), "--max-depth", "10"]) == 2
     assert "--max-depth" in capsys.readouterr().err
     assert main(["evaluate", "--qrels", str(q), "--run", str(deep), "--max-runs", "0"]) == 2
+
+
+# -- DataFrames, pytrec_eval dicts and JSON-lines runs follow the same rules ----------------------------
+@pytest.mark.parametrize("label", [21, 128, 2 ** 63, 1e30])
+def test_dataframe_and_dict_labels_above_the_maximum(label):
+    import pandas as pd
+
+    df = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["d1", "d2"], "label": [label, 1]})
+    fails(lambda: read_qrels(df), "row 0", "above 20")
+    fails(lambda: read_qrels({"q1": {"d1": label, "d2": 1}}), "above 20")
+
+
+@pytest.mark.parametrize("line, words", [
+    (b'{"qid": "q1", "docno": "d1", "score": 1' + b"0" * 400 + b"}", "not a finite number"),   # > 1.8e308
+    (b'{"qid": "q1", "docno": "d1", "score": ' + b"1" * 5000 + b"}", "4300 digits"),
+    (b'{"qid": "q1", "docno": "d1", "score": NaN}', "not a finite number"),
+    (b'{"qid": "q1", "docno": "d1", "score": 1, "rank": ' + b"9" * 30 + b"}", "below 2**62"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+])
+def test_hostile_json_lines(line, words):
+    e = fails(lambda: read_run(("r.jsonl", line + b"\n"), order="rank"), "line 1", words)
+    assert len(str(e)) < 1000

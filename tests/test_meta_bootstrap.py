@@ -101,11 +101,9 @@ def test_seed_determinism_and_metric_independence():
 
 def test_chunking_does_not_change_results(monkeypatch):
     import evalcore.meta.bootstrap as bmod
-    from evalcore.meta import _common
     M = np.random.default_rng(4).random((9, 15))
     full = bootstrap_sensitivity({"M": M}, B=80, seed=2)
-    orig = _common.pair_chunks
-    monkeypatch.setattr(bmod, "pair_chunks", lambda P, row, **kw: orig(P, row, budget=row * 2, **kw))
+    monkeypatch.setattr(bmod, "CHUNK_BYTES", 1)                 # one pair per chunk
     small = bootstrap_sensitivity({"M": M}, B=80, seed=2)
     assert full.pairs.equals(small.pairs) and full.summary.equals(small.summary)
 
@@ -123,3 +121,47 @@ def test_progress_cancel_and_errors():
         bootstrap_sensitivity({"M": M}, alpha=5)
     with pytest.raises(ValueError, match="at least 2 topics"):
         bootstrap_sensitivity({"M": M[:, :1]})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bootstrap_equals_loop_exactly_with_ties(seed):
+    # Scores are multiples of 1/64 on 16 topics (a power of two), so every sum, mean and |t*| below is
+    # exact or rounded once in the same operation by the loop and by evalcore: ties among |t*| (frequent,
+    # 9 distinct score values) are ties in both, and Fig. 7's rule (the (B alpha)-th largest |t*|, lowest
+    # b first among equal ones) must pick the same sample. Identical runs (all |t*| = 0) and a constant
+    # difference are included; alphas cover k = 4 .. 200 of B = 400.
+    from evalcore.meta._common import TIE_RTOL
+    rng = np.random.default_rng(seed)
+    M = rng.integers(0, 9, size=(7, 16)) / 64.0
+    M[5] = M[1]
+    M[6] = M[0] + 1 / 64
+    samples = bootstrap_samples(16, B=400, seed=seed)
+    alphas = (0.05, 0.01, 0.2, 0.5)
+    r = bootstrap_sensitivity({"M": M}, samples=samples, alpha=alphas)
+    sm = r.summary.set_index("alpha")
+    for q, alpha in enumerate(alphas):
+        asl, est = [], 0.0
+        for x in range(7):
+            for y in range(x + 1, 7):
+                a, d = ref_bootstrap_pair(M[x], M[y], samples.tolist(), alpha=alpha, rtol=TIE_RTOL)
+                asl.append(a)
+                est = max(est, d)
+        assert r.pairs["asl"].tolist() == asl
+        assert sm.loc[alpha, "estimated_diff_raw"] == est           # exactly, not approximately
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.integers(1, 700), st.integers(1, 30))
+def test_kth_desc_index_is_the_stable_argsort(seed, p, B, distinct):
+    # the selection used for Fig. 7 against a full stable sort (numpy's argsort), on rows full of ties,
+    # inf (zero-spread samples) and rows of one value (identical runs)
+    from evalcore.meta.bootstrap import _kth_desc_index
+    rng = np.random.default_rng(seed)
+    ts = rng.integers(0, distinct, size=(p, B)).astype(float)
+    ts[rng.random((p, B)) < 0.05] = np.inf
+    ts[rng.random(p) < 0.2] = 0.0
+    if seed % 2:
+        ts += rng.random((p, B))
+    for k in {1, B, max(1, B // 20), max(1, B // 100), int(rng.integers(1, B + 1))}:
+        expected = np.argsort(-ts, axis=1, kind="stable")[:, k - 1]
+        assert _kth_desc_index(ts, k).tolist() == expected.tolist()

@@ -10,8 +10,7 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalcore.meta import (correlation_matrix, gain_correlation_table, kendall_tau, kendall_test, spearman_rho,
-                           tau_ap)
+from evalcore.meta import correlation_matrix, gain_correlation_table, kendall_tau, kendall_test, spearman_rho, tau_ap
 
 scores = st.lists(st.integers(0, 6), min_size=3, max_size=25)
 

@@ -21,17 +21,21 @@ def ref_bin(d, width=0.01, n_bins=21):
 
 
 def ref_swap(M, Q, Q2, *, width=0.01, n_bins=21, rule="003"):
-    """003 Fig. 4 / 004 Fig. 1 for one metric; M (n_runs, n_topics). Returns (count, swap_count, max_diff)."""
+    """003 Fig. 4 / 004 Fig. 1 for one metric; M (n_runs, n_topics).
+
+    Returns (count, swap_count, max_performance): max_performance is the
+    largest mean of any run over any of the 2B topic samples (003 Table 3's
+    "max.", 004 Tables 1-4 column (ii))."""
     n_runs = M.shape[0]
     count = [0] * n_bins
     swap_count = [0] * n_bins
-    max_diff = 0.0
+    max_perf = max(sum(M[x, q] for q in S[b]) / len(S[b])
+                   for x in range(n_runs) for S in (Q, Q2) for b in range(len(Q)))
     for x in range(n_runs):
         for y in range(x + 1, n_runs):
             for b in range(len(Q)):
                 D = sum(M[x, q] - M[y, q] for q in Q[b]) / len(Q[b])
                 D2 = sum(M[x, q] - M[y, q] for q in Q2[b]) / len(Q2[b])
-                max_diff = max(max_diff, abs(D), abs(D2))
                 count[ref_bin(D, width, n_bins)] += 1
                 if rule == "003":
                     swapped = not (D * D2 > 0)
@@ -39,7 +43,7 @@ def ref_swap(M, Q, Q2, *, width=0.01, n_bins=21, rule="003"):
                     swapped = (D * D2 < 0) or (D == 0 and D2 != 0) or (D != 0 and D2 == 0)
                 if swapped:
                     swap_count[ref_bin(D, width, n_bins)] += 1
-    return np.array(count), np.array(swap_count), max_diff
+    return np.array(count), np.array(swap_count), max_perf
 
 
 def _t(v):
@@ -52,8 +56,12 @@ def _t(v):
     return mean, mean / (sd / math.sqrt(n))
 
 
-def ref_bootstrap_pair(x, y, samples, alpha=0.05):
-    """003 Fig. 5 + 6 + the per-pair part of Fig. 7. Returns (ASL, |mean(w*b')| at the B*alpha-th largest |t|)."""
+def ref_bootstrap_pair(x, y, samples, alpha=0.05, rtol=0.0):
+    """003 Fig. 5 + 6 + the per-pair part of Fig. 7. Returns (ASL, |mean(w*b')| at the B*alpha-th largest |t|).
+
+    ``rtol``: |t*| counts as reaching |t(z)| when >= |t(z)| (1 - rtol) (evalcore's documented 1e-9 tie
+    tolerance; 0 = the paper's exact >=).
+    """
     n = len(x)
     z = [x[i] - y[i] for i in range(n)]
     zbar, tz = _t(z)
@@ -72,7 +80,7 @@ def ref_bootstrap_pair(x, y, samples, alpha=0.05):
             tb = 0.0 if sum(wb) == 0 else math.inf
         ts.append(abs(tb))
         means.append(abs(mb))
-        if abs(tb) >= abs(tz):
+        if abs(tb) >= abs(tz) * (1 - rtol):
             count += 1
     asl = count / len(samples)
     if all(v == 0 for v in z):
@@ -83,7 +91,12 @@ def ref_bootstrap_pair(x, y, samples, alpha=0.05):
 
 
 def ref_stability(M, samples, f):
-    """Buckley/Voorhees stability for one metric and fuzziness f: (error_rate, prop_ties, wins, losses, ties)."""
+    """Buckley/Voorhees stability for one metric and fuzziness f: (error_rate, prop_ties, wins, losses, ties).
+
+    A trial is a tie when |M(X) - M(Y)| <= f max(M(X), M(Y)), else a win (M(X) > M(Y)) or a loss (<).
+    With negative scores (never in 002, possible in a score CSV) a trial with equal means and a negative
+    max is neither, as evalcore.meta.stability documents.
+    """
     n_runs = M.shape[0]
     W, L, T = [], [], []
     for x in range(n_runs):
@@ -96,8 +109,9 @@ def ref_stability(M, samples, f):
                     t += 1
                 elif mx > my:
                     w += 1
-                else:
+                elif mx < my:
                     l_ += 1
+                # else: equal means that are not a tie (only when max(mx, my) < 0): neither
             W.append(w), L.append(l_), T.append(t)
     total = sum(W) + sum(L) + sum(T)
     return sum(min(a, b) for a, b in zip(W, L)) / total, sum(T) / total, W, L, T
@@ -134,6 +148,6 @@ def test_ref_swap_hand_example():
     Q, Q2 = [(0, 2), (0, 1), (0, 0)], [(1, 3), (2, 3), (2, 0)]
     count, swaps, mx = ref_swap(M, Q, Q2)
     assert count[0] == 1 and count[20] == 2 and count.sum() == 3
-    assert swaps[0] == 1 and swaps[20] == 1 and mx == 0.25
+    assert swaps[0] == 1 and swaps[20] == 1 and mx == 0.625          # run 0 on topics (0, 2)
     _, swaps004, _ = ref_swap(M, Q, Q2, rule="004")
     assert swaps004[0] == 0 and swaps004[20] == 1

@@ -38,6 +38,29 @@ def test_stability_equals_loop(replacement):
         assert pr["wins"].tolist() == W and pr["losses"].tolist() == L and pr["ties"].tolist() == T
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 7), st.integers(2, 20), st.booleans(), st.booleans())
+def test_stability_equals_loop_property(seed, n_runs, n_topics, replacement, negative):
+    # Dyadic scores and subsets of 2 or 4 topics, so means are exact in the loop and in evalcore and ties
+    # between runs' means are frequent and exact; with ``negative`` some runs score below 0 (score CSVs
+    # may hold any number), which takes the general path instead of the two-comparison one.
+    rng = np.random.default_rng(seed)
+    M = rng.integers(0, 9, size=(n_runs, n_topics)) / 8.0
+    if negative:
+        M -= rng.integers(0, 2, size=(n_runs, 1)) * rng.integers(1, 9, size=(n_runs, n_topics)) / 4.0
+    c = 4 if n_topics >= 4 else 2
+    samples = stability_samples(n_topics, subset_size=c, B=30, replacement=replacement, seed=seed)
+    fz = (0.0, 0.05, 0.25)
+    r = stability({"M": M}, samples=samples, fuzziness=fz)
+    for f in fz:
+        err, ties, W, L, T = ref_stability(M, samples, f)
+        pr = r.pairs[r.pairs.fuzziness == f]
+        assert pr["wins"].tolist() == W and pr["losses"].tolist() == L and pr["ties"].tolist() == T
+        if not negative:   # with negative scores a trial can be neither; evalcore divides by pairs x B then
+            row = r.summary[r.summary.fuzziness == f].iloc[0]
+            assert row["error_rate"] == pytest.approx(err, abs=1e-15) and row["prop_ties"] == pytest.approx(ties)
+
+
 def test_stability_more_fuzziness_more_ties_and_seed():
     rng = np.random.default_rng(0)
     M = np.clip(np.linspace(0.2, 0.4, 8)[:, None] + rng.normal(0, 0.2, (8, 40)), 0, 1)

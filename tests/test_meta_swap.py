@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_meta_reference import ref_swap
 
-from evalcore.meta import Cancelled, sample_topics, swap_method
-from evalcore.meta import _common
+from evalcore.meta import Cancelled, _common, sample_topics, swap_method
 from evalcore.meta.swap import _summary_row, bin_index
 
 
@@ -28,7 +27,7 @@ def test_swap_hand_example_both_rules():
     assert c.loc[0, "count"] == 1 and c.loc[20, "count"] == 2 and c["count"].sum() == 3
     assert c.loc[0, "swaps"] == 1 and c.loc[20, "swaps"] == 1 and c.loc[20, "swap_rate"] == 0.5
     assert math.isnan(c.loc[5, "swap_rate"])
-    assert r.summary["max_diff"].iloc[0] == 0.25
+    assert r.summary["max_performance"].iloc[0] == 0.625      # run 0 on topics (0, 2): (.5 + .75) / 2
     assert r.summary["abs_diff"].isna().all()                 # no bin qualifies: the paper's "-"
     r4 = swap_method({"M": M}, samples=(Q, Q2), rule="004").curves.set_index("bin")
     assert r4.loc[0, "swaps"] == 0 and r4.loc[20, "swaps"] == 1
@@ -63,7 +62,7 @@ def test_swap_equals_loop_on_dyadic_data(sampling, c, rule):
     count, swaps, mx = ref_swap(M, Q, Q2, rule=rule)
     assert r.curves["count"].tolist() == count.tolist()
     assert r.curves["swaps"].tolist() == swaps.tolist()
-    assert r.summary["max_diff"].iloc[0] == mx
+    assert r.summary["max_performance"].iloc[0] == mx
 
 
 def test_swap_equals_loop_on_continuous_data():
@@ -74,7 +73,7 @@ def test_swap_equals_loop_on_continuous_data():
     count, swaps, mx = ref_swap(M, Q, Q2, width=0.02, n_bins=11)
     assert r.curves["count"].tolist() == count.tolist()
     assert r.curves["swaps"].tolist() == swaps.tolist()
-    assert r.summary["max_diff"].iloc[0] == pytest.approx(mx, rel=1e-12)
+    assert r.summary["max_performance"].iloc[0] == pytest.approx(mx, rel=1e-12)
 
 
 def test_sampling_shapes_and_rules():
@@ -136,11 +135,14 @@ def test_seed_determinism_and_metric_order():
 def test_chunking_does_not_change_results(monkeypatch):
     M = np.random.default_rng(4).random((9, 20))
     full = swap_method({"M": M}, B=64, seed=2)
-    orig = _common.pair_chunks
     import evalcore.meta.swap as swap_mod
-    monkeypatch.setattr(swap_mod, "pair_chunks", lambda P, row, **kw: orig(P, row, budget=row * 3, **kw))
+    monkeypatch.setattr(swap_mod, "ROW_BUDGET", 8 * 4 * 64 * 3)          # blocks of 3 partner runs
     small = swap_method({"M": M}, B=64, seed=2)
     assert full.curves.equals(small.curves)
+    blocks = swap_mod._row_blocks(9, 3)
+    assert max(j1 - j0 for _, j0, j1 in blocks) == 3
+    pairs = [(i, j) for i, j0, j1 in blocks for j in range(j0, j1)]
+    assert pairs == list(zip(*[a.tolist() for a in _common.pair_index(9)]))
 
 
 def test_memory_bound_of_chunks():

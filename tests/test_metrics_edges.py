@@ -11,13 +11,12 @@ import math
 
 import numpy as np
 import pytest
+import reference as ref
+from conftest import random_collection
 
 import evalcore
 from evalcore import metrics as M
 from evalcore.collection import Collection
-
-import reference as ref
-from conftest import random_collection
 
 S, A, B = 3, 2, 1
 

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import random_collection
+from reference import ref_o_measure, ref_p_measure, ref_p_plus_measure
 
 import evalcore
 from evalcore.collection import Collection
-from evalcore.metrics import (awp, nwrr, o_measure, p_measure, p_plus_measure, q_measure, r_measure,
-                              reciprocal_rank, wrr)
-
-from conftest import random_collection
-from reference import ref_o_measure, ref_p_measure, ref_p_plus_measure
+from evalcore.metrics import awp, nwrr, o_measure, p_measure, p_plus_measure, q_measure, r_measure, reciprocal_rank, wrr
 
 S, A, B = 3, 2, 1
 

@@ -12,15 +12,14 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+import reference as ref
+from conftest import collections
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalcore
 from evalcore import metrics as M
 from evalcore.collection import Collection
-
-import reference as ref
-from conftest import collections
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EPS = 1e-12

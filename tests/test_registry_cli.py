@@ -22,6 +22,7 @@ from evalcore.gains import resolve_gains, resolve_penalties
     ("2:1.5:1", 3, [1, 1.5, 2]),
     ("10:5:1", 2, [1, 5]),          # fewer levels: the lowest K values
     ("3:2:1", 4, [1, 2, 3, 4]),     # linear presets extend
+    ("10:5:1", 4, [1, 5, 10, 15]),  # every preset extends by its top step (map_levels)
     ("1:1:1", 5, [1, 1, 1, 1, 1]),
 ])
 def test_gain_presets_paper_notation(preset, K, expected):
@@ -37,10 +38,10 @@ def test_sequence_gains_are_ascending_and_strings_highest_first():
     ([1, 0, 3], "positive for every level 1..3; got 0.0 for level 2"),
     ("10:5:1:0.5", "gives 4 values"),
     ("a:b:c", "numbers separated by ':'"),
-    ("10:5:1", "at most 3 levels"),
+    ("9:5:3:1", "give 3 values or a 3-value S:A:B setting"),
 ])
 def test_bad_gains_name_argument(gains, msg):
-    K = 4 if gains == "10:5:1" else 3
+    K = 3
     with pytest.raises(ValueError, match="gains"):
         resolve_gains(gains, K)
     with pytest.raises(ValueError) as e:

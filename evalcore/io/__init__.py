@@ -16,12 +16,21 @@ Runs
     * NTCIR ``.res``: one ranked document id per line, file order = rank
       order, one ``TOPIC.res`` file per topic; a run is a directory or zip of
       such files and is named after it.
+    * JSON lines (``.jsonl`` / ``.ndjson``, or any file whose first line
+      starts with ``{``): ``{"query_id": ..., "doc_id": ..., "score": ...}``
+      per line (PyTerrier's ``qid`` / ``docno`` too).
+Python objects (:mod:`evalcore.io.frames`)
+    * DataFrames with PyTerrier's (``qid, docno, label`` / ``qid, docno,
+      score[, rank]``) or ir_measures' columns (``query_id, doc_id,
+      relevance`` / ``query_id, doc_id, score``); pytrec_eval dicts
+      ``{qid: {docno: value}}``; a dict of named runs ``{name: run}``.
 
-All text formats: fields are split on any whitespace; trailing blanks, CRLF
-line ends and leading UTF-8 BOMs are tolerated, blank lines skipped; ``.gz``
-files are decompressed wherever they appear (also inside a zip). Numbers
-(labels, scores, ranks) are ASCII only. Relevance labels go up to
-``MAX_LEVEL`` = 20; scores must be finite.
+All text formats: ``#`` comment lines (ir_metadata headers) are skipped;
+fields are split on any whitespace; trailing blanks, CRLF line ends and
+leading UTF-8 BOMs are tolerated, blank lines skipped; ``.gz`` files are
+decompressed wherever they appear (also inside a zip). Numbers (labels,
+scores, ranks) are ASCII only. Relevance labels go up to ``MAX_LEVEL`` = 20;
+scores must be finite.
 
 Hostile input
 -------------
@@ -65,6 +74,7 @@ parser whose job is to name the first bad line in an :class:`InputError`.
 Code map (one stage per module)
 -------------------------------
 ``sources`` paths, directories, zip archives, uploads -> files / run sources;
+``frames`` DataFrames and pytrec_eval dicts; ``jsonl`` JSON-lines runs;
 ``text`` decompression, UTF-8, lines; ``qrels`` qrels formats; ``trec_fast``
 the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and

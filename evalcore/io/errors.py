@@ -16,7 +16,8 @@ def _cut(s: str, n: int) -> str:
 def _short(token, n: int = 60) -> str:
     """``repr`` of a token for a message, cut to about ``n`` characters."""
     r = repr(token)
-    return r if len(r) <= n else f"{r[:n]}...' ({len(token):,} characters)"
+    size = len(token) if isinstance(token, (str, bytes)) else len(r)
+    return r if len(r) <= n else f"{r[:n]}... ({size:,} characters)"
 
 
 class InputError(ValueError):

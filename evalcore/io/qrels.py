@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError, _short, _unforeseen
+from .frames import is_frame, qrels_frame
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
 from .names import _ext, _natural_sorted, run_name
 from .sources import _File, _qrels_files, _source_name
@@ -71,7 +73,8 @@ def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
         f"not a qrels line: expected 4 fields ({_QRELS_FIELDS}) for TREC, 3 (topic doc L<n>) for NTCIR "
         f"or 2 (doc L<n>) for an NTCIREVAL .rel file, found {len(fields)}",
         file=f.name, line=i, text=text,
-        hint="give a TREC qrels file (topic iter doc rel), or pass fmt= to say which format it is")
+        hint="give a TREC qrels file (topic iter doc rel), or say which format it is: "
+             "--qrels-format trec|ntcir|rel on the command line, qrels_fmt= in load_collection, fmt= in read_qrels")
 
 
 def _level(digits: str, tok: str, *, fname, line, text) -> int:
@@ -116,7 +119,9 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
 
     ``source``: a path, a ``(filename, bytes)`` pair, a directory / zip of
     files (e.g. per-topic ``.rel`` files), or a list of these; all judgments
-    are merged. See the module docstring for the formats and how ``fmt="auto"``
+    are merged. Also a DataFrame (``qid, docno, label`` or ``query_id,
+    doc_id, relevance``) or a dict ``{qid: {docno: level}}``
+    (:mod:`evalcore.io.frames`). See the module docstring for the formats and how ``fmt="auto"``
     sniffs them.
 
     Labels are ASCII integers (or NTCIR's ``L<n>`` / S, A, B) up to
@@ -134,11 +139,13 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
     if limits is not None and not isinstance(limits, Limits):
         raise ValueError(f"limits must be an evalcore.io.Limits; got {type(limits).__name__}")
     try:
+        if is_frame(source) or isinstance(source, Mapping):
+            return _qrels_from_python(source)
         return _read_qrels(source, fmt, _Ctx(limits or DEFAULT_LIMITS))
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee
-        raise _unforeseen(e, _source_name(source) if not isinstance(source, list) else None) from e
+        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
 
 
 def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
@@ -162,7 +169,8 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
                 hint = ("each line needs all fields; remove extra text or fix the separator"
                         if len(fl) > want else "each line needs all fields; complete or remove the line")
                 if kind == "trec" and fmt == "auto" and len(fl) == 6:
-                    hint = "this looks like a run line; give the qrels file first, then the runs"
+                    hint = ("this looks like a run line (topic Q0 doc rank score tag): give the qrels file as "
+                            "the qrels (--qrels FILE; load_collection's first argument) and this file as a run")
                 raise InputError(f"expected {want} fields ({what}), found {len(fl)}", file=f.name, line=i,
                                  text=text, hint=hint)
             toks = [t.decode() for t in fl]
@@ -217,3 +225,12 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
                          hint="check that this is the qrels file and that relevant documents have a label >= 1")
     return Qrels(frame=frame, source=display, level_names=names, warnings=warnings, n_lines=n_lines,
                  level_judgments=dict(sorted(level_lines.items())))
+
+
+def _qrels_from_python(source) -> Qrels:
+    name = "qrels DataFrame" if is_frame(source) else "qrels dict"
+    frame, warnings, counts = qrels_frame(source, name)
+    if not (frame["level"] >= 1).any():
+        raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated", file=name,
+                         hint="check that relevant documents have a label >= 1")
+    return Qrels(frame=frame, source=name, warnings=warnings, n_lines=sum(counts.values()), level_judgments=counts)

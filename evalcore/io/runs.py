@@ -7,24 +7,30 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import _DUP_FIX, InputError, _short, _unforeseen
+from .frames import parse_frame_run
+from .jsonl import parse_jsonl_run
 from .limits import DEFAULT_LIMITS, Limits, _Ctx
 from .names import run_name
 from .order import _check_order, _order_rows, _Parsed
 from .sources import _RUN_FMTS, _run_sources, _RunSource, _source_name
-from .text import _lines, _text_bytes
-from .trec_fast import _arrow_trec, _clean_blanks, _needs_cleaning
+from .text import _first_fields, _lines, _text_bytes
+from .trec_fast import _arrow_trec, _clean_blanks, _drop_comments, _needs_cleaning
 from .trec_lines import _slow_trec
 
 
 def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
     f = src.files[0]
     data = _text_bytes(f)
+    first = _first_fields(data)
+    if first and first[0].startswith(b"{"):  # a JSON-lines run under another extension
+        return parse_jsonl_run(src, order, keep_first, data)
     rank = order == "rank"
     cols = None
-    if not _needs_cleaning(data):
-        cols = _arrow_trec(data, rank)
+    fast = _drop_comments(data)
+    if not _needs_cleaning(fast):
+        cols = _arrow_trec(fast, rank)
     if cols is None:
-        cols = _arrow_trec(_clean_blanks(data), rank)
+        cols = _arrow_trec(_clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
     t, d, s, r = cols
@@ -66,6 +72,10 @@ def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
 def _parse_run(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
     if src.kind == "res":
         return _parse_res(src, keep_first)
+    if src.kind == "frame":
+        return parse_frame_run(src.name, src.obj, order, keep_first)
+    if src.kind == "jsonl":
+        return parse_jsonl_run(src, order, keep_first)
     return _parse_trec(src, order, keep_first)
 
 
@@ -99,7 +109,8 @@ class Run:
 
 def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_duplicate: bool = False,
              name: str | None = None, limits: Limits | None = None) -> Run:
-    """Read one run: a TREC run file, or an NTCIR run (directory / zip of ``TOPIC.res`` files).
+    """Read one run: a TREC run file, a JSON-lines run, an NTCIR run (directory / zip of ``TOPIC.res``
+    files), a DataFrame or a pytrec_eval dict (see :mod:`evalcore.io.frames`).
 
     **Order** (TREC runs): ``order="score"`` (default) ranks each topic's
     documents by score, descending, and breaks exact score ties by document
@@ -136,6 +147,6 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee
-        raise _unforeseen(e, _source_name(source) if not isinstance(source, list) else None) from e
+        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
     return Run(name=name or p.name, topics=tuple(p.topics), docs=tuple(docs), lengths=p.counts.astype(np.int64),
                source=p.display, n_lines=p.n_lines, warnings=ctx.notes + list(p.warnings))

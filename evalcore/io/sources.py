@@ -29,7 +29,8 @@ from .errors import InputError, _short
 from .limits import _STEP, DEFAULT_LIMITS, Limits, _Budget, _Ctx, human_bytes
 from .names import _base, _ext, _not_data, run_name
 
-_RUN_FMTS = ("auto", "trec", "ntcir", "res")
+_RUN_FMTS = ("auto", "trec", "ntcir", "res", "jsonl")
+_JSONL_EXTS = ("jsonl", "ndjson")
 
 
 @dataclass
@@ -210,8 +211,18 @@ def _qrels_files(source, ctx: _Ctx) -> list[_File]:
 class _RunSource:
     name: str                 # run name
     display: str              # file / directory / zip name for messages
-    kind: str                 # "trec" | "res"
+    kind: str                 # "trec" | "res" | "jsonl" | "frame"
     files: list[_File]
+    obj: object = None        # kind "frame": the DataFrame or pytrec_eval dict
+
+
+def _file_kind(name: str, fmt: str) -> str:
+    """A single run file's format: forced by ``fmt``, else by its extension (before ``.gz``)."""
+    if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(name) == "res"):
+        return "res"
+    if fmt == "jsonl" or (fmt == "auto" and _ext(name) in _JSONL_EXTS):
+        return "jsonl"
+    return "trec"
 
 
 def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSource]:
@@ -224,7 +235,7 @@ def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSourc
             folder = re.split(r"[/\\]", inner)[:-1]
             res_groups.setdefault("/".join(folder), []).append(f)
         else:
-            out.append(_RunSource(run_name(f.base), f.name, "trec", [f]))
+            out.append(_RunSource(run_name(f.base), f.name, _file_kind(f.name, fmt), [f]))
     for folder, fs in res_groups.items():
         nm = folder.split("/")[-1] if folder else (
             run_name(container) if _is_zip_name(container) else _base(container))
@@ -235,19 +246,36 @@ def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSourc
 def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
     if runs is None:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
+    from .frames import is_frame, is_named_runs, is_nested_dict
+
     if isinstance(runs, tuple) and len(runs) == 2 and isinstance(runs[1], (bytes, bytearray, memoryview)):
         runs = [runs]
+    if is_named_runs(runs):
+        runs = [{k: v} for k, v in runs.items()]
     if not isinstance(runs, (list, tuple)):
         runs = [runs]
     out: list[_RunSource] = []
     for src in runs:
+        if is_frame(src):
+            nm = str(src.attrs.get("name", "run"))
+            out.append(_RunSource(nm, f"run {nm!r}", "frame", [], src))
+            continue
+        if is_named_runs(src):
+            out.extend(_RunSource(str(k), f"run {str(k)!r}", "frame", [], v) for k, v in src.items())
+            continue
+        if isinstance(src, dict):
+            if not src or not is_nested_dict(src):
+                raise InputError("a dict of runs must be {qid: {docno: score}} (pytrec_eval) or "
+                                 "{run name: DataFrame or such a dict}", hint="check the layout of the dict")
+            out.append(_RunSource("run", "run 'run'", "frame", [], src))
+            continue
         if isinstance(src, tuple):
             name, data = _check_tuple(src)
             if _is_zip_name(name):
                 out.extend(_group_files(_zip_members(name, data, ctx), name, fmt))
             else:
-                kind = "res" if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(name) == "res") else "trec"
-                out.append(_RunSource(run_name(name), name, kind, [_File(name, lambda d=data: d, ctx.limits)]))
+                out.append(_RunSource(run_name(name), name, _file_kind(name, fmt),
+                                      [_File(name, lambda d=data: d, ctx.limits)]))
             continue
         p = _path_of(src)
         name = str(src)
@@ -269,8 +297,8 @@ def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
         elif _is_zip_name(p.name):
             out.extend(_group_files(_zip_members(name, _zip_bytes(p, ctx), ctx), name, fmt))
         else:
-            kind = "res" if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(name) == "res") else "trec"
-            out.append(_RunSource(run_name(p.name), name, kind, [_File(name, _read_path(p, ctx.limits), ctx.limits)]))
+            out.append(_RunSource(run_name(p.name), name, _file_kind(name, fmt),
+                                  [_File(name, _read_path(p, ctx.limits), ctx.limits)]))
     if not out:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
     return out

@@ -81,17 +81,18 @@ def _text_bytes(f: _File) -> bytes:
 
 
 def _lines(data: bytes):
-    """(1-based line number, decoded line, fields) for every non-blank line."""
+    """(1-based line number, decoded line, fields) for every line that is neither blank nor a ``#``
+    comment (ir_metadata headers)."""
     for i, raw in enumerate(data.splitlines(), 1):
         fields = raw.split()
-        if fields:
+        if fields and not fields[0].startswith(b"#"):
             yield i, raw.decode("utf-8", "replace"), fields
 
 
 def _first_fields(data: bytes) -> list[bytes]:
     for raw in data[:65536].splitlines():
         f = raw.split()
-        if f:
+        if f and not f[0].startswith(b"#"):
             return f
     for _, _, f in _lines(data):
         return f

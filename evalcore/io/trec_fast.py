@@ -27,6 +27,15 @@ def _convert_options(rank: bool) -> pcsv.ConvertOptions:
 _CONVERT = {False: _convert_options(False), True: _convert_options(True)}
 
 
+def _drop_comments(data: bytes) -> bytes:
+    """Without ``#`` comment lines (ir_metadata headers); the same bytes when there are none."""
+    if b"#" not in data:  # one memchr pass; the common case
+        return data
+    if not (data[:4096].lstrip()[:1] == b"#" or b"\n#" in data or b"\r#" in data or b"\n #" in data):
+        return data
+    return b"\n".join(ln for ln in data.splitlines() if not ln.lstrip().startswith(b"#"))
+
+
 def _needs_cleaning(data: bytes) -> bool:
     """Whitespace other than single blanks? Tabs anywhere (a fast byte search over
     the whole file: a tab inside a 6-field line would otherwise glue two fields);

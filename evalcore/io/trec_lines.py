@@ -19,7 +19,9 @@ def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
     for i, text, fl in _lines(data):
         if len(fl) != 6:
             if len(fl) == 4 and _INT_RE.match(fl[3].decode("utf-8", "replace")):
-                hint = "this looks like a qrels line; give the qrels first, then the runs"
+                hint = ("this looks like a qrels line (topic iter doc rel), not a run line: if this file is "
+                        "the qrels, give it as the qrels (--qrels FILE; load_collection's first argument), "
+                        "and only run files as runs")
             elif len(fl) == 1:
                 hint = "an NTCIR run (one document id per line) is a directory or zip of TOPIC.res files"
             else:

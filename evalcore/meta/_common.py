@@ -7,7 +7,9 @@ at the end; if it returns ``True`` the computation stops by raising
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -116,6 +118,92 @@ def pair_chunks(n_pairs: int, per_row_bytes: int, *, n_jobs: int = 1, budget: in
     by_steps = max(1, n_pairs // want)
     size = max(1, min(by_mem, by_steps))
     return [slice(s, min(s + size, n_pairs)) for s in range(0, n_pairs, size)]
+
+
+_blas_lock = threading.Lock()
+_blas_state = {"depth": 0, "limiter": None, "controller": None}
+
+
+@contextmanager
+def one_blas_thread():
+    """Run the block with BLAS limited to one thread (threadpoolctl), if threadpoolctl is installed.
+
+    The products here are many small (chunk x topics) @ (topics x B) calls:
+    a second OpenBLAS thread does not shorten them but spins, doubling the
+    CPU time (docs/benchmarks.md, issue 12: 1 vs 2 threads). Without
+    threadpoolctl this does nothing; set ``OPENBLAS_NUM_THREADS=1`` before
+    starting Python instead. Nested and concurrent uses (the dashboard runs
+    scripts in threads) share one limit, set by the first to enter and
+    restored when the last one leaves. Caveat (observed with numpy 2.4's
+    scipy-openblas 0.3.31): once the main thread has set OpenBLAS's thread
+    count, a later call from another thread is ignored, so in a threaded
+    server the limit may not apply; results are the same either way.
+    """
+    with _blas_lock:
+        if _blas_state["depth"] == 0:
+            if _blas_state["controller"] is None:
+                try:
+                    from threadpoolctl import ThreadpoolController
+                    _blas_state["controller"] = ThreadpoolController()
+                except ImportError:
+                    _blas_state["controller"] = False      # not installed: do nothing, do not retry
+            ctl = _blas_state["controller"]
+            _blas_state["limiter"] = ctl.limit(limits=1, user_api="blas") if ctl else None
+        _blas_state["depth"] += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_state["depth"] -= 1
+            if _blas_state["depth"] == 0 and _blas_state["limiter"] is not None:
+                _blas_state["limiter"].restore_original_limits()
+                _blas_state["limiter"] = None
+
+
+def work_arrays(rows: int, cols: int, *dtypes) -> list[np.ndarray]:
+    """One C-contiguous (rows, cols) array per dtype, carved from one allocation and staggered in memory.
+
+    The pair-chunked kernels stream through several (pairs x B) arrays at
+    once. Fresh arrays of a few hundred KB come from mmap, so they all start
+    at the same offset within a 4 KB page and their elements alias in the L1
+    cache: measured on this machine, the same stability chunk loop took 2 ms
+    or 10 ms depending on the allocation history. Arrays made once per call
+    and placed at different offsets within a page run at the fast speed
+    every time, and allocating once also saves the page faults of a new
+    array per chunk. Array i starts i * (4096 / n) bytes into a page (n
+    different offsets). Take ``a[:p]`` views for a shorter last chunk.
+
+    >>> a, b, m = work_arrays(3, 100, np.float64, np.float64, np.bool_)
+    >>> a.shape, m.dtype, a.flags.c_contiguous, (b.ctypes.data - a.ctypes.data) % 4096 != 0
+    ((3, 100), dtype('bool'), True, True)
+    """
+    n = len(dtypes)
+    sizes = [rows * cols * np.dtype(d).itemsize for d in dtypes]
+    step = max(64, 4096 // max(n, 1) // 64 * 64)      # array i starts i * step bytes into a page
+    starts, at = [], 0
+    for i, size in enumerate(sizes):
+        at += -at % 4096 + i * step % 4096
+        starts.append(at)
+        at += size
+    raw = np.empty(at + 4096, dtype=np.uint8)
+    base = -raw.ctypes.data % 4096
+    return [raw[base + o: base + o + size].view(d).reshape(rows, cols) for o, size, d in zip(starts, sizes, dtypes)]
+
+
+def count_rows(mask: np.ndarray) -> np.ndarray:
+    """How many True in each row of a 2-D bool array; int64.
+
+    ``np.count_nonzero(mask, axis=1)`` without its bool -> int64 conversion:
+    the bytes are summed in uint16 (exact for rows shorter than 65,536), ~4x
+    faster on (pairs x B) chunks.
+
+    >>> count_rows(np.array([[True, False, True], [False, False, False]])).tolist()
+    [2, 0]
+    """
+    u8 = mask.view(np.uint8)
+    if mask.shape[1] < 1 << 16:
+        return u8.sum(axis=1, dtype=np.uint16).astype(np.int64)
+    return u8.sum(axis=1, dtype=np.int64)
 
 
 def topic_counts(samples: np.ndarray, n_topics: int) -> np.ndarray:

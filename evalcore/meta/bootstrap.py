@@ -8,8 +8,16 @@ pair and every metric), and ASL = #{b : |t(w*b)| >= |t(z)|} / B (Fig. 6).
 Vectorised with the topic-count matrix counts (B, n): the sums of w*b and
 (w*b)^2 over sample b are ``w @ counts.T`` and ``(w*w) @ counts.T``, so
 mean* = S1 / n and var* = (S2 - S1^2 / n) / (n - 1). Pairs are processed in
-chunks (at most ~16 MB of pairs x B floats at a time), never the
-pairs x B x n tensor.
+chunks of pairs (:data:`CHUNK_BYTES` of pairs x B floats at a time), never
+the pairs x B x n tensor, so memory does not grow with the number of pairs
+beyond the result columns. BLAS runs on one thread (:func:`one_blas_thread`).
+
+Why pair products and not per-run sums: S2 holds the cross term sum x*y,
+which only a pair product gives. S1 alone could come from per-run sums
+(R[x] - R[y] - c mean(z)), but with other rounding: a sample whose w*b sum
+is exactly 0 (zero spread, |t*| = 0 by the edge policy below) would turn
+into a tiny non-zero sum (|t*| = inf). The two products are ~1/4 of the
+time (docs/benchmarks.md, section 4: the matrix-product floor).
 
 Edge policy (documented, tested):
 - identical runs (z = 0 on every topic): ASL = 1, never significant;
@@ -28,8 +36,22 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._common import (TIE_RTOL, Progress, ProgressFn, check_alpha, check_positive_int, check_run_ids, check_scores,
-                      pair_chunks, pair_index, round_sig, topic_counts)
+from ._common import (
+    TIE_RTOL,
+    Progress,
+    ProgressFn,
+    check_alpha,
+    check_positive_int,
+    check_run_ids,
+    check_scores,
+    count_rows,
+    one_blas_thread,
+    pair_chunks,
+    pair_index,
+    round_sig,
+    topic_counts,
+    work_arrays,
+)
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -60,6 +82,118 @@ def paired_t(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(const, np.where(mean == 0, 0.0, np.sign(mean) * np.inf), mean / (sd / np.sqrt(n)))
     return mean, t
+
+
+#: Bytes of (pairs x B) work per chunk (``pair_chunks`` budget). With the
+#: staggered work arrays (:func:`work_arrays`) 8 MB and more run alike on this
+#: machine (100 runs x 50 topics: 1 MB 0.81 s, 2 MB 0.66 s, 8 MB 0.53-0.58 s,
+#: 32 MB 0.57 s); 8 MB keeps the five work arrays at ~40 MB whatever the pairs.
+CHUNK_BYTES = 8 << 20
+
+
+def _kth_desc_index(ts: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """For each row, the column at 1-based position k of its stable descending order.
+
+    Equal to ``np.argsort(-ts, axis=1, kind="stable")[:, k - 1]`` (ties: lowest
+    column first) without sorting: split each row into G = 2k interleaved
+    groups; the k-th largest group maximum L is a lower bound of the row's
+    k-th largest value (k groups, so k values, reach it). Only the values
+    >= L (about 1.5 k of B on continuous data) are compacted, in column
+    order, and partitioned; rows where more than 4 k values reach L (heavy
+    ties, e.g. identical runs) are partitioned whole. ``mask``: optional bool
+    work array of ts's shape.
+    """
+    p, B = ts.shape
+    if np.isnan(ts).any():                       # not reachable from finite scores; keep argsort's NaN order
+        return np.argsort(-ts, axis=1, kind="stable")[:, k - 1]
+    G = min(2 * k, B)
+    g = B // G
+    if g < 4:
+        return _kth_in_rows(ts, k)
+    gm = ts[:, :G].copy()
+    for i in range(1, g):
+        np.maximum(gm, ts[:, i * G:(i + 1) * G], out=gm)
+    L = np.partition(gm, G - k, axis=1)[:, G - k]
+    mask = np.greater_equal(ts, L[:, None], out=mask)
+    cnt = count_rows(mask)
+    big = cnt > 4 * k
+    out = np.empty(p, dtype=np.intp)
+    if big.any():
+        out[big] = _kth_in_rows(ts[big], k)
+        mask[big] = False
+        cnt[big] = 0
+    small = np.flatnonzero(~big)
+    if small.size:
+        flat = np.flatnonzero(mask)
+        rows = flat // B
+        m = int(cnt.max())
+        pos = np.arange(flat.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        vals = np.full((p, m), -np.inf)
+        vals[rows, pos] = ts.ravel()[flat]
+        idx = np.zeros((p, m), dtype=np.intp)
+        idx[rows, pos] = flat - rows * B
+        bp = _kth_in_rows(vals[small], k)
+        out[small] = idx[small, bp]
+    return out
+
+
+def _kth_in_rows(vals: np.ndarray, k: int) -> np.ndarray:
+    """Column at position k of each row's stable descending order, by one partition per row."""
+    m = vals.shape[1]
+    v = np.partition(vals, m - k, axis=1)[:, m - k, None]   # the k-th largest value
+    eq = vals == v
+    need = k - np.count_nonzero(vals > v, axis=1)          # its rank among the equal ones, 1-based
+    bp = np.argmax(eq, axis=1)
+    multi = np.flatnonzero(need > 1)
+    if multi.size:
+        bp[multi] = np.argmax(np.cumsum(eq[multi], axis=1) >= need[multi, None], axis=1)
+    return bp
+
+
+def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None):
+    """ASL, mean, t and the Fig. 7 estimates of a chunk of pairs; z = x - y, shape (pairs, n).
+
+    Returns (asl, zbar, t, est) with est[q] = max over the chunk's pairs of
+    |mean(w*b)| for the sample b at position ks[q] of the stable descending
+    order of |t(w*b)| (0 where ks[q] < 1), found by :func:`_kth_desc_index`
+    in time linear in B. ``work``: :func:`work_arrays` (4 float, 1 bool) of
+    at least (pairs, B), reused across chunks. Every value is computed with the same floating-point
+    operations, in the same order, as the plain formulas in the module
+    docstring, so results are bit for bit those of the argsort version
+    (checked against the plain loop in tests/test_meta_bootstrap.py).
+    """
+    B = Ct.shape[1]
+    p = z.shape[0]
+    if work is None:
+        work = work_arrays(p, B, *[np.float64] * 4, np.bool_)
+    S1, S2, mean_s, var_s, mask = (x[:p] for x in work)
+    zbar, t = paired_t(z)
+    w = z - zbar[:, None]
+    w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
+    np.matmul(w, Ct, out=S1)
+    np.matmul(w * w, Ct, out=S2)
+    np.divide(S1, c, out=mean_s)
+    np.multiply(S1, mean_s, out=var_s)
+    np.subtract(S2, var_s, out=var_s)
+    var_s /= (c - 1)                              # var* = (S2 - S1 mean*) / (c - 1)
+    ts = np.divide(var_s, c, out=S2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.sqrt(ts, out=ts)
+        np.divide(np.abs(mean_s, out=mean_s), ts, out=ts)   # |t(w*b)| = |mean*| / sqrt(var* / c)
+    if np.isnan(ts.max()):
+        # zero spread (var* <= 0) leaves NaN; a zero spread with non-zero mean already gave inf
+        flat = ~(var_s > 0)
+        ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
+    thr = np.abs(t) * (1 - TIE_RTOL)
+    asl = count_rows(np.greater_equal(ts, thr[:, None], out=mask)) / B
+    asl[np.all(z == 0, axis=1)] = 1.0             # identical runs
+    est = np.zeros(len(ks))
+    rows = np.arange(z.shape[0])
+    for q, k in enumerate(ks):
+        if k >= 1:
+            b = _kth_desc_index(ts, min(k, B), mask)
+            est[q] = float(np.abs(S1[rows, b] / c).max())
+    return asl, zbar, t, est
 
 
 @dataclass(frozen=True)
@@ -128,43 +262,25 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     pi, pj = pair_index(n_runs)
     P = pi.size
     ks = [int(round(B * a)) for a in alphas]
-    chunks = pair_chunks(P, 8 * (7 * B + 3 * n_topics), n_jobs=len(metrics))
+    chunks = pair_chunks(P, 8 * (6 * B + 3 * n_topics), n_jobs=len(metrics), budget=CHUNK_BYTES)
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
+    per_metric = {}
+    work = work_arrays(max(sl.stop - sl.start for sl in chunks), B, *[np.float64] * 4, np.bool_)
+    with one_blas_thread():
+        for m in metrics:
+            M = mats[m]
+            asl, mdiff, tobs = np.empty(P), np.empty(P), np.empty(P)
+            est = np.zeros(len(alphas))
+            for sl in chunks:
+                asl[sl], mdiff[sl], tobs[sl], e = _pairs_chunk(M[pi[sl]] - M[pj[sl]], Ct, c, ks, work)
+                est = np.maximum(est, e)
+                prog.step()
+            per_metric[m] = asl, mdiff, tobs, est
+    run_x, run_y = [ids[i] for i in pi], [ids[j] for j in pj]
     pair_frames, summ_rows, curve_frames = [], [], []
-    sqrt_c = np.sqrt(c)
-    for m in metrics:
-        M = mats[m]
-        asl = np.empty(P)
-        mdiff = np.empty(P)
-        tobs = np.empty(P)
-        est = np.zeros(len(alphas))
-        for sl in chunks:
-            z = M[pi[sl]] - M[pj[sl]]
-            zbar, t = paired_t(z)
-            w = z - zbar[:, None]
-            w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
-            S1 = w @ Ct
-            S2 = (w * w) @ Ct
-            mean_s = S1 / c
-            var_s = (S2 - S1 * mean_s) / (c - 1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ts = np.abs(mean_s) / np.sqrt(var_s / c)
-            flat = ~(var_s > 0)
-            ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
-            at = np.abs(t)
-            hits = ts >= (at * (1 - TIE_RTOL))[:, None]
-            a = hits.mean(axis=1)
-            a[np.all(z == 0, axis=1)] = 1.0               # identical runs
-            asl[sl], mdiff[sl], tobs[sl] = a, zbar, t
-            if any(k >= 1 for k in ks):
-                order = np.argsort(-ts, axis=1, kind="stable")
-                for q, k in enumerate(ks):
-                    if k >= 1:
-                        b = order[:, min(k, B) - 1]
-                        est[q] = max(est[q], float(np.abs(mean_s[np.arange(b.size), b]).max()))
-            prog.step()
-        pair_frames.append(pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj],
+    for m, (asl, mdiff, tobs, est) in per_metric.items():
+        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y,
                                          "mean_diff": mdiff, "t": tobs, "asl": asl, "significant": asl < alphas[0]}))
         for q, a_ in enumerate(alphas):
             nsig = int(np.sum(asl < a_))

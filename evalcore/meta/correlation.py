@@ -229,7 +229,8 @@ def correlation_matrix(means: pd.DataFrame, *, method: str = "tau-b", alpha: flo
     if not isinstance(means, pd.DataFrame):
         raise ValueError(f"means must be a DataFrame (index = runs, columns = metrics); got {type(means).__name__}")
     if means.shape[1] < 1 or means.shape[0] < 2:
-        raise ValueError(f"means needs >= 2 runs and >= 1 metric; got shape {means.shape}")
+        raise ValueError(f"rank correlation compares rankings of runs: it needs at least 2 runs (rows) and 1 "
+                         f"metric (column); got {means.shape[0]} run(s) and {means.shape[1]} metric(s)")
     if not (0 < alpha < 1):
         raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}")
     cols = [str(c) for c in means.columns]

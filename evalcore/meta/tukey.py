@@ -13,6 +13,14 @@ Vectorised: the permutations are drawn in blocks of trials as index arrays
 one gather and one mean per block. A range within 1e-9 (relative) of the
 observed difference counts as reaching it (so the identity permutation
 reaches the largest observed difference whatever the summation order).
+
+Order invariance (issue 11): before the drawn permutations are applied, the
+scores of every topic are sorted (a canonical order of the runs' scores on
+that topic). The permutation distribution of the range depends only on the
+multiset of scores per topic, so this changes nothing in law, but it makes
+the result for a given seed independent of the order in which the runs are
+given: permuting the runs permutes the rows of ``pairs`` and nothing else.
+Explicit ``permutations`` (tests) are applied to the scores as given.
 """
 from __future__ import annotations
 
@@ -22,8 +30,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._common import (TIE_RTOL, Progress, ProgressFn, check_alpha, check_positive_int, check_run_ids, check_scores,
-                      pair_index)
+from ._common import (
+    TIE_RTOL,
+    Progress,
+    ProgressFn,
+    check_alpha,
+    check_positive_int,
+    check_run_ids,
+    check_scores,
+    pair_index,
+)
 
 __all__ = ["tukey_hsd", "TukeyResult"]
 
@@ -65,7 +81,8 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     alpha : significance level or a list of them; one summary row per alpha
     block : trials permuted at once (memory: block * n_runs * n_topics * 16 bytes)
     permutations : optional (B, n_runs, n_topics) int array; column [b, :, t] is the
-        permutation of runs applied to topic t in trial b (tests); overrides B and seed
+        permutation of runs applied to topic t in trial b, to the scores as given (tests);
+        overrides B and seed
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
 
     >>> hi, lo = [0.9, 0.8, 0.9, 0.7] * 2, [0.1, 0.2, 0.1, 0.2] * 2
@@ -95,13 +112,15 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     base = np.broadcast_to(np.arange(n_runs)[:, None], (n_runs, n_topics))
     prog = Progress(progress, len(blocks))
     prog.report(0.0)
+    # canonical order of each topic's scores, so a seed's result does not depend on the run order
+    src = mats if permutations is not None else {m: np.sort(mats[m], axis=0) for m in metrics}
     for s, e in blocks:
         if permutations is None:
             perm = rng.permuted(np.broadcast_to(base, (e - s, n_runs, n_topics)).copy(), axis=1)
         else:
             perm = permutations[s:e]
         for m in metrics:
-            pm = np.take_along_axis(mats[m][None, :, :], perm, axis=1).mean(axis=2)   # (k, n_runs)
+            pm = np.take_along_axis(src[m][None, :, :], perm, axis=1).mean(axis=2)   # (k, n_runs)
             ranges[m][s:e] = pm.max(axis=1) - pm.min(axis=1)
         prog.step()
     pair_frames, summ = [], []

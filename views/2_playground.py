@@ -1,8 +1,7 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
-import pandas as pd
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, teaching, widgets
+from dashboard import cached, figures, shell, state, teaching, widgets
 
 MAX_RANKS = 30
 ss = st.session_state
@@ -58,24 +57,44 @@ def _move(step: int):
         ss["pl_move"] = j + 1
 
 
-S, A, B = K, max(K - 1, 1), max(K - 2, 1)
-PRESETS = {
-    "X": ([B], "a B-relevant document at rank 1"),
-    "Y": ([0, S], "non-relevant, then an S-relevant document"),
-    "Z": ([B, S], "B at rank 1, S at rank 2: the system P-measure rewards"),
-    "inverse": ([B, A, S], "the perfect inverse: the ideal list upside down"),
-    "ideal": ([S, A, B], "the ideal list"),
-}
-FIG3_COUNTS = [1] * K
+def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
+    """003 Fig. 3's systems X, Y, Z on a topic with one document of each of the
+    top three levels, for any K: the labels name the levels actually used,
+    and the topic's counts match them (R = min(K, 3))."""
+    top = list(range(K, max(K - 3, 0), -1))           # e.g. [3, 2, 1] for K = 3, [4, 3, 2] for K = 4
+    S, A, B = (top + [top[-1]] * 3)[:3]
+    n = lambda L: names[L - 1]                        # noqa: E731
+    counts = [1 if L in top else 0 for L in range(1, K + 1)]
+    presets = {
+        "X": ([B], f"a {n(B)} document at rank 1"),
+        "Y": ([0, S], f"non-relevant, then an {n(S)} document"),
+        "Z": ([B, S], f"{n(B)} at rank 1, {n(S)} at rank 2: the system P-measure rewards"),
+        "inverse": (top[::-1], "the perfect inverse: the ideal list upside down"),
+        "ideal": (top, "the ideal list"),
+    }
+    what = ("one " + ", one ".join(n(L) for L in top) + " document")
+    if K < 3:
+        what += f" (this collection has {K} level{'s' if K > 1 else ''}, so X, Y and Z share levels)"
+    elif K > 3:
+        what += f" (the top three of {K} levels; lower levels absent)"
+    return presets, counts, what
+
+
+PRESETS, FIG3_COUNTS, FIG3_WHAT = _presets(K, names)
+if ss.get("_pl_K") not in (None, K):                  # a list built for another K: start over with Z
+    _set(PRESETS["Z"][0], FIG3_COUNTS)
+    st.toast(f"The collection has {K} levels: the playground list was reset to 003's system Z.")
+ss["_pl_K"] = K
 
 st.title("Metric playground")
 st.caption("Build a ranked list and a topic by hand. Every metric, and the numbers behind it, follow the "
            "sidebar's gains, beta and penalties.")
 
 strip = st.container()
-left, right = st.columns([1.05, 1], gap="large")
+# chart column first: on a narrow screen the columns stack and the chart stays above the controls
+right, left = st.columns([1, 1.05], gap="large")
 with left:
-    st.markdown("**Presets** (003 Fig. 3 topic: one S, one A and one B document)")
+    st.markdown(f"**Presets** (003 Fig. 3 topic: {FIG3_WHAT})")
     cols = st.columns(len(PRESETS))
     for col, (name, (lv, what)) in zip(cols, PRESETS.items()):
         col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS), help=what,
@@ -164,7 +183,7 @@ st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cu
            "documents down to r; BR: the blended ratio (relevant ranks only). Shaded: r_1 and r_p.")
 
 st.subheader("Every metric")
-widgets.table(vals, digits=4, hide_index=True,
+widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                              "user model": st.column_config.TextColumn(width="large")})
 

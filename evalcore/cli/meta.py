@@ -1,34 +1,14 @@
-"""Subcommands ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey`` of ``python -m evalcore``.
+"""Meta-evaluation subcommands: ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``.
 
-``evalcore/cli.py`` calls :func:`add_subcommands` with its subparsers and the
-shared data/metric parent parser. Input: the collection the data options
-name (scored with ``evalcore.score_matrices`` under the metric settings), or
+:func:`register` adds them to the ``evalcore`` command (``evalcore/cli/__init__.py``)
+with the shared data/metric parent parser. Adding a subcommand is one
+``add(...)`` call in :func:`register` plus its ``run_*`` function.
+
+Input: the collection the data options name (scored with ``evalcore.score_matrices`` under the metric settings), or
 ``--scores FILE``, a tidy CSV/TSV with columns run, topic, metric, value
 (e.g. ``python -m evalcore evaluate --per-topic --output csv`` output).
 
-With ``--output json`` (default: tsv) the output is one object:
-
-    command      the subcommand
-    collection   the collection name (or the score file)
-    runs         run ids used (after --top), in score-matrix order
-    n_topics     number of topics
-    metrics      metric labels, in order
-    settings     every option that shaped the result (B, seed, alpha, sampling, ...)
-    <tables>     lists of row objects, one key per table:
-      kendall:   matrix (metric, then one key per metric), pairs (metric_a, metric_b, tau, z0, p_value, significant)
-      swap:      summary (metric, confidence, abs_diff, max_diff, relative, pct_comparisons, n_comparisons),
-                 curves (metric, bin, lower, upper, count, swaps, swap_rate)
-      bootstrap: summary (metric, alpha, n_significant, n_pairs, pct_significant, estimated_diff,
-                 estimated_diff_raw), pairs (metric, run_x, run_y, mean_diff, t, asl, significant),
-                 curves (metric, pair_rank, asl)
-      stability: summary (metric, fuzziness, error_rate, prop_ties), pairs (metric, fuzziness, run_x, run_y,
-                 wins, losses, ties)
-      tukey:     summary (metric, alpha, n_significant, n_pairs, pct_significant),
-                 pairs (metric, run_x, run_y, mean_diff, p_value, significant)
-
-NaN (the papers' "-") is ``null`` in JSON and ``-`` in TSV. ``--output tsv``
-prints one table (``--table``, default summary; matrix for kendall) with a
-header line.
+The JSON keys are listed in :data:`JSON_HELP` (shown by ``--help``).
 """
 from __future__ import annotations
 
@@ -40,21 +20,70 @@ import sys
 import numpy as np
 import pandas as pd
 
-from . import (bootstrap_sensitivity, correlation_matrix, read_score_csv, stability, subset_runs, swap_method,
-               top_runs, tukey_hsd)
-from .correlation import METHODS
-from .sampling import SAMPLINGS
+from ..meta import (
+    correlation_matrix,
+    read_score_csv,
+    subset_runs,
+    top_runs,
+)
+from ..meta.correlation import METHODS
+from ..meta.repeat import order_share, repeat
+from ..meta.sampling import SAMPLINGS
+from ..registry import score_matrices, score_matrix
+from . import stats as cli_stats
+from .options import load_from_args, metric_params, metrics_of
 
-__all__ = ["add_subcommands", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
+__all__ = ["register", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
            "DEFAULT_METRICS"]
 
 #: 003's seven metrics, in Table 2's order
 DEFAULT_METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 
-_JSON_HELP = __doc__[__doc__.index("With ``--output json``"):]
+#: The ``--output json`` layout, shown by every subcommand's ``--help`` (a plain
+#: string, not the docstring, so ``python -OO`` keeps it).
+JSON_HELP = """\
+With ``--output json`` (default: tsv) the output is one object:
+
+    command      the subcommand
+    collection   the collection name (or the score file)
+    runs         run ids used (after --top), in score-matrix order
+    n_topics     number of topics
+    metrics      metric labels, in order
+    settings     every option that shaped the result (B, seed, alpha, sampling, ...)
+    <tables>     lists of row objects, one key per table:
+      kendall:   matrix (metric, then one key per metric), pairs (metric_a, metric_b, tau, z0, p_value, significant)
+      swap:      summary (metric, confidence, abs_diff, max_performance, relative, pct_comparisons,
+                 n_comparisons; sorted by pct_comparisons within a confidence),
+                 curves (metric, bin, lower, upper, count, swaps, swap_rate)
+      bootstrap: summary (metric, alpha, n_significant, n_pairs, pct_significant, estimated_diff,
+                 estimated_diff_raw), pairs (metric, run_x, run_y, mean_diff, t, asl, significant),
+                 curves (metric, pair_rank, asl)
+      stability: summary (metric, fuzziness, error_rate, prop_ties), pairs (metric, fuzziness, run_x, run_y,
+                 wins, losses, ties)
+      tukey:     summary (metric, alpha, n_significant, n_pairs, pct_significant),
+                 pairs (metric, run_x, run_y, mean_diff, p_value, significant)
+
+swap, bootstrap, stability and tukey also take ``--repeats N`` (independent
+repetitions with seeds derived from --seed; repetition 1 is the plain --seed
+run, see evalcore.meta.repeat) and ``--claim A,B,C`` (an order claim
+"A >= B >= C" on the main figure: pct_comparisons at the first confidence for
+swap, pct_significant at the first alpha for bootstrap and tukey, error_rate
+at the first fuzziness for stability, where the claim is "A <= B"). Their
+JSON then adds:
+      spread:    (summary keys, figure, mean, sd, min, max, n) over the repetitions
+      repeats:   every repetition's summary, with columns repeat and seed first
+      claims:    (claim, figure, share, repeats, steps) - share of repetitions in which it held
+and the summary/curves/pairs tables are those of repetition 1. ``--output tsv``
+prints the spread table by default when --repeats > 1.
+
+NaN (the papers' "-") is ``null`` in JSON and ``-`` in TSV. ``--output tsv``
+prints one table (``--table``, default summary; matrix for kendall) with a
+header line.
+"""
 
 
-def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str]) -> argparse.ArgumentParser:
+def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str], repeats: bool = False
+                 ) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("meta-evaluation")
     g.add_argument("--metrics", nargs="+", metavar="KEY", default=None,
@@ -73,19 +102,28 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str]) 
                    help="metric that ranks runs for --top (default AP, i.e. relaxed AP at --rel-threshold 1)")
     g.add_argument("--scores", metavar="CSV", help="read per-topic scores from a CSV/TSV with columns run, topic, "
                    "metric, value instead of scoring a collection")
+    cli_stats.add_standardise_options(g)
     g.add_argument("--output", choices=("tsv", "json"), default="tsv")
-    g.add_argument("--table", choices=tables, default=tables[0], help="table printed by --output tsv "
-                   f"(default {tables[0]})")
+    if repeats:
+        g.add_argument("--repeats", type=int, default=1, metavar="N",
+                       help="independent repetitions with seeds derived from --seed (default 1); every summary "
+                            "figure then gets its mean, sd and min-max (table 'spread')")
+        g.add_argument("--claim", action="append", default=[], metavar="A,B,..",
+                       help="an order claim 'A >= B >= ..' between metrics on the main figure; reports the share "
+                            "of repetitions in which it held (table 'claims'); repeatable")
+        tables = tables + ["spread", "repeats", "claims"]
+    g.add_argument("--table", choices=tables, default=None, help="table printed by --output tsv "
+                   f"(default {tables[0]}" + (", or spread with --repeats > 1)" if repeats else ")"))
     return p
 
 
-def add_subcommands(subparsers, data_parent: argparse.ArgumentParser) -> None:
+def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     """Register kendall, swap, bootstrap, stability and tukey on ``subparsers``."""
     fmt = argparse.RawDescriptionHelpFormatter
 
     def add(name, help_, desc, B, alpha, tables, func):
-        sp = subparsers.add_parser(name, parents=[data_parent, _meta_parent(B, alpha, tables)], help=help_,
-                                   description=desc, epilog=_JSON_HELP, formatter_class=fmt)
+        sp = subparsers.add_parser(name, parents=[data_parent, _meta_parent(B, alpha, tables, name != "kendall")],
+                                   help=help_, description=desc, epilog=JSON_HELP, formatter_class=fmt)
         sp.set_defaults(func=func)
         return sp
 
@@ -122,6 +160,10 @@ def add_subcommands(subparsers, data_parent: argparse.ArgumentParser) -> None:
     add("tukey", "randomised Tukey HSD over all run pairs (Sakai 2012)",
         "Permute scores within each topic across runs; a pair is significant if its mean difference is "
         "rarely reached by the permutation range.", 5000, [0.05], ["summary", "pairs"], run_tukey)
+    cli_stats.add_subparsers(subparsers, data_parent)
+
+    from evalcore.report.cli import add_report_subcommand
+    add_report_subcommand(subparsers, data_parent)
 
 
 # -- input ------------------------------------------------------------------------
@@ -148,18 +190,16 @@ def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
             ranker = scores[args.top_by]
         n_topics = len(topics)
     else:
-        import evalcore
-        from evalcore.cli import load_from_args, metric_params
-
         c = load_from_args(args)
         params = metric_params(args)
-        chosen = evalcore.score_matrices(c, args.metrics or DEFAULT_METRICS, **params)
+        chosen = score_matrices(c, metrics_of(args) or DEFAULT_METRICS, **params)
         ranker = None
         if args.top is not None:
             ranker = chosen.get(args.top_by)
             if ranker is None:
-                ranker = evalcore.score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
+                ranker = score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
         runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
+    chosen = cli_stats.apply_standardise(args, chosen)
     if args.top is not None:
         idx = top_runs(ranker.mean(axis=1), args.top)
         chosen = subset_runs(chosen, idx)
@@ -202,7 +242,8 @@ def _emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics
         json.dump(doc, out, indent=1, allow_nan=False)
         out.write("\n")
         return 0
-    df = tables[args.table]
+    table = args.table or ("spread" if getattr(args, "repeats", 1) > 1 else next(iter(tables)))
+    df = tables[table]
     out.write("\t".join(map(str, df.columns)) + "\n")
     for row in df.itertuples(index=False, name=None):
         out.write("\t".join(_cell(v) for v in row) + "\n")
@@ -211,13 +252,18 @@ def _emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics
 
 def _common_settings(args) -> dict:
     return {"B": args.B, "seed": args.seed, "alpha": list(args.alpha), "top": args.top,
-            "top_by": args.top_by if args.top is not None else None, "scores": args.scores}
+            "top_by": args.top_by if args.top is not None else None, "scores": args.scores,
+            **cli_stats._standardise_settings(args)}
 
 
 # -- subcommands ------------------------------------------------------------------
 def run_kendall(args) -> int:
     """``kendall``: correlation matrix of the metrics' system rankings."""
     name, runs, n_topics, scores = _load(args)
+    if len(runs) < 2:
+        raise ValueError(f"kendall correlates the metrics' rankings of runs, so it needs at least 2 runs; "
+                         f"{name} has {len(runs)} ({', '.join(runs)}). Give more run files (--run A B ..., "
+                         f"--runs DIR) or a score file with more runs")
     means = pd.DataFrame({m: v.mean(axis=1) for m, v in scores.items()}, index=runs)
     r = correlation_matrix(means, method=args.method, alpha=args.alpha[0])
     matrix = r.tau.reset_index().rename(columns={"index": "metric"})
@@ -225,38 +271,71 @@ def run_kendall(args) -> int:
     return _emit(args, "kendall", name, runs, n_topics, list(scores), st, {"matrix": matrix, "pairs": r.tidy})
 
 
+#: the figure an order claim is made on, and the summary row it is read from
+_CLAIM_FIGURE = {"swap": ("pct_comparisons", "confidence"), "bootstrap": ("pct_significant", "alpha"),
+                 "tukey": ("pct_significant", "alpha"), "stability": ("error_rate", "fuzziness")}
+
+
+def _run_repeated(args, method: str, name, runs, n_topics, scores, settings: dict, first_tables, **kw) -> int:
+    if args.repeats < 1:
+        raise ValueError(f"--repeats must be >= 1; got {args.repeats}")
+    r = repeat(method, scores, repeats=args.repeats, seed=args.seed, **kw)
+    figure, by = _CLAIM_FIGURE[method]
+    level = r.per_repeat[by].iloc[0]
+    claims = []
+    for text in args.claim:
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        if method == "stability":            # a lower error rate is better: the claim reads A <= B
+            sh = order_share(r.per_repeat.assign(**{figure: -r.per_repeat[figure]}), names, figure, **{by: level})
+            sh["claim"] = " <= ".join(names)
+        else:
+            sh = order_share(r.per_repeat, names, figure, **{by: level})
+        claims.append({"claim": sh["claim"], "figure": f"{figure} ({by} {level:g})", "share": sh["share"],
+                       "repeats": sh["repeats"],
+                       "steps": "; ".join(f"{k.replace('>=', '<=') if method == 'stability' else k}: {v:g}"
+                                          for k, v in sh["steps"].items())})
+    tables = dict(first_tables(r.first))
+    tables.update({"spread": r.spread, "repeats": r.per_repeat,
+                   "claims": pd.DataFrame(claims, columns=["claim", "figure", "share", "repeats", "steps"])})
+    st = {**settings, "repeats": args.repeats, "seeds": list(r.seeds)}
+    if "subset_size" in st:
+        st["subset_size"] = r.first.subset_size
+    return _emit(args, method, name, runs, n_topics, list(scores), st, tables)
+
+
 def run_swap(args) -> int:
     """``swap``: swap-rate curves and the Table 3 summary."""
     name, runs, n_topics, scores = _load(args)
-    r = swap_method(scores, sampling=args.sampling, subset_size=args.subset_size, B=args.B, seed=args.seed,
-                    bin_width=args.bin_width, n_bins=args.bins, rule=args.rule, confidences=args.confidence)
-    st = {**_common_settings(args), "sampling": args.sampling, "subset_size": r.subset_size, "rule": args.rule,
+    st = {**_common_settings(args), "sampling": args.sampling, "subset_size": args.subset_size, "rule": args.rule,
           "bin_width": args.bin_width, "bins": args.bins, "confidence": list(args.confidence), "alpha": None}
-    return _emit(args, "swap", name, runs, n_topics, list(scores), st,
-                 {"summary": r.summary, "curves": r.curves})
+    return _run_repeated(args, "swap", name, runs, n_topics, scores, st,
+                         lambda r: {"summary": r.summary, "curves": r.curves},
+                         sampling=args.sampling, subset_size=args.subset_size, B=args.B, bin_width=args.bin_width,
+                         n_bins=args.bins, rule=args.rule, confidences=args.confidence)
 
 
 def run_bootstrap(args) -> int:
     """``bootstrap``: ASL of every pair, discriminative power, estimated difference."""
     name, runs, n_topics, scores = _load(args)
-    r = bootstrap_sensitivity(scores, run_ids=runs, B=args.B, seed=args.seed, alpha=tuple(args.alpha))
-    return _emit(args, "bootstrap", name, runs, n_topics, list(scores), _common_settings(args),
-                 {"summary": r.summary, "pairs": r.pairs, "curves": r.asl_curves})
+    return _run_repeated(args, "bootstrap", name, runs, n_topics, scores, _common_settings(args),
+                         lambda r: {"summary": r.summary, "pairs": r.pairs, "curves": r.asl_curves},
+                         run_ids=runs, B=args.B, alpha=tuple(args.alpha))
 
 
 def run_stability(args) -> int:
     """``stability``: error rate and proportion of ties per fuzziness."""
     name, runs, n_topics, scores = _load(args)
-    r = stability(scores, run_ids=runs, subset_size=args.subset_size, B=args.B, seed=args.seed,
-                  fuzziness=tuple(args.fuzziness), replacement=args.replacement)
-    st = {**_common_settings(args), "subset_size": r.subset_size, "fuzziness": list(args.fuzziness),
+    st = {**_common_settings(args), "subset_size": args.subset_size, "fuzziness": list(args.fuzziness),
           "replacement": args.replacement, "alpha": None}
-    return _emit(args, "stability", name, runs, n_topics, list(scores), st, {"summary": r.summary, "pairs": r.pairs})
+    return _run_repeated(args, "stability", name, runs, n_topics, scores, st,
+                         lambda r: {"summary": r.summary, "pairs": r.pairs},
+                         run_ids=runs, subset_size=args.subset_size, B=args.B, fuzziness=tuple(args.fuzziness),
+                         replacement=args.replacement)
 
 
 def run_tukey(args) -> int:
     """``tukey``: randomised Tukey HSD."""
     name, runs, n_topics, scores = _load(args)
-    r = tukey_hsd(scores, run_ids=runs, B=args.B, seed=args.seed, alpha=tuple(args.alpha))
-    return _emit(args, "tukey", name, runs, n_topics, list(scores), _common_settings(args),
-                 {"summary": r.summary, "pairs": r.pairs})
+    return _run_repeated(args, "tukey", name, runs, n_topics, scores, _common_settings(args),
+                         lambda r: {"summary": r.summary, "pairs": r.pairs},
+                         run_ids=runs, B=args.B, alpha=tuple(args.alpha))

@@ -1,25 +1,23 @@
-"""Command line: ``python -m evalcore evaluate ...`` and the meta-evaluation subcommands.
+"""Options every subcommand shares (where the data is, how to score it) and their resolution.
 
-Bad input never ends in a Python traceback: errors print one readable
-message (file, line, what was wrong, what to do) and exit with status 2.
+Precedence of a metric setting: an option given on the command line, then the
+``--settings`` file (read by :func:`evalcore.settings.read_settings`, the
+reader the dashboard uses too), then :data:`evalcore.settings.DEFAULTS`.
+Options therefore default to ``None`` here, so "given" can be told from
+"left at its default".
 """
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
 
-import numpy as np
+from ..collection import Collection
+from ..gains import GAIN_PRESETS, parse_ascending
+from ..names import CONVENTIONS
+from ..settings import DEFAULTS, read_settings
 
-from . import registry
-from .collection import Collection
-from .gains import GAIN_PRESETS, parse_ascending
+__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "EPILOG_LEVELS"]
 
-__all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "limits_from_args", "metric_params",
-           "load_settings"]
-
-_EPILOG_LEVELS = (
+EPILOG_LEVELS = (
     "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as "
     "NTCIREVAL's -g does (so NTCIR's S:A:B = 3:2:1 is --gains 1:2:3). The papers write S:A:B, highest "
     "first; for their presets use --gain-preset (" + ", ".join(GAIN_PRESETS) + ", written highest first)."
@@ -46,6 +44,11 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--depth", type=int, metavar="N", help="evaluate only the top N documents of each list")
     d.add_argument("--condensed", action="store_true",
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
+    d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
+                   help="qrels format (default auto: sniffed from the first line / the .rel extension)")
+    d.add_argument("--run-format", choices=("auto", "trec", "ntcir", "jsonl"), default="auto",
+                   help="run format (default auto: .res files = NTCIR, .jsonl or a first '{' = JSON lines, "
+                        "else TREC)")
     d.add_argument("--keep-first-duplicate", action="store_true",
                    help="if a run lists a document twice for a topic, keep the first (default: error)")
     lim = p.add_argument_group("limits (hostile or huge input is refused before memory is taken)")
@@ -63,41 +66,29 @@ def data_options_parser() -> argparse.ArgumentParser:
                    "i.e. 1:2:3 = the papers' S:A:B 3:2:1)")
     m.add_argument("--gain-preset", metavar="NAME", choices=list(GAIN_PRESETS),
                    help="a paper preset, highest level first: " + ", ".join(GAIN_PRESETS))
-    m.add_argument("--beta", type=float, default=1.0, help="beta of the blended ratio (default 1)")
+    m.add_argument("--beta", type=float, help="beta of the blended ratio (default 1)")
     m.add_argument("--penalties", metavar="P1:P2:..", help="NWRR/WRR penalty of each level, ASCENDING "
                    "(default K-L+2, i.e. 4:3:2 = S:A:B 2:3:4); all > 1")
-    m.add_argument("--cutoffs", default="10,1000", metavar="L1,L2",
+    m.add_argument("--cutoffs", metavar="L1,L2",
                    help="cutoffs for nDCG@l, P@l, ... when no @l is given (default 10,1000)")
-    m.add_argument("--rel-threshold", type=int, default=1, metavar="L",
+    m.add_argument("--rel-threshold", type=int, metavar="L",
                    help="binary metrics count level >= L as relevant (1 = relaxed, default; 2 = rigid)")
-    m.add_argument("--log-base", type=float, default=2.0, help="b of the Jarvelin-Kekalainen discount (default 2)")
-    m.add_argument("--mean", choices=("arithmetic", "geometric"), default="arithmetic",
+    m.add_argument("--log-base", type=float, help="b of the Jarvelin-Kekalainen discount (default 2)")
+    m.add_argument("--mean", choices=("arithmetic", "geometric"),
                    help="mean over topics (geometric: exp mean log max(x, 1e-5))")
+    m.add_argument("--names", choices=CONVENTIONS, help="read metric names in this convention (ir_measures: "
+                   "nDCG@10 is the Burges nDCG, evalcore's MSnDCG@10); default: evalcore's keys plus every "
+                   "unambiguous peer name (map, P_10, ndcg_cut.10, P-plus, ...), warning on a bare nDCG@k")
     m.add_argument("--settings", metavar="JSON", help="a settings file saved by the app's Report page or by "
                    "--save-settings; explicit options override it")
+    m.add_argument("--save-settings", metavar="JSON", help="write the settings used (after --settings and the "
+                   "options) to this file, for --settings or the app's Report page")
     return p
-
-
-def load_settings(path: str) -> dict:
-    """Read a settings JSON (keys: gains, beta, penalties, cutoffs, rel_threshold, metrics, ...).
-
-    ``gains``/``penalties`` are lists in ascending level order or strings in
-    paper notation (highest first).
-    """
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"cannot read settings file {path}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}, line {e.lineno}: not valid JSON ({e.msg})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a settings file holds a JSON object; got {type(data).__name__}")
-    return data.get("settings", data)
 
 
 def load_from_args(args) -> Collection:
     """The collection the data options name."""
-    from . import io, simulate
+    from .. import io, simulate
 
     sources = sum(bool(x) for x in (args.simulated, args.paper_examples, args.qrels))
     if sources == 0:
@@ -118,6 +109,7 @@ def load_from_args(args) -> Collection:
         # which drops unjudged documents first and truncates after
         c = io.load_collection(args.qrels, runs if len(runs) > 1 or not args.runs else args.runs,
                                order=args.order, keep_first_duplicate=args.keep_first_duplicate,
+                               fmt=args.run_format, qrels_fmt=args.qrels_format,
                                depth=args.depth if args.depth and args.depth >= 1 and not args.condensed else None,
                                limits=limits_from_args(args))
     if args.condensed:
@@ -133,7 +125,7 @@ def limits_from_args(args):
     """``evalcore.io.Limits`` from --max-expanded/--max-memory/--max-runs/--max-topics/--max-depth."""
     from dataclasses import replace
 
-    from .io.limits import DEFAULT_LIMITS, parse_size
+    from ..io.limits import DEFAULT_LIMITS, parse_size
 
     kw = {}
     if getattr(args, "max_expanded", None):
@@ -150,9 +142,33 @@ def limits_from_args(args):
     return replace(DEFAULT_LIMITS, **kw)
 
 
+def file_settings(args) -> dict:
+    """The validated ``--settings`` file ({} without one); read once per run."""
+    if getattr(args, "_file_settings", None) is None:
+        path = getattr(args, "settings", None)
+        args._file_settings = read_settings(path) if path else {}
+    return args._file_settings
+
+
+def _cutoffs(text: str) -> list[int]:
+    try:
+        cutoffs = [int(x) for x in str(text).split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--cutoffs must be whole numbers separated by commas; got {text!r}") from None
+    if not cutoffs or min(cutoffs) < 1:
+        raise ValueError(f"--cutoffs must be whole numbers >= 1; got {text!r}")
+    return cutoffs
+
+
 def metric_params(args) -> dict:
-    """Keyword arguments for ``evalcore.score_matrices`` / ``evaluate`` from the options."""
-    st = load_settings(args.settings) if getattr(args, "settings", None) else {}
+    """Keyword arguments for ``evalcore.score_matrices`` / ``evaluate``: option > settings file > default."""
+    st = file_settings(args)
+
+    def pick(option, key):
+        if option is not None:
+            return option
+        return DEFAULTS[key] if st.get(key) is None else st[key]
+
     gains = st.get("gains")
     if args.gain_preset:
         gains = args.gain_preset
@@ -161,100 +177,17 @@ def metric_params(args) -> dict:
     penalties = st.get("penalties")
     if args.penalties:
         penalties = parse_ascending(args.penalties, "--penalties")
-    cutoffs = st.get("cutoffs")
-    if cutoffs is None or args.cutoffs != "10,1000":
-        try:
-            cutoffs = [int(x) for x in str(args.cutoffs).split(",") if x.strip()]
-        except ValueError:
-            raise ValueError(f"--cutoffs must be whole numbers separated by commas; got {args.cutoffs!r}") from None
-    if not cutoffs or min(cutoffs) < 1:
-        raise ValueError(f"--cutoffs must be whole numbers >= 1; got {args.cutoffs!r}")
-    beta = args.beta if args.beta != 1.0 else st.get("beta", 1.0)
-    rel = args.rel_threshold if args.rel_threshold != 1 else st.get("rel_threshold", 1)
-    return dict(gains=gains, beta=float(beta), penalties=penalties, cutoffs=list(cutoffs),
-                rel_threshold=int(rel), log_base=float(args.log_base))
+    cutoffs = _cutoffs(args.cutoffs) if args.cutoffs is not None else pick(None, "cutoffs")
+    return dict(gains=gains, beta=float(pick(args.beta, "beta")), penalties=penalties, cutoffs=list(cutoffs),
+                rel_threshold=int(pick(args.rel_threshold, "rel_threshold")),
+                log_base=float(pick(args.log_base, "log_base")), names=pick(args.names, "names"))
 
 
-def _fmt(v: float) -> str:
-    return format(float(v), ".12g")
+def mean_of(args) -> str:
+    """``--mean``, else the settings file's, else arithmetic."""
+    return args.mean or file_settings(args).get("mean") or DEFAULTS["mean"]
 
 
-def run_evaluate(args) -> int:
-    c = load_from_args(args)
-    params = metric_params(args)
-    metrics = args.metrics
-    if metrics is None and args.settings:
-        metrics = load_settings(args.settings).get("metrics")
-    df = registry.evaluate(c, metrics, per_topic=args.per_topic, mean=args.mean, **params)
-    out = sys.stdout
-    if args.output == "json":
-        settings = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in params.items()}
-        json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
-                   "settings": {**settings, "mean": args.mean,
-                                "metrics": list(dict.fromkeys(df["metric"]))},
-                   "results": df.to_dict(orient="records")}, out, indent=1)
-        out.write("\n")
-    else:
-        sep = "\t" if args.output == "tsv" else ","
-        out.write(sep.join(["run", "topic", "metric", "value"]) + "\n")
-        for r, t, m, v in df.itertuples(index=False, name=None):
-            out.write(f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}\n")
-    if args.report:
-        print(c.report.summary(c), file=sys.stderr)
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    data = data_options_parser()
-    parser = argparse.ArgumentParser(
-        prog="python -m evalcore",
-        description="Graded-relevance IR evaluation (Sakai's P/P+/O-measure, NWRR, Q-measure, nDCG, ...) "
-                    "and the evaluation of the metrics themselves.",
-        epilog=_EPILOG_LEVELS,
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    ev = sub.add_parser(
-        "evaluate", parents=[data], help="score every run on every topic",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score runs. Output (tsv): a header run<TAB>topic<TAB>metric<TAB>value, one line per "
-                    "(run, topic, metric) with --per-topic, and lines with topic 'all' holding the means "
-                    "(12 significant digits).\n\nMetric keys: " + ", ".join(registry.METRIC_KEYS) +
-                    " (cutoff metrics: nDCG@10, P@5, ...; Q-measure@1000 etc. also take a cutoff).",
-        epilog=_EPILOG_LEVELS)
-    ev.add_argument("--seed", dest="seed_data", type=int, default=0, metavar="N",
-                    help="seed of --simulated (same as --seed-data; default 0)")
-    ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric keys (default: all)")
-    ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
-    ev.add_argument("--output", choices=("tsv", "csv", "json"), default="tsv")
-    ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
-    ev.set_defaults(func=run_evaluate)
-    try:
-        from .meta import cli as meta_cli
-    except ImportError:  # pragma: no cover - meta not installed yet
-        meta_cli = None
-    if meta_cli is not None and hasattr(meta_cli, "add_subcommands"):
-        meta_cli.add_subcommands(sub, data)
-    return parser
-
-
-def main(argv=None) -> int:
-    from .io import InputError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return int(args.func(args) or 0)
-    except BrokenPipeError:
-        return 0
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except (ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+def metrics_of(args) -> list[str] | None:
+    """``--metrics``, else the settings file's, else None (every metric / the subcommand's default)."""
+    return args.metrics if args.metrics is not None else file_settings(args).get("metrics")

@@ -1,9 +1,7 @@
 """Report: the paper-style tables for the current data and settings, as CSV, LaTeX and a settings file."""
-import json
-
 import streamlit as st
 
-from dashboard import cached, shell, report, state, widgets
+from dashboard import cached, report, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
@@ -12,11 +10,21 @@ c = cached.analysis_collection(full, s)
 st.title("Report")
 st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
 st.markdown("One click turns the current data and settings into the papers' tables: mean scores per run, "
-            "Kendall's tau between metrics (003 Table 2) and between gain settings (Table 5), and, when they have "
-            "been run here, the swap (Table 3), bootstrap (Table 4), Tukey and stability summaries.")
+            "Kendall's tau between metrics (003 Table 2) and between gain settings (Table 5), the swap (Table 3), "
+            "bootstrap (Table 4), Tukey and stability summaries. Results already on screen elsewhere (in any "
+            "session) are reused; anything missing is computed now, with progress, at each page's B and seed.")
 
-slow = st.checkbox("also run the swap method, bootstrap test and stability now (uses each page's settings; slow)",
-                   key="rp_slow")
+dk = cached.data_key(c, s)
+sw_p = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
+        "seed": int(ss["sw_seed"])}
+bs_p = {"alpha": float(ss["bs_alpha"]), "seed": int(ss["bs_seed"])}
+st_p = {"subset_size": min(int(ss["st_subset"]), c.n_topics) or None, "seed": int(ss["st_seed"])}
+jobs = [("swap", "swap", sw_p, int(ss["sw_B"]), "Swap method", "Swap method: difference needed per confidence level"),
+        ("boot", "bootstrap", bs_p, int(ss["bs_B"]), "Bootstrap", "Bootstrap sensitivity: discriminative power"),
+        ("tukey", "tukey", bs_p, int(ss["bs_B"]), "Tukey HSD", "Randomised Tukey HSD: significant pairs"),
+        ("stab", "stability", st_p, int(ss["st_B"]), "Stability", "Stability: error rate and proportion of ties")]
+report_key = (dk, tuple((k, tuple(sorted(p.items())), B) for _, k, p, B, _, _ in jobs))
+
 if st.button("Build the report", type="primary", key="rp_build", icon=":material/description:"):
     tables = {}
     means = cached.means(c, s)
@@ -29,38 +37,19 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
             m = ss.get("kc_metric") if ss.get("kc_metric") in graded else graded[0]
             gtau, _ = cached.correlation(cached.gain_settings_means(c, m, s), alpha=0.01)
             tables["kendall_gains"] = (gtau, f"Kendall tau-b of {m} between gain settings")
-    dk = cached.data_key(c, s)
-    sw_key = (dk, ss["sw_sampling"], int(ss["sw_subset"]) or None, int(ss["sw_B"]), int(ss["sw_seed"]))
-    bs_key = (dk, float(ss["bs_alpha"]), int(ss["bs_B"]), int(ss["bs_seed"]))
-    st_key = (dk, int(ss["st_subset"]) or None, int(ss["st_B"]), int(ss["st_seed"]))
-    scores = cached.scores(c, s)
-    jobs = [
-        ("swap", sw_key, "swap_method", "Swap method",
-         lambda p: cached.swap(scores, sw_key, *sw_key[1:], _progress=p), "summary",
-         "Swap method: difference needed per confidence level"),
-        ("boot", bs_key, "bootstrap_sensitivity", "Bootstrap",
-         lambda p: cached.bootstrap(scores, bs_key, tuple(c.run_ids), bs_key[2], bs_key[3], bs_key[1], _progress=p),
-         "summary", "Bootstrap sensitivity: discriminative power"),
-        ("tukey", bs_key, "tukey_hsd", "Tukey HSD",
-         lambda p: cached.tukey(scores, bs_key, tuple(c.run_ids), bs_key[2], bs_key[3], bs_key[1], _progress=p),
-         "summary", "Randomised Tukey HSD: significant pairs"),
-        ("stab", st_key, "stability", "Stability",
-         lambda p: cached.stability(scores, st_key, *st_key[1:], _progress=p), "summary",
-         "Stability: error rate and proportion of ties"),
-    ]
-    for slot, key, fn, what, compute, part, caption in jobs:
-        res = widgets.stored_result(slot, key)
-        if res is None and slow and slot != "tukey":
-            prog = cached.Progress(f"{what} ...")
-            try:
-                res = compute(prog)
-                ss[f"_res_{slot}"] = (key, res)
-            except ValueError as e:
-                st.warning(f"{what} skipped: {e}")
-            finally:
-                prog.done()
-        if res is not None and part in res:
-            tables[slot] = (res[part].set_index("metric"), caption)
+    if c.n_runs >= 2:
+        for slot, kind, params, B, what, caption in jobs:
+            res = cached.meta_lookup(kind, c, s, params, B)
+            if res is None:
+                prog = cached.Progress(f"{what} (B = {B}) ...")
+                try:
+                    res = cached.meta_compute(kind, c, s, params, B, progress=prog)
+                except ValueError as e:
+                    st.warning(f"{what} skipped: {e}")
+                finally:
+                    prog.done()
+            if res is not None and "summary" in res["frames"]:
+                tables[slot] = (res["frames"]["summary"].set_index("metric"), f"{caption} (B = {B})")
     settings = {**s.as_json(), "dataset": s.dataset, "collection": c.name,
                 "simulated": {"n_topics": int(ss["sim_topics"]), "n_runs": int(ss["sim_runs"]),
                               "seed": int(ss["sim_seed"])},
@@ -71,9 +60,13 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
                 "stability": {"subset_size": int(ss["st_subset"]) or None, "B": int(ss["st_B"]),
                               "seed": int(ss["st_seed"])}}
     ss["_report"] = (report.bundle(tables, settings), {k: v for k, v in tables.items()})
+    ss["_report_key"] = report_key
 
 if ss.get("_report"):
     files, tables = ss["_report"]
+    if ss.get("_report_key") != report_key:
+        st.warning("This report was built with other data or settings than the current ones. Press **Build the "
+                   "report** to update it (results computed before come back at once).", icon=":material/update:")
     d1, d2, d3, d4 = st.columns(4)
     d1.download_button("All tables (.zip of CSV)", files["evalcore-report.zip"], "evalcore-report.zip",
                        mime="application/zip", key="rp_dl_zip", width="stretch")
@@ -81,7 +74,8 @@ if ss.get("_report"):
                        key="rp_dl_tex", width="stretch")
     d3.download_button("Settings (JSON)", files["settings.json"], "evalcore-settings.json",
                        mime="application/json", key="rp_dl_json", width="stretch")
-    d4.caption("CLI: `python -m evalcore evaluate --settings evalcore-settings.json ...` reads the same file.")
+    d4.caption("CLI: `evalcore evaluate --settings evalcore-settings.json ...` reads the same file; "
+               "`--save-settings FILE` writes one this page reloads.")
     for name, (df, caption) in tables.items():
         with st.expander(caption, expanded=name in ("mean_scores", "kendall_metrics")):
             widgets.table(df, digits=4)
@@ -89,18 +83,14 @@ if ss.get("_report"):
                                key=f"rp_dl_{name}")
 
 st.divider()
-st.markdown("**Reload a settings file** (from this page or the CLI's `--save-settings`)")
+st.markdown("**Reload a settings file** (as downloaded from this page)")
 
 
 def _apply():
     f = st.session_state.get("rp_settings_file")
     if f is None:
         return
-    try:
-        data = json.loads(f.getvalue().decode("utf-8"))
-        problems = state.apply_settings_file(data, st.session_state["_K"])
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        problems = [f"{f.name} is not a valid JSON settings file ({e})"]
+    problems = state.apply_settings_file(f.getvalue(), st.session_state["_K"], source=f.name)
     st.session_state["_settings_problems"] = problems
     st.session_state["_settings_loaded"] = f.name
 
@@ -109,6 +99,6 @@ st.file_uploader("settings JSON", type=["json"], key="rp_settings_file", on_chan
 if ss.get("_settings_loaded"):
     probs = ss.get("_settings_problems") or []
     if probs:
-        st.error(f"{ss['_settings_loaded']}: " + "; ".join(probs), icon=":material/error:")
+        st.error("; ".join(probs) + " - nothing was changed.", icon=":material/error:")
     else:
         st.success(f"Settings from {ss['_settings_loaded']} applied.", icon=":material/check_circle:")

@@ -24,8 +24,8 @@ with tab_sim:
     st.markdown("An NTCIR-like collection with levels S/A/B, generated deterministically from a seed: "
                 "systems differ in quality and in their taste for highly relevant documents.")
     c1, c2, c3, c4 = st.columns([1, 1, 1, 1.3])
-    c1.number_input("topics", min_value=2, max_value=500, step=1, key="sim_topics")
-    c2.number_input("runs", min_value=2, max_value=200, step=1, key="sim_runs")
+    c1.number_input("topics", min_value=2, max_value=state.SIM_MAX_TOPICS, step=1, key="sim_topics")
+    c2.number_input("runs", min_value=2, max_value=state.SIM_MAX_RUNS, step=1, key="sim_runs")
     c3.number_input("seed", min_value=0, max_value=10**6, step=1, key="sim_seed")
     c4.button("Use the simulated collection", on_click=_use, args=("sim",), type="primary",
               disabled=ss["dataset"] == "sim", width="stretch", key="use_sim")
@@ -59,6 +59,14 @@ with tab_up:
         keep_first = o3.checkbox("keep first duplicate", key="up_keep_first",
                                  help="A document listed twice for a topic: keep its first line instead of "
                                       "reporting an error.")
+    if qrels and runs:
+        suggested = cached.default_upload_name(qrels.name, [f.name for f in runs])
+        if ss.get("_up_name_for") != suggested:      # new files: propose a new name
+            ss["up_name"] = suggested
+            ss["_up_name_for"] = suggested
+        st.text_input("Name of this collection", key="up_name", max_chars=120,
+                      help="Shown as the title on every page. Default: the runs' zip or folder name, else the "
+                           "qrels file name.")
     if st.button("Load these files", type="primary", disabled=not (qrels and runs), key="up_load"):
         with st.status("Reading files ...", expanded=True) as status:
             t0 = time.perf_counter()
@@ -68,8 +76,8 @@ with tab_up:
             try:
                 c = cached.load_upload((qrels.name, qrels.getvalue()), [(f.name, f.getvalue()) for f in runs],
                                        order=order, condensed=condensed, keep_first_duplicate=keep_first,
-                                       progress=prog)
-            except (cached.InputError, ValueError, OSError) as e:
+                                       name=(ss.get("up_name") or "").strip() or None, progress=prog)
+            except (cached.InputError, ValueError, OSError, OverflowError, MemoryError) as e:
                 prog.done()
                 status.update(label="These files could not be loaded", state="error", expanded=True)
                 ss["_load_error"] = str(e)

@@ -1,8 +1,7 @@
 """Rank correlation: Kendall tau-b across metrics, across gain settings, and as one gain moves."""
-import numpy as np
 import streamlit as st
 
-from dashboard import cached, shell, figures, state, widgets
+from dashboard import cached, figures, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
@@ -19,10 +18,17 @@ means = cached.means(c, s)
 tau, sig = cached.correlation(means, alpha=0.01)
 st.subheader("Metrics against each other (003 Table 2)")
 st.plotly_chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
-crit = cached.kendall_test(0.0, c.n_runs, alpha=0.01).get("tau_critical", float("nan"))
-st.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). "
-           f"* = significant at alpha = 0.01 (two-sided; |tau| above about {crit:.3f}). Light cells: metrics that "
-           "rank the runs alike; a dark row marks a metric that sees the systems differently.")
+crit = cached.kendall_critical(c.n_runs, 0.01)
+lo, hi = figures.tau_scale(tau)
+if crit <= 1:
+    sig_txt = f"* = significant at alpha = 0.01 (two-sided; |tau| of at least {crit:.3f} with {c.n_runs} runs)."
+else:
+    sig_txt = (f"With only {c.n_runs} runs **no Kendall tau can be significant** at alpha = 0.01: the test "
+               f"(003 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
+st.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). {sig_txt} "
+           f"Colour scale fixed to [{lo:g}, {hi:g}]"
+           + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
+           "alike; a dark row marks a metric that sees the systems differently.")
 
 st.subheader("Gain settings for one metric (003 Table 5)")
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
@@ -34,14 +40,15 @@ if ss.get("kc_metric") not in graded:
 metric = st.selectbox("Metric", graded, key="kc_metric")
 table = cached.gain_settings_means(c, metric, s)
 gtau, gsig = cached.correlation(table, alpha=0.01)
-l1, r1 = st.columns([1.1, 1], gap="large")
-with l1:
-    st.plotly_chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
-    st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first). "
-               "Values near 1 mean the choice of gains hardly matters for this metric on this data.")
-with r1:
-    st.markdown(f"**Mean {metric} per run under each setting**")
-    widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4, height=420)
+st.plotly_chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
+glo, ghi = figures.tau_scale(gtau)
+st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
+           f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
+           f"out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly matters "
+           "for this metric on this data; the **Which gains should I report?** page adds discriminative power.")
+# full width: one column per setting plus "current (...)" is wider than half a page (issue 8 sec. 4)
+st.markdown(f"**Mean {metric} per run under each setting**")
+widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4, height=420)
 
 st.subheader("Gain sweep")
 K = c.max_level

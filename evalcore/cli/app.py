@@ -1,0 +1,49 @@
+"""``evalcore app``: start the Streamlit dashboard (needs the ``app`` extra: ``pip install "evalcore[app]"``).
+
+The dashboard (``app.py``, ``pages/``, ``dashboard/``) lives in the source
+checkout beside the ``evalcore`` package, not inside it (evalcore stays free
+of Streamlit). The command looks for ``app.py`` in ``--app-dir``, the
+current directory, then the checkout the package was installed from.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+
+def register(sub, data: argparse.ArgumentParser) -> None:
+    a = sub.add_parser("app", help="start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
+                       description="Start the dashboard on the built-in simulated collection "
+                                   "(streamlit run app.py). Extra arguments go to streamlit, e.g. "
+                                   "'evalcore app -- --server.port 8502'.")
+    a.add_argument("--app-dir", metavar="DIR", help="the checkout holding app.py (default: the current "
+                   "directory, then the checkout evalcore was installed from)")
+    a.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
+    a.add_argument("streamlit_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    a.set_defaults(func=run_app)
+
+
+def find_app(app_dir: str | None) -> Path:
+    candidates = [Path(app_dir)] if app_dir else [Path.cwd(), Path(__file__).resolve().parents[2]]
+    for d in candidates:
+        if (d / "app.py").is_file() and (d / "dashboard").is_dir():
+            return (d / "app.py").resolve()
+    where = ", ".join(str(d) for d in candidates)
+    raise ValueError(f"no dashboard (app.py with dashboard/ beside it) in {where}; the dashboard ships with the "
+                     "source checkout: run 'evalcore app' from the checkout, or pass --app-dir CHECKOUT")
+
+
+def run_app(args) -> int:
+    app = find_app(args.app_dir)
+    if importlib.util.find_spec("streamlit") is None:
+        raise ValueError("the dashboard needs streamlit and plotly: pip install \"evalcore[app]\" "
+                         "(or pip install -r requirements.txt)")
+    extra = [x for x in args.streamlit_args if x != "--"]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), *extra]
+    if args.dry_run:
+        print(" ".join(cmd))
+        return 0
+    return subprocess.call(cmd, cwd=str(app.parent))

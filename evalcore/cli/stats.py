@@ -1,0 +1,239 @@
+"""Subcommands ``pairs`` and ``topics`` of ``evalcore`` and the ``--standardise`` option.
+
+Registered by :func:`add_subparsers` (called from the meta CLI with the
+subparsers and the shared data/metric parent parser). Input, output and
+``--top``/``--scores`` work as for the other meta-evaluation subcommands.
+
+The JSON layouts are :data:`PAIRS_HELP` and :data:`TOPICS_HELP` (shown by
+``--help``; plain strings, so ``python -OO`` keeps them).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+from ..meta.pairs import CI_METHODS, CORRECTIONS, TESTS, pair_statistics
+from ..meta.standardise import STANDARDISATIONS, standardise_scores
+from ..meta.topicsets import DESIGNS, min_detectable_difference, power, residual_variance, topic_set_size, variance_for
+
+__all__ = ["add_subparsers", "add_standardise_options", "apply_standardise", "run_pairs", "run_topics"]
+
+PAIRS_HELP = """\
+``pairs`` (JSON, with ``--output json``): command, collection, runs, n_topics,
+metrics, settings (test, correction, alpha, ci, confidence, B, seed,
+standardise, ...) and three tables:
+
+    pairs    one record per (metric, run_x, run_y): mean_diff, ci_low, ci_high,
+             effect_size (mean_diff / sqrt(V_E)), p_value (the chosen --test),
+             p_adjusted (--correction over all pairs of that metric), significant
+             (p_adjusted < alpha), d_z, n_topics (topics used)
+    summary  discriminative power: metric, test, correction, alpha, n_significant,
+             n_pairs, pct_significant
+    curves   the sorted (adjusted) p-values: metric, pair_rank, p_value
+
+``--output tsv`` prints one table (``--table``, default pairs).
+
+"""
+TOPICS_HELP = """\
+``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
+expected_width for ci), n_approx (normal approximation), the inputs echoed
+(test, alpha, beta, min_diff, variance, systems), variance_source ("given" or
+"2 V_E" / "V_E" of --metric), v_e, metric, metric_settings (gains, beta,
+penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
+collection_n_topics with collection_min_diff (the minimum detectable
+difference / range / expected CI width at that n) and collection_power (the
+power at --min-diff with that n). ``--output tsv``: the same keys as a header
+line and one row.
+"""
+
+
+def add_standardise_options(group) -> None:
+    """``--standardise none|z|cdf|ab`` with ``--std-a``/``--std-b`` (evalcore.meta.standardise)."""
+    group.add_argument("--standardise", choices=STANDARDISATIONS, default="none",
+                       help="standardise scores per topic over the loaded runs before the meta-evaluation: "
+                            "z (Webber et al. 2008), cdf (std-CDF), ab (A z + B, Sakai 2016); default none")
+    group.add_argument("--std-a", type=float, default=0.15, metavar="A", help="A of --standardise ab (0.15)")
+    group.add_argument("--std-b", type=float, default=0.5, metavar="B", help="B of --standardise ab (0.5)")
+
+
+def apply_standardise(args, scores: dict) -> dict:
+    """Standardise ``scores`` as the options say (all loaded runs are the standardising runs)."""
+    method = getattr(args, "standardise", "none") or "none"
+    if method == "none":
+        return scores
+    return standardise_scores(scores, method, A=args.std_a, B=args.std_b)
+
+
+def _standardise_settings(args) -> dict:
+    m = getattr(args, "standardise", "none")
+    return {"standardise": m, "std_a": args.std_a if m == "ab" else None, "std_b": args.std_b if m == "ab" else None}
+
+
+def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
+    """Register ``pairs`` and ``topics`` on ``sub``."""
+    from .meta import _meta_parent
+
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser("pairs", parents=[data_parent, _meta_parent(1000, [0.05], ["pairs", "summary", "curves"])],
+                       help="every run pair: mean difference, CI, effect size, p-value, adjusted p-value",
+                       description="Paired comparison of every run pair of every metric (Sakai 2014/2018; "
+                                   "Carterette 2012): CI, effect size over sqrt(V_E), the p-value of one test "
+                                   "and its Holm/BH adjustment over all pairs of a metric.",
+                       epilog=PAIRS_HELP, formatter_class=fmt)
+    g = p.add_argument_group("pairs")
+    g.add_argument("--test", choices=TESTS, default="t", help="test of p_value (default t: paired t-test)")
+    g.add_argument("--correction", choices=CORRECTIONS, default="none",
+                   help="p-value adjustment over all pairs of a metric (default none)")
+    g.add_argument("--ci", choices=CI_METHODS, default="t",
+                   help="ci_low/ci_high from the paired t distribution (default) or the bootstrap percentiles "
+                        "(B samples, --seed, as the bootstrap subcommand)")
+    g.add_argument("--confidence", type=float, metavar="C",
+                   help="CI level (default 1 - alpha, so the t CI excludes 0 exactly when p_t < alpha)")
+    p.set_defaults(func=run_pairs)
+
+    from .options import data_options_parser
+
+    fresh = data_options_parser()        # a private copy: 'resolve' below edits its actions
+    t = sub.add_parser("topics", parents=[fresh], conflict_handler="resolve",
+                       help="topic set size design: topics needed for paired-t, ANOVA or a CI (Sakai 2016)",
+                       description="Number of topics needed to detect --min-diff with power 1 - beta at level "
+                                   "alpha, by exact noncentral t / F power (Sakai 2016). The variance is "
+                                   "--variance or V_E of the two-way ANOVA without replication of --metric "
+                                   "on the loaded data (2 V_E for paired-t and ci). Here --beta is 1 - power "
+                                   "and --systems the m of ANOVA: the blended-ratio beta is --metric-beta, "
+                                   "the simulated collection's runs --sim-systems.",
+                       epilog=TOPICS_HELP, formatter_class=fmt)
+    d = t.add_argument_group("design")
+    d.add_argument("--test", choices=DESIGNS, default="paired-t", help="design (default paired-t)")
+    d.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    d.add_argument("--beta", dest="power_beta", type=float, default=0.2,
+                   help="type II error rate, 1 - power (default 0.2)")
+    d.add_argument("--min-diff", type=float, required=True, metavar="D",
+                   help="minimum detectable difference (paired-t), range (anova) or CI width (ci)")
+    d.add_argument("--variance", type=float, metavar="V",
+                   help="variance: of a per-topic difference (paired-t, ci) or within systems (anova); "
+                        "default: estimated from the data's --metric")
+    d.add_argument("--systems", dest="m_systems", type=int, metavar="M",
+                   help="m systems of the anova design (default: the number of loaded runs)")
+    d.add_argument("--metric", metavar="KEY", help="metric whose V_E estimates the variance (e.g. AP)")
+    d.add_argument("--scores", metavar="CSV", help="per-topic scores CSV/TSV (run, topic, metric, value) "
+                   "instead of a collection")
+    d.add_argument("--metric-beta", dest="beta", type=float, default=1.0,
+                   help="beta of the blended ratio (Q-measure, P+, ...; default 1)")
+    d.add_argument("--sim-systems", dest="systems", type=int, default=30, metavar="N",
+                   help="runs of --simulated (default 30)")
+    d.add_argument("--output", choices=("json", "tsv"), default="json")
+    add_standardise_options(d)
+    t.set_defaults(func=run_topics)
+
+
+# -- pairs -------------------------------------------------------------------------------
+def run_pairs(args) -> int:
+    """``pairs``: one record per (metric, run_x, run_y)."""
+    from .meta import _common_settings, _emit, _load
+
+    alpha = args.alpha[0]
+    confidence = 1 - alpha if args.confidence is None else args.confidence
+    if not 0 < confidence < 1:
+        raise ValueError(f"--confidence must lie in (0, 1); got {confidence}")
+    name, runs, n_topics, scores = _load(args)
+    tests = tuple(dict.fromkeys(["t", args.test] + (["bootstrap"] if args.ci == "bootstrap" else [])))
+    r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=tests, B=args.B, seed=args.seed)
+    st = {**_common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
+          "confidence": confidence, **_standardise_settings(args)}
+    if args.test not in ("randomisation", "bootstrap") and args.ci != "bootstrap":
+        st.update(B=None, seed=None)
+    if args.test == "randomisation":
+        st.update(n_flips=r.n_flips, exact_randomisation=r.exact_randomisation)
+    return _emit(args, "pairs", name, runs, n_topics, list(scores), st,
+                 {"pairs": r.table(args.test, args.correction, alpha, ci=args.ci),
+                  "summary": r.power(args.test, args.correction, tuple(args.alpha)),
+                  "curves": r.curves(args.test, args.correction)})
+
+
+# -- topics ------------------------------------------------------------------------------
+def _topics_data(args):
+    """(name, runs, n_topics, matrix of --metric, metric settings) from --scores or the data options;
+    None if no data is given."""
+    has_data = bool(args.scores or args.qrels or args.simulated or args.paper_examples)
+    if not has_data:
+        return None
+    if args.metric is None:
+        raise ValueError("--metric KEY is needed to estimate the variance from data (or give --variance V)")
+    if args.scores:
+        from ..meta.scores import read_score_csv
+
+        runs, topics, scores = read_score_csv(args.scores)
+        if args.metric not in scores:
+            raise ValueError(f"--metric {args.metric} is not in {args.scores} (it has: {', '.join(scores)})")
+        return args.scores, runs, len(topics), scores[args.metric], None
+    import evalcore
+
+    from .options import load_from_args, metric_params
+
+    c = load_from_args(args)
+    params = metric_params(args)
+    params.pop("cutoffs", None)
+    M = evalcore.score_matrix(c, args.metric, **params)
+    settings = {k: (list(v) if isinstance(v, (tuple, np.ndarray)) else v) for k, v in params.items()}
+    return c.name, list(c.run_ids), c.n_topics, M, settings
+
+
+def run_topics(args) -> int:
+    """``topics``: the topic set size, with the inputs echoed."""
+    data = _topics_data(args)
+    if args.variance is not None and data is not None:
+        raise ValueError("give either --variance V or data (--qrels/--scores/--simulated with --metric), not both")
+    if args.variance is None and data is None:
+        raise ValueError("no variance: give --variance V, or data (--qrels Q --runs R, --scores CSV or "
+                         "--simulated) with --metric KEY to estimate it as V_E")
+    doc: dict = {"command": "topics"}
+    m = args.m_systems
+    v_e = None
+    if data is not None:
+        name, runs, n_coll, M, metric_settings = data
+        M = apply_standardise(args, {args.metric: M})[args.metric]
+        v_e = residual_variance(M)
+        if not (np.isfinite(v_e) and v_e > 0):
+            raise ValueError(f"V_E of {args.metric} on {name} is {v_e}: need >= 2 runs and >= 2 topics with "
+                             "varying scores; give --variance instead")
+        variance = variance_for(args.test, v_e)
+        source = "V_E" if args.test == "anova" else "2 V_E"
+        if m is None and args.test == "anova":
+            m = len(runs)
+    else:
+        name, runs, n_coll, metric_settings = None, None, None, None
+        variance, source = args.variance, "given"
+    r = topic_set_size(args.test, alpha=args.alpha, beta=args.power_beta, min_diff=args.min_diff,
+                       variance=variance, systems=m)
+    doc.update(r)
+    doc.update({"variance_source": source, "v_e": v_e, "metric": args.metric if data is not None else None,
+                "collection": name, "metric_settings": metric_settings, **_standardise_settings(args)})
+    if n_coll is not None and n_coll >= 2:
+        doc["collection_n_topics"] = n_coll
+        doc["collection_min_diff"] = min_detectable_difference(args.test, n_coll, alpha=args.alpha,
+                                                               beta=args.power_beta, variance=variance, systems=m)
+        doc["collection_power"] = float(power(args.test, n_coll, alpha=args.alpha, min_diff=args.min_diff,
+                                              variance=variance, systems=m))
+    out = sys.stdout
+    if args.output == "json":
+        json.dump(doc, out, indent=1, allow_nan=False)
+        out.write("\n")
+    else:
+        keys = list(doc)
+        out.write("\t".join(keys) + "\n")
+        out.write("\t".join(_cell(doc[k]) for k in keys) + "\n")
+    return 0
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "-" if math.isnan(v) else format(v, ".12g")
+    return str(v)
+

@@ -1,0 +1,187 @@
+"""Sources from Python pipelines: pandas DataFrames and pytrec_eval-style dicts.
+
+Qrels
+    * a DataFrame with PyTerrier's columns ``qid, docno, label`` or
+      ir_measures' ``query_id, doc_id, relevance`` (other columns, e.g.
+      ``iteration``, are ignored);
+    * a dict ``{qid: {docno: level}}`` (pytrec_eval).
+Runs
+    * a DataFrame with ``qid, docno, score`` (PyTerrier; ``rank`` used with
+      ``order="rank"``) or ``query_id, doc_id, score`` (ir_measures); named
+      ``df.attrs["name"]`` or ``"run"``;
+    * a dict ``{qid: {docno: score}}`` (pytrec_eval), named ``"run"``;
+    * a dict of named runs ``{"bm25": <DataFrame or dict>, ...}``.
+
+Query and document ids are compared as strings (``1`` and ``"1"`` are the
+same topic). The same policies as files apply: trec_eval's order (score
+descending in single precision, ties by document id descending), a repeated
+document is an error (or the first kept with ``keep_first_duplicate``),
+topics missing from a run score 0, and errors name the run, the row (0-based
+position in the DataFrame; the qid/docno for a dict) and the column.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .errors import _DUP_FIX, InputError
+from .limits import MAX_LEVEL
+from .order import _order_rows, _Parsed
+
+_QRELS_COLS = (("qid", "docno", "label"), ("query_id", "doc_id", "relevance"))
+_RUN_COLS = (("qid", "docno", "score"), ("query_id", "doc_id", "score"))
+
+
+def is_frame(obj) -> bool:
+    return isinstance(obj, pd.DataFrame)
+
+
+def is_nested_dict(obj) -> bool:
+    """``{qid: {docno: value}}``: a mapping whose values are mappings of scalars (or empty)."""
+    return isinstance(obj, Mapping) and all(
+        isinstance(v, Mapping) and not any(isinstance(x, (Mapping, pd.DataFrame)) for x in v.values())
+        for v in obj.values())
+
+
+def is_named_runs(obj) -> bool:
+    """``{name: run}`` with every run a DataFrame or a pytrec_eval dict."""
+    return isinstance(obj, Mapping) and len(obj) > 0 and all(
+        is_frame(v) or (isinstance(v, Mapping) and is_nested_dict(v) and v) for v in obj.values()) \
+        and not is_nested_dict(obj)
+
+
+def _columns(df: pd.DataFrame, choices, what: str, name: str) -> tuple[str, str, str]:
+    for cols in choices:
+        if all(c in df.columns for c in cols):
+            return cols
+    raise InputError(f"a {what} DataFrame needs the columns " + " or ".join(", ".join(c) for c in choices)
+                     + f"; it has {', '.join(map(str, df.columns)) or 'none'}", file=name,
+                     hint="rename the columns (PyTerrier: qid, docno, ...; ir_measures: query_id, doc_id, ...)")
+
+
+def _ids(df: pd.DataFrame, col: str, name: str) -> np.ndarray:
+    s = df[col]
+    bad = s.isna().to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"row {i}: column {col!r} is empty", file=name, hint=f"give every row a {col}")
+    out = s.astype(str).to_numpy(dtype=object)
+    empty = np.flatnonzero((s.astype(str).str.strip() == "").to_numpy())
+    if empty.size:
+        raise InputError(f"row {int(empty[0])}: column {col!r} is blank", file=name, hint=f"give every row a {col}")
+    return out
+
+
+def _show(v) -> str:
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _numbers(df: pd.DataFrame, col: str, name: str, *, integer: bool, most: float | None = None) -> np.ndarray:
+    """The column as float64 / int64; not numeric, not finite, not integer (when ``integer``) or above
+    ``most`` (checked before the int64 conversion) is an InputError naming the row."""
+    s = df[col]
+    v = pd.to_numeric(s, errors="coerce")
+    bad = (v.isna() | ~np.isfinite(v.astype(float))).to_numpy() if len(v) else np.zeros(0, bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        kind = "an integer relevance label" if integer else "a finite number"
+        raise InputError(f"row {i}: column {col!r} holds {_show(s.iloc[i])}, not {kind}", file=name,
+                         hint=f"make {col} numeric" + (" (0 = non-relevant, 1, 2, ... relevant)" if integer else ""))
+    if integer:
+        frac = np.flatnonzero((v != np.floor(v)).to_numpy())
+        if frac.size:
+            i = int(frac[0])
+            raise InputError(f"row {i}: relevance label {_show(s.iloc[i])} in column {col!r} is not an integer",
+                             file=name, hint="relevance labels are integers: 0 = non-relevant, 1, 2, ...")
+    if most is not None:
+        over = np.flatnonzero((v.astype(float) > most).to_numpy())
+        if over.size:
+            i = int(over[0])
+            what = f"relevance label {_show(s.iloc[i])} is above {MAX_LEVEL}, the highest level read" \
+                if most == MAX_LEVEL else f"{_show(s.iloc[i])} is too large (at most {most:.0f})"
+            raise InputError(f"row {i}: column {col!r}: {what}", file=name,
+                             hint=f"map larger labels onto 0..{MAX_LEVEL} before loading" if most == MAX_LEVEL
+                             else f"give {col} values below {most:.0f}")
+        under = np.flatnonzero((v.astype(float) < -2.0 ** 62).to_numpy())
+        if under.size:  # very negative labels / ranks would wrap in int64; labels < 0 mean 0 anyway
+            v = v.clip(lower=-2.0 ** 62)
+    return v.to_numpy(dtype=np.int64 if integer else np.float64)
+
+
+def _dict_frame(d: Mapping, value: str, name: str) -> pd.DataFrame:
+    rows_q, rows_d, rows_v = [], [], []
+    for q, docs in d.items():
+        if not isinstance(docs, Mapping):
+            raise InputError(f"query {q!r}: expected a dict {{docno: {value}}}, got {type(docs).__name__}", file=name,
+                             hint="pytrec_eval layout: {qid: {docno: " + value + "}}")
+        for doc, v in docs.items():
+            rows_q.append(q)
+            rows_d.append(doc)
+            rows_v.append(v)
+    return pd.DataFrame({"qid": pd.Series(rows_q, dtype=object), "docno": pd.Series(rows_d, dtype=object),
+                         value: pd.Series(rows_v, dtype=object)})
+
+
+def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict[int, int]]:
+    """(frame with topic, doc, level; warnings; judgments per level) from a DataFrame or dict."""
+    df = _dict_frame(obj, "label", name) if isinstance(obj, Mapping) else obj
+    q, d, lab = _columns(df, _QRELS_COLS, "qrels", name)
+    topics, docs = _ids(df, q, name), _ids(df, d, name)
+    levels = _numbers(df, lab, name, integer=True, most=MAX_LEVEL)
+    warnings = []
+    neg = levels < 0
+    if neg.any():
+        i = int(np.flatnonzero(neg)[0])
+        warnings.append(f"{name}: {int(neg.sum())} judgment{'s' if neg.sum() > 1 else ''} with a negative label "
+                        f"(e.g. row {i}: {levels[i]}) count as non-relevant")
+        levels = np.maximum(levels, 0)
+    frame = pd.DataFrame({"topic": topics, "doc": docs, "level": levels})
+    dup = frame.duplicated(["topic", "doc"], keep=False).to_numpy()
+    if dup.any():
+        sub = frame[dup]
+        clash = sub.groupby(["topic", "doc"], sort=False)["level"].nunique()
+        if (clash > 1).any():
+            t, doc = clash[clash > 1].index[0]
+            rows = sub[(sub.topic == t) & (sub.doc == doc)].index.tolist()
+            raise InputError(f"document {doc!r} is judged twice for topic {t!r} with different levels "
+                             f"(rows {rows[0]} and {rows[1]})", file=name,
+                             hint="keep exactly one judgment per (topic, document)")
+        n = int(frame.duplicated(["topic", "doc"]).sum())
+        warnings.append(f"{name}: {n} duplicate judgment{'s' if n > 1 else ''} (same topic, document and level) "
+                        "counted once")
+        frame = frame.drop_duplicates(["topic", "doc"]).reset_index(drop=True)
+    counts = {int(k): int(v) for k, v in sorted(pd.Series(levels).value_counts().items())}
+    return frame, warnings, counts
+
+
+def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
+    """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`.order`)."""
+    from .sources import _RunSource
+
+    display = f"run {name!r}"
+    df = _dict_frame(obj, "score", display) if isinstance(obj, Mapping) else obj
+    if len(df) == 0:
+        raise InputError("empty run: no rows", file=display, hint="give at least one (qid, docno, score) row")
+    q, d, s = _columns(df, _RUN_COLS, "run", display)
+    topics, docs = _ids(df, q, display), _ids(df, d, display)
+    score = _numbers(df, s, display, integer=False)
+    rank = None
+    if order == "rank":
+        if "rank" not in df.columns:
+            raise InputError("order='rank' needs a 'rank' column", file=display,
+                             hint="add the rank column, or use order='score' (trec_eval's order)")
+        rank = _numbers(df, "rank", display, integer=True, most=2.0 ** 62)
+
+    def on_dup():
+        dup = pd.DataFrame({"t": topics, "d": docs}).duplicated(keep="first").to_numpy()
+        i = int(np.flatnonzero(dup)[0])
+        first = int(np.flatnonzero((topics == topics[i]) & (docs == docs[i]))[0])
+        raise InputError(f"row {i}: document {docs[i]!r} is listed twice for topic {topics[i]!r} (first in row "
+                         f"{first})", file=display, hint=_DUP_FIX)
+
+    src = _RunSource(name, display, "frame", [])
+    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
+                       pa.array(score, pa.float64()), rank, order, keep_first, len(df), on_dup)

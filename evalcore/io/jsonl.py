@@ -1,0 +1,78 @@
+"""Runs as JSON lines: one object per line, ``{"query_id": ..., "doc_id": ..., "score": ...}``.
+
+PyTerrier's names ``qid`` / ``docno`` are accepted too, and ``rank`` is used
+with ``order="rank"``; other keys are ignored. Blank lines and ``#`` comment
+lines are skipped. The same ordering, tie and duplicate policy as TREC runs
+applies (:mod:`.order`); a bad line is named with its number and text.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import _DUP_FIX, InputError, _short
+from .order import _order_rows, _Parsed
+from .sources import _RunSource
+from .text import _text_bytes
+
+_KEYS = (("query_id", "qid"), ("doc_id", "docno"))
+_HINT = 'each line is one JSON object such as {"query_id": "q1", "doc_id": "d7", "score": 12.5}'
+
+
+def _field(obj: dict, names: tuple[str, str], fname: str, i: int, text: str) -> str:
+    for n in names:
+        v = obj.get(n)
+        if v is not None and not isinstance(v, (dict, list, bool)) and str(v).strip():
+            return str(v)
+    raise InputError(f"missing or empty {names[0]!r} (or {names[1]!r})", file=fname, line=i, text=text, hint=_HINT)
+
+
+def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes | None = None) -> _Parsed:
+    f = src.files[0]
+    data = _text_bytes(f) if data is None else data
+    topics, docs, scores, ranks = [], [], [], []
+    seen: dict[tuple[str, str], int] = {}
+    for i, raw in enumerate(data.splitlines(), 1):
+        s = raw.strip()
+        if not s or s.startswith(b"#"):
+            continue
+        text = raw.decode("utf-8", "replace")
+        try:
+            obj = json.loads(s)
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, or an int beyond 4,300 digits
+            why = "nested too deeply" if isinstance(e, RecursionError) else getattr(e, "msg", None) or str(e)[:120]
+            raise InputError(f"not a JSON object ({why})", file=f.name, line=i,
+                             text=text, hint=_HINT) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=f.name, line=i, text=text,
+                             hint=_HINT)
+        t, d = _field(obj, _KEYS[0], f.name, i, text), _field(obj, _KEYS[1], f.name, i, text)
+        sc = obj.get("score")
+        try:  # a JSON integer beyond 1.8e308 does not fit a float (OverflowError): not finite either
+            ok = not isinstance(sc, bool) and isinstance(sc, (int, float)) and math.isfinite(float(sc))
+        except OverflowError:
+            ok = False
+        if not ok:
+            raise InputError(f"score {_short(sc)} is not a finite number", file=f.name, line=i, text=text,
+                             hint=_HINT)
+        if order == "rank":
+            r = obj.get("rank")
+            if isinstance(r, bool) or not isinstance(r, int) or abs(r) >= 2 ** 62:
+                raise InputError(f"rank {_short(r)} is not an integer below 2**62", file=f.name, line=i, text=text,
+                                 hint="give each line an integer \"rank\", or use order='score' (trec_eval's order)")
+            ranks.append(r)
+        first = seen.setdefault((t, d), i)
+        if first != i and not keep_first:
+            raise InputError(f"document {_short(d)} is listed twice for topic {_short(t)} (first on line {first})",
+                             file=f.name, line=i, text=text, hint=_DUP_FIX)
+        topics.append(t)
+        docs.append(d)
+        scores.append(float(sc))
+    if not topics:
+        raise InputError("empty run: no JSON lines", file=f.name, hint=_HINT)
+    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
+                       pa.array(scores, pa.float64()), np.asarray(ranks, np.int64) if order == "rank" else None,
+                       order, keep_first, len(topics), lambda: None)

@@ -1,0 +1,483 @@
+r"""Every run pair with uncertainty: mean difference, CIs, effect sizes, five
+paired tests, Holm / Benjamini-Hochberg adjusted p-values and discriminative
+power as a general "p-value curve" (Sakai 2014 "Statistical reform in
+information retrieval?", SIGIR Forum 48(1); Sakai 2018 "Laboratory
+Experiments in Information Retrieval", Ch. 2 and 5; Carterette 2012,
+"Multiple testing in statistical analysis of systems-based IR experiments",
+TOIS 30(1)).
+
+For a score matrix (runs x topics) and each pair (X, Y), z_t = x_t - y_t over
+the n topics both runs have a score for:
+
+mean_diff      :math:`\bar z`
+t CI           :math:`\bar z \pm t_{n-1}(\alpha/2)\, s_z/\sqrt n` (Sakai 2014 Sec. 3.2, Eq. for the
+               paired-data CI; Sakai 2018 Sec. 2.2)
+bootstrap CI   percentile interval of the B bootstrap means of z (Efron's percentile method, Sakai 2018
+               Sec. 5.3), the B topic samples being *the same* as those of the Bootstrap Sensitivity
+               Method (:func:`evalcore.meta.bootstrap_samples`: same seed, same samples)
+effect_size    :math:`\bar z / \sqrt{V_E}`, V_E the residual variance of the two-way ANOVA without
+               replication over *all* runs of the matrix (Sakai 2014 Sec. 3.3 "ES_E"; Sakai 2016 Sec. 6;
+               :func:`evalcore.meta.topicsets.residual_variance`)
+d_z            :math:`\bar z / s_z` (s_z with n - 1: the paired, Hedges-style standardised mean
+               difference of Sakai 2014 Sec. 3.3, = t / sqrt(n))
+p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, average ranks for ties; exact
+               null distribution when <= 50 non-zero differences without ties, else the normal
+               approximation with tie correction and no continuity correction - scipy's
+               ``wilcoxon(method="exact"/"asymptotic")``); sign test (ties dropped; exact binomial,
+               two-sided = min(1, 2 P(X <= min(pos, neg))), = scipy ``binomtest``); paired randomisation
+               test (random sign flips of z, statistic the mean; all 2^n flips when 2^n <= B, else B
+               random ones with p = 2 min(#{T* <= T}+1, #{T* >= T}+1)/(B+1), scipy
+               ``permutation_test(permutation_type="samples")``'s convention; Sakai 2014 Sec. 4,
+               Smucker et al. 2007); bootstrap test = the ASL of 003 Fig. 6 (same samples, same value
+               as :func:`bootstrap_sensitivity`)
+corrections    Holm step-down and Benjamini-Hochberg step-up over the family of all pairs of one
+               metric (Carterette 2012 Sec. 3-4; Sakai 2018 Sec. 5.2); the randomised Tukey HSD is
+               :func:`evalcore.meta.tukey_hsd`
+
+(The papers are not in shared/papers; section numbers refer to the published
+versions and were not checked against their text here.)
+
+Edge policies (each tested, none emits a numpy warning):
+
+- NaN cells: a topic is left out of a pair when either run has no score on it (pairwise
+  complete topics; ``n_topics`` reports how many were used). V_E uses the topics on which every
+  run has a score.
+- identical runs (z = 0 everywhere): mean 0, both CIs [0, 0], t = 0, d_z = 0, effect_size 0,
+  every p-value 1.
+- zero variance with a non-zero mean (a constant difference): CI [mean, mean], t = d_z = +-inf,
+  p_t = 0; Wilcoxon / sign / randomisation / bootstrap as their definitions give.
+  A constant is detected as s_z <= 1e-12 max|z| (rounding noise counts as zero, as in
+  :func:`paired_t`).
+- V_E = 0 (all runs differ by constants): effect_size 0 if the mean difference is 0, else +-inf.
+- fewer than 2 usable topics for a pair: CIs, t, d_z and effect_size NaN, every p-value 1
+  (no evidence); adjusted p-values treat NaN p-values as absent from the family.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from ._common import (
+    TIE_RTOL,
+    Progress,
+    ProgressFn,
+    check_alpha,
+    check_positive_int,
+    check_run_ids,
+    check_scores,
+    pair_chunks,
+    pair_index,
+    topic_counts,
+)
+from .bootstrap import bootstrap_samples
+from .topicsets import residual_variance
+
+__all__ = ["pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS", "CI_METHODS",
+           "wilcoxon_exact_cdf"]
+
+#: the tests whose p-values :func:`pair_statistics` computes, as named on the CLI
+TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
+#: p-value adjustments over the family of all pairs of one metric
+CORRECTIONS = ("none", "holm", "bh")
+CI_METHODS = ("t", "bootstrap")
+RESAMPLED = ("randomisation", "bootstrap")
+_WILCOXON_EXACT_MAX = 50
+#: largest B accepted (the (B, n_topics) samples and sign flips are allocated from it)
+MAX_B = 1_000_000
+_RTOL_CONST = 1e-12
+
+
+# -- p-value adjustment -------------------------------------------------------------
+def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
+    """Holm or Benjamini-Hochberg adjusted p-values of one family (1-D).
+
+    Holm (step-down, FWER; Carterette 2012 Sec. 3.2): with p sorted ascending
+    p_(1) <= ... <= p_(m), adj_(k) = max_{j<=k} min(1, (m - j + 1) p_(j)).
+    BH (step-up, FDR; Carterette 2012 Sec. 3.3): adj_(k) = min_{j>=k} min(1, m p_(j) / j).
+    NaN p-values are not part of the family (m counts the others) and stay NaN.
+
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], "bh").round(4).tolist()
+    [0.02, 0.04, 0.04, 0.02]
+    """
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}; got {method!r}")
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError(f"p must be 1-D (one family); got shape {p.shape}")
+    out = p.copy()
+    if method == "none":
+        return out
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.size
+    if m == 0:
+        return out
+    order = np.argsort(q, kind="stable")
+    s = q[order]
+    k = np.arange(1, m + 1)
+    if method == "holm":
+        adj = np.maximum.accumulate(np.minimum(1.0, (m - k + 1) * s))
+    else:
+        adj = np.minimum.accumulate(np.minimum(1.0, m * s / k)[::-1])[::-1]
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out
+
+
+# -- Wilcoxon ------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def wilcoxon_exact_cdf(n: int) -> np.ndarray:
+    """P(W+ <= w) for w = 0..n(n+1)/2 under H0 with n non-zero, untied differences.
+
+    Counts the subsets of {1..n} by their sum (a subset-sum recursion); the
+    counts stay below 2^53 for n <= 50, so float64 holds them exactly.
+
+    >>> wilcoxon_exact_cdf(3).tolist()   # sums of subsets of {1,2,3}: 0,1,2,3,3,4,5,6
+    [0.125, 0.25, 0.375, 0.625, 0.75, 0.875, 1.0]
+    """
+    if not 0 <= n <= _WILCOXON_EXACT_MAX:
+        raise ValueError(f"exact Wilcoxon distribution only for 0 <= n <= {_WILCOXON_EXACT_MAX}; got {n}")
+    top = n * (n + 1) // 2
+    c = np.zeros(top + 1)
+    c[0] = 1.0
+    for k in range(1, n + 1):
+        c[k:] = c[k:] + c[:top + 1 - k]          # right side is evaluated first: old counts
+    return np.cumsum(c) / 2.0 ** n
+
+
+def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average ranks (1-based) along axis 1 and, per position, the size of its tie group."""
+    P, n = a.shape
+    order = np.argsort(a, axis=1, kind="stable")
+    s = np.take_along_axis(a, order, axis=1)
+    idx = np.broadcast_to(np.arange(n), (P, n))
+    new = np.ones((P, n), dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    last = np.ones((P, n), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, idx, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty((P, n))
+    sizes = np.empty((P, n))
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=1)
+    np.put_along_axis(sizes, order, (end - start + 1).astype(np.float64), axis=1)
+    return ranks, sizes
+
+
+def _wilcoxon(z0: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    from scipy.special import ndtr
+
+    nz = valid & (z0 != 0)
+    a = np.where(nz, np.abs(z0), np.inf)
+    ranks, sizes = _average_ranks(a)
+    nw = nz.sum(axis=1)
+    r_plus = np.where(z0 > 0, ranks, 0.0).sum(axis=1)
+    ties = np.where(nz, sizes * sizes - 1.0, 0.0).sum(axis=1)          # sum over groups of t^3 - t
+    p = np.ones(nw.size)
+    nwf = nw.astype(np.float64)
+    mean = nwf * (nwf + 1) / 4
+    var = nwf * (nwf + 1) * (2 * nwf + 1) / 24 - ties / 48
+    approx = (nw > 0) & ((nw > _WILCOXON_EXACT_MAX) | (ties > 0))
+    if approx.any():
+        zs = np.abs(r_plus[approx] - mean[approx]) / np.sqrt(var[approx])
+        p[approx] = np.minimum(1.0, 2 * ndtr(-zs))
+    exact = (nw > 0) & ~approx
+    for k in np.unique(nw[exact]):
+        rows = exact & (nw == k)
+        cdf = wilcoxon_exact_cdf(int(k))
+        w = np.rint(r_plus[rows]).astype(np.intp)
+        lo = cdf[w]
+        hi = 1.0 - np.where(w > 0, cdf[np.maximum(w - 1, 0)], 0.0)
+        p[rows] = np.minimum(1.0, 2 * np.minimum(lo, hi))
+    return p
+
+
+def _inf_or_zero(sign: np.ndarray) -> np.ndarray:
+    """+inf, -inf or 0 by the sign (a ratio with a zero denominator, without a warning)."""
+    return np.where(sign > 0, np.inf, np.where(sign < 0, -np.inf, 0.0))
+
+
+# -- result ----------------------------------------------------------------------------
+_PAIR_COLUMNS = ["metric", "run_x", "run_y", "n_topics", "mean_diff", "ci_low", "ci_high", "boot_ci_low",
+                 "boot_ci_high", "effect_size", "d_z", "t", "p_t", "p_wilcoxon", "p_sign", "p_randomisation",
+                 "p_bootstrap"]
+
+
+@dataclass(frozen=True)
+class PairsResult:
+    """Result of :func:`pair_statistics`.
+
+    Attributes
+    ----------
+    pairs : DataFrame, one row per (metric, run pair), pairs in the order (0,1), (0,2), ..., (1,2), ...
+        ``metric, run_x, run_y``; ``n_topics`` topics used; ``mean_diff`` = mean(x - y);
+        ``ci_low, ci_high`` the paired-t CI; ``boot_ci_low, boot_ci_high`` the bootstrap
+        percentile CI (NaN unless "bootstrap" was computed); ``effect_size`` = mean_diff /
+        sqrt(V_E); ``d_z``; ``t``; ``p_t, p_wilcoxon, p_sign, p_randomisation, p_bootstrap``
+        (NaN for a test not computed).
+    v_e : {metric: V_E}, the residual variance of the two-way ANOVA without replication
+    confidence, B, seed, tests : the settings
+    samples : (B, n) bootstrap topic samples used (None without the bootstrap)
+    n_flips : sign-flip vectors of the randomisation test (2^n when exact; 0 if not computed)
+    exact_randomisation : True when all 2^n sign flips (or the given ``signs``) were used
+    """
+    pairs: pd.DataFrame
+    v_e: dict
+    confidence: float = 0.95
+    B: int = 1000
+    seed: object = 0
+    tests: tuple = TESTS
+    samples: np.ndarray | None = field(default=None, repr=False)
+    n_flips: int = 0
+    exact_randomisation: bool = False
+
+    def table(self, test: str = "t", correction: str = "none", alpha: float = 0.05, ci: str = "t") -> pd.DataFrame:
+        """The CLI's records: ``metric, run_x, run_y, mean_diff, ci_low, ci_high, effect_size, p_value,
+        p_adjusted, significant, d_z, n_topics`` for one test and correction.
+
+        ``p_adjusted`` is adjusted over all pairs of each metric separately (one family per
+        metric); ``significant`` = p_adjusted < alpha. ``ci="bootstrap"`` puts the bootstrap
+        percentile CI into ``ci_low, ci_high``.
+        """
+        col = self._pcol(test)
+        if ci not in CI_METHODS:
+            raise ValueError(f"ci must be one of {', '.join(CI_METHODS)}; got {ci!r}")
+        (alpha,) = check_alpha(alpha)
+        if ci == "bootstrap" and "bootstrap" not in self.tests:
+            raise ValueError("the bootstrap CI needs the bootstrap samples: compute with 'bootstrap' in tests")
+        df = self.pairs
+        adj = np.empty(len(df))
+        for _, idx in df.groupby("metric", sort=False).indices.items():
+            adj[idx] = adjust_pvalues(df[col].to_numpy()[idx], correction)
+        lo, hi = ("ci_low", "ci_high") if ci == "t" else ("boot_ci_low", "boot_ci_high")
+        return pd.DataFrame({"metric": df["metric"], "run_x": df["run_x"], "run_y": df["run_y"],
+                             "mean_diff": df["mean_diff"], "ci_low": df[lo].to_numpy(), "ci_high": df[hi].to_numpy(),
+                             "effect_size": df["effect_size"], "p_value": df[col], "p_adjusted": adj,
+                             "significant": adj < alpha, "d_z": df["d_z"], "n_topics": df["n_topics"]})
+
+    def power(self, test: str = "t", correction: str = "none", alpha=0.05) -> pd.DataFrame:
+        """Discriminative power: one row per (metric, alpha) with ``test, correction, n_significant,
+        n_pairs, pct_significant`` (003 Table 4 generalised to any test and correction)."""
+        alphas = check_alpha(alpha)
+        rows = []
+        t = self.table(test, correction, alphas[0])
+        for m, g in t.groupby("metric", sort=False):
+            for a in alphas:
+                k = int(np.sum(g["p_adjusted"].to_numpy() < a))
+                rows.append({"metric": m, "test": test, "correction": correction, "alpha": a,
+                             "n_significant": k, "n_pairs": len(g), "pct_significant": 100.0 * k / max(len(g), 1)})
+        return pd.DataFrame(rows, columns=["metric", "test", "correction", "alpha", "n_significant", "n_pairs",
+                                           "pct_significant"])
+
+    def curves(self, test: str = "t", correction: str = "none") -> pd.DataFrame:
+        """Sorted p-value curves: ``metric, pair_rank (1..n_pairs), p_value`` ascending, the
+        (adjusted) p-values of the chosen test; 003's ASL curve is test="bootstrap", correction="none"."""
+        t = self.table(test, correction)
+        frames = [pd.DataFrame({"metric": m, "pair_rank": np.arange(1, len(g) + 1),
+                                "p_value": np.sort(g["p_adjusted"].to_numpy())})
+                  for m, g in t.groupby("metric", sort=False)]
+        return pd.concat(frames, ignore_index=True)
+
+    def _pcol(self, test: str) -> str:
+        if test not in TESTS:
+            raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
+        if test not in self.tests:
+            raise ValueError(f"test {test!r} was not computed (computed: {', '.join(self.tests)})")
+        return "p_" + test
+
+
+# -- main entry point --------------------------------------------------------------------
+def _check(scores) -> tuple[list[str], dict[str, np.ndarray], int, int]:
+    arrays = {}
+    if isinstance(scores, Mapping):
+        for k, v in scores.items():
+            a = np.asarray(v, dtype=np.float64)
+            arrays[k] = a
+    filled = {k: np.where(np.isnan(a), 0.0, a) for k, a in arrays.items()} if arrays else scores
+    try:
+        metrics, _, n_runs, n_topics = check_scores(filled)
+    except ValueError as e:
+        raise ValueError(str(e).replace("NaN or infinite", "infinite")) from None
+    return metrics, {str(k): a for k, a in arrays.items()}, n_runs, n_topics
+
+
+def _signs(n: int, B: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """(K, n) +-1 sign flips: all 2^n when 2^n <= B (exact test), else B random rows."""
+    if n < 63 and 2 ** n <= B:
+        k = np.arange(2 ** n, dtype=np.int64)[:, None]
+        bits = (k >> np.arange(n, dtype=np.int64)[None, :]) & 1
+        return (1.0 - 2.0 * bits), True
+    return np.where(rng.random((B, n)) < 0.5, -1.0, 1.0), False
+
+
+def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidence: float = 0.95,
+                    tests: Sequence[str] = TESTS, B: int = 1000, seed: int | None = 0,
+                    samples: np.ndarray | None = None, signs: np.ndarray | None = None,
+                    progress: ProgressFn | None = None) -> PairsResult:
+    """Mean difference, CIs, effect sizes and p-values of every run pair of every metric.
+
+    Parameters
+    ----------
+    scores : {metric label: (n_runs, n_topics) per-topic scores}; NaN = no score (see the module's
+        edge policies)
+    run_ids : names of the runs (default "0", "1", ...)
+    confidence : level of both CIs (default 0.95)
+    tests : which p-values to compute (default all of :data:`TESTS`); leaving out "randomisation" and
+        "bootstrap" skips all resampling (and the bootstrap CI)
+    B : bootstrap samples and random sign flips (default 1000). The bootstrap samples are
+        ``bootstrap_samples(n_topics, B=B, seed=seed)``, those of :func:`bootstrap_sensitivity`
+    seed : seed of the samples; the sign flips use ``default_rng(seed)`` too (independently)
+    samples : optional (B, c) topic-index array for the bootstrap (tests)
+    signs : optional (K, n_topics) array of +-1 sign flips for the randomisation test; p is then
+        2 min(#{T* <= T}, #{T* >= T}) / K (no +1: the caller gives the full reference set)
+    progress : callback given the fraction done; return True to cancel (raises Cancelled)
+
+    >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
+    >>> r = pair_statistics(s, tests=("t", "sign"))
+    >>> r.pairs[["run_x", "run_y", "mean_diff", "p_sign"]].round(4).values.tolist()
+    [['0', '1', 0.5, 0.125], ['0', '2', 0.0, 1.0], ['1', '2', -0.5, 0.125]]
+    """
+    from scipy.special import bdtr, stdtr, stdtrit
+
+    metrics, mats, n_runs, n_topics = _check(scores)
+    ids = check_run_ids(run_ids, n_runs)
+    (confidence,) = check_alpha(confidence, "confidence")
+    tests = tuple(dict.fromkeys(tests))
+    bad = [t for t in tests if t not in TESTS]
+    if bad or not tests:
+        raise ValueError(f"tests must be a non-empty list from {', '.join(TESTS)}; got {list(tests)!r}")
+    B = check_positive_int(B, "B")
+    if B > MAX_B:
+        raise ValueError(f"B must be <= {MAX_B} (samples of B x n_topics are drawn); got {B}")
+    rng = np.random.default_rng(seed)
+    do_boot = "bootstrap" in tests
+    do_rand = "randomisation" in tests
+    if do_boot:
+        if samples is None:
+            samples = bootstrap_samples(n_topics, B=B, seed=seed)
+        else:
+            samples = np.asarray(samples, dtype=np.intp)
+            if samples.ndim != 2 or samples.shape[1] < 2 or samples.min() < 0 or samples.max() >= n_topics:
+                raise ValueError(f"samples must be a (B, c >= 2) array of topic indices 0..{n_topics - 1}")
+        Ct = topic_counts(samples, n_topics).T
+        Bb, c = samples.shape
+    else:
+        samples = None
+    exact_signs = False
+    Bb = K = 0
+    if do_rand:
+        if signs is None:
+            S, exact_signs = _signs(n_topics, B, rng)
+        else:
+            S = np.asarray(signs, dtype=np.float64)
+            if S.ndim != 2 or S.shape[1] != n_topics or not np.all(np.abs(S) == 1):
+                raise ValueError(f"signs must be a (K, {n_topics}) array of +1/-1")
+            exact_signs = True
+        St = S.T.copy()
+        K = S.shape[0]
+    a2 = (1 - confidence) / 2
+    pi, pj = pair_index(n_runs)
+    P = pi.size
+    per_row = 8 * (12 * n_topics + (4 * Bb if do_boot else 0) + (2 * K if do_rand else 0))
+    chunks = pair_chunks(P, per_row, n_jobs=len(metrics))
+    prog = Progress(progress, len(metrics) * len(chunks))
+    prog.report(0.0)
+    frames, v_es = [], {}
+    for m in metrics:
+        M = mats[m]
+        v_e = residual_variance(M)
+        v_es[m] = v_e
+        cols = {k: np.full(P, np.nan) for k in _PAIR_COLUMNS[3:]}
+        any_nan = bool(np.isnan(M).any())
+        for sl in chunks:
+            z = M[pi[sl]] - M[pj[sl]]
+            valid = ~np.isnan(z)
+            z0 = np.where(valid, z, 0.0)
+            nv = valid.sum(axis=1)
+            nvf = nv.astype(np.float64)
+            ok = nv >= 2
+            safe_n = np.maximum(nvf, 1.0)
+            mean = np.where(nv > 0, z0.sum(axis=1) / safe_n, np.nan)
+            dev = np.where(valid, z0 - np.where(nv > 0, mean, 0.0)[:, None], 0.0)
+            var = (dev * dev).sum(axis=1) / np.maximum(nvf - 1, 1.0)
+            sd = np.sqrt(var)
+            const = sd <= _RTOL_CONST * np.abs(z0).max(axis=1)
+            se = sd / np.sqrt(safe_n)
+            sign = np.sign(np.nan_to_num(mean))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(const, _inf_or_zero(sign), mean / se)
+                dz = np.where(const, _inf_or_zero(sign), mean / sd)
+            df_ = np.maximum(nvf - 1, 1.0)
+            half = np.where(const, 0.0, stdtrit(df_, 1 - a2) * se)
+            p_t = np.where(const, np.where(sign == 0, 1.0, 0.0), 2 * stdtr(df_, -np.abs(np.nan_to_num(t))))
+            if v_e > 0:
+                es = mean / np.sqrt(v_e)
+            else:
+                es = _inf_or_zero(sign)
+            es = np.where(np.isnan(v_e) | (nv == 0), np.nan, es)
+            cols["n_topics"][sl] = nvf
+            cols["mean_diff"][sl] = mean
+            cols["ci_low"][sl] = np.where(ok, mean - half, np.nan)
+            cols["ci_high"][sl] = np.where(ok, mean + half, np.nan)
+            cols["effect_size"][sl] = np.where(ok, es, np.nan)
+            cols["d_z"][sl] = np.where(ok, dz, np.nan)
+            cols["t"][sl] = np.where(ok, t, np.nan)
+            if "t" in tests:
+                cols["p_t"][sl] = np.where(ok, p_t, 1.0)
+            if "wilcoxon" in tests:
+                cols["p_wilcoxon"][sl] = _wilcoxon(z0, valid)
+            if "sign" in tests:
+                pos = (z0 > 0).sum(axis=1)
+                neg = (z0 < 0).sum(axis=1)
+                k = pos + neg
+                p = np.minimum(1.0, 2 * bdtr(np.minimum(pos, neg), np.maximum(k, 1), 0.5))
+                cols["p_sign"][sl] = np.where(k == 0, 1.0, p)
+            if do_rand:
+                obs = np.where(nv > 0, mean, 0.0)
+                Tst = (z0 @ St) / safe_n[:, None]
+                tol = TIE_RTOL * np.abs(obs)[:, None]
+                less = (Tst <= obs[:, None] + tol).sum(axis=1)
+                greater = (Tst >= obs[:, None] - tol).sum(axis=1)
+                adj = 0 if exact_signs else 1
+                p = np.minimum(1.0, 2 * np.minimum(less + adj, greater + adj) / (K + adj))
+                cols["p_randomisation"][sl] = np.where(ok, p, 1.0)
+            if do_boot:
+                w0 = np.where(const[:, None], 0.0, dev)
+                S1 = w0 @ Ct
+                S2 = (w0 * w0) @ Ct
+                S0 = (valid.astype(np.float64) @ Ct) if any_nan else np.full_like(S1, float(c))
+                S0s = np.maximum(S0, 1.0)
+                mean_s = S1 / S0s
+                var_s = (S2 - S1 * mean_s) / np.maximum(S0 - 1, 1.0)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ts = np.abs(mean_s) / np.sqrt(var_s / S0s)
+                flat = ~(var_s > 0)
+                ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
+                ts[S0 < 2] = 0.0
+                at = np.abs(np.nan_to_num(t, nan=0.0))
+                asl = (ts >= (at * (1 - TIE_RTOL))[:, None]).mean(axis=1)
+                asl[np.all(z0 == 0, axis=1)] = 1.0
+                cols["p_bootstrap"][sl] = np.where(ok, asl, 1.0)
+                bm = np.where(S0 > 0, mean_s, np.nan) + np.where(nv > 0, mean, 0.0)[:, None]
+                bm = np.where(const[:, None], mean[:, None], bm)
+                if np.isnan(bm).any():
+                    lo = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), a2, axis=1)
+                    hi = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), 1 - a2, axis=1)
+                else:
+                    lo, hi = np.quantile(bm, [a2, 1 - a2], axis=1)
+                cols["boot_ci_low"][sl] = np.where(ok, lo, np.nan)
+                cols["boot_ci_high"][sl] = np.where(ok, hi, np.nan)
+            prog.step()
+        frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols})
+        frame["n_topics"] = frame["n_topics"].astype(np.int64)
+        frames.append(frame)
+    return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
+                       B=B, seed=seed, tests=tests, samples=samples, n_flips=int(K),
+                       exact_randomisation=bool(exact_signs))

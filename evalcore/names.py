@@ -1,0 +1,274 @@
+r"""Metric names users already know: one parser, driven by the registry.
+
+Accepted, for every measure (:func:`resolve`):
+
+* **evalcore's canonical keys** - ``Q-measure``, ``P+-measure``, ``nDCG@10`` -
+  with parameters in ir_measures' style: ``Q-measure(beta=2)``,
+  ``AP(rel=2)``, ``P(rel=2)@10``, ``O-measure(gains=10:5:1)``,
+  ``nDCG(b=10)@20``, ``NWRR(penalties=2:3:4)``; ``rel>=2`` is read like
+  ``rel=2``, so every label :func:`evalcore.registry.metric_label` writes
+  reads back. Canonical names follow the call's settings (gains, beta, ...)
+  except where the name fixes a parameter.
+* **ir_measures** names (``nDCG@10``, ``AP(rel=2)``, ``RR(rel=2)``, ``Rprec``,
+  ``Success@10``, ``P@10``), **trec_eval** names (``map``, ``recip_rank``,
+  ``P_10`` / ``P.10``, ``ndcg_cut_10`` / ``ndcg_cut.10``, ``Rprec``,
+  ``success_10``) and **NTCIREVAL** names (``P-plus``, ``nERR@0010``,
+  ``Prec@10``, ``MSnDCG@10``). A peer's name means the peer's definition:
+  its own parameters are pinned (``ndcg_cut.10`` always uses gain = level
+  and ``map`` always counts level >= 1 as relevant, as trec_eval does without
+  ``-l``), whatever the call's gains or ``rel_threshold`` are.
+
+**The nDCG clash (a documented convention).** evalcore's canonical ``nDCG@k``
+is the original Jarvelin-Kekalainen nDCG of the papers (and NTCIREVAL's
+``nDCG@k``); ir_measures' ``nDCG@k`` and trec_eval's ``ndcg_cut.k`` are the
+Burges form, evalcore's ``MSnDCG@k``. So:
+
+* ``names="ir_measures"`` (CLI ``--names ir_measures``) or the prefix
+  ``irm:nDCG@10`` gives ir_measures' meaning (``MSnDCG@10``, gain = level);
+* ``names="trec_eval"`` / ``trec:``, ``names="ntcireval"`` / ``ntcir:`` and
+  ``names="evalcore"`` / ``evalcore:`` likewise choose one convention;
+* with no convention (``names=None``), a peer name that is not also an
+  evalcore key is unambiguous and accepted (``ndcg_cut.10``, ``map``,
+  ``P-plus``), and the ambiguous bare ``nDCG@k`` is evalcore's original nDCG
+  **with a warning** (:class:`AmbiguousNameWarning`) saying how to get the
+  other.
+
+Names whose peer definition differs from every evalcore measure are refused
+with the reason (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
+whole-list ``ndcg``); an unknown name is an error listing the closest known
+names.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import warnings
+from dataclasses import dataclass, field
+
+__all__ = ["resolve", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
+
+#: The conventions a name can be read in; ``None`` = auto (see the module doc).
+CONVENTIONS = ("evalcore", "ir_measures", "trec_eval", "ntcireval")
+_PREFIXES = {"evalcore": "evalcore", "irm": "ir_measures", "ir_measures": "ir_measures", "trec": "trec_eval",
+             "trec_eval": "trec_eval", "ntcir": "ntcireval", "ntcireval": "ntcireval"}
+
+# Peer names whose definition differs from every evalcore measure: refused, with the reason.
+_REFUSED = {
+    ("trec_eval", "map_cut"): "trec_eval's map_cut_k divides by R (all relevant documents), evalcore's AP@k "
+                              "by min(R, k) as NTCIREVAL does; use AP (no cutoff) or AP@k knowing the difference",
+    ("ir_measures", "AP@"): "ir_measures' AP@k is trec_eval's map_cut_k, which divides by R; evalcore's AP@k "
+                            "divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
+    ("ir_measures", "ERR"): "ir_measures' ERR@k (gdeval: gains 2^rel - 1, not normalised) is not evalcore's "
+                            "nERR@k (NTCIREVAL's normalised ERR); use nERR@k",
+    ("trec_eval", "ndcg"): "trec_eval's ndcg scores the whole list against all relevant documents; evalcore's "
+                           "nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k >= the list length",
+    ("ir_measures", "nDCG (no cutoff)"): "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
+                             "use nDCG@k (= MSnDCG@k under --names ir_measures) with k >= the list length",
+}
+
+
+class AmbiguousNameWarning(UserWarning):
+    """A bare name that means one measure in evalcore and another in a peer tool (``nDCG@k``)."""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a name means: evalcore's key, the cutoff, parameters the name fixes, where it came from."""
+
+    base: str                        # evalcore registry key, e.g. "MSnDCG"
+    cutoff: int | None
+    params: dict = field(default_factory=dict)   # rel_threshold, beta, gains, penalties, log_base
+    convention: str = "evalcore"
+
+    @property
+    def key(self) -> str:
+        """The canonical evalcore key (parameters left out): ``MSnDCG@10``."""
+        return self.base + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+
+_NAME_RE = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
+_TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z_]+?)[_.](?P<cut>\d+)$")
+_PARAM_KEYS = {"rel": ("rel_threshold", "uses_threshold"), "beta": ("beta", "uses_beta"),
+               "gains": ("gains", "uses_gains"), "penalties": ("penalties", "uses_penalties"),
+               "b": ("log_base", "uses_log_base"), "log_base": ("log_base", "uses_log_base")}
+
+
+def _registry():
+    from .registry import METRICS  # late: the registry imports this module's users
+
+    return METRICS
+
+
+def _peer_table(convention: str) -> dict[str, str]:
+    """Peer base name -> evalcore key, from the registry's crosswalk fields."""
+    attr = {"ir_measures": "ir_measures", "trec_eval": "trec_eval", "ntcireval": "ntcireval"}[convention]
+    return {getattr(s, attr): k for k, s in _registry().items() if getattr(s, attr)}
+
+
+def known_names() -> list[str]:
+    """Every base name accepted in some convention (for suggestions and ``evalcore metrics``)."""
+    out = list(_registry())
+    for conv in CONVENTIONS[1:]:
+        out += list(_peer_table(conv))
+    return list(dict.fromkeys(out))
+
+
+def _unknown(text: str) -> ValueError:
+    base = re.split(r"[(@]", text, maxsplit=1)[0]
+    pool = known_names()
+    lower: dict[str, str] = {}
+    for p in pool:
+        lower.setdefault(p.lower(), p)
+    close = [lower[n] for n in difflib.get_close_matches(base.lower(), list(lower), n=5, cutoff=0.5)]
+    close += [n for n in difflib.get_close_matches(base, pool, n=5, cutoff=0.5) if n not in close]
+    hint = f"; closest known names: {', '.join(close[:5])}" if close else ""
+    return ValueError(f"unknown metric {text!r}{hint} (`evalcore metrics` lists every name and alias)")
+
+
+def _cutoff(text: str, cut: str) -> int:
+    if not cut.isdigit() or int(cut) < 1:
+        raise ValueError(f"cutoff of {text!r} must be a whole number >= 1")
+    return int(cut)  # NTCIREVAL writes @0010
+
+
+def _params(text: str, raw: str | None, spec) -> dict:
+    out: dict = {}
+    if not raw:
+        return out
+    for part in raw.split(","):
+        k, sep, v = part.strip().replace(">=", "=").partition("=")
+        k, v = k.strip(), v.strip()
+        if not sep or k not in _PARAM_KEYS:
+            raise ValueError(f"{text!r}: unknown parameter {part.strip()!r}; {spec.key} takes "
+                             + (", ".join(f"{p}=" for p, (_, f) in _PARAM_KEYS.items() if getattr(spec, f))
+                                or "no parameters"))
+        name, flag = _PARAM_KEYS[k]
+        if not getattr(spec, flag):
+            raise ValueError(f"{text!r}: {spec.key} does not use {k}")
+        try:
+            if name == "rel_threshold":
+                out[name] = int(v)
+                if out[name] < 1:
+                    raise ValueError
+            elif name in ("gains", "penalties"):
+                [float(x) for x in v.split(":")]
+                out[name] = v
+            else:
+                out[name] = float(v)
+                if out[name] != out[name] or out[name] in (float("inf"), float("-inf")):
+                    raise ValueError
+        except ValueError:
+            raise ValueError(f"{text!r}: bad value {v!r} for {k}") from None
+    return out
+
+
+def _canonical(text: str, base: str, raw, cut) -> Resolved:
+    spec = _registry()[base]
+    cutoff = None
+    if cut is not None:
+        if spec.cutoff == "none":
+            raise ValueError(f"metric {base} takes no cutoff; got {text!r}")
+        cutoff = _cutoff(text, cut)
+    return Resolved(base, cutoff, _params(text, raw, spec), "evalcore")
+
+
+def _pinned(spec, conv: str) -> dict:
+    """An ir_measures / trec_eval name means that tool's definition: gain = level, level >= 1 relevant.
+    (NTCIREVAL takes its gains from the user, as evalcore does: nothing pinned.)"""
+    out: dict = {}
+    if conv == "ntcireval":
+        return out
+    if spec.uses_gains:
+        out["gains"] = None
+    if spec.uses_threshold:
+        out["rel_threshold"] = 1
+    return out
+
+
+def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
+    """Read ``base(raw)@cut`` in a peer convention; None if that convention has no such name."""
+    if conv == "trec_eval":
+        if cut is not None or raw is not None:   # trec_eval names have no @k and no (parameters)
+            return None
+        m = _TREC_CUT_RE.match(base)
+        if m:
+            base, cut = m.group("base"), m.group("cut")
+    if (conv, base) in _REFUSED:
+        raise ValueError(f"metric {text!r} is refused: {_REFUSED[(conv, base)]}")
+    if conv == "ir_measures" and base == "AP" and cut is not None:
+        raise ValueError(f"metric {text!r} is refused: {_REFUSED[('ir_measures', 'AP@')]}")
+    if conv == "ir_measures" and base == "nDCG" and cut is None:
+        raise ValueError(f"metric {text!r} is refused: {_REFUSED[('ir_measures', 'nDCG (no cutoff)')]}")
+    key = _peer_table(conv).get(base)
+    if key is None:
+        return None
+    spec = _registry()[key]
+    params = {**_pinned(spec, conv), **_params(text, raw, spec)}
+    cutoff = None
+    if cut is not None:
+        if spec.cutoff == "none":
+            raise ValueError(f"{base} takes no cutoff; got {text!r}")
+        cutoff = _cutoff(text, cut)
+    elif spec.cutoff == "required":
+        raise ValueError(f"{text!r} needs a cutoff, e.g. {base}@10" if conv != "trec_eval"
+                         else f"{text!r} needs a cutoff, e.g. {base}_10")
+    return Resolved(key, cutoff, params, conv)
+
+
+def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolved:
+    """What ``text`` means under the convention ``names`` (None = auto). See the module doc.
+
+    >>> resolve("ndcg_cut.10").key, resolve("P_10").key, resolve("AP(rel=2)").params
+    ('MSnDCG@10', 'P@10', {'rel_threshold': 2})
+    >>> resolve("nDCG@10", "ir_measures").key, resolve("nDCG@10", "evalcore").key
+    ('MSnDCG@10', 'nDCG@10')
+    """
+    text = str(text).strip()
+    if names is not None and names not in CONVENTIONS:
+        raise ValueError(f"names must be one of {', '.join(CONVENTIONS)} or None; got {names!r}")
+    prefix, colon, rest = text.partition(":")
+    if colon and prefix in _PREFIXES:
+        names, text_body = _PREFIXES[prefix], rest.strip()
+    else:
+        text_body = text
+    m = _NAME_RE.match(text_body)
+    if not m:
+        raise _unknown(text)
+    base, raw, cut = m.group("base"), m.group("params"), m.group("cut")
+    registry = _registry()
+    if names in (None, "evalcore") and base in registry:
+        r = _canonical(text, base, raw, cut)
+        if names is None and warn and base == "nDCG":
+            cut_txt = f"@{cut}" if cut else "@k"
+            warnings.warn(
+                f"{text!r} is read as evalcore's nDCG{cut_txt}: the original Jarvelin-Kekalainen nDCG of the "
+                f"papers (and NTCIREVAL), discount log_b(r) from rank b. ir_measures' nDCG{cut_txt} and "
+                f"trec_eval's ndcg_cut are evalcore's MSnDCG{cut_txt} (log2(r+1)): write MSnDCG{cut_txt} or "
+                f"irm:nDCG{cut_txt} (or --names ir_measures) for that; write evalcore:nDCG{cut_txt} (or --names "
+                "evalcore) to keep this meaning without this warning.", AmbiguousNameWarning, stacklevel=4)
+        return r
+    for conv in ([names] if names not in (None, "evalcore") else ["trec_eval", "ir_measures", "ntcireval"]):
+        r = _peer(text, conv, base, raw, cut)
+        if r is not None:
+            return r
+    if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
+        return _canonical(text, base, raw, cut)
+    raise _unknown(text)
+
+
+def crosswalk_rows() -> list[dict]:
+    """One row per measure: evalcore key and its names in ir_measures, trec_eval and NTCIREVAL."""
+    rows = []
+    for key, s in _registry().items():
+        cut = "@k" if s.cutoff == "required" else ""
+
+        def peer(name, style):
+            if not name:
+                return ""
+            if style == "trec_eval" and s.cutoff == "required":
+                return f"{name}_k"
+            return name + cut
+
+        rows.append({"key": key + cut, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
+                     "trec_eval": peer(s.trec_eval, "trec_eval"), "ntcireval": peer(s.ntcireval, "ntcir")})
+    return rows

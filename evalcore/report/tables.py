@@ -1,0 +1,79 @@
+"""Paper-style tables as Markdown, CSV and LaTeX (booktabs). Pure pandas.
+
+One implementation for the ``report`` command and the dashboard's Report
+page (dashboard/report.py imports :func:`to_latex` from here).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["to_latex", "md_table", "tex_escape", "write_table"]
+
+_LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "\u00b7": ";", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+                  "\u00b1": r"$\pm$", "\u2013": "--", "\u2265": r"$\geq$", "\u2264": r"$\leq$"}
+
+
+def tex_escape(x) -> str:
+    """Escape LaTeX's special characters (and write +-, en dash, >=, <= as LaTeX)."""
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in str(x))
+
+
+def _cell(v, digits: int) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if isinstance(v, (float, np.floating)):
+        return "" if np.isnan(v) else f"{v:.{digits}f}"
+    return tex_escape(v)
+
+
+def _with_index(df: pd.DataFrame) -> pd.DataFrame:
+    """The index as the first column; an unnamed index gets an empty header (never pandas' 'index')."""
+    d = df.copy()
+    name = df.index.name if df.index.name is not None else ""
+    d.insert(0, "\0idx", df.index.to_numpy())
+    return d.rename(columns={"\0idx": name}).reset_index(drop=True)
+
+
+def to_latex(df: pd.DataFrame, caption: str, label: str, digits: int = 4, index: bool = True) -> str:
+    """A booktabs table (needs \\usepackage{booktabs}). With ``index`` the index is the first column, headed
+    by the index name (empty when the index has none, as the papers' tables)."""
+    d = _with_index(df) if index else df
+    align = "".join("r" if pd.api.types.is_numeric_dtype(d.iloc[:, i]) else "l" for i in range(d.shape[1]))
+    lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{tex_escape(caption)}}}", rf"\label{{{label}}}",
+             rf"\begin{{tabular}}{{{align}}}", r"\toprule",
+             " & ".join(tex_escape(c) for c in d.columns) + r" \\", r"\midrule"]
+    for row in d.itertuples(index=False):
+        lines.append(" & ".join(_cell(v, digits) for v in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    return "\n".join(lines)
+
+
+def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}", index: bool = False) -> str:
+    """A GitHub Markdown table; NaN is the papers' "-", text columns left-aligned, numbers right-aligned."""
+    d = _with_index(df) if index else df
+    cols = [str(c) for c in d.columns]
+    num = [pd.api.types.is_numeric_dtype(d.iloc[:, i]) for i in range(d.shape[1])]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" if n else "---" for n in num) + "|"]
+    for row in d.itertuples(index=False, name=None):
+        cells = []
+        for v in row:
+            if isinstance(v, (float, np.floating)):
+                cells.append("-" if np.isnan(v) else floatfmt.format(v))
+            else:
+                cells.append(str(v).replace("|", "\\|"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def write_table(out_dir: Path, stem: str, numeric: pd.DataFrame, display: pd.DataFrame, caption: str,
+                digits: int = 4) -> list[Path]:
+    """Write ``stem.csv`` (the numbers, full precision) and ``stem.tex`` (the displayed table, booktabs)."""
+    out_dir = Path(out_dir)
+    csv, tex = out_dir / f"{stem}.csv", out_dir / f"{stem}.tex"
+    numeric.to_csv(csv, index=False)
+    tex.write_text(to_latex(display, caption, f"tab:{stem}", digits, index=False), encoding="utf-8")
+    return [csv, tex]

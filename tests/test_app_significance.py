@@ -1,0 +1,347 @@
+"""The "Significance & topic sets" page (issue 10 sec. 4) under AppTest.
+
+Values on screen are checked against references computed here without
+evalcore.meta.pair_statistics / topicsets: scipy.stats (ttest_rel and its
+confidence interval, wilcoxon), plain Holm / Benjamini-Hochberg loops, V_E from
+the two-way ANOVA formula in numpy, and a plain power search with scipy's
+noncentral t. The resampled tests' spread is checked against evalcore.meta
+called directly (its own tests compare it with scipy's permutation_test and 003).
+"""
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("streamlit")
+from scipy import stats  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import evalcore  # noqa: E402
+from evalcore import meta, registry  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+KEYS = ["AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG@10"]
+SMALL = {"nt": "20", "nr": "8"}
+PAGE = "views/10_significance.py"
+
+
+def _open(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({**SMALL, **(query or {})})
+    at.run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _table_with(at, column: str) -> pd.DataFrame:
+    for df in at.dataframe:
+        v = df.value
+        if isinstance(v, pd.DataFrame) and column in v.columns:
+            return v.reset_index(drop=True)
+    raise AssertionError(f"no table with a {column!r} column: {[list(d.value.columns) for d in at.dataframe]}")
+
+
+def _text(at) -> str:
+    return "\n".join([c.value for c in at.caption] + [m.value for m in at.markdown])
+
+
+@pytest.fixture(scope="module")
+def small():
+    return evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
+
+
+@pytest.fixture(scope="module")
+def scores(small):
+    return {k: registry.score_matrix(small, k, gains=[1.0, 2.0, 3.0]) for k in KEYS}
+
+
+def plain_holm(p):
+    p = np.asarray(p, float)
+    m = len(p)
+    out = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(np.argsort(p, kind="stable")):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def plain_bh(p):
+    p = np.asarray(p, float)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    out = np.empty(m)
+    running = 1.0
+    for rank in range(m - 1, -1, -1):
+        i = order[rank]
+        running = min(running, min(1.0, m * p[i] / (rank + 1)))
+        out[i] = running
+    return out
+
+
+def plain_v_e(x):
+    m, n = x.shape
+    r = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
+    return float((r ** 2).sum() / ((m - 1) * (n - 1)))
+
+
+def reference_table(small, scores, test: str, correction: str, conf: float = 0.95) -> pd.DataFrame:
+    rows = []
+    ids = list(small.run_ids)
+    for k in KEYS:
+        M = scores[k]
+        v_e = plain_v_e(M)
+        fam = []
+        for i, j in combinations(range(len(ids)), 2):
+            x, y = M[i], M[j]
+            d = x - y
+            if test == "t":
+                r = stats.ttest_rel(x, y)
+                p = 1.0 if np.all(d == 0) else float(r.pvalue)
+                lo, hi = (0.0, 0.0) if np.all(d == 0) else r.confidence_interval(conf)
+            else:
+                # the documented policy: zeros dropped; exact when the non-zero |d| are untied (<= 50),
+                # else the normal approximation without continuity correction
+                nz = np.abs(d[d != 0])
+                exact = np.unique(nz).size == nz.size <= 50
+                p = 1.0 if np.all(d == 0) else float(stats.wilcoxon(
+                    x, y, zero_method="wilcox", correction=False, method="exact" if exact else "asymptotic").pvalue)
+                lo = hi = np.nan
+            fam.append({"metric": k, "run x": ids[i], "run y": ids[j], "mean": d.mean(), "lo": lo, "hi": hi,
+                        "es": d.mean() / np.sqrt(v_e), "p": p})
+        p = np.array([f["p"] for f in fam])
+        adj = {"none": p, "holm": plain_holm(p), "bh": plain_bh(p)}[correction]
+        for f, a in zip(fam, adj):
+            f["adj"] = a
+        rows += fam
+    return pd.DataFrame(rows)
+
+
+def test_pair_table_equals_scipy_ttest_holm_and_plain_v_e(small, scores):
+    at = _open()
+    assert [c.key for c in at.get("plotly_chart")] == ["sg_forest", "sg_power", "sg_curves", "ts_curve"]
+    got = _table_with(at, "mean difference (x - y)")
+    ref = reference_table(small, scores, "t", "holm")
+    assert len(got) == len(ref) == len(KEYS) * 28
+    assert list(got["run x"]) == list(ref["run x"]) and list(got["metric"]) == list(ref["metric"])
+    np.testing.assert_allclose(got["mean difference (x - y)"], ref["mean"], atol=1e-12)
+    np.testing.assert_allclose(got["95% CI low"], ref["lo"], atol=1e-10)
+    np.testing.assert_allclose(got["95% CI high"], ref["hi"], atol=1e-10)
+    np.testing.assert_allclose(got["effect size (/sqrt V_E)"], ref["es"], rtol=1e-9)
+    np.testing.assert_allclose(got["p (t)"], ref["p"], rtol=1e-7, atol=1e-14)
+    np.testing.assert_allclose(got["p adjusted (holm)"], ref["adj"], rtol=1e-7, atol=1e-14)
+    assert list(got["significant (Holm-adjusted p < 0.05)"]) == list(ref["adj"] < 0.05)
+    assert "paired t-test**, correction **Holm" in _text(at)
+
+
+def test_changing_test_and_correction_changes_the_table_to_wilcoxon_bh(small, scores):
+    at = _open()
+    before = _table_with(at, "mean difference (x - y)")
+    at.selectbox(key="_w_sg_test").set_value("wilcoxon")
+    at.selectbox(key="_w_sg_corr").set_value("bh")
+    _run(at)
+    got = _table_with(at, "mean difference (x - y)")
+    assert "p (t)" not in got.columns and "p (wilcoxon)" in got.columns
+    ref = reference_table(small, scores, "wilcoxon", "bh")
+    np.testing.assert_allclose(got["p (wilcoxon)"], ref["p"], rtol=1e-7, atol=1e-14)
+    np.testing.assert_allclose(got["p adjusted (bh)"], ref["adj"], rtol=1e-7, atol=1e-14)
+    assert not np.allclose(got["p adjusted (bh)"], before["p adjusted (holm)"])
+    # the power bars follow: % significant per metric = share of BH-adjusted p < alpha
+    power = _table_with(at, "n_significant").set_index("metric")
+    want = ref.assign(sig=ref["adj"] < 0.05).groupby("metric")["sig"].sum()
+    assert {k: int(power.loc[k, "n_significant"]) for k in KEYS} == {k: int(want[k]) for k in KEYS}
+
+
+def test_filters_and_alpha_and_the_sidebar_move_the_table(small, scores):
+    at = _open()
+    at.selectbox(key="_w_sg_tmetric").set_value("Q-measure")
+    at.text_input(key="_w_sg_runs").set_value("sim-03")
+    at.toggle(key="_w_sg_only_sig").set_value(True)
+    _run(at)
+    got = _table_with(at, "mean difference (x - y)")
+    ref = reference_table(small, scores, "t", "holm")
+    ref = ref[(ref["metric"] == "Q-measure") & ((ref["run x"] == "sim-03") | (ref["run y"] == "sim-03"))
+              & (ref["adj"] < 0.05)]
+    assert len(got) == len(ref) and list(got["run y"]) == list(ref["run y"])
+    # a gain slider in the sidebar: Q-measure's differences follow the new gains
+    at.toggle(key="_w_sg_only_sig").set_value(False)
+    at.slider(key="_gs3").set_value(6.0)
+    _run(at)
+    got = _table_with(at, "mean difference (x - y)")
+    Q = registry.score_matrix(small, "Q-measure", gains=[1.0, 2.0, 6.0])
+    i = list(small.run_ids).index("sim-03")
+    want = {(r, "sim-03") if j < i else ("sim-03", r): (Q[j] - Q[i]) if j < i else (Q[i] - Q[j])
+            for j, r in enumerate(small.run_ids) if j != i}
+    for _, row in got.iterrows():
+        np.testing.assert_allclose(row["mean difference (x - y)"], want[(row["run x"], row["run y"])].mean(),
+                                   atol=1e-12)
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "randomisation"])
+def test_resampled_test_shows_the_monte_carlo_spread_over_seeds(small, scores, test):
+    at = _open()
+    at.selectbox(key="_w_sg_test").set_value(test)
+    at.number_input(key="_w_sg_B").set_value(200)
+    at.number_input(key="_w_sg_seed").set_value(7)
+    _run(at)
+    at.selectbox(key="_w_sg_reps").set_value(3)          # shown only for a resampled test
+    _run(at)
+    text = _text(at)
+    assert "Monte Carlo spread (3 seeds): B = 200 (chosen)" in text and "over 3 seeds (7..9)" in text
+    spread = _table_with(at, "% significant (seed 7)").set_index("metric")
+    pct = {}
+    for s in (7, 8, 9):
+        r = meta.pair_statistics(scores, run_ids=list(small.run_ids), tests=(test,), B=200, seed=s)
+        for k in KEYS:
+            p = r.pairs.loc[r.pairs["metric"] == k, "p_" + test].to_numpy()
+            pct.setdefault(k, []).append(100.0 * np.mean(plain_holm(p) < 0.05))
+    for k in KEYS:
+        assert spread.loc[k, "% significant (seed 7)"] == pytest.approx(pct[k][0])
+        assert spread.loc[k, "min"] == pytest.approx(min(pct[k])) and spread.loc[k, "max"] == pytest.approx(max(pct[k]))
+        assert spread.loc[k, "sd"] == pytest.approx(np.std(pct[k], ddof=1), abs=1e-9)
+    # the pair table's p-values are those of the first seed
+    table = _table_with(at, "mean difference (x - y)")
+    r = meta.pair_statistics(scores, run_ids=list(small.run_ids), tests=(test,), B=200, seed=7)
+    np.testing.assert_allclose(table[f"p ({test})"], r.pairs["p_" + test], atol=0)
+
+
+def test_buttons_twice_and_settings_survive_another_page():
+    at = _open()
+    at.number_input(key="_w_sg_B").set_value(30)
+    _run(at)
+    for _ in range(2):
+        at.button(key="_w_sg_B_more").click()
+        _run(at)
+        at.button(key="_w_sg_seed_next").click()
+        _run(at)
+    assert at.number_input(key="_w_sg_B").value == 3000 and at.number_input(key="_w_sg_seed").value == 2
+    at.selectbox(key="_w_sg_test").set_value("bootstrap")
+    at.number_input(key="_w_sg_B").set_value(300)
+    _run(at)
+    assert "Pair statistics: B = 300 (chosen)" in _text(at)
+    at.switch_page("views/3_rankings.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="_w_sg_test").value == "bootstrap"
+    assert at.number_input(key="_w_sg_B").value == 300 and at.number_input(key="_w_sg_seed").value == 2
+    assert "Pair statistics: B = 300 (chosen)" in _text(at)
+
+
+def plain_paired_t_size(alpha, beta, d, var):
+    n = 2
+    while True:
+        df = n - 1
+        tc = stats.t.isf(alpha / 2, df)
+        lam = np.sqrt(n) * d / np.sqrt(var)
+        pw = stats.nct.sf(tc, df, lam) + stats.nct.cdf(-tc, df, lam)
+        if pw >= 1 - beta:
+            return n, pw
+        n += 1
+
+
+def test_topic_set_calculator_uses_2_v_e_of_the_chosen_metric_and_a_plain_power_search(small, scores):
+    at = _open()
+    at.selectbox(key="_w_ts_metric").set_value("Q-measure")
+    at.number_input(key="_w_ts_mind").set_value(0.05)
+    _run(at)
+    v_e = plain_v_e(scores["Q-measure"])
+    assert f"V_E of **Q-measure** on this collection (8 runs x 20 topics) = **{v_e:.5g}**" in _text(at)
+    assert f"2 V_E = {2 * v_e:.5g}" in _text(at)
+    n, pw = plain_paired_t_size(0.05, 0.2, 0.05, 2 * v_e)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["topics needed"] == f"{n:,}" and metrics["power at that n"] == f"{pw:.3f}"
+    # the inverse with the collection's 20 topics: the difference detected with power 0.8, by bisection
+    lo, hi = 1e-6, 2.0
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lam = np.sqrt(20) * mid / np.sqrt(2 * v_e)
+        tc = stats.t.isf(0.025, 19)
+        lo, hi = (mid, hi) if stats.nct.sf(tc, 19, lam) + stats.nct.cdf(-tc, 19, lam) < 0.8 else (lo, mid)
+    assert metrics["smallest difference detectable at n = 20"] == f"{hi:.4f}"
+    at.select_slider(key="_w_ts_beta").set_value(0.1)
+    at.select_slider(key="_w_ts_alpha").set_value(0.01)
+    _run(at)
+    n2, _ = plain_paired_t_size(0.01, 0.1, 0.05, 2 * v_e)
+    assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n2:,}" and n2 > n
+    chart = next(c for c in at.get("plotly_chart") if c.key == "ts_curve")
+    assert f"needed: n = {n2}" in chart.proto.spec and "this collection: n = 20" in chart.proto.spec
+
+
+def test_topic_set_calculator_ci_and_anova_designs(small, scores):
+    at = _open()
+    at.selectbox(key="_w_ts_design").set_value("ci")
+    at.number_input(key="_w_ts_mind").set_value(0.1)
+    _run(at)
+    var = 2 * plain_v_e(scores["AP"])
+    n = 2
+    while True:                      # expected width 2 t sqrt(var/n) E[s]/sigma <= delta, by hand
+        from scipy.special import gammaln
+        cn = np.sqrt(2 / (n - 1)) * np.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
+        if 2 * stats.t.isf(0.025, n - 1) * cn * np.sqrt(var / n) <= 0.1:
+            break
+        n += 1
+    assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}"
+    at.selectbox(key="_w_ts_design").set_value("anova")
+    _run(at)
+    assert at.number_input(key="_w_ts_systems").value == 8          # the loaded runs
+    v_e = plain_v_e(scores["AP"])
+    assert f"variance = V_E = {v_e:.5g}" in _text(at)
+    n = 2
+    while True:
+        f1, f2 = 7, 8 * (n - 1)
+        if stats.ncf.sf(stats.f.isf(0.05, f1, f2), f1, f2, n * 0.01 / (2 * v_e)) >= 0.8:
+            break
+        n += 1
+    assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}"
+
+
+def test_standardised_scores_feed_the_table_and_v_e(small, scores):
+    at = _open()
+    at.selectbox(key="_w_sg_std").set_value("z")
+    _run(at)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")            # scipy warns on flat topics; they become 0 (documented)
+        z = {k: np.nan_to_num(stats.zscore(m, axis=0, ddof=1)) for k, m in scores.items()}
+    v_e = plain_v_e(z["AP"])
+    assert f"V_E of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{v_e:.5g}**" \
+        in _text(at)
+    got = _table_with(at, "mean difference (x - y)")
+    want = np.concatenate([[z[k][i].mean() - z[k][j].mean() for i, j in combinations(range(8), 2)] for k in KEYS])
+    np.testing.assert_allclose(got["mean difference (x - y)"], want, atol=1e-12)
+
+
+def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):
+    """Zero interactive budget: the table is a quick pass and the power bars show the table's seed only,
+    both stated; after the page the chosen B and the spread replace them (issue 8's live pattern)."""
+    from dashboard import widgets
+    at = _open()
+    at.selectbox(key="_w_sg_test").set_value("bootstrap")
+    at.number_input(key="_w_sg_B").set_value(400)
+    monkeypatch.setattr(widgets, "BUDGET_S", 0.0)
+    monkeypatch.setattr(widgets, "finish_live", lambda: None)      # stop before the refinement
+    _run(at)
+    text = _text(at)
+    assert f"quick pass, B = {widgets.QUICK_B}** on screen; refining to the chosen B = 400" in text
+    assert "Monte Carlo spread (5 seeds) at the chosen B = 400: computed after the rest of the page" in text
+    chart = next(ch for ch in at.get("plotly_chart") if ch.key == "sg_power")
+    assert "seed 0 only" in chart.proto.spec and "spread over seeds follows" in chart.proto.spec
+    monkeypatch.undo()
+    _run(at)                                            # the real finish_live: refine both, rerun
+    text = _text(at)
+    assert "Pair statistics: B = 400 (chosen)" in text and "Monte Carlo spread (5 seeds): B = 400 (chosen)" in text
+    chart = next(ch for ch in at.get("plotly_chart") if ch.key == "sg_power")
+    assert "quick pass" not in chart.proto.spec and "seeds 0..4" in chart.proto.spec

@@ -1,0 +1,197 @@
+"""Topic set size design and score standardisation against scipy and plain reference code."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import gammaln
+
+from evalcore.cli import main
+from evalcore.meta import (
+    min_detectable_difference,
+    power_curve,
+    residual_variance,
+    standardise,
+    standardise_scores,
+    topic_set_size,
+    variance_for,
+)
+
+
+# -- plain references -------------------------------------------------------------------------
+def _power_t(n, d, v, a):
+    df = n - 1
+    tc = stats.t.ppf(1 - a / 2, df)
+    ncp = np.sqrt(n) * d / np.sqrt(v)
+    return stats.nct.sf(tc, df, ncp) + stats.nct.cdf(-tc, df, ncp)
+
+
+def _power_anova(n, d, v, a, m):
+    f1, f2 = m - 1, m * (n - 1)
+    return stats.ncf.sf(stats.f.ppf(1 - a, f1, f2), f1, f2, n * d * d / (2 * v))
+
+
+def _ci_width(n, a, v):
+    cn = np.sqrt(2 / (n - 1)) * np.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
+    return 2 * stats.t.ppf(1 - a / 2, n - 1) * cn * np.sqrt(v / n)
+
+
+def _search(ok):
+    n = 2
+    while not ok(n):
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("a,b,d,v", [(0.05, 0.2, 0.1, 0.02), (0.01, 0.1, 0.05, 0.03), (0.05, 0.5, 0.2, 0.1),
+                                     (0.1, 0.2, 0.02, 0.01)])
+def test_paired_t_equals_plain_power_search(a, b, d, v):
+    r = topic_set_size("paired-t", alpha=a, beta=b, min_diff=d, variance=v)
+    assert r["n_topics"] == _search(lambda n: _power_t(n, d, v, a) >= 1 - b)
+    assert r["power"] == pytest.approx(_power_t(r["n_topics"], d, v, a), rel=1e-10)
+
+
+@pytest.mark.parametrize("a,b,d,v,m", [(0.05, 0.2, 0.1, 0.02, 10), (0.01, 0.2, 0.15, 0.04, 3),
+                                       (0.05, 0.1, 0.05, 0.01, 30)])
+def test_anova_equals_plain_power_search(a, b, d, v, m):
+    r = topic_set_size("anova", alpha=a, beta=b, min_diff=d, variance=v, systems=m)
+    assert r["n_topics"] == _search(lambda n: _power_anova(n, d, v, a, m) >= 1 - b)
+
+
+@pytest.mark.parametrize("a,d,v", [(0.05, 0.1, 0.02), (0.01, 0.05, 0.03)])
+def test_ci_equals_plain_width_search(a, d, v):
+    r = topic_set_size("ci", alpha=a, min_diff=d, variance=v)
+    assert r["n_topics"] == _search(lambda n: _ci_width(n, a, v) <= d)
+    assert r["expected_width"] <= d < _ci_width(r["n_topics"] - 1, a, v)
+
+
+def test_worked_example_by_hand():
+    # module docstring: alpha .05, beta .2, minD .1, sigma_t^2 .02 -> 18 topics (17 give power .7814)
+    r = topic_set_size("paired-t", alpha=0.05, beta=0.2, min_diff=0.1, variance=0.02)
+    assert r["n_topics"] == 18 and r["n_approx"] == 18
+    assert round(_power_t(17, 0.1, 0.02, 0.05), 4) == 0.7814 and round(r["power"], 4) == 0.8070
+    assert np.sqrt(18) * 0.1 / np.sqrt(0.02) == pytest.approx(3.0)
+
+
+def test_inverse_min_detectable_difference():
+    n = 50
+    d = min_detectable_difference("paired-t", n, alpha=0.05, beta=0.2, variance=0.02)
+    assert _power_t(n, d, 0.02, 0.05) == pytest.approx(0.8, abs=1e-8)
+    assert topic_set_size("paired-t", alpha=0.05, beta=0.2, min_diff=d * 1.0001, variance=0.02)["n_topics"] <= n
+    d = min_detectable_difference("anova", n, alpha=0.05, beta=0.2, variance=0.02, systems=10)
+    assert _power_anova(n, d, 0.02, 0.05, 10) == pytest.approx(0.8, abs=1e-8)
+    assert min_detectable_difference("ci", n, variance=0.02) == pytest.approx(_ci_width(n, 0.05, 0.02))
+    curve = power_curve("paired-t", [5, 18, 40], min_diff=0.1, variance=0.02)
+    np.testing.assert_allclose(curve.power, [_power_t(n, 0.1, 0.02, 0.05) for n in (5, 18, 40)], rtol=1e-10)
+
+
+def test_variance_from_data_and_bad_input():
+    rng = np.random.default_rng(0)
+    m, n, s2 = 20, 400, 0.01          # additive model: run effect + topic effect + noise of variance s2
+    x = rng.normal(0, 0.1, (m, 1)) + rng.normal(0, 0.2, (1, n)) + rng.normal(0, np.sqrt(s2), (m, n))
+    v_e = residual_variance(x)
+    assert v_e == pytest.approx(s2, rel=0.05)
+    d = x[0] - x[1]                   # the variance of a per-topic difference is about 2 V_E
+    assert variance_for("paired-t", v_e) == pytest.approx(2 * v_e) and variance_for("anova", v_e) == v_e
+    assert np.var(d, ddof=1) == pytest.approx(2 * v_e, rel=0.2)
+    assert np.isnan(residual_variance(np.array([[0.1, np.nan], [0.2, 0.3]])))
+    with pytest.raises(ValueError, match="test must be one of"):
+        topic_set_size("z", min_diff=0.1, variance=0.1)
+    with pytest.raises(ValueError, match="beta must lie in"):
+        topic_set_size("paired-t", beta=1.2, min_diff=0.1, variance=0.1)
+    with pytest.raises(ValueError, match="variance must be a positive"):
+        topic_set_size("paired-t", min_diff=0.1, variance=0)
+    with pytest.raises(ValueError, match="needs the number of systems"):
+        topic_set_size("anova", min_diff=0.1, variance=0.1)
+    with pytest.raises(ValueError, match="topics would be needed"):
+        topic_set_size("paired-t", min_diff=1e-6, variance=1.0)
+
+
+# -- standardisation ----------------------------------------------------------------------------
+def test_standardise_equals_scipy_zscore_and_norm_cdf():
+    rng = np.random.default_rng(1)
+    x = rng.random((8, 12))
+    z = stats.zscore(x, axis=0, ddof=1)
+    np.testing.assert_allclose(standardise(x, "z"), z, rtol=1e-12)
+    np.testing.assert_allclose(standardise(x, "cdf"), stats.norm.cdf(z), rtol=1e-12)
+    np.testing.assert_allclose(standardise(x, "ab"), 0.15 * z + 0.5, rtol=1e-12)
+    np.testing.assert_allclose(standardise(x, "ab", A=0.2, B=0.4), 0.2 * z + 0.4, rtol=1e-12)
+    np.testing.assert_allclose(standardise(x, "z", ddof=0), stats.zscore(x, axis=0, ddof=0), rtol=1e-12)
+    ref = [0, 2, 4, 6]                 # standardising runs: a subset
+    mu, sd = x[ref].mean(axis=0), x[ref].std(axis=0, ddof=1)
+    np.testing.assert_allclose(standardise(x, "z", reference=ref), (x - mu) / sd, rtol=1e-12)
+    s = standardise_scores({"A": x, "B": x * 2}, "z")
+    np.testing.assert_allclose(s["B"], z, rtol=1e-12)
+
+
+def test_standardise_edges():
+    x = np.array([[0.3, 0.1, np.nan], [0.3, 0.5, 0.2], [0.3, 0.9, 0.4]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z = standardise(x, "z")
+        c = standardise(x, "cdf")
+    assert z[:, 0].tolist() == [0.0, 0.0, 0.0] and c[:, 0].tolist() == [0.5, 0.5, 0.5]   # flat topic
+    assert np.isnan(z[0, 2])
+    np.testing.assert_allclose(z[1:, 2], stats.zscore([0.2, 0.4], ddof=1))            # NaN left out
+    with pytest.raises(ValueError, match="standardisation must be one of"):
+        standardise(x, "minmax")
+    with pytest.raises(ValueError, match="at least 2 standardising runs"):
+        standardise(x, "z", reference=[1])
+
+
+# -- CLI ---------------------------------------------------------------------------------------------
+def _json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_topics(capsys):
+    doc = _json(capsys, ["topics", "--test", "paired-t", "--alpha", "0.05", "--beta", "0.2", "--min-diff", "0.1",
+                         "--variance", "0.02", "--output", "json"])
+    assert doc["n_topics"] == 18 and doc["variance"] == 0.02 and doc["beta"] == 0.2
+    assert doc["variance_source"] == "given"
+    doc = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--simulated", "--topics", "20",
+                         "--sim-systems", "8", "--metric", "AP"])
+    assert doc["systems"] == 8 and doc["variance_source"] == "V_E" and doc["collection_n_topics"] == 20
+    assert doc["variance"] == pytest.approx(doc["v_e"])
+    doc2 = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--variance", str(doc["v_e"]),
+                          "--systems", "8"])
+    assert doc2["n_topics"] == doc["n_topics"]
+    assert main(["topics", "--min-diff", "0.1"]) == 2
+    assert "no variance" in capsys.readouterr().err
+    assert main(["topics", "--min-diff", "0.1", "--variance", "0.1", "--simulated", "--metric", "AP"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["topics", "--test", "anova", "--min-diff", "0.1", "--variance", "0.1"]) == 2
+    assert "number of systems" in capsys.readouterr().err
+    assert main(["topics", "--min-diff", "0.1", "--variance", "0.02", "--output", "tsv"]) == 0
+    head, row = capsys.readouterr().out.splitlines()
+    assert dict(zip(head.split("\t"), row.split("\t")))["n_topics"] == "18"
+
+
+def test_cli_pairs(capsys):
+    argv = ["pairs", "--simulated", "--topics", "15", "--systems", "5", "--metrics", "AP", "RR", "--test", "wilcoxon",
+            "--correction", "bh", "--output", "json"]
+    doc = _json(capsys, argv)
+    assert doc["command"] == "pairs" and len(doc["pairs"]) == 2 * 10
+    rec = doc["pairs"][0]
+    assert list(rec)[:10] == ["metric", "run_x", "run_y", "mean_diff", "ci_low", "ci_high", "effect_size",
+                              "p_value", "p_adjusted", "significant"]
+    ap = [r for r in doc["pairs"] if r["metric"] == "AP"]
+    np.testing.assert_allclose([r["p_adjusted"] for r in ap], stats.false_discovery_control([r["p_value"] for r in ap]))
+    assert doc["settings"]["test"] == "wilcoxon" and doc["settings"]["confidence"] == 0.95
+    # standardisation changes the scores the tests see, and is echoed
+    z = _json(capsys, argv + ["--standardise", "z"])
+    assert z["settings"]["standardise"] == "z" and z["pairs"][0]["mean_diff"] != rec["mean_diff"]
+    assert main(["pairs", "--simulated", "--topics", "15", "--systems", "4", "--metrics", "AP",
+                 "--table", "summary"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split("\t") == ["metric", "test", "correction", "alpha", "n_significant", "n_pairs",
+                                    "pct_significant"] and len(lines) == 2
+    with pytest.raises(SystemExit):
+        main(["pairs", "--simulated", "--test", "anova"])
+    assert "invalid choice" in capsys.readouterr().err
+    assert main(["pairs", "--simulated", "--confidence", "95"]) == 2
+    assert "--confidence must lie in (0, 1)" in capsys.readouterr().err

@@ -1,0 +1,128 @@
+"""Metric names users already know (evalcore.names): peers' names, the nDCG clash, refusals, the crosswalk."""
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evalcore
+from evalcore import registry
+from evalcore.cli import main
+from evalcore.cli.metrics import markdown
+from evalcore.names import AmbiguousNameWarning, resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name,key,params", [
+    ("map", "AP", {"rel_threshold": 1}),                     # trec_eval
+    ("recip_rank", "RR", {"rel_threshold": 1}),
+    ("P_10", "P@10", {"rel_threshold": 1}),
+    ("P.10", "P@10", {"rel_threshold": 1}),
+    ("ndcg_cut_10", "MSnDCG@10", {"gains": None}),
+    ("ndcg_cut.10", "MSnDCG@10", {"gains": None}),
+    ("Rprec", "R-Prec", {"rel_threshold": 1}),
+    ("success_5", "Hit@5", {"rel_threshold": 1}),
+    ("AP(rel=2)", "AP", {"rel_threshold": 2}),               # ir_measures syntax
+    ("P(rel=2)@10", "P@10", {"rel_threshold": 2}),
+    ("RR(rel=2)", "RR", {"rel_threshold": 2}),
+    ("Success@10", "Hit@10", {"rel_threshold": 1}),
+    ("irm:nDCG@10", "MSnDCG@10", {"gains": None}),
+    ("Q-measure(beta=2)", "Q-measure", {"beta": 2.0}),        # evalcore keys, ir_measures-style parameters
+    ("Q-measure(beta=2)@100", "Q-measure@100", {"beta": 2.0}),
+    ("O-measure(gains=10:5:1)", "O-measure", {"gains": "10:5:1"}),
+    ("AP(rel>=2)", "AP", {"rel_threshold": 2}),              # what metric_label writes reads back
+    ("P-plus", "P+-measure", {}),                            # NTCIREVAL
+    ("nERR@0010", "nERR@10", {}),
+    ("Prec@10", "P@10", {}),
+    ("ntcir:nDCG@0010", "nDCG@10", {}),
+    ("evalcore:nDCG@10", "nDCG@10", {}),
+])
+def test_names_resolve_to_the_matching_definition(name, key, params):
+    r = resolve(name)
+    assert (r.key, r.params) == (key, params)
+
+
+def test_metric_labels_read_back():
+    label = registry.metric_label("Q-measure@100", gains="10:5:1", beta=2)
+    assert label == "Q-measure(gains=10:5:1,beta=2)@100"
+    r = resolve(label)
+    assert (r.key, r.params) == ("Q-measure@100", {"gains": "10:5:1", "beta": 2.0})
+
+
+@pytest.mark.parametrize("name,names,why", [
+    ("map_cut_10", None, "divides by R (all relevant documents)"),
+    ("AP@10", "ir_measures", "divides by R"),
+    ("ERR@20", None, "not normalised"),
+    ("ndcg", None, "whole list"),
+    ("nDCG", "ir_measures", "whole list"),
+])
+def test_names_that_differ_are_refused_with_the_reason(name, names, why):
+    with pytest.raises(ValueError, match="is refused: .*" + re.escape(why)):
+        resolve(name, names)
+
+
+@pytest.mark.parametrize("name,closest", [("MAP", "map"), ("Qmeasure", "Q-measure"), ("ndcg_cutt_10", "ndcg_cut"),
+                                          ("P+measure", "P+-measure")])
+def test_unknown_names_list_the_closest(name, closest):
+    with pytest.raises(ValueError, match=f"unknown metric {re.escape(repr(name))}; closest known names: .*"
+                                         + re.escape(closest)):
+        resolve(name)
+
+
+def test_bare_ndcg_warns_and_explicit_conventions_do_not():
+    c = evalcore.simulated_collection(6, 4, seed=2)
+    with pytest.warns(AmbiguousNameWarning, match="MSnDCG@10 or irm:nDCG@10"):
+        bare = evalcore.score_matrices(c, ["nDCG@10"])["nDCG@10"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours = evalcore.score_matrices(c, ["evalcore:nDCG@10"])["evalcore:nDCG@10"]
+        theirs = evalcore.score_matrices(c, ["nDCG@10"], names="ir_measures")["nDCG@10"]
+        ms = evalcore.score_matrices(c, ["MSnDCG@10"])["MSnDCG@10"]
+        evalcore.evaluate(c)                              # every canonical key: nothing to warn about
+    np.testing.assert_array_equal(bare, ours)
+    np.testing.assert_array_equal(theirs, ms)
+    assert not np.allclose(bare, ms)
+
+
+def test_peer_names_pin_the_peers_parameters():
+    """ndcg_cut.10 is trec_eval's (gain = level) whatever gains the call passes; MSnDCG@10 follows them."""
+    c = evalcore.simulated_collection(6, 4, seed=2)
+    kw = dict(gains="10:5:1", rel_threshold=2)
+    m = evalcore.score_matrices(c, ["ndcg_cut.10", "MSnDCG@10", "map", "AP"], **kw)
+    np.testing.assert_array_equal(m["ndcg_cut.10"], evalcore.score_matrix(c, "MSnDCG@10"))
+    np.testing.assert_array_equal(m["MSnDCG@10"], evalcore.score_matrix(c, "MSnDCG@10", gains="10:5:1"))
+    np.testing.assert_array_equal(m["map"], evalcore.score_matrix(c, "AP", rel_threshold=1))
+    np.testing.assert_array_equal(m["AP"], evalcore.score_matrix(c, "AP", rel_threshold=2))
+
+
+def test_readme_crosswalk_is_the_registrys():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- crosswalk:start -->\n", 1)[1].split("<!-- crosswalk:end -->", 1)[0]
+    assert block == markdown(), "README crosswalk is stale: paste `evalcore metrics --format markdown`"
+    for key in registry.METRIC_KEYS:
+        assert f"| `{key}" in block
+
+
+def test_metrics_command_prints_every_measure_and_alias(capsys):
+    assert main(["metrics"]) == 0
+    out = capsys.readouterr().out
+    for row in registry.crosswalk().itertuples(index=False):
+        line = next(l for l in out.splitlines() if l.startswith(row.key + " "))
+        for alias in (row.ir_measures, row.trec_eval, row.ntcireval):
+            assert alias in line
+
+
+def test_cli_names_option_and_warning(capsys):
+    base = ["evaluate", "--paper-examples"]
+    assert main(base + ["--metrics", "nDCG@3"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith("warning: 'nDCG@3' is read as evalcore's nDCG@3")
+    assert main(base + ["--metrics", "nDCG@3", "--names", "ir_measures"]) == 0
+    irm = capsys.readouterr()
+    assert irm.err == ""
+    assert main(base + ["--metrics", "MSnDCG@3"]) == 0
+    assert irm.out.replace("nDCG@3", "MSnDCG@3") == capsys.readouterr().out

@@ -1,0 +1,172 @@
+"""Issue 7 sec. 3: the `report` command on clef2015, a simulated 5-level collection and a 3-run collection;
+CLI repetitions and claims; issue 8 sec. 4 (kendall with 1 run, LaTeX header)."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.cli import main
+from evalcore.report.tables import to_latex
+
+FAST = ["--B", "40", "--tukey-B", "60", "--repeats", "2", "--quiet"]
+
+
+def write_collection(root, *, K, n_runs, n_topics=8, n_docs=30, seed=0):
+    """TREC qrels with labels 0..K (every level present) and n_runs run files, in root/."""
+    rng = np.random.default_rng(seed)
+    root.mkdir(parents=True)
+    (root / "runs").mkdir()
+    q = []
+    labels = {}
+    for t in range(1, n_topics + 1):
+        lab = rng.integers(0, K + 1, size=n_docs)
+        lab[0], lab[1] = K, 1
+        for d, L in enumerate(lab):
+            q.append(f"{t} 0 d{t}-{d} {L}")
+            labels[(t, d)] = L
+    (root / "qrels.txt").write_text("\n".join(q) + "\n")
+    for r in range(n_runs):
+        lines = []
+        for t in range(1, n_topics + 1):
+            score = np.array([labels[(t, d)] for d in range(n_docs)]) * (0.2 + 0.15 * r) + rng.random(n_docs)
+            for rank, d in enumerate(np.argsort(-score)[:20], start=1):
+                lines.append(f"{t} Q0 d{t}-{d} {rank} {20 - rank}.5 run{r}")
+        (root / "runs" / f"run{r}.txt").write_text("\n".join(lines) + "\n")
+    return root / "qrels.txt", root / "runs"
+
+
+def _report(tmp_path, qrels, runs, *extra):
+    out = tmp_path / "out"
+    assert main(["report", "--qrels", str(qrels), "--runs", str(runs), "--out", str(out), *FAST, *extra]) == 0
+    return out, (out / "report.md").read_text(encoding="utf-8")
+
+
+def _section(md, title):
+    return md.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+STEMS = ["table2_kendall", "table3_swap", "table4_bootstrap", "table5_gains", "table6_gain_bootstrap", "tukey"]
+
+
+def test_report_five_levels(tmp_path):
+    q, r = write_collection(tmp_path / "coll5", K=5, n_runs=6)
+    out, md = _report(tmp_path, q, r)
+    assert md.startswith("# Reproducing Sakai 2007 (003) Sec. 5 on coll5")
+    assert "5 relevance levels" in md and "gains 5:4:3:2:1" in md and "NWRR penalties 2:3:4:5:6" in md
+    t5 = _section(md, "Table 5")
+    header = t5.split("\n")[2]
+    assert header == "| metric | 50:40:30:20:10 | 0.5:0.4:0.3:0.2:0.1 | 1:1:1:1:1 | 20:15:10:5:1 |"
+    assert "default gain values (5:4:3:2:1)" in t5
+    t6 = _section(md, "Table 6")
+    fams = [line.split("|")[1].strip().split(" ")[0] for line in t6.splitlines() if line.startswith("| P") or
+            line.startswith("| O")]
+    assert fams == ["P+"] * 5 + ["P"] * 5 + ["O"] * 5                     # 003 Table 6 family order
+    assert "| P+ 5:4:3:2:1 (default) |" in t6
+    for stem in STEMS:
+        assert (out / f"{stem}.csv").is_file() and (out / f"{stem}.tex").is_file()
+    tex = (out / "table2_kendall.tex").read_text()
+    assert "\\toprule\nmetric & (b)" in tex and "index" not in tex
+
+
+def test_report_three_runs_honest(tmp_path):
+    q, r = write_collection(tmp_path / "tiny", K=3, n_runs=3)
+    out, md = _report(tmp_path, q, r)
+    assert "3 of 3 runs, 3 run pairs" in md and "gains 3:2:1" in md and "penalties 2:3:4" in md
+    t2 = _section(md, "Table 2")
+    assert "no correlation here can be significant" in t2 and "°" not in t2
+    crit = float(re.search(r"would need \|tau\| > ([\d.]+)", t2).group(1))
+    assert crit > 1
+    # Table 3 rows are sorted by the last column (mean over repetitions), as 003 does
+    t3 = pd.read_csv(out / "table3_swap.csv")
+    p = t3["pct_comparisons_mean"].fillna(-1).tolist()
+    assert p == sorted(p, reverse=True)
+
+
+def test_report_name_option_and_bad_values(tmp_path, capsys):
+    q, r = write_collection(tmp_path / "c", K=2, n_runs=4)
+    _, md = _report(tmp_path, q, r, "--name", "My test collection")
+    assert "on My test collection" in md and "gains 2:1" in md
+    assert main(["report", "--qrels", str(q), "--runs", str(r), "--out", str(tmp_path / "o2"), "--repeats", "0"]) == 2
+    assert "--repeats must be >= 1" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_report_clef2015(tmp_path, clef2015):
+    out, md = _report(tmp_path, clef2015 / "qrels.txt", clef2015 / "runs")
+    assert "on clef2015" in md and "2 relevance levels" in md and "gains 2:1" in md and "CLEF eHealth" not in md
+    assert "003 Table 4 gives 12% to 57% of pairs significant for RR" in md
+    t2 = pd.read_csv(out / "table2_kendall.csv")
+    assert t2.columns.tolist() == ["metric", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)"]
+    assert t2["metric"].tolist()[0] == "(a) RR" and t2["metric"].tolist()[-1] == "(g) Q-measure"
+
+
+# -- meta CLI -------------------------------------------------------------------------
+def test_cli_repeats_and_claims(capsys):
+    argv = ["swap", "--simulated", "--topics", "15", "--systems", "6", "--metrics", "AP", "RR", "--B", "50",
+            "--repeats", "3", "--claim", "AP,RR", "--output", "json"]
+    assert main(argv) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out) == a                     # same seed, same numbers
+    assert a["settings"]["repeats"] == 3 and len(a["settings"]["seeds"]) == 3 and a["settings"]["seeds"][0] == 0
+    per = pd.DataFrame(a["repeats"])
+    assert sorted(per["repeat"].unique()) == [0, 1, 2]
+    per = per[per.confidence == 0.95]                                   # the claim is read at the first level
+    sp = pd.DataFrame(a["spread"])
+    sp = sp[sp.confidence == 0.95].set_index(["metric", "figure"])
+    v = per[per.metric == "AP"]["max_performance"].to_numpy()
+    assert sp.loc[("AP", "max_performance"), "mean"] == pytest.approx(v.mean())
+    assert sp.loc[("AP", "max_performance"), "sd"] == pytest.approx(v.std(ddof=1))
+    (claim,) = a["claims"]
+    w = per.pivot(index="repeat", columns="metric", values="pct_comparisons")
+    assert claim["claim"] == "AP >= RR" and claim["share"] == pytest.approx(float((w["AP"] >= w["RR"]).mean()))
+
+
+def test_cli_tsv_spread_default_with_repeats(capsys):
+    assert main(["tukey", "--simulated", "--topics", "10", "--systems", "5", "--metrics", "AP", "--B", "50",
+                 "--repeats", "2"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "metric\talpha\tfigure\tmean\tsd\tmin\tmax\tn"
+
+
+def test_kendall_one_run_message(capsys):
+    assert main(["kendall", "--simulated", "--systems", "1", "--topics", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "needs at least 2 runs" in err and "shape" not in err
+
+
+def test_latex_unnamed_index_header_is_empty():
+    tau = pd.DataFrame([[1.0, 0.5], [0.5, 1.0]], index=["AP", "RR"], columns=["AP", "RR"])
+    tex = to_latex(tau, "Kendall", "tab:k")
+    assert "index" not in tex and "\\midrule" in tex and " & AP & RR \\\\" in tex
+    from dashboard.report import bundle
+    assert "index" not in bundle({"kendall_metrics": (tau, "Kendall")}, {})["tables.tex"].decode()
+
+
+def test_spread_bars_figure():
+    from dashboard.figures import spread_bars
+    from evalcore.meta.repeat import repeat
+    rng = np.random.default_rng(0)
+    S = {"A": rng.random((5, 12)) + np.arange(5)[:, None] * 0.2, "B": rng.random((5, 12))}
+    r = repeat("bootstrap", S, repeats=3, B=50, seed=1)
+    t = r.table("pct_significant", alpha=0.05).reset_index()
+    fig = spread_bars(t, y_title="% pairs significant", percent=True)
+    bar, rng_line = fig.data
+    want = t.sort_values("mean", ascending=False)
+    assert list(bar.x) == want["metric"].tolist() and list(bar.y) == pytest.approx(want["mean"].tolist())
+    assert list(bar.error_y.array) == pytest.approx(want["sd"].fillna(0).tolist())
+    ys = np.asarray(rng_line.y, dtype=float).reshape(-1, 3)
+    assert ys[:, 0].tolist() == want["min"].tolist() and ys[:, 1].tolist() == want["max"].tolist()
+
+
+@pytest.mark.parametrize("K,labels", [(1, ("gains 1,", "penalties 2 ")), (9, ("gains 9:8:7:6:5:4:3:2:1",
+                                                                            "penalties 2:3:4:5:6:7:8:9:10"))])
+def test_report_one_and_nine_levels(tmp_path, K, labels):
+    q, r = write_collection(tmp_path / f"k{K}", K=K, n_runs=4, n_topics=6)
+    _, md = _report(tmp_path, q, r)
+    assert f"{K} relevance level" in md and all(lab in md for lab in labels)
+    if K == 1:                                   # presets that coincide on one level are left out, and said so
+        assert "Left out: 1:1:1 (on 1 level it is 1, the same values as default)" in md

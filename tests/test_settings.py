@@ -1,0 +1,112 @@
+"""The one settings reader (evalcore.settings): atomic, type-checked; the CLI's precedence and --save-settings."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evalcore.cli import main
+from evalcore.settings import MAX_BYTES, SettingsError, dump_settings, parse_settings, read_settings
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("[" * 100_000 + "]" * 100_000, "nested deeper than"),
+    ('{"settings": {"swap": {"B": [[[[[1]]]]]}}}', "nested deeper than"),
+    ('{"beta": Infinity}', "Infinity is not a finite number"),
+    ('{"beta": NaN}', "NaN is not a finite number"),
+    ('{"beta": -Infinity}', "-Infinity is not a finite number"),
+    ('{"beta": 1e999}', "beta must be a finite number"),
+    ('{"top_n": "abc"}', "top_n must be a whole number; got a string 'abc'"),
+    ('{"top_n": 2.5}', "top_n must be a whole number; got 2.5"),
+    ('{"top_n": true}', "top_n must be a whole number; got true/false True"),
+    ('{"metrics": "AP"}', "metrics must be a list of metric names"),
+    ('{"metrics": ["AP", "MAPP"]}', "metrics[1]: unknown metric 'MAPP'"),
+    ('{"beat": 2}', "unknown key 'beat'"),
+    ('{"gains": [1, 0, 3]}', "gains must be > 0 for every level; got 0 for level 2"),
+    ('{"gains": "3:x:1"}', "gains must be numbers separated by ':'"),
+    ('{"penalties": [4, 3, 1]}', "penalties must be > 1 for every level; got 1 for level 3"),
+    ('{"cutoffs": [10, 0]}', "cutoffs[1] must be between 1 and 1e+06; got 0"),
+    ('{"cutoffs": ' + json.dumps(list(range(1, 300))) + "}", "cutoffs must give 1 to 200"),
+    ('{"mean": "median"}', "mean must be one of arithmetic, geometric"),
+    ('{"swap": {"B": 100, "b": 3}}', "unknown key swap.b"),
+    ('{"bootstrap": {"alpha": 1.5}}', "bootstrap.alpha must be between"),
+    ('[1, 2]', "a settings file holds a JSON object; got a list"),
+    ('{"beta": 2,}', "line 1: not valid JSON"),
+])
+def test_bad_settings_are_refused_with_the_reason(text, msg):
+    with pytest.raises(SettingsError) as e:
+        parse_settings(text, "s.json")
+    assert str(e.value).startswith("s.json: ")
+    assert msg in str(e.value)
+
+
+def test_oversized_file_is_refused_before_parsing(tmp_path):
+    f = tmp_path / "big.json"
+    f.write_text('{"collection": "' + "x" * (MAX_BYTES + 10) + '"}')
+    with pytest.raises(SettingsError, match="larger than"):
+        read_settings(f)
+
+
+def test_values_are_normalised():
+    got = parse_settings('{"settings": {"gains": "10:5:1", "penalties": [4, 3, 2], "beta": 2, '
+                         '"cutoffs": 5, "metrics": ["AP", "nDCG"], "swap": {"subset_size": null}}}')
+    assert got == {"gains": [1.0, 5.0, 10.0], "penalties": [4.0, 3.0, 2.0], "beta": 2.0, "cutoffs": [5],
+                   "metrics": ["AP", "nDCG"], "swap": {"subset_size": None}}
+
+
+def test_gains_and_paper_notation_must_agree():
+    assert parse_settings('{"gains": [1, 5, 10], "gains_paper_notation": "10:5:1"}')["gains"] == [1, 5, 10]
+    with pytest.raises(SettingsError, match="disagree"):
+        parse_settings('{"gains": [1, 5, 10], "gains_paper_notation": "3:2:1"}')
+
+
+def test_dump_refuses_what_it_could_not_read_back():
+    with pytest.raises(ValueError):
+        dump_settings({"beta": float("nan")})
+
+
+# -- CLI ----------------------------------------------------------------------
+def _run(argv, capsys) -> str:
+    assert main(argv) == 0, capsys.readouterr().err
+    return capsys.readouterr().out
+
+
+SIM = ["evaluate", "--simulated", "--topics", "6", "--systems", "4"]
+
+
+def test_explicit_option_overrides_the_settings_file(tmp_path, capsys):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({"settings": {"beta": 2, "cutoffs": [5], "rel_threshold": 2, "mean": "geometric"}}))
+    plain = _run(SIM + ["--metrics", "Q-measure", "nDCG", "AP"], capsys)
+    over = _run(SIM + ["--metrics", "Q-measure", "nDCG", "AP", "--settings", str(f), "--beta", "1",
+                       "--cutoffs", "10,1000", "--rel-threshold", "1", "--mean", "arithmetic"], capsys)
+    assert over == plain
+    from_file = _run(SIM + ["--metrics", "Q-measure", "nDCG", "AP", "--settings", str(f)], capsys)
+    explicit = _run(SIM + ["--metrics", "Q-measure", "nDCG", "AP", "--beta", "2", "--cutoffs", "5",
+                           "--rel-threshold", "2", "--mean", "geometric"], capsys)
+    assert from_file == explicit and from_file != plain
+
+
+def test_save_settings_round_trips(tmp_path, capsys):
+    f = tmp_path / "saved.json"
+    argv = SIM + ["--metrics", "Q-measure", "P+-measure", "nDCG", "--gains", "1:5:10", "--beta", "3",
+                  "--cutoffs", "5,20", "--penalties", "5:4:3", "--per-topic"]
+    first = _run(argv + ["--save-settings", str(f)], capsys)
+    saved = read_settings(f)
+    assert saved["gains"] == [1, 5, 10] and saved["beta"] == 3 and saved["cutoffs"] == [5, 20]
+    assert saved["metrics"] == ["Q-measure", "P+-measure", "nDCG"]
+    assert _run(SIM + ["--per-topic", "--settings", str(f)], capsys) == first
+
+
+def test_bad_settings_file_is_an_error_message(tmp_path, capsys):
+    f = tmp_path / "s.json"
+    f.write_text('{"beta": NaN}')
+    assert main(SIM + ["--settings", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {f}: NaN is not a finite number")
+
+
+def test_help_advertises_save_settings(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    assert "--save-settings" in capsys.readouterr().out

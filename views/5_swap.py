@@ -1,0 +1,77 @@
+"""Swap method (003 Sec. 4.2, Table 3): how large a difference must be to hold on another topic set.
+
+Live: the result follows every sidebar setting with no button (quick pass
+first when the chosen B does not fit the interactive budget, see
+dashboard.widgets.live_meta).
+"""
+import streamlit as st
+
+from dashboard import cached, figures, shell, widgets
+
+ss = st.session_state
+s, full, c = shell.setup_analysis()
+
+st.title("Swap method")
+st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics · metrics: "
+           + ", ".join(s.metric_keys))
+if c.n_runs < 2:
+    st.warning(f"The swap method compares run pairs: it needs at least two runs; this collection has {c.n_runs}.")
+    st.stop()
+
+ss["sw_subset"] = min(int(ss["sw_subset"]), c.n_topics)
+c1, c2 = st.columns(2)
+c1.selectbox("topic sampling", ["replacement", "disjoint", "independent"], key="sw_sampling",
+             help="replacement: two bootstrap samples of the topics (003); disjoint: two disjoint halves "
+                  "(Voorhees & Buckley, 004); independent: two subsets drawn independently.")
+c2.number_input("topics per sample (0 = default)", min_value=0, max_value=max(c.n_topics, 1), step=1,
+                key="sw_subset", help="Default: all topics with replacement, half of them otherwise.")
+widgets.b_controls("trials", "sw_B", "sw_seed")
+params = {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None, "seed": int(ss["sw_seed"])}
+
+
+def draw(res, B_shown, B_chosen):
+    curves = res["curves"].dropna(subset=["swap_rate"])
+    fig = figures.lines(curves, "lower", "swap_rate", "metric",
+                        x_title="difference in mean score |D| (bin lower edge)",
+                        y_title="swap rate (share of trials that disagree)", y_percent=True,
+                        ref_y=0.05, ref_label="5% (95% confidence)")
+    fig.update_layout(title=dict(text=f"Swap rates, {params['sampling']} sampling, "
+                                      f"{widgets.b_title(B_shown, B_chosen)}", x=0, font=dict(size=14)),
+                      margin=dict(t=70))
+    st.plotly_chart(fig, width="stretch", key="sw_chart")
+    st.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
+               "difference to give a reliable conclusion: a sensitive metric.")
+    summ = res["summary"]
+    st.markdown(f"**Sensitivity summary (003 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
+    confs = sorted(summ["confidence"].unique(), reverse=True)
+    conf = st.segmented_control("confidence", confs, default=confs[0], format_func=lambda v: f"{v:.0%}",
+                                key="sw_conf") or confs[0]
+    summ = summ[summ["confidence"] == conf]        # sorted by % comparisons, as 003 Table 3
+    widgets.table(summ, digits=4, hide_index=True,
+                  column_config={"confidence": st.column_config.NumberColumn(format="%.2f"),
+                                 "pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
+    st.caption("abs_diff: the difference needed for that confidence; max_performance: the largest mean score "
+               "of any run on any sampled topic set; relative: abs_diff / max_performance; % comparisons: "
+               "share of comparisons (pairs x trials) whose difference is at least abs_diff.")
+
+
+widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
+
+
+def draw_spread(res, B_shown, B_chosen):
+    sp = res["spread"]
+    conf = ss.get("sw_conf") or float(sp["confidence"].max())
+    d = sp[(sp["figure"] == "pct_comparisons") & (sp["confidence"] == conf)]
+    st.plotly_chart(figures.spread_bars(d, y_title="% comparisons", percent=True,
+                                        title=f"% comparisons at {conf:.0%} confidence over {R} repetitions, "
+                                              f"{widgets.b_title(B_shown, B_chosen)} each"),
+                    width="stretch", key="sw_spread_chart")
+    st.caption(f"Bar: mean over {R} independent repetitions (seeds derived from seed {params['seed']}; "
+               "repetition 1 is the run above); error bar: +-1 sd; dotted line: min-max. A ranking of metrics "
+               "that flips inside these ranges is not a finding of one seed (003's Table 3 is one draw).")
+
+
+R = cached.SPREAD_REPEATS
+st.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
+widgets.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
+widgets.finish_live()

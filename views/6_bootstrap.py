@@ -1,0 +1,83 @@
+"""Bootstrap sensitivity (003 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
+import streamlit as st
+
+from dashboard import cached, figures, shell, state, widgets
+
+ss = st.session_state
+s, full, c = shell.setup_analysis()
+
+st.title("Bootstrap sensitivity")
+st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs ({c.n_runs * (c.n_runs - 1) // 2} pairs) · "
+           f"{c.n_topics} topics")
+if c.n_runs < 2:
+    st.warning(f"Significance tests compare run pairs: they need at least two runs; this collection has "
+               f"{c.n_runs}.")
+    st.stop()
+
+st.select_slider("significance level alpha", options=list(state.ALPHAS), key="bs_alpha")
+widgets.b_controls("bootstrap samples / permutations", "bs_B", "bs_seed")
+alpha, B, seed = float(ss["bs_alpha"]), int(ss["bs_B"]), int(ss["bs_seed"])
+params = {"alpha": alpha, "seed": seed}
+
+
+def draw_boot(res, B_shown, B_chosen):
+    fig = figures.lines(res["asl_curves"], "pair_rank", "asl", "metric",
+                        x_title="run pairs, sorted by ASL", y_title="achieved significance level (ASL)",
+                        ref_y=alpha, ref_label=f"alpha = {alpha:g}", markers=False)
+    fig.update_layout(title=dict(text=f"ASL curves, {widgets.b_title(B_shown, B_chosen)}", x=0,
+                                 font=dict(size=14)), margin=dict(t=70))
+    st.plotly_chart(fig, width="stretch", key="bs_chart")
+    st.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
+               "stays below the alpha line, the more pairs the metric can tell apart: "
+               "higher discriminative power.")
+    st.markdown(f"**Discriminative power (003 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
+    widgets.table(res["summary"], digits=4, hide_index=True,
+                  column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
+    st.caption("estimated_diff (003 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
+               "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
+               "difference in means needed for significance.")
+    pairs = res["pairs"]
+    only = st.toggle("significant pairs only", key="bs_only_sig")
+    with st.expander(f"Every run pair ({len(pairs)} rows)"):
+        widgets.table(pairs[pairs["significant"]] if only else pairs, digits=4, hide_index=True, height=360)
+
+
+def draw_tukey(res, B_shown, B_chosen):
+    pairs = res["pairs"]
+    if "metric" in pairs and "significant" in pairs:
+        share = pairs.groupby("metric", sort=False)["significant"].mean().reset_index()
+        fig = figures.share_bars(share, "metric", "significant", y_title="run pairs significant (Tukey HSD)")
+        fig.update_layout(title=dict(text=f"Randomised Tukey HSD, alpha = {alpha:g}, "
+                                          f"{widgets.b_title(B_shown, B_chosen)}", x=0, font=dict(size=14)),
+                          margin=dict(t=48))
+        st.plotly_chart(fig, width="stretch", key="tk_chart")
+        st.caption("Share of run pairs each metric separates under Tukey HSD at the chosen alpha.")
+    widgets.table(res["summary"], digits=4, hide_index=True)
+    with st.expander(f"Every run pair ({len(pairs)} rows)"):
+        widgets.table(pairs, digits=4, hide_index=True, height=360)
+
+
+tab_b, tab_t = st.tabs(["Paired bootstrap test", "Randomised Tukey HSD"])
+R = cached.SPREAD_REPEATS
+
+
+def draw_boot_spread(res, B_shown, B_chosen):
+    sp = res["spread"]
+    d = sp[(sp["figure"] == "pct_significant") & (sp["alpha"] == alpha)]
+    st.plotly_chart(figures.spread_bars(d, y_title="% pairs significant", percent=True,
+                                        title=f"% significant at alpha = {alpha:g} over {R} repetitions, "
+                                              f"{widgets.b_title(B_shown, B_chosen)} each"),
+                    width="stretch", key="bs_spread_chart")
+    st.caption(f"Bar: mean over {R} independent repetitions (seeds derived from seed {seed}; repetition 1 is "
+               "the run above); error bar: +-1 sd; dotted line: min-max.")
+
+
+with tab_b:
+    widgets.live_meta("bootstrap", c, s, params, B, "Bootstrap", draw_boot)
+    st.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
+    widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
+with tab_t:
+    st.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
+               "Sakai 2012): fewer pairs come out significant than with pairwise tests.")
+    widgets.live_meta("tukey", c, s, params, B, "Randomised Tukey HSD", draw_tukey)
+widgets.finish_live()
