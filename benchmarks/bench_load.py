@@ -299,6 +299,14 @@ async def open_session(url: str, timeout: float, page: str = "rankings") -> Sess
     return s
 
 
+def gain_key(s: Session) -> str:
+    """The key of the level-1 gain slider in the sidebar ("g1" before the live dashboard, "_gs1" after)."""
+    for k in ("_gs1", "g1"):
+        if k in s.widgets:
+            return k
+    return next(k for k, v in s.widgets.items() if v[1] == "slider")
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))] if xs else float("nan")
@@ -394,8 +402,7 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
             "|---:|---:|---:|---:|---:|---:|---:|"]
     for n in counts:
         sessions = [await open_session(url, timeout) for _ in range(n)]
-        key = "g1" if "g1" in sessions[0].widgets else next(k for k, v in sessions[0].widgets.items()
-                                                          if v[1] == "slider")
+        key = gain_key(sessions[0])
         times: list[float] = []
         errs: list[str] = []
         cpu0 = server.cpu_s() if server else 0.0
@@ -424,7 +431,7 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
         errs: list[str] = []
         until = asyncio.Event() if with_upload else None
         window: list[float] = []
-        tasks = [_mover(s, moves, random.Random(seed + i), times, errs, "g1", until, starts)
+        tasks = [_mover(s, moves, random.Random(seed + i), times, errs, gain_key(s), until, starts)
                  for i, s in enumerate(sessions)]
         if up is not None:
             async def do_upload(up=up, until=until):
