@@ -66,6 +66,8 @@ def free_port() -> int:
 class Server:
     """`streamlit run app.py` on a free loopback port; RSS and CPU from /proc."""
 
+    env: dict[str, str] = {}   # extra environment for every server (--env KEY=VALUE)
+
     def __init__(self, extra: list[str] | None = None):
         self.port = free_port()
         self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
@@ -73,7 +75,7 @@ class Server:
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
              str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none", *(extra or [])],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env})
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -486,6 +488,8 @@ def main(argv=None) -> None:
     ap.add_argument("--url", help="drive this server instead of starting one (no RSS / CPU then)")
     ap.add_argument("--servers", type=int, default=1,
                     help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
+    ap.add_argument("--env", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="environment of the servers, e.g. MALLOC_ARENA_MAX=2")
     ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "latency", "freeze"])
     ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
@@ -496,6 +500,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     if max(args.sessions + args.memory_sessions) > args.max_sessions:
         ap.error(f"at most --max-sessions {args.max_sessions} sessions")
+    Server.env = dict(e.split("=", 1) for e in args.env)
     asyncio.run(run(args))
 
 
