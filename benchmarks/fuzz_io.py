@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     print("| class | cases |\n|---|---:|")
     for k in sorted(MUTATIONS):
         print(f"| {k} | {per_class[k]} |")
-    for k in sorted(x for x in per_class if x.startswith("wrap:")):
+    for k in sorted(x for x in per_class if x not in MUTATIONS):
         print(f"| {k} | {per_class[k]} |")
     print(f"\noutcomes: {dict(outcomes)}")
     print(f"failures: {len(failures)}")

@@ -46,10 +46,14 @@ def seeds() -> dict[str, bytes]:
         mine = b"".join(ln for ln in lines if ln.split()[0] in keep)
         runs[p.name.replace(".gz", "")] = mine[:mine.index(b"\n", 40_000) + 1]  # whole lines
     ntcir = b"".join(b"%s %s L%s\n" % tuple(ln.split()[i] for i in (0, 2, 3)) for ln in qrels.splitlines())
+    first = next(iter(runs.values()))
+    jsonl = b"".join(b'{"qid": "%s", "docno": "%s", "rank": %s, "score": %s}\n' % tuple(ln.split()[i] for i in (0, 2, 3, 4))
+                     for ln in first.splitlines())
     from evalcore.io import load_collection  # the seeds themselves must load
     for q in (qrels, ntcir):
         load_collection(("q.txt", q), [(k, v) for k, v in runs.items()])
-    return {"qrels": qrels, "ntcir_qrels": ntcir, **{f"run:{k}": v for k, v in runs.items()}}
+    load_collection(("q.txt", qrels), [("r.jsonl", jsonl)])
+    return {"qrels": qrels, "ntcir_qrels": ntcir, "jsonl_run": jsonl, **{f"run:{k}": v for k, v in runs.items()}}
 
 
 @dataclass
@@ -201,6 +205,9 @@ def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
     run_names = [k for k in s if k.startswith("run:")]
     picked = draw(st.lists(st.sampled_from(run_names), min_size=1, max_size=3, unique=True))
     runs = {k[4:]: s[k] for k in picked}
+    if draw(st.integers(0, 5)) == 0:  # a JSON-lines run (PyTerrier / ir_measures style) among them
+        runs["jsonl_run.jsonl"] = s["jsonl_run"]
+        kinds.append("jsonl")
     names = list(MUTATIONS) if heavy else [k for k in MUTATIONS if k not in ("bomb", "many_topics")]
     for _ in range(1 if only else draw(st.integers(1, 3))):
         kind = only or draw(st.sampled_from(names))
