@@ -30,6 +30,8 @@ METRIC_KEYS = registry.METRIC_KEYS
 METRICS = registry.METRICS
 ONE_DOCUMENT_KEYS = registry.ONE_DOCUMENT_KEYS
 InputError = evalcore.InputError
+#: what one upload may cost on a shared server (decompression, runs, topics, depth, tensor memory)
+UPLOAD_LIMITS = evalcore.io.APP_LIMITS
 
 if set(state.CUTOFF_REQUIRED) != {k for k, spec in METRICS.items() if spec.cutoff == "required"}:
     raise RuntimeError("dashboard.state.CUTOFF_REQUIRED is out of date with evalcore's registry")
@@ -89,14 +91,16 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     The parsed collection is kept once per distinct upload (content hash),
     shared by every session (issue 11): a second session uploading the same
     files gets the same arrays, not a second copy. Parsing runs outside any
-    ``st.cache_*`` function, so ``progress`` may draw.
+    ``st.cache_*`` function, so ``progress`` may draw. Bounded by
+    ``UPLOAD_LIMITS`` (``evalcore.io.APP_LIMITS``: decompression, runs,
+    topics, depth, tensor memory), checked before the memory is taken.
     """
     opts = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
     digest = upload_digest(qrels, runs, **opts)
     c = _uploads().get(digest)
     if c is None:
         run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
-        c = evalcore.load_collection(qrels, run_arg, progress=progress, **opts)
+        c = evalcore.load_collection(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts)
         _uploads().put(digest, c)
     if name and name != c.name:
         c = replace(c, name=str(name)[:200])     # shares the arrays; only the title differs

@@ -32,6 +32,7 @@ class LoadReport:
     ignored_run_topics: dict[str, list[str]] = field(default_factory=dict)
     missing_run_topics: dict[str, list[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    tensor_bytes: int = 0  # levels tensor + unjudged mask, known (and checked) before they are allocated
 
     def summary(self, collection: "Collection | None" = None) -> str:
         lines = []
@@ -46,6 +47,11 @@ class LoadReport:
                 for L in range(c.max_level, 0, -1)
             )
             lines.append(f"relevant documents per level: {per_level}")
+        if self.tensor_bytes:
+            n = self.tensor_bytes
+            size = f"{n / 2**20:,.1f} MiB" if n >= 2**20 else f"{n / 2**10:,.1f} KiB" if n >= 2**10 else f"{n} bytes"
+            lines.append(f"memory: {size} for the levels tensor and its unjudged mask "
+                         f"(2 bytes per run x topic x rank)")
         if self.level_judgments:
             lj = ", ".join(f"L{k}: {v}" for k, v in sorted(self.level_judgments.items()))
             lines.append(f"judgments per level in the qrels: {lj}")

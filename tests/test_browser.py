@@ -226,3 +226,66 @@ def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
                 other.context.close()
         finally:
             browser.close()
+
+
+def _hostile_files(tmp: Path) -> dict[str, Path]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bombs import zip_bomb
+
+    files = {
+        "qrels": tmp / "qrels.txt",          # a good qrels, for the zip bomb
+        "bomb": tmp / "runs.zip",            # 10 members of 1 GiB each, ~10 MB
+        "huge_label": tmp / "qrels_huge.txt",  # label 2**63 (the issue: OverflowError traceback)
+        "run": tmp / "run.txt",
+    }
+    files["qrels"].write_bytes(b"q1 0 d1 1\nq1 0 d2 0\n")
+    files["bomb"].write_bytes(zip_bomb(1024, members=10))
+    files["huge_label"].write_bytes(b"q1 0 d1 1\nq1 0 d2 " + str(2 ** 63).encode() + b"\n")
+    files["run"].write_bytes(b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\n")
+    return files
+
+
+@pytest.mark.browser
+def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
+    """Issue 11: a zip bomb and a qrels label of 2**63 uploaded through the real page: an error box
+    naming the problem, no exception element, the previous data kept, the server alive."""
+    from playwright.sync_api import sync_playwright
+
+    files = _hostile_files(tmp_path)
+    cases = [(files["qrels"], files["bomb"], "zip bomb"), (files["huge_label"], files["run"], "above 20")]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.goto(f"{server}/data")
+            _wait_idle(page)
+            dialog = page.locator('[data-testid="stDialog"]')
+            assert dialog.count() == 0, f"a dialog is open: {dialog.first.inner_text()[:300]}"
+            metrics = page.locator('[data-testid="stMetric"]')
+            before = metrics.first.inner_text()            # "topics 50": the simulated collection
+            for qrels, runs, words in cases:
+                page.get_by_role("tab", name="Upload files").click()
+                inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+                inputs.nth(0).set_input_files(str(qrels))
+                inputs.nth(1).set_input_files(str(runs))
+                page.wait_for_timeout(500)
+                _wait_idle(page)
+                page.get_by_role("button", name="Load these files").click()
+                page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=60000)
+                _wait_idle(page, 60000)
+                err = page.locator('[data-testid="stAlertContentError"]').first.inner_text()
+                assert words in err and "previously loaded data" in err, err[:500]
+                exc = page.locator('[data-testid="stException"]')
+                assert exc.count() == 0, exc.first.inner_text()[:500]
+                assert metrics.first.inner_text() == before          # the previous data is kept
+                with urllib.request.urlopen(server + "/_stcore/health", timeout=5) as r:
+                    assert r.status == 200                           # the server is alive
+                # remove the uploaded files before the next case
+                for b in page.locator('[data-testid="stFileUploaderDeleteBtn"] button').all()[::-1]:
+                    b.click()
+                    page.wait_for_timeout(200)
+                _wait_idle(page)
+        finally:
+            browser.close()

@@ -15,7 +15,7 @@ from ..gains import GAIN_PRESETS, parse_ascending
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, read_settings
 
-__all__ = ["data_options_parser", "load_from_args", "metric_params", "EPILOG_LEVELS"]
+__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "EPILOG_LEVELS"]
 
 EPILOG_LEVELS = (
     "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as "
@@ -51,6 +51,16 @@ def data_options_parser() -> argparse.ArgumentParser:
                         "else TREC)")
     d.add_argument("--keep-first-duplicate", action="store_true",
                    help="if a run lists a document twice for a topic, keep the first (default: error)")
+    lim = p.add_argument_group("limits (hostile or huge input is refused before memory is taken)")
+    lim.add_argument("--max-expanded", metavar="SIZE",
+                     help="most bytes a .gz file or .zip archive may expand to (default: min(4G, max(16M, 50 x "
+                          "its compressed size)); a SIZE here replaces the 4G cap and lifts the 50 x ratio)")
+    lim.add_argument("--max-memory", metavar="SIZE", help="most memory for the levels tensor, 2 bytes per "
+                     "run x topic x rank (default 2G)")
+    lim.add_argument("--max-runs", type=int, metavar="N", help="most runs (default 2000)")
+    lim.add_argument("--max-topics", type=int, metavar="N", help="most evaluated topics (default 200000)")
+    lim.add_argument("--max-depth", type=int, metavar="N", help="most documents per ranked list, after --depth "
+                     "(default 100000)")
     m = p.add_argument_group("metric settings")
     m.add_argument("--gains", metavar="G1:G2:..", help="gain of each level, ASCENDING L1:L2:..:LK (default L, "
                    "i.e. 1:2:3 = the papers' S:A:B 3:2:1)")
@@ -95,9 +105,13 @@ def load_from_args(args) -> Collection:
             runs.append(args.runs)
         if not runs:
             raise ValueError("--qrels needs runs: --run FILE [FILE ...] or --runs DIR|ZIP")
+        # --depth truncates while loading (the tensor is never built deeper), except with --condensed,
+        # which drops unjudged documents first and truncates after
         c = io.load_collection(args.qrels, runs if len(runs) > 1 or not args.runs else args.runs,
                                order=args.order, keep_first_duplicate=args.keep_first_duplicate,
-                               fmt=args.run_format, qrels_fmt=args.qrels_format)
+                               fmt=args.run_format, qrels_fmt=args.qrels_format,
+                               depth=args.depth if args.depth and args.depth >= 1 and not args.condensed else None,
+                               limits=limits_from_args(args))
     if args.condensed:
         c = c.condensed()
     if args.depth is not None:
@@ -105,6 +119,27 @@ def load_from_args(args) -> Collection:
             raise ValueError(f"--depth must be >= 1; got {args.depth}")
         c = c.truncated(args.depth)
     return c
+
+
+def limits_from_args(args):
+    """``evalcore.io.Limits`` from --max-expanded/--max-memory/--max-runs/--max-topics/--max-depth."""
+    from dataclasses import replace
+
+    from ..io.limits import DEFAULT_LIMITS, parse_size
+
+    kw = {}
+    if getattr(args, "max_expanded", None):
+        n = parse_size(args.max_expanded, "--max-expanded")
+        kw.update(max_expanded_bytes=n, expansion_floor=n, expansion_ratio=float(max(n, 1)))
+    if getattr(args, "max_memory", None):
+        kw["max_tensor_bytes"] = parse_size(args.max_memory, "--max-memory")
+    for opt in ("runs", "topics", "depth"):
+        v = getattr(args, f"max_{opt}", None)
+        if v is not None:
+            if v < 1:
+                raise ValueError(f"--max-{opt} must be >= 1; got {v}")
+            kw[f"max_{opt}"] = v
+    return replace(DEFAULT_LIMITS, **kw)
 
 
 def file_settings(args) -> dict:

@@ -26,8 +26,20 @@ Python objects (:mod:`evalcore.io.frames`)
       ``{qid: {docno: value}}``; a dict of named runs ``{name: run}``.
 
 All text formats: ``#`` comment lines (ir_metadata headers) are skipped;
-fields are split on any whitespace; trailing blanks, CRLF line ends and a UTF-8 BOM are tolerated, blank lines skipped; ``.gz`` files
-are decompressed wherever they appear (also inside a zip).
+fields are split on any whitespace; trailing blanks, CRLF line ends and
+leading UTF-8 BOMs are tolerated, blank lines skipped; ``.gz`` files are
+decompressed wherever they appear (also inside a zip). Numbers (labels,
+scores, ranks) are ASCII only. Relevance labels go up to ``MAX_LEVEL`` = 20;
+scores must be finite.
+
+Hostile input
+-------------
+Decompression, runs, topics, depth and the tensor's memory are bounded by
+:class:`Limits` (module ``limits``), each checked before the memory it guards
+is taken; documentation files (README.md, Thumbs.db, ...) in a directory or
+zip are skipped with a note; zip members with absolute or ``..`` paths,
+symlinks and archives inside archives are skipped with a note. Everything
+that escapes the loader is an :class:`InputError`.
 
 Sniffing (``fmt="auto"``)
 -------------------------
@@ -88,14 +100,28 @@ for one TREC file, the line loop otherwise); ``dochash`` document-id hashes;
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and
 :func:`read_run`; ``order`` evaluation order (trec_eval ties); ``assemble``
 the judgment lookup, placing and :func:`load_collection`; ``stream`` the
-window of runs in flight and the growing tensor; ``errors`` :class:`InputError`.
+window of runs in flight and the growing tensor; ``errors`` :class:`InputError`;
+``limits`` :class:`Limits` and the expansion budget.
 """
 from __future__ import annotations
 
 from .assemble import load_collection
 from .errors import InputError
+from .limits import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, Limits
 from .names import run_name
 from .qrels import Qrels, read_qrels
 from .runs import Run, read_run
 
-__all__ = ["InputError", "Qrels", "Run", "read_qrels", "read_run", "load_collection", "run_name"]
+__all__ = [
+           "APP_LIMITS",
+           "DEFAULT_LIMITS",
+           "MAX_LEVEL",
+           "InputError",
+           "Limits",
+           "Qrels",
+           "Run",
+           "load_collection",
+           "read_qrels",
+           "read_run",
+           "run_name",
+]

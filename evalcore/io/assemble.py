@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -12,7 +12,8 @@ import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
 from .dochash import hash_strings, pair_keys, same_strings
-from .errors import InputError
+from .errors import InputError, _short, _unforeseen
+from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted
 from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
@@ -135,7 +136,7 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
 def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None = None,
                     condensed: bool = False, keep_first_duplicate: bool = False, name: str | None = None,
                     progress: Callable[[float], None] | None = None, fmt: str = "auto",
-                    qrels_fmt: str = "auto") -> Collection:
+                    qrels_fmt: str = "auto", limits: Limits | None = None) -> Collection:
     """Read qrels and runs into a :class:`Collection` (levels tensor + report).
 
     Parameters
@@ -157,6 +158,18 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     name : collection name (default: the qrels file name).
     progress : ``progress(fraction)`` called as runs load.
     fmt, qrels_fmt : force the run / qrels format (default: sniffed).
+    limits : :class:`~evalcore.io.limits.Limits` (default ``DEFAULT_LIMITS``):
+        decompression (min(4 GiB, max(16 MiB, 50 x compressed)) per .gz file
+        or zip archive), at most 2,000 runs, 200,000 evaluated topics, depth
+        100,000 and 2 GiB for the levels tensor (2 bytes per run x topic x
+        rank). Each is checked before the memory it guards is taken; the
+        error says the cost and how to raise the limit (or to pass ``depth``).
+        ``collection.report.tensor_bytes`` is the tensor's cost.
+
+    Every problem with the input is an :class:`InputError` (file, line,
+    value, fix) - also out-of-memory and errors the loader did not foresee;
+    bad arguments (``order``, ``depth``, ``fmt``, ``limits``) are
+    ``ValueError``.
 
     Runs are read and placed one at a time (two threads), so peak memory is
     the tensor (2 bytes per run x topic x rank) + the qrels + two runs'
@@ -178,12 +191,47 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
         raise ValueError(f"depth must be a positive integer or None; got {depth!r}")
     if fmt not in _RUN_FMTS:
         raise ValueError(f"fmt must be one of {', '.join(_RUN_FMTS)}; got {fmt!r}")
-    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, fmt=qrels_fmt)
-    srcs = _run_sources(runs, fmt)
+    if limits is not None and not isinstance(limits, Limits):
+        raise ValueError(f"limits must be an evalcore.io.Limits; got {type(limits).__name__}")
+    ctx = _Ctx(limits or DEFAULT_LIMITS)
+    cb = None
+    if progress is not None:
+        def cb(x: float) -> None:  # the caller's own exceptions pass through unchanged
+            try:
+                progress(x)
+            except Exception as e:
+                raise _CallbackError(e) from e
+    try:
+        return _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, cb, fmt, qrels_fmt, ctx)
+    except _CallbackError as e:
+        raise e.args[0] from None
+    except InputError:
+        raise
+    except Exception as e:  # never a traceback for input we failed to foresee
+        raise _unforeseen(e, None) from e
+
+
+class _CallbackError(Exception):
+    """Carries an exception raised by the caller's progress callback past the loader's guard."""
+
+
+def _too_many(what: str, n: int, limit: int, option: str, file: str | None = None) -> InputError:
+    return InputError(f"{n:,} {what}, more than the limit of {limit:,}", file=file,
+                      hint=f"raise it: limits=Limits({option.replace('-', '_').lstrip('_')}=...) or "
+                           f"--{option} N")
+
+
+def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, progress, fmt, qrels_fmt,
+          ctx: _Ctx) -> Collection:
+    L = ctx.limits
+    q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, fmt=qrels_fmt, limits=L)
+    srcs = _run_sources(runs, fmt, ctx)
+    if len(srcs) > L.max_runs:
+        raise _too_many("runs", len(srcs), L.max_runs, "max-runs")
     by_name: dict[str, str] = {}
     for s in srcs:
         if s.name in by_name:
-            raise InputError(f"two runs have the same name {s.name!r}: {by_name[s.name]} and {s.display}",
+            raise InputError(f"two runs have the same name {_short(s.name)}: {by_name[s.name]} and {s.display}",
                              hint="rename one of the files (the run name is the file name without extensions)")
         by_name[s.name] = s.display
 
@@ -192,6 +240,9 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     all_topics = _natural_sorted(frame["topic"].unique())
     qrels_set = set(all_topics)
     topic_ids = [t for t in all_topics if t in rel_topics]
+    if len(topic_ids) > L.max_topics:
+        raise _too_many("evaluated topics (with a relevant document) in the qrels", len(topic_ids), L.max_topics,
+                        "max-topics", q.source)
     K = q.max_level
     J = _judgments(frame, topic_ids)
     lc = np.zeros((len(topic_ids), K + 1), dtype=np.int64)
@@ -210,17 +261,24 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee
-            raise InputError(f"could not read this run ({type(e).__name__}: {e})", file=s.display,
-                             hint="check that it is a TREC run (topic Q0 doc rank score tag) or an "
-                                  "NTCIR .res run; please report the file if it is") from e
+            raise _unforeseen(e, s.display) from e
 
     n_runs, n_topics = len(srcs), len(topic_ids)
-    tensor = _Tensor(n_runs, n_topics, depth)
+    run_names = [src.name for src in srcs]
+
+    def too_big(need: int, r: int, pl) -> None:
+        """Checked before the tensor grows to depth ``need`` for run ``r`` (issue 11: nothing is sized
+        by the input before it is checked)."""
+        t = int(np.argmax(pl.lengths))
+        _check_size(n_runs, n_topics, need, L, run_names[r], topic_ids[t])
+
+    fit = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1))
+    tensor = _Tensor(n_runs, n_topics, depth, check=too_big, max_depth=fit)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
     report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
                         level_judgments=dict(q.level_judgments),
                         topics_without_relevant=[t for t in all_topics if t not in rel_topics],
-                        warnings=list(q.warnings))
+                        warnings=list(q.warnings) + ctx.notes)
     run_ids = []
     workers = min(2, os.cpu_count() or 1)
     for r, ((run, n_lines, warnings), pl) in enumerate(_in_order(work, srcs, workers)):
@@ -237,8 +295,31 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
         if progress:
             progress((r + 1) / n_runs)
     levels, unjudged = tensor.final()
+    report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
     c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
                    topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names,
                    name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
+
+
+def _check_size(n_runs: int, n_topics: int, D: int, L: Limits, run: str, topic: str) -> int:
+    """The levels tensor's cost in bytes (int8 levels + bool unjudged mask) at depth ``D``, checked
+    before the tensor is grown to it; ``run``/``topic`` name the list that asks for that depth."""
+    cost = 2 * n_runs * n_topics * D
+    if D <= L.max_depth and cost <= L.max_tensor_bytes:
+        return cost
+    deepest = f"the deepest list is run {_short(run)}, topic {_short(topic)}, with {D:,} documents"
+    fit = max(1, min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1)))
+    if D > L.max_depth:
+        msg = f"lists {D:,} deep, more than the depth limit of {L.max_depth:,} ({deepest})"
+        raise_ = "limits=Limits(max_depth=...) or --max-depth N"
+    else:
+        msg = (f"the collection would take {human_bytes(cost)} for its levels tensor ({n_runs:,} "
+               f"run{'s' if n_runs != 1 else ''} x "
+               f"{n_topics:,} topics x depth {D:,} x 2 bytes; {deepest}), more than the limit of "
+               f"{human_bytes(L.max_tensor_bytes)}")
+        raise_ = "limits=Limits(max_tensor_bytes=...) or --max-memory SIZE"
+    raise InputError(msg, hint=f"evaluate the top {fit:,} documents of each list (depth={fit} / --depth {fit}), "
+                               f"or raise the limit: {raise_}")
+

@@ -3,13 +3,31 @@ from __future__ import annotations
 
 _DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
 
+#: longest quoted line (characters) and longest message in an InputError; a 32 MB line is cut
+MAX_QUOTE = 200
+MAX_MESSAGE = 2000
+
+
+def _cut(s: str, n: int) -> str:
+    """``s`` itself, or its first ``n`` characters and how many more there were."""
+    return s if len(s) <= n else f"{s[:n]}... [{len(s) - n:,} more characters]"
+
+
+def _short(token, n: int = 60) -> str:
+    """``repr`` of a token for a message, cut to about ``n`` characters."""
+    r = repr(token)
+    size = len(token) if isinstance(token, (str, bytes)) else len(r)
+    return r if len(r) <= n else f"{r[:n]}... ({size:,} characters)"
+
 
 class InputError(ValueError):
     """Bad input: names the file, the line, the offending text and the fix.
 
     Attributes ``file`` (str | None), ``line`` (1-based int | None), ``text``
     (the offending line | None), ``hint`` (what to do | None) and
-    ``message`` (the bare problem). ``str(e)`` reads::
+    ``message`` (the bare problem). Quoted text and file names are cut to
+    ``MAX_QUOTE`` characters, messages to ``MAX_MESSAGE`` (a 32 MB line is
+    never echoed whole). ``str(e)`` reads::
 
         runs/a.txt, line 12: expected 6 fields (topic Q0 doc rank score tag), found 5
           line: 'q1 Q0 d1 1 2.5'
@@ -18,11 +36,11 @@ class InputError(ValueError):
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
                  text: str | None = None, hint: str | None = None):
-        self.message = message
-        self.file = file
+        self.message = _cut(str(message), MAX_MESSAGE)
+        self.file = None if file is None else _cut(str(file), MAX_QUOTE)
         self.line = line
-        self.text = text
-        self.hint = hint
+        self.text = None if text is None else _cut(str(text), MAX_QUOTE)
+        self.hint = None if hint is None else _cut(str(hint), MAX_MESSAGE)
         super().__init__(self._render())
 
     def _render(self) -> str:
@@ -40,3 +58,13 @@ class InputError(ValueError):
 
     def __str__(self) -> str:
         return self._render()
+
+
+def _unforeseen(e: BaseException, file: str | None) -> InputError:
+    """An InputError for an exception the loader did not foresee (never a bare traceback)."""
+    if isinstance(e, MemoryError):
+        return InputError("not enough memory to load this input", file=file,
+                          hint="evaluate fewer ranks (depth= / --depth N), fewer runs or topics, or lower the "
+                               "limits (limits=Limits(...)) so that input this large is refused early")
+    return InputError(f"could not read this input ({type(e).__name__}: {_cut(str(e), MAX_QUOTE)})", file=file,
+                      hint="check that it is a TREC / NTCIR qrels or run file; please report the file if it is")

@@ -28,6 +28,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import _DUP_FIX, InputError
+from .limits import MAX_LEVEL
 from .order import _order_rows, _Parsed
 
 _QRELS_COLS = (("qid", "docno", "label"), ("query_id", "doc_id", "relevance"))
@@ -78,7 +79,9 @@ def _show(v) -> str:
     return repr(v.item() if isinstance(v, np.generic) else v)
 
 
-def _numbers(df: pd.DataFrame, col: str, name: str, *, integer: bool) -> np.ndarray:
+def _numbers(df: pd.DataFrame, col: str, name: str, *, integer: bool, most: float | None = None) -> np.ndarray:
+    """The column as float64 / int64; not numeric, not finite, not integer (when ``integer``) or above
+    ``most`` (checked before the int64 conversion) is an InputError naming the row."""
     s = df[col]
     v = pd.to_numeric(s, errors="coerce")
     bad = (v.isna() | ~np.isfinite(v.astype(float))).to_numpy() if len(v) else np.zeros(0, bool)
@@ -93,6 +96,18 @@ def _numbers(df: pd.DataFrame, col: str, name: str, *, integer: bool) -> np.ndar
             i = int(frac[0])
             raise InputError(f"row {i}: relevance label {_show(s.iloc[i])} in column {col!r} is not an integer",
                              file=name, hint="relevance labels are integers: 0 = non-relevant, 1, 2, ...")
+    if most is not None:
+        over = np.flatnonzero((v.astype(float) > most).to_numpy())
+        if over.size:
+            i = int(over[0])
+            what = f"relevance label {_show(s.iloc[i])} is above {MAX_LEVEL}, the highest level read" \
+                if most == MAX_LEVEL else f"{_show(s.iloc[i])} is too large (at most {most:.0f})"
+            raise InputError(f"row {i}: column {col!r}: {what}", file=name,
+                             hint=f"map larger labels onto 0..{MAX_LEVEL} before loading" if most == MAX_LEVEL
+                             else f"give {col} values below {most:.0f}")
+        under = np.flatnonzero((v.astype(float) < -2.0 ** 62).to_numpy())
+        if under.size:  # very negative labels / ranks would wrap in int64; labels < 0 mean 0 anyway
+            v = v.clip(lower=-2.0 ** 62)
     return v.to_numpy(dtype=np.int64 if integer else np.float64)
 
 
@@ -115,7 +130,7 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
     df = _dict_frame(obj, "label", name) if isinstance(obj, Mapping) else obj
     q, d, lab = _columns(df, _QRELS_COLS, "qrels", name)
     topics, docs = _ids(df, q, name), _ids(df, d, name)
-    levels = _numbers(df, lab, name, integer=True)
+    levels = _numbers(df, lab, name, integer=True, most=MAX_LEVEL)
     warnings = []
     neg = levels < 0
     if neg.any():
@@ -158,7 +173,7 @@ def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
         if "rank" not in df.columns:
             raise InputError("order='rank' needs a 'rank' column", file=display,
                              hint="add the rank column, or use order='score' (trec_eval's order)")
-        rank = _numbers(df, "rank", display, integer=True)
+        rank = _numbers(df, "rank", display, integer=True, most=2.0 ** 62)
 
     def on_dup():
         dup = pd.DataFrame({"t": topics, "d": docs}).duplicated(keep="first").to_numpy()

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError
+from .errors import _DUP_FIX, InputError, _short
 from .order import _order_rows, _Parsed
 from .sources import _RunSource
 from .text import _text_bytes
@@ -42,25 +42,31 @@ def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes |
         text = raw.decode("utf-8", "replace")
         try:
             obj = json.loads(s)
-        except (json.JSONDecodeError, RecursionError) as e:
-            raise InputError(f"not a JSON object ({getattr(e, 'msg', 'nested too deeply')})", file=f.name, line=i,
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, or an int beyond 4,300 digits
+            why = "nested too deeply" if isinstance(e, RecursionError) else getattr(e, "msg", None) or str(e)[:120]
+            raise InputError(f"not a JSON object ({why})", file=f.name, line=i,
                              text=text, hint=_HINT) from None
         if not isinstance(obj, dict):
             raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=f.name, line=i, text=text,
                              hint=_HINT)
         t, d = _field(obj, _KEYS[0], f.name, i, text), _field(obj, _KEYS[1], f.name, i, text)
         sc = obj.get("score")
-        if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not math.isfinite(sc):
-            raise InputError(f"score {sc!r} is not a finite number", file=f.name, line=i, text=text, hint=_HINT)
+        try:  # a JSON integer beyond 1.8e308 does not fit a float (OverflowError): not finite either
+            ok = not isinstance(sc, bool) and isinstance(sc, (int, float)) and math.isfinite(float(sc))
+        except OverflowError:
+            ok = False
+        if not ok:
+            raise InputError(f"score {_short(sc)} is not a finite number", file=f.name, line=i, text=text,
+                             hint=_HINT)
         if order == "rank":
             r = obj.get("rank")
-            if isinstance(r, bool) or not isinstance(r, int):
-                raise InputError(f"rank {r!r} is not an integer", file=f.name, line=i, text=text,
+            if isinstance(r, bool) or not isinstance(r, int) or abs(r) >= 2 ** 62:
+                raise InputError(f"rank {_short(r)} is not an integer below 2**62", file=f.name, line=i, text=text,
                                  hint="give each line an integer \"rank\", or use order='score' (trec_eval's order)")
             ranks.append(r)
         first = seen.setdefault((t, d), i)
         if first != i and not keep_first:
-            raise InputError(f"document {d!r} is listed twice for topic {t!r} (first on line {first})",
+            raise InputError(f"document {_short(d)} is listed twice for topic {_short(t)} (first on line {first})",
                              file=f.name, line=i, text=text, hint=_DUP_FIX)
         topics.append(t)
         docs.append(d)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 
 def run_name(filename: str) -> str:
@@ -23,8 +23,10 @@ def run_name(filename: str) -> str:
 def _natural_key(s: str):
     """Natural order: digit runs compare as numbers ("qtest.2" < "qtest.10"),
     the plain string breaks what is left ("01" vs "1")."""
-    parts = re.split(r"(\d+)", s)
-    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), s
+    parts = re.split(r"([0-9]+)", s)
+    # a digit run compares as a number through (length, digits) without leading zeros: the same
+    # order as int(), without int()'s 4,300-digit limit on hostile ids
+    return tuple((len(p.lstrip("0")), p.lstrip("0")) if i % 2 else p for i, p in enumerate(parts)), s
 
 
 def _natural_sorted(items: Iterable[str]) -> list[str]:
@@ -38,6 +40,35 @@ def _base(name: str) -> str:
 def _ext(name: str) -> str:
     """Lower-case last extension, ignoring a final .gz ("a.res.gz" -> "res")."""
     b = _base(name).lower()
-    if b.endswith(".gz"):
-        b = b[:-3]
+    b = b.removesuffix(".gz")
     return b.rpartition(".")[2] if "." in b else ""
+
+
+# files that are never qrels or runs: skipped (with a note) when a directory or zip is read
+_NOT_DATA_STEMS = {"readme", "license", "licence", "changelog", "changes", "copying", "authors", "notice"}
+_NOT_DATA_FILES = {"thumbs.db", "ehthumbs.db", "desktop.ini"}
+_NOT_DATA_EXT = {"md", "markdown", "rst", "pdf", "html", "htm", "json", "yaml", "yml", "toml", "ini", "cfg",
+                 "png", "jpg", "jpeg", "gif", "svg", "bmp", "db", "doc", "docx", "odt", "xls", "xlsx", "ods",
+                 "ppt", "pptx", "py", "sh", "bat", "ipynb", "exe", "dll", "so", "pyc"}
+# archives inside archives are not opened (a nested zip bomb stays closed)
+_ARCHIVE_EXT = {"zip", "tar", "tgz", "tbz2", "txz", "7z", "rar", "bz2", "xz", "lz4", "zst", "jar", "whl"}
+
+
+def _not_data(name: str) -> str | None:
+    """Why a file in a directory / zip is not read as qrels or a run, or None.
+
+    >>> _not_data("runs/README.md"), _not_data("Thumbs.db"), _not_data("bm25.txt")
+    ('documentation or metadata', 'documentation or metadata', None)
+    >>> _not_data("README"), _not_data("readme.txt"), _not_data("license_run.txt")
+    ('documentation or metadata', 'documentation or metadata', None)
+    >>> _not_data("inner.zip")
+    'an archive (only archives given directly are opened)'
+    """
+    b = _base(name).lower()
+    stem = b.removesuffix(".gz")
+    ext = stem.rpartition(".")[2] if "." in stem else ""
+    if ext in _ARCHIVE_EXT or b.endswith((".tar.gz", ".tgz")):
+        return "an archive (only archives given directly are opened)"
+    if ext in _NOT_DATA_EXT or stem.split(".")[0] in _NOT_DATA_STEMS or stem in _NOT_DATA_FILES:
+        return "documentation or metadata"
+    return None

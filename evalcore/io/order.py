@@ -1,8 +1,8 @@
 """Putting one run's rows into evaluation order (trec_eval's score order, rank or file order), vectorised."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -12,8 +12,9 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .dochash import hash_strings, pair_keys
-from .errors import InputError
+from .errors import InputError, _short, _unforeseen
 from .frames import is_frame, qrels_frame
+from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
 from .names import _ext, _natural_sorted, run_name
 from .sources import _File, _qrels_files, _source_name
 from .text import _INT_RE, _first_fields, _lines, _text_bytes
@@ -21,7 +22,9 @@ from .trec_fast import _PARSE, _clean_blanks, _drop_comments, _needs_cleaning
 
 _QRELS_FIELDS = "topic iter doc rel"
 _LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
-_NTCIR_LEVEL_RE = re.compile(r"L([+-]?\d+)\Z")
+_NTCIR_LEVEL_RE = re.compile(r"L([+-]?[0-9]++)\Z")
+_LEVEL_FIX = (f"relevance levels are 0..{MAX_LEVEL} (TREC and NTCIR use 0..4); map larger labels onto "
+              f"0..{MAX_LEVEL} before loading")
 
 
 @dataclass
@@ -82,25 +85,44 @@ def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
              "--qrels-format trec|ntcir|rel on the command line, qrels_fmt= in load_collection, fmt= in read_qrels")
 
 
+def _level(digits: str, tok: str, *, fname, line, text) -> int:
+    """An ASCII integer label, checked against MAX_LEVEL before anything is sized by it
+    (a 4,300-digit label is never converted; negative labels are returned as -1)."""
+    neg = digits.startswith("-")
+    mag = digits.lstrip("+-").lstrip("0") or "0"
+    if neg:
+        return -1 if mag != "0" else 0
+    if len(mag) > 2 or int(mag) > MAX_LEVEL:
+        raise InputError(f"relevance label {_short(tok)} is above {MAX_LEVEL}, the highest level read",
+                         file=fname, line=line, text=text, hint=_LEVEL_FIX)
+    return int(mag)
+
+
+def _ascii_note(tok: str) -> str:
+    return " (only ASCII digits 0-9 are read)" if not tok.isascii() and any(c.isdigit() for c in tok) else ""
+
+
 def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
-    """(level, is_letter)."""
+    """(level, is_letter); negative labels -> -1, labels above MAX_LEVEL refused."""
     if kind == "trec":
         if _INT_RE.match(tok):
-            return int(tok), False
-        raise InputError(f"relevance label {tok!r} is not an integer", file=fname, line=line, text=text,
+            return _level(tok, tok, fname=fname, line=line, text=text), False
+        raise InputError(f"relevance label {_short(tok)} is not an integer{_ascii_note(tok)}", file=fname,
+                         line=line, text=text,
                          hint="TREC relevance labels are integers: 0 = non-relevant, 1, 2, ... = relevant")
     if tok in _LETTER_LEVELS:
         return _LETTER_LEVELS[tok], True
     m = _NTCIR_LEVEL_RE.match(tok)
     if m:
-        return int(m.group(1)), False
+        return _level(m.group(1), tok, fname=fname, line=line, text=text), False
     if _INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
-        return int(tok), False
-    raise InputError(f"relevance level {tok!r} is not of the form L<n> (or S, A, B)", file=fname, line=line,
-                     text=text, hint="NTCIR relevance levels are L0 (non-relevant), L1, L2, ... or S, A, B")
+        return _level(tok, tok, fname=fname, line=line, text=text), False
+    raise InputError(f"relevance level {_short(tok)} is not of the form L<n> (or S, A, B){_ascii_note(tok)}",
+                     file=fname, line=line, text=text,
+                     hint="NTCIR relevance levels are L0 (non-relevant), L1, L2, ... or S, A, B")
 
 
-def read_qrels(source, *, fmt: str = "auto") -> Qrels:
+def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qrels:
     """Read relevance judgments (TREC, NTCIR one-file, or NTCIREVAL ``.rel`` files).
 
     ``source``: a path, a ``(filename, bytes)`` pair, a directory / zip of
@@ -110,8 +132,10 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
     (:mod:`evalcore.io.frames`). See the module docstring for the formats and how ``fmt="auto"``
     sniffs them.
 
-    Negative labels count as non-relevant (level 0), with one warning per
-    file. A document judged twice for one topic with different labels is an
+    Labels are ASCII integers (or NTCIR's ``L<n>`` / S, A, B) up to
+    ``MAX_LEVEL`` (20); a larger label is an :class:`InputError` naming the
+    file and line. Negative labels count as non-relevant (level 0), with one
+    warning per file. ``limits`` bounds decompression (:mod:`.limits`). A document judged twice for one topic with different labels is an
     error; identical duplicates are kept once, with a warning.
 
     >>> q = read_qrels(("q.txt", b"t1 0 d1 2\\nt1 0 d2 0\\n"))
@@ -120,13 +144,24 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
     """
     if fmt not in _QRELS_FMTS:
         raise ValueError(f"fmt must be one of {', '.join(_QRELS_FMTS)}; got {fmt!r}")
-    if is_frame(source) or isinstance(source, Mapping):
-        return _qrels_from_python(source)
-    files = _qrels_files(source)
+    if limits is not None and not isinstance(limits, Limits):
+        raise ValueError(f"limits must be an evalcore.io.Limits; got {type(limits).__name__}")
+    try:
+        if is_frame(source) or isinstance(source, Mapping):
+            return _qrels_from_python(source)
+        return _read_qrels(source, fmt, _Ctx(limits or DEFAULT_LIMITS))
+    except InputError:
+        raise
+    except Exception as e:  # never a traceback for input we failed to foresee
+        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
+
+
+def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
+    files = _qrels_files(source, ctx)
     display = _source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
     judged: dict[tuple[str, str], tuple[int, str, int]] = {}  # (topic, doc) -> (level, file, line)
     topics, docs, levels = [], [], []
-    warnings: list[str] = []
+    warnings: list[str] = list(ctx.notes)
     level_lines: dict[int, int] = {}
     any_letter = False
     n_lines = 0
@@ -163,7 +198,7 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
             if level < 0:
                 neg += 1
                 if neg_first is None:
-                    neg_first = (i, lab)
+                    neg_first = (i, lab if len(lab) <= 40 else _short(lab, 40))
                 level = 0
             n_lines += 1
             level_lines[level] = level_lines.get(level, 0) + 1
@@ -173,7 +208,7 @@ def read_qrels(source, *, fmt: str = "auto") -> Qrels:
                 if prev[0] != level:
                     where = f"line {prev[2]}" if prev[1] == f.name else f"{prev[1]}, line {prev[2]}"
                     raise InputError(
-                        f"document {doc!r} is judged twice for topic {topic!r} with different levels "
+                        f"document {_short(doc)} is judged twice for topic {_short(topic)} with different levels "
                         f"({prev[0]} on {where}, {level} here)", file=f.name, line=i, text=text,
                         hint="keep exactly one judgment per (topic, document)")
                 dup += 1
@@ -224,7 +259,8 @@ def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) 
     """Label rule of the fast path, kept in one place (the line loop applies the same rule line by
     line): negative labels count as non-relevant (level 0), with one warning naming the first.
     ``tokens``: the labels as written; ``line_of(i)``: the file line of row i. Returns (levels, warnings).
-    Bounds on labels (before anything is sized by them) belong here too."""
+    Labels above MAX_LEVEL never get here: the fast path hands such a file to the line loop, which
+    refuses them naming the line."""
     neg = np.flatnonzero(levels < 0)
     if not neg.size:
         return levels, []
@@ -261,6 +297,8 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
         levels = pc.cast(labels, pa.int64()).to_numpy().astype(np.int64)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None  # not an integer: the line loop names the line
+    if levels.max(initial=0) > MAX_LEVEL:
+        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (issue 11)
     lines_match = data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
     if (levels < 0).any() and not lines_match:
         return None

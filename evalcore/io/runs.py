@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError
+from .errors import _DUP_FIX, InputError, _short, _unforeseen
 from .frames import parse_frame_run
 from .jsonl import parse_jsonl_run
+from .limits import DEFAULT_LIMITS, Limits, _Ctx
 from .names import run_name
 from .order import _check_order, _order_rows, _Parsed
 from .sources import _RUN_FMTS, _run_sources, _RunSource, _source_name
@@ -44,7 +45,7 @@ def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
     for f in src.files:
         topic = run_name(f.base)
         if topic in seen_topics:
-            raise InputError(f"two files hold topic {topic!r}: {seen_topics[topic]} and {f.name}",
+            raise InputError(f"two files hold topic {_short(topic)}: {seen_topics[topic]} and {f.name}",
                              file=src.display, hint="keep one TOPIC.res file per topic")
         seen_topics[topic] = f.name
         data = _text_bytes(f)
@@ -59,7 +60,7 @@ def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
             if first != i:
                 if keep_first:
                     continue
-                raise InputError(f"document {doc!r} is listed twice for topic {topic!r} (first on line {first})",
+                raise InputError(f"document {_short(doc)} is listed twice for topic {_short(topic)} (first on line {first})",
                                  file=f.name, line=i, text=text, hint=_DUP_FIX)
             topics.append(topic)
             docs.append(doc)
@@ -108,7 +109,7 @@ class Run:
 
 
 def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_duplicate: bool = False,
-             name: str | None = None) -> Run:
+             name: str | None = None, limits: Limits | None = None) -> Run:
     """Read one run: a TREC run file, a JSON-lines run, an NTCIR run (directory / zip of ``TOPIC.res``
     files), a DataFrame or a pytrec_eval dict (see :mod:`evalcore.io.frames`).
 
@@ -123,6 +124,9 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
     A document listed twice for one topic is an error unless
     ``keep_first_duplicate=True`` (the first occurrence in the file is kept).
     ``name`` overrides the run name (default: :func:`run_name` of the file).
+    Scores must be finite ASCII numbers (``nan``, ``inf``, ``1e999`` are an
+    :class:`InputError` naming the line). ``limits`` bounds decompression
+    (:mod:`.limits`).
 
     >>> r = read_run(("bm25.txt", b"q1 Q0 a 1 1.0 x\\nq1 Q0 b 2 1.0 x\\nq1 Q0 c 3 2.0 x\\n"))
     >>> r.name, r.ranking("q1")
@@ -131,11 +135,19 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
     _check_order(order)
     if fmt not in _RUN_FMTS:
         raise ValueError(f"fmt must be one of {', '.join(_RUN_FMTS)}; got {fmt!r}")
-    srcs = _run_sources(source, fmt)
-    if len(srcs) != 1:
-        raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=_source_name(source),
-                         hint="use load_collection for several runs")
-    p = _parse_run(srcs[0], order, keep_first_duplicate)
-    docs = p.docs_in_order().to_pylist()
+    if limits is not None and not isinstance(limits, Limits):
+        raise ValueError(f"limits must be an evalcore.io.Limits; got {type(limits).__name__}")
+    ctx = _Ctx(limits or DEFAULT_LIMITS)
+    try:
+        srcs = _run_sources(source, fmt, ctx)
+        if len(srcs) != 1:
+            raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=_source_name(source),
+                             hint="use load_collection for several runs")
+        p = _parse_run(srcs[0], order, keep_first_duplicate)
+        docs = p.docs_in_order().to_pylist()
+    except InputError:
+        raise
+    except Exception as e:  # never a traceback for input we failed to foresee
+        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
     return Run(name=name or p.name, topics=tuple(p.topics), docs=tuple(docs), lengths=p.counts.astype(np.int64),
-               source=p.display, n_lines=p.n_lines, warnings=list(p.warnings))
+               source=p.display, n_lines=p.n_lines, warnings=ctx.notes + list(p.warnings))

@@ -4,6 +4,15 @@ Qrels sources become a flat list of :class:`_File`; run sources become
 :class:`_RunSource` objects (one per run: a TREC file, or a directory / zip
 folder of NTCIR ``TOPIC.res`` files). Nothing is read here beyond zip
 directories: each ``_File`` loads its bytes when a parser asks.
+
+Zip archives are read in memory (nothing is written to disk). Members are
+inflated in steps against one expansion budget per archive (see
+:mod:`.limits`); members with an absolute or ``..`` path, symbolic links,
+archives inside the archive and documentation files (README.md, Thumbs.db,
+...) are skipped with a note in the load report; members compressed other
+than stored / deflate are refused (they cannot be inflated in bounded
+steps). In directories, documentation files and archives are skipped with a
+note too.
 """
 from __future__ import annotations
 
@@ -12,12 +21,13 @@ import os
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from .errors import InputError
-from .names import _base, _ext, run_name
+from .errors import InputError, _short
+from .limits import _STEP, DEFAULT_LIMITS, Limits, _Budget, _Ctx, human_bytes
+from .names import _base, _ext, _not_data, run_name
 
 _RUN_FMTS = ("auto", "trec", "ntcir", "res", "jsonl")
 _JSONL_EXTS = ("jsonl", "ndjson")
@@ -29,6 +39,8 @@ class _File:
 
     name: str
     load: Callable[[], bytes]
+    limits: Limits = DEFAULT_LIMITS
+    budget: _Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
 
     @property
     def base(self) -> str:
@@ -39,30 +51,110 @@ def _is_hidden(name: str) -> bool:
     return any(p.startswith(".") or p == "__MACOSX" for p in re.split(r"[/\\]", name) if p)
 
 
-def _read_path(p: Path) -> Callable[[], bytes]:
+def _read_path(p: Path, limits: Limits) -> Callable[[], bytes]:
     def load() -> bytes:
         try:
+            size = p.stat().st_size
+            if size > limits.max_expanded_bytes:
+                raise InputError(f"the file is {human_bytes(size)}, larger than the input limit "
+                                 f"{human_bytes(limits.max_expanded_bytes)}", file=str(p),
+                                 hint="raise it: limits=Limits(max_expanded_bytes=...) or --max-expanded SIZE")
             return p.read_bytes()
         except OSError as e:
             raise InputError(f"cannot read the file ({e.strerror or e})", file=str(p)) from None
     return load
 
 
-def _zip_members(zname: str, data: bytes | Path) -> list[_File]:
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError,
+               ValueError, OverflowError, KeyError)
+
+
+def _member_problem(i: zipfile.ZipInfo) -> str | None:
+    """Why a zip member is skipped, or None."""
+    parts = re.split(r"[/\\]", i.filename)
+    if i.filename.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", i.filename) or ".." in parts:
+        return "an absolute or '..' path"
+    if (i.external_attr >> 16) & 0o170000 == 0o120000:
+        return "a symbolic link"
+    return _not_data(i.filename)
+
+
+def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, budget: _Budget):
+    def load() -> bytes:
+        chunks = []
+        try:
+            with zf.open(info) as fh:
+                while True:
+                    b = fh.read(_STEP)
+                    if not b:
+                        break
+                    budget.charge(len(b), name)
+                    chunks.append(b)
+        except InputError:
+            raise
+        except _ZIP_ERRORS as e:
+            raise InputError(f"cannot read this zip member ({e})", file=name,
+                             hint="re-create the archive with a standard zip tool") from None
+        return b"".join(chunks)
+    return load
+
+
+def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
+    budget = ctx.limits._budget(zname, len(data))
+    members: list[_File] = []
+    declared = 0
     try:
-        zf = zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data)
-        infos = [i for i in zf.infolist() if not i.is_dir() and not _is_hidden(i.filename)]
-        members = []
-        for i in sorted(infos, key=lambda i: i.filename):
-            blob = zf.read(i)
-            members.append(_File(f"{zname}:{i.filename}", (lambda b=blob: b)))
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as e:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        for i in sorted(zf.infolist(), key=lambda i: i.filename):
+            if i.is_dir():
+                continue
+            why = _member_problem(i)
+            if why is None and _is_hidden(i.filename):
+                continue
+            if why:
+                ctx.notes.append(f"{zname}: member {_short(i.filename)} skipped: {why}")
+                continue
+            name = f"{zname}:{i.filename}"
+            if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise InputError(f"this member is compressed with method {i.compress_type}, which is not read "
+                                 f"(only stored and deflate members can be inflated in bounded steps)",
+                                 file=name, hint="re-create the archive with a standard zip tool (deflate)")
+            declared += i.file_size
+            if declared > budget.limit:  # zipfile never inflates past the declared size: refuse now
+                raise InputError(
+                    f"the archive declares {human_bytes(declared)} of files up to this member, more than "
+                    f"{human_bytes(budget.limit)}, the decompression limit for {zname} ({budget.rule}); "
+                    f"this looks like a zip bomb",
+                    file=name, hint="if the data is genuine, raise the limit: limits=Limits("
+                                    "max_expanded_bytes=..., expansion_ratio=...) or --max-expanded SIZE")
+            members.append(_File(name, _zip_member_loader(zf, i, name, budget), ctx.limits, budget))
+    except InputError:
+        raise
+    except _ZIP_ERRORS as e:
         raise InputError(f"not a readable zip file ({e})", file=zname,
                          hint="re-create the archive with a standard zip tool") from None
     if not members:
         raise InputError("the zip file holds no usable files", file=zname,
                          hint="put the qrels / run files in the archive (hidden files are skipped)")
     return members
+
+
+def _dir_files(p: Path, ctx: _Ctx, keep=lambda c: True) -> list[_File]:
+    """The regular, non-hidden files of a directory, by name; documentation and archives skipped with a note."""
+    out = []
+    for c in sorted(p.iterdir(), key=lambda c: c.name):
+        if not c.is_file() or c.name.startswith(".") or not keep(c):
+            continue
+        why = _not_data(c.name)
+        if why:
+            ctx.notes.append(f"{c}: skipped: {why}")
+            continue
+        out.append(_File(str(c), _read_path(c, ctx.limits), ctx.limits))
+    return out
+
+
+def _zip_bytes(p: Path, ctx: _Ctx) -> bytes:
+    return _read_path(p, ctx.limits)()
 
 
 def _is_zip_name(name: str) -> bool:
@@ -90,30 +182,29 @@ def _path_of(source) -> Path:
     return p
 
 
-def _qrels_files(source) -> list[_File]:
+def _qrels_files(source, ctx: _Ctx) -> list[_File]:
     if isinstance(source, (list, tuple)) and not (
         isinstance(source, tuple) and len(source) == 2 and isinstance(source[1], (bytes, bytearray, memoryview))
     ):
         out = []
         for s in source:
-            out.extend(_qrels_files(s))
+            out.extend(_qrels_files(s, ctx))
         if not out:
             raise InputError("no qrels files given", hint="give a qrels file (or NTCIREVAL .rel files)")
         return out
     if isinstance(source, tuple):
         name, data = _check_tuple(source)
-        return _zip_members(name, data) if _is_zip_name(name) else [_File(name, lambda d=data: d)]
+        return _zip_members(name, data, ctx) if _is_zip_name(name) else [_File(name, lambda d=data: d, ctx.limits)]
     p = _path_of(source)
     if p.is_dir():
-        files = [_File(str(c), _read_path(c)) for c in sorted(p.iterdir(), key=lambda c: c.name)
-                 if c.is_file() and not c.name.startswith(".")]
+        files = _dir_files(p, ctx)
         if not files:
             raise InputError("the directory holds no files", file=str(source),
                              hint="give the qrels file, or a directory of NTCIREVAL .rel files")
         return files
     if _is_zip_name(p.name):
-        return _zip_members(str(source), p)
-    return [_File(str(source), _read_path(p))]
+        return _zip_members(str(source), _zip_bytes(p, ctx), ctx)
+    return [_File(str(source), _read_path(p, ctx.limits), ctx.limits)]
 
 
 @dataclass
@@ -152,7 +243,7 @@ def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSourc
     return out
 
 
-def _run_sources(runs, fmt: str) -> list[_RunSource]:
+def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
     if runs is None:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
     from .frames import is_frame, is_named_runs, is_nested_dict
@@ -181,19 +272,21 @@ def _run_sources(runs, fmt: str) -> list[_RunSource]:
         if isinstance(src, tuple):
             name, data = _check_tuple(src)
             if _is_zip_name(name):
-                out.extend(_group_files(_zip_members(name, data), name, fmt))
+                out.extend(_group_files(_zip_members(name, data, ctx), name, fmt))
             else:
-                out.append(_RunSource(run_name(name), name, _file_kind(name, fmt), [_File(name, lambda d=data: d)]))
+                out.append(_RunSource(run_name(name), name, _file_kind(name, fmt),
+                                      [_File(name, lambda d=data: d, ctx.limits)]))
             continue
         p = _path_of(src)
         name = str(src)
         if p.is_dir():
             entries = sorted((c for c in p.iterdir() if not c.name.startswith(".")), key=lambda c: c.name)
-            files = [_File(str(c), _read_path(c)) for c in entries if c.is_file()]
+            files = _dir_files(p, ctx)
             got = _group_files(files, name.rstrip("/\\"), fmt) if files else []
             for d in entries:  # sub-directories holding NTCIR .res files: one run each
                 if d.is_dir():
-                    sub = [_File(str(c), _read_path(c)) for c in sorted(d.iterdir(), key=lambda c: c.name)
+                    sub = [_File(str(c), _read_path(c, ctx.limits), ctx.limits)
+                           for c in sorted(d.iterdir(), key=lambda c: c.name)
                            if c.is_file() and not c.name.startswith(".") and _ext(c.name) == "res"]
                     if sub:
                         got.append(_RunSource(d.name, str(d), "res", sub))
@@ -202,9 +295,10 @@ def _run_sources(runs, fmt: str) -> list[_RunSource]:
                                  hint="put the run files in it (hidden files are skipped)")
             out.extend(got)
         elif _is_zip_name(p.name):
-            out.extend(_group_files(_zip_members(name, p), name, fmt))
+            out.extend(_group_files(_zip_members(name, _zip_bytes(p, ctx), ctx), name, fmt))
         else:
-            out.append(_RunSource(run_name(p.name), name, _file_kind(name, fmt), [_File(name, _read_path(p))]))
+            out.append(_RunSource(run_name(p.name), name, _file_kind(name, fmt),
+                                  [_File(name, _read_path(p, ctx.limits), ctx.limits)]))
     if not out:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
     return out

@@ -1,7 +1,7 @@
 """Run parsing, fast path: pyarrow's CSV reader over a whole TREC run file.
 
 Returns ``None`` whenever anything looks off (parse error, empty field, a
-missing score); the caller then falls back to :mod:`.trec_lines`, whose job
+missing or non-finite score); the caller then falls back to :mod:`.trec_lines`, whose job
 is to name the first bad line.
 """
 from __future__ import annotations
@@ -83,5 +83,7 @@ def _arrow_trec(data: bytes, rank: bool):
         if pc.min(pc.binary_length(cols[c])).as_py() == 0:
             return None
     if cols["s"].null_count or (rank and cols["r"].null_count):
+        return None
+    if not pc.all(pc.is_finite(cols["s"])).as_py():  # nan, inf, 1e999: the line parser names the line
         return None
     return cols["t"], cols["d"], cols["s"], (cols["r"].to_numpy() if rank else None)

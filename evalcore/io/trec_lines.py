@@ -1,10 +1,12 @@
 """Run parsing, slow path: line by line, to name the first bad line of a TREC run in an InputError."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError
+from .errors import _DUP_FIX, InputError, _short
 from .text import _FLOAT_RE, _INT_RE, _lines
 
 _RUN_FIELDS = "topic Q0 doc rank score tag"
@@ -30,23 +32,30 @@ def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
         t, d = fl[0].decode(), fl[2].decode()
         s = fl[4].decode()
         if not _FLOAT_RE.match(s):
-            raise InputError(f"score {s!r} is not a number", file=fname, line=i, text=text,
+            note = " (only ASCII digits 0-9 are read)" if not s.isascii() and any(c.isdigit() for c in s) else ""
+            raise InputError(f"score {_short(s)} is not a number{note}", file=fname, line=i, text=text,
                              hint="the 5th field of a TREC run line is the score, e.g. 12.5 or -3.2e-4")
+        score = float(s)
+        if not math.isfinite(score):
+            raise InputError(f"score {_short(s)} is not a finite number", file=fname, line=i, text=text,
+                             hint="give finite scores (nan, inf and numbers beyond +-1.8e308 are refused: "
+                                  "their ranking order is undefined)")
         if order == "rank":
             r = fl[3].decode()
-            if not _INT_RE.match(r):
-                raise InputError(f"rank {r!r} is not an integer", file=fname, line=i, text=text,
+            if not _INT_RE.match(r) or len(r.lstrip("+-").lstrip("0")) > 18:
+                what = "is not an integer" if not _INT_RE.match(r) else "is too large (at most 18 digits)"
+                raise InputError(f"rank {_short(r)} {what}", file=fname, line=i, text=text,
                                  hint="the 4th field is the rank (1, 2, ...); or use order='score' "
                                       "(trec_eval's order), which ignores it")
             ranks.append(int(r))
         if not keep_first:
             first = seen.setdefault((t, d), i)
             if first != i:
-                raise InputError(f"document {d!r} is listed twice for topic {t!r} (first on line {first})",
+                raise InputError(f"document {_short(d)} is listed twice for topic {_short(t)} (first on line {first})",
                                  file=fname, line=i, text=text, hint=_DUP_FIX)
         topics.append(t)
         docs.append(d)
-        scores.append(float(s))
+        scores.append(score)
     if not topics:
         raise InputError("empty file", file=fname, hint="give a file with at least one line")
     return (pa.array(topics, pa.string()), pa.array(docs, pa.string()), pa.array(scores, pa.float64()),

@@ -1,0 +1,508 @@
+"""A class on one server: drive `streamlit run app.py` with simulated sessions (issue 11).
+
+    python benchmarks/bench_load.py                      # everything below, ~5 min on 2 cores
+    python benchmarks/bench_load.py --only latency --sessions 5 10 20
+    python benchmarks/bench_load.py --url http://127.0.0.1:8501   # an already running server / balancer
+
+Each simulated session is a websocket client speaking Streamlit's own
+protocol (``/_stcore/stream``, protobuf ``BackMsg`` / ``ForwardMsg``), all of
+them in this one asyncio process, separate from the server's: the server
+does every rerun, the clients only parse messages (their CPU is printed
+too). Loopback only; sessions, moves and time are bounded (``--max-sessions``,
+``--moves``, ``--timeout``).
+
+Measures (server = the streamlit process this script starts; RSS from
+/proc/PID/status, CPU from /proc/PID/stat):
+
+* ``memory``: server RSS with 1, 10, 30 sessions open on the built-in data
+  (Rankings page, settled), and with 3 sessions that each uploaded clef2015
+  (qrels + a zip of the 30 runs, through Streamlit's upload endpoint, then
+  the "Load these files" button).
+* ``latency``: N sessions (5, 10, 20) at once each move the gain slider
+  ``--moves`` times to its own random value (a cache miss for every move)
+  and wait for the rerun to finish: slider-to-settled p50 / p95 / max, errors
+  (an exception element, a run that did not finish within ``--timeout``),
+  server CPU per move.
+* ``freeze``: 5 sessions move sliders while a sixth uploads and loads
+  clef2015: their p50 / p95 during the upload against the same sessions
+  without it.
+
+Prints markdown tables for docs/reliability.md.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import random
+import re
+import resource
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+import zipfile
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+CLEF = ROOT.parent / "shared" / "data" / "clef2015"
+MiB = 1 << 20
+
+
+# -- the server ------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`streamlit run app.py` on a free loopback port; RSS and CPU from /proc."""
+
+    env: dict[str, str] = {}   # extra environment for every server (--env KEY=VALUE)
+
+    def __init__(self, extra: list[str] | None = None):
+        self.port = free_port()
+        self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
+             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none", *(extra or [])],
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env})
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=1):
+                    return
+            except OSError:
+                if self.proc.poll() is not None:
+                    break
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"streamlit did not start; see {self.log.name}")
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def cpu_s(self) -> float:
+        f = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+class Cluster:
+    """N streamlit servers behind nginx, configured by docs/deploy/nginx.conf (ports filled in).
+    RSS and CPU are the servers' sums (nginx's own are printed apart)."""
+
+    def __init__(self, n: int):
+        self.servers = [Server() for _ in range(n)]
+        self.port = free_port()
+        self.dir = Path(f"/tmp/bench_load_nginx_{self.port}")
+        self.dir.mkdir(exist_ok=True)
+        conf = (ROOT / "docs" / "deploy" / "nginx.conf").read_text()
+        lines = "\n".join(f"        server 127.0.0.1:{s.port};" for s in self.servers)
+        conf = re.sub(r"        server 127\.0\.0\.1:8601;.*\n        server 127\.0\.0\.1:8602;", lines, conf)
+        conf = conf.replace("listen 127.0.0.1:8600;", f"listen 127.0.0.1:{self.port};")
+        (self.dir / "nginx.conf").write_text(conf)
+        self.nginx = subprocess.Popen(["nginx", "-c", str(self.dir / "nginx.conf"), "-p", str(self.dir)],
+                                      stdout=subprocess.DEVNULL,
+                                      stderr=open(self.dir / "error.log", "wb"))  # noqa: SIM115
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = self.nginx
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+
+    def rss_mib(self) -> float:
+        return sum(s.rss_mib() for s in self.servers)
+
+    def cpu_s(self) -> float:
+        return sum(s.cpu_s() for s in self.servers)
+
+    def stop(self) -> None:
+        self.nginx.terminate()
+        self.nginx.wait(10)
+        for s in self.servers:
+            s.stop()
+
+
+# -- one simulated session -------------------------------------------------------------------------
+class Session:
+    """A browser tab, reduced to the protocol: rerun requests with widget states; waits for script_finished."""
+
+    FINISHED = 0  # ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY
+
+    def __init__(self, url: str, timeout: float):
+        self.http = url
+        self.ws_url = url.replace("http", "ws", 1) + "/_stcore/stream"
+        self.timeout = timeout
+        self.widgets: dict[str, tuple[str, str]] = {}   # user key -> (widget id, type)
+        self.pages: dict[str, str] = {}                 # url path -> page_script_hash
+        self.session_id = ""
+        self.page_hash = ""
+        self.exceptions = 0
+        self.metrics: dict[str, str] = {}
+        self.error_boxes: list[str] = []
+        self.errors: list[str] = []
+        self.states: dict[str, object] = {}             # widget id -> WidgetState builder
+        self.pending_urls: asyncio.Future | None = None
+
+    async def __aenter__(self):
+        # the XSRF cookie (as the browser gets it): uploads send it back as cookie and X-Xsrftoken header
+        loop = asyncio.get_running_loop()
+        cookie = await loop.run_in_executor(None, _xsrf_cookie, self.http, self.timeout)
+        m = re.search(r"_streamlit_xsrf=([^;]+)", cookie)
+        self.xsrf = m.group(1) if m else ""
+        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
+                                           origin=self.http, open_timeout=self.timeout,
+                                           additional_headers={"Cookie": f"_streamlit_xsrf={self.xsrf}"})
+        self.reader = asyncio.create_task(self._read())
+        self.finished: asyncio.Queue = asyncio.Queue()
+        return self
+
+    async def __aexit__(self, *exc):
+        self.reader.cancel()
+        await self.ws.close()
+
+    async def _read(self):
+        try:
+            async for raw in self.ws:
+                m = ForwardMsg()
+                m.ParseFromString(raw)
+                kind = m.WhichOneof("type")
+                if kind == "new_session":
+                    self.session_id = m.new_session.initialize.session_id or self.session_id
+                elif kind == "navigation":
+                    for p in m.navigation.app_pages:
+                        self.pages[p.url_pathname or p.page_name] = p.page_script_hash
+                    self.page_hash = m.navigation.page_script_hash or self.page_hash
+                elif kind == "delta" and m.delta.WhichOneof("type") == "new_element":
+                    e = m.delta.new_element
+                    et = e.WhichOneof("type")
+                    if et == "metric":
+                        self.metrics[e.metric.label] = e.metric.body
+                    if et == "alert" and e.alert.format == 1:  # Alert.Format.ERROR: an error box
+                        self.error_boxes.append(e.alert.body[:300])
+                    if et == "exception":
+                        self.exceptions += 1
+                        self.errors.append(f"{e.exception.type}: {e.exception.message[:200]}")
+                    w = getattr(e, et, None)
+                    wid = getattr(w, "id", "")
+                    if wid.startswith("$$ID-"):
+                        key = wid.rsplit("-", 1)[-1]
+                        self.widgets[key] = (wid, et)
+                    elif et == "button" and getattr(w, "label", ""):
+                        self.widgets["button:" + w.label] = (w.id, et)
+                elif kind == "file_urls_response" and self.pending_urls is not None:
+                    self.pending_urls.set_result(m.file_urls_response)
+                elif kind == "script_finished":
+                    await self.finished.put(m.script_finished)
+        except (websockets.ConnectionClosed, asyncio.CancelledError):
+            pass
+
+    async def rerun(self, page: str | None = None, triggers: tuple[str, ...] = ()) -> float:
+        """Request a rerun with the current widget states; seconds until it finished (a full run)."""
+        while not self.finished.empty():
+            self.finished.get_nowait()
+        b = BackMsg()
+        cs = b.rerun_script
+        cs.query_string = ""
+        cs.page_script_hash = self.pages.get(page, self.page_hash) if page else self.page_hash
+        for wid, fill in self.states.items():
+            ws = cs.widget_states.widgets.add()
+            ws.id = wid
+            fill(ws)
+        for t in triggers:
+            ws = cs.widget_states.widgets.add()
+            ws.id = t
+            ws.trigger_value = True
+        t0 = time.perf_counter()
+        await self.ws.send(b.SerializeToString())
+        while True:
+            status = await asyncio.wait_for(self.finished.get(), self.timeout)
+            if status == self.FINISHED:
+                return time.perf_counter() - t0
+
+    def set_slider(self, key: str, value: float) -> None:
+        wid = self.widgets[key][0]
+        self.states[wid] = lambda ws, v=value: ws.double_array_value.data.append(v)
+
+    async def upload(self, key: str, files: list[tuple[str, bytes]]) -> None:
+        """Upload through /_stcore/upload_file (as the browser does) and set the uploader's state."""
+        wid = self.widgets[key][0]
+        loop = asyncio.get_running_loop()
+        self.pending_urls = loop.create_future()
+        b = BackMsg()
+        b.file_urls_request.request_id = uuid.uuid4().hex
+        b.file_urls_request.session_id = self.session_id
+        b.file_urls_request.file_names.extend(n for n, _ in files)
+        await self.ws.send(b.SerializeToString())
+        resp = await asyncio.wait_for(self.pending_urls, self.timeout)
+        infos = []
+        for (name, data), urls in zip(files, resp.file_urls):
+            await loop.run_in_executor(None, _put, self.http + urls.upload_url if urls.upload_url.startswith("/")
+                                       else urls.upload_url, name, data, self.xsrf)
+            infos.append((urls.file_id, name, len(data), urls))
+
+        def fill(ws, infos=infos):
+            st = ws.file_uploader_state_value
+            for fid, name, size, urls in infos:
+                u = st.uploaded_file_info.add()
+                u.file_id, u.name, u.size = fid, name, size
+                u.file_urls.CopyFrom(urls)
+        self.states[wid] = fill
+
+
+def _xsrf_cookie(http: str, timeout: float) -> str:
+    with urllib.request.urlopen(http + "/_stcore/health", timeout=timeout) as r:
+        return r.headers.get("Set-Cookie", "")
+
+
+def _put(url: str, name: str, data: bytes, xsrf: str) -> None:
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    req = urllib.request.Request(url, data=body, method="PUT",
+                                 headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
+                                          "Cookie": f"_streamlit_xsrf={xsrf}", "X-Xsrftoken": xsrf})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        r.read()
+
+
+# -- scenarios ---------------------------------------------------------------------------------------
+async def open_session(url: str, timeout: float, page: str = "rankings") -> Session:
+    s = Session(url, timeout)
+    await s.__aenter__()
+    await s.rerun()                      # first run: navigation + sidebar widgets
+    if page:
+        await s.rerun(page)
+    return s
+
+
+def gain_key(s: Session) -> str:
+    """The key of the level-1 gain slider in the sidebar ("g1" before the live dashboard, "_gs1" after)."""
+    for k in ("_gs1", "g1"):
+        if k in s.widgets:
+            return k
+    return next(k for k, v in s.widgets.items() if v[1] == "slider")
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))] if xs else float("nan")
+
+
+async def memory(url: str, server: Server | None, counts: list[int], timeout: float) -> list[str]:
+    rows = ["| sessions on the built-in data (Rankings page) | server RSS (MiB) | per extra session (MiB) |",
+            "|---:|---:|---:|"]
+    base = server.rss_mib() if server else float("nan")
+    rows.append(f"| 0 (server started) | {base:.0f} | |")
+    sessions: list[Session] = []
+    prev_n, prev_rss = 0, base
+    for n in counts:
+        while len(sessions) < n:
+            sessions.append(await open_session(url, timeout))
+        await asyncio.sleep(1.0)
+        rss = server.rss_mib() if server else float("nan")
+        rows.append(f"| {n} | {rss:.0f} | {(rss - prev_rss) / max(n - prev_n, 1):.1f} |")
+        prev_n, prev_rss = n, rss
+    errors = sum(s.exceptions for s in sessions)
+    for s in sessions:
+        await s.__aexit__()
+    rows.append(f"\nexception elements seen: {errors}")
+    return rows
+
+
+def clef_files() -> tuple[tuple[str, bytes], tuple[str, bytes]]:
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_STORED) as zf:
+        for p in sorted((CLEF / "runs").iterdir()):
+            zf.writestr(p.name, p.read_bytes())
+    return ("qrels.txt", (CLEF / "qrels.txt").read_bytes()), ("clef2015_runs.zip", b.getvalue())
+
+
+async def upload_clef(s: Session, window: list | None = None) -> float:
+    """Upload clef2015 and press Load; seconds from the button press to the settled rerun
+    (``window`` receives the perf_counter times of the press and of the settled rerun)."""
+    (qn, qb), (rn, rb) = clef_files()
+    await s.rerun("data")
+    await s.upload("up_qrels", [(qn, qb)])
+    await s.upload("up_runs", [(rn, rb)])
+    await s.rerun("data")               # the Load button becomes enabled
+    button = s.widgets.get("up_load") or s.widgets.get("button:Load these files")
+    t = time.perf_counter()
+    await s.rerun("data", triggers=(button[0],))
+    took = time.perf_counter() - t
+    if window is not None:
+        window[:] = [t, t + took]
+    await s.rerun("data")
+    if s.metrics.get("topics") != "65" or s.metrics.get("runs") != "30":
+        raise RuntimeError(f"clef2015 did not load: {s.metrics} {s.error_boxes[-1:]}")
+    return took
+
+
+async def memory_uploads(url: str, server: Server | None, n: int, timeout: float) -> list[str]:
+    rows = ["| sessions that uploaded clef2015 | server RSS (MiB) | load time (s) |", "|---:|---:|---:|"]
+    rows.append(f"| 0 | {server.rss_mib() if server else float('nan'):.0f} | |")
+    sessions = []
+    for i in range(n):
+        s = await open_session(url, timeout, page="")
+        took = await upload_clef(s)
+        await s.rerun("rankings")
+        sessions.append(s)
+        await asyncio.sleep(1.0)
+        rows.append(f"| {i + 1} | {server.rss_mib() if server else float('nan'):.0f} | {took:.1f} |")
+    errors = sum(s.exceptions for s in sessions)
+    for s in sessions:
+        await s.__aexit__()
+    rows.append(f"\nexception elements seen: {errors}")
+    return rows
+
+
+async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: list, key: str,
+                 until: asyncio.Event | None = None, starts: list | None = None):
+    """``moves`` slider moves (and more until ``until`` is set); each settle time to ``out``."""
+    done = 0
+    while done < moves or (until is not None and not until.is_set()):
+        s.set_slider(key, round(rng.uniform(0.5, 9.5), 2))
+        t = time.perf_counter()
+        try:
+            out.append(await s.rerun("rankings"))
+            if starts is not None:
+                starts.append(t)
+        except asyncio.TimeoutError:
+            errs.append("timeout")
+        done += 1
+        await asyncio.sleep(rng.uniform(0.0, 0.3))   # a human's pause between moves
+
+
+async def latency(url: str, server: Server | None, counts: list[int], moves: int, timeout: float,
+                  seed: int) -> list[str]:
+    rows = ["| concurrent sessions | moves | p50 (s) | p95 (s) | max (s) | errors | server CPU per move (s) |",
+            "|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in counts:
+        sessions = [await open_session(url, timeout) for _ in range(n)]
+        key = gain_key(sessions[0])
+        times: list[float] = []
+        errs: list[str] = []
+        cpu0 = server.cpu_s() if server else 0.0
+        before = sum(s.exceptions for s in sessions)
+        await asyncio.gather(*(_mover(s, moves, random.Random(seed * 1000 + i), times, errs, key)
+                               for i, s in enumerate(sessions)))
+        cpu = (server.cpu_s() - cpu0) if server else float("nan")
+        exc = sum(s.exceptions for s in sessions) - before
+        rows.append(f"| {n} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | {max(times):.2f} | "
+                    f"{len(errs) + exc} | {cpu / max(len(times), 1):.3f} |")
+        for s in sessions:
+            await s.__aexit__()
+    return rows
+
+
+async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> list[str]:
+    """n sessions move sliders alone, then while another session uploads and loads clef2015; with the
+    upload, only the moves that started between the Load press and the settled load are counted."""
+    rows = ["| 5 sessions moving sliders | moves | p50 (s) | p95 (s) | max (s) | errors |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for label, with_upload in (("alone", False), ("during another session's clef2015 load", True)):
+        sessions = [await open_session(url, timeout) for _ in range(n)]
+        up = await open_session(url, timeout, page="") if with_upload else None
+        times: list[float] = []
+        starts: list[float] = []
+        errs: list[str] = []
+        until = asyncio.Event() if with_upload else None
+        window: list[float] = []
+        tasks = [_mover(s, moves, random.Random(seed + i), times, errs, gain_key(s), until, starts)
+                 for i, s in enumerate(sessions)]
+        if up is not None:
+            async def do_upload(up=up, until=until):
+                try:
+                    await upload_clef(up, window)
+                finally:
+                    until.set()
+            tasks.append(do_upload())
+        await asyncio.gather(*tasks)
+        if window:
+            times = [dt for t, dt in zip(starts, times) if window[0] <= t <= window[1]]
+            label += f" (load {window[1] - window[0]:.1f} s)"
+        exc = sum(s.exceptions for s in sessions)
+        rows.append(f"| {label} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | "
+                    f"{max(times, default=float('nan')):.2f} | {len(errs) + exc} |")
+        for s in sessions + ([up] if up else []):
+            await s.__aexit__()
+    return rows
+
+
+async def run(args) -> None:
+    server = None if args.url else Server() if args.servers == 1 else Cluster(args.servers)
+    url = args.url or server.url
+    out: list[str] = []
+    try:
+        todo = args.only or ["memory", "uploads", "latency", "freeze"]
+        if "memory" in todo:
+            out += ["### Memory, built-in data", *await memory(url, server, args.memory_sessions, args.timeout), ""]
+        if "uploads" in todo:
+            out += ["### Memory, uploads", *await memory_uploads(url, server, 3, args.timeout), ""]
+        if "latency" in todo:
+            out += ["### Slider to settled", *await latency(url, server, args.sessions, args.moves, args.timeout,
+                                                            args.seed), ""]
+        if "freeze" in todo:
+            out += ["### One upload and the others' sliders", *await freeze(url, 5, args.moves, args.timeout,
+                                                                            args.seed), ""]
+    finally:
+        if server:
+            out.append(f"server final RSS {server.rss_mib():.0f} MiB, CPU {server.cpu_s():.1f} s; "
+                       f"alive: {server.proc.poll() is None}")
+            if isinstance(server, Cluster):
+                out.append("per process CPU: " + ", ".join(f"{s.cpu_s():.1f} s" for s in server.servers)
+                           + f"; alive: {[s.proc.poll() is None for s in server.servers]}")
+            server.stop()
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    out.append(f"clients (this process): {ru.ru_utime + ru.ru_stime:.1f} s CPU")
+    print("\n".join(out))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--url", help="drive this server instead of starting one (no RSS / CPU then)")
+    ap.add_argument("--servers", type=int, default=1,
+                    help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
+    ap.add_argument("--env", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="environment of the servers, e.g. MALLOC_ARENA_MAX=2")
+    ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "latency", "freeze"])
+    ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])
+    ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
+    ap.add_argument("--moves", type=int, default=5, help="slider moves per session (default 5)")
+    ap.add_argument("--timeout", type=float, default=120, help="seconds a rerun may take before it is an error")
+    ap.add_argument("--max-sessions", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if max(args.sessions + args.memory_sessions) > args.max_sessions:
+        ap.error(f"at most --max-sessions {args.max_sessions} sessions")
+    Server.env = dict(e.split("=", 1) for e in args.env)
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()

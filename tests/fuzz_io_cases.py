@@ -1,0 +1,271 @@
+"""Hypothesis strategies for fuzzing evalcore.io with mutated real files.
+
+Shared by the short fuzz test (tests/test_io_fuzz.py) and the long run
+(benchmarks/fuzz_io.py). Seeds are excerpts of the real clef2015 qrels and
+runs (read from ../shared/data, never copied), in TREC and NTCIR forms;
+every case applies one to three mutations from ``MUTATIONS`` and says which
+(``Case.kinds``) so the long run can count cases per class.
+
+The property checked by both: ``load_collection`` returns a Collection or
+raises InputError - never anything else - within a time and memory bound,
+and an InputError's text stays short.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import time
+import tracemalloc
+import zipfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from bombs import gzip_bomb, zip_bomb
+from hypothesis import strategies as st
+
+CLEF = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
+if not CLEF.exists():
+    CLEF = Path("/work/shared/data/clef2015")
+
+
+@lru_cache(maxsize=1)
+def seeds() -> dict[str, bytes]:
+    """Real excerpts: the qrels of 6 topics and the first 300 lines of 3 runs, as bytes."""
+    qlines = (CLEF / "qrels.txt").read_bytes().splitlines(keepends=True)
+    topics = []
+    for ln in qlines:
+        t = ln.split()[0]
+        if t not in topics:
+            topics.append(t)
+    keep = set(topics[:6])
+    qrels = b"".join(ln for ln in qlines if ln.split()[0] in keep)
+    runs = {}
+    for p in sorted((CLEF / "runs").iterdir())[:3]:
+        lines = gzip.decompress(p.read_bytes()).splitlines(keepends=True)
+        mine = b"".join(ln for ln in lines if ln.split()[0] in keep)
+        runs[p.name.replace(".gz", "")] = mine[:mine.index(b"\n", 40_000) + 1]  # whole lines
+    ntcir = b"".join(b"%s %s L%s\n" % tuple(ln.split()[i] for i in (0, 2, 3)) for ln in qrels.splitlines())
+    first = next(iter(runs.values()))
+    jsonl = b"".join(b'{"qid": "%s", "docno": "%s", "rank": %s, "score": %s}\n' % tuple(ln.split()[i] for i in (0, 2, 3, 4))
+                     for ln in first.splitlines())
+    from evalcore.io import load_collection  # the seeds themselves must load
+    for q in (qrels, ntcir):
+        load_collection(("q.txt", q), [(k, v) for k, v in runs.items()])
+    load_collection(("q.txt", qrels), [("r.jsonl", jsonl)])
+    return {"qrels": qrels, "ntcir_qrels": ntcir, "jsonl_run": jsonl, **{f"run:{k}": v for k, v in runs.items()}}
+
+
+@dataclass
+class Case:
+    qrels: tuple[str, bytes]
+    runs: list[tuple[str, bytes]] | tuple[str, bytes]
+    kinds: list[str] = field(default_factory=list)
+    kwargs: dict = field(default_factory=dict)
+
+    def size(self) -> int:
+        rs = self.runs if isinstance(self.runs, list) else [self.runs]
+        return len(self.qrels[1]) + sum(len(b) for _, b in rs)
+
+
+# -- mutations: (data, draw) -> data -------------------------------------------------------
+BAD_LABELS = ["128", "255", "300", "21", "1000000", "1000000000", str(2 ** 63), str(2 ** 64), "9" * 5000, "-1",
+              "-" + "9" * 30, "1.5", "2e3", "nan", "\u0661", "\uff12", "L300", "L-5", "0x10", "", "S", "B"]
+BAD_SCORES = ["nan", "NaN", "inf", "-inf", "Infinity", "1e999", "-1e400", "1,5", "\u0661.5", "0x1p3", "--1",
+              "1e", ".", "7" * 100_000 + "z", "1" * 400]
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True) or [b""]
+
+
+def m_flip(d, draw):
+    if not d:
+        return d
+    b = bytearray(d)
+    for _ in range(draw(st.integers(1, 8))):
+        i = draw(st.integers(0, len(b) - 1))
+        b[i] ^= draw(st.integers(1, 255))
+    return bytes(b)
+
+
+def m_truncate(d, draw):
+    return d[:draw(st.integers(0, len(d)))]
+
+
+def m_nul(d, draw):
+    i = draw(st.integers(0, len(d)))
+    return d[:i] + b"\0" * draw(st.integers(1, 4)) + d[i:]
+
+
+def m_bad_utf8(d, draw):
+    i = draw(st.integers(0, len(d)))
+    return d[:i] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"])) + d[i:]
+
+
+def m_utf16(d, draw):
+    return d.decode("utf-8", "replace").encode(draw(st.sampled_from(["utf-16", "utf-16-le", "utf-16-be"])))
+
+
+def m_huge_line(d, draw):
+    n = draw(st.sampled_from([70_000, 1 << 20]))
+    i = draw(st.integers(0, len(d)))
+    return d[:i] + draw(st.sampled_from([b"x", b"7", b" ", b"\t"])) * n + b"\n" + d[i:]
+
+
+def _field(d, draw, col, values):
+    ls = _lines(d)
+    k = draw(st.integers(0, len(ls) - 1))
+    f = ls[k].split()
+    if len(f) > col:
+        f[col] = draw(st.sampled_from(values)).encode()
+        ls[k] = b" ".join(f) + b"\n"
+    return b"".join(ls)
+
+
+def m_label(d, draw):
+    return _field(d, draw, 3, BAD_LABELS)
+
+
+def m_score(d, draw):
+    return _field(d, draw, 4, BAD_SCORES)
+
+
+def m_rank(d, draw):
+    return _field(d, draw, 3, ["99999999999999999999999", "-1", "1.5", "\u0661", "x"])
+
+
+def m_duplicate(d, draw):
+    ls = _lines(d)
+    k = draw(st.integers(0, len(ls) - 1))
+    return b"".join(ls[:k + 1] + [ls[k]] * draw(st.integers(1, 3)) + ls[k + 1:])
+
+
+def m_windows(d, draw):
+    return d.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+
+
+def m_boms(d, draw):
+    return b"\xef\xbb\xbf" * draw(st.integers(1, 3)) + d
+
+
+def m_blanks(d, draw):
+    return d.replace(b" ", draw(st.sampled_from([b"\t", b"  ", b" \t ", b"\x0b"])))
+
+
+def m_empty(d, draw):
+    return draw(st.sampled_from([b"", b"\n\n", b"   \n", b"\xef\xbb\xbf"]))
+
+
+def m_fake_gz(d, draw):
+    return draw(st.sampled_from([b"\x1f\x8b" + d, gzip.compress(d)[:max(12, len(d) // 3)], b"\x1f\x8b\x08\x00"]))
+
+
+def m_gz(d, draw):
+    return gzip.compress(d, compresslevel=1)
+
+
+def m_bomb(d, draw):
+    return gzip_bomb(draw(st.sampled_from([20, 64])), draw(st.sampled_from([b"\0", b"\n", b"7"])))
+
+
+def m_many_topics(d, draw):
+    n = draw(st.sampled_from([5_000, 20_000, 100_000]))
+    return d + b"".join(b"zz%d 0 d%d 1\n" % (i, i) for i in range(n))
+
+
+def m_control(d, draw):
+    i = draw(st.integers(0, len(d)))
+    return d[:i] + draw(st.sampled_from([b"\r", b"\x0c", b"\x1c", b"\x85", b"\xe2\x80\xa8", b"\x00\n"])) + d[i:]
+
+
+MUTATIONS = {f.__name__[2:]: f for f in [m_flip, m_truncate, m_nul, m_bad_utf8, m_utf16, m_huge_line, m_label,
+                                          m_score, m_rank, m_duplicate, m_windows, m_boms, m_blanks, m_empty,
+                                          m_fake_gz, m_gz, m_bomb, m_many_topics, m_control]}
+_QRELS_ONLY = {"label", "many_topics"}
+_RUN_ONLY = {"score", "rank"}
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as zf:
+        for k, v in members.items():
+            zf.writestr(k, v)
+    return b.getvalue()
+
+
+@st.composite
+def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
+    """A qrels and runs pair built from real files, mutated one to three times
+    (``only``: exactly one mutation of that class)."""
+    s = seeds()
+    kinds = []
+    ntcir = draw(st.booleans())
+    qrels = s["ntcir_qrels"] if ntcir else s["qrels"]
+    run_names = [k for k in s if k.startswith("run:")]
+    picked = draw(st.lists(st.sampled_from(run_names), min_size=1, max_size=3, unique=True))
+    runs = {k[4:]: s[k] for k in picked}
+    if draw(st.integers(0, 5)) == 0:  # a JSON-lines run (PyTerrier / ir_measures style) among them
+        runs["jsonl_run.jsonl"] = s["jsonl_run"]
+        kinds.append("jsonl")
+    names = list(MUTATIONS) if heavy else [k for k in MUTATIONS if k not in ("bomb", "many_topics")]
+    for _ in range(1 if only else draw(st.integers(1, 3))):
+        kind = only or draw(st.sampled_from(names))
+        kinds.append(kind)
+        target = "qrels" if kind in _QRELS_ONLY else "run" if kind in _RUN_ONLY else draw(
+            st.sampled_from(["qrels", "run"]))
+        if target == "qrels":
+            qrels = MUTATIONS[kind](qrels, draw)
+        else:
+            k = draw(st.sampled_from(sorted(runs)))
+            runs[k] = MUTATIONS[kind](runs[k], draw)
+    # containers and names: plain, Windows-style paths, .gz names, a zip (sometimes with extras)
+    wrap = draw(st.sampled_from(["list", "list", "winpath", "zip", "zip+extras", "gzname", "notzip"]))
+    kinds.append("wrap:" + wrap)
+    qname = "qrels.txt"
+    if wrap == "winpath":
+        qname = "C:\\data\\qrels.txt"
+        run_arg = [(f"C:\\runs\\{k}", v) for k, v in runs.items()]
+    elif wrap.startswith("zip"):
+        members = dict(runs)
+        if wrap == "zip+extras":
+            members.update({"README.md": b"# runs\n", "../up.txt": b"x", "Thumbs.db": b"\0",
+                            "inner.zip": zip_bomb(8)})
+        run_arg = ("runs.zip", _zip(members))
+    elif wrap == "gzname":
+        run_arg = [(k + ".gz", v) for k, v in runs.items()]
+    elif wrap == "notzip":
+        run_arg = ("runs.zip", b"".join(runs.values()))
+    else:
+        run_arg = list(runs.items())
+    kw = draw(st.sampled_from([{}, {"order": "rank"}, {"order": "file"}, {"keep_first_duplicate": True},
+                               {"depth": 10}, {"condensed": True}]))
+    return Case((qname, qrels), run_arg, kinds, kw)
+
+
+def check(case: Case, *, max_seconds: float, max_peak: int, trace: bool = True) -> tuple[str, float, int]:
+    """Load the case; assert Collection or InputError in time and memory. Returns (outcome, cpu s, peak bytes)."""
+    from evalcore.collection import Collection
+    from evalcore.io import InputError, load_collection
+
+    if trace:
+        tracemalloc.start()
+    t = time.process_time()
+    try:
+        try:
+            c = load_collection(case.qrels, case.runs, **case.kwargs)
+            assert isinstance(c, Collection)
+            outcome = "collection"
+        except InputError as e:
+            text = str(e)
+            assert len(text) < 5000, len(text)
+            assert text.strip()
+            outcome = "input_error"
+        cpu = time.process_time() - t
+        peak = tracemalloc.get_traced_memory()[1] if trace else 0
+    finally:
+        if trace:
+            tracemalloc.stop()
+    assert cpu < max_seconds, (case.kinds, cpu)
+    assert peak < max_peak, (case.kinds, peak)
+    return outcome, cpu, peak
