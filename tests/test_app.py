@@ -25,7 +25,7 @@ CHART_PAGES = {"0_overview", "2_playground", "3_rankings", "4_correlation", "5_s
 
 
 def _app(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=120)
     if query:
         at.query_params.update(query)
     at.run()

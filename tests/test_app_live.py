@@ -16,6 +16,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
+from test_app import _app, _goto  # noqa: E402
 
 import evalcore  # noqa: E402
 from evalcore import meta, registry  # noqa: E402
@@ -24,19 +25,6 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KEYS = ["AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG@10"]
 
 
-def _app(query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    if query:
-        at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def _goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"views/{page}.py").run()
-    assert not at.exception, f"{page}: {[e.message for e in at.exception]}"
-    return at
 
 
 def _captions(at) -> str:

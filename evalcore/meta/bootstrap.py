@@ -64,6 +64,18 @@ def bootstrap_samples(n_topics: int, *, B: int = 1000, seed: int | np.random.Gen
     return rng.integers(0, n, size=(B, n))
 
 
+def resolve_samples(samples, n_topics: int, *, B: int, seed) -> np.ndarray:
+    """The bootstrap topic samples to use: ``samples`` as given (checked), or drawn by
+    :func:`bootstrap_samples` from ``B`` and ``seed`` (shared by the bootstrap test and the pair statistics,
+    so the same seed draws the same samples)."""
+    if samples is None:
+        return bootstrap_samples(n_topics, B=B, seed=seed)
+    samples = np.asarray(samples, dtype=np.intp)
+    if samples.ndim != 2 or samples.shape[1] < 2 or samples.min() < 0 or samples.max() >= n_topics:
+        raise ValueError(f"samples must be a (B, c >= 2) array of topic indices 0..{n_topics - 1}")
+    return samples
+
+
 def paired_t(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and Studentised t of each row of z (pairs, n): t = mean / (sd / sqrt(n)), sd with n - 1.
 
@@ -251,12 +263,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     metrics, mats, n_runs, n_topics = check_scores(scores, min_topics=2)
     ids = check_run_ids(run_ids, n_runs)
     alphas = check_alpha(alpha)
-    if samples is None:
-        samples = bootstrap_samples(n_topics, B=B, seed=seed)
-    else:
-        samples = np.asarray(samples, dtype=np.intp)
-        if samples.ndim != 2 or samples.shape[1] < 2 or samples.min() < 0 or samples.max() >= n_topics:
-            raise ValueError(f"samples must be a (B, c >= 2) array of topic indices 0..{n_topics - 1}")
+    samples = resolve_samples(samples, n_topics, B=B, seed=seed)
     B, c = samples.shape
     Ct = topic_counts(samples, n_topics).T          # (n_topics, B)
     pi, pj = pair_index(n_runs)

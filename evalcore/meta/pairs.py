@@ -73,7 +73,7 @@ from ._common import (
     pair_index,
     topic_counts,
 )
-from .bootstrap import bootstrap_samples
+from .bootstrap import resolve_samples
 from .topicsets import residual_variance
 
 __all__ = ["pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS", "CI_METHODS",
@@ -360,12 +360,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     do_boot = "bootstrap" in tests
     do_rand = "randomisation" in tests
     if do_boot:
-        if samples is None:
-            samples = bootstrap_samples(n_topics, B=B, seed=seed)
-        else:
-            samples = np.asarray(samples, dtype=np.intp)
-            if samples.ndim != 2 or samples.shape[1] < 2 or samples.min() < 0 or samples.max() >= n_topics:
-                raise ValueError(f"samples must be a (B, c >= 2) array of topic indices 0..{n_topics - 1}")
+        samples = resolve_samples(samples, n_topics, B=B, seed=seed)
         Ct = topic_counts(samples, n_topics).T
         Bb, c = samples.shape
     else:
