@@ -13,6 +13,10 @@ from . import cached, state
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
 
+#: Bounds of the NWRR penalty inputs (each > 1, 003 Sec. 3.2).
+PENALTY_MIN, PENALTY_MAX = 1.01, 100.0
+
+
 def sidebar(c) -> None:
     """Dataset, gains (with presets), beta, penalties, cutoff, threshold, metrics, top N, reset."""
     ss = st.session_state
@@ -25,8 +29,8 @@ def sidebar(c) -> None:
         st.caption(f"{c.n_runs} runs · {c.n_topics} topics · levels {' '.join(names[::-1])}")
 
         st.markdown("**Gain per relevance level**")
-        rows = [st.columns(3), st.columns([1, 1.25])]
-        slots = [rows[0][0], rows[0][1], rows[0][2], rows[1][0], rows[1][1]]
+        # two buttons a row: a label such as 0.4:0.3:0.2:0.1 (four levels) fits without being cut
+        slots = [col for _ in range((len(state.PRESETS) + 1) // 2) for col in st.columns(2)]
         for slot, name in zip(slots, state.PRESETS):
             g = cached.preset_gains(name, K)
             used = state.paper(g) if g is not None else name
@@ -62,9 +66,21 @@ def sidebar(c) -> None:
             st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 "
                        "and none larger than the penalty of a lower level (003 Sec. 3.2; otherwise NWRR is left "
                        "out).")
+            # Each input is bounded by its neighbours, so the widgets cannot make a penalty grow with the
+            # level (issue 7 sec. 4). Values that already do (from a URL or a settings file) are left
+            # as they are, unbounded, with NWRR left out and a warning, until they are put in order.
+            pen = {L: float(ss[f"p{L}"]) for L in range(1, K + 1)}
+            ordered = all(pen[L] <= pen[L - 1] for L in range(2, K + 1))
             for L in range(K, 0, -1):
-                st.number_input(f"penalty {names[L - 1]} (level {L})", min_value=1.01, max_value=100.0,
-                                step=0.5, key=f"p{L}", format="%.2f")
+                lo = max(PENALTY_MIN, pen[L + 1]) if ordered and L < K else PENALTY_MIN
+                hi = min(PENALTY_MAX, pen[L - 1]) if ordered and L > 1 else PENALTY_MAX
+                st.number_input(f"penalty {names[L - 1]} (level {L})", min_value=lo, max_value=hi,
+                                step=0.5, key=f"p{L}", format="%.2f",
+                                help=f"Between {lo:g} and {hi:g}: not below the penalty of the level above, "
+                                     "not above the penalty of the level below.")
+            if not ordered:
+                st.warning("These penalties grow with the level, which 003 Sec. 3.2 rules out (NWRR could "
+                           "exceed 1): NWRR is left out until a higher level has the smaller penalty.")
         c1, c2 = st.columns(2)
         c1.number_input("cutoff l", min_value=1, max_value=1000, step=1, key="cutoff",
                         help="Depth l of nDCG@l, nCG@l, nERR@l, P@l and Hit@l.")

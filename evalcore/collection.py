@@ -217,32 +217,34 @@ class Collection:
         """The sparse, gain-independent view every metric kernel reads."""
         n_runs, n_topics, depth = self.levels.shape
         K = self.max_level
-        flat = self.levels.reshape(-1, depth)
-        seg, pos = np.nonzero(flat)
-        level = flat[seg, pos].astype(np.int64)
-        seg = seg.astype(np.int64)
+        idx = np.flatnonzero(self.levels)              # one int64 per hit (not two, as np.nonzero)
+        seg, pos = np.divmod(idx, depth)
+        level = self.levels.reshape(-1)[idx].astype(np.int64)
+        del idx
         n = seg.size
         first = np.ones(n, dtype=bool)
         if n:
             first[1:] = seg[1:] != seg[:-1]
         starts = np.flatnonzero(first)
+        run_len = np.diff(np.append(starts, n))
         # index of the first hit of each hit's list
-        start_of = np.repeat(starts, np.diff(np.append(starts, n)))
-        onehot = np.zeros((n, K), dtype=np.int64)
-        if n:
-            onehot[np.arange(n), level - 1] = 1
-        cum = np.cumsum(onehot, axis=0)
-        before = np.zeros((n, K), dtype=np.int64)
-        if n:
-            prev = cum[starts - 1]
-            prev[starts == 0] = 0
-            before = np.repeat(prev, np.diff(np.append(starts, n)), axis=0)
-        cnt = cum - before
+        start_of = np.repeat(starts, run_len)
+        # cnt[i, L-1]: level-L hits at or above hit i in its list - one level at a time, so the
+        # temporaries are n-long vectors, not (n, K) matrices (this view is built once per collection)
+        cnt = np.empty((n, K), dtype=np.int64)
+        for L in range(1, K + 1):
+            cum = np.cumsum(level == L, dtype=np.int64)
+            prev = np.zeros(starts.size, dtype=np.int64)
+            prev[starts > 0] = cum[starts[starts > 0] - 1]
+            cum -= np.repeat(prev, run_len)
+            cnt[:, L - 1] = cum
+            del cum
         count = np.arange(n, dtype=np.int64) - start_of + 1
+        del start_of
         return Hits(
             seg=seg,
             topic=seg % max(n_topics, 1),
-            rank=pos.astype(np.int64) + 1,
+            rank=pos + 1,
             level=level,
             cnt=cnt,
             count=count,

@@ -33,10 +33,9 @@ Edge policy, for every kernel:
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
+from ._cache import BytesLRU
 from .collection import Collection, Hits
 from .gains import resolve_gains, resolve_penalties
 
@@ -146,13 +145,19 @@ def ideal_cg_at(c: Collection, gains: np.ndarray, topic: np.ndarray, rank: np.nd
 def ideal_gain_vectors(c: Collection, gains: np.ndarray, length: int) -> np.ndarray:
     """Gains of the ideal list at ranks 1..length for every topic, shape (T, length).
 
-    Cached per (collection, gains, length): every @l metric of one
-    evaluation shares it. Treat the result as read-only.
+    Cached per (collection, gains, length) in :data:`cache` (bounded by
+    bytes): every @l metric of one evaluation shares it. Read-only.
     """
-    return _ideal_vectors(c, tuple(np.asarray(gains, dtype=np.float64).tolist()), int(length))
+    g = tuple(np.asarray(gains, dtype=np.float64).tolist())
+    return cache.get(c, ("ideal", g, int(length)), lambda: _ideal_vectors(c, g, int(length)))
 
 
-@lru_cache(maxsize=32)
+#: Derived per-collection arrays (graded hits per gain setting, ideal gain
+#: vectors), least recently used first out, within ``cache.max_bytes``
+#: (default 256 MB; see :mod:`evalcore._cache`).
+cache = BytesLRU()
+
+
 def _ideal_vectors(c: Collection, gains: tuple, length: int) -> np.ndarray:
     gv = np.asarray(gains)
     RL = c.level_counts[:, 1:]
@@ -163,13 +168,11 @@ def _ideal_vectors(c: Collection, gains: tuple, length: int) -> np.ndarray:
         end = pos + RL[:, k]
         out[(cols >= pos[:, None]) & (cols < end[:, None])] = gv[k]
         pos = end
-    out.flags.writeable = False
     return out
 
 
-@lru_cache(maxsize=16)
 def _graded(c: Collection, gains: tuple, beta: float):
-    """Per-hit g, cg, cg_I and BR for one gain setting (cached per collection)."""
+    """Per-hit g, cg, cg_I and BR for one gain setting (uncached; see :func:`_graded_for`)."""
     h = c.hits
     gv = np.asarray(gains, dtype=np.float64)
     g = gv[h.level - 1] if h.level.size else np.zeros(0)
@@ -181,7 +184,8 @@ def _graded(c: Collection, gains: tuple, beta: float):
 
 def _graded_for(c: Collection, gains, beta):
     gv = resolve_gains(gains, c.max_level)
-    return gv, _graded(c, tuple(gv.tolist()), _check_beta(beta))
+    g, b = tuple(gv.tolist()), _check_beta(beta)
+    return gv, cache.get(c, ("graded", g, b), lambda: _graded(c, g, b))
 
 
 def blended_ratio(c: Collection, *, gains=None, beta: float = 1.0) -> np.ndarray:

@@ -8,3 +8,16 @@ def test_growing_penalties_leave_nwrr_out_with_a_warning():
     at = _goto(_app({"pen": "4:3:2", "m": "AP,NWRR,RR"}), "3_rankings")      # paper notation: S = 4, B = 2
     msgs = [w.value for w in at.sidebar.warning]
     assert any("NWRR is left out" in m and "must not grow with the level" in m for m in msgs)
+
+
+def test_penalty_inputs_are_bounded_by_their_neighbours():
+    """The widgets cannot make a penalty grow with the level: default S:A:B = 2:3:4 gives
+    S in [1.01, 3], A in [2, 4], B in [3, 100]."""
+    at = _goto(_app(), "3_rankings")
+    p = {L: at.number_input(key=f"p{L}") for L in (1, 2, 3)}
+    assert (p[3].min, p[3].max) == (1.01, 3.0)
+    assert (p[2].min, p[2].max) == (2.0, 4.0)
+    assert (p[1].min, p[1].max) == (3.0, 100.0)
+    p[2].set_value(2.5).run()                      # A moves: S's maximum and B's minimum follow
+    assert at.number_input(key="p3").max == 2.5 and at.number_input(key="p1").min == 2.5
+    assert not at.exception

@@ -15,20 +15,33 @@ message (file, line, what was wrong, what to do) and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 
 from .. import __version__
-from . import app, evaluate, meta, metrics
 from .options import EPILOG_LEVELS, data_options_parser, load_from_args, metric_params
 
 __all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "metric_params", "SUBCOMMANDS"]
 
-#: Modules whose ``register(subparsers, data_parent)`` adds subcommands, in --help order.
-SUBCOMMANDS = (evaluate, meta, metrics, app)
+#: Modules (of this package) whose ``register(subparsers, data_parent)`` adds subcommands, in --help
+#: order, with the subcommands each registers. They are imported only when needed, so that a call of
+#: ``evaluate`` does not import evalcore.meta (every CLI call pays its imports; issue 12).
+SUBCOMMANDS = {"evaluate": ("evaluate",),
+               "meta": ("kendall", "swap", "bootstrap", "stability", "tukey", "pairs", "topics", "report"),
+               "metrics": ("metrics",), "app": ("app",)}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command(argv) -> str | None:
+    """The subcommand named on the command line (the first word not starting with '-'), if any."""
+    for a in argv:
+        if not a.startswith("-"):
+            return a
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with a known ``command``, only the module that registers it is imported."""
     data = data_options_parser()
     parser = argparse.ArgumentParser(
         prog="evalcore",
@@ -38,8 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in SUBCOMMANDS:
-        module.register(sub, data)
+    owners = [m for m, cmds in SUBCOMMANDS.items() if command in cmds] or list(SUBCOMMANDS)
+    for name in owners:
+        importlib.import_module(f".{name}", __name__).register(sub, data)
     return parser
 
 
@@ -48,7 +62,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -62,24 +62,45 @@ which stores scores as C ``float``, scores are compared in single precision:
 0.0019528380786704603 and 0.0019528380786704601 tie. ``"rank"`` sorts by
 the rank column ascending (ties: file order); ``"file"`` keeps file order.
 
-Speed
------
-Runs are parsed by pyarrow's multithreaded CSV reader (after turning tabs,
-repeated blanks and trailing blanks into single spaces when a file has any);
-sorting and the relevance lookup are vectorised (pyarrow / numpy), and several
-files are read at once. Whenever anything looks off (a parse error, an empty
-field, a duplicate document) the file is re-read by a plain line-by-line
-parser whose job is to name the first bad line in an :class:`InputError`.
+Speed and memory
+----------------
+Runs are parsed by pyarrow's CSV reader (after turning tabs, repeated
+blanks and trailing blanks into single spaces when a file has any);
+sorting is vectorised. A TREC qrels file is read the same way. Document
+ids are hashed once, in numpy (:mod:`.dochash`); the judged (topic,
+document) keys go into one hash table per collection, so placing a run
+costs one probe per line - nothing is rebuilt per run and loading time
+grows linearly with the number of run lines. Hashes only propose
+matches: every match, and every repeated document, is confirmed on the
+strings, so results are exact. Whenever anything looks off (a parse error,
+an empty field, a duplicate document, a negative label) the file is
+re-read by a plain line-by-line parser whose job is to name the first bad
+line in an :class:`InputError` (or word the warning exactly).
+
+Runs are *streamed*: two threads each read and place one run at a time
+and a run's text and parsed columns are dropped as soon as its rows are
+in the tensor. Peak memory is therefore bounded by
+
+    tensor (2 bytes per run x topic x rank cell: int8 levels + bool unjudged)
+    + qrels (~25 bytes per judgment, strings in arrow buffers, plus the hash table)
+    + 2 x one run's working set (~5x its text while it is parsed)
+    + the interpreter with numpy, pandas and pyarrow (~105 MB),
+
+not by the text of all runs (benchmarks/bench_scale.py, docs/benchmarks.md).
+The tensor's rank axis grows to the longest list seen (one extra copy
+while growing).
 
 Code map (one stage per module)
 -------------------------------
 ``sources`` paths, directories, zip archives, uploads -> files / run sources;
 ``frames`` DataFrames and pytrec_eval dicts; ``jsonl`` JSON-lines runs;
-``text`` decompression, UTF-8, lines; ``qrels`` qrels formats; ``trec_fast``
-the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
+``text`` decompression, UTF-8, lines; ``qrels`` qrels formats (fast path
+for one TREC file, the line loop otherwise); ``dochash`` document-id hashes;
+``trec_fast`` the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and
 :func:`read_run`; ``order`` evaluation order (trec_eval ties); ``assemble``
-the levels tensor and :func:`load_collection`; ``errors`` :class:`InputError`;
+the judgment lookup, placing and :func:`load_collection`; ``stream`` the
+window of runs in flight and the growing tensor; ``errors`` :class:`InputError`;
 ``limits`` :class:`Limits` and the expansion budget.
 """
 from __future__ import annotations

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
+from .dochash import hash_strings, pair_keys, same_strings
 from .errors import InputError, _short, _unforeseen
 from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted
@@ -19,50 +19,78 @@ from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
 from .runs import _parse_run
 from .sources import _RUN_FMTS, _run_sources, _RunSource
+from .stream import _in_order, _Tensor
 
 
 @dataclass
 class _Judgments:
-    """The qrels as lookup structures for the evaluated topics."""
+    """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
+
+    Built once per collection (O(J log J) for J judgments); each run then
+    costs one hash-table probe per row (pandas' uint64 table) plus a string comparison of the
+    rows whose key matched (:mod:`.dochash`): nothing here is rebuilt per
+    run, so loading time grows linearly with the number of runs.
+    """
 
     topic_index: dict[str, int]
-    doc_values: pa.Array       # unique judged doc ids
-    table: np.ndarray | None   # int8 (n_topics, n_docs), -1 = not judged
-    keys: np.ndarray | None    # sorted int64 topic * n_docs + doc (when the table would be too big)
-    key_levels: np.ndarray | None
+    keys: np.ndarray       # sorted uint64 pair keys
+    levels: np.ndarray     # int8 level per key
+    docs: pa.Array         # judged doc id per key
+    shared: np.ndarray     # bool per key: the key equals its neighbour's (a hash collision; checked one by one)
+    table: pd.Index        # the distinct keys (pandas' uint64 hash table), to find a key's position
+    first: np.ndarray      # position in ``keys`` of each distinct key
 
-    def lookup(self, topic: np.ndarray, doc: np.ndarray) -> np.ndarray:
-        """Level per (topic, doc code) pair; -1 where unjudged (doc code -1 = unknown doc)."""
-        ok = doc >= 0
+    def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: Callable[[np.ndarray], pa.Array]) -> np.ndarray:
+        """Level per row (topic index, document hash); -1 where unjudged.
+
+        ``docs(rows)`` gives the document ids of the given rows, to confirm
+        every match on the strings themselves.
+        """
         out = np.full(topic.shape, -1, dtype=np.int8)
-        if self.table is not None:
-            out[ok] = self.table[topic[ok], doc[ok]]
+        if not self.keys.size or not topic.size:
             return out
-        k = topic[ok].astype(np.int64) * len(self.doc_values) + doc[ok]
-        pos = np.searchsorted(self.keys, k)
-        pos = np.minimum(pos, max(self.keys.size - 1, 0))
-        hit = self.keys[pos] == k
-        sub = np.full(k.shape, -1, dtype=np.int8)
-        sub[hit] = self.key_levels[pos[hit]]
-        out[ok] = sub
+        k = pair_keys(doc_hash, topic)
+        found = self.table.get_indexer(k)
+        rows = np.flatnonzero(found >= 0)
+        if not rows.size:
+            return out
+        p = self.first[found[rows]]
+        mine = docs(rows)
+        ok = same_strings(mine, self.docs.take(pa.array(p)))
+        out[rows[ok]] = self.levels[p[ok]]
+        for i in np.flatnonzero(~ok & self.shared[p]):  # a collision among judged keys: try each of them
+            r, text = rows[i], mine[int(i)].as_py()
+            j = int(np.searchsorted(self.keys, k[r]))
+            while j < self.keys.size and self.keys[j] == k[r]:
+                if self.docs[j].as_py() == text:
+                    out[r] = self.levels[j]
+                    break
+                j += 1
         return out
 
 
 def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     tindex = {t: i for i, t in enumerate(topic_ids)}
     sub = frame[frame["topic"].isin(tindex)]
-    codes, uniques = pd.factorize(sub["doc"].to_numpy(dtype=object))
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
-    lv = sub["level"].to_numpy(dtype=np.int8)
-    n_docs = max(len(uniques), 1)
-    doc_values = pa.array(list(uniques), pa.string())
-    if len(topic_ids) * n_docs <= 64_000_000:
-        table = np.full((len(topic_ids), n_docs), -1, dtype=np.int8)
-        table[tcode, codes] = lv
-        return _Judgments(tindex, doc_values, table, None, None)
-    keys = tcode * n_docs + codes
-    order = np.argsort(keys)
-    return _Judgments(tindex, doc_values, None, keys[order], lv[order])
+    docs = pa.array(sub["doc"])
+    if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
+        docs = docs.cast(pa.string())  # the type run ids have: no cast per run when comparing
+    keys = pair_keys(hash_strings(docs), tcode)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    shared = np.zeros(keys.size, bool)
+    first = np.ones(keys.size, bool)
+    if keys.size > 1:
+        eq = keys[1:] == keys[:-1]
+        shared[1:] |= eq
+        shared[:-1] |= eq
+        first[1:] = ~eq
+    starts = np.flatnonzero(first)
+    table = pd.Index(keys[starts])
+    table.get_indexer(keys[:1])  # build pandas' hash table now, in this thread: the run threads only read it
+    return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared,
+                      table, starts)
 
 
 @dataclass
@@ -79,15 +107,20 @@ class _Placed:
 
 def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None) -> _Placed:
     n_eval = len(J.topic_index)
-    tmap = np.array([J.topic_index.get(t, -1) for t in p.topics], dtype=np.int64)
-    starts = np.cumsum(p.counts) - p.counts
-    pos = np.arange(p.row_topic.size, dtype=np.int64) - starts[p.row_topic]
-    te = tmap[p.row_topic] if tmap.size else np.zeros(0, np.int64)
+    tmap = np.array([J.topic_index.get(t, -1) for t in p.topics], dtype=np.int32)
+    starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
+    pos = np.arange(p.row_topic.size, dtype=np.int32)
+    pos -= starts[p.row_topic]
+    te = tmap[p.row_topic] if tmap.size else np.zeros(0, np.int32)
+    file_row = p.perm
     keep = te >= 0
     if depth is not None:
         keep &= pos < depth
-    dq = pc.index_in(p.doc_values, value_set=J.doc_values).fill_null(-1).to_numpy(zero_copy_only=False)
-    te, pos, dc = te[keep], pos[keep], dq[p.doc_code[keep]]
+    if not keep.all():  # (usually every row is kept: then no copies)
+        kept = np.flatnonzero(keep)
+        file_row, te, pos = file_row[kept], te[kept], pos[kept]
+    del keep
+    level = J.lookup(te, p.doc_hash[file_row], lambda rows: p.docs.take(pa.array(file_row[rows])))
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]
@@ -95,7 +128,7 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
         lengths = np.minimum(lengths, depth)
     eval_names = {i: t for t, i in J.topic_index.items()}
     present = set(tmap[has].tolist())
-    return _Placed(te, pos, J.lookup(te, dc), lengths,
+    return _Placed(te, pos, level, lengths,
                    ignored=[t for t in p.topics if t not in qrels_topics],
                    missing=[eval_names[i] for i in range(n_eval) if i not in present])
 
@@ -137,6 +170,11 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     value, fix) - also out-of-memory and errors the loader did not foresee;
     bad arguments (``order``, ``depth``, ``fmt``, ``limits``) are
     ``ValueError``.
+
+    Runs are read and placed one at a time (two threads), so peak memory is
+    the tensor (2 bytes per run x topic x rank) + the qrels + two runs'
+    working sets, not all runs' text; time is linear in the run lines (see
+    the :mod:`evalcore.io` docstring, "Speed and memory").
 
     The evaluated topics are the qrels topics with at least one document of
     level >= 1, in natural order ("q2" < "q10"). Unjudged retrieved
@@ -212,71 +250,71 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     np.add.at(lc, (sub["topic"].map(J.topic_index).to_numpy(dtype=np.int64),
                    sub["level"].to_numpy(dtype=np.int64)), 1)
 
-    def work(s: _RunSource) -> tuple[_Parsed, _Placed]:
+    def work(s: _RunSource) -> tuple[tuple[str, int, list[str]], _Placed]:
         try:
             p = _parse_run(s, order, keep_first_duplicate)
-            return p, _place(p, J, qrels_set, depth)
+            placed = _place(p, J, qrels_set, depth)
+            info = (p.name, p.n_lines, p.warnings)
+            del p  # the run's text and parsed columns end here
+            pa.default_memory_pool().release_unused()
+            return info, placed
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee
             raise _unforeseen(e, s.display) from e
 
-    results: list[tuple[_Parsed, _Placed]] = []
-    if len(srcs) == 1:
-        results.append(work(srcs[0]))
-        if progress:
-            progress(1.0)
-    else:
-        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as ex:
-            futures = [ex.submit(work, s) for s in srcs]
-            try:
-                for i, fut in enumerate(futures, 1):
-                    results.append(fut.result())
-                    if progress:
-                        progress(i / len(futures))
-            except BaseException:
-                for fut in futures:
-                    fut.cancel()
-                raise
+    n_runs, n_topics = len(srcs), len(topic_ids)
+    run_names = [src.name for src in srcs]
 
-    D = max([int(pl.lengths.max(initial=0)) for _, pl in results] + [1])  # already <= depth
-    n_runs, n_topics = len(results), len(topic_ids)
-    cost = _check_size(results, topic_ids, D, L)
-    levels = np.zeros((n_runs, n_topics, D), dtype=np.int8)
-    unjudged = np.zeros((n_runs, n_topics, D), dtype=bool)
+    def too_big(need: int, r: int, pl) -> None:
+        """Checked before the tensor grows to depth ``need`` for run ``r`` (issue 11: nothing is sized
+        by the input before it is checked)."""
+        t = int(np.argmax(pl.lengths))
+        _check_size(n_runs, n_topics, need, L, run_names[r], topic_ids[t])
+
+    fit = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1))
+    if fit < 1:  # not even one rank fits: refuse before the first (n_runs, n_topics, 1) allocation
+        raise InputError(f"{n_runs:,} runs x {n_topics:,} topics need {human_bytes(2 * n_runs * n_topics)} per "
+                         f"rank, more than the tensor limit of {human_bytes(L.max_tensor_bytes)}",
+                         hint="load fewer runs or topics, or raise the limit: limits=Limits(max_tensor_bytes=...) "
+                              "or --max-memory SIZE")
+    tensor = _Tensor(n_runs, n_topics, depth, check=too_big, max_depth=fit)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
     report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
                         level_judgments=dict(q.level_judgments),
                         topics_without_relevant=[t for t in all_topics if t not in rel_topics],
-                        warnings=list(q.warnings) + ctx.notes, tensor_bytes=cost)
-    for r, (p, pl) in enumerate(results):
-        lv = pl.level
-        levels[r, pl.topic, pl.pos] = np.maximum(lv, 0)
-        unjudged[r, pl.topic, pl.pos] = lv < 0
+                        warnings=list(q.warnings) + ctx.notes)
+    run_ids = []
+    workers = min(2, os.cpu_count() or 1)
+    for r, ((run, n_lines, warnings), pl) in enumerate(_in_order(work, srcs, workers)):
+        tensor.put(r, pl)
         lengths[r] = pl.lengths
-        report.n_run_lines += p.n_lines
-        report.warnings.extend(p.warnings)
+        run_ids.append(run)
+        report.n_run_lines += n_lines
+        report.warnings.extend(warnings)
         if pl.ignored:
-            report.ignored_run_topics[p.name] = pl.ignored
+            report.ignored_run_topics[run] = pl.ignored
         if pl.missing:
-            report.missing_run_topics[p.name] = pl.missing
-    c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(p.name for p, _ in results),
+            report.missing_run_topics[run] = pl.missing
+        del pl
+        if progress:
+            progress((r + 1) / n_runs)
+    levels, unjudged = tensor.final()
+    report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
+    c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
                    topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names,
                    name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
 
 
-def _check_size(results, topic_ids, D: int, L: Limits) -> int:
-    """The levels tensor's cost in bytes (int8 levels + bool unjudged mask), checked before it is allocated."""
-    n_runs, n_topics = len(results), len(topic_ids)
+def _check_size(n_runs: int, n_topics: int, D: int, L: Limits, run: str, topic: str) -> int:
+    """The levels tensor's cost in bytes (int8 levels + bool unjudged mask) at depth ``D``, checked
+    before the tensor is grown to it; ``run``/``topic`` name the list that asks for that depth."""
     cost = 2 * n_runs * n_topics * D
     if D <= L.max_depth and cost <= L.max_tensor_bytes:
         return cost
-    r = max(range(n_runs), key=lambda i: int(results[i][1].lengths.max(initial=0)))
-    t = int(np.argmax(results[r][1].lengths))
-    deepest = (f"the deepest list is run {_short(results[r][0].name)}, topic {_short(topic_ids[t])}, "
-               f"with {D:,} documents")
+    deepest = f"the deepest list is run {_short(run)}, topic {_short(topic)}, with {D:,} documents"
     fit = max(1, min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1)))
     if D > L.max_depth:
         msg = f"lists {D:,} deep, more than the depth limit of {L.max_depth:,} ({deepest})"
@@ -289,3 +327,4 @@ def _check_size(results, topic_ids, D: int, L: Limits) -> int:
         raise_ = "limits=Limits(max_tensor_bytes=...) or --max-memory SIZE"
     raise InputError(msg, hint=f"evaluate the top {fit:,} documents of each list (depth={fit} / --depth {fit}), "
                                f"or raise the limit: {raise_}")
+

@@ -5,9 +5,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .dochash import hash_strings, pair_keys
 from .errors import _DUP_FIX, InputError
 from .names import _natural_key
 from .sources import _RunSource
@@ -22,27 +24,38 @@ def _check_order(order: str) -> None:
 
 @dataclass
 class _Parsed:
-    """One run, rows in evaluation order, grouped by topic (natural order)."""
+    """One run, rows in evaluation order, grouped by topic (natural order).
+
+    Row ``i`` of the evaluation order is row ``perm[i]`` of ``docs`` /
+    ``doc_hash`` (file order, repeated documents already dropped).
+    """
 
     name: str
     display: str
     topics: list[str]        # the run's topics, natural order
     counts: np.ndarray       # rows per topic
-    row_topic: np.ndarray    # int32, index into topics, sorted ascending
-    doc_code: np.ndarray     # int32 per row, index into doc_values
-    doc_values: pa.Array     # the run's distinct doc ids
+    row_topic: np.ndarray    # int32 per row in evaluation order, index into topics, sorted ascending
+    perm: np.ndarray         # int64: evaluation order -> file row
+    docs: pa.Array           # doc id per file row
+    doc_hash: np.ndarray     # uint64 per file row (:func:`.dochash.hash_strings`)
     n_lines: int
     warnings: list[str]
+
+    def docs_in_order(self) -> pa.Array:
+        return self.docs.take(pa.array(self.perm))
 
 
 def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,
                 keep_first: bool, n_lines: int, on_dup: Callable[[], None]) -> _Parsed:
     """Sort the rows into evaluation order, vectorised (pyarrow / numpy).
 
-    Topics and documents are dictionary-encoded once; repeated documents are
-    found among integer keys. For ``order="score"`` a single multi-key sort
+    Topics are dictionary-encoded; documents are hashed (:mod:`.dochash`) and
+    repeated (topic, document) pairs are looked for among integer keys - an
+    equal pair of keys is confirmed on the strings (dictionary codes) before
+    anything is reported. For ``order="score"`` a single multi-key sort
     (topic, score descending, doc id descending) compares strings only
     within exact score ties, so it costs little more than a numeric sort.
+    Cost: linear in the run's lines (plus the sorts' log factor).
     """
     tenc = pc.dictionary_encode(t)
     tvals = tenc.dictionary.to_pylist()
@@ -50,26 +63,28 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     rank_of = np.empty(len(tvals), np.int32)
     rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
     rt = rank_of[tenc.indices.to_numpy(zero_copy_only=False)]
-    denc = pc.dictionary_encode(d)
-    dcode = denc.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
-    key = rt.astype(np.int64) * max(len(denc.dictionary), 1) + dcode
-    sk = np.sort(key)
+    h = hash_strings(d)
     warnings = []
-    if sk.size > 1 and (sk[1:] == sk[:-1]).any():
-        if not keep_first:
-            on_dup()  # raises the precise error
-            raise InputError("a document is listed twice for one topic", file=src.display, hint=_DUP_FIX)
-        _, first = np.unique(key, return_index=True)  # first occurrence in file order
-        ki = np.sort(first)
-        n_drop = int(key.size - ki.size)
-        warnings.append(f"{src.display}: {n_drop} repeated document{'s' if n_drop > 1 else ''} dropped "
-                        f"(kept the first occurrence in each topic)")
-        rt, dcode = rt[ki], dcode[ki]
-        d = d.take(pa.array(ki))
-        if score is not None:
-            score = score.take(pa.array(ki))
-        if rank is not None:
-            rank = rank[ki]
+    if not pd.Index(pair_keys(h, rt)).is_unique:  # a repeated document, or (rarely) a hash collision
+        denc = pc.dictionary_encode(d)
+        dcode = denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        key = rt.astype(np.int64) * max(len(denc.dictionary), 1) + dcode
+        sk = np.sort(key)
+        if (sk[1:] == sk[:-1]).any():
+            if not keep_first:
+                on_dup()  # raises the precise error
+                raise InputError("a document is listed twice for one topic", file=src.display, hint=_DUP_FIX)
+            _, first = np.unique(key, return_index=True)  # first occurrence in file order
+            ki = np.sort(first)
+            n_drop = int(key.size - ki.size)
+            warnings.append(f"{src.display}: {n_drop} repeated document{'s' if n_drop > 1 else ''} dropped "
+                            f"(kept the first occurrence in each topic)")
+            rt, h = rt[ki], h[ki]
+            d = d.take(pa.array(ki))
+            if score is not None:
+                score = score.take(pa.array(ki))
+            if rank is not None:
+                rank = rank[ki]
     if order == "score":
         # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
         score = pc.cast(score, pa.float32(), safe=False)
@@ -81,4 +96,5 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     else:
         idx = np.argsort(rt, kind="stable")
     return _Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
-                   rt[idx], dcode[idx], denc.dictionary, n_lines, warnings)
+                   rt[idx], idx.view(np.int64) if idx.dtype == np.uint64 else idx.astype(np.int64, copy=False), d, h,
+                   n_lines, warnings)

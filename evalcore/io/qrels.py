@@ -7,13 +7,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
 
+from .dochash import hash_strings, pair_keys
 from .errors import InputError, _short, _unforeseen
 from .frames import is_frame, qrels_frame
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
 from .names import _ext, _natural_sorted, run_name
 from .sources import _File, _qrels_files, _source_name
 from .text import _INT_RE, _first_fields, _lines, _text_bytes
+from .trec_fast import _PARSE, _clean_blanks, _drop_comments, _needs_cleaning
 
 _QRELS_FIELDS = "topic iter doc rel"
 _LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
@@ -26,7 +31,7 @@ _LEVEL_FIX = (f"relevance levels are 0..{MAX_LEVEL} (TREC and NTCIR use 0..4); m
 class Qrels:
     """Relevance judgments.
 
-    ``frame``: DataFrame with columns ``topic`` (str), ``doc`` (str),
+    ``frame``: DataFrame with columns ``topic`` and ``doc`` (pandas' ``str`` dtype, held in arrow buffers),
     ``level`` (int >= 0), one row per judged (topic, document); ``source``:
     display name; ``level_names``: names of levels 1..K or None; ``warnings``:
     sentences; ``n_lines``: judgment lines read; ``level_judgments``: lines
@@ -52,6 +57,9 @@ class Qrels:
 
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
+_QRELS_CONVERT = pcsv.ConvertOptions(column_types={c: pa.string() for c in "tidr"},
+                                     null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                     check_utf8=False)  # _text_bytes checked it
 
 
 def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
@@ -157,8 +165,13 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
     level_lines: dict[int, int] = {}
     any_letter = False
     n_lines = 0
+    first = _text_bytes(files[0]) if len(files) == 1 else None
+    if first is not None and fmt in ("auto", "trec"):
+        fast = _fast_single_trec(files[0], first, fmt)
+        if fast is not None:
+            return _finish(display, *fast)
     for f in files:
-        data = _text_bytes(f)
+        data = first if first is not None else _text_bytes(f)
         kind = _qrels_kind(f, data, fmt)
         want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
         what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
@@ -212,14 +225,20 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
         if dup:
             warnings.append(f"{f.name}: {dup} duplicate judgment{'s' if dup > 1 else ''} (same topic, "
                             f"document and level; e.g. line {dup_first}) counted once")
-    frame = pd.DataFrame({"topic": pd.Series(topics, dtype=object), "doc": pd.Series(docs, dtype=object),
-                          "level": np.asarray(levels, dtype=np.int64)})
-    K = max(1, max(levels) if levels else 1)
+    return _finish(display, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
+                   np.asarray(levels, dtype=np.int64), any_letter, warnings, n_lines, level_lines)
+
+
+def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, any_letter: bool,
+            warnings: list[str], n_lines: int, level_lines: dict[int, int]) -> Qrels:
+    # strings stay in arrow buffers (pandas' "str" dtype): ~25 bytes per judgment instead of ~130 as objects
+    frame = pd.DataFrame({"topic": topics.to_pandas(), "doc": docs.to_pandas(), "level": levels})
+    K = max(1, int(levels.max()) if levels.size else 1)
     names = None
     if any_letter:
         base_names = ("B", "A", "S")
         names = tuple(base_names[i] if i < 3 else f"L{i + 1}" for i in range(K))
-    if not any(level >= 1 for level in levels):
+    if not (levels >= 1).any():
         raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated",
                          file=display,
                          hint="check that this is the qrels file and that relevant documents have a label >= 1")
@@ -234,3 +253,60 @@ def _qrels_from_python(source) -> Qrels:
         raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated", file=name,
                          hint="check that relevant documents have a label >= 1")
     return Qrels(frame=frame, source=name, warnings=warnings, n_lines=sum(counts.values()), level_judgments=counts)
+
+
+def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) -> tuple[np.ndarray, list[str]]:
+    """Label rule of the fast path, kept in one place (the line loop applies the same rule line by
+    line): negative labels count as non-relevant (level 0), with one warning naming the first.
+    ``tokens``: the labels as written; ``line_of(i)``: the file line of row i. Returns (levels, warnings).
+    Labels above MAX_LEVEL never get here: the fast path hands such a file to the line loop, which
+    refuses them naming the line."""
+    neg = np.flatnonzero(levels < 0)
+    if not neg.size:
+        return levels, []
+    first = int(neg[0])
+    w = (f"{fname}: {neg.size} judgment{'s' if neg.size > 1 else ''} with a negative label "
+         f"(e.g. line {line_of(first)}: {tokens[first].as_py()}) count as non-relevant")
+    return np.maximum(levels, 0), [w]
+
+
+def _fast_single_trec(f: _File, data: bytes, fmt: str):
+    """The only qrels file, TREC, read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
+    or None whenever anything looks off (another format, a parse error, an empty field,
+    a repeated judgment, blank lines with a label to report) - the line loop of :func:`read_qrels`
+    then reads the file and names the first bad line. Same result as the line loop."""
+    if _qrels_kind(f, data, fmt) != "trec" or _drop_comments(data) is not data:
+        return None  # comment lines (ir_metadata headers): the line loop skips them and keeps line numbers
+    if _needs_cleaning(data) or b"\r" in data:
+        data = _clean_blanks(data)
+    try:
+        tb = pcsv.read_csv(pa.py_buffer(data),
+                           read_options=pcsv.ReadOptions(column_names=list("tidr"), use_threads=False,
+                                                         block_size=1 << 26),
+                           parse_options=_PARSE, convert_options=_QRELS_CONVERT)
+    except (pa.ArrowInvalid, pa.ArrowException, ValueError):
+        return None
+    n = tb.num_rows
+    if n == 0:
+        return None
+    cols = {c: tb.column(c).combine_chunks() for c in ("t", "i", "d")}
+    labels = tb.column("r").combine_chunks()
+    if any(pc.min(pc.binary_length(a)).as_py() == 0 for a in (*cols.values(), labels)):
+        return None
+    try:
+        levels = pc.cast(labels, pa.int64()).to_numpy().astype(np.int64)
+    except (pa.ArrowInvalid, pa.ArrowException, ValueError):
+        return None  # not an integer: the line loop names the line
+    if levels.max(initial=0) > MAX_LEVEL:
+        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (issue 11)
+    lines_match = data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
+    if (levels < 0).any() and not lines_match:
+        return None
+    levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
+    tenc = pc.dictionary_encode(cols["t"])
+    keys = np.sort(pair_keys(hash_strings(cols["d"]), tenc.indices.to_numpy(zero_copy_only=False)))
+    if keys.size > 1 and (keys[1:] == keys[:-1]).any():
+        return None  # a repeated judgment (or a hash collision): the line loop decides and reports
+    lv, counts = np.unique(levels, return_counts=True)
+    return (cols["t"], cols["d"], levels, False,
+            warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})

@@ -34,8 +34,9 @@ def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
     t, d, s, r = cols
+    del data  # the text is not needed past this point (the duplicate report reads it again)
     return _order_rows(src, t, d, s, r, order, keep_first, len(t),
-                       lambda: _slow_trec(data, f.name, order, False))
+                       lambda: _slow_trec(_text_bytes(f), f.name, order, False))
 
 
 def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
@@ -143,7 +144,7 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
             raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=_source_name(source),
                              hint="use load_collection for several runs")
         p = _parse_run(srcs[0], order, keep_first_duplicate)
-        docs = p.doc_values.take(pa.array(p.doc_code)).to_pylist()
+        docs = p.docs_in_order().to_pylist()
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee

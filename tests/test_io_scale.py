@@ -1,0 +1,267 @@
+"""Loading that scales (issue 12, section 1): streaming, the hashed judgment lookup, the qrels fast
+path, the byte-bounded cache and the synthetic collection generator.
+
+Every expectation comes from a plain reference written here (dicts and
+sorted() over the text, as trec_eval reads it), from pytrec_eval, or from
+tests/reference.py - never from the code under test.
+"""
+from __future__ import annotations
+
+import gc
+import gzip
+import importlib.util
+import struct
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import evalcore
+from evalcore import _cache, metrics
+from evalcore.io import assemble, dochash, qrels as qrels_mod
+from reference import ref_q_measure
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# -- plain references ----------------------------------------------------------
+def plain_qrels(text: str) -> dict[tuple[str, str], int]:
+    """(topic, doc) -> level, negative labels as 0: read line by line, as trec_eval's get_qrels does."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if f:
+            out[(f[0], f[2])] = max(int(f[3]), 0)
+    return out
+
+
+def plain_run(text: str) -> dict[str, list[str]]:
+    """topic -> doc ids in trec_eval's order: score (as a C float) descending, then doc id descending."""
+    by_topic: dict[str, list[tuple[float, str]]] = {}
+    for line in text.splitlines():
+        f = line.split()
+        if f:
+            s = struct.unpack("f", struct.pack("f", float(f[4])))[0]
+            by_topic.setdefault(f[0], []).append((s, f[2]))
+    return {t: [d for s, d in sorted(v, key=lambda x: (x[0], x[1].encode()), reverse=True)]
+            for t, v in by_topic.items()}
+
+
+def plain_levels(qrels: dict, run: dict, topics: tuple[str, ...], depth: int):
+    lv = np.zeros((len(topics), depth), np.int8)
+    unj = np.zeros((len(topics), depth), bool)
+    for i, t in enumerate(topics):
+        for r, d in enumerate(run.get(t, [])[:depth]):
+            lv[i, r] = qrels.get((t, d), 0)
+            unj[i, r] = (t, d) not in qrels
+    return lv, unj
+
+
+# -- streaming on clef2015 -----------------------------------------------------
+def test_clef2015_tensor_equals_plain_reference(clef2015, clef2015_collection):
+    """The streamed, hash-looked-up tensor equals a plain dict/sorted() reading of the files."""
+    c = clef2015_collection
+    qrels = plain_qrels((clef2015 / "qrels.txt").read_text())
+    files = sorted((clef2015 / "runs").glob("*.dat.gz"))
+    for f in files[::7]:  # 5 of the 30 runs: the plain reading is slow
+        r = next(i for i, name in enumerate(c.run_ids) if f.name.startswith(name))
+        run = plain_run(gzip.open(f, "rt").read())
+        lv, unj = plain_levels(qrels, run, c.topic_ids, c.depth)
+        assert np.array_equal(c.levels[r], lv), f.name
+        assert np.array_equal(c.unjudged[r], unj), f.name
+        assert c.lengths[r].tolist() == [len(run.get(t, [])) for t in c.topic_ids]
+
+
+def test_clef2015_qrels_fast_path_equals_plain_reference(clef2015):
+    q = evalcore.io.read_qrels(clef2015 / "qrels.txt")
+    ref = plain_qrels((clef2015 / "qrels.txt").read_text())
+    got = {(t, d): int(v) for t, d, v in q.frame.itertuples(index=False, name=None)}
+    assert got == ref
+    assert q.n_lines == len(ref) and sum(q.level_judgments.values()) == len(ref)
+
+
+@pytest.mark.parametrize("text, warning", [
+    (b"t1 0 d1 1\nt1 0 d2 -2\nt2 0 d1 2\r\nt2 0 d3 -02\n",
+     "q.txt: 2 judgments with a negative label (e.g. line 2: -2) count as non-relevant"),
+    (b"t1 0 d1 1\n\nt1 0 d2 -1\n",  # a blank line: the line loop reports the line number
+     "q.txt: 1 judgment with a negative label (e.g. line 3: -1) count as non-relevant"),
+    (b"t1 0 d1 1\nt1 0 d1 1\n",
+     "q.txt: 1 duplicate judgment (same topic, document and level; e.g. line 2) counted once"),
+])
+def test_qrels_warnings_name_the_line(text, warning):
+    q = evalcore.io.read_qrels(("q.txt", text))
+    assert q.warnings == [warning]
+    assert {(t, d): int(v) for t, d, v in q.frame.itertuples(index=False, name=None)} == plain_qrels(text.decode())
+
+
+def test_qrels_conflicting_duplicate_still_an_error():
+    with pytest.raises(evalcore.InputError, match="judged twice .* line 1"):
+        evalcore.io.read_qrels(("q.txt", b"t1 0 d1 1\nt1 0 d1 2\n"))
+
+
+# -- memory: one run's text at a time ------------------------------------------
+def test_at_most_two_runs_parsed_at_once(monkeypatch):
+    """Runs are streamed: parsed runs are dropped once placed, never all held (issue 12)."""
+    alive, peak, lock = [0], [0], threading.Lock()
+    real = assemble._parse_run
+
+    def counted(*a, **k):
+        p = real(*a, **k)
+        with lock:
+            alive[0] += 1
+            peak[0] = max(peak[0], alive[0])
+
+        def gone():
+            with lock:
+                alive[0] -= 1
+        import weakref
+        weakref.finalize(p, gone)
+        return p
+
+    monkeypatch.setattr(assemble, "_parse_run", counted)
+    qrels = ("q.txt", b"".join(b"t%d 0 d%d 1\n" % (t, t) for t in range(5)))
+    runs = [(f"r{i}.txt", b"".join(b"t%d Q0 d%d 1 %d.0 x\n" % (t, j, j) for t in range(5) for j in range(50)))
+            for i in range(12)]
+    c = evalcore.load_collection(qrels, runs)
+    gc.collect()
+    assert c.n_runs == 12 and alive[0] == 0
+    assert peak[0] <= 2, f"{peak[0]} parsed runs alive at once"
+
+
+def test_tensor_grows_to_the_longest_list_and_respects_depth():
+    """Runs whose longest list grows from run to run (the tensor is re-sized while streaming)."""
+    qrels = ("q.txt", b"t1 0 d3 1\nt2 0 d0 2\n")
+    runs = []
+    for i, n in enumerate((1, 4, 2, 9, 3)):
+        runs.append((f"r{i}.txt", "".join(f"t1 Q0 d{j} {j} {100 - j} x\nt2 Q0 d{j} {j} {100 - j} x\n"
+                                          for j in range(n)).encode()))
+    q = plain_qrels(qrels[1].decode())
+    for depth in (None, 5):
+        c = evalcore.load_collection(qrels, runs, depth=depth)
+        D = 9 if depth is None else 5
+        assert c.levels.shape == (5, 2, D) and c.levels.flags.c_contiguous
+        for r, (_, text) in enumerate(runs):
+            lv, unj = plain_levels(q, plain_run(text.decode()), ("t1", "t2"), D)
+            assert np.array_equal(c.levels[r], lv) and np.array_equal(c.unjudged[r], unj)
+
+
+# -- hashing: collisions never change a result ------------------------------------
+def test_hash_equal_strings_equal_hashes_any_slice():
+    strs = ["", "a", "abcdefgh", "abcdefghi", "é" * 5, "x" * 300, "x" * 301, "LA0119-9", "FT934-1"] * 3
+    a = pa.array(strs)
+    h = dochash.hash_strings(a)
+    for i, s in enumerate(strs):
+        assert h[i] == dochash.hash_strings(pa.array([s]))[0] == dochash.hash_strings(pa.array([s], pa.large_string()))[0]
+    assert (dochash.hash_strings(a.slice(2, 5)) == h[2:7]).all()
+    assert len(set(h[:9].tolist())) == 9
+
+
+def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
+    """With a hash that maps every id to one of 2 values, every match goes through the string checks
+    (run duplicates, judged keys sharing a slot): the tensor must still equal the plain reference."""
+    real = dochash.hash_strings
+    qtext = "".join(f"t{t} 0 d{j} {(j // 3) % 3}\n" for t in range(3) for j in range(0, 40, 3))
+    rtext = "".join(f"t{t} Q0 d{j} {j} {(50 - j) // 2} x\n" for t in range(4) for j in range(30))
+    back = "".join(reversed(rtext.splitlines(keepends=True)))
+    qrels, runs = ("q.txt", qtext.encode()), [("a.txt", rtext.encode()), ("b.txt", back.encode())]
+    for mod in (assemble, qrels_mod, evalcore.io.order):
+        monkeypatch.setattr(mod, "hash_strings", lambda arr: real(arr) % np.uint64(2))
+    c = evalcore.load_collection(qrels, runs)
+    q = plain_qrels(qtext)
+    for r, (_, text) in enumerate(runs):
+        lv, unj = plain_levels(q, plain_run(text.decode()), c.topic_ids, c.depth)
+        assert np.array_equal(c.levels[r], lv) and np.array_equal(c.unjudged[r], unj)
+    with pytest.raises(evalcore.InputError, match="twice"):
+        evalcore.load_collection(qrels, [("dup.txt", b"t1 Q0 d1 1 2 x\nt1 Q0 d2 2 1 x\nt1 Q0 d1 3 0 x\n")])
+
+
+# -- the per-collection cache is bounded by bytes ----------------------------------
+def test_bytes_lru_keeps_within_budget_and_drops_dead_owners():
+    cache = _cache.BytesLRU(max_bytes=1000)
+
+    class Owner:
+        pass
+
+    a, b = Owner(), Owner()
+    for i in range(10):
+        cache.get(a, i, lambda: np.zeros(40))  # 320 bytes each
+        assert cache.nbytes <= 1000
+    assert len(cache) == 3 and cache.nbytes == 960
+    assert cache.get(a, 9, lambda: pytest.fail("a hit must not recompute")) is not None
+    big = cache.get(b, "big", lambda: np.zeros(1000))
+    assert big.size == 1000 and cache.nbytes == 960  # larger than the budget: returned, not kept
+    with pytest.raises(ValueError):
+        big[0] = 1  # cached values are read-only
+    del a
+    gc.collect()
+    assert len(cache) == 0 and cache.nbytes == 0
+
+
+def test_metric_cache_bounded_and_values_follow_the_equations(monkeypatch):
+    """Many gain settings under a small budget: the cache stays within it, and Q-measure still equals
+    the plain per-list reference (tests/reference.py) for every setting."""
+    c = evalcore.simulated_collection(12, 6, seed=3)
+    monkeypatch.setattr(metrics, "cache", _cache.BytesLRU(max_bytes=4 * c.hits.level.size * 8 * 4))
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        g = sorted(rng.uniform(0.5, 5, c.max_level).tolist())
+        got = evalcore.score_matrix(c, "Q-measure", gains=g)
+        assert metrics.cache.nbytes <= metrics.cache.max_bytes
+        for r in range(c.n_runs):
+            for t in range(c.n_topics):
+                ref = ref_q_measure(c.levels[r, t, :c.lengths[r, t]].tolist(), c.level_counts[t].tolist(), gains=g)
+                assert got[r, t] == pytest.approx(ref, abs=1e-12)
+
+
+# -- the generator --------------------------------------------------------------------
+def _gen():
+    spec = importlib.util.spec_from_file_location("gen_scale", ROOT / "benchmarks" / "gen_scale.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gen_scale_deterministic_and_read_like_pytrec_eval(tmp_path):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    gen = _gen()
+    a = gen.generate((3, 4, 30), [0.00024], 7, tmp_path / "a")
+    b = gen.generate((3, 4, 30), [0.00024], 7, tmp_path / "b")
+    other = gen.generate((3, 4, 30), [0.00024], 8, tmp_path / "c")
+    files = sorted((a / "all").iterdir())
+    assert [f.read_bytes() for f in files] == [f.read_bytes() for f in sorted((b / "all").iterdir())]
+    assert (a / "qrels.txt").read_bytes() == (b / "qrels.txt").read_bytes()
+    assert files[0].read_bytes() != sorted((other / "all").iterdir())[0].read_bytes()
+    assert len(list((a / "0.00024M").iterdir())) == 2  # 240 lines = 2 runs of 4 x 30
+    scores = [float(line.split()[4]) for line in files[0].read_text().splitlines()]
+    assert len(scores) != len(set(scores))  # score ties, so the doc-id tie break matters
+    c = evalcore.load_collection(a / "qrels.txt", a / "all")
+    with open(a / "qrels.txt") as fh:
+        ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(fh), {"map", "ndcg_cut.10"})
+    ap = evalcore.score_matrix(c, "AP")
+    nd = evalcore.score_matrix(c, "MSnDCG@10")
+    for r, f in enumerate(files):
+        with open(f) as fh:
+            res = ev.evaluate(pytrec_eval.parse_run(fh))
+        for t, topic in enumerate(c.topic_ids):
+            assert ap[r, t] == pytest.approx(res[topic]["map"], abs=1e-9)
+            assert nd[r, t] == pytest.approx(res[topic]["ndcg_cut_10"], abs=1e-9)
+
+
+# -- the CLI's import path ------------------------------------------------------------
+def test_cli_evaluate_does_not_import_meta():
+    """Every CLI call pays its imports: `evaluate` must not pull in evalcore.meta (the other
+    subcommands and --help still list and run everything)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from evalcore import cli; rc = cli.main(['evaluate', '--paper-examples', '--metrics', 'AP']);"
+            "print('META' if 'evalcore.meta' in sys.modules else 'LEAN', rc, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert r.stderr.split()[-2:] == ["LEAN", "0"], r.stderr
+    # 003 Fig. 3 system X: one B document at rank 1 of topic T3 (R = 3): AP 1/3 there, 0 on T1, T2
+    assert "X\tall\tAP\t0.111111111111" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "evalcore", "--help"], capture_output=True, text=True, cwd=ROOT,
+                       check=True)
+    assert "bootstrap" in r.stdout and "evaluate" in r.stdout
