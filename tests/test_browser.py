@@ -270,9 +270,12 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
                 inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
                 inputs.nth(0).set_input_files(str(qrels))
                 inputs.nth(1).set_input_files(str(runs))
-                page.wait_for_timeout(500)
+                load = page.get_by_role("button", name="Load these files")
+                # both uploads done (under load they take a moment): the button becomes enabled
+                page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
+                    b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=60000)
                 _wait_idle(page)
-                page.get_by_role("button", name="Load these files").click()
+                load.click()
                 page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=60000)
                 _wait_idle(page, 60000)
                 err = page.locator('[data-testid="stAlertContentError"]').first.inner_text()

@@ -273,6 +273,11 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
         _check_size(n_runs, n_topics, need, L, run_names[r], topic_ids[t])
 
     fit = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1))
+    if fit < 1:  # not even one rank fits: refuse before the first (n_runs, n_topics, 1) allocation
+        raise InputError(f"{n_runs:,} runs x {n_topics:,} topics need {human_bytes(2 * n_runs * n_topics)} per "
+                         f"rank, more than the tensor limit of {human_bytes(L.max_tensor_bytes)}",
+                         hint="load fewer runs or topics, or raise the limit: limits=Limits(max_tensor_bytes=...) "
+                              "or --max-memory SIZE")
     tensor = _Tensor(n_runs, n_topics, depth, check=too_big, max_depth=fit)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
     report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
