@@ -17,11 +17,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from reference import ref_q_measure
 
 import evalcore
 from evalcore import _cache, metrics
-from evalcore.io import assemble, dochash, qrels as qrels_mod
-from reference import ref_q_measure
+from evalcore.io import assemble, dochash
+from evalcore.io import qrels as qrels_mod
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -195,3 +195,8 @@ def test_cli_pairs(capsys):
     assert "invalid choice" in capsys.readouterr().err
     assert main(["pairs", "--simulated", "--confidence", "95"]) == 2
     assert "--confidence must lie in (0, 1)" in capsys.readouterr().err
+
+
+def test_min_detectable_difference_with_two_topics_says_why():
+    with pytest.raises(ValueError, match="needs n >= 3 topics; got 2"):
+        min_detectable_difference("paired-t", 2, alpha=0.05, beta=0.2, variance=0.02)

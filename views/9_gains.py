@@ -80,8 +80,9 @@ with right:
                                            y_title=f"% pairs significant (alpha = {alpha:g})",
                                            title=f"Discriminative power (003 Table 6), B = {B}, {reps} seeds"),
                     width="stretch", key="gv_power")
-    st.caption(f"Paired bootstrap test at alpha = {alpha:g} with B = {B}, repeated with {reps} seeds "
-               f"({seed}..{seed + reps - 1}): dot = mean, bar = min..max. Differences smaller than the bars are "
+    st.caption(f"Paired bootstrap test at alpha = {alpha:g} with B = {B}, repeated {reps} times "
+               f"(seed {seed}, then seeds derived from it; evalcore.meta.repeat): dot = mean, bar = min..max. "
+               "Differences smaller than the bars are "
                "Monte Carlo noise, not the gains.")
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),
                            "pct": "% significant (mean)", "sd": "sd", "min": "min", "max": "max"})

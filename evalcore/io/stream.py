@@ -44,12 +44,12 @@ class _Tensor:
     one copy while growing or trimming.
     """
 
-    def __init__(self, n_runs: int, n_topics: int, depth: int | None, *, check=None, max_depth: int | None = None):
-        """``check(need, r, pl)`` is called before the rank axis grows to ``need`` for run ``r`` and
-        raises when that is over the limits (issue 11); ``max_depth`` caps the amortised growth, so
-        the tensor is never allocated deeper than the limits allow."""
-        self.depth, self.D = depth, 1
-        self.check, self.max_depth = check, max_depth
+    def __init__(self, n_runs: int, n_topics: int, depth: int | None, check: Callable | None = None,
+                 max_depth: int | None = None):
+        """``check(need, r, placed)`` raises before the rank axis grows to ``need`` for run ``r``;
+        ``max_depth``: the rank axis never grows past it (the size limits), even by the extra half."""
+        self.depth, self.D, self.check = depth, 1, check
+        self.max_depth = max_depth
         self.levels = np.zeros((n_runs, n_topics, 1), dtype=np.int8)
         self.unjudged = np.zeros((n_runs, n_topics, 1), dtype=bool)
 
@@ -57,7 +57,7 @@ class _Tensor:
         cap = max(need, self.levels.shape[2] * 3 // 2)
         if self.depth is not None:
             cap = min(cap, self.depth)
-        if self.max_depth is not None:
+        if self.max_depth is not None:   # grow by half again only while that stays within the limits
             cap = max(need, min(cap, self.max_depth))
         for name in ("levels", "unjudged"):
             old = getattr(self, name)
@@ -71,7 +71,7 @@ class _Tensor:
         need = int(pl.lengths.max(initial=0))
         if need > self.levels.shape[2]:
             if self.check is not None:
-                self.check(need, r, pl)
+                self.check(need, r, pl)   # raises before anything is sized by a depth over the limits
             self._grow(need)
         self.D = max(self.D, need)
         lv = pl.level

@@ -235,6 +235,10 @@ def min_detectable_difference(design: str, n: int, *, alpha: float = 0.05, beta:
         raise ValueError(f"n must be a whole number >= 2; got {n!r}")
     if design == "ci":
         return float(_ci_width(np.float64(n), a, v, stats, gammaln))
+    if design == "paired-t" and n < 3:
+        # one degree of freedom: scipy's noncentral t gives NaN power for large effects, so no
+        # difference can be solved for; say so rather than fail inside the root finder
+        raise ValueError(f"the paired t-test's smallest detectable difference needs n >= 3 topics; got {n}")
 
     def gap(dd):
         return float(power(design, n, alpha=a, min_diff=dd, variance=v, systems=m)) - (1 - b)
