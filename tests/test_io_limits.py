@@ -368,3 +368,11 @@ def test_dataframe_and_dict_labels_above_the_maximum(label):
 def test_hostile_json_lines(line, words):
     e = fails(lambda: read_run(("r.jsonl", line + b"\n"), order="rank"), "line 1", words)
     assert len(str(e)) < 1000
+
+
+def test_not_even_one_rank_fitting_is_refused_before_the_first_allocation():
+    q = ("q.txt", b"q1 0 d1 1\nq2 0 d1 1\n")
+    runs = [("a.txt", b"q1 Q0 d1 1 1 x\n"), ("b.txt", b"q2 Q0 d1 1 1 x\n")]
+    fails(lambda: load_collection(q, runs, limits=Limits(max_tensor_bytes=7)),
+          "2 runs x 2 topics need 8 bytes per rank", "--max-memory")     # 2 x 2 x 2 bytes
+    assert load_collection(q, runs, limits=Limits(max_tensor_bytes=8)).levels.shape == (2, 2, 1)
