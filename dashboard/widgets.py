@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import cached, state
+from . import cached, figures, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
@@ -236,3 +236,18 @@ def b_title(B_shown: int, B_chosen: int) -> str:
     if B_shown == B_chosen:
         return f"B = {B_chosen}"
     return f"quick pass: B = {B_shown} (refining to B = {B_chosen})"
+
+
+def spread_chart(res: dict, figure: str, where: dict, *, y_title: str, what: str, repeats: int, seed: int,
+                 B_shown: int, B_chosen: int, key: str, note: str = "") -> None:
+    """The Monte Carlo spread of one summary figure (evalcore.meta.repeat's ``spread`` frame, filtered by
+    ``where``, e.g. ``{"confidence": 0.95}``): a bar per metric with +-1 sd and min-max, and its caption."""
+    sp = res["spread"]
+    d = sp[sp["figure"] == figure]
+    for col, val in where.items():
+        d = d[d[col] == val]
+    st.plotly_chart(figures.spread_bars(d, y_title=y_title, percent=True,
+                                        title=f"{what} over {repeats} repetitions, {b_title(B_shown, B_chosen)} each"),
+                    width="stretch", key=key)
+    st.caption(f"Bar: mean over {repeats} independent repetitions (seeds derived from seed {seed}; repetition 1 "
+               f"is the run above); error bar: +-1 sd; dotted line: min-max.{note}")

@@ -59,16 +59,12 @@ widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
 
 
 def draw_spread(res, B_shown, B_chosen):
-    sp = res["spread"]
-    conf = ss.get("sw_conf") or float(sp["confidence"].max())
-    d = sp[(sp["figure"] == "pct_comparisons") & (sp["confidence"] == conf)]
-    st.plotly_chart(figures.spread_bars(d, y_title="% comparisons", percent=True,
-                                        title=f"% comparisons at {conf:.0%} confidence over {R} repetitions, "
-                                              f"{widgets.b_title(B_shown, B_chosen)} each"),
-                    width="stretch", key="sw_spread_chart")
-    st.caption(f"Bar: mean over {R} independent repetitions (seeds derived from seed {params['seed']}; "
-               "repetition 1 is the run above); error bar: +-1 sd; dotted line: min-max. A ranking of metrics "
-               "that flips inside these ranges is not a finding of one seed (003's Table 3 is one draw).")
+    conf = ss.get("sw_conf") or float(res["spread"]["confidence"].max())
+    widgets.spread_chart(res, "pct_comparisons", {"confidence": conf}, y_title="% comparisons",
+                         what=f"% comparisons at {conf:.0%} confidence", repeats=R, seed=params["seed"],
+                         B_shown=B_shown, B_chosen=B_chosen, key="sw_spread_chart",
+                         note=" A ranking of metrics that flips inside these ranges is not a finding of one seed "
+                              "(003's Table 3 is one draw).")
 
 
 R = cached.SPREAD_REPEATS

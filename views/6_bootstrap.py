@@ -62,14 +62,9 @@ R = cached.SPREAD_REPEATS
 
 
 def draw_boot_spread(res, B_shown, B_chosen):
-    sp = res["spread"]
-    d = sp[(sp["figure"] == "pct_significant") & (sp["alpha"] == alpha)]
-    st.plotly_chart(figures.spread_bars(d, y_title="% pairs significant", percent=True,
-                                        title=f"% significant at alpha = {alpha:g} over {R} repetitions, "
-                                              f"{widgets.b_title(B_shown, B_chosen)} each"),
-                    width="stretch", key="bs_spread_chart")
-    st.caption(f"Bar: mean over {R} independent repetitions (seeds derived from seed {seed}; repetition 1 is "
-               "the run above); error bar: +-1 sd; dotted line: min-max.")
+    widgets.spread_chart(res, "pct_significant", {"alpha": alpha}, y_title="% pairs significant",
+                         what=f"% significant at alpha = {alpha:g}", repeats=R, seed=seed,
+                         B_shown=B_shown, B_chosen=B_chosen, key="bs_spread_chart")
 
 
 with tab_b:
