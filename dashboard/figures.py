@@ -29,20 +29,53 @@ pio.templates["evalcore"] = _TEMPLATE
 pio.templates.default = "evalcore"
 
 
-def _layout(fig: go.Figure, *, title: str | None = None, x: str | None = None, y: str | None = None,
-            height: int = 420, legend: bool = True) -> go.Figure:
-    fig.update_layout(
-        title=dict(text=title, x=0, xanchor="left", font=dict(size=15)) if title else None,
-        height=height,
-        margin=dict(l=10, r=10, t=48 if title else 16, b=10),
-        showlegend=legend,
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1, title=None),
-    )
-    if x is not None:
-        fig.update_xaxes(title_text=x)
-    if y is not None:
-        fig.update_yaxes(title_text=y)
-    return fig
+def _axis(title: str | None = None, **kw) -> dict:
+    """One axis of a layout dict: ``title`` (text) plus any plotly axis properties."""
+    if title is not None:
+        kw["title"] = {"text": title}
+    return kw
+
+
+def _hline(y: float, line: dict, label: str = "", position: str = "top left") -> tuple[dict, list[dict]]:
+    """A horizontal line across the plot at data ``y`` and its label: the shape and annotation
+    ``fig.add_hline(y, annotation_text=..., annotation_position=...)`` makes, as dicts."""
+    shape = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y, "line": line}
+    if not label:
+        return shape, []
+    vert, _, horiz = position.partition(" ")
+    note = {"text": label, "showarrow": False, "xref": "x domain", "yref": "y", "y": y,
+            "x": 1 if horiz == "right" else 0, "xanchor": horiz or "left",
+            "yanchor": "bottom" if vert == "top" else "top"}
+    return shape, [note]
+
+
+def _vline(x: float, line: dict) -> dict:
+    """A vertical line over the whole plot height at data ``x`` (``fig.add_vline``, as a dict)."""
+    return {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1, "line": line}
+
+
+def _figure(traces: list[dict], *, title: str | None = None, x: str | None = None, y: str | None = None,
+            height: int = 420, legend: bool = True, top: int | None = None, xaxis: dict | None = None,
+            yaxis: dict | None = None, **layout) -> go.Figure:
+    """One figure from plain dicts, validated once.
+
+    Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` made plotly parse
+    property paths and re-validate on every call: 12-19 ms a figure, most of a dashboard rerun's CPU
+    under a class of users (issue 11 sec. 3). One ``go.Figure(dict)`` checks the same properties in
+    1-2 ms and still raises on a misspelt one.
+    """
+    lay = {
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": top if top is not None else (48 if title else 16), "b": 10},
+        "showlegend": legend,
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1, "title": None},
+        "xaxis": {**_axis(x), **(xaxis or {})},
+        "yaxis": {**_axis(y), **(yaxis or {})},
+        **layout,
+    }
+    if title:
+        lay["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}}
+    return go.Figure({"data": traces, "layout": lay})
 
 
 def color_map(names) -> dict[str, str]:
@@ -55,14 +88,11 @@ def ranking_bars(means: pd.DataFrame, metric: str, highlight: str | None = None)
     s = means[metric].sort_values(ascending=True)
     n = len(s)
     colors = [OKABE_ITO[3] if r == highlight else OKABE_ITO[0] for r in s.index]
-    fig = go.Figure(go.Bar(
-        x=s.values, y=[str(r) for r in s.index], orientation="h", marker_color=colors,
-        customdata=np.arange(n, 0, -1),
-        hovertemplate="<b>%{y}</b><br>" + metric + " = %{x:.4f}<br>rank %{customdata}<extra></extra>",
-    ))
-    _layout(fig, x=f"mean {metric} over topics (0-1)", y="run", height=max(320, 18 * n + 80), legend=False)
-    fig.update_yaxes(tickfont=dict(size=11))
-    return fig
+    bar = dict(type="bar", x=s.to_numpy(), y=[str(r) for r in s.index], orientation="h", marker=dict(color=colors),
+               customdata=np.arange(n, 0, -1),
+               hovertemplate="<b>%{y}</b><br>" + metric + " = %{x:.4f}<br>rank %{customdata}<extra></extra>")
+    return _figure([bar], x=f"mean {metric} over topics (0-1)", y="run", height=max(320, 18 * n + 80), legend=False,
+                   yaxis=dict(tickfont=dict(size=11)))
 
 
 def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
@@ -73,7 +103,7 @@ def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
     group (segments separated by None) keeps the figure cheap to build.
     """
     d = df.assign(move=df["rank_left"] - df["rank_right"])
-    fig = go.Figure()
+    traces = []
     groups = [("moved up", d["move"] > 0, OKABE_ITO[0], 2.5), ("moved down", d["move"] < 0, OKABE_ITO[3], 2.5),
               ("unchanged", d["move"] == 0, GREY, 1.2)]
     for name, sel, col, width in groups:
@@ -86,50 +116,43 @@ def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
         runs = np.repeat(g["run"].astype(str).to_numpy(), 3)
         vals = np.column_stack([g["value_left"], g["value_right"], np.full(n, np.nan)]).ravel()
         moves = np.repeat(g["move"].to_numpy(), 3)
-        fig.add_trace(go.Scatter(
-            x=xs, y=ys, mode="lines+markers", name=name, line=dict(color=col, width=width),
+        traces.append(dict(
+            type="scatter", x=xs, y=ys, mode="lines+markers", name=name, line=dict(color=col, width=width),
             marker=dict(size=7), customdata=np.column_stack([runs, vals, moves]),
             hovertemplate="<b>%{customdata[0]}</b><br>%{x}: rank %{y}, mean %{customdata[1]:.4f}"
                           "<br>moves %{customdata[2]} places<extra></extra>",
         ))
-    fig.add_trace(go.Scatter(
-        x=[right] * len(d), y=d["rank_right"], mode="text", text=["   " + r for r in d["run"].astype(str)],
-        textposition="middle right",
+    traces.append(dict(
+        type="scatter", x=[right] * len(d), y=d["rank_right"].to_numpy(), mode="text",
+        text=["   " + r for r in d["run"].astype(str)], textposition="middle right",
         textfont=dict(size=10), hoverinfo="skip", showlegend=False,
     ))
     n = len(df)
-    fig.update_yaxes(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5)
-    _layout(fig, x=None, y="rank (1 = best)", height=max(320, 16 * n + 80), legend=True)
-    fig.update_xaxes(range=[-0.2, 1.6])
-    return fig
+    return _figure(traces, y="rank (1 = best)", height=max(320, 16 * n + 80), legend=True,
+                   xaxis=dict(range=[-0.2, 1.6]), yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
 
 
 def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
     """Per-topic scores: index runs, columns topics; values in [0, 1]."""
-    fig = go.Figure(go.Heatmap(
-        z=matrix.values, x=[str(t) for t in matrix.columns], y=[str(r) for r in matrix.index],
-        colorscale=SEQUENTIAL, zmin=0, zmax=1, colorbar=dict(title=metric, thickness=12),
-        hovertemplate="run %{y}<br>topic %{x}<br>" + metric + " = %{z:.4f}<extra></extra>",
-    ))
-    _layout(fig, x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120), legend=False)
-    fig.update_yaxes(autorange="reversed", tickfont=dict(size=10))
-    fig.update_xaxes(showticklabels=matrix.shape[1] <= 60, tickfont=dict(size=9))
-    return fig
+    heat = dict(type="heatmap", z=matrix.to_numpy(), x=[str(t) for t in matrix.columns],
+                y=[str(r) for r in matrix.index], colorscale=SEQUENTIAL, zmin=0, zmax=1,
+                colorbar=dict(title=dict(text=metric), thickness=12),
+                hovertemplate="run %{y}<br>topic %{x}<br>" + metric + " = %{z:.4f}<extra></extra>")
+    return _figure([heat], x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120),
+                   legend=False, yaxis=dict(autorange="reversed", tickfont=dict(size=10)),
+                   xaxis=dict(showticklabels=matrix.shape[1] <= 60, tickfont=dict(size=9)))
 
 
 def run_difference(df: pd.DataFrame, run_x: str, run_y: str, metric: str) -> go.Figure:
     """Per-topic difference x - y, sorted. ``df``: columns topic, x, y, diff."""
     d = df.sort_values("diff", ascending=False)
     colors = np.where(d["diff"] > 0, OKABE_ITO[0], np.where(d["diff"] < 0, OKABE_ITO[3], GREY))
-    fig = go.Figure(go.Bar(
-        x=[str(t) for t in d["topic"]], y=d["diff"], marker_color=colors,
-        customdata=np.c_[d["x"], d["y"]],
-        hovertemplate=("topic %{x}<br>" + f"{run_x}: " + "%{customdata[0]:.4f}<br>" + f"{run_y}: "
-                       + "%{customdata[1]:.4f}<br>difference %{y:+.4f}<extra></extra>"),
-    ))
-    _layout(fig, x="topic (sorted by difference)", y=f"{metric}: {run_x} minus {run_y}", legend=False)
-    fig.update_xaxes(showticklabels=len(d) <= 60, tickfont=dict(size=9))
-    return fig
+    bar = dict(type="bar", x=[str(t) for t in d["topic"]], y=d["diff"].to_numpy(), marker=dict(color=colors),
+               customdata=np.c_[d["x"], d["y"]],
+               hovertemplate=("topic %{x}<br>" + f"{run_x}: " + "%{customdata[0]:.4f}<br>" + f"{run_y}: "
+                              + "%{customdata[1]:.4f}<br>difference %{y:+.4f}<extra></extra>"))
+    return _figure([bar], x="topic (sorted by difference)", y=f"{metric}: {run_x} minus {run_y}", legend=False,
+                   xaxis=dict(showticklabels=len(d) <= 60, tickfont=dict(size=9)))
 
 
 def depth_ecdf(df: pd.DataFrame) -> go.Figure:
@@ -137,17 +160,16 @@ def depth_ecdf(df: pd.DataFrame) -> go.Figure:
 
     ``df``: columns kind ("r_1 ..." / "r_p ..."), rank (>= 1).
     """
-    fig = go.Figure()
+    traces = []
     for i, (kind, g) in enumerate(df.groupby("kind", sort=False)):
         r = np.sort(g["rank"].to_numpy())
         y = np.arange(1, r.size + 1) / r.size
-        fig.add_trace(go.Scatter(
-            x=r, y=y, mode="lines", line_shape="hv", name=kind, line=dict(width=2.5, color=OKABE_ITO[i]),
+        traces.append(dict(
+            type="scatter", x=r, y=y, mode="lines", line=dict(shape="hv", width=2.5, color=OKABE_ITO[i]), name=kind,
             hovertemplate=kind + "<br>rank <= %{x}: %{y:.1%} of lists<extra></extra>",
         ))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
-    return _layout(fig, x="rank in the list (log scale)", y="lists with the document at or above that rank")
+    return _figure(traces, x="rank in the list (log scale)", y="lists with the document at or above that rank",
+                   xaxis=dict(type="log"), yaxis=dict(tickformat=".0%", range=[0, 1.02]))
 
 
 # -- rank correlation --------------------------------------------------------
@@ -171,104 +193,94 @@ def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, t
     lo, hi = tau_scale(tau)
     if zmin is not None:
         lo = zmin
-    fig = go.Figure(go.Heatmap(
-        z=z, x=[str(c) for c in tau.columns], y=[str(r) for r in tau.index], text=text,
-        texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=hi,
-        colorbar=dict(title=f"tau<br>[{lo:g}, {hi:g}]", thickness=12),
-        hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{z:.3f}<extra></extra>",
-    ))
-    n = len(tau)
-    _layout(fig, title=title, height=max(360, 48 * n + 120), legend=False)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(side="bottom", tickangle=-30)
-    return fig
+    heat = dict(type="heatmap", z=z, x=[str(c) for c in tau.columns], y=[str(r) for r in tau.index], text=text,
+                texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=hi,
+                colorbar=dict(title=dict(text=f"tau<br>[{lo:g}, {hi:g}]"), thickness=12),
+                hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{z:.3f}<extra></extra>")
+    return _figure([heat], title=title, height=max(360, 48 * len(tau) + 120), legend=False,
+                   yaxis=dict(autorange="reversed"), xaxis=dict(side="bottom", tickangle=-30))
 
 
 def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title: str,
           hover: str = "", log_x: bool = False, y_percent: bool = False, markers: bool = True,
-          order=None, ref_y: float | None = None, ref_x: float | None = None, ref_label: str = "") -> go.Figure:
+          order=None, ref_y: float | None = None, ref_x: float | None = None, ref_label: str = "",
+          title: str | None = None, top: int | None = None) -> go.Figure:
     """One line per ``color`` group (swap-rate curves, ASL curves, gain sweeps)."""
-    fig = go.Figure()
+    traces, shapes, notes = [], [], []
     groups = order if order is not None else list(dict.fromkeys(df[color]))
     cmap = color_map(groups)
     for name in groups:
         g = df[df[color] == name].sort_values(x)
         if g.empty:
             continue
-        fig.add_trace(go.Scatter(
-            x=g[x], y=g[y], name=str(name), mode="lines+markers" if markers else "lines",
-            line=dict(color=cmap[name], width=2.2), marker=dict(size=6),
+        traces.append(dict(
+            type="scatter", x=g[x].to_numpy(), y=g[y].to_numpy(), name=str(name),
+            mode="lines+markers" if markers else "lines", line=dict(color=cmap[name], width=2.2), marker=dict(size=6),
             hovertemplate=f"<b>{name}</b><br>{x_title}: %{{x:.4g}}<br>{y_title}: %{{y:.4g}}{hover}<extra></extra>",
         ))
     if ref_y is not None:
-        fig.add_hline(y=ref_y, line=dict(color=GREY, dash="dash"), annotation_text=ref_label,
-                      annotation_position="top left")
+        shape, note = _hline(ref_y, dict(color=GREY, dash="dash"), ref_label, "top left")
+        shapes.append(shape)
+        notes += note
     if ref_x is not None:
         # the line is placed in data units; an annotation on a log axis takes log10 units
-        fig.add_vline(x=ref_x, line=dict(color=GREY, dash="dot"))
-        fig.add_annotation(x=float(np.log10(ref_x)) if log_x else ref_x, y=1, yref="paper", text=ref_label,
-                           showarrow=False, xanchor="left", xshift=4, font=dict(color="#555555"))
-    if log_x:
-        fig.update_xaxes(type="log")
-    if y_percent:
-        fig.update_yaxes(tickformat=".0%")
-    return _layout(fig, x=x_title, y=y_title)
+        shapes.append(_vline(ref_x, dict(color=GREY, dash="dot")))
+        notes.append(dict(x=float(np.log10(ref_x)) if log_x else ref_x, y=1, yref="paper", text=ref_label,
+                          showarrow=False, xanchor="left", xshift=4, font=dict(color="#555555")))
+    return _figure(traces, title=title, top=top, x=x_title, y=y_title, shapes=shapes, annotations=notes,
+                   xaxis=dict(type="log") if log_x else None, yaxis=dict(tickformat=".0%") if y_percent else None)
 
 
-def stability_scatter(df: pd.DataFrame) -> go.Figure:
+def stability_scatter(df: pd.DataFrame, *, title: str | None = None, top: int | None = None) -> go.Figure:
     """Error rate against proportion of ties, one line of fuzziness values per metric.
 
     ``df``: columns metric, fuzziness, error_rate, prop_ties.
     """
-    fig = go.Figure()
+    traces = []
     names = list(dict.fromkeys(df["metric"]))
     cmap = color_map(names)
     for name in names:
         g = df[df["metric"] == name].sort_values("fuzziness")
-        fig.add_trace(go.Scatter(
-            x=g["prop_ties"], y=g["error_rate"], name=str(name), mode="lines+markers+text",
+        traces.append(dict(
+            type="scatter", x=g["prop_ties"].to_numpy(), y=g["error_rate"].to_numpy(), name=str(name),
+            mode="lines+markers+text",
             # labels on the lowest and highest fuzziness only: all of them overlap (issue 8 sec. 4)
             text=[f"{f:.0%}" if i in (0, len(g) - 1) else "" for i, f in enumerate(g["fuzziness"])],
             textposition="top right", textfont=dict(size=9),
             line=dict(color=cmap[name], width=2), marker=dict(size=8),
-            customdata=g["fuzziness"],
+            customdata=g["fuzziness"].to_numpy(),
             hovertemplate=f"<b>{name}</b><br>fuzziness %{{customdata:.0%}}<br>error rate %{{y:.2%}}"
                           "<br>ties %{x:.2%}<extra></extra>",
         ))
-    fig.update_xaxes(tickformat=".0%")
-    fig.update_yaxes(tickformat=".1%")
-    return _layout(fig, x="proportion of ties (share of run pairs judged equal)",
-                   y="error rate (share of swapped conclusions)")
+    return _figure(traces, title=title, top=top, x="proportion of ties (share of run pairs judged equal)",
+                   y="error rate (share of swapped conclusions)", xaxis=dict(tickformat=".0%"),
+                   yaxis=dict(tickformat=".1%"))
 
 
 # -- the playground ------------------------------------------------------------
 def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = None) -> go.Figure:
     """Per-rank gain g(r) as bars, BR(r) as a line. ``table``: rank, level, g, BR (NaN when not relevant)."""
-    fig = go.Figure()
     cmap = level_colors or {}
-    fig.add_trace(go.Bar(
-        x=table["rank"], y=table["g"], name="g(r), gain", yaxis="y",
-        marker_color=[cmap.get(l, GREY) for l in table["level"]],
-        customdata=table["level"], hovertemplate="rank %{x}: level %{customdata}, g = %{y:g}<extra></extra>",
-    ))
-    fig.add_trace(go.Scatter(
-        x=table["rank"], y=table["BR"], name="BR(r), blended ratio", yaxis="y2", mode="lines+markers",
-        line=dict(color=OKABE_ITO[6], width=2), marker=dict(size=8), connectgaps=False,
-        hovertemplate="rank %{x}: BR = %{y:.4f}<extra></extra>",
-    ))
-    _layout(fig, x="rank r", y="gain g(r)", height=320)
-    fig.update_layout(yaxis2=dict(title="BR(r) (0-1)", overlaying="y", side="right", range=[0, 1.05],
-                                  tickmode="linear", dtick=0.2, showgrid=False))
-    fig.update_xaxes(dtick=1)
-    return fig
+    traces = [
+        dict(type="bar", x=table["rank"].to_numpy(), y=table["g"].to_numpy(), name="g(r), gain", yaxis="y",
+             marker=dict(color=[cmap.get(l, GREY) for l in table["level"]]), customdata=table["level"].to_numpy(),
+             hovertemplate="rank %{x}: level %{customdata}, g = %{y:g}<extra></extra>"),
+        dict(type="scatter", x=table["rank"].to_numpy(), y=table["BR"].to_numpy(), name="BR(r), blended ratio",
+             yaxis="y2", mode="lines+markers", line=dict(color=OKABE_ITO[6], width=2), marker=dict(size=8),
+             connectgaps=False, hovertemplate="rank %{x}: BR = %{y:.4f}<extra></extra>"),
+    ]
+    return _figure(traces, x="rank r", y="gain g(r)", height=320, xaxis=dict(dtick=1),
+                   yaxis2=dict(title=dict(text="BR(r) (0-1)"), overlaying="y", side="right", range=[0, 1.05],
+                               tickmode="linear", dtick=0.2, showgrid=False))
 
 
-def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str) -> go.Figure:
+def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, title: str | None = None,
+               top: int | None = None) -> go.Figure:
     """One bar per category holding a share in [0, 1]."""
-    fig = go.Figure(go.Bar(x=df[x].astype(str), y=df[y], marker_color=OKABE_ITO[0],
-                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
-    fig.update_yaxes(tickformat=".0%")
-    return _layout(fig, x=x, y=y_title, height=320, legend=False)
+    bar = dict(type="bar", x=df[x].astype(str).to_numpy(), y=df[y].to_numpy(), marker=dict(color=OKABE_ITO[0]),
+               hovertemplate="%{x}: %{y:.1%}<extra></extra>")
+    return _figure([bar], title=title, top=top, x=x, y=y_title, height=320, legend=False,
+                   yaxis=dict(tickformat=".0%"))
 
 
 def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, title: str | None = None
@@ -283,20 +295,18 @@ def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, ti
     d = spread.sort_values("mean", ascending=False, kind="stable", na_position="last")
     cmap = color_map(list(d["metric"]))
     sd = d["sd"].fillna(0.0).to_numpy(dtype=float)
-    fig = go.Figure()
-    fig.add_trace(go.Bar(
-        x=d["metric"], y=d["mean"], name="mean", marker_color=[cmap[m] for m in d["metric"]],
-        error_y=dict(type="data", array=sd, visible=True, color="#333333", thickness=1.5),
-        customdata=np.c_[sd, d["min"], d["max"], d["n"]],
-        hovertemplate="<b>%{x}</b><br>mean %{y:.4g} ± %{customdata[0]:.2g} (sd)<br>"
-                      "min %{customdata[1]:.4g}, max %{customdata[2]:.4g}<br>%{customdata[3]} repetitions"
-                      "<extra></extra>"))
-    fig.add_trace(go.Scatter(
-        x=np.repeat(d["metric"].to_numpy(), 3), y=np.ravel(np.c_[d["min"], d["max"], np.full(len(d), np.nan)]),
-        mode="lines", name="min-max", line=dict(color="#333333", width=1, dash="dot"), hoverinfo="skip"))
-    if percent:
-        fig.update_yaxes(ticksuffix="%")
-    return _layout(fig, title=title, y=y_title, legend=False)
+    metrics = d["metric"].to_numpy()
+    traces = [
+        dict(type="bar", x=metrics, y=d["mean"].to_numpy(), name="mean", marker=dict(color=[cmap[m] for m in metrics]),
+             error_y=dict(type="data", array=sd, visible=True, color="#333333", thickness=1.5),
+             customdata=np.c_[sd, d["min"], d["max"], d["n"]],
+             hovertemplate="<b>%{x}</b><br>mean %{y:.4g} ± %{customdata[0]:.2g} (sd)<br>"
+                           "min %{customdata[1]:.4g}, max %{customdata[2]:.4g}<br>%{customdata[3]} repetitions"
+                           "<extra></extra>"),
+        dict(type="scatter", x=np.repeat(metrics, 3), y=np.ravel(np.c_[d["min"], d["max"], np.full(len(d), np.nan)]),
+             mode="lines", name="min-max", line=dict(color="#333333", width=1, dash="dot"), hoverinfo="skip"),
+    ]
+    return _figure(traces, title=title, y=y_title, legend=False, yaxis=dict(ticksuffix="%") if percent else None)
 
 
 # -- "Which gains should I report?" --------------------------------------------
@@ -309,26 +319,27 @@ def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = N
 
     ``df``: columns ``setting``, ``family``, ``y`` (and lo/hi/sd).
     """
-    x = df["setting"].astype(str)
+    x = df["setting"].astype(str).to_numpy()
     colors = [OKABE_ITO[1] if ("slider" in f or "current" in f) else OKABE_ITO[0] for f in df["family"]]
     err = None
     if lo is not None and hi is not None:
         err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
                    arrayminus=(df[y] - df[lo]).to_numpy(), color=GREY, thickness=1.5, width=5)
     custom = np.stack([df["family"].astype(str), df[sd] if sd else np.zeros(len(df))], axis=1)
-    fig = go.Figure(go.Scatter(
-        x=x, y=df[y], mode="markers", marker=dict(size=11, color=colors, line=dict(width=1, color="white")),
-        error_y=err, customdata=custom,
-        hovertemplate="<b>%{x}</b> (%{customdata[0]})<br>" + y_title + ": %{y:.3f}"
-                      + ("<br>sd over repetitions: %{customdata[1]:.2f}" if sd else "") + "<extra></extra>"))
+    point = dict(type="scatter", x=x, y=df[y].to_numpy(), mode="markers",
+                 marker=dict(size=11, color=colors, line=dict(width=1, color="white")), error_y=err, customdata=custom,
+                 hovertemplate="<b>%{x}</b> (%{customdata[0]})<br>" + y_title + ": %{y:.3f}"
+                               + ("<br>sd over repetitions: %{customdata[1]:.2f}" if sd else "") + "<extra></extra>")
+    if err is None:
+        del point["error_y"]
+    shapes, notes = [], []
     if ref_y is not None:
-        fig.add_hline(y=ref_y, line=dict(color=GREY, dash="dash"), annotation_text=ref_label,
-                      annotation_position="bottom left")
-    if y_range is not None:
-        fig.update_yaxes(range=list(y_range))
-    fig.update_xaxes(tickangle=-35, type="category")
-    return _layout(fig, title=title, x="gain setting (highest level first, values used)", y=y_title, height=400,
-                   legend=False)
+        shape, notes = _hline(ref_y, dict(color=GREY, dash="dash"), ref_label, "bottom left")
+        shapes.append(shape)
+    return _figure([point], title=title, x="gain setting (highest level first, values used)", y=y_title,
+                   height=400, legend=False, shapes=shapes, annotations=notes,
+                   xaxis=dict(tickangle=-35, type="category"),
+                   yaxis=dict(range=list(y_range)) if y_range is not None else None)
 
 
 # -- "Significance & topic sets" (issue 10 sec. 4) ------------------------------------
@@ -357,7 +368,7 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
     """Forest plot of :func:`forest_data`: one row per other run, a dot at the mean difference
     (run minus other) and a bar for its CI; significant pairs in colour (blue: ``run`` better,
     orange: worse), the others grey; a line at 0."""
-    fig = go.Figure()
+    traces = []
     groups = [(f"significant, {run} better", df["significant"] & (df["mean_diff"] > 0), OKABE_ITO[0]),
               (f"significant, {run} worse", df["significant"] & (df["mean_diff"] <= 0), OKABE_ITO[3]),
               ("not significant", ~df["significant"], GREY)]
@@ -367,8 +378,9 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
             continue
         custom = np.stack([g["ci_low"], g["ci_high"], g.get("p_adjusted", pd.Series(np.nan, index=g.index))],
                           axis=1)
-        fig.add_trace(go.Scatter(
-            x=g["mean_diff"], y=g["other"], mode="markers", name=name, marker=dict(size=9, color=col),
+        traces.append(dict(
+            type="scatter", x=g["mean_diff"].to_numpy(), y=g["other"].to_numpy(), mode="markers", name=name,
+            marker=dict(size=9, color=col),
             error_x=dict(type="data", symmetric=False, array=(g["ci_high"] - g["mean_diff"]).to_numpy(),
                          arrayminus=(g["mean_diff"] - g["ci_low"]).to_numpy(), color=col, thickness=2, width=4),
             customdata=custom,
@@ -376,12 +388,11 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
                            "[%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>adjusted p = %{customdata[2]:.4g}"
                            "<extra></extra>"),
         ))
-    fig.add_vline(x=0, line=dict(color="#555555", width=1))
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(df["other"]),
-                     tickfont=dict(size=11))
-    _layout(fig, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
-            height=max(320, 20 * len(df) + 110))
-    fig.update_layout(legend=dict(title=dict(text=sig_label + ": ")))
+    fig = _figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
+                  height=max(320, 20 * len(df) + 110), shapes=[_vline(0, dict(color="#555555", width=1))],
+                  yaxis=dict(type="category", categoryorder="array", categoryarray=list(df["other"]),
+                             tickfont=dict(size=11)))
+    fig.layout.legend.title.text = sig_label + ": "
     return fig
 
 
@@ -389,19 +400,19 @@ def power_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, lo: str | None
                sd: str | None = None, title: str | None = None) -> go.Figure:
     """Discriminative power: one bar per metric (``y`` in percent), with whiskers from ``lo`` to
     ``hi`` (the Monte Carlo spread over repeated seeds) when given."""
-    err = None
-    if lo is not None and hi is not None:
-        err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
-                   arrayminus=(df[y] - df[lo]).to_numpy(), color="#333333", thickness=1.5, width=8)
     custom = np.stack([df[lo] if lo else df[y], df[hi] if hi else df[y], df[sd] if sd else np.zeros(len(df))],
                       axis=1)
     spread = ("<br>over seeds: %{customdata[0]:.1f}-%{customdata[1]:.1f} %, sd %{customdata[2]:.2f}"
               if lo is not None else "")
-    fig = go.Figure(go.Bar(x=df[x].astype(str), y=df[y], marker_color=OKABE_ITO[0], error_y=err, customdata=custom,
-                           hovertemplate="<b>%{x}</b><br>" + y_title + ": %{y:.1f} %" + spread + "<extra></extra>"))
+    bar = dict(type="bar", x=df[x].astype(str).to_numpy(), y=df[y].to_numpy(), marker=dict(color=OKABE_ITO[0]),
+               customdata=custom,
+               hovertemplate="<b>%{x}</b><br>" + y_title + ": %{y:.1f} %" + spread + "<extra></extra>")
+    if lo is not None and hi is not None:
+        bar["error_y"] = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
+                              arrayminus=(df[y] - df[lo]).to_numpy(), color="#333333", thickness=1.5, width=8)
     top = float(np.nanmax(df[hi] if hi else df[y])) if len(df) else 0.0
-    fig.update_yaxes(range=[0, max(5.0, min(100.0, top * 1.15 + 1))], ticksuffix=" %")
-    return _layout(fig, title=title, x="metric", y=y_title, height=360, legend=False)
+    return _figure([bar], title=title, x="metric", y=y_title, height=360, legend=False,
+                   yaxis=dict(range=[0, max(5.0, min(100.0, top * 1.15 + 1))], ticksuffix=" %"))
 
 
 def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_collection: int | None,
@@ -409,22 +420,22 @@ def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_co
                 ) -> go.Figure:
     """Power (or expected CI width) against the number of topics, with the required n and the
     collection's own n marked. ``df``: columns ``n_topics`` and ``y``."""
-    fig = go.Figure(go.Scatter(x=df["n_topics"], y=df[y], mode="lines", line=dict(color=OKABE_ITO[0], width=2.5),
-                               name=y_title, hovertemplate="n = %{x} topics<br>" + y_title + ": %{y:.4f}"
-                                                           "<extra></extra>"))
+    curve = dict(type="scatter", x=df["n_topics"].to_numpy(), y=df[y].to_numpy(), mode="lines",
+                 line=dict(color=OKABE_ITO[0], width=2.5), name=y_title,
+                 hovertemplate="n = %{x} topics<br>" + y_title + ": %{y:.4f}<extra></extra>")
+    shapes, notes = [], []
     if target is not None:
-        fig.add_hline(y=target, line=dict(color=GREY, dash="dash"), annotation_text=target_label,
-                      annotation_position="bottom right")
+        shape, notes = _hline(target, dict(color=GREY, dash="dash"), target_label, "bottom right")
+        shapes.append(shape)
     marks = [(n_required, f"needed: n = {n_required}", OKABE_ITO[3])]
     if n_collection:
         marks.append((n_collection, f"this collection: n = {n_collection}", OKABE_ITO[2]))
     for i, (n, text, col) in enumerate(marks):
-        fig.add_vline(x=n, line=dict(color=col, dash="dot", width=2))
-        fig.add_annotation(x=float(np.log10(n)) if log_x else n, y=1 - 0.08 * i, yref="paper", text=text,
-                           showarrow=False, xanchor="left", xshift=4, font=dict(color=col))
-    if log_x:
-        fig.update_xaxes(type="log")
-    if y == "power":                    # a probability: the whole [0, 1] range, never stretched
-        fig.update_yaxes(range=[0, 1.05])
-    return _layout(fig, title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
-                   height=380, legend=False)
+        shapes.append(_vline(n, dict(color=col, dash="dot", width=2)))
+        notes.append(dict(x=float(np.log10(n)) if log_x else n, y=1 - 0.08 * i, yref="paper", text=text,
+                          showarrow=False, xanchor="left", xshift=4, font=dict(color=col)))
+    return _figure([curve], title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
+                   height=380, legend=False, shapes=shapes, annotations=notes,
+                   xaxis=dict(type="log") if log_x else None,
+                   # a probability: the whole [0, 1] range, never stretched
+                   yaxis=dict(range=[0, 1.05]) if y == "power" else None)

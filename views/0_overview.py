@@ -60,9 +60,8 @@ else:
         summ = res["summary"][["metric", "pct_significant"]].copy()
         summ["share"] = summ["pct_significant"] / 100.0
         fig = figures.share_bars(summ.sort_values("share", ascending=False), "metric", "share",
-                                 y_title=f"run pairs significant (alpha = {alpha:g})")
-        fig.update_layout(title=dict(text=f"Bootstrap test (003 Table 4), {widgets.b_title(B_shown, B_chosen)}",
-                                     x=0, font=dict(size=14)), margin=dict(t=48))
+                                 y_title=f"run pairs significant (alpha = {alpha:g})",
+                                 title=f"Bootstrap test (003 Table 4), {widgets.b_title(B_shown, B_chosen)}")
         st.plotly_chart(fig, width="stretch", key="ov_boot")
         st.caption("Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
 

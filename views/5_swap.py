@@ -34,10 +34,8 @@ def draw(res, B_shown, B_chosen):
     fig = figures.lines(curves, "lower", "swap_rate", "metric",
                         x_title="difference in mean score |D| (bin lower edge)",
                         y_title="swap rate (share of trials that disagree)", y_percent=True,
-                        ref_y=0.05, ref_label="5% (95% confidence)")
-    fig.update_layout(title=dict(text=f"Swap rates, {params['sampling']} sampling, "
-                                      f"{widgets.b_title(B_shown, B_chosen)}", x=0, font=dict(size=14)),
-                      margin=dict(t=70))
+                        ref_y=0.05, ref_label="5% (95% confidence)", top=70,
+                        title=f"Swap rates, {params['sampling']} sampling, {widgets.b_title(B_shown, B_chosen)}")
     st.plotly_chart(fig, width="stretch", key="sw_chart")
     st.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
                "difference to give a reliable conclusion: a sensitive metric.")

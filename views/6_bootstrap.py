@@ -23,9 +23,8 @@ params = {"alpha": alpha, "seed": seed}
 def draw_boot(res, B_shown, B_chosen):
     fig = figures.lines(res["asl_curves"], "pair_rank", "asl", "metric",
                         x_title="run pairs, sorted by ASL", y_title="achieved significance level (ASL)",
-                        ref_y=alpha, ref_label=f"alpha = {alpha:g}", markers=False)
-    fig.update_layout(title=dict(text=f"ASL curves, {widgets.b_title(B_shown, B_chosen)}", x=0,
-                                 font=dict(size=14)), margin=dict(t=70))
+                        ref_y=alpha, ref_label=f"alpha = {alpha:g}", markers=False, top=70,
+                        title=f"ASL curves, {widgets.b_title(B_shown, B_chosen)}")
     st.plotly_chart(fig, width="stretch", key="bs_chart")
     st.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
                "stays below the alpha line, the more pairs the metric can tell apart: "
@@ -46,10 +45,8 @@ def draw_tukey(res, B_shown, B_chosen):
     pairs = res["pairs"]
     if "metric" in pairs and "significant" in pairs:
         share = pairs.groupby("metric", sort=False)["significant"].mean().reset_index()
-        fig = figures.share_bars(share, "metric", "significant", y_title="run pairs significant (Tukey HSD)")
-        fig.update_layout(title=dict(text=f"Randomised Tukey HSD, alpha = {alpha:g}, "
-                                          f"{widgets.b_title(B_shown, B_chosen)}", x=0, font=dict(size=14)),
-                          margin=dict(t=48))
+        fig = figures.share_bars(share, "metric", "significant", y_title="run pairs significant (Tukey HSD)",
+                                 title=f"Randomised Tukey HSD, alpha = {alpha:g}, {widgets.b_title(B_shown, B_chosen)}")
         st.plotly_chart(fig, width="stretch", key="tk_chart")
         st.caption("Share of run pairs each metric separates under Tukey HSD at the chosen alpha.")
     widgets.table(res["summary"], digits=4, hide_index=True)

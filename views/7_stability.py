@@ -20,9 +20,7 @@ params = {"subset_size": int(ss["st_subset"]) or None, "seed": int(ss["st_seed"]
 
 def draw(res, B_shown, B_chosen):
     summ = res["summary"]
-    fig = figures.stability_scatter(summ)
-    fig.update_layout(title=dict(text=f"Error rate vs ties, {widgets.b_title(B_shown, B_chosen)}", x=0,
-                                 font=dict(size=14)), margin=dict(t=70))
+    fig = figures.stability_scatter(summ, title=f"Error rate vs ties, {widgets.b_title(B_shown, B_chosen)}", top=70)
     st.plotly_chart(fig, width="stretch", key="st_chart")
     st.caption("Each point is one fuzziness value (hover for it; the lowest and highest are labelled): run pairs "
                "closer than that share of the larger score count as ties. Lower-left is better: few errors "
