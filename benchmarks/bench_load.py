@@ -18,7 +18,8 @@ Measures (server = the streamlit process this script starts; RSS from
   (Rankings page, settled), and with 3 sessions that each uploaded clef2015
   (qrels + a zip of the 30 runs, through Streamlit's upload endpoint, then
   the "Load these files" button).
-* ``latency``: N sessions (5, 10, 20) at once each move the gain slider
+* ``latency``: N sessions (5, 10, 20) at once, on the Rankings page and then on the Overview
+  (``--pages``), each move the gain slider
   ``--moves`` times to its own random value (a cache miss for every move)
   and wait for the rerun to finish: slider-to-settled p50 / p95 / max, errors
   (an exception element, a run that did not finish within ``--timeout``),
@@ -382,14 +383,14 @@ async def memory_uploads(url: str, server: Server | None, n: int, timeout: float
 
 
 async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: list, key: str,
-                 until: asyncio.Event | None = None, starts: list | None = None):
+                 until: asyncio.Event | None = None, starts: list | None = None, page: str = "rankings"):
     """``moves`` slider moves (and more until ``until`` is set); each settle time to ``out``."""
     done = 0
     while done < moves or (until is not None and not until.is_set()):
         s.set_slider(key, round(rng.uniform(0.5, 9.5), 2))
         t = time.perf_counter()
         try:
-            out.append(await s.rerun("rankings"))
+            out.append(await s.rerun(page))
             if starts is not None:
                 starts.append(t)
         except asyncio.TimeoutError:
@@ -399,17 +400,17 @@ async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: li
 
 
 async def latency(url: str, server: Server | None, counts: list[int], moves: int, timeout: float,
-                  seed: int) -> list[str]:
-    rows = ["| concurrent sessions | moves | p50 (s) | p95 (s) | max (s) | errors | server CPU per move (s) |",
-            "|---:|---:|---:|---:|---:|---:|---:|"]
+                  seed: int, page: str = "rankings") -> list[str]:
+    rows = [f"| concurrent sessions ({page} page) | moves | p50 (s) | p95 (s) | max (s) | errors "
+            "| server CPU per move (s) |", "|---:|---:|---:|---:|---:|---:|---:|"]
     for n in counts:
-        sessions = [await open_session(url, timeout) for _ in range(n)]
+        sessions = [await open_session(url, timeout, page=page) for _ in range(n)]
         key = gain_key(sessions[0])
         times: list[float] = []
         errs: list[str] = []
         cpu0 = server.cpu_s() if server else 0.0
         before = sum(s.exceptions for s in sessions)
-        await asyncio.gather(*(_mover(s, moves, random.Random(seed * 1000 + i), times, errs, key)
+        await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{i}"), times, errs, key, page=page)
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
         exc = sum(s.exceptions for s in sessions) - before
@@ -465,8 +466,9 @@ async def run(args) -> None:
         if "uploads" in todo:
             out += ["### Memory, uploads", *await memory_uploads(url, server, 3, args.timeout), ""]
         if "latency" in todo:
-            out += ["### Slider to settled", *await latency(url, server, args.sessions, args.moves, args.timeout,
-                                                            args.seed), ""]
+            for page in args.pages:
+                out += ["### Slider to settled", *await latency(url, server, args.sessions, args.moves,
+                                                                args.timeout, args.seed, page), ""]
         if "freeze" in todo:
             out += ["### One upload and the others' sliders", *await freeze(url, 5, args.moves, args.timeout,
                                                                             args.seed), ""]
@@ -492,6 +494,9 @@ def main(argv=None) -> None:
                     help="environment of the servers, e.g. MALLOC_ARENA_MAX=2")
     ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "latency", "freeze"])
     ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])
+    ap.add_argument("--pages", nargs="+", default=["rankings", "overview"], choices=["rankings", "overview"],
+                    help="page(s) the latency sessions sit on (default: Rankings, then the Overview, which also "
+                         "recomputes the live bootstrap and swap charts on every move)"),
     ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--moves", type=int, default=5, help="slider moves per session (default 5)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a rerun may take before it is an error")

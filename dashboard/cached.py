@@ -22,6 +22,7 @@ from evalcore import meta as _meta
 from evalcore import registry
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
+from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
 from . import state
 from .state import Settings
@@ -115,7 +116,8 @@ def current_collection(s: Settings | None = None) -> Collection:
         return ss["uploaded"]
     if ds == "examples":
         return examples()
-    return simulated(int(ss.get("sim_topics", 50)), int(ss.get("sim_runs", 30)), int(ss.get("sim_seed", 0)))
+    return simulated(n_topics=int(ss.get("sim_topics", 50)), n_runs=int(ss.get("sim_runs", 30)),
+                     seed=int(ss.get("sim_seed", 0)))
 
 
 # -- scores ------------------------------------------------------------------
@@ -143,7 +145,10 @@ def _score(_c: Collection, fp: str, key: str, gains, beta, penalties, thr) -> np
 
 def score(c: Collection, key: str, s: Settings) -> np.ndarray:
     """(n_runs, n_topics) scores of one metric key under the settings."""
-    return _score(c, c.fingerprint, key, *_relevant(key, s))
+    gains, beta, penalties, thr = _relevant(key, s)
+    # keyword arguments: Streamlit names each positional argument of a cached call with inspect.signature,
+    # which cost ~5 % of a rerun's CPU over the dozens of score lookups a page makes
+    return _score(_c=c, fp=c.fingerprint, key=key, gains=gains, beta=beta, penalties=penalties, thr=thr)
 
 
 def usable(c: Collection, s: Settings) -> Settings:
@@ -188,7 +193,7 @@ def top_runs(c: Collection, s: Settings) -> np.ndarray:
 
 def analysis_collection(c: Collection, s: Settings) -> Collection:
     idx = top_runs(c, s)
-    return c if len(idx) == c.n_runs else _subset(c, c.fingerprint, tuple(idx.tolist()))
+    return c if len(idx) == c.n_runs else _subset(_c=c, fp=c.fingerprint, runs=tuple(idx.tolist()))
 
 
 @st.cache_resource(max_entries=16)
@@ -212,7 +217,7 @@ def label(key: str, c: Collection, s: Settings) -> str:
 
 def first_and_preferred(c: Collection, s: Settings) -> tuple[np.ndarray, np.ndarray]:
     """r_1 and r_p per (run, topic): gain-independent, so cached by the data alone."""
-    return _ranks(c, c.fingerprint)
+    return _ranks(_c=c, fp=c.fingerprint)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -334,7 +339,9 @@ def _nbytes(v, depth: int = 0) -> int:
     if depth > 4:
         return 0
     if isinstance(v, pd.DataFrame):
-        return int(v.memory_usage(index=True, deep=False).sum())
+        # 8 bytes a cell (numbers; an arrow string cell is about as much): DataFrame.memory_usage builds a
+        # Series per call and took a sixth of a live page's CPU when every metric's part was measured
+        return 8 * v.shape[0] * v.shape[1] + 128
     if isinstance(v, (np.ndarray, pd.Series)):
         return int(v.nbytes)
     if isinstance(v, dict):
@@ -377,14 +384,76 @@ META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootst
                                   ("alpha", "repeats"), ("spread",))
 
 
+#: Kinds whose frames all carry a ``metric`` column. The dashboard keeps these one metric at a time and
+#: computes only the metrics not kept yet (in one call: a call has a fixed cost of a few ms), so a slider
+#: move recomputes only what it changes: a gain move leaves AP, RR and NWRR (and their bootstrap, swap and
+#: Tukey results) as they were, a beta move nDCG too (issue 11 sec. 3). Every method draws its samples from
+#: the seed alone, so a metric's rows do not depend on which metrics share the call
+#: (``tests/test_app_live.py``), except that the bootstrap's ``estimated_diff_raw`` may differ in the last
+#: bit (BLAS block sizes); the rounded ``estimated_diff`` and everything else are identical.
+PER_METRIC_KINDS = frozenset({"swap", "bootstrap", "tukey", "swap_spread", "bootstrap_spread"})
+
+
 def meta_key(kind: str, c: Collection, s: Settings, params: dict, B: int) -> tuple:
     """Identity of one result: method, data + every setting the scores read, parameters, B."""
     return (kind, data_key(c, s), tuple(sorted(params.items())), int(B))
 
 
+def _metric_meta_key(kind: str, c: Collection, s: Settings, key: str, params: dict, B: int) -> tuple:
+    """Identity of one metric's part of a per-metric result: only the settings that metric reads."""
+    return (kind, "metric", c.fingerprint, key, _relevant(key, s), tuple(sorted(params.items())), int(B))
+
+
 def meta_lookup(kind: str, c: Collection, s: Settings, params: dict, B: int):
     """A finished result ``{"frames": {...}, "seconds": float, "B": int}`` or None (never computes)."""
-    return _results().get(meta_key(kind, c, s, params, B))
+    hit = _results().get(meta_key(kind, c, s, params, B))
+    if hit is not None or kind not in PER_METRIC_KINDS or meta_missing(kind, c, s, params, B):
+        return hit
+    return _assemble_and_keep(kind, c, s, params, B)
+
+
+def meta_missing(kind: str, c: Collection, s: Settings, params: dict, B: int) -> list[str]:
+    """The metric keys whose part of a result is not computed yet (for kinds outside
+    :data:`PER_METRIC_KINDS`: all of them unless the whole result is)."""
+    store = _results()
+    if kind not in PER_METRIC_KINDS:
+        return [] if store.get(meta_key(kind, c, s, params, B)) is not None else list(s.metric_keys)
+    return [k for k in s.metric_keys if store.get(_metric_meta_key(kind, c, s, k, params, B)) is None]
+
+
+def meta_estimate(kind: str, c: Collection, s: Settings, params: dict, B: int, quick: dict) -> float:
+    """CPU seconds the chosen ``B`` would take, scaled from a quick pass (``meta_compute`` at a smaller B):
+    only the metrics still missing at ``B`` count."""
+    per = quick.get("metric_seconds")
+    if per is None:
+        return quick["seconds"] * B / quick["B"]
+    return sum(per.get(k, 0.0) for k in meta_missing(kind, c, s, params, B)) * B / quick["B"]
+
+
+def _assemble(frames: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    """A whole result's frames from the frames of one metric each (in the sidebar's metric order)."""
+    out = {}
+    for name in frames[0]:
+        df = pd.concat([f[name] for f in frames], ignore_index=True)
+        if name in ("summary", "spread") and "confidence" in df:
+            confs = list(dict.fromkeys(frames[0][name]["confidence"]))
+            if name == "summary":     # as swap_method sorts: by confidence, then % comparisons (iv) descending
+                df = _sort_swap_summary(df, confs)
+            else:                     # grouped by confidence, metrics in the sidebar's order
+                rank = df["confidence"].map({c: i for i, c in enumerate(confs)}).to_numpy()
+                df = df.iloc[np.argsort(rank, kind="stable")].reset_index(drop=True)
+        out[name] = df
+    return out
+
+
+def _assemble_and_keep(kind: str, c: Collection, s: Settings, params: dict, B: int) -> dict:
+    store = _results()
+    parts = [store.get(_metric_meta_key(kind, c, s, k, params, B)) for k in s.metric_keys]
+    per = {k: p["seconds"] for k, p in zip(s.metric_keys, parts)}
+    out = {"frames": _assemble([p["frames"] for p in parts]), "seconds": sum(per.values()), "B": int(B),
+           "metric_seconds": per}
+    store.put(meta_key(kind, c, s, params, B), out)
+    return out
 
 
 def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
@@ -392,18 +461,32 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     """Run one resampling method (outside any st.cache_*), keep and return its result.
 
     ``progress`` is a plain callable given the fraction done; it may draw
-    (it runs in the page's script, not inside a cached function).
+    (it runs in the page's script, not inside a cached function). Kinds in
+    :data:`PER_METRIC_KINDS` run for the metrics not kept yet, in one call.
     """
     key = meta_key(kind, c, s, params, B)
     hit = _results().get(key)
     if hit is not None:
         return hit
     fn, _, parts = META_KINDS[kind]
-    t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
-    res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, **params)
-    out = {"frames": _frames(res, parts), "seconds": time.thread_time() - t0, "B": int(B)}
-    _results().put(key, out)
-    return out
+    per_metric = kind in PER_METRIC_KINDS
+    todo = meta_missing(kind, c, s, params, B) if per_metric else list(s.metric_keys)
+    if todo:
+        t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
+        res = fn(scores(c, s, todo), list(c.run_ids), B=int(B), progress=progress, **params)
+        frames = _frames(res, parts)
+        seconds = time.thread_time() - t0
+        if not per_metric:
+            out = {"frames": frames, "seconds": seconds, "B": int(B)}
+            _results().put(key, out)
+            return out
+        split = {name: dict(tuple(df.groupby("metric", sort=False))) for name, df in frames.items()}
+        for k in todo:
+            _results().put(_metric_meta_key(kind, c, s, k, params, B),
+                           {"frames": {name: split[name].get(k, df.iloc[:0]).reset_index(drop=True)
+                                       for name, df in frames.items()},
+                            "seconds": seconds / len(todo), "B": int(B)})
+    return _assemble_and_keep(kind, c, s, params, B)
 
 
 class Progress:

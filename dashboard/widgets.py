@@ -182,7 +182,7 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
             quick = cached.meta_compute(kind, c, s, params, qB)
             if qB == B:
                 res = quick
-            elif quick["seconds"] * B / qB <= BUDGET_S:
+            elif cached.meta_estimate(kind, c, s, params, B, quick) <= BUDGET_S:
                 res = cached.meta_compute(kind, c, s, params, B)
     except ValueError as e:
         status.error(f"{what} cannot run with these settings: {e}", icon=":material/error:")
@@ -192,7 +192,7 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
         draw(res["frames"], B, B)
         _drawn(kind, B, B)
         return res
-    est = quick["seconds"] * B / qB
+    est = cached.meta_estimate(kind, c, s, params, B, quick)
     status.caption(f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
                    f"(about {est:.1f} s of CPU) ...")
     draw(quick["frames"], qB, B)

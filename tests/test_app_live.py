@@ -331,3 +331,46 @@ def test_the_shared_result_store_is_bounded_by_bytes():
         store.put(k, {"frames": {"a": pd.DataFrame({"x": np.zeros(2**17)})}})   # 1 MiB each
     assert len(store) == 2 and store.get(0) is None and store.get(1) is None and store.get(3) is not None
     assert store.nbytes <= 2.5 * 2**20
+
+
+def _settings(**kw):
+    from dashboard import state
+    base = dict(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0), cutoff=10,
+                rel_threshold=1, metrics=tuple(k.partition("@")[0] for k in KEYS), top_n=0, top_by="AP")
+    return state.Settings(**{**base, **kw})
+
+
+@pytest.mark.parametrize("kind, params", [
+    ("swap", {"sampling": "replacement", "subset_size": None, "seed": 3}),
+    ("bootstrap", {"alpha": 0.05, "seed": 3}),
+    ("tukey", {"alpha": 0.05, "seed": 3}),
+])
+def test_a_gain_move_recomputes_only_the_metrics_that_read_the_gains(kind, params, monkeypatch):
+    """Issue 11 sec. 3: a slider move recomputes only what it changes. After a gain move the live
+    meta-evaluation runs evalcore for the graded metrics alone, and what it shows equals one call of
+    evalcore.meta on every metric's scores under the new gains (the reference)."""
+    from dashboard import cached
+    monkeypatch.setattr(cached, "_results", lambda store=cached._Store(64): store)   # a fresh store
+    c = evalcore.simulated_collection(n_topics=25, n_runs=7, seed=11)
+    fn, _, parts = cached.META_KINDS[kind]
+    seen = []
+    real = cached.META_KINDS[kind]
+    monkeypatch.setitem(cached.META_KINDS, kind,
+                        (lambda sc, run_ids, **kw: (seen.append(sorted(sc)), fn(sc, run_ids, **kw))[1],) + real[1:])
+    s1, s2 = _settings(), _settings(gains=(1.0, 5.0, 20.0))
+    cached.meta_compute(kind, c, s1, params, 150)
+    got = cached.meta_compute(kind, c, s2, params, 150)
+    graded = sorted(k for k in KEYS if registry.METRICS[k.partition("@")[0]].uses_gains)
+    assert seen == [sorted(KEYS), graded]
+    assert {"AP", "RR", "NWRR"}.isdisjoint(graded)
+    ref = fn(_scores(c, gains=(1.0, 5.0, 20.0)), list(c.run_ids), B=150, **params)
+    for name in parts:
+        want = getattr(ref, name)
+        if name == "summary" and kind == "bootstrap":
+            # one-ulp differences in the raw estimate (BLAS block sizes); the rounded figure is equal
+            pd.testing.assert_frame_equal(got["frames"][name], want, check_exact=False, rtol=1e-12)
+        else:
+            pd.testing.assert_frame_equal(got["frames"][name], want)
+    assert cached.meta_lookup(kind, c, s2, params, 150) is got
+    assert cached.meta_missing(kind, c, _settings(gains=(1.0, 5.0, 21.0)), params, 150) == \
+        [k for k in KEYS if k in graded]
