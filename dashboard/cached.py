@@ -9,6 +9,7 @@ graded metrics and reuses AP, RR and NWRR.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from typing import Callable
@@ -421,6 +422,25 @@ def meta_missing(kind: str, c: Collection, s: Settings, params: dict, B: int) ->
     return [k for k in s.metric_keys if store.get(_metric_meta_key(kind, c, s, k, params, B)) is None]
 
 
+#: CPU seconds per metric of the last computation of a kind on some data at some B (bounded), so that a
+#: slider move whose full B is known to fit the interactive budget skips the quick pass.
+_COSTS: dict = {}
+_COSTS_MAX = 512
+_COSTS_LOCK = threading.Lock()
+
+
+def _cost_key(kind: str, c: Collection, params: dict, B: int) -> tuple:
+    # the seed and alpha do not change the cost; the sampling and the subset size do
+    return (kind, c.fingerprint, tuple(sorted((k, v) for k, v in params.items() if k not in ("seed", "alpha"))),
+            int(B))
+
+
+def meta_known_cost(kind: str, c: Collection, s: Settings, params: dict, B: int) -> float | None:
+    """CPU seconds the metrics still missing at ``B`` took last time on this data, or None if never measured."""
+    per = _COSTS.get(_cost_key(kind, c, params, B)) if kind in PER_METRIC_KINDS else None
+    return None if per is None else per * len(meta_missing(kind, c, s, params, B))
+
+
 def meta_estimate(kind: str, c: Collection, s: Settings, params: dict, B: int, quick: dict) -> float:
     """CPU seconds the chosen ``B`` would take, scaled from a quick pass (``meta_compute`` at a smaller B):
     only the metrics still missing at ``B`` count."""
@@ -480,6 +500,10 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
             out = {"frames": frames, "seconds": seconds, "B": int(B)}
             _results().put(key, out)
             return out
+        with _COSTS_LOCK:
+            _COSTS[_cost_key(kind, c, params, B)] = seconds / len(todo)
+            while len(_COSTS) > _COSTS_MAX:
+                _COSTS.pop(next(iter(_COSTS)))
         split = {name: dict(tuple(df.groupby("metric", sort=False))) for name, df in frames.items()}
         for k in todo:
             _results().put(_metric_meta_key(kind, c, s, k, params, B),

@@ -163,7 +163,9 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
     """Draw ``kind``'s result for the current data and settings, with no button.
 
     1. The chosen B already computed (by any session): drawn at once.
-    2. Otherwise a quick pass (B = QUICK_B) is computed; if the chosen B is
+    2. Otherwise, if the chosen B took at most :data:`BUDGET_S` on this data
+       before (for the metrics it must recompute), it is computed straight away.
+    3. Otherwise a quick pass (B = QUICK_B) is computed; if the chosen B is
        estimated to fit :data:`BUDGET_S` it is computed straight away and
        drawn instead; if not, the quick pass is drawn, stated as such, and
        the chosen B is computed after the rest of the page is drawn (with a
@@ -177,6 +179,9 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
     status = st.empty()
     try:
         res = cached.meta_lookup(kind, c, s, params, B)
+        known = cached.meta_known_cost(kind, c, s, params, B) if res is None else None
+        if known is not None and known <= BUDGET_S:      # measured before on this data: no quick pass needed
+            res = cached.meta_compute(kind, c, s, params, B)
         if res is None:
             qB = min(B, QUICK_B)
             quick = cached.meta_compute(kind, c, s, params, qB)

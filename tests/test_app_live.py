@@ -374,3 +374,23 @@ def test_a_gain_move_recomputes_only_the_metrics_that_read_the_gains(kind, param
     assert cached.meta_lookup(kind, c, s2, params, 150) is got
     assert cached.meta_missing(kind, c, _settings(gains=(1.0, 5.0, 21.0)), params, 150) == \
         [k for k in KEYS if k in graded]
+
+
+def test_a_measured_cost_lets_the_next_move_skip_the_quick_pass(monkeypatch):
+    """After one computation of the chosen B, the cost of the metrics a move must recompute is known:
+    never for data or a B not measured, and proportional to the metrics still missing."""
+    from dashboard import cached
+    monkeypatch.setattr(cached, "_results", lambda store=cached._Store(64): store)
+    monkeypatch.setattr(cached, "_COSTS", {})
+    c = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=2)
+    params = {"alpha": 0.05, "seed": 1}
+    s1, s2 = _settings(), _settings(gains=(1.0, 4.0, 9.0))
+    assert cached.meta_known_cost("bootstrap", c, s1, params, 120) is None
+    res = cached.meta_compute("bootstrap", c, s1, params, 120)
+    assert cached.meta_known_cost("bootstrap", c, s1, params, 120) == 0       # nothing missing
+    per = res["seconds"] / len(KEYS)
+    graded = [k for k in KEYS if registry.METRICS[k.partition("@")[0]].uses_gains]
+    assert cached.meta_known_cost("bootstrap", c, s2, params, 120) == pytest.approx(per * len(graded))
+    assert cached.meta_known_cost("bootstrap", c, s2, params, 240) is None    # another B: not measured
+    other = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=3)
+    assert cached.meta_known_cost("bootstrap", other, s2, params, 120) is None
