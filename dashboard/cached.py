@@ -9,6 +9,7 @@ graded metrics and reuses AP, RR and NWRR.
 """
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from dataclasses import replace
@@ -102,7 +103,13 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     c = _uploads().get(digest)
     if c is None:
         run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
-        c = evalcore.load_collection(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts)
+        try:
+            c = evalcore.load_collection(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts)
+        finally:
+            # the server does not collect after every rerun (.streamlit/config.toml, runner.postScriptGC);
+            # a load leaves the cycles of its temporaries, so collect once here (~90 MB after three
+            # clef2015 uploads, docs/reliability.md)
+            gc.collect()
         _uploads().put(digest, c)
     if name and name != c.name:
         c = replace(c, name=str(name)[:200])     # shares the arrays; only the title differs
