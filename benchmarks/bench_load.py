@@ -400,8 +400,11 @@ async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: li
 
 
 async def latency(url: str, server: Server | None, counts: list[int], moves: int, timeout: float,
-                  seed: int, page: str = "rankings") -> list[str]:
-    rows = [f"| concurrent sessions ({page} page) | moves | p50 (s) | p95 (s) | max (s) | errors "
+                  seed: int, page: str = "rankings", identical: bool = False) -> list[str]:
+    """``identical``: every session moves to the same values in the same order (a class following the
+    teacher), so all but the first session of each move can be served from the shared caches."""
+    what = f"{page} page" + (", identical settings" if identical else "")
+    rows = [f"| concurrent sessions ({what}) | moves | p50 (s) | p95 (s) | max (s) | errors "
             "| server CPU per move (s) |", "|---:|---:|---:|---:|---:|---:|---:|"]
     for n in counts:
         sessions = [await open_session(url, timeout, page=page) for _ in range(n)]
@@ -410,7 +413,7 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
         errs: list[str] = []
         cpu0 = server.cpu_s() if server else 0.0
         before = sum(s.exceptions for s in sessions)
-        await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{i}"), times, errs, key, page=page)
+        await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{0 if identical else i}/{identical}"), times, errs, key, page=page)
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
         exc = sum(s.exceptions for s in sessions) - before
@@ -469,6 +472,10 @@ async def run(args) -> None:
             for page in args.pages:
                 out += ["### Slider to settled", *await latency(url, server, args.sessions, args.moves,
                                                                 args.timeout, args.seed, page), ""]
+            if args.identical:
+                out += ["### Slider to settled, identical settings",
+                        *await latency(url, server, args.sessions, args.moves, args.timeout, args.seed,
+                                       args.pages[0], identical=True), ""]
         if "freeze" in todo:
             out += ["### One upload and the others' sliders", *await freeze(url, 5, args.moves, args.timeout,
                                                                             args.seed), ""]
@@ -498,6 +505,8 @@ def main(argv=None) -> None:
                     help="page(s) the latency sessions sit on (default: Rankings, then the Overview, which also "
                          "recomputes the live bootstrap and swap charts on every move)"),
     ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
+    ap.add_argument("--identical", action="store_true",
+                    help="also a round where every session moves to the same values (shared cache hits)")
     ap.add_argument("--moves", type=int, default=5, help="slider moves per session (default 5)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a rerun may take before it is an error")
     ap.add_argument("--max-sessions", type=int, default=40)
