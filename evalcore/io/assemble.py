@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import hash_strings, pair_keys, same_strings
+from .dochash import _Strings, _Table, hash_strings, pair_keys, same_rows
 from .errors import InputError, _short, _unforeseen
 from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted
@@ -27,40 +27,46 @@ class _Judgments:
     """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
 
     Built once per collection (O(J log J) for J judgments); each run then
-    costs one hash-table probe per row (pandas' uint64 table) plus a string comparison of the
-    rows whose key matched (:mod:`.dochash`): nothing here is rebuilt per
-    run, so loading time grows linearly with the number of runs.
+    costs, per row, one read of a bit table (is the key possibly judged?),
+    then one hash-table probe (pandas' uint64 table) for the rows that pass
+    it, and a byte-wise comparison of the rows whose key matched
+    (:func:`.dochash.same_rows`): nothing here is rebuilt per run, so loading
+    time grows linearly with the number of runs.
     """
 
     topic_index: dict[str, int]
     keys: np.ndarray       # sorted uint64 pair keys
     levels: np.ndarray     # int8 level per key
     docs: pa.Array         # judged doc id per key
-    shared: np.ndarray     # bool per key: the key equals its neighbour's (a hash collision; checked one by one)
     table: pd.Index        # the distinct keys (pandas' uint64 hash table), to find a key's position
-    first: np.ndarray      # position in ``keys`` of each distinct key
+    first: np.ndarray      # per distinct key: its first position in ``keys``
+    d_levels: np.ndarray   # per distinct key: the level at ``first``
+    d_shared: np.ndarray   # per distinct key: shared by several judgments (a hash collision; checked one by one)
+    d_docs: _Table         # per distinct key: the doc id at ``first``, read out for the byte-wise confirmation
+    maybe: np.ndarray      # bool per value of a key's top bits: some judged key has them
+    shift: np.uint64       # 64 - the number of those bits
 
-    def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: Callable[[np.ndarray], pa.Array]) -> np.ndarray:
+    def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
         """Level per row (topic index, document hash); -1 where unjudged.
 
-        ``docs(rows)`` gives the document ids of the given rows, to confirm
-        every match on the strings themselves.
+        ``docs`` holds the run's document ids and row ``i``'s id is ``docs``' string ``rows_of[i]``:
+        every match is confirmed on the ids themselves, byte for byte.
         """
         out = np.full(topic.shape, -1, dtype=np.int8)
         if not self.keys.size or not topic.size:
             return out
         k = pair_keys(doc_hash, topic)
-        found = self.table.get_indexer(k)
-        rows = np.flatnonzero(found >= 0)
+        rows = np.flatnonzero(self.maybe[(k >> self.shift).view(np.int64)])  # most unjudged rows stop here
+        found = self.table.get_indexer(k[rows])
+        hit = found >= 0
+        rows, found = rows[hit], found[hit]
         if not rows.size:
             return out
-        p = self.first[found[rows]]
-        mine = docs(rows)
-        ok = same_strings(mine, self.docs.take(pa.array(p)))
-        out[rows[ok]] = self.levels[p[ok]]
-        for i in np.flatnonzero(~ok & self.shared[p]):  # a collision among judged keys: try each of them
-            r, text = rows[i], mine[int(i)].as_py()
-            j = int(np.searchsorted(self.keys, k[r]))
+        ok = same_rows(docs, rows_of[rows], self.d_docs, found)
+        out[rows[ok]] = self.d_levels[found[ok]]
+        for i in np.flatnonzero(~ok & self.d_shared[found]):  # a collision among judged keys: try each of them
+            r, text = rows[i], docs.arr[int(rows_of[rows[i]])].as_py()
+            j = int(self.first[found[i]])
             while j < self.keys.size and self.keys[j] == k[r]:
                 if self.docs[j].as_py() == text:
                     out[r] = self.levels[j]
@@ -75,10 +81,12 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
     docs = pa.array(sub["doc"])
     if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
-        docs = docs.cast(pa.string())  # the type run ids have: no cast per run when comparing
+        docs = docs.cast(pa.string())  # the type run ids have
     keys = pair_keys(hash_strings(docs), tcode)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
+    levels = sub["level"].to_numpy(dtype=np.int8)[order]
+    docs = docs.take(pa.array(order))
     shared = np.zeros(keys.size, bool)
     first = np.ones(keys.size, bool)
     if keys.size > 1:
@@ -89,8 +97,13 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     starts = np.flatnonzero(first)
     table = pd.Index(keys[starts])
     table.get_indexer(keys[:1])  # build pandas' hash table now, in this thread: the run threads only read it
-    return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared,
-                      table, starts)
+    # a bit table 8-16x the number of keys (at most 16 MB): a probe that misses it costs one read
+    bits = int(np.clip(np.ceil(np.log2(max(8 * keys.size, 1))), 16, 24))
+    shift = np.uint64(64 - bits)
+    maybe = np.zeros(1 << bits, bool)
+    maybe[keys >> shift] = True
+    return _Judgments(tindex, keys, levels, docs, table, starts, levels[starts], shared[starts],
+                      _Table(docs.take(pa.array(starts))), maybe, shift)
 
 
 @dataclass
@@ -120,7 +133,7 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
         kept = np.flatnonzero(keep)
         file_row, te, pos = file_row[kept], te[kept], pos[kept]
     del keep
-    level = J.lookup(te, p.doc_hash[file_row], lambda rows: p.docs.take(pa.array(file_row[rows])))
+    level = J.lookup(te, p.doc_hash[file_row], _Strings.of(p.docs), file_row)
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]

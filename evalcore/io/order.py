@@ -87,14 +87,54 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
                 rank = rank[ki]
     if order == "score":
         # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
-        score = pc.cast(score, pa.float32(), safe=False)
-        idx = pc.sort_indices(pa.table({"t": rt, "s": score, "d": d}),
-                              sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")])
-        idx = idx.to_numpy()
+        idx = _score_order(rt, pc.cast(score, pa.float32(), safe=False), d)
     elif order == "rank":
         idx = np.lexsort((rank, rt))
     else:
-        idx = np.argsort(rt, kind="stable")
+        idx = _by_topic(rt)
     return _Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
-                   rt[idx], idx.view(np.int64) if idx.dtype == np.uint64 else idx.astype(np.int64, copy=False), d, h,
+                   rt[idx], idx, d, h,
                    n_lines, warnings)
+
+
+def _by_topic(rt: np.ndarray) -> np.ndarray:
+    """int64 row order grouping the rows by topic, file order within a topic (a stable sort by topic;
+    no sort at all when the file already lists its topics in natural order, as most runs do)."""
+    if rt.size < 2 or (rt[1:] >= rt[:-1]).all():
+        return np.arange(rt.size, dtype=np.int64)
+    return np.argsort(rt, kind="stable").astype(np.int64, copy=False)
+
+
+def _score_order(rt: np.ndarray, score: pa.Array, d: pa.Array) -> np.ndarray:
+    """int64 row order by (topic ascending, score descending, doc id descending byte-wise): trec_eval's order.
+
+    Most runs are written in that order already, but for the order of documents of equal score: when
+    scores never rise within a topic (in file order, once grouped by topic), only the rows of each
+    group of equal scores are sorted (by doc id), with arrow's sort; otherwise arrow sorts every row
+    on the three keys. The order is the same either way: (topic, doc id) pairs are distinct here,
+    so the three keys order the rows totally.
+    """
+    idx = _by_topic(rt)
+    s = score.to_numpy(zero_copy_only=False)
+    n = s.size
+    if n < 2:
+        return idx
+    s, t = s[idx], rt[idx]
+    same = t[1:] == t[:-1]
+    if (same & (s[1:] > s[:-1])).any():  # not in score order: sort everything
+        srt = pc.sort_indices(pa.table({"t": rt, "s": score, "d": d}),
+                              sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")])
+        return srt.to_numpy().astype(np.int64, copy=False)
+    tie = same & (s[1:] == s[:-1])  # row i and i + 1 (of this order) tie
+    if not tie.any():
+        return idx
+    in_group = np.zeros(n, bool)
+    in_group[:-1] = tie
+    in_group[1:] |= tie
+    rows = np.flatnonzero(in_group)
+    group = np.cumsum(~np.concatenate(([False], tie)))[rows]  # the same number for the rows of one group
+    sub = idx[rows]
+    o = pc.sort_indices(pa.table({"g": group, "d": d.take(pa.array(sub))}),
+                        sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    idx[rows] = sub[o]
+    return idx
