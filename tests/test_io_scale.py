@@ -21,7 +21,7 @@ from reference import ref_q_measure
 
 import evalcore
 from evalcore import _cache, metrics
-from evalcore.io import assemble, dochash
+from evalcore.io import assemble, dochash, read_run
 from evalcore.io import qrels as qrels_mod
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,6 +176,119 @@ def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
         assert np.array_equal(c.levels[r], lv) and np.array_equal(c.unjudged[r], unj)
     with pytest.raises(evalcore.InputError, match="twice"):
         evalcore.load_collection(qrels, [("dup.txt", b"t1 Q0 d1 1 2 x\nt1 Q0 d2 2 1 x\nt1 Q0 d1 3 0 x\n")])
+
+
+def _random_ids(rng, n: int) -> list[str]:
+    """Ids of every length class the word reader treats apart: empty-free, 1-7 bytes (one masked word),
+    8-16 (two overlapping words), 17-32, over 32 (compared by arrow), over 256 (hashed on a prefix),
+    multi-byte UTF-8, and long ids sharing a 256-byte prefix."""
+    alpha = np.array(list("ab-0") + ["é", "字"])
+    out = set()
+    while len(out) < n:
+        L = int(rng.choice([1, 2, 3, 5, 7, 8, 9, 11, 15, 16, 17, 24, 31, 32, 33, 40, 64, 255, 256, 257, 300]))
+        s = "".join(rng.choice(alpha, L))
+        out.add(s)
+        if L > 250:
+            out.add("p" * 256 + s)
+    return sorted(out)
+
+
+def test_same_rows_is_string_equality():
+    rng = np.random.default_rng(7)
+    ids = _random_ids(rng, 300) + ["x" * 300, "x" * 299 + "y", "x" * 301]
+    pairs = []  # the same length, one byte different, anywhere (so every word is compared)
+    for x in ids[:200]:
+        i = int(rng.integers(0, len(x)))
+        pairs.append((x, x[:i] + ("b" if x[i] != "b" else "a") + x[i + 1:]))
+    ids = sorted(set(ids) | {t for _, t in pairs})
+    pos = {x: i for i, x in enumerate(ids)}
+    ra = rng.integers(0, len(ids), 5000)
+    rb = ra.copy()
+    rb[::3] = rng.integers(0, len(ids), rb[::3].size)  # some equal, some not
+    ra[1:401:2] = [pos[x] for x, _ in pairs]
+    rb[1:401:2] = [pos[t] for _, t in pairs]
+    other = ids[::-1]
+    rb_o = len(ids) - 1 - rb  # same strings, in another array (large_string, reversed, sliced)
+    expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb)])
+    a = dochash._Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
+    for typ in (pa.string(), pa.large_string()):
+        for max_words in (1, 2, 4, 40):
+            b = dochash._Table(pa.array(other, typ), max_words=max_words)
+            assert np.array_equal(dochash.same_rows(a, ra, b, rb_o), expected), (typ, max_words)
+
+
+def test_hash_depends_on_the_string_only():
+    rng = np.random.default_rng(8)
+    ids = _random_ids(rng, 400)
+    h = dochash.hash_strings(pa.array(ids))
+    for i in range(0, len(ids), 13):  # alone, at a buffer's start or end, after a long id, as large_string
+        for ctx, j in ((pa.array([ids[i]]), 0), (pa.array([ids[i], "q" * 40]), 0), (pa.array(["q" * 40, ids[i]]), 1),
+                       (pa.array(["z" * 300, ids[i]], pa.large_string()).slice(1), 0)):
+            assert dochash.hash_strings(ctx)[j] == h[i], ids[i]
+    by_hash = {}
+    for s, x in zip(ids, h.tolist()):
+        b = s.encode()
+        by_hash.setdefault(x, set()).add((b[:256], len(b)))
+    assert all(len(v) == 1 for v in by_hash.values())  # no collision among these (past 256 bytes: by design)
+
+
+def test_lookup_with_ids_of_every_length_equals_plain_reference():
+    """Judged and unjudged ids of every length class (prefixes shared past 256 bytes, one id a prefix of
+    another): the tensor equals the plain dict reading, so no hash or word shortcut changes a level."""
+    rng = np.random.default_rng(9)
+    ids = _random_ids(rng, 120)
+    ids += [ids[0] + "x", ids[5][:-1] or "k"]
+    qlines, rlines = [], []
+    for t in ("q1", "q2", "q10"):
+        judged = rng.choice(len(ids), 60, replace=False)
+        qlines += [f"{t} 0 {ids[i]} {int(rng.integers(0, 3))}" for i in judged] + [f"{t} 0 rel-{t} 1"]
+        for r, i in enumerate(rng.choice(len(ids), 80, replace=False)):
+            rlines.append(f"{t} Q0 {ids[i]} {r + 1} {100 - r} x")
+    qtext, rtext = "\n".join(qlines) + "\n", "\n".join(rlines) + "\n"
+    c = evalcore.load_collection(("q.txt", qtext.encode()), [("r.txt", rtext.encode())])
+    lv, unj = plain_levels(plain_qrels(qtext), plain_run(rtext), c.topic_ids, c.depth)
+    assert np.array_equal(c.levels[0], lv) and np.array_equal(c.unjudged[0], unj)
+    assert c.unjudged.sum() > 0 and (c.levels > 0).sum() > 0
+
+
+# -- trec_eval's order, without a full sort when the file is in score order -------------
+def _run_text(rows) -> str:
+    return "".join(f"{t} Q0 {d} {i + 1} {s} tag\n" for i, (t, d, s) in enumerate(rows))
+
+
+@pytest.mark.parametrize("layout", ["sorted", "ties_in_doc_order", "shuffled", "topics_unnatural",
+                                    "topics_interleaved", "one_rise", "float32_ties", "signed_zero"])
+def test_score_order_equals_plain_sort(layout):
+    """Every layout of a run file - already in trec_eval's order or not - gives the order of a plain
+    sorted() (score as a C float descending, then doc id descending byte-wise)."""
+    rng = np.random.default_rng(abs(hash(layout)) % 2**32)
+    topics = ["q1", "q2", "q10", "q11"]
+    rows = []
+    for t in topics:
+        n = int(rng.integers(30, 60))
+        docs = rng.choice(10_000, n, replace=False)
+        scores = np.sort(np.round(rng.uniform(0, 5, n), 1))[::-1]  # many ties
+        if layout == "float32_ties":  # equal as C floats, distinct as doubles
+            scores = np.array([f"{1 + 1e-9 * (n - i):.10f}" if i % 3 else f"{2 - 0.25 * i}" for i in range(n)])
+        if layout == "signed_zero":
+            scores = np.array(["1.5", "0", "-0", "0.0", "-0.0", "-1"] * (n // 6 + 1))[:n]
+        trs = [(t, f"D{d}" + "x" * int(d % 13), s) for d, s in zip(docs, scores)]
+        if layout == "ties_in_doc_order":
+            trs.sort(key=lambda r: (float(r[2]), r[1].encode()), reverse=True)
+        rows.extend(trs)
+    if layout == "shuffled":
+        rng.shuffle(rows)
+    elif layout == "topics_unnatural":
+        rows.sort(key=lambda r: r[0], reverse=True)  # q2, q11, q10, q1: grouped, not in natural order
+    elif layout == "topics_interleaved":
+        rows = [r for k in range(60) for r in rows if int(r[1][1:].rstrip("x")) % 60 == k]
+    elif layout == "one_rise":
+        i = len(rows) // 2
+        rows[i], rows[i + 5] = rows[i + 5], rows[i]
+    text = _run_text(rows)
+    run = read_run(("r.txt", text.encode()))
+    expected = plain_run(text)
+    assert {t: run.ranking(t) for t in run.topics} == expected
 
 
 # -- the per-collection cache is bounded by bytes ----------------------------------
