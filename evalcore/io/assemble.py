@@ -17,9 +17,9 @@ from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted
 from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
-from .runs import _parse_run
+from .runs import _finish_run, _read_run
 from .sources import _RUN_FMTS, _run_sources, _RunSource
-from .stream import _in_order, _Tensor
+from .stream import _ReadAhead, _Tensor
 
 
 @dataclass
@@ -263,14 +263,10 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     np.add.at(lc, (sub["topic"].map(J.topic_index).to_numpy(dtype=np.int64),
                    sub["level"].to_numpy(dtype=np.int64)), 1)
 
-    def work(s: _RunSource) -> tuple[tuple[str, int, list[str]], _Placed]:
+    def read(s: _RunSource):
+        """In the reader thread: the run's file read and parsed into columns (:func:`.runs._read_run`)."""
         try:
-            p = _parse_run(s, order, keep_first_duplicate)
-            placed = _place(p, J, qrels_set, depth)
-            info = (p.name, p.n_lines, p.warnings)
-            del p  # the run's text and parsed columns end here
-            pa.default_memory_pool().release_unused()
-            return info, placed
+            return s, _read_run(s, order, keep_first_duplicate)
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee
@@ -298,20 +294,33 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                         topics_without_relevant=[t for t in all_topics if t not in rel_topics],
                         warnings=list(q.warnings) + ctx.notes)
     run_ids = []
-    workers = min(2, os.cpu_count() or 1)
-    for r, ((run, n_lines, warnings), pl) in enumerate(_in_order(work, srcs, workers)):
-        tensor.put(r, pl)
-        lengths[r] = pl.lengths
-        run_ids.append(run)
-        report.n_run_lines += n_lines
-        report.warnings.extend(warnings)
-        if pl.ignored:
-            report.ignored_run_topics[run] = pl.ignored
-        if pl.missing:
-            report.missing_run_topics[run] = pl.missing
-        del pl
-        if progress:
-            progress((r + 1) / n_runs)
+    r = -1
+    with _ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
+        for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
+            r += 1
+            try:
+                p = _finish_run(cols, order, keep_first_duplicate)
+                del cols
+                pl = _place(p, J, qrels_set, depth)
+                run, n_lines, warnings = p.name, p.n_lines, p.warnings
+                del p  # the run's text and parsed columns end here
+                pa.default_memory_pool().release_unused()
+            except InputError:
+                raise
+            except Exception as e:  # never a traceback for input we failed to foresee
+                raise _unforeseen(e, s.display) from e
+            tensor.put(r, pl)
+            lengths[r] = pl.lengths
+            run_ids.append(run)
+            report.n_run_lines += n_lines
+            report.warnings.extend(warnings)
+            if pl.ignored:
+                report.ignored_run_topics[run] = pl.ignored
+            if pl.missing:
+                report.missing_run_topics[run] = pl.missing
+            del pl
+            if progress:
+                progress((r + 1) / n_runs)
     levels, unjudged = tensor.final()
     report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
     c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
