@@ -304,7 +304,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                 pl = _place(p, J, qrels_set, depth)
                 run, n_lines, warnings = p.name, p.n_lines, p.warnings
                 del p  # the run's text and parsed columns end here
-                pa.default_memory_pool().release_unused()
+                pass
             except InputError:
                 raise
             except Exception as e:  # never a traceback for input we failed to foresee

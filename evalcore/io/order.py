@@ -1,6 +1,7 @@
 """Putting one run's rows into evaluation order (trec_eval's score order, rank or file order), vectorised."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +21,18 @@ _ORDERS = ("score", "rank", "file")
 def _check_order(order: str) -> None:
     if order not in _ORDERS:
         raise ValueError(f"order must be one of {', '.join(_ORDERS)}; got {order!r}")
+
+
+@functools.lru_cache(maxsize=4)
+def _natural_ranks(tvals: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
+    """(positions of ``tvals`` in natural order, natural rank of each value). Cached: the runs of one
+    collection usually list the same topics in the same order, and sorting 5,000 topic ids by their
+    natural key cost ~35 ms per run (the rank array is read-only)."""
+    nat = sorted(range(len(tvals)), key=lambda i: _natural_key(tvals[i]))
+    rank_of = np.empty(len(tvals), np.int32)
+    rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
+    rank_of.flags.writeable = False
+    return nat, rank_of
 
 
 @dataclass
@@ -58,10 +71,8 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     Cost: linear in the run's lines (plus the sorts' log factor).
     """
     tenc = pc.dictionary_encode(t)
-    tvals = tenc.dictionary.to_pylist()
-    nat = sorted(range(len(tvals)), key=lambda i: _natural_key(tvals[i]))
-    rank_of = np.empty(len(tvals), np.int32)
-    rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
+    tvals = tuple(tenc.dictionary.to_pylist())
+    nat, rank_of = _natural_ranks(tvals)
     rt = rank_of[tenc.indices.to_numpy(zero_copy_only=False)]
     h = hash_strings(d)
     warnings = []

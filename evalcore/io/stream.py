@@ -94,8 +94,10 @@ class _Tensor:
             self._grow(need)
         self.D = max(self.D, need)
         lv = pl.level
-        self.levels[r, pl.topic, pl.pos] = np.maximum(lv, 0)
-        self.unjudged[r, pl.topic, pl.pos] = lv < 0
+        cell = pl.topic.astype(np.int64) * self.levels.shape[2]  # one flat index into run r's (topic, rank) plane
+        cell += pl.pos
+        self.levels[r].reshape(-1)[cell] = np.maximum(lv, 0)
+        self.unjudged[r].reshape(-1)[cell] = lv < 0
 
     def final(self) -> tuple[np.ndarray, np.ndarray]:
         if self.levels.shape[2] > self.D:
