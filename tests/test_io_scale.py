@@ -265,6 +265,34 @@ def test_lookup_with_ids_of_every_length_equals_plain_reference():
     assert c.unjudged.sum() > 0 and (c.levels > 0).sum() > 0
 
 
+@pytest.mark.parametrize("bits", [1, 3, 6, None])
+def test_slot_table_shared_slots_give_the_same_collection(monkeypatch, bits):
+    """A slot table so small that most slots hold several judged keys (then pandas' table finds the
+    key) or a key whose top bits match another's: the tensor still equals the plain reference."""
+    if bits is not None:
+        monkeypatch.setattr(assemble, "_slot_bits", lambda n: bits)
+    rng = np.random.default_rng(10)
+    qtext = "".join(f"t{t} 0 d{j} {int(rng.integers(0, 3))}\n" for t in range(5) for j in rng.choice(300, 60, False))
+    qtext += "".join(f"t{t} 0 rel{t} 1\n" for t in range(5))
+    rtext = "".join(f"t{t} Q0 d{j} {r + 1} {200 - r} x\n" for t in range(6)
+                    for r, j in enumerate(rng.choice(300, 100, False)))
+    c = evalcore.load_collection(("q.txt", qtext.encode()), [("r.txt", rtext.encode())])
+    lv, unj = plain_levels(plain_qrels(qtext), plain_run(rtext), c.topic_ids, c.depth)
+    assert np.array_equal(c.levels[0], lv) and np.array_equal(c.unjudged[0], unj)
+    assert (c.levels > 0).sum() > 20 and c.unjudged.sum() > 100
+
+
+def test_slot_shared_with_the_same_id_under_another_topic(monkeypatch):
+    """A one-bit slot table: a row's slot often holds the judged key of the *same* id under another
+    topic - the key must still differ, so the row stays unjudged."""
+    monkeypatch.setattr(assemble, "_slot_bits", lambda n: 1)
+    for i in range(20):
+        qtext = f"t1 0 a{i} 1\nt2 0 b{i} 2\n"
+        rtext = f"t1 Q0 b{i} 1 2 x\nt1 Q0 a{i} 2 1 x\nt2 Q0 a{i} 1 2 x\nt2 Q0 b{i} 2 1 x\n"
+        c = evalcore.load_collection(("q.txt", qtext.encode()), [("r.txt", rtext.encode())])
+        assert c.levels[0].tolist() == [[0, 1], [0, 2]] and c.unjudged[0].tolist() == [[True, False], [True, False]]
+
+
 # -- trec_eval's order, without a full sort when the file is in score order -------------
 def _run_text(rows) -> str:
     return "".join(f"{t} Q0 {d} {i + 1} {s} tag\n" for i, (t, d, s) in enumerate(rows))

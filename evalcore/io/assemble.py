@@ -27,11 +27,12 @@ class _Judgments:
     """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
 
     Built once per collection (O(J log J) for J judgments); each run then
-    costs, per row, one read of a bit table (is the key possibly judged?),
-    then one hash-table probe (pandas' uint64 table) for the rows that pass
-    it, and a byte-wise comparison of the rows whose key matched
-    (:func:`.dochash.same_rows`): nothing here is rebuilt per run, so loading
-    time grows linearly with the number of runs.
+    costs, per row, one read of a slot table indexed by the key's top bits
+    (which judged key, if any, has them), one read of that key's record
+    (key, length and first words of its doc id) and a byte-wise comparison
+    (:func:`.dochash.same_rows`); rows whose slot several judged keys share
+    go through pandas' uint64 hash table instead. Nothing here is rebuilt
+    per run, so loading time grows linearly with the number of runs.
     """
 
     topic_index: dict[str, int]
@@ -42,29 +43,35 @@ class _Judgments:
     first: np.ndarray      # per distinct key: its first position in ``keys``
     d_levels: np.ndarray   # per distinct key: the level at ``first``
     d_shared: np.ndarray   # per distinct key: shared by several judgments (a hash collision; checked one by one)
-    d_docs: _Table         # per distinct key: the doc id at ``first``, read out for the byte-wise confirmation
-    maybe: np.ndarray      # bool per value of a key's top bits: some judged key has them
+    d_docs: _Table         # per distinct key: the key and the doc id at ``first``, read out for the comparison
+    slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
     shift: np.uint64       # 64 - the number of those bits
 
     def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
         """Level per row (topic index, document hash); -1 where unjudged.
 
         ``docs`` holds the run's document ids and row ``i``'s id is ``docs``' string ``rows_of[i]``:
-        every match is confirmed on the ids themselves, byte for byte.
+        every match is confirmed on the key and on the ids themselves, byte for byte (equal keys and
+        equal ids mean equal topics: for one id, distinct topics give distinct keys).
         """
         out = np.full(topic.shape, -1, dtype=np.int8)
         if not self.keys.size or not topic.size:
             return out
         k = pair_keys(doc_hash, topic)
-        rows = np.flatnonzero(self.maybe[(k >> self.shift).view(np.int64)])  # most unjudged rows stop here
-        found = self.table.get_indexer(k[rows])
-        hit = found >= 0
-        rows, found = rows[hit], found[hit]
+        sid = self.slot[(k >> self.shift).view(np.int64)]  # most unjudged rows stop here (-1)
+        rows = np.flatnonzero(sid >= 0)
+        found = sid[rows].astype(np.int64)
+        several = np.flatnonzero(sid == -2)
+        if several.size:  # slots shared by several judged keys: pandas' hash table finds the key
+            f = self.table.get_indexer(k[several])
+            rows, found = np.concatenate((rows, several[f >= 0])), np.concatenate((found, f[f >= 0]))
         if not rows.size:
             return out
-        ok = same_rows(docs, rows_of[rows], self.d_docs, found)
+        rec = self.d_docs.rows(found)
+        key_ok = rec[:, 0] == k[rows]
+        ok = key_ok & same_rows(docs, rows_of[rows], self.d_docs, found, rec)
         out[rows[ok]] = self.d_levels[found[ok]]
-        for i in np.flatnonzero(~ok & self.d_shared[found]):  # a collision among judged keys: try each of them
+        for i in np.flatnonzero(~ok & key_ok & self.d_shared[found]):  # judged ids sharing a key: each in turn
             r, text = rows[i], docs.arr[int(rows_of[rows[i]])].as_py()
             j = int(self.first[found[i]])
             while j < self.keys.size and self.keys[j] == k[r]:
@@ -73,6 +80,12 @@ class _Judgments:
                     break
                 j += 1
         return out
+
+
+def _slot_bits(n_keys: int) -> int:
+    """Bits of the slot table for ``n_keys`` distinct keys: 8-16 slots per key, so that few keys
+    share a slot (at least 2**16 slots, at most 2**24: 64 MB)."""
+    return int(np.clip(np.ceil(np.log2(max(8 * n_keys, 1))), 16, 24))
 
 
 def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
@@ -97,13 +110,15 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     starts = np.flatnonzero(first)
     table = pd.Index(keys[starts])
     table.get_indexer(keys[:1])  # build pandas' hash table now, in this thread: the run threads only read it
-    # a bit table 8-16x the number of keys (at most 16 MB): a probe that misses it costs one read
-    bits = int(np.clip(np.ceil(np.log2(max(8 * keys.size, 1))), 16, 24))
+    bits = _slot_bits(starts.size)
     shift = np.uint64(64 - bits)
-    maybe = np.zeros(1 << bits, bool)
-    maybe[keys >> shift] = True
+    top = (keys[starts] >> shift).view(np.int64)  # non-decreasing, as the keys are sorted
+    slot = np.full(1 << bits, -1, np.int32)
+    slot[top] = np.arange(starts.size, dtype=np.int32)
+    if top.size > 1:
+        slot[top[1:][top[1:] == top[:-1]]] = -2
     return _Judgments(tindex, keys, levels, docs, table, starts, levels[starts], shared[starts],
-                      _Table(docs.take(pa.array(starts))), maybe, shift)
+                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift)
 
 
 @dataclass

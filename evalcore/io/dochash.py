@@ -138,32 +138,39 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
 
 class _Table:
     """A fixed set of strings (the judged ids) with their length and first words read out once, to
-    compare many strings against: row ``i`` of ``rec`` = (length, word 0, word 1, ...) of string ``i``
-    (:meth:`_Strings.word`; 0 past its words), one row per string so that a comparison costs one
-    random read, not one per word."""
+    compare many strings against: row ``i`` of ``rec`` = (tag, length, word 0, word 1, ...) of string
+    ``i`` (:meth:`_Strings.word`; 0 past its words; ``tag``: any uint64 the caller keeps with it, e.g.
+    its hash key), one row per string so that a comparison costs one random read, not one per word."""
 
-    def __init__(self, arr: pa.Array, max_words: int = 4):
+    def __init__(self, arr: pa.Array, max_words: int = 4, tag: np.ndarray | None = None):
         s = _Strings.of(arr)
         self.arr = s.arr
         self.n_words = min(int(s.words.max(initial=1)), max_words)
-        self.rec = np.zeros((len(s.lens), 1 + self.n_words), np.uint64)
-        self.rec[:, 0] = s.lens
+        self.rec = np.zeros((len(s.lens), 2 + self.n_words), np.uint64)
+        if tag is not None:
+            self.rec[:, 0] = tag
+        self.rec[:, 1] = s.lens
         for k in range(self.n_words):
-            np.copyto(self.rec[:, 1 + k], s.word(k), where=s.words > k)
+            np.copyto(self.rec[:, 2 + k], s.word(k), where=s.words > k)
+
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        """The records of ``rows`` (np.take: much faster than ``rec[rows]`` on a 2-d array)."""
+        return np.take(self.rec, rows, axis=0)
 
 
-def same_rows(a: _Strings, rows_a: np.ndarray, b: _Table, rows_b: np.ndarray) -> np.ndarray:
+def same_rows(a: _Strings, rows_a: np.ndarray, b: _Table, rows_b: np.ndarray,
+              rec: np.ndarray | None = None) -> np.ndarray:
     """Whether string ``rows_a[i]`` of ``a`` equals string ``rows_b[i]`` of ``b``, byte for byte, as a bool array.
 
     Compares lengths and the words of :meth:`_Strings.word` (which hold every byte of the string);
     strings with more words than ``b`` keeps (over 32 bytes by default) or over 256 bytes are
-    compared whole, with arrow.
+    compared whole, with arrow. ``rec``: ``b.rows(rows_b)`` when the caller has it already.
     """
     sa = a.take(rows_a)
-    rec = np.take(b.rec, rows_b, axis=0)  # (much faster than b.rec[rows_b] for a 2-d array)
-    eq = sa.lens.view(np.uint64) == rec[:, 0]
+    rec = b.rows(rows_b) if rec is None else rec
+    eq = sa.lens.view(np.uint64) == rec[:, 1]
     for k in range(min(int(sa.words.max(initial=0)), b.n_words)):
-        same = sa.word(k) == rec[:, 1 + k]
+        same = sa.word(k) == rec[:, 2 + k]
         if k:
             same |= sa.words <= k  # no word k (and of equal length: nor has b's string)
         eq &= same
