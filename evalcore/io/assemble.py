@@ -47,17 +47,16 @@ class _Judgments:
     slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
     shift: np.uint64       # 64 - the number of those bits
 
-    def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
-        """Level per row (topic index, document hash); -1 where unjudged.
+    def lookup(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
+        """Level per row (its (topic index, document) key, :func:`.dochash.pair_keys`); -1 where unjudged.
 
         ``docs`` holds the run's document ids and row ``i``'s id is ``docs``' string ``rows_of[i]``:
         every match is confirmed on the key and on the ids themselves, byte for byte (equal keys and
         equal ids mean equal topics: for one id, distinct topics give distinct keys).
         """
-        out = np.full(topic.shape, -1, dtype=np.int8)
-        if not self.keys.size or not topic.size:
+        out = np.full(k.shape, -1, dtype=np.int8)
+        if not self.keys.size or not k.size:
             return out
-        k = pair_keys(doc_hash, topic)
         sid = self.slot[(k >> self.shift).view(np.int64)]  # most unjudged rows stop here (-1)
         rows = np.flatnonzero(sid >= 0)
         found = sid[rows].astype(np.int64)
@@ -148,7 +147,9 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
         kept = np.flatnonzero(keep)
         file_row, te, pos = file_row[kept], te[kept], pos[kept]
     del keep
-    level = J.lookup(te, p.doc_hash[file_row], _Strings.of(p.docs), file_row)
+    k = p.keys[file_row] if p.keys is not None else pair_keys(p.doc_hash[file_row], te)
+    level = J.lookup(k, _Strings.of(p.docs), file_row)
+    del k
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]
@@ -314,7 +315,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
         for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
             r += 1
             try:
-                p = _finish_run(cols, order, keep_first_duplicate)
+                p = _finish_run(cols, order, keep_first_duplicate, J.topic_index)
                 del cols
                 pl = _place(p, J, qrels_set, depth)
                 run, n_lines, warnings = p.name, p.n_lines, p.warnings

@@ -53,13 +53,15 @@ class _Parsed:
     doc_hash: np.ndarray     # uint64 per file row (:func:`.dochash.hash_strings`)
     n_lines: int
     warnings: list[str]
+    keys: np.ndarray | None = None  # uint64 (topic, doc) key per file row, topics as the loader numbers them
 
     def docs_in_order(self) -> pa.Array:
         return self.docs.take(pa.array(self.perm))
 
 
 def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,
-                keep_first: bool, n_lines: int, on_dup: Callable[[], None]) -> _Parsed:
+                keep_first: bool, n_lines: int, on_dup: Callable[[], None],
+                topic_code: dict[str, int] | None = None) -> _Parsed:
     """Sort the rows into evaluation order, vectorised (pyarrow / numpy).
 
     Topics are dictionary-encoded; documents are hashed (:mod:`.dochash`) and
@@ -69,14 +71,26 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     (topic, score descending, doc id descending) compares strings only
     within exact score ties, so it costs little more than a numeric sort.
     Cost: linear in the run's lines (plus the sorts' log factor).
+
+    ``topic_code`` (the loader's evaluated topic index): the (topic, document) keys of the duplicate
+    check are then made with these topic numbers (other topics numbered after them), so that the
+    judgment lookup reuses them (``_Parsed.keys``).
     """
     tenc = pc.dictionary_encode(t)
     tvals = tuple(tenc.dictionary.to_pylist())
     nat, rank_of = _natural_ranks(tvals)
-    rt = rank_of[tenc.indices.to_numpy(zero_copy_only=False)]
+    tind = tenc.indices.to_numpy(zero_copy_only=False)
+    rt = rank_of[tind]
     h = hash_strings(d)
+    if topic_code is None:
+        keys = pair_keys(h, rt)
+    else:
+        code = np.array([topic_code.get(v, -1) for v in tvals], np.int64)
+        code = np.where(code >= 0, code, len(topic_code) + rank_of)  # distinct numbers for the other topics
+        keys = pair_keys(h, code[tind])
+    del tind
     warnings = []
-    if not pd.Index(pair_keys(h, rt)).is_unique:  # a repeated document, or (rarely) a hash collision
+    if not pd.Index(keys).is_unique:  # a repeated document, or (rarely) a hash collision
         denc = pc.dictionary_encode(d)
         dcode = denc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         key = rt.astype(np.int64) * max(len(denc.dictionary), 1) + dcode
@@ -90,7 +104,7 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
             n_drop = int(key.size - ki.size)
             warnings.append(f"{src.display}: {n_drop} repeated document{'s' if n_drop > 1 else ''} dropped "
                             f"(kept the first occurrence in each topic)")
-            rt, h = rt[ki], h[ki]
+            rt, h, keys = rt[ki], h[ki], keys[ki]
             d = d.take(pa.array(ki))
             if score is not None:
                 score = score.take(pa.array(ki))
@@ -104,14 +118,18 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     else:
         idx = _by_topic(rt)
     return _Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
-                   rt[idx], idx, d, h,
-                   n_lines, warnings)
+                   rt[idx], idx, d, h, n_lines, warnings, keys if topic_code is not None else None)
+
+
+def _grouped(rt: np.ndarray) -> bool:
+    """Are the rows in topic order already (as most runs list their topics)?"""
+    return rt.size < 2 or bool((rt[1:] >= rt[:-1]).all())
 
 
 def _by_topic(rt: np.ndarray) -> np.ndarray:
     """int64 row order grouping the rows by topic, file order within a topic (a stable sort by topic;
-    no sort at all when the file already lists its topics in natural order, as most runs do)."""
-    if rt.size < 2 or (rt[1:] >= rt[:-1]).all():
+    no sort at all when the file already lists its topics in natural order)."""
+    if _grouped(rt):
         return np.arange(rt.size, dtype=np.int64)
     return np.argsort(rt, kind="stable").astype(np.int64, copy=False)
 
@@ -125,12 +143,13 @@ def _score_order(rt: np.ndarray, score: pa.Array, d: pa.Array) -> np.ndarray:
     on the three keys. The order is the same either way: (topic, doc id) pairs are distinct here,
     so the three keys order the rows totally.
     """
-    idx = _by_topic(rt)
+    n = rt.size
+    grouped = _grouped(rt)
+    idx = np.arange(n, dtype=np.int64) if grouped else np.argsort(rt, kind="stable").astype(np.int64, copy=False)
     s = score.to_numpy(zero_copy_only=False)
-    n = s.size
     if n < 2:
         return idx
-    s, t = s[idx], rt[idx]
+    s, t = (s, rt) if grouped else (s[idx], rt[idx])
     same = t[1:] == t[:-1]
     if (same & (s[1:] > s[:-1])).any():  # not in score order: sort everything
         srt = pc.sort_indices(pa.table({"t": rt, "s": score, "d": d}),

@@ -58,10 +58,11 @@ def _read_run(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Pars
     return _read_trec(src, order, keep_first)
 
 
-def _finish_run(x: _Columns | _Parsed, order: str, keep_first: bool) -> _Parsed:
+def _finish_run(x: _Columns | _Parsed, order: str, keep_first: bool,
+                topic_code: dict[str, int] | None = None) -> _Parsed:
     if isinstance(x, _Parsed):
         return x
-    return _order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo)
+    return _order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, topic_code)
 
 
 def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
