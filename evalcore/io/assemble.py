@@ -47,6 +47,10 @@ class _Judgments:
     slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
     shift: np.uint64       # 64 - the number of those bits
 
+    def __post_init__(self):
+        self.several = bool((self.slot == -2).any())  # some slot holds several keys
+        self.any_shared = bool(self.d_shared.any())   # some key is shared by several judged ids
+
     def lookup(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
         """Level per row (its (topic index, document) key, :func:`.dochash.pair_keys`); -1 where unjudged.
 
@@ -59,18 +63,19 @@ class _Judgments:
             return out
         sid = self.slot[(k >> self.shift).view(np.int64)]  # most unjudged rows stop here (-1)
         rows = np.flatnonzero(sid >= 0)
-        found = sid[rows].astype(np.int64)
-        several = np.flatnonzero(sid == -2)
-        if several.size:  # slots shared by several judged keys: pandas' hash table finds the key
+        found = sid[rows]
+        several = np.flatnonzero(sid == -2) if self.several else ()
+        if len(several):  # slots shared by several judged keys: pandas' hash table finds the key
             f = self.table.get_indexer(k[several])
-            rows, found = np.concatenate((rows, several[f >= 0])), np.concatenate((found, f[f >= 0]))
+            rows, found = np.concatenate((rows, several[f >= 0])), np.concatenate((found, f[f >= 0].astype(np.int32)))
         if not rows.size:
             return out
         rec = self.d_docs.rows(found)
         key_ok = rec[:, 0] == k[rows]
         ok = key_ok & same_rows(docs, rows_of[rows], self.d_docs, found, rec)
         out[rows[ok]] = self.d_levels[found[ok]]
-        for i in np.flatnonzero(~ok & key_ok & self.d_shared[found]):  # judged ids sharing a key: each in turn
+        shared = np.flatnonzero(~ok & key_ok & self.d_shared[found]) if self.any_shared else ()
+        for i in shared:  # judged ids sharing a key (a hash collision): each in turn
             r, text = rows[i], docs.arr[int(rows_of[rows[i]])].as_py()
             j = int(self.first[found[i]])
             while j < self.keys.size and self.keys[j] == k[r]:
