@@ -46,6 +46,7 @@ class _Judgments:
     d_docs: _Table         # per distinct key: the key and the doc id at ``first``, read out for the comparison
     slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
     shift: np.uint64       # 64 - the number of those bits
+    level_counts: np.ndarray  # (n_topics, max_level + 1) judgments per topic and level
 
     def __post_init__(self):
         self.several = bool((self.slot == -2).any())  # some slot holds several keys
@@ -92,17 +93,20 @@ def _slot_bits(n_keys: int) -> int:
     return int(np.clip(np.ceil(np.log2(max(8 * n_keys, 1))), 16, 24))
 
 
-def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
+def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Judgments:
     tindex = {t: i for i, t in enumerate(topic_ids)}
     sub = frame[frame["topic"].isin(tindex)]
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
+    lv = sub["level"].to_numpy(dtype=np.int64)
+    counts = np.bincount(tcode * (max_level + 1) + lv, minlength=len(topic_ids) * (max_level + 1))
+    counts = counts.reshape(len(topic_ids), max_level + 1).astype(np.int64, copy=False)
     docs = pa.array(sub["doc"])
     if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
         docs = docs.cast(pa.string())  # the type run ids have
     keys = pair_keys(hash_strings(docs), tcode)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
-    levels = sub["level"].to_numpy(dtype=np.int8)[order]
+    levels = lv.astype(np.int8)[order]
     docs = docs.take(pa.array(order))
     shared = np.zeros(keys.size, bool)
     first = np.ones(keys.size, bool)
@@ -122,7 +126,7 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     if top.size > 1:
         slot[top[1:][top[1:] == top[:-1]]] = -2
     return _Judgments(tindex, keys, levels, docs, table, starts, levels[starts], shared[starts],
-                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift)
+                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift, counts)
 
 
 @dataclass
@@ -278,11 +282,8 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
         raise _too_many("evaluated topics (with a relevant document) in the qrels", len(topic_ids), L.max_topics,
                         "max-topics", q.source)
     K = q.max_level
-    J = _judgments(frame, topic_ids)
-    lc = np.zeros((len(topic_ids), K + 1), dtype=np.int64)
-    sub = frame[frame["topic"].isin(J.topic_index)]
-    np.add.at(lc, (sub["topic"].map(J.topic_index).to_numpy(dtype=np.int64),
-                   sub["level"].to_numpy(dtype=np.int64)), 1)
+    J = _judgments(frame, topic_ids, K)
+    lc = J.level_counts
 
     def read(s: _RunSource):
         """In the reader thread: the run's file read and parsed into columns (:func:`.runs._read_run`)."""

@@ -54,7 +54,6 @@ class _Strings:
     win: np.ndarray      # every 8-byte window of the data buffer (unaligned, a view)
     starts: np.ndarray   # int64 byte offset of each string
     lens: np.ndarray     # int64 length of each string
-    words: np.ndarray    # int64 number of words of each string (>= 1)
     arr: pa.Array        # the strings themselves
 
     @classmethod
@@ -72,14 +71,11 @@ class _Strings:
             buf = small
         starts = offs[:-1]
         lens = np.diff(offs)
-        words = np.minimum(lens, _MAX_BYTES) + 7
-        words >>= 3
-        np.maximum(words, 1, out=words)
-        return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, words, arr)
+        return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, arr)
 
     def take(self, rows: np.ndarray) -> "_Strings":
         """The strings ``rows`` (a view of the same buffer)."""
-        return _Strings(self.win, self.starts[rows], self.lens[rows], self.words[rows], self.arr)
+        return _Strings(self.win, self.starts[rows], self.lens[rows], self.arr)
 
     def word(self, k: int) -> np.ndarray:
         """Word ``k`` of each string; only meaningful where ``k < words``.
@@ -110,6 +106,11 @@ class _Strings:
         return w
 
 
+def _n_words(n_bytes: int) -> int:
+    """Words of an id of ``n_bytes`` bytes (:meth:`_Strings.word`): at least 1, at most MAX_WORDS."""
+    return max(1, -(-min(n_bytes, _MAX_BYTES) // 8))
+
+
 def hash_strings(arr: pa.Array) -> np.ndarray:
     """uint64 hash of every string of ``arr`` (a non-null string array).
 
@@ -124,13 +125,13 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
     s = _Strings.of(arr)
     h = s.lens.astype(np.uint64)
     h *= _M1
-    most = int(s.words.max())
+    most = _n_words(int(s.lens.max()))
     for k in range(most):
         w = s.word(k)
         w ^= h
         _mix(w)
-        if k and (s.words <= k).any():  # a string's hash depends on its own words only
-            np.copyto(h, w, where=s.words > k)
+        if k and (s.lens <= 8 * k).any():  # a string's hash depends on its own words only (it has a word k
+            np.copyto(h, w, where=s.lens > 8 * k)  # iff it is longer than 8k bytes)
         else:
             h = w
     return h
@@ -145,13 +146,13 @@ class _Table:
     def __init__(self, arr: pa.Array, max_words: int = 4, tag: np.ndarray | None = None):
         s = _Strings.of(arr)
         self.arr = s.arr
-        self.n_words = min(int(s.words.max(initial=1)), max_words)
+        self.n_words = min(_n_words(int(s.lens.max(initial=0))), max_words)
         self.rec = np.zeros((len(s.lens), 2 + self.n_words), np.uint64)
         if tag is not None:
             self.rec[:, 0] = tag
         self.rec[:, 1] = s.lens
         for k in range(self.n_words):
-            np.copyto(self.rec[:, 2 + k], s.word(k), where=s.words > k)
+            np.copyto(self.rec[:, 2 + k], s.word(k), where=s.lens > 8 * k)
 
     def rows(self, rows: np.ndarray) -> np.ndarray:
         """The records of ``rows`` (np.take: much faster than ``rec[rows]`` on a 2-d array)."""
@@ -169,12 +170,12 @@ def same_rows(a: _Strings, rows_a: np.ndarray, b: _Table, rows_b: np.ndarray,
     sa = a.take(rows_a)
     rec = b.rows(rows_b) if rec is None else rec
     eq = sa.lens.view(np.uint64) == rec[:, 1]
-    for k in range(min(int(sa.words.max(initial=0)), b.n_words)):
+    for k in range(min(_n_words(int(sa.lens.max(initial=0))), b.n_words)):
         same = sa.word(k) == rec[:, 2 + k]
         if k:
-            same |= sa.words <= k  # no word k (and of equal length: nor has b's string)
+            same |= sa.lens <= 8 * k  # no word k (and of equal length: nor has b's string)
         eq &= same
-    rest = np.flatnonzero(eq & ((sa.words > b.n_words) | (sa.lens > _MAX_BYTES)))
+    rest = np.flatnonzero(eq & (sa.lens > 8 * b.n_words))  # (b.n_words <= 32: every id over 256 bytes too)
     if rest.size:
         eq[rest] = same_strings(a.arr.take(pa.array(rows_a[rest])), b.arr.take(pa.array(rows_b[rest])))
     return eq
