@@ -209,10 +209,10 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     bad arguments (``order``, ``depth``, ``fmt``, ``limits``) are
     ``ValueError``.
 
-    Runs are read and placed one at a time (two threads), so peak memory is
-    the tensor (2 bytes per run x topic x rank) + the qrels + two runs'
-    working sets, not all runs' text; time is linear in the run lines (see
-    the :mod:`evalcore.io` docstring, "Speed and memory").
+    Runs are placed one at a time while a reader thread reads the next one,
+    so peak memory is the tensor (2 bytes per run x topic x rank) + the
+    qrels + two runs' working sets, not all runs' text; time is linear in
+    the run lines (see the :mod:`evalcore.io` docstring, "Speed and memory").
 
     The evaluated topics are the qrels topics with at least one document of
     level >= 1, in natural order ("q2" < "q10"). Unjudged retrieved
