@@ -333,6 +333,26 @@ def test_score_order_equals_plain_sort(layout):
     assert {t: run.ranking(t) for t in run.topics} == expected
 
 
+@pytest.mark.parametrize("layout", ["grouped", "interleaved", "one_topic", "one_row", "blocks_repeat"])
+def test_topic_codes_equal_dictionary_encode(layout):
+    """The block-wise topic reading gives exactly arrow's dictionary encoding (values in order of first
+    appearance, one index per row), whatever the layout."""
+    import pyarrow.compute as pc
+
+    from evalcore.io.order import _topic_codes
+    rng = np.random.default_rng(11)
+    names = ["q1", "q10", "q2", "é", "q1 ", "Q1"]
+    rows = {"grouped": [n for n in names for _ in range(40)],
+            "interleaved": [names[i] for i in rng.integers(0, len(names), 300)],
+            "one_topic": ["q7"] * 50, "one_row": ["q7"],
+            "blocks_repeat": [n for n in names * 3 for _ in range(30)]}[layout]
+    t = pa.array(rows)
+    vals, codes = _topic_codes(t)
+    enc = pc.dictionary_encode(t)
+    assert vals == tuple(enc.dictionary.to_pylist())
+    assert codes.tolist() == enc.indices.to_pylist()
+
+
 # -- the per-collection cache is bounded by bytes ----------------------------------
 def test_bytes_lru_keeps_within_budget_and_drops_dead_owners():
     cache = _cache.BytesLRU(max_bytes=1000)

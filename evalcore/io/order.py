@@ -23,6 +23,25 @@ def _check_order(order: str) -> None:
         raise ValueError(f"order must be one of {', '.join(_ORDERS)}; got {order!r}")
 
 
+def _topic_codes(t: pa.Array) -> tuple[tuple[str, ...], np.ndarray]:
+    """(the distinct topics in order of first appearance, int32 index into them per row), as
+    ``pc.dictionary_encode`` gives. Most runs list each topic's lines together: then the topics are
+    read once per block of equal neighbours (an exact string comparison of each row with the one
+    before), ~2x cheaper than hashing every row."""
+    t = t.combine_chunks() if isinstance(t, pa.ChunkedArray) else t
+    n = len(t)
+    if n > 1:
+        starts = np.flatnonzero(pc.not_equal(t.slice(1), t.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
+        if starts.size < n // 16:
+            starts = np.concatenate(([0], starts))
+            first: dict[str, int] = {}
+            block = np.array([first.setdefault(v, len(first)) for v in t.take(pa.array(starts)).to_pylist()],
+                             np.int32)
+            return tuple(first), np.repeat(block, np.diff(np.append(starts, n)))
+    enc = pc.dictionary_encode(t)
+    return tuple(enc.dictionary.to_pylist()), enc.indices.to_numpy(zero_copy_only=False)
+
+
 @functools.lru_cache(maxsize=4)
 def _natural_ranks(tvals: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
     """(positions of ``tvals`` in natural order, natural rank of each value). Cached: the runs of one
@@ -76,10 +95,8 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     check are then made with these topic numbers (other topics numbered after them), so that the
     judgment lookup reuses them (``_Parsed.keys``).
     """
-    tenc = pc.dictionary_encode(t)
-    tvals = tuple(tenc.dictionary.to_pylist())
+    tvals, tind = _topic_codes(t)
     nat, rank_of = _natural_ranks(tvals)
-    tind = tenc.indices.to_numpy(zero_copy_only=False)
     rt = rank_of[tind]
     h = hash_strings(d)
     if topic_code is None:
