@@ -19,7 +19,7 @@ from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
 from .runs import _finish_run, _read_run
 from .sources import _RUN_FMTS, _run_sources, _RunSource
-from .stream import _ReadAhead, _Tensor
+from .stream import _ReadAhead, _settle_malloc, _Tensor
 
 
 @dataclass
@@ -317,6 +317,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                         warnings=list(q.warnings) + ctx.notes)
     run_ids = []
     r = -1
+    _settle_malloc()
     with _ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
         for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
             r += 1

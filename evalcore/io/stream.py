@@ -13,6 +13,22 @@ from typing import Callable, Iterator
 import numpy as np
 
 
+def _settle_malloc() -> None:
+    """Let glibc's malloc keep the loader's per-run arrays instead of returning them to the system
+    after every run.
+
+    Why: placing a run allocates ~20 MB of numpy temporaries; glibc (malloc.c, ``free``) trims the
+    heap once more than ``trim_threshold`` is free at its top, and that threshold starts at 128 kB x 2,
+    so every run faulted its ~5,000 pages in again: ~480,000 page faults and ~1.2 s of system CPU per
+    25 M run lines (of ~8 s). glibc raises both thresholds by itself the first time it frees a
+    memory-mapped block larger than the current threshold (up to 32 MB: mmap threshold = that size,
+    trim threshold = twice it); freeing one untouched 31 MB block now does that once, for the
+    process, as reading any 31 MB file would have. Nothing else changes (no mallopt, no tunables);
+    on other allocators it only costs a map and an unmap.
+    """
+    np.empty(31 << 20, np.uint8)
+
+
 class _ReadAhead:
     """``fn(item)`` for every item, in order, each computed one item ahead in one reader thread.
 
