@@ -317,7 +317,6 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                         warnings=list(q.warnings) + ctx.notes)
     run_ids = []
     r = -1
-    _settle_malloc()
     with _ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
         for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
             r += 1
@@ -327,6 +326,8 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                 pl = _place(p, J, qrels_set, depth)
                 run, n_lines, warnings = p.name, p.n_lines, p.warnings
                 del p  # the run's text and parsed columns end here
+                if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
+                    _settle_malloc()
                 pass
             except InputError:
                 raise

@@ -24,7 +24,8 @@ def _settle_malloc() -> None:
     memory-mapped block larger than the current threshold (up to 32 MB: mmap threshold = that size,
     trim threshold = twice it); freeing one untouched 31 MB block now does that once, for the
     process, as reading any 31 MB file would have. Nothing else changes (no mallopt, no tunables);
-    on other allocators it only costs a map and an unmap.
+    on other allocators it only costs a map and an unmap. Called once a first run of at least 50,000
+    lines is placed (smaller collections do not need it).
     """
     np.empty(31 << 20, np.uint8)
 
