@@ -287,10 +287,12 @@ def test_unforeseen_errors_inside_the_loader_become_input_errors(monkeypatch, ex
 
     def boom(*a, **k):
         raise exc
-    monkeypatch.setattr(A, "_parse_run", boom)
-    e = fails(lambda: load_collection(("q.txt", b"q1 0 d1 1\n"), [RUN]))
-    assert e.file == "r.txt"
-    assert ("not enough memory" in e.message) if isinstance(exc, MemoryError) else (type(exc).__name__ in e.message)
+    for stage in ("_read_run", "_finish_run", "_place"):  # in the reader thread, then while placing
+        with monkeypatch.context() as m:
+            m.setattr(A, stage, boom)
+            e = fails(lambda: load_collection(("q.txt", b"q1 0 d1 1\n"), [RUN, ("s.txt", b"q1 Q0 d1 1 1 x\n")]))
+        assert e.file == "r.txt", stage
+        assert ("not enough memory" in e.message) if isinstance(exc, MemoryError) else (type(exc).__name__ in e.message)
     monkeypatch.setattr(A, "_judgments", boom)  # outside the per-run guard
     fails(lambda: load_collection(("q.txt", b"q1 0 d1 1\n"), [RUN]))
 

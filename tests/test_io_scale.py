@@ -12,6 +12,7 @@ import gzip
 import importlib.util
 import struct
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from reference import ref_q_measure
 
 import evalcore
 from evalcore import _cache, metrics
-from evalcore.io import assemble, dochash
+from evalcore.io import assemble, dochash, read_run
 from evalcore.io import qrels as qrels_mod
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,13 +104,14 @@ def test_qrels_conflicting_duplicate_still_an_error():
 
 
 # -- memory: one run's text at a time ------------------------------------------
-def test_at_most_two_runs_parsed_at_once(monkeypatch):
-    """Runs are streamed: parsed runs are dropped once placed, never all held (issue 12)."""
+def test_at_most_two_runs_in_memory_at_once(monkeypatch):
+    """Runs are streamed (issue 12): the reader thread reads one run ahead of the one being placed, and
+    a run's columns and parsed form are dropped once it is placed - never more than two runs alive."""
     alive, peak, lock = [0], [0], threading.Lock()
-    real = assemble._parse_run
+    real_read, real_finish = assemble._read_run, assemble._finish_run
+    import weakref
 
-    def counted(*a, **k):
-        p = real(*a, **k)
+    def count(obj):
         with lock:
             alive[0] += 1
             peak[0] = max(peak[0], alive[0])
@@ -117,18 +119,30 @@ def test_at_most_two_runs_parsed_at_once(monkeypatch):
         def gone():
             with lock:
                 alive[0] -= 1
-        import weakref
-        weakref.finalize(p, gone)
+        weakref.finalize(obj, gone)
+
+    def read(*a, **k):
+        cols = real_read(*a, **k)
+        count(cols)
+        time.sleep(0.002)  # the reader never runs further ahead, however fast it is
+        return cols
+
+    def finish(cols, *a, **k):
+        p = real_finish(cols, *a, **k)
+        if p is not cols:
+            count(p)
         return p
 
-    monkeypatch.setattr(assemble, "_parse_run", counted)
+    monkeypatch.setattr(assemble, "_read_run", read)
+    monkeypatch.setattr(assemble, "_finish_run", finish)
     qrels = ("q.txt", b"".join(b"t%d 0 d%d 1\n" % (t, t) for t in range(5)))
     runs = [(f"r{i}.txt", b"".join(b"t%d Q0 d%d 1 %d.0 x\n" % (t, j, j) for t in range(5) for j in range(50)))
             for i in range(12)]
     c = evalcore.load_collection(qrels, runs)
     gc.collect()
     assert c.n_runs == 12 and alive[0] == 0
-    assert peak[0] <= 2, f"{peak[0]} parsed runs alive at once"
+    # the run being placed (its columns and its parsed form, briefly both) + the one read ahead
+    assert peak[0] <= 3, f"{peak[0]} run objects alive at once"
 
 
 def test_tensor_grows_to_the_longest_list_and_respects_depth():
@@ -176,6 +190,167 @@ def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
         assert np.array_equal(c.levels[r], lv) and np.array_equal(c.unjudged[r], unj)
     with pytest.raises(evalcore.InputError, match="twice"):
         evalcore.load_collection(qrels, [("dup.txt", b"t1 Q0 d1 1 2 x\nt1 Q0 d2 2 1 x\nt1 Q0 d1 3 0 x\n")])
+
+
+def _random_ids(rng, n: int) -> list[str]:
+    """Ids of every length class the word reader treats apart: empty-free, 1-7 bytes (one masked word),
+    8-16 (two overlapping words), 17-32, over 32 (compared by arrow), over 256 (hashed on a prefix),
+    multi-byte UTF-8, and long ids sharing a 256-byte prefix."""
+    alpha = np.array(list("ab-0") + ["é", "字"])
+    out = set()
+    while len(out) < n:
+        L = int(rng.choice([1, 2, 3, 5, 7, 8, 9, 11, 15, 16, 17, 24, 31, 32, 33, 40, 64, 255, 256, 257, 300]))
+        s = "".join(rng.choice(alpha, L))
+        out.add(s)
+        if L > 250:
+            out.add("p" * 256 + s)
+    return sorted(out)
+
+
+def test_same_rows_is_string_equality():
+    rng = np.random.default_rng(7)
+    ids = _random_ids(rng, 300) + ["x" * 300, "x" * 299 + "y", "x" * 301]
+    pairs = []  # the same length, one byte different, anywhere (so every word is compared)
+    for x in ids[:200]:
+        i = int(rng.integers(0, len(x)))
+        pairs.append((x, x[:i] + ("b" if x[i] != "b" else "a") + x[i + 1:]))
+    ids = sorted(set(ids) | {t for _, t in pairs})
+    pos = {x: i for i, x in enumerate(ids)}
+    ra = rng.integers(0, len(ids), 5000)
+    rb = ra.copy()
+    rb[::3] = rng.integers(0, len(ids), rb[::3].size)  # some equal, some not
+    ra[1:401:2] = [pos[x] for x, _ in pairs]
+    rb[1:401:2] = [pos[t] for _, t in pairs]
+    other = ids[::-1]
+    rb_o = len(ids) - 1 - rb  # same strings, in another array (large_string, reversed, sliced)
+    expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb)])
+    a = dochash._Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
+    for typ in (pa.string(), pa.large_string()):
+        for max_words in (1, 2, 4, 40):
+            b = dochash._Table(pa.array(other, typ), max_words=max_words)
+            assert np.array_equal(dochash.same_rows(a, ra, b, rb_o), expected), (typ, max_words)
+
+
+def test_hash_depends_on_the_string_only():
+    rng = np.random.default_rng(8)
+    ids = _random_ids(rng, 400)
+    h = dochash.hash_strings(pa.array(ids))
+    for i in range(0, len(ids), 13):  # alone, at a buffer's start or end, after a long id, as large_string
+        for ctx, j in ((pa.array([ids[i]]), 0), (pa.array([ids[i], "q" * 40]), 0), (pa.array(["q" * 40, ids[i]]), 1),
+                       (pa.array(["z" * 300, ids[i]], pa.large_string()).slice(1), 0)):
+            assert dochash.hash_strings(ctx)[j] == h[i], ids[i]
+    by_hash = {}
+    for s, x in zip(ids, h.tolist()):
+        b = s.encode()
+        by_hash.setdefault(x, set()).add((b[:256], len(b)))
+    assert all(len(v) == 1 for v in by_hash.values())  # no collision among these (past 256 bytes: by design)
+
+
+def test_lookup_with_ids_of_every_length_equals_plain_reference():
+    """Judged and unjudged ids of every length class (prefixes shared past 256 bytes, one id a prefix of
+    another): the tensor equals the plain dict reading, so no hash or word shortcut changes a level."""
+    rng = np.random.default_rng(9)
+    ids = _random_ids(rng, 120)
+    ids += [ids[0] + "x", ids[5][:-1] or "k"]
+    qlines, rlines = [], []
+    for t in ("q1", "q2", "q10"):
+        judged = rng.choice(len(ids), 60, replace=False)
+        qlines += [f"{t} 0 {ids[i]} {int(rng.integers(0, 3))}" for i in judged] + [f"{t} 0 rel-{t} 1"]
+        for r, i in enumerate(rng.choice(len(ids), 80, replace=False)):
+            rlines.append(f"{t} Q0 {ids[i]} {r + 1} {100 - r} x")
+    qtext, rtext = "\n".join(qlines) + "\n", "\n".join(rlines) + "\n"
+    c = evalcore.load_collection(("q.txt", qtext.encode()), [("r.txt", rtext.encode())])
+    lv, unj = plain_levels(plain_qrels(qtext), plain_run(rtext), c.topic_ids, c.depth)
+    assert np.array_equal(c.levels[0], lv) and np.array_equal(c.unjudged[0], unj)
+    assert c.unjudged.sum() > 0 and (c.levels > 0).sum() > 0
+
+
+@pytest.mark.parametrize("bits", [1, 3, 6, None])
+def test_slot_table_shared_slots_give_the_same_collection(monkeypatch, bits):
+    """A slot table so small that most slots hold several judged keys (then pandas' table finds the
+    key) or a key whose top bits match another's: the tensor still equals the plain reference."""
+    if bits is not None:
+        monkeypatch.setattr(assemble, "_slot_bits", lambda n: bits)
+    rng = np.random.default_rng(10)
+    qtext = "".join(f"t{t} 0 d{j} {int(rng.integers(0, 3))}\n" for t in range(5) for j in rng.choice(300, 60, False))
+    qtext += "".join(f"t{t} 0 rel{t} 1\n" for t in range(5))
+    rtext = "".join(f"t{t} Q0 d{j} {r + 1} {200 - r} x\n" for t in range(6)
+                    for r, j in enumerate(rng.choice(300, 100, False)))
+    c = evalcore.load_collection(("q.txt", qtext.encode()), [("r.txt", rtext.encode())])
+    lv, unj = plain_levels(plain_qrels(qtext), plain_run(rtext), c.topic_ids, c.depth)
+    assert np.array_equal(c.levels[0], lv) and np.array_equal(c.unjudged[0], unj)
+    assert (c.levels > 0).sum() > 20 and c.unjudged.sum() > 100
+
+
+def test_slot_shared_with_the_same_id_under_another_topic(monkeypatch):
+    """A one-bit slot table: a row's slot often holds the judged key of the *same* id under another
+    topic - the key must still differ, so the row stays unjudged."""
+    monkeypatch.setattr(assemble, "_slot_bits", lambda n: 1)
+    for i in range(20):
+        qtext = f"t1 0 a{i} 1\nt2 0 b{i} 2\n"
+        rtext = f"t1 Q0 b{i} 1 2 x\nt1 Q0 a{i} 2 1 x\nt2 Q0 a{i} 1 2 x\nt2 Q0 b{i} 2 1 x\n"
+        c = evalcore.load_collection(("q.txt", qtext.encode()), [("r.txt", rtext.encode())])
+        assert c.levels[0].tolist() == [[0, 1], [0, 2]] and c.unjudged[0].tolist() == [[True, False], [True, False]]
+
+
+# -- trec_eval's order, without a full sort when the file is in score order -------------
+def _run_text(rows) -> str:
+    return "".join(f"{t} Q0 {d} {i + 1} {s} tag\n" for i, (t, d, s) in enumerate(rows))
+
+
+@pytest.mark.parametrize("layout", ["sorted", "ties_in_doc_order", "shuffled", "topics_unnatural",
+                                    "topics_interleaved", "one_rise", "float32_ties", "signed_zero"])
+def test_score_order_equals_plain_sort(layout):
+    """Every layout of a run file - already in trec_eval's order or not - gives the order of a plain
+    sorted() (score as a C float descending, then doc id descending byte-wise)."""
+    rng = np.random.default_rng(abs(hash(layout)) % 2**32)
+    topics = ["q1", "q2", "q10", "q11"]
+    rows = []
+    for t in topics:
+        n = int(rng.integers(30, 60))
+        docs = rng.choice(10_000, n, replace=False)
+        scores = np.sort(np.round(rng.uniform(0, 5, n), 1))[::-1]  # many ties
+        if layout == "float32_ties":  # equal as C floats, distinct as doubles
+            scores = np.array([f"{1 + 1e-9 * (n - i):.10f}" if i % 3 else f"{2 - 0.25 * i}" for i in range(n)])
+        if layout == "signed_zero":
+            scores = np.array(["1.5", "0", "-0", "0.0", "-0.0", "-1"] * (n // 6 + 1))[:n]
+        trs = [(t, f"D{d}" + "x" * int(d % 13), s) for d, s in zip(docs, scores)]
+        if layout == "ties_in_doc_order":
+            trs.sort(key=lambda r: (float(r[2]), r[1].encode()), reverse=True)
+        rows.extend(trs)
+    if layout == "shuffled":
+        rng.shuffle(rows)
+    elif layout == "topics_unnatural":
+        rows.sort(key=lambda r: r[0], reverse=True)  # q2, q11, q10, q1: grouped, not in natural order
+    elif layout == "topics_interleaved":
+        rows = [r for k in range(60) for r in rows if int(r[1][1:].rstrip("x")) % 60 == k]
+    elif layout == "one_rise":
+        i = len(rows) // 2
+        rows[i], rows[i + 5] = rows[i + 5], rows[i]
+    text = _run_text(rows)
+    run = read_run(("r.txt", text.encode()))
+    expected = plain_run(text)
+    assert {t: run.ranking(t) for t in run.topics} == expected
+
+
+@pytest.mark.parametrize("layout", ["grouped", "interleaved", "one_topic", "one_row", "blocks_repeat"])
+def test_topic_codes_equal_dictionary_encode(layout):
+    """The block-wise topic reading gives exactly arrow's dictionary encoding (values in order of first
+    appearance, one index per row), whatever the layout."""
+    import pyarrow.compute as pc
+
+    from evalcore.io.order import _topic_codes
+    rng = np.random.default_rng(11)
+    names = ["q1", "q10", "q2", "é", "q1 ", "Q1"]
+    rows = {"grouped": [n for n in names for _ in range(40)],
+            "interleaved": [names[i] for i in rng.integers(0, len(names), 300)],
+            "one_topic": ["q7"] * 50, "one_row": ["q7"],
+            "blocks_repeat": [n for n in names * 3 for _ in range(30)]}[layout]
+    t = pa.array(rows)
+    vals, codes = _topic_codes(t)
+    enc = pc.dictionary_encode(t)
+    assert vals == tuple(enc.dictionary.to_pylist())
+    assert codes.tolist() == enc.indices.to_pylist()
 
 
 # -- the per-collection cache is bounded by bytes ----------------------------------

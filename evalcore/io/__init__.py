@@ -64,31 +64,42 @@ the rank column ascending (ties: file order); ``"file"`` keeps file order.
 
 Speed and memory
 ----------------
-Runs are parsed by pyarrow's CSV reader (after turning tabs, repeated
-blanks and trailing blanks into single spaces when a file has any);
-sorting is vectorised. A TREC qrels file is read the same way. Document
-ids are hashed once, in numpy (:mod:`.dochash`); the judged (topic,
-document) keys go into one hash table per collection, so placing a run
-costs one probe per line - nothing is rebuilt per run and loading time
-grows linearly with the number of run lines. Hashes only propose
-matches: every match, and every repeated document, is confirmed on the
-strings, so results are exact. Whenever anything looks off (a parse error,
-an empty field, a duplicate document, a negative label) the file is
-re-read by a plain line-by-line parser whose job is to name the first bad
-line in an :class:`InputError` (or word the warning exactly).
+Runs are parsed by pyarrow's CSV reader in 1 MB blocks (after turning
+tabs, repeated blanks and trailing blanks into single spaces when a file
+has any). Most runs are written in score order already: then only the
+rows of each group of equal scores are sorted (by document id), otherwise
+one vectorised three-key sort orders the run. A TREC qrels file is read
+the same way. Document ids are hashed once, in numpy, straight from the
+arrow buffers (:mod:`.dochash`: an id of 8-16 bytes is two overlapping
+8-byte reads); the judged (topic, document) keys are indexed once per
+collection by a slot table on their top bits plus one packed record per
+key (key, length, the id's bytes as words), so placing a run costs one
+table read per line and one record read per judged line - nothing is
+rebuilt per run and loading time grows linearly with the number of run
+lines. Hashes only propose matches: every match is confirmed on the key
+and on the id's bytes, and every repeated document on the strings, so
+results are exact. Whenever anything looks off (a parse error, an empty
+field, a duplicate document, a negative label) the file is re-read by a
+plain line-by-line parser whose job is to name the first bad line in an
+:class:`InputError` (or word the warning exactly).
 
-Runs are *streamed*: two threads each read and place one run at a time
-and a run's text and parsed columns are dropped as soon as its rows are
-in the tensor. Peak memory is therefore bounded by
+Runs are *streamed*: one reader thread reads and parses the next run file
+while the current run is ordered and placed, and a run's text and parsed
+columns are dropped as soon as its rows are in the tensor. Peak memory is
+therefore bounded by
 
     tensor (2 bytes per run x topic x rank cell: int8 levels + bool unjudged)
-    + qrels (~25 bytes per judgment, strings in arrow buffers, plus the hash table)
-    + 2 x one run's working set (~5x its text while it is parsed)
+    + qrels (~25 bytes per judgment, strings in arrow buffers, plus the hash
+      table, the slot table and the records: ~100 bytes per judgment)
+    + one run being placed (~4x its text) + one being read (its text + ~1 MB
+      of parse blocks + its columns)
     + the interpreter with numpy, pandas and pyarrow (~105 MB),
 
 not by the text of all runs (benchmarks/bench_scale.py, docs/benchmarks.md).
 The tensor's rank axis grows to the longest list seen (one extra copy
-while growing).
+while growing). Arrow's memory pool keeps the freed parse buffers for the
+next run rather than returning them after every run (re-faulting them cost
+~3 s of CPU per 25 M lines on this machine).
 
 Code map (one stage per module)
 -------------------------------
@@ -100,7 +111,7 @@ for one TREC file, the line loop otherwise); ``dochash`` document-id hashes;
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and
 :func:`read_run`; ``order`` evaluation order (trec_eval ties); ``assemble``
 the judgment lookup, placing and :func:`load_collection`; ``stream`` the
-window of runs in flight and the growing tensor; ``errors`` :class:`InputError`;
+run read ahead and the growing tensor; ``errors`` :class:`InputError`;
 ``limits`` :class:`Limits` and the expansion budget.
 """
 from __future__ import annotations

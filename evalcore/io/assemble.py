@@ -11,15 +11,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import hash_strings, pair_keys, same_strings
+from .dochash import _Strings, _Table, hash_strings, pair_keys, same_rows
 from .errors import InputError, _short, _unforeseen
 from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted
 from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
-from .runs import _parse_run
+from .runs import _finish_run, _read_run
 from .sources import _RUN_FMTS, _run_sources, _RunSource
-from .stream import _in_order, _Tensor
+from .stream import _ReadAhead, _settle_malloc, _Tensor
 
 
 @dataclass
@@ -27,40 +27,58 @@ class _Judgments:
     """The qrels of the evaluated topics as one sorted array of (topic, document) hash keys.
 
     Built once per collection (O(J log J) for J judgments); each run then
-    costs one hash-table probe per row (pandas' uint64 table) plus a string comparison of the
-    rows whose key matched (:mod:`.dochash`): nothing here is rebuilt per
-    run, so loading time grows linearly with the number of runs.
+    costs, per row, one read of a slot table indexed by the key's top bits
+    (which judged key, if any, has them), one read of that key's record
+    (key, length and first words of its doc id) and a byte-wise comparison
+    (:func:`.dochash.same_rows`); rows whose slot several judged keys share
+    go through pandas' uint64 hash table instead. Nothing here is rebuilt
+    per run, so loading time grows linearly with the number of runs.
     """
 
     topic_index: dict[str, int]
     keys: np.ndarray       # sorted uint64 pair keys
     levels: np.ndarray     # int8 level per key
     docs: pa.Array         # judged doc id per key
-    shared: np.ndarray     # bool per key: the key equals its neighbour's (a hash collision; checked one by one)
     table: pd.Index        # the distinct keys (pandas' uint64 hash table), to find a key's position
-    first: np.ndarray      # position in ``keys`` of each distinct key
+    first: np.ndarray      # per distinct key: its first position in ``keys``
+    d_levels: np.ndarray   # per distinct key: the level at ``first``
+    d_shared: np.ndarray   # per distinct key: shared by several judgments (a hash collision; checked one by one)
+    d_docs: _Table         # per distinct key: the key and the doc id at ``first``, read out for the comparison
+    slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
+    shift: np.uint64       # 64 - the number of those bits
+    level_counts: np.ndarray  # (n_topics, max_level + 1) judgments per topic and level
 
-    def lookup(self, topic: np.ndarray, doc_hash: np.ndarray, docs: Callable[[np.ndarray], pa.Array]) -> np.ndarray:
-        """Level per row (topic index, document hash); -1 where unjudged.
+    def __post_init__(self):
+        self.several = bool((self.slot == -2).any())  # some slot holds several keys
+        self.any_shared = bool(self.d_shared.any())   # some key is shared by several judged ids
 
-        ``docs(rows)`` gives the document ids of the given rows, to confirm
-        every match on the strings themselves.
+    def lookup(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
+        """Level per row (its (topic index, document) key, :func:`.dochash.pair_keys`); -1 where unjudged.
+
+        ``docs`` holds the run's document ids and row ``i``'s id is ``docs``' string ``rows_of[i]``:
+        every match is confirmed on the key and on the ids themselves, byte for byte (equal keys and
+        equal ids mean equal topics: for one id, distinct topics give distinct keys).
         """
-        out = np.full(topic.shape, -1, dtype=np.int8)
-        if not self.keys.size or not topic.size:
+        out = np.full(k.shape, -1, dtype=np.int8)
+        if not self.keys.size or not k.size:
             return out
-        k = pair_keys(doc_hash, topic)
-        found = self.table.get_indexer(k)
-        rows = np.flatnonzero(found >= 0)
+        sid = self.slot[(k >> self.shift).view(np.int64)]  # most unjudged rows stop here (-1)
+        rows = np.flatnonzero(sid >= 0)
+        found = sid[rows]
+        several = np.flatnonzero(sid == -2) if self.several else ()
+        if len(several):  # slots shared by several judged keys: pandas' hash table finds the key
+            f = self.table.get_indexer(k[several])
+            rows, found = np.concatenate((rows, several[f >= 0])), np.concatenate((found, f[f >= 0].astype(np.int32)))
         if not rows.size:
             return out
-        p = self.first[found[rows]]
-        mine = docs(rows)
-        ok = same_strings(mine, self.docs.take(pa.array(p)))
-        out[rows[ok]] = self.levels[p[ok]]
-        for i in np.flatnonzero(~ok & self.shared[p]):  # a collision among judged keys: try each of them
-            r, text = rows[i], mine[int(i)].as_py()
-            j = int(np.searchsorted(self.keys, k[r]))
+        rec = self.d_docs.rows(found)
+        key_ok = rec[:, 0] == k[rows]
+        ok = key_ok & same_rows(docs, rows_of[rows], self.d_docs, found, rec)
+        out[rows[ok]] = self.d_levels[found[ok]]
+        shared = np.flatnonzero(~ok & key_ok & self.d_shared[found]) if self.any_shared else ()
+        for i in shared:  # judged ids sharing a key (a hash collision): each in turn
+            r, text = rows[i], docs.arr[int(rows_of[rows[i]])].as_py()
+            j = int(self.first[found[i]])
             while j < self.keys.size and self.keys[j] == k[r]:
                 if self.docs[j].as_py() == text:
                     out[r] = self.levels[j]
@@ -69,16 +87,27 @@ class _Judgments:
         return out
 
 
-def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
+def _slot_bits(n_keys: int) -> int:
+    """Bits of the slot table for ``n_keys`` distinct keys: 8-16 slots per key, so that few keys
+    share a slot (at least 2**16 slots, at most 2**24: 64 MB)."""
+    return int(np.clip(np.ceil(np.log2(max(8 * n_keys, 1))), 16, 24))
+
+
+def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Judgments:
     tindex = {t: i for i, t in enumerate(topic_ids)}
     sub = frame[frame["topic"].isin(tindex)]
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
+    lv = sub["level"].to_numpy(dtype=np.int64)
+    counts = np.bincount(tcode * (max_level + 1) + lv, minlength=len(topic_ids) * (max_level + 1))
+    counts = counts.reshape(len(topic_ids), max_level + 1).astype(np.int64, copy=False)
     docs = pa.array(sub["doc"])
     if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
-        docs = docs.cast(pa.string())  # the type run ids have: no cast per run when comparing
+        docs = docs.cast(pa.string())  # the type run ids have
     keys = pair_keys(hash_strings(docs), tcode)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
+    levels = lv.astype(np.int8)[order]
+    docs = docs.take(pa.array(order))
     shared = np.zeros(keys.size, bool)
     first = np.ones(keys.size, bool)
     if keys.size > 1:
@@ -89,8 +118,15 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str]) -> _Judgments:
     starts = np.flatnonzero(first)
     table = pd.Index(keys[starts])
     table.get_indexer(keys[:1])  # build pandas' hash table now, in this thread: the run threads only read it
-    return _Judgments(tindex, keys, sub["level"].to_numpy(dtype=np.int8)[order], docs.take(pa.array(order)), shared,
-                      table, starts)
+    bits = _slot_bits(starts.size)
+    shift = np.uint64(64 - bits)
+    top = (keys[starts] >> shift).view(np.int64)  # non-decreasing, as the keys are sorted
+    slot = np.full(1 << bits, -1, np.int32)
+    slot[top] = np.arange(starts.size, dtype=np.int32)
+    if top.size > 1:
+        slot[top[1:][top[1:] == top[:-1]]] = -2
+    return _Judgments(tindex, keys, levels, docs, table, starts, levels[starts], shared[starts],
+                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift, counts)
 
 
 @dataclass
@@ -120,7 +156,9 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
         kept = np.flatnonzero(keep)
         file_row, te, pos = file_row[kept], te[kept], pos[kept]
     del keep
-    level = J.lookup(te, p.doc_hash[file_row], lambda rows: p.docs.take(pa.array(file_row[rows])))
+    k = p.keys[file_row] if p.keys is not None else pair_keys(p.doc_hash[file_row], te)
+    level = J.lookup(k, _Strings.of(p.docs), file_row)
+    del k
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]
@@ -171,10 +209,10 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     bad arguments (``order``, ``depth``, ``fmt``, ``limits``) are
     ``ValueError``.
 
-    Runs are read and placed one at a time (two threads), so peak memory is
-    the tensor (2 bytes per run x topic x rank) + the qrels + two runs'
-    working sets, not all runs' text; time is linear in the run lines (see
-    the :mod:`evalcore.io` docstring, "Speed and memory").
+    Runs are placed one at a time while a reader thread reads the next one,
+    so peak memory is the tensor (2 bytes per run x topic x rank) + the
+    qrels + two runs' working sets, not all runs' text; time is linear in
+    the run lines (see the :mod:`evalcore.io` docstring, "Speed and memory").
 
     The evaluated topics are the qrels topics with at least one document of
     level >= 1, in natural order ("q2" < "q10"). Unjudged retrieved
@@ -244,20 +282,13 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
         raise _too_many("evaluated topics (with a relevant document) in the qrels", len(topic_ids), L.max_topics,
                         "max-topics", q.source)
     K = q.max_level
-    J = _judgments(frame, topic_ids)
-    lc = np.zeros((len(topic_ids), K + 1), dtype=np.int64)
-    sub = frame[frame["topic"].isin(J.topic_index)]
-    np.add.at(lc, (sub["topic"].map(J.topic_index).to_numpy(dtype=np.int64),
-                   sub["level"].to_numpy(dtype=np.int64)), 1)
+    J = _judgments(frame, topic_ids, K)
+    lc = J.level_counts
 
-    def work(s: _RunSource) -> tuple[tuple[str, int, list[str]], _Placed]:
+    def read(s: _RunSource):
+        """In the reader thread: the run's file read and parsed into columns (:func:`.runs._read_run`)."""
         try:
-            p = _parse_run(s, order, keep_first_duplicate)
-            placed = _place(p, J, qrels_set, depth)
-            info = (p.name, p.n_lines, p.warnings)
-            del p  # the run's text and parsed columns end here
-            pa.default_memory_pool().release_unused()
-            return info, placed
+            return s, _read_run(s, order, keep_first_duplicate)
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee
@@ -285,20 +316,35 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                         topics_without_relevant=[t for t in all_topics if t not in rel_topics],
                         warnings=list(q.warnings) + ctx.notes)
     run_ids = []
-    workers = min(2, os.cpu_count() or 1)
-    for r, ((run, n_lines, warnings), pl) in enumerate(_in_order(work, srcs, workers)):
-        tensor.put(r, pl)
-        lengths[r] = pl.lengths
-        run_ids.append(run)
-        report.n_run_lines += n_lines
-        report.warnings.extend(warnings)
-        if pl.ignored:
-            report.ignored_run_topics[run] = pl.ignored
-        if pl.missing:
-            report.missing_run_topics[run] = pl.missing
-        del pl
-        if progress:
-            progress((r + 1) / n_runs)
+    r = -1
+    with _ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
+        for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
+            r += 1
+            try:
+                p = _finish_run(cols, order, keep_first_duplicate, J.topic_index)
+                del cols
+                pl = _place(p, J, qrels_set, depth)
+                run, n_lines, warnings = p.name, p.n_lines, p.warnings
+                del p  # the run's text and parsed columns end here
+                if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
+                    _settle_malloc()
+                pass
+            except InputError:
+                raise
+            except Exception as e:  # never a traceback for input we failed to foresee
+                raise _unforeseen(e, s.display) from e
+            tensor.put(r, pl)
+            lengths[r] = pl.lengths
+            run_ids.append(run)
+            report.n_run_lines += n_lines
+            report.warnings.extend(warnings)
+            if pl.ignored:
+                report.ignored_run_topics[run] = pl.ignored
+            if pl.missing:
+                report.missing_run_topics[run] = pl.missing
+            del pl
+            if progress:
+                progress((r + 1) / n_runs)
     levels, unjudged = tensor.final()
     report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
     c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),

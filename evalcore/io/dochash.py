@@ -3,17 +3,27 @@
 Why: matching every run's document ids against the judged ids with a hash
 set built per run (``pc.index_in``) rebuilds the set of all judged ids for
 every run - on a Robust-sized qrels that was the largest cost of loading.
-Here each id is hashed once, in numpy, straight from the arrow buffers (one
-unaligned 8-byte read per 8 bytes of id), and the judged (topic, doc) keys
-are sorted once per collection; a run then costs a ``searchsorted``.
+Here each id is hashed once, in numpy, straight from the arrow buffers, and
+the judged (topic, doc) keys sit in one hash table per collection; a run then
+costs one probe per row.
+
+An id of ``L`` bytes is read as ``ceil(L / 8)`` 8-byte words straight from
+the arrow buffer (unaligned reads, no copy of the text): the full words at
+0, 8, 16, ... and, as its last word, the 8 bytes that *end* the id (they
+overlap the word before; an id of 8..16 bytes costs two reads, never a
+mask). An id under 8 bytes is one masked word. These words hold every byte
+of the id (of its first 256 bytes past that), so comparing them *is*
+comparing the strings (:func:`same_rows`).
 
 Hashes only *propose* matches: every proposed match is confirmed by
-comparing the strings themselves (:func:`same_strings`), so a collision can
-never turn an unjudged document into a judged one or invent a duplicate.
-Distinct strings never share a hash-equal pair that goes unchecked, and equal
-strings always have equal hashes, so no match is ever missed.
+comparing the strings themselves (:func:`same_rows`, :func:`same_strings`),
+so a collision can never turn an unjudged document into a judged one or
+invent a duplicate. Equal strings always have equal hashes (a string's hash
+depends on its own bytes only), so no match is ever missed.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +34,7 @@ _M2 = np.uint64(0xBF58476D1CE4E5B9)
 _M3 = np.uint64(0x94D049BB133111EB)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 MAX_WORDS = 32  # ids longer than 256 bytes are hashed on their first 256 bytes and their length
+_MAX_BYTES = 8 * MAX_WORDS
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
@@ -36,6 +47,70 @@ def _mix(h: np.ndarray) -> np.ndarray:
     return h
 
 
+@dataclass
+class _Strings:
+    """The buffers of a string array, as numpy views: ``win[i]`` = the 8 bytes from byte ``i``."""
+
+    win: np.ndarray      # every 8-byte window of the data buffer (unaligned, a view)
+    starts: np.ndarray   # int64 byte offset of each string
+    lens: np.ndarray     # int64 length of each string
+    arr: pa.Array        # the strings themselves
+
+    @classmethod
+    def of(cls, arr: pa.Array) -> "_Strings":
+        arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+        n = len(arr)
+        otype = np.int64 if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) else np.int32
+        bufs = arr.buffers()
+        offs = np.frombuffer(bufs[1], dtype=otype)[arr.offset:arr.offset + n + 1].astype(np.int64) if n else \
+            np.zeros(1, np.int64)
+        buf = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+        if buf.size < 16:  # so that every read below stays inside the buffer
+            small = np.zeros(16, np.uint8)
+            small[:buf.size] = buf
+            buf = small
+        starts = offs[:-1]
+        lens = np.diff(offs)
+        return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, arr)
+
+    def take(self, rows: np.ndarray) -> "_Strings":
+        """The strings ``rows`` (a view of the same buffer)."""
+        return _Strings(self.win, self.starts[rows], self.lens[rows], self.arr)
+
+    def word(self, k: int) -> np.ndarray:
+        """Word ``k`` of each string; only meaningful where ``k < words``.
+
+        Word ``k`` is read at byte ``min(8k, min(L, 256) - 8)`` of the string: the last word ends
+        with the string (or its 256th byte). Strings under 8 bytes: their bytes, zero above.
+        """
+        starts, lens = self.starts, self.lens
+        if k:
+            off = np.minimum(lens, _MAX_BYTES)
+            off -= 8
+            np.minimum(off, 8 * k, out=off)
+            off += starts
+            np.clip(off, 0, self.win.size - 1, out=off)  # (strings without a word k: any in-buffer read, unused)
+            return self.win[off]
+        short = np.flatnonzero(lens < 8)
+        if not short.size:
+            return self.win[starts]
+        # a short string: read the 8 bytes that end it and shift its bytes down (no read past the
+        # buffer); one within the buffer's first 8 bytes is read forwards instead
+        w = self.win[np.minimum(starts, self.win.size - 1)]
+        s, n = starts[short], lens[short]
+        back = s + n >= 8
+        ws = self.win[np.where(back, s + n - 8, s)]
+        ws >>= np.where(back, 64 - 8 * n, 0).astype(np.uint64)
+        ws &= (np.uint64(1) << (8 * n).astype(np.uint64)) - np.uint64(1)
+        w[short] = ws
+        return w
+
+
+def _n_words(n_bytes: int) -> int:
+    """Words of an id of ``n_bytes`` bytes (:meth:`_Strings.word`): at least 1, at most MAX_WORDS."""
+    return max(1, -(-min(n_bytes, _MAX_BYTES) // 8))
+
+
 def hash_strings(arr: pa.Array) -> np.ndarray:
     """uint64 hash of every string of ``arr`` (a non-null string array).
 
@@ -44,51 +119,66 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
     their length, which only makes collisions - always confirmed by callers -
     likelier among such ids.
     """
-    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
     n = len(arr)
     if n == 0:
         return np.zeros(0, np.uint64)
-    otype = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    bufs = arr.buffers()
-    offs = np.frombuffer(bufs[1], dtype=otype)[arr.offset:arr.offset + n + 1].astype(np.int64)
-    starts, lens = offs[:-1], np.diff(offs)
-    words = min(int(-(-int(lens.max()) // 8)), MAX_WORDS)
-    buf = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    span = 8 * words + 8
-    # ids whose 8-byte reads stay inside the buffer are hashed in place (no copy of the text);
-    # the last few from a zero-padded copy of the buffer's tail
-    cut = int(np.searchsorted(starts, buf.size - span, side="right"))
-    h = np.empty(n, np.uint64)
-    if cut:
-        h[:cut] = _hash_rows(_windows(buf), starts[:cut], lens[:cut], words)
-    if cut < n:
-        lo = int(starts[cut])
-        tail = np.zeros(buf.size - lo + span, np.uint8)
-        tail[:buf.size - lo] = buf[lo:]
-        h[cut:] = _hash_rows(_windows(tail), starts[cut:] - lo, lens[cut:], words)
-    return h
-
-
-def _windows(data: np.ndarray) -> np.ndarray:
-    """Every 8-byte window of ``data``, unaligned: w[i] = bytes i..i+7 as one little-endian word."""
-    return np.ndarray(shape=(data.size - 7,), dtype="<u8", buffer=data, strides=(1,))
-
-
-def _hash_rows(win: np.ndarray, starts: np.ndarray, lens: np.ndarray, words: int) -> np.ndarray:
-    h = lens.astype(np.uint64) * _M1
-    for k in range(max(words, 1)):
-        w = win[starts + 8 * k]
-        rem = lens - 8 * k
-        if (rem < 8).any():  # keep only the string's own bytes (none once past its end)
-            sh = np.clip(rem, 0, 7).astype(np.uint64) * np.uint64(8)
-            w &= np.where(rem >= 8, _ALL, (np.uint64(1) << sh) - np.uint64(1))
-        live = rem > 0
-        if k and not live.all():  # a string's hash depends on its own bytes only, not on the longest id
-            h[live] = _mix(h[live] ^ w[live])
+    s = _Strings.of(arr)
+    h = s.lens.astype(np.uint64)
+    h *= _M1
+    most = _n_words(int(s.lens.max()))
+    for k in range(most):
+        w = s.word(k)
+        w ^= h
+        _mix(w)
+        if k and (s.lens <= 8 * k).any():  # a string's hash depends on its own words only (it has a word k
+            np.copyto(h, w, where=s.lens > 8 * k)  # iff it is longer than 8k bytes)
         else:
-            h ^= w
-            h = _mix(h)
+            h = w
     return h
+
+
+class _Table:
+    """A fixed set of strings (the judged ids) with their length and first words read out once, to
+    compare many strings against: row ``i`` of ``rec`` = (tag, length, word 0, word 1, ...) of string
+    ``i`` (:meth:`_Strings.word`; 0 past its words; ``tag``: any uint64 the caller keeps with it, e.g.
+    its hash key), one row per string so that a comparison costs one random read, not one per word."""
+
+    def __init__(self, arr: pa.Array, max_words: int = 4, tag: np.ndarray | None = None):
+        s = _Strings.of(arr)
+        self.arr = s.arr
+        self.n_words = min(_n_words(int(s.lens.max(initial=0))), max_words)
+        self.rec = np.zeros((len(s.lens), 2 + self.n_words), np.uint64)
+        if tag is not None:
+            self.rec[:, 0] = tag
+        self.rec[:, 1] = s.lens
+        for k in range(self.n_words):
+            np.copyto(self.rec[:, 2 + k], s.word(k), where=s.lens > 8 * k)
+
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        """The records of ``rows`` (np.take: much faster than ``rec[rows]`` on a 2-d array)."""
+        return np.take(self.rec, rows, axis=0)
+
+
+def same_rows(a: _Strings, rows_a: np.ndarray, b: _Table, rows_b: np.ndarray,
+              rec: np.ndarray | None = None) -> np.ndarray:
+    """Whether string ``rows_a[i]`` of ``a`` equals string ``rows_b[i]`` of ``b``, byte for byte, as a bool array.
+
+    Compares lengths and the words of :meth:`_Strings.word` (which hold every byte of the string);
+    strings with more words than ``b`` keeps (over 32 bytes by default) or over 256 bytes are
+    compared whole, with arrow. ``rec``: ``b.rows(rows_b)`` when the caller has it already.
+    """
+    sa = a.take(rows_a)
+    rec = b.rows(rows_b) if rec is None else rec
+    eq = sa.lens.view(np.uint64) == rec[:, 1]
+    for k in range(min(_n_words(int(sa.lens.max(initial=0))), b.n_words)):
+        same = sa.word(k) == rec[:, 2 + k]
+        if k:
+            same |= sa.lens <= 8 * k  # no word k (and of equal length: nor has b's string)
+        eq &= same
+    rest = np.flatnonzero(eq & (sa.lens > 8 * b.n_words))  # (b.n_words <= 32: every id over 256 bytes too)
+    if rest.size:
+        eq[rest] = same_strings(a.arr.take(pa.array(rows_a[rest])), b.arr.take(pa.array(rows_b[rest])))
+    return eq
 
 
 def pair_keys(h: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -107,4 +197,3 @@ def same_strings(a: pa.Array, b: pa.Array) -> np.ndarray:
     if b.type != a.type:  # string vs large_string
         b = b.cast(a.type)
     return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool)
-

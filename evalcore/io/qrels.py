@@ -18,7 +18,7 @@ from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
 from .names import _ext, _natural_sorted, run_name
 from .sources import _File, _qrels_files, _source_name
 from .text import _INT_RE, _first_fields, _lines, _text_bytes
-from .trec_fast import _PARSE, _clean_blanks, _drop_comments, _needs_cleaning
+from .trec_fast import _PARSE, BLOCK, _clean_blanks, _drop_comments, _needs_cleaning
 
 _QRELS_FIELDS = "topic iter doc rel"
 _LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
@@ -282,7 +282,7 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
     try:
         tb = pcsv.read_csv(pa.py_buffer(data),
                            read_options=pcsv.ReadOptions(column_names=list("tidr"), use_threads=False,
-                                                         block_size=1 << 26),
+                                                         block_size=BLOCK),
                            parse_options=_PARSE, convert_options=_QRELS_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None

@@ -1,6 +1,7 @@
 """Runs: TREC run files (fast path, then the line-by-line fallback) and NTCIR ``.res`` runs; :func:`read_run`."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,20 @@ from .trec_fast import _arrow_trec, _clean_blanks, _drop_comments, _needs_cleani
 from .trec_lines import _slow_trec
 
 
-def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
+@dataclass
+class _Columns:
+    """A TREC run's columns as read from the file, before ordering: what the loader's reader thread
+    hands over (:func:`_read_run`), one run ahead of the placing."""
+
+    src: _RunSource
+    t: pa.Array
+    d: pa.Array
+    s: pa.Array | None
+    r: np.ndarray | None
+    redo: Callable[[], None]   # re-reads the text to name a repeated document's line
+
+
+def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
     f = src.files[0]
     data = _text_bytes(f)
     first = _first_fields(data)
@@ -33,10 +47,26 @@ def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
         cols = _arrow_trec(_clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
-    t, d, s, r = cols
-    del data  # the text is not needed past this point (the duplicate report reads it again)
-    return _order_rows(src, t, d, s, r, order, keep_first, len(t),
-                       lambda: _slow_trec(_text_bytes(f), f.name, order, False))
+    return _Columns(src, *cols, lambda: _slow_trec(_text_bytes(f), f.name, order, False))
+
+
+def _read_run(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
+    """The part of parsing a run that reads its file: the columns of a TREC run (ordered later by
+    :func:`_finish_run`), any other run parsed whole."""
+    if src.kind in ("res", "frame", "jsonl"):
+        return _parse_run(src, order, keep_first)
+    return _read_trec(src, order, keep_first)
+
+
+def _finish_run(x: _Columns | _Parsed, order: str, keep_first: bool,
+                topic_code: dict[str, int] | None = None) -> _Parsed:
+    if isinstance(x, _Parsed):
+        return x
+    return _order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, topic_code)
+
+
+def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
+    return _finish_run(_read_trec(src, order, keep_first), order, keep_first)
 
 
 def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:

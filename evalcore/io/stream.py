@@ -2,36 +2,72 @@
 
 Why: holding every parsed run until the end made peak memory grow with the
 text of all runs (~45 bytes per run line); here a run's text is dropped as
-soon as its rows are placed.
+soon as its rows are placed, and only the next run is read meanwhile (in one
+reader thread): two runs at most, one of them only as its parsed columns.
 """
 from __future__ import annotations
 
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Callable, Iterator
 
 import numpy as np
 
 
-def _in_order(fn: Callable, items: list, workers: int) -> Iterator:
-    """``fn(item)`` for every item, yielded in order, with at most ``workers`` calls under way or
-    waiting to be consumed: memory holds that many runs' text, never all of them."""
-    if workers <= 1 or len(items) <= 1:
-        for x in items:
-            yield fn(x)
-        return
-    with ThreadPoolExecutor(max_workers=workers) as ex:
-        pending: deque = deque()
-        try:
-            for x in items:
-                pending.append(ex.submit(fn, x))
-                if len(pending) >= workers:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        finally:
-            for fut in pending:
-                fut.cancel()
+def _settle_malloc() -> None:
+    """Let glibc's malloc keep the loader's per-run arrays instead of returning them to the system
+    after every run.
+
+    Why: placing a run allocates ~20 MB of numpy temporaries; glibc (malloc.c, ``free``) trims the
+    heap once more than ``trim_threshold`` is free at its top, and that threshold starts at 128 kB x 2,
+    so every run faulted its ~5,000 pages in again: ~480,000 page faults and ~1.2 s of system CPU per
+    25 M run lines (of ~8 s). glibc raises both thresholds by itself the first time it frees a
+    memory-mapped block larger than the current threshold (up to 32 MB: mmap threshold = that size,
+    trim threshold = twice it); freeing one untouched 31 MB block now does that once, for the
+    process, as reading any 31 MB file would have. Nothing else changes (no mallopt, no tunables);
+    on other allocators it only costs a map and an unmap. Called once a first run of at least 50,000
+    lines is placed (smaller collections do not need it).
+    """
+    np.empty(31 << 20, np.uint8)
+
+
+class _ReadAhead:
+    """``fn(item)`` for every item, in order, each computed one item ahead in one reader thread.
+
+    While the caller works on item ``i``'s result, the reader computes item ``i + 1`` (reading and
+    parsing the next run file while this one is ordered and placed); it never runs further ahead,
+    so memory holds at most two runs: the one being placed and the one being read. Nothing here
+    keeps a result once handed over. ``ahead=False``: no thread, one item at a time. Use as a
+    context manager: leaving it cancels the read ahead (after an error) and joins the thread.
+    """
+
+    def __init__(self, fn: Callable, items: list, ahead: bool = True):
+        self.fn, self.items, self.i = fn, items, 0
+        self.ex = ThreadPoolExecutor(max_workers=1) if ahead and len(items) > 1 else None
+        self.next: Future | None = None
+
+    def __enter__(self) -> "_ReadAhead":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.next is not None:
+            self.next.cancel()
+            self.next = None
+        if self.ex is not None:
+            self.ex.shutdown(wait=True)
+
+    def __iter__(self) -> Iterator:
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.items):
+            raise StopIteration
+        item = self.items[self.i]
+        self.i += 1
+        if self.ex is None:
+            return self.fn(item)
+        fut = self.next if self.next is not None else self.ex.submit(self.fn, item)
+        self.next = self.ex.submit(self.fn, self.items[self.i]) if self.i < len(self.items) else None
+        return fut.result()
 
 
 class _Tensor:
@@ -75,8 +111,10 @@ class _Tensor:
             self._grow(need)
         self.D = max(self.D, need)
         lv = pl.level
-        self.levels[r, pl.topic, pl.pos] = np.maximum(lv, 0)
-        self.unjudged[r, pl.topic, pl.pos] = lv < 0
+        cell = pl.topic.astype(np.int64) * self.levels.shape[2]  # one flat index into run r's (topic, rank) plane
+        cell += pl.pos
+        self.levels[r].reshape(-1)[cell] = np.maximum(lv, 0)
+        self.unjudged[r].reshape(-1)[cell] = lv < 0
 
     def final(self) -> tuple[np.ndarray, np.ndarray]:
         if self.levels.shape[2] > self.D:
