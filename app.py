@@ -5,9 +5,18 @@ shared sidebar, settings <-> URL) and draws from dashboard/ -> evalcore
 (STYLE.md). dashboard.shell.guard turns any unexpected exception into an
 error box (traceback in the server log), never an stException element.
 """
-import streamlit as st
+import os
 
-from dashboard import shell
+# One BLAS thread per server process, set before numpy is first imported (the first script run):
+# the dashboard's matrix products are small, and OpenBLAS's second thread only spins - 0.1 s of CPU
+# per Overview move taken from the other sessions (docs/reliability.md). A server serves its
+# sessions concurrently; run one process per core for more (docs/deploy/nginx.conf).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import streamlit as st  # noqa: E402
+
+from dashboard import shell  # noqa: E402
 
 pages = [
     st.Page("views/0_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Callable
 
@@ -434,6 +435,7 @@ def meta_missing(kind: str, c: Collection, s: Settings, params: dict, B: int) ->
 _COSTS: dict = {}
 _COSTS_MAX = 512
 _COSTS_LOCK = threading.Lock()
+_SHORT_LOCK = threading.Lock()
 
 
 def _cost_key(kind: str, c: Collection, params: dict, B: int) -> tuple:
@@ -499,8 +501,15 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     per_metric = kind in PER_METRIC_KINDS
     todo = meta_missing(kind, c, s, params, B) if per_metric else list(s.metric_keys)
     if todo:
+        sc = scores(c, s, todo)
         t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
-        res = fn(scores(c, s, todo), list(c.run_ids), B=int(B), progress=progress, **params)
+        # Short computations (no progress bar: quick passes, and a chosen B within the interactive
+        # budget) run one session at a time. They are thousands of small numpy calls, each releasing
+        # and retaking the GIL; with a class computing at once, every call waited in a convoy of
+        # threads. Long ones (with progress) never wait here, so one user's long refinement does not
+        # hold up the others.
+        with _SHORT_LOCK if progress is None else nullcontext():
+            res = fn(sc, list(c.run_ids), B=int(B), progress=progress, **params)
         frames = _frames(res, parts)
         seconds = time.thread_time() - t0
         if not per_metric:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -46,4 +47,6 @@ def run_app(args) -> int:
     if args.dry_run:
         print(" ".join(cmd))
         return 0
-    return subprocess.call(cmd, cwd=str(app.parent))
+    # one BLAS thread per server process (app.py sets it too, when it runs before numpy is loaded)
+    env = {**{v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}, **os.environ}
+    return subprocess.call(cmd, cwd=str(app.parent), env=env)
