@@ -14,6 +14,13 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import sys  # noqa: E402
+
+# A class's sessions run their scripts in threads of this one process. Python hands the GIL to
+# another thread every 5 ms by default; every hand-over between busy script threads costs caches
+# and a wait, so a longer interval took p95 at 20 sessions from 4.3-5.1 s to 3.5-4.1 s
+# (docs/reliability.md). Messages to the browsers wait at most this long for the GIL.
+sys.setswitchinterval(0.02)
 import streamlit as st  # noqa: E402
 
 from dashboard import shell  # noqa: E402
