@@ -394,3 +394,40 @@ def test_a_measured_cost_lets_the_next_move_skip_the_quick_pass(monkeypatch):
     assert cached.meta_known_cost("bootstrap", c, s2, params, 240) is None    # another B: not measured
     other = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=3)
     assert cached.meta_known_cost("bootstrap", other, s2, params, 120) is None
+
+
+def test_short_live_computations_take_turns_and_long_ones_never_wait(monkeypatch):
+    """Quick passes (no progress bar) run one session at a time (no GIL convoy under a class); a long
+    refinement (with a progress bar) never waits for them."""
+    import threading
+
+    from dashboard import cached
+    monkeypatch.setattr(cached, "_results", lambda store=cached._Store(64): store)
+    c = evalcore.simulated_collection(n_topics=15, n_runs=5, seed=4)
+    params = {"alpha": 0.05, "seed": 2}
+    with cached._SHORT_LOCK:                       # another session's quick pass is running
+        long_done = cached.meta_compute("bootstrap", c, _settings(), params, 50, progress=lambda f: None)
+        assert long_done["B"] == 50
+        out = []
+        t = threading.Thread(target=lambda: out.append(cached.meta_compute("bootstrap", c, _settings(gains=(1, 3, 7)),
+                                                                           params, 50)))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive() and not out              # the short one waits its turn
+    t.join(30)
+    assert out and out[0]["B"] == 50
+
+
+def test_evalcore_app_starts_the_server_with_one_blas_thread(monkeypatch):
+    import subprocess
+
+    from evalcore.cli import app as cli_app
+    from evalcore.cli import build_parser
+    seen = {}
+    monkeypatch.setattr(subprocess, "call", lambda cmd, cwd=None, env=None: seen.update(cmd=cmd, env=env) or 0)
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")                  # the user's own choice is kept
+    args = build_parser("app").parse_args(["app", "--app-dir", str(Path(APP).parent)])
+    assert args.func is cli_app.run_app and args.func(args) == 0
+    assert seen["env"]["OPENBLAS_NUM_THREADS"] == "1" and seen["env"]["OMP_NUM_THREADS"] == "3"
+    assert seen["cmd"][-1] == str(Path(APP).resolve())
