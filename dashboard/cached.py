@@ -503,12 +503,12 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     if todo:
         sc = scores(c, s, todo)
         t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
-        # Short computations (no progress bar: quick passes, and a chosen B within the interactive
-        # budget) run one session at a time. They are thousands of small numpy calls, each releasing
+        # Short computations (the live charts' calls without a progress bar: quick passes, and a chosen
+        # B within the interactive budget) run one session at a time. They are thousands of small numpy calls, each releasing
         # and retaking the GIL; with a class computing at once, every call waited in a convoy of
         # threads. Long ones (with progress) never wait here, so one user's long refinement does not
         # hold up the others.
-        with _SHORT_LOCK if progress is None else nullcontext():
+        with _SHORT_LOCK if progress is None and per_metric else nullcontext():
             res = fn(sc, list(c.run_ids), B=int(B), progress=progress, **params)
         frames = _frames(res, parts)
         seconds = time.thread_time() - t0
