@@ -368,7 +368,7 @@ RESULTS_MAX_BYTES = 256 * 2**20
 
 @st.cache_resource
 def _results() -> _Store:
-    return _Store(256, RESULTS_MAX_BYTES)   # a bootstrap result on clef2015 is ~0.5 MB
+    return _Store(4096, RESULTS_MAX_BYTES)   # a bootstrap result on clef2015 is ~0.5 MB
 
 
 #: The four resampling methods the app runs live: evalcore function, its
@@ -416,9 +416,22 @@ def _metric_meta_key(kind: str, c: Collection, s: Settings, key: str, params: di
 def meta_lookup(kind: str, c: Collection, s: Settings, params: dict, B: int):
     """A finished result ``{"frames": {...}, "seconds": float, "B": int}`` or None (never computes)."""
     hit = _results().get(meta_key(kind, c, s, params, B))
-    if hit is not None or kind not in PER_METRIC_KINDS or meta_missing(kind, c, s, params, B):
+    if hit is not None or kind not in PER_METRIC_KINDS:
         return hit
-    return _assemble_and_keep(kind, c, s, params, B)
+    parts = _parts(kind, c, s, params, B)
+    return None if parts is None else _assemble_and_keep(kind, c, s, params, B, parts)
+
+
+def _parts(kind: str, c: Collection, s: Settings, params: dict, B: int, fresh: dict | None = None) -> list | None:
+    """Every metric's part (``fresh`` first, then the store), or None if one is missing (never computed,
+    or dropped by the store's bound since)."""
+    store, out = _results(), []
+    for k in s.metric_keys:
+        p = (fresh or {}).get(k) or store.get(_metric_meta_key(kind, c, s, k, params, B))
+        if p is None:
+            return None
+        out.append(p)
+    return out
 
 
 def meta_missing(kind: str, c: Collection, s: Settings, params: dict, B: int) -> list[str]:
@@ -475,9 +488,8 @@ def _assemble(frames: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
     return out
 
 
-def _assemble_and_keep(kind: str, c: Collection, s: Settings, params: dict, B: int) -> dict:
+def _assemble_and_keep(kind: str, c: Collection, s: Settings, params: dict, B: int, parts: list) -> dict:
     store = _results()
-    parts = [store.get(_metric_meta_key(kind, c, s, k, params, B)) for k in s.metric_keys]
     per = {k: p["seconds"] for k, p in zip(s.metric_keys, parts)}
     out = {"frames": _assemble([p["frames"] for p in parts]), "seconds": sum(per.values()), "B": int(B),
            "metric_seconds": per}
@@ -499,34 +511,39 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         return hit
     fn, _, parts = META_KINDS[kind]
     per_metric = kind in PER_METRIC_KINDS
-    todo = meta_missing(kind, c, s, params, B) if per_metric else list(s.metric_keys)
-    if todo:
-        sc = scores(c, s, todo)
+    if not per_metric:
         t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
+        res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, **params)
+        out = {"frames": _frames(res, parts), "seconds": time.thread_time() - t0, "B": int(B)}
+        _results().put(key, out)
+        return out
+    fresh: dict = {}
+    while (got := _parts(kind, c, s, params, B, fresh)) is None:
+        # the missing metrics (a part the store's bound dropped meanwhile is computed again)
+        todo = [k for k in meta_missing(kind, c, s, params, B) if k not in fresh]
+        sc = scores(c, s, todo)
+        t0 = time.thread_time()
         # Short computations (the live charts' calls without a progress bar: quick passes, and a chosen
-        # B within the interactive budget) run one session at a time. They are thousands of small numpy calls, each releasing
-        # and retaking the GIL; with a class computing at once, every call waited in a convoy of
-        # threads. Long ones (with progress) never wait here, so one user's long refinement does not
-        # hold up the others.
-        with _SHORT_LOCK if progress is None and per_metric else nullcontext():
+        # B within the interactive budget) run one session at a time. They are thousands of small numpy
+        # calls, each releasing and retaking the GIL; with a class computing at once, every call waited
+        # in a convoy of threads. Long ones (with progress) never wait here, so one user's long
+        # refinement does not hold up the others.
+        with _SHORT_LOCK if progress is None else nullcontext():
             res = fn(sc, list(c.run_ids), B=int(B), progress=progress, **params)
         frames = _frames(res, parts)
-        seconds = time.thread_time() - t0
-        if not per_metric:
-            out = {"frames": frames, "seconds": seconds, "B": int(B)}
-            _results().put(key, out)
-            return out
+        each = (time.thread_time() - t0) / len(todo)
         with _COSTS_LOCK:
-            _COSTS[_cost_key(kind, c, params, B)] = seconds / len(todo)
+            _COSTS[_cost_key(kind, c, params, B)] = each
             while len(_COSTS) > _COSTS_MAX:
                 _COSTS.pop(next(iter(_COSTS)))
         split = {name: dict(tuple(df.groupby("metric", sort=False))) for name, df in frames.items()}
         for k in todo:
-            _results().put(_metric_meta_key(kind, c, s, k, params, B),
-                           {"frames": {name: split[name].get(k, df.iloc[:0]).reset_index(drop=True)
-                                       for name, df in frames.items()},
-                            "seconds": seconds / len(todo), "B": int(B)})
-    return _assemble_and_keep(kind, c, s, params, B)
+            part = {"frames": {name: split[name][k].reset_index(drop=True) if k in split[name] else df.iloc[:0]
+                               for name, df in frames.items()},
+                    "seconds": each, "B": int(B)}
+            fresh[k] = part
+            _results().put(_metric_meta_key(kind, c, s, k, params, B), part)
+    return _assemble_and_keep(kind, c, s, params, B, got)
 
 
 class Progress:

@@ -431,3 +431,23 @@ def test_evalcore_app_starts_the_server_with_one_blas_thread(monkeypatch):
     assert args.func is cli_app.run_app and args.func(args) == 0
     assert seen["env"]["OPENBLAS_NUM_THREADS"] == "1" and seen["env"]["OMP_NUM_THREADS"] == "3"
     assert seen["cmd"][-1] == str(Path(APP).resolve())
+
+
+def test_a_part_dropped_by_the_store_is_computed_again_not_a_crash(monkeypatch):
+    """The shared store is bounded: a metric's part may be dropped between two moves (or while another
+    session computes). The whole result is then still assembled, and equals evalcore's joint call."""
+    from dashboard import cached
+    store = cached._Store(4096)
+    monkeypatch.setattr(cached, "_results", lambda: store)
+    c = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=8)
+    params = {"alpha": 0.05, "seed": 4}
+    s = _settings()
+    cached.meta_compute("tukey", c, s, params, 80)
+    with store._lock:                                # drop the assembled result and AP's part
+        store._d.pop(cached.meta_key("tukey", c, s, params, 80))
+        store._d.pop(cached._metric_meta_key("tukey", c, s, "AP", params, 80))
+    assert cached.meta_lookup("tukey", c, s, params, 80) is None
+    got = cached.meta_compute("tukey", c, s, params, 80)
+    ref = meta.tukey_hsd(_scores(c), run_ids=list(c.run_ids), B=80, seed=4, alpha=0.05)
+    pd.testing.assert_frame_equal(got["frames"]["pairs"], ref.pairs)
+    pd.testing.assert_frame_equal(got["frames"]["summary"], ref.summary)
