@@ -328,7 +328,6 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                 del p  # the run's text and parsed columns end here
                 if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
                     _settle_malloc()
-                pass
             except InputError:
                 raise
             except Exception as e:  # never a traceback for input we failed to foresee
