@@ -1,7 +1,7 @@
 """Meta-evaluation for many runs (issue 12, section 2): CPU time and peak RSS.
 
     python benchmarks/bench_meta_scale.py [--sizes 100x50,300x50] [--threads 1,2] [--baseline REV]
-                                          [--methods bootstrap,swap,stability,tukey,all] [--clef]
+                                          [--methods bootstrap,swap,stability,tukey,pairs,all] [--clef]
 
 Score matrices come from :func:`synthetic_scores`: a deterministic synthetic
 collection (``evalcore.simulated_collection``: graded S/A/B qrels, runs of
@@ -16,7 +16,10 @@ measurement runs in a fresh process that loads them:
 - swap: ``swap_method(sampling="replacement", B=1000)``
 - stability: ``stability()`` (B=1000, c = |Q|/2 without replacement, f = 1, 2, 5, 10 %)
 - tukey: ``tukey_hsd(B=5000)``
-- all: the four above, one after the other, in one process
+- pairs: ``pair_statistics(B=1000)``: every pair's mean difference, t and
+  bootstrap CIs, effect sizes and all five p-values (t, Wilcoxon, sign,
+  randomisation with 1000 sign flips, bootstrap)
+- all: the five above, one after the other, in one process
 
 CPU seconds are the process's user + system time (all threads, so BLAS
 threads that spin are counted); peak RSS is the process's VmHWM (the
@@ -46,7 +49,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
 METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
-METHODS = ("bootstrap", "swap", "stability", "tukey")
+METHODS = ("bootstrap", "swap", "stability", "tukey", "pairs")
 
 
 def synthetic_scores(n_runs: int, n_topics: int, *, seed: int = 0, depth: int = 1000) -> dict[str, np.ndarray]:
@@ -97,6 +100,8 @@ def worker(args) -> None:
         "swap": lambda: em.swap_method(S, sampling="replacement", B=1000, seed=0),
         "stability": lambda: em.stability(S, B=1000, seed=0),
         "tukey": lambda: em.tukey_hsd(S, B=5000, seed=0),
+        # every pair statistic: CIs, effect sizes, t / Wilcoxon / sign / randomisation / bootstrap p-values
+        "pairs": lambda: em.pair_statistics(S, B=1000, seed=0),
         "floor": lambda: _floor(S, 1000),
     }
     todo = list(METHODS) if args.method == "all" else [args.method]
@@ -134,7 +139,7 @@ def extract(rev: str, into: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100x50,300x50", help="runs x topics, comma-separated")
-    ap.add_argument("--methods", default="bootstrap,swap,stability,tukey,all")
+    ap.add_argument("--methods", default="bootstrap,swap,stability,tukey,pairs,all")
     ap.add_argument("--threads", default="1,2", help="BLAS threads to measure, comma-separated")
     ap.add_argument("--baseline", default=None, help="git revision to measure beside the working tree")
     ap.add_argument("--clef", action="store_true", help="also clef2015's top 30 runs and the matrix floor")

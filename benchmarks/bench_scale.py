@@ -18,6 +18,13 @@ reads the qrels and every run file and computes the same five measures:
   precision@10, ndcg@10, r-precision) for each file in turn; numba's
   compilation is warmed up on a tiny collection first and not counted.
 
+``--rounds N`` (default 1) measures every tool N times per collection,
+interleaved: the page cache is warmed first (every file read once, not
+counted), then round i runs the tools in turn, in reverse order on every
+other round, so that a slow moment of the shared machine hits both tools
+alike. Every round's ratio is printed; the table gives the medians and the
+range of the per-round ratios.
+
 Reported per tool: CPU seconds (user + system of the process, threads
 included) and wall seconds of that work, and the peak RSS (VmHWM) of the
 process, imports included. CPU time is the fair comparison on a shared
@@ -100,6 +107,33 @@ def measure(tool: str, qrels: Path, runs: Path, timeout: float) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def warm(qrels: Path, runs: Path) -> None:
+    """Read every file once (page cache), so that neither tool pays the first read from disk."""
+    for p in [qrels, *sorted(runs.iterdir())]:
+        with open(p, "rb") as f:
+            while f.read(1 << 24):
+                pass
+
+
+def median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def summarise(ms: list[dict]) -> dict:
+    """The median of each number over the rounds (or the first error)."""
+    ok = [m for m in ms if "error" not in m]
+    if not ok:
+        return ms[0]
+    out = dict(ok[0])
+    for key in ("cpu", "wall", "peak_mb", "load_cpu", "load_wall"):
+        if key in ok[0]:
+            out[key] = median([m[key] for m in ok])
+    out["rounds"] = ms
+    return out
+
+
 def collections(root: Path) -> list[tuple[str, Path, Path, int]]:
     """(label, qrels, runs dir, lines) for every generated size, curve shape first."""
     out = []
@@ -121,6 +155,8 @@ def main(argv=None) -> dict:
     ap.add_argument("--timeout", type=float, default=900, help="seconds per measurement (default 900)")
     ap.add_argument("--ranx-max-lines", type=float, default=6e6,
                     help="measure ranx only on collections up to this many lines (default 6e6; it is slow)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measurements per tool and collection, interleaved (default 1); medians are reported")
     ap.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
     args = ap.parse_args(argv)
     tools = [t for t in args.tools.split(",") if t]
@@ -130,18 +166,33 @@ def main(argv=None) -> dict:
     res = {}
     for label, qrels, runs, lines in cols:
         row = {"label": label, "lines": lines, "qrels_mb": qrels.stat().st_size / 2**20}
+        warm(qrels, runs)
+        here = [t for t in tools if not (t == "ranx" and lines > args.ranx_max_lines)]
         for t in tools:
-            if t == "ranx" and lines > args.ranx_max_lines:
+            if t not in here:
                 row[t] = {"error": "not run (--ranx-max-lines)"}
-                continue
-            row[t] = measure(t, qrels, runs, args.timeout)
-            print(f"{label} ({lines / 1e6:g} M lines) {t}: {row[t]}", file=sys.stderr, flush=True)
+        got: dict[str, list[dict]] = {t: [] for t in here}
+        ratios = []
+        for i in range(args.rounds):
+            for t in (here if i % 2 == 0 else here[::-1]):
+                got[t].append(measure(t, qrels, runs, args.timeout))
+                print(f"{label} ({lines / 1e6:g} M lines) round {i + 1} {t}: {got[t][-1]}", file=sys.stderr, flush=True)
+            e, p = got.get("evalcore", [{}])[-1], got.get("pytrec_eval", [{}])[-1]
+            if "cpu" in e and "cpu" in p:
+                ratios.append((p["cpu"] / e["cpu"], p["wall"] / e["wall"]))
+                print(f"{label} round {i + 1}: pytrec_eval / evalcore = {ratios[-1][0]:.2f}x CPU "
+                      f"({ratios[-1][1]:.2f}x wall)", file=sys.stderr, flush=True)
+        for t in here:
+            row[t] = summarise(got[t])
+        row["ratios"] = ratios
         res[str(runs)] = row
     print(f"\n{os.cpu_count()} cores; CPU = user + system seconds of the work (after imports); "
           "peak = VmHWM of the process\n")
     head = "| collection | lines | " + " | ".join(f"{t} CPU s / wall s / peak MB" for t in tools)
-    print(head + " | evalcore RSS bound | pytrec_eval / evalcore CPU (wall) |")
-    print("|" + "---|" * (len(tools) + 4))
+    rounds = f"medians of {args.rounds} interleaved rounds; " if args.rounds > 1 else ""
+    print(f"({rounds}ratio range = lowest-highest per-round ratio)\n")
+    print(head + " | evalcore RSS bound | pytrec_eval / evalcore CPU (wall) | CPU ratio range (wall) |")
+    print("|" + "---|" * (len(tools) + 5))
     for row in res.values():
         cells = []
         for t in tools:
@@ -149,9 +200,11 @@ def main(argv=None) -> dict:
             cells.append(m["error"] if "error" in m else f"{m['cpu']:.1f} / {m['wall']:.1f} / {m['peak_mb']:.0f}")
         e, p = row.get("evalcore", {}), row.get("pytrec_eval", {})
         bound = f"{3 * (e['tensor_mb'] + row['qrels_mb']) + 300:.0f} MB" if "tensor_mb" in e else ""
-        ratio = (f"{p['cpu'] / e['cpu']:.2f}x ({p['wall'] / e['wall']:.2f}x)"
-                 if "cpu" in e and "cpu" in p else "")
-        print(f"| {row['label']} | {row['lines'] / 1e6:.1f} M | " + " | ".join(cells) + f" | {bound} | {ratio} |")
+        rs = row["ratios"]
+        ratio = (f"{median([r[0] for r in rs]):.2f}x ({median([r[1] for r in rs]):.2f}x)" if rs else "")
+        spread = (f"{min(r[0] for r in rs):.2f}-{max(r[0] for r in rs):.2f}x "
+                  f"({min(r[1] for r in rs):.2f}-{max(r[1] for r in rs):.2f}x)" if rs else "")
+        print(f"| {row['label']} | {row['lines'] / 1e6:.1f} M | " + " | ".join(cells) + f" | {bound} | {ratio} | {spread} |")
     curve = [r for r in res.values() if r["label"].endswith(" x 250 x 1000") and "cpu" in r.get("evalcore", {})]
     if len(curve) >= 2:
         a, b = curve[0], curve[-1]

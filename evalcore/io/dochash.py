@@ -91,12 +91,22 @@ class _Strings:
             off += starts
             np.clip(off, 0, self.win.size - 1, out=off)  # (strings without a word k: any in-buffer read, unused)
             return self.win[off]
-        short = np.flatnonzero(lens < 8)
-        if not short.size:
-            return self.win[starts]
-        # a short string: read the 8 bytes that end it and shift its bytes down (no read past the
-        # buffer); one within the buffer's first 8 bytes is read forwards instead
         w = self.win[np.minimum(starts, self.win.size - 1)]
+        short = lens < 8
+        if not short.any():
+            return w
+        # a short string: the 8 bytes from its start, masked to its own bytes (one read and one mask;
+        # ~2x cheaper than reading backwards when most ids are short, e.g. MS MARCO's numbers) ...
+        mask = np.minimum(lens, 8).astype(np.uint64)
+        mask <<= np.uint64(3)
+        np.left_shift(np.uint64(1), mask, out=mask, where=short)
+        np.subtract(mask, np.uint64(1), out=mask, where=short)
+        np.bitwise_and(w, mask, out=w, where=short)
+        # ... but one whose forward read would leave the buffer reads the 8 bytes that end it and shifts
+        # its bytes down (a string within the buffer's first 8 bytes is read forwards instead)
+        short = np.flatnonzero(short & (starts > self.win.size - 1))
+        if not short.size:
+            return w
         s, n = starts[short], lens[short]
         back = s + n >= 8
         ws = self.win[np.where(back, s + n - 8, s)]
