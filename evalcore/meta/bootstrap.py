@@ -182,8 +182,17 @@ def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: lis
     zbar, t = paired_t(z)
     w = z - zbar[:, None]
     w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
-    np.matmul(w, Ct, out=S1)
-    np.matmul(w * w, Ct, out=S2)
+    if p == 1:
+        # numpy sends a one-row product to BLAS's matrix-vector kernel, whose sums can differ from the
+        # matrix-matrix kernel's in the last bit (flipping a |t*| >= |t| tie): compute a lone pair as two
+        # rows, so that no pair's result depends on the chunk it falls in
+        w = np.concatenate((w, w))
+        S1[0] = (w @ Ct)[0]
+        S2[0] = ((w * w) @ Ct)[0]
+        w = w[:1]
+    else:
+        np.matmul(w, Ct, out=S1)
+        np.matmul(w * w, Ct, out=S2)
     np.divide(S1, c, out=mean_s)
     np.multiply(S1, mean_s, out=var_s)
     np.subtract(S2, var_s, out=var_s)
@@ -260,16 +269,10 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     >>> r.pairs[["run_x", "run_y", "asl"]].values.tolist()[1]
     ['0', '2', 1.0]
     """
-    metrics, mats, n_runs, n_topics = check_scores(scores, min_topics=2)
-    ids = check_run_ids(run_ids, n_runs)
-    alphas = check_alpha(alpha)
-    samples = resolve_samples(samples, n_topics, B=B, seed=seed)
+    metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = _setup(scores, run_ids, B, seed, alpha, samples)
     B, c = samples.shape
-    Ct = topic_counts(samples, n_topics).T          # (n_topics, B)
-    pi, pj = pair_index(n_runs)
     P = pi.size
-    ks = [int(round(B * a)) for a in alphas]
-    chunks = pair_chunks(P, 8 * (6 * B + 3 * n_topics), n_jobs=len(metrics), budget=CHUNK_BYTES)
+    chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), n_jobs=len(metrics), budget=CHUNK_BYTES)
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
     per_metric = {}
@@ -284,6 +287,26 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
                 est = np.maximum(est, e)
                 prog.step()
             per_metric[m] = asl, mdiff, tobs, est
+    return _result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
+
+
+def _setup(scores, run_ids, B, seed, alpha, samples):
+    """Checked inputs and what every chunk of pairs shares: (metrics, matrices, run ids, alphas,
+    samples, Ct = topic counts per sample (n_topics, B), pair index i, j, ks = B alpha)."""
+    metrics, mats, n_runs, n_topics = check_scores(scores, min_topics=2)
+    ids = check_run_ids(run_ids, n_runs)
+    alphas = check_alpha(alpha)
+    samples = resolve_samples(samples, n_topics, B=B, seed=seed)
+    B = samples.shape[0]
+    Ct = topic_counts(samples, n_topics).T          # (n_topics, B)
+    pi, pj = pair_index(n_runs)
+    ks = [int(round(B * a)) for a in alphas]
+    return metrics, mats, ids, alphas, samples, Ct, pi, pj, ks
+
+
+def _result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -> BootstrapResult:
+    """The result tables from each metric's (asl, mean_diff, t, est) over all pairs."""
+    P = pi.size
     run_x, run_y = [ids[i] for i in pi], [ids[j] for j in pj]
     pair_frames, summ_rows, curve_frames = [], [], []
     for m, (asl, mdiff, tobs, est) in per_metric.items():
@@ -301,4 +324,4 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
                                                                     "pct_significant", "estimated_diff",
                                                                     "estimated_diff_raw"]),
                            asl_curves=pd.concat(curve_frames, ignore_index=True),
-                           samples=samples, B=B, seed=seed, alphas=alphas)
+                           samples=samples, B=samples.shape[0], seed=seed, alphas=alphas)
