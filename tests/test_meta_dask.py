@@ -59,3 +59,9 @@ def test_given_samples_and_the_checks_of_the_in_memory_path():
         on_dask.bootstrap_sensitivity(s, alpha=5)
     with pytest.raises(ValueError, match="at least 2 topics"):
         on_dask.bootstrap_sensitivity({"M": s["A"][:, :1]})
+
+
+def test_the_docstring_example():
+    s = {"M": np.random.default_rng(0).random((6, 12))}
+    assert on_dask.bootstrap_sensitivity(s, B=200, pairs_per_task=4).pairs.equals(
+        bootstrap_sensitivity(s, B=200).pairs)

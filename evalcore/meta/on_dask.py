@@ -7,9 +7,9 @@ this module or Dask. It is the pair-chunked path of docs/scaling.md, section 3:
   (:func:`~evalcore.meta.bootstrap_samples`, as in memory) and shared by
   every task;
 * one task = one metric x one chunk of run pairs, computed by the same kernel
-  as the in-memory path (``bootstrap._pairs_chunk``: 003 Fig. 7's ASL and
-  estimated difference, eqs. (1)-(2) of Sakai SIGIR 2006), with one BLAS
-  thread per task;
+  as the in-memory path (``bootstrap._pairs_chunk``: the ASL of 003 Sec. 4.3,
+  Fig. 5-6, and Fig. 7's estimated difference; Sakai SIGIR 2006), with one
+  BLAS thread per task;
 * the per-pair columns are concatenated in pair order, and Fig. 7's estimated
   difference is the maximum over the chunks (associative).
 
@@ -54,11 +54,11 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     scheduler : passed to ``dask.compute``: None (Dask's default for delayed tasks: a thread pool),
         "threads", "processes", "synchronous", or a ``dask.distributed.Client``'s scheduler
 
-    >>> import numpy as np
-    >>> from evalcore.meta import bootstrap_sensitivity as in_memory
-    >>> s = {"M": np.random.default_rng(0).random((6, 12))}
-    >>> bootstrap_sensitivity(s, B=200, pairs_per_task=4).pairs.equals(in_memory(s, B=200).pairs)
-    True
+    Example (not a doctest: Dask is optional; tests/test_meta_dask.py runs it)::
+
+        from evalcore.meta import bootstrap_sensitivity as in_memory
+        s = {"M": np.random.default_rng(0).random((6, 12))}
+        bootstrap_sensitivity(s, B=200, pairs_per_task=4).pairs.equals(in_memory(s, B=200).pairs)   # True
     """
     try:
         import dask
