@@ -67,6 +67,10 @@ class TukeyResult:
     alphas: tuple = (0.05,)
 
 
+#: Most trial x run x topic cells permuted at once (~100 MB of work arrays at 24 bytes a cell).
+BLOCK_CELLS = 1 << 22
+
+
 def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, seed: int | None = 0, alpha=0.05,
               block: int = 250, permutations: np.ndarray | None = None,
               progress: ProgressFn | None = None) -> TukeyResult:
@@ -79,7 +83,8 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     B : permutations (default 5000), the same permutations for every metric
     seed : seed of the permutations; same seed, same result
     alpha : significance level or a list of them; one summary row per alpha
-    block : trials permuted at once (memory: block * n_runs * n_topics * 16 bytes)
+    block : at most this many trials permuted at once (and at most :data:`BLOCK_CELLS` trial x run x
+        topic cells; memory: 24 bytes per cell); the result does not depend on it
     permutations : optional (B, n_runs, n_topics) int array; column [b, :, t] is the
         permutation of runs applied to topic t in trial b, to the scores as given (tests);
         overrides B and seed
@@ -104,23 +109,43 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     rng = np.random.default_rng(seed)
     pi, pj = pair_index(n_runs)
     P = pi.size
-    blocks = [(s, min(s + block, B)) for s in range(0, B, block)]
+    # trials per block: at most `block`, and at most BLOCK_CELLS trial x run x topic cells (24 bytes each
+    # in the work arrays), so memory does not grow with runs x topics (the result does not depend on it)
+    step = min(block, max(1, BLOCK_CELLS // (n_runs * n_topics)))
+    blocks = [(s, min(s + step, B)) for s in range(0, B, step)]
     if len(blocks) < 20 and B >= 20:  # at least ~5% progress steps
         size = -(-B // 20)
         blocks = [(s, min(s + size, B)) for s in range(0, B, size)]
     ranges = {m: np.empty(B) for m in metrics}
-    base = np.broadcast_to(np.arange(n_runs)[:, None], (n_runs, n_topics))
     prog = Progress(progress, len(blocks))
     prog.report(0.0)
     # canonical order of each topic's scores, so a seed's result does not depend on the run order
-    src = mats if permutations is not None else {m: np.sort(mats[m], axis=0) for m in metrics}
+    src = {m: (mats[m] if permutations is not None else np.sort(mats[m], axis=0)).ravel() for m in metrics}
+    k_max = max(e - s for s, e in blocks)
+    # Work arrays, allocated once: the drawn permutations as (trial, topic, run) rows, shuffled in place
+    # along the contiguous run axis, and the flat gather index (trial, run, topic) shared by every metric.
+    # rng.permuted walks the (trial, topic) slices in the same order with the same Fisher-Yates draws
+    # whichever axis holds the runs, so these are exactly the permutations of
+    # rng.permuted(arange over runs, axis=1) on (trial, run, topic): the same seed, the same result as
+    # before, at ~1/3 of the cost (no fresh 8-byte-per-cell array and strided shuffle per block, and one
+    # index for all metrics instead of one per metric in take_along_axis).
+    draw = np.empty((k_max, n_topics, n_runs), np.intp) if permutations is None else None
+    idx = np.empty((k_max, n_runs, n_topics), np.intp)
+    col = np.arange(n_topics, dtype=np.intp)
     for s, e in blocks:
+        k = e - s
         if permutations is None:
-            perm = rng.permuted(np.broadcast_to(base, (e - s, n_runs, n_topics)).copy(), axis=1)
+            d = draw[:k]
+            np.copyto(d, np.arange(n_runs, dtype=np.intp))
+            rng.permuted(d, axis=2, out=d)
+            perm = d.transpose(0, 2, 1)                   # (k, n_runs, n_topics): run perm[b, :, t] for topic t
         else:
             perm = permutations[s:e]
+        ix = idx[:k]
+        np.multiply(perm, n_topics, out=ix)                # flat index of (perm[b, r, t], t) in a (runs, topics) matrix
+        ix += col
         for m in metrics:
-            pm = np.take_along_axis(src[m][None, :, :], perm, axis=1).mean(axis=2)   # (k, n_runs)
+            pm = src[m][ix].mean(axis=2)                     # (k, n_runs): the permuted run means
             ranges[m][s:e] = pm.max(axis=1) - pm.min(axis=1)
         prog.step()
     pair_frames, summ = [], []
