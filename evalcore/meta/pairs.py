@@ -436,32 +436,57 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                 cols["p_sign"][sl] = np.where(k == 0, 1.0, p)
             if do_rand:
                 obs = np.where(nv > 0, mean, 0.0)
-                Tst = (z0 @ St) / safe_n[:, None]
+                Tst = z0 @ St
+                Tst /= safe_n[:, None]
                 tol = TIE_RTOL * np.abs(obs)[:, None]
-                less = (Tst <= obs[:, None] + tol).sum(axis=1)
-                greater = (Tst >= obs[:, None] - tol).sum(axis=1)
+                # (in place and counted, not summed: the same comparisons, ~2x less memory traffic)
+                less = np.count_nonzero(Tst <= obs[:, None] + tol, axis=1)
+                greater = np.count_nonzero(Tst >= obs[:, None] - tol, axis=1)
                 adj = 0 if exact_signs else 1
                 p = np.minimum(1.0, 2 * np.minimum(less + adj, greater + adj) / (K + adj))
                 cols["p_randomisation"][sl] = np.where(ok, p, 1.0)
             if do_boot:
                 w0 = np.where(const[:, None], 0.0, dev)
                 S1 = w0 @ Ct
-                S2 = (w0 * w0) @ Ct
-                S0 = (valid.astype(np.float64) @ Ct) if any_nan else np.full_like(S1, float(c))
-                S0s = np.maximum(S0, 1.0)
+                w0 *= w0
+                S2 = w0 @ Ct
+                del w0
+                if any_nan:  # topics per sample differ by pair: S0 = the valid topics drawn
+                    S0 = valid.astype(np.float64) @ Ct
+                    S0s = np.maximum(S0, 1.0)
+                    den = np.maximum(S0 - 1, 1.0)
+                else:        # every sample has c topics: the same operations with scalars, in place
+                    S0 = None
+                    S0s = float(max(c, 1))
+                    den = float(max(c - 1, 1))
                 mean_s = S1 / S0s
-                var_s = (S2 - S1 * mean_s) / np.maximum(S0 - 1, 1.0)
+                var_s = S1 * mean_s
+                np.subtract(S2, var_s, out=var_s)
+                var_s /= den                                      # (S2 - S1 mean*) / (S0 - 1)
+                ts = np.abs(mean_s)
                 with np.errstate(divide="ignore", invalid="ignore"):
-                    ts = np.abs(mean_s) / np.sqrt(var_s / S0s)
+                    np.divide(var_s, S0s, out=S2)
+                    np.sqrt(S2, out=S2)
+                    ts /= S2                                      # |mean*| / sqrt(var* / S0)
+                del S2
                 flat = ~(var_s > 0)
                 ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
-                ts[S0 < 2] = 0.0
+                del flat, var_s
+                if any_nan:
+                    ts[S0 < 2] = 0.0
+                elif c < 2:
+                    ts[:] = 0.0
                 at = np.abs(np.nan_to_num(t, nan=0.0))
-                asl = (ts >= (at * (1 - TIE_RTOL))[:, None]).mean(axis=1)
+                asl = np.count_nonzero(ts >= (at * (1 - TIE_RTOL))[:, None], axis=1) / ts.shape[1]
+                del ts
                 asl[np.all(z0 == 0, axis=1)] = 1.0
                 cols["p_bootstrap"][sl] = np.where(ok, asl, 1.0)
-                bm = np.where(S0 > 0, mean_s, np.nan) + np.where(nv > 0, mean, 0.0)[:, None]
-                bm = np.where(const[:, None], mean[:, None], bm)
+                if any_nan:
+                    bm = np.where(S0 > 0, mean_s, np.nan) + np.where(nv > 0, mean, 0.0)[:, None]
+                else:        # S0 = c > 0 and nv = n_topics > 0 on every row
+                    bm = mean_s
+                    bm += mean[:, None]
+                bm[const] = mean[const, None]
                 if np.isnan(bm).any():
                     lo = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), a2, axis=1)
                     hi = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), 1 - a2, axis=1)
