@@ -1,8 +1,10 @@
-"""The optional Dask path of the Bootstrap Sensitivity Method (issue 12, section 3; docs/scaling.md).
+"""The optional Dask path of the Bootstrap Sensitivity Method and the stability method (issue 12,
+section 3; docs/scaling.md).
 
-Reference: the in-memory :func:`evalcore.meta.bootstrap_sensitivity` (itself checked against the
-plain per-pair loop and the paper's examples in test_meta_bootstrap.py). The Dask path must give
-equal tables, bit for bit, for the same seed, whatever the chunking and the scheduler.
+References: the in-memory :func:`evalcore.meta.bootstrap_sensitivity` and
+:func:`evalcore.meta.stability` (themselves checked against plain per-pair loops and the papers'
+examples in test_meta_bootstrap.py and test_meta_stability_tukey.py). The Dask path must give equal
+tables, bit for bit, for the same seed, whatever the chunking and the scheduler.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("dask")
-from evalcore.meta import bootstrap_sensitivity, on_dask  # noqa: E402
+from evalcore.meta import bootstrap_sensitivity, on_dask, stability  # noqa: E402
 
 
 def _scores(seed: int, n_runs: int = 9, n_topics: int = 14) -> dict[str, np.ndarray]:
@@ -65,3 +67,17 @@ def test_the_docstring_example():
     s = {"M": np.random.default_rng(0).random((6, 12))}
     assert on_dask.bootstrap_sensitivity(s, B=200, pairs_per_task=4).pairs.equals(
         bootstrap_sensitivity(s, B=200).pairs)
+
+
+@pytest.mark.parametrize("per_task", [1, 7, 1000])
+@pytest.mark.parametrize("scheduler", ["threads", "synchronous"])
+def test_stability_equals_the_in_memory_path(per_task, scheduler):
+    s = _scores(4, n_runs=10, n_topics=16)
+    s["N"] = -s["A"]                                   # negative means: the kernel's general path
+    for kw in ({"B": 120, "seed": 3}, {"B": 90, "seed": 5, "replacement": True, "fuzziness": (0.0, 0.3)}):
+        ref = stability(s, **kw)
+        got = on_dask.stability(s, pairs_per_task=per_task, scheduler=scheduler, **kw)
+        assert got.pairs.equals(ref.pairs) and got.summary.equals(ref.summary)
+        assert np.array_equal(got.samples, ref.samples) and (got.B, got.subset_size) == (ref.B, ref.subset_size)
+    with pytest.raises(ValueError, match="fuzziness"):
+        on_dask.stability(s, fuzziness=(1.5,))

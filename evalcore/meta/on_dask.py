@@ -1,7 +1,8 @@
-"""The Bootstrap Sensitivity Method on Dask: pairs in chunks as tasks, for a thread pool, processes or a cluster.
+"""The Bootstrap Sensitivity Method and the stability method on Dask: run pairs in chunks as tasks.
 
 Optional (``pip install "evalcore[dask]"``); nothing else in evalcore imports
-this module or Dask. It is the pair-chunked path of docs/scaling.md, section 3:
+this module or Dask. It is the pair-chunked path of docs/scaling.md, section 3, for the two
+pair-chunked methods (:func:`bootstrap_sensitivity`, :func:`stability`). For the bootstrap:
 
 * the B topic samples are drawn once from the seed
   (:func:`~evalcore.meta.bootstrap_samples`, as in memory) and shared by
@@ -17,7 +18,10 @@ A pair's result depends only on its two rows and the shared samples, and the
 kernel computes every value with the same floating-point operations whatever
 the chunk, so the result equals :func:`evalcore.meta.bootstrap_sensitivity`'s
 for the same seed exactly, for any chunk size and scheduler
-(tests/test_meta_dask.py). What this path does *not* do yet: the result tables
+(tests/test_meta_dask.py). The stability method's tasks count wins, losses
+and ties (integers) with the in-memory kernel after one task per metric has
+computed the runs' means per trial, so its tables are equal too. What this
+path does *not* do yet: the result tables
 are still gathered into pandas in the calling process (at 300 runs they are
 ~100 MB; docs/scaling.md says where that stops), and there is no progress
 callback (Dask's own diagnostics show progress: ``dask.diagnostics.ProgressBar``
@@ -29,8 +33,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._common import check_positive_int, one_blas_thread
+from ._common import check_positive_int, one_blas_thread, work_arrays
 from .bootstrap import BootstrapResult, _pairs_chunk, _result, _setup
+from .stability import StabilityResult, _count_chunk, _fast
+from .stability import _result as _stability_result
+from .stability import _setup as _stability_setup
 
 #: Default pairs per task: about 64 MB of (pairs x B) work arrays at B = 1000.
 PAIRS_PER_TASK = 1300
@@ -40,6 +47,14 @@ def _task(M: np.ndarray, pi: np.ndarray, pj: np.ndarray, Ct: np.ndarray, c: int,
     """One metric's chunk of pairs (in a Dask worker)."""
     with one_blas_thread():
         return _pairs_chunk(M[pi] - M[pj], Ct, c, ks)
+
+
+def _dask():
+    try:
+        import dask
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError('evalcore.meta.on_dask needs Dask: pip install "evalcore[dask]"') from None
+    return dask
 
 
 def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 1000, seed: int | None = 0,
@@ -60,10 +75,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
         s = {"M": np.random.default_rng(0).random((6, 12))}
         bootstrap_sensitivity(s, B=200, pairs_per_task=4).pairs.equals(in_memory(s, B=200).pairs)   # True
     """
-    try:
-        import dask
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError('evalcore.meta.on_dask needs Dask: pip install "evalcore[dask]"') from None
+    dask = _dask()
     pairs_per_task = check_positive_int(pairs_per_task, "pairs_per_task")
     metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = _setup(scores, run_ids, B, seed, alpha, samples)
     c = samples.shape[1]
@@ -85,3 +97,49 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
         per_metric[m] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                          np.concatenate([p[2] for p in parts]), est)
     return _result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
+
+
+def _means(M: np.ndarray, Ct: np.ndarray) -> np.ndarray:
+    """Every run's mean per trial (in a Dask worker): one product per metric, as in memory."""
+    with one_blas_thread():
+        return M @ Ct
+
+
+def _stability_task(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, fz: tuple, fast: bool):
+    """Wins, losses and ties of one chunk of pairs (in a Dask worker)."""
+    W = np.zeros((len(fz), pi.size), dtype=np.int64)
+    L, T = np.zeros_like(W), np.zeros_like(W)
+    _count_chunk(means, pi, pj, fz, fast, W, L, T, work_arrays(pi.size, means.shape[1], *[np.float64] * 5, np.bool_))
+    return W, L, T
+
+
+def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: int | None = None, B: int = 1000,
+              seed: int | None = 0, fuzziness=(0.01, 0.02, 0.05, 0.1), replacement: bool = False,
+              samples: np.ndarray | None = None, pairs_per_task: int = 4 * PAIRS_PER_TASK,
+              scheduler=None) -> StabilityResult:
+    """:func:`evalcore.meta.stability` (002's stability method) computed as Dask tasks of run pairs.
+
+    One task per metric computes every run's mean per trial (the same product as in memory), then one
+    task per (metric, chunk of ``pairs_per_task`` pairs) counts wins, losses and ties with the in-memory
+    kernel; counts are integers, so the tables equal the in-memory ones for the same seed. Same
+    parameters as :func:`evalcore.meta.stability`, plus ``pairs_per_task`` (default ~40 bytes x B per
+    pair of work arrays) and ``scheduler`` (as for :func:`bootstrap_sensitivity`).
+    """
+    dask = _dask()
+    pairs_per_task = check_positive_int(pairs_per_task, "pairs_per_task")
+    metrics, mats, ids, fz, samples, Ct, pi, pj = _stability_setup(scores, run_ids, subset_size, B, seed, fuzziness,
+                                                                  replacement, samples)
+    P = pi.size
+    chunks = [slice(s, min(s + pairs_per_task, P)) for s in range(0, P, pairs_per_task)]
+    # the means are small (runs x B): computed first, so that every chunk task knows the fast path
+    means = dict(zip(metrics, dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct) for m in metrics],
+                                           scheduler=scheduler)))
+    task = dask.delayed(_stability_task, pure=True)
+    graph = {}
+    for m in metrics:
+        mm = dask.delayed(means[m], pure=True)
+        fast = _fast(means[m])
+        graph[m] = [task(mm, pi[sl], pj[sl], fz, fast) for sl in chunks]
+    done = dask.compute(graph, scheduler=scheduler)[0]
+    counts = {m: tuple(np.concatenate([part[k] for part in done[m]], axis=1) for k in range(3)) for m in metrics}
+    return _stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)

@@ -145,21 +145,9 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
     [[0.0, 0.0]]
     """
-    metrics, mats, n_runs, n_topics = check_scores(scores)
-    ids = check_run_ids(run_ids, n_runs)
-    fz = (fuzziness,) if np.isscalar(fuzziness) else tuple(fuzziness)
-    if not fz or any(not (0 <= float(f) < 1) for f in fz):
-        raise ValueError(f"fuzziness must be values in [0, 1); got {fuzziness!r}")
-    fz = tuple(float(f) for f in fz)
-    if samples is None:
-        samples = stability_samples(n_topics, subset_size=subset_size, B=B, replacement=replacement, seed=seed)
-    else:
-        samples = np.asarray(samples, dtype=np.intp)
-        if samples.ndim != 2 or samples.size == 0 or samples.min() < 0 or samples.max() >= n_topics:
-            raise ValueError(f"samples must be a (B, c) array of topic indices 0..{n_topics - 1}")
-    B, c = samples.shape
-    Ct = topic_counts(samples, n_topics).T / c
-    pi, pj = pair_index(n_runs)
+    metrics, mats, ids, fz, samples, Ct, pi, pj = _setup(scores, run_ids, subset_size, B, seed, fuzziness,
+                                                        replacement, samples)
+    B = samples.shape[0]
     P = pi.size
     chunks = pair_chunks(P, 8 * (5 * B), n_jobs=len(metrics), budget=CHUNK_BYTES)
     prog = Progress(progress, len(metrics) * len(chunks))
@@ -173,11 +161,44 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
             W = np.zeros((len(fz), P), dtype=np.int64)
             L = np.zeros_like(W)
             T = np.zeros_like(W)
-            fast = bool(np.isfinite(means).all() and means.min() >= 0)
+            fast = _fast(means)
             for sl in chunks:
                 _count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
                 prog.step()
             counts[m] = W, L, T
+    return _result(counts, ids, fz, pi, pj, samples, seed, replacement)
+
+
+def _fast(means: np.ndarray) -> bool:
+    """Every mean finite and >= 0 (:func:`_count_chunk`'s two-comparison path)."""
+    return bool(np.isfinite(means).all() and means.min() >= 0)
+
+
+def _setup(scores, run_ids, subset_size, B, seed, fuzziness, replacement, samples):
+    """Checked inputs and what every chunk of pairs shares: (metrics, matrices, run ids, fuzziness values,
+    samples, Ct = topic weights per trial (n_topics, B), pair index i, j)."""
+    metrics, mats, n_runs, n_topics = check_scores(scores)
+    ids = check_run_ids(run_ids, n_runs)
+    fz = (fuzziness,) if np.isscalar(fuzziness) else tuple(fuzziness)
+    if not fz or any(not (0 <= float(f) < 1) for f in fz):
+        raise ValueError(f"fuzziness must be values in [0, 1); got {fuzziness!r}")
+    fz = tuple(float(f) for f in fz)
+    if samples is None:
+        samples = stability_samples(n_topics, subset_size=subset_size, B=B, replacement=replacement, seed=seed)
+    else:
+        samples = np.asarray(samples, dtype=np.intp)
+        if samples.ndim != 2 or samples.size == 0 or samples.min() < 0 or samples.max() >= n_topics:
+            raise ValueError(f"samples must be a (B, c) array of topic indices 0..{n_topics - 1}")
+    c = samples.shape[1]
+    Ct = topic_counts(samples, n_topics).T / c
+    pi, pj = pair_index(n_runs)
+    return metrics, mats, ids, fz, samples, Ct, pi, pj
+
+
+def _result(counts: dict, ids, fz, pi, pj, samples, seed, replacement) -> StabilityResult:
+    """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs)."""
+    B, c = samples.shape
+    P = pi.size
     run_x, run_y = [ids[i] for i in pi], [ids[j] for j in pj]
     summ, pair_frames = [], []
     for m, (W, L, T) in counts.items():
