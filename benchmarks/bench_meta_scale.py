@@ -20,8 +20,8 @@ measurement runs in a fresh process that loads them:
   bootstrap CIs, effect sizes and all five p-values (t, Wilcoxon, sign,
   randomisation with 1000 sign flips, bootstrap)
 - all: the five above, one after the other, in one process
-- bootstrap_dask (not in all): the bootstrap through ``evalcore.meta.on_dask`` (Dask tasks of
-  run pairs on Dask's thread pool; needs ``evalcore[dask]``)
+- bootstrap_dask, stability_dask (not in all): the bootstrap / stability through
+  ``evalcore.meta.on_dask`` (Dask tasks of run pairs on Dask's thread pool; needs ``evalcore[dask]``)
 
 CPU seconds are the process's user + system time (all threads, so BLAS
 threads that spin are counted); peak RSS is the process's VmHWM (the
@@ -107,6 +107,8 @@ def worker(args) -> None:
         "floor": lambda: _floor(S, 1000),
         # the optional Dask path (evalcore[dask]): the same bootstrap as tasks of run pairs on a thread pool
         "bootstrap_dask": lambda: __import__("evalcore.meta.on_dask", fromlist=["x"]).bootstrap_sensitivity(
+            S, B=1000, seed=0, scheduler="threads"),
+        "stability_dask": lambda: __import__("evalcore.meta.on_dask", fromlist=["x"]).stability(
             S, B=1000, seed=0, scheduler="threads"),
     }
     todo = list(METHODS) if args.method == "all" else [args.method]
