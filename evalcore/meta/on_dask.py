@@ -39,8 +39,12 @@ from .stability import StabilityResult, _count_chunk, _fast
 from .stability import _result as _stability_result
 from .stability import _setup as _stability_setup
 
-#: Default pairs per task: about 64 MB of (pairs x B) work arrays at B = 1000.
+#: Default pairs per task of the bootstrap: about 43 MB of (pairs x B) work arrays at B = 1000.
 PAIRS_PER_TASK = 1300
+#: Default pairs per task of the stability method: about 20 MB of work arrays at B = 1000 (its kernel is
+#: a few comparisons per cell, so a task's cost is mostly touching fresh memory; measured at 300 runs:
+#: 5,200 pairs per task took 4x the CPU of the in-memory path)
+STABILITY_PAIRS_PER_TASK = 500
 
 
 def _task(M: np.ndarray, pi: np.ndarray, pj: np.ndarray, Ct: np.ndarray, c: int, ks: list[int]):
@@ -65,7 +69,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     Same parameters and the same result (equal tables for the same seed); in addition:
 
     pairs_per_task : run pairs per task (default :data:`PAIRS_PER_TASK`); a task holds about
-        48 x B bytes per pair of work arrays
+        33 x B bytes per pair of work arrays
     scheduler : passed to ``dask.compute``: None (Dask's default for delayed tasks: a thread pool),
         "threads", "processes", "synchronous", or a ``dask.distributed.Client``'s scheduler
 
@@ -115,15 +119,18 @@ def _stability_task(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, fz: tuple
 
 def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: int | None = None, B: int = 1000,
               seed: int | None = 0, fuzziness=(0.01, 0.02, 0.05, 0.1), replacement: bool = False,
-              samples: np.ndarray | None = None, pairs_per_task: int = 4 * PAIRS_PER_TASK,
+              samples: np.ndarray | None = None, pairs_per_task: int = STABILITY_PAIRS_PER_TASK,
               scheduler=None) -> StabilityResult:
     """:func:`evalcore.meta.stability` (002's stability method) computed as Dask tasks of run pairs.
 
     One task per metric computes every run's mean per trial (the same product as in memory), then one
     task per (metric, chunk of ``pairs_per_task`` pairs) counts wins, losses and ties with the in-memory
     kernel; counts are integers, so the tables equal the in-memory ones for the same seed. Same
-    parameters as :func:`evalcore.meta.stability`, plus ``pairs_per_task`` (default ~40 bytes x B per
-    pair of work arrays) and ``scheduler`` (as for :func:`bootstrap_sensitivity`).
+    parameters as :func:`evalcore.meta.stability`, plus ``pairs_per_task`` (default
+    :data:`STABILITY_PAIRS_PER_TASK`; ~41 bytes x B of work arrays per pair) and ``scheduler`` (as
+    for :func:`bootstrap_sensitivity`). On one machine this path is slower than the in-memory one
+    (its kernel is cheap, so the tasks' overhead dominates; docs/benchmarks.md, section 7): its
+    point is a cluster.
     """
     dask = _dask()
     pairs_per_task = check_positive_int(pairs_per_task, "pairs_per_task")
