@@ -92,6 +92,12 @@ def _floor(S, B):
         (w * w) @ Ct
 
 
+def _on_dask():
+    """evalcore.meta.on_dask, imported only by the methods that use it (it needs evalcore[dask])."""
+    from evalcore.meta import on_dask
+    return on_dask
+
+
 def worker(args) -> None:
     sys.path.insert(0, str(args.root))
     import evalcore.meta as em
@@ -105,11 +111,9 @@ def worker(args) -> None:
         # every pair statistic: CIs, effect sizes, t / Wilcoxon / sign / randomisation / bootstrap p-values
         "pairs": lambda: em.pair_statistics(S, B=1000, seed=0),
         "floor": lambda: _floor(S, 1000),
-        # the optional Dask path (evalcore[dask]): the same bootstrap as tasks of run pairs on a thread pool
-        "bootstrap_dask": lambda: __import__("evalcore.meta.on_dask", fromlist=["x"]).bootstrap_sensitivity(
-            S, B=1000, seed=0, scheduler="threads"),
-        "stability_dask": lambda: __import__("evalcore.meta.on_dask", fromlist=["x"]).stability(
-            S, B=1000, seed=0, scheduler="threads"),
+        # the optional Dask path (evalcore[dask]): the same methods as tasks of run pairs on a thread pool
+        "bootstrap_dask": lambda: _on_dask().bootstrap_sensitivity(S, B=1000, seed=0, scheduler="threads"),
+        "stability_dask": lambda: _on_dask().stability(S, B=1000, seed=0, scheduler="threads"),
     }
     todo = list(METHODS) if args.method == "all" else [args.method]
     base = _status("VmRSS")

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._common import check_positive_int, one_blas_thread, work_arrays
+from ._common import check_positive_int, one_blas_thread, pair_chunks, work_arrays
 from .bootstrap import BootstrapResult, _pairs_chunk, _result, _setup
 from .stability import StabilityResult, _count_chunk, _fast
 from .stability import _result as _stability_result
@@ -84,7 +84,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = _setup(scores, run_ids, B, seed, alpha, samples)
     c = samples.shape[1]
     P = pi.size
-    chunks = [slice(s, min(s + pairs_per_task, P)) for s in range(0, P, pairs_per_task)]
+    chunks = pair_chunks(P, 1, budget=pairs_per_task, min_chunks=1)   # pairs_per_task pairs per slice
     task = dask.delayed(_task, pure=True)
     shared = dask.delayed(Ct, pure=True)  # one copy in the graph, not one per task
     graph = {}
@@ -137,7 +137,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     metrics, mats, ids, fz, samples, Ct, pi, pj = _stability_setup(scores, run_ids, subset_size, B, seed, fuzziness,
                                                                   replacement, samples)
     P = pi.size
-    chunks = [slice(s, min(s + pairs_per_task, P)) for s in range(0, P, pairs_per_task)]
+    chunks = pair_chunks(P, 1, budget=pairs_per_task, min_chunks=1)   # pairs_per_task pairs per slice
     # the means are small (runs x B): computed first, so that every chunk task knows the fast path
     means = dict(zip(metrics, dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct) for m in metrics],
                                            scheduler=scheduler)))
