@@ -183,6 +183,13 @@ def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
     qrels, runs = ("q.txt", qtext.encode()), [("a.txt", rtext.encode()), ("b.txt", back.encode())]
     for mod in (assemble, qrels_mod, evalcore.io.order):
         monkeypatch.setattr(mod, "hash_strings", lambda arr: real(arr) % np.uint64(2))
+    real_block = dochash._hash_block
+
+    def block(s, keep=0):
+        h, words = real_block(s, keep)
+        return h % np.uint64(2), words
+    monkeypatch.setattr(assemble, "_hash_block", block)
+    monkeypatch.setattr(dochash, "BLOCK_ROWS", 7)  # blocks end mid-topic, and a run is several blocks
     c = evalcore.load_collection(qrels, runs)
     q = plain_qrels(qtext)
     for r, (_, text) in enumerate(runs):
@@ -246,9 +253,13 @@ def test_hash_depends_on_the_string_only():
     assert all(len(v) == 1 for v in by_hash.values())  # no collision among these (past 256 bytes: by design)
 
 
-def test_lookup_with_ids_of_every_length_equals_plain_reference():
+@pytest.mark.parametrize("block_rows", [None, 1, 13])
+def test_lookup_with_ids_of_every_length_equals_plain_reference(monkeypatch, block_rows):
     """Judged and unjudged ids of every length class (prefixes shared past 256 bytes, one id a prefix of
-    another): the tensor equals the plain dict reading, so no hash or word shortcut changes a level."""
+    another): the tensor equals the plain dict reading, so no hash or word shortcut changes a level -
+    also when the hashing and lookup blocks (``dochash.BLOCK_ROWS``) split the run anywhere."""
+    if block_rows is not None:
+        monkeypatch.setattr(dochash, "BLOCK_ROWS", block_rows)
     rng = np.random.default_rng(9)
     ids = _random_ids(rng, 120)
     ids += [ids[0] + "x", ids[5][:-1] or "k"]
@@ -441,3 +452,58 @@ def test_cli_evaluate_does_not_import_meta():
     r = subprocess.run([sys.executable, "-m", "evalcore", "--help"], capture_output=True, text=True, cwd=ROOT,
                        check=True)
     assert "bootstrap" in r.stdout and "evaluate" in r.stdout
+
+
+# -- repeated documents: found in any layout of a run file ------------------------------
+@pytest.mark.parametrize("layout", ["equal_topics", "unequal_topics", "one_long_topic", "interleaved"])
+def test_may_repeat_equals_a_set_reference(layout):
+    """``order._may_repeat`` (per-topic sorts, or pandas' hash set) answers exactly as a Python set
+    does, on random keys with and without a planted repeat, in every file layout."""
+    from evalcore.io.order import _may_repeat
+    rng = np.random.default_rng(abs(hash(layout)) % 2**32)
+    for trial in range(60):
+        n_topics = int(rng.integers(1, 12))
+        lens = {"equal_topics": np.full(n_topics, int(rng.integers(1, 40))),
+                "unequal_topics": rng.integers(1, 40, n_topics),
+                "one_long_topic": np.append(rng.integers(1, 3, n_topics - 1), 500),
+                "interleaved": rng.integers(1, 40, n_topics)}[layout]
+        tind = np.repeat(np.arange(len(lens)), lens)
+        if layout == "interleaved":
+            rng.shuffle(tind)
+        keys = rng.integers(1 << 40, 1 << 63, tind.size, dtype=np.uint64)
+        if trial % 2 and tind.size > 1:  # a repeat within one topic
+            t = int(rng.choice(np.flatnonzero(np.bincount(tind) > 1))) if (np.bincount(tind) > 1).any() else None
+            if t is not None:
+                i, j = rng.choice(np.flatnonzero(tind == t), 2, replace=False)
+                keys[j] = keys[i]
+        n_first = len(np.unique(tind))
+        first = {v: k for k, v in enumerate(dict.fromkeys(tind.tolist()))}
+        tind = np.array([first[v] for v in tind.tolist()], np.int32)  # numbered by first appearance
+        expected = len(set(zip(tind.tolist(), keys.tolist()))) < tind.size
+        assert _may_repeat(keys, tind, n_first) == expected, (layout, trial)
+
+
+def test_may_repeat_a_pad_equal_to_a_key_only_says_maybe():
+    """Shorter topics are padded with 0, 1, 2, ...: a key equal to a pad can make the answer True
+    (the loader then checks the ids themselves and finds no repeat), never False for a real repeat."""
+    from evalcore.io.order import _may_repeat
+    tind = np.array([0, 0, 0, 1], np.int32)
+    assert _may_repeat(np.array([7, 8, 9, 1], np.uint64), tind, 2)   # topic 1 = [1, pad 1, pad 2]
+    assert _may_repeat(np.array([7, 7, 9, 1], np.uint64), tind, 2)
+    assert not _may_repeat(np.array([7, 8, 9, 10], np.uint64), tind, 2)
+
+
+@pytest.mark.parametrize("lens", [(5, 5, 5), (1, 7, 3), (40, 1, 1)])
+def test_repeated_document_found_whatever_the_topic_lengths(lens):
+    """A document listed twice in one topic is the error naming its line, and the same document in two
+    topics is not, for grouped topics of equal and unequal length."""
+    lines = [f"t{t} Q0 d{j} {j + 1} {100 - j} x" for t, n in enumerate(lens) for j in range(n)]
+    ok = ("\n".join(lines) + "\n").encode()
+    c = evalcore.load_collection(("q.txt", b"t0 0 d0 1\nt1 0 d0 1\nt2 0 d0 1\n"), [("r.txt", ok)])
+    assert c.levels[0, :, 0].tolist() == [1, 1, 1]
+    t = int(np.argmax(lens))
+    last = sum(lens[:t + 1])  # after the longest topic's last line: its first document again
+    bad = lines[:last] + [f"t{t} Q0 d0 99 0 x"] + lines[last:]
+    with pytest.raises(evalcore.InputError) as ei:
+        evalcore.load_collection(("q.txt", b"t0 0 d0 1\n"), [("r.txt", ("\n".join(bad) + "\n").encode())])
+    assert ei.value.line == last + 1 and "listed twice" in str(ei.value)

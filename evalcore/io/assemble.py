@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import _Strings, _Table, hash_strings, pair_keys, same_rows
+from .dochash import _hash_block, _Strings, _Table, blocks, hash_strings, pair_keys, same_rows
 from .errors import InputError, _short, _unforeseen
 from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted
@@ -52,6 +52,25 @@ class _Judgments:
         self.several = bool((self.slot == -2).any())  # some slot holds several keys
         self.any_shared = bool(self.d_shared.any())   # some key is shared by several judged ids
 
+    def judge(self, docs: pa.Array, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(key, level) of every row of a run, in file order: row ``i`` is document ``docs[i]`` for the
+        topic numbered ``group[i]`` (the evaluated topics numbered as ``topic_index``, others past
+        them); level -1 = unjudged. The keys (:func:`.dochash.pair_keys`) are the run's duplicate check.
+
+        Hashing, keys and lookup run block by block (:func:`.dochash.blocks`), so that a block's ids,
+        read once from the arrow buffer, are hashed and compared while they sit in the CPU cache.
+        """
+        s = _Strings.of(docs)
+        n = len(s.lens)
+        keys = np.empty(n, np.uint64)
+        out = np.full(n, -1, dtype=np.int8)
+        for a, b in blocks(n):
+            h, words = _hash_block(s.slice(a, b), keep=self.d_docs.n_words)
+            k = pair_keys(h, group[a:b])
+            keys[a:b] = k
+            out[a:b] = self._levels(k, s, np.arange(a, b), words)
+        return keys, out
+
     def lookup(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
         """Level per row (its (topic index, document) key, :func:`.dochash.pair_keys`); -1 where unjudged.
 
@@ -59,6 +78,13 @@ class _Judgments:
         every match is confirmed on the key and on the ids themselves, byte for byte (equal keys and
         equal ids mean equal topics: for one id, distinct topics give distinct keys).
         """
+        out = np.full(k.shape, -1, dtype=np.int8)
+        for a, b in blocks(k.size):
+            out[a:b] = self._levels(k[a:b], docs, rows_of[a:b], None)
+        return out
+
+    def _levels(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray, words: list | None) -> np.ndarray:
+        """:meth:`lookup` of one block; ``words``: the first words of the block's ids, if at hand."""
         out = np.full(k.shape, -1, dtype=np.int8)
         if not self.keys.size or not k.size:
             return out
@@ -73,7 +99,8 @@ class _Judgments:
             return out
         rec = self.d_docs.rows(found)
         key_ok = rec[:, 0] == k[rows]
-        ok = key_ok & same_rows(docs, rows_of[rows], self.d_docs, found, rec)
+        ok = key_ok & same_rows(docs, rows_of[rows], self.d_docs, found, rec,
+                                None if words is None else [w[rows] for w in words])
         out[rows[ok]] = self.d_levels[found[ok]]
         shared = np.flatnonzero(~ok & key_ok & self.d_shared[found]) if self.any_shared else ()
         for i in shared:  # judged ids sharing a key (a hash collision): each in turn
@@ -156,9 +183,10 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
         kept = np.flatnonzero(keep)
         file_row, te, pos = file_row[kept], te[kept], pos[kept]
     del keep
-    k = p.keys[file_row] if p.keys is not None else pair_keys(p.doc_hash[file_row], te)
-    level = J.lookup(k, _Strings.of(p.docs), file_row)
-    del k
+    if p.levels is not None:  # looked up while the run was ordered (``_Judgments.judge``)
+        level = p.levels[file_row]
+    else:
+        level = J.lookup(pair_keys(p.doc_hash[file_row], te), _Strings.of(p.docs), file_row)
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]
@@ -321,7 +349,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
         for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
             r += 1
             try:
-                p = _finish_run(cols, order, keep_first_duplicate, J.topic_index)
+                p = _finish_run(cols, order, keep_first_duplicate, J)
                 del cols
                 pl = _place(p, J, qrels_set, depth)
                 run, n_lines, warnings = p.name, p.n_lines, p.warnings

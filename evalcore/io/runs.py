@@ -58,11 +58,12 @@ def _read_run(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Pars
     return _read_trec(src, order, keep_first)
 
 
-def _finish_run(x: _Columns | _Parsed, order: str, keep_first: bool,
-                topic_code: dict[str, int] | None = None) -> _Parsed:
+def _finish_run(x: _Columns | _Parsed, order: str, keep_first: bool, judgments=None) -> _Parsed:
+    """A run's rows put in order (:func:`.order._order_rows`; ``judgments``: the loader's, to look
+    every row's judged level up on the way)."""
     if isinstance(x, _Parsed):
         return x
-    return _order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, topic_code)
+    return _order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, judgments)
 
 
 def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
