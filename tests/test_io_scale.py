@@ -483,14 +483,22 @@ def test_may_repeat_equals_a_set_reference(layout):
         assert _may_repeat(keys, tind, n_first) == expected, (layout, trial)
 
 
-def test_may_repeat_a_pad_equal_to_a_key_only_says_maybe():
-    """Shorter topics are padded with 0, 1, 2, ...: a key equal to a pad can make the answer True
-    (the loader then checks the ids themselves and finds no repeat), never False for a real repeat."""
+def test_may_repeat_pads_and_shared_top_bits_never_hide_a_repeat():
+    """Shorter topics are padded with 0, 1, 2, ...; short topics compare the keys' top 32 bits first.
+    Keys equal to a pad or sharing their top 32 bits get the exact answer of a set (short topics: the
+    whole keys are checked next) or True (topics past 23,170 rows, padded with 64-bit numbers) -
+    never False for a real repeat."""
     from evalcore.io.order import _may_repeat
     tind = np.array([0, 0, 0, 1], np.int32)
-    assert _may_repeat(np.array([7, 8, 9, 1], np.uint64), tind, 2)   # topic 1 = [1, pad 1, pad 2]
-    assert _may_repeat(np.array([7, 7, 9, 1], np.uint64), tind, 2)
-    assert not _may_repeat(np.array([7, 8, 9, 10], np.uint64), tind, 2)
+    hi = np.uint64(5 << 32)
+    assert not _may_repeat(np.array([7, 8, 9, 1], np.uint64), tind, 2)  # key 1 = a whole-key pad of topic 1
+    assert not _may_repeat(np.array([7, 8, 9, 10], np.uint64) + hi, tind, 2)  # same top bits, distinct keys
+    assert _may_repeat(np.array([7, 7, 9, 1], np.uint64) + hi, tind, 2)
+    long = np.arange(23_171, dtype=np.uint64) * np.uint64(2**40) + np.uint64(3)  # 64-bit path: pads 0, 1, ...
+    tind = np.repeat(np.array([0, 1], np.int32), [long.size, 2])
+    assert not _may_repeat(np.append(long, [np.uint64(9 << 40), np.uint64(7 << 41)]), tind, 2)
+    assert _may_repeat(np.append(long, [np.uint64(5), np.uint64(7 << 41)]), tind, 2)  # a key equal to pad 5
+    assert _may_repeat(np.append(long, [np.uint64(9 << 40), np.uint64(9 << 40)]), tind, 2)
 
 
 @pytest.mark.parametrize("lens", [(5, 5, 5), (1, 7, 3), (40, 1, 1)])
