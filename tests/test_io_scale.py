@@ -276,12 +276,18 @@ def test_lookup_with_ids_of_every_length_equals_plain_reference(monkeypatch, blo
     assert c.unjudged.sum() > 0 and (c.levels > 0).sum() > 0
 
 
-@pytest.mark.parametrize("bits", [1, 3, 6, None])
-def test_slot_table_shared_slots_give_the_same_collection(monkeypatch, bits):
-    """A slot table so small that most slots hold several judged keys (then pandas' table finds the
-    key) or a key whose top bits match another's: the tensor still equals the plain reference."""
-    if bits is not None:
-        monkeypatch.setattr(assemble, "_slot_bits", lambda n: bits)
+@pytest.mark.parametrize("bits, bits2", [(1, 1), (3, None), (6, 1), (3, 2), (None, None)])
+def test_slot_table_shared_slots_give_the_same_collection(monkeypatch, bits, bits2):
+    """Slot tables so small that most slots hold several judged keys (then the second table, on the
+    keys' low bits, and where that is shared too a binary search, finds the key) or a key whose top
+    bits match another's: the tensor still equals the plain reference."""
+    real = assemble._slot_bits
+
+    def small(n, least=16, most=24):
+        first = most == 24
+        b = bits if first else bits2
+        return real(n, least, most) if b is None else b
+    monkeypatch.setattr(assemble, "_slot_bits", small)
     rng = np.random.default_rng(10)
     qtext = "".join(f"t{t} 0 d{j} {int(rng.integers(0, 3))}\n" for t in range(5) for j in rng.choice(300, 60, False))
     qtext += "".join(f"t{t} 0 rel{t} 1\n" for t in range(5))
@@ -296,7 +302,7 @@ def test_slot_table_shared_slots_give_the_same_collection(monkeypatch, bits):
 def test_slot_shared_with_the_same_id_under_another_topic(monkeypatch):
     """A one-bit slot table: a row's slot often holds the judged key of the *same* id under another
     topic - the key must still differ, so the row stays unjudged."""
-    monkeypatch.setattr(assemble, "_slot_bits", lambda n: 1)
+    monkeypatch.setattr(assemble, "_slot_bits", lambda n, *limits: 1)
     for i in range(20):
         qtext = f"t1 0 a{i} 1\nt2 0 b{i} 2\n"
         rtext = f"t1 Q0 b{i} 1 2 x\nt1 Q0 a{i} 2 1 x\nt2 Q0 a{i} 1 2 x\nt2 Q0 b{i} 2 1 x\n"

@@ -31,26 +31,34 @@ class _Judgments:
     (which judged key, if any, has them), one read of that key's record
     (key, length and first words of its doc id) and a byte-wise comparison
     (:func:`.dochash.same_rows`); rows whose slot several judged keys share
-    go through pandas' uint64 hash table instead. Nothing here is rebuilt
-    per run, so loading time grows linearly with the number of runs.
+    read a second slot table, indexed by the key's low bits, that holds
+    only those keys, and the few rows whose second slot is shared too find
+    their key by binary search. Nothing here is rebuilt per run, so loading
+    time grows linearly with the number of runs.
+
+    Why the second table: ~4 % of the judged keys share a top-bits slot (8-16
+    slots per key), and ~3 % of a run's rows land in such slots; finding
+    their keys in pandas' hash table of all judged keys cost ~10 % of the
+    lookup, more than a 4x larger first table would (which costs memory).
     """
 
     topic_index: dict[str, int]
     keys: np.ndarray       # sorted uint64 pair keys
     levels: np.ndarray     # int8 level per key
     docs: pa.Array         # judged doc id per key
-    table: pd.Index        # the distinct keys (pandas' uint64 hash table), to find a key's position
     first: np.ndarray      # per distinct key: its first position in ``keys``
     d_levels: np.ndarray   # per distinct key: the level at ``first``
     d_shared: np.ndarray   # per distinct key: shared by several judgments (a hash collision; checked one by one)
     d_docs: _Table         # per distinct key: the key and the doc id at ``first``, read out for the comparison
     slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
     shift: np.uint64       # 64 - the number of those bits
+    slot2: np.ndarray      # int32 per value of a key's low bits, for the keys in shared slots only (same codes)
     level_counts: np.ndarray  # (n_topics, max_level + 1) judgments per topic and level
 
     def __post_init__(self):
         self.several = bool((self.slot == -2).any())  # some slot holds several keys
         self.any_shared = bool(self.d_shared.any())   # some key is shared by several judged ids
+        self.d_keys = np.ascontiguousarray(self.d_docs.rec[:, 0])  # the distinct keys, sorted
 
     def judge(self, docs: pa.Array, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(key, level) of every row of a run, in file order: row ``i`` is document ``docs[i]`` for the
@@ -92,9 +100,14 @@ class _Judgments:
         rows = np.flatnonzero(sid >= 0)
         found = sid[rows]
         several = np.flatnonzero(sid == -2) if self.several else ()
-        if len(several):  # slots shared by several judged keys: pandas' hash table finds the key
-            f = self.table.get_indexer(k[several])
-            rows, found = np.concatenate((rows, several[f >= 0])), np.concatenate((found, f[f >= 0].astype(np.int32)))
+        if len(several):  # slots shared by several judged keys: the second table, on the low bits
+            ks = k[several]
+            f = self.slot2[(ks & np.uint64(self.slot2.size - 1)).view(np.int64)]
+            again = np.flatnonzero(f == -2)
+            if again.size:  # shared there too (rare): binary search among the sorted distinct keys
+                at = np.minimum(np.searchsorted(self.d_keys, ks[again]), self.d_keys.size - 1)
+                f[again] = np.where(self.d_keys[at] == ks[again], at, -1)
+            rows, found = np.concatenate((rows, several[f >= 0])), np.concatenate((found, f[f >= 0]))
         if not rows.size:
             return out
         rec = self.d_docs.rows(found)
@@ -114,10 +127,10 @@ class _Judgments:
         return out
 
 
-def _slot_bits(n_keys: int) -> int:
-    """Bits of the slot table for ``n_keys`` distinct keys: 8-16 slots per key, so that few keys
-    share a slot (at least 2**16 slots, at most 2**24: 64 MB)."""
-    return int(np.clip(np.ceil(np.log2(max(8 * n_keys, 1))), 16, 24))
+def _slot_bits(n_keys: int, least: int = 16, most: int = 24) -> int:
+    """Bits of a slot table for ``n_keys`` distinct keys: 8-16 slots per key, so that few keys
+    share a slot (at least 2**``least`` slots, at most 2**``most``; the first table: 64 MB at most)."""
+    return int(np.clip(np.ceil(np.log2(max(8 * n_keys, 1))), least, most))
 
 
 def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Judgments:
@@ -143,8 +156,6 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Ju
         shared[:-1] |= eq
         first[1:] = ~eq
     starts = np.flatnonzero(first)
-    table = pd.Index(keys[starts])
-    table.get_indexer(keys[:1])  # build pandas' hash table now, in this thread: the run threads only read it
     bits = _slot_bits(starts.size)
     shift = np.uint64(64 - bits)
     top = (keys[starts] >> shift).view(np.int64)  # non-decreasing, as the keys are sorted
@@ -152,8 +163,17 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Ju
     slot[top] = np.arange(starts.size, dtype=np.int32)
     if top.size > 1:
         slot[top[1:][top[1:] == top[:-1]]] = -2
-    return _Judgments(tindex, keys, levels, docs, table, starts, levels[starts], shared[starts],
-                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift, counts)
+    # the second table: the keys of shared slots, by their low bits (independent of the top bits)
+    in_shared = np.flatnonzero(slot[top] == -2)
+    bits2 = _slot_bits(in_shared.size, 8, 22)
+    low = (keys[starts[in_shared]] & np.uint64((1 << bits2) - 1)).view(np.int64)
+    slot2 = np.full(1 << bits2, -1, np.int32)
+    slot2[low] = in_shared.astype(np.int32)
+    if low.size > 1:
+        srt = np.sort(low)
+        slot2[srt[1:][srt[1:] == srt[:-1]]] = -2
+    return _Judgments(tindex, keys, levels, docs, starts, levels[starts], shared[starts],
+                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift, slot2, counts)
 
 
 @dataclass
