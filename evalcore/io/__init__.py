@@ -72,13 +72,17 @@ one vectorised three-key sort orders the run. A TREC qrels file is read
 the same way. Document ids are hashed once, in numpy, straight from the
 arrow buffers (:mod:`.dochash`: an id of 8-16 bytes is two overlapping
 8-byte reads); the judged (topic, document) keys are indexed once per
-collection by a slot table on their top bits plus one packed record per
-key (key, length, the id's bytes as words), so placing a run costs one
-table read per line and one record read per judged line - nothing is
-rebuilt per run and loading time grows linearly with the number of run
-lines. Hashes only propose matches: every match is confirmed on the key
-and on the id's bytes, and every repeated document on the strings, so
-results are exact. Whenever anything looks off (a parse error, an empty
+collection by a slot table on their top bits (and a second one, on the
+low bits, for the keys that share a slot) plus one packed record per key
+(key, length, the id's bytes as words), so placing a run costs one table
+read per line and one record read per judged line - nothing is rebuilt
+per run and loading time grows linearly with the number of run lines.
+Hashing, keys and lookup run in blocks of 65,536 rows, each block's words
+read once and compared while they sit in the CPU cache. A document
+repeated within a topic is looked for by sorting each topic's keys on
+their own (their top 32 bits first, when topics are short). Hashes only
+propose matches: every match is confirmed on the key and on the id's
+bytes, and every repeated document on the strings, so results are exact. Whenever anything looks off (a parse error, an empty
 field, a duplicate document, a negative label) the file is re-read by a
 plain line-by-line parser whose job is to name the first bad line in an
 :class:`InputError` (or word the warning exactly).
@@ -89,8 +93,8 @@ columns are dropped as soon as its rows are in the tensor. Peak memory is
 therefore bounded by
 
     tensor (2 bytes per run x topic x rank cell: int8 levels + bool unjudged)
-    + qrels (~25 bytes per judgment, strings in arrow buffers, plus the hash
-      table, the slot table and the records: ~100 bytes per judgment)
+    + qrels (~25 bytes per judgment, strings in arrow buffers, plus the
+      slot tables and the records: ~100 bytes per judgment)
     + one run being placed (~4x its text) + one being read (its text + ~1 MB
       of parse blocks + its columns)
     + the interpreter with numpy, pandas and pyarrow (~105 MB),
