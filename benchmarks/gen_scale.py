@@ -1,8 +1,9 @@
 """Synthetic TREC collections for the scaling benchmark (issue 12), deterministic from a seed.
 
     python benchmarks/gen_scale.py --shape 100x250x1000 [--lines 2,6,12,25] [--seed 0] [--out /tmp/evalcore_scale]
+    python benchmarks/gen_scale.py --shape 100x250x1000 --lines 25 --doc-prefix clueweb12-0000tw-   # long ids
 
-Writes, under ``OUT/RUNSxTOPICSxDEPTH-sSEED/``:
+Writes, under ``OUT/RUNSxTOPICSxDEPTH-sSEED/`` (``...-sSEED-prefixed/`` with ``--doc-prefix``):
 
 * ``qrels.txt`` - TREC qrels (``topic 0 doc rel``), graded 0..3;
 * ``all/rNNN.txt`` - the largest size's runs (``topic Q0 doc rank score tag``);
@@ -50,26 +51,27 @@ def parse_shape(s: str) -> tuple[int, int, int]:
     return r, t, d
 
 
-def _doc_ids(n: int) -> pa.Array:
-    """n distinct TREC-like document ids (``FBIS3-10082`` style), as an arrow string array."""
-    prefixes = np.array(["FBIS3", "FBIS4", "FT921", "FT934", "LA0119", "LA1231", "FR940104"])
+def _doc_ids(n: int, prefix: str = "") -> pa.Array:
+    """n distinct TREC-like document ids (``FBIS3-10082`` style, 7-14 bytes), as an arrow string
+    array; ``prefix`` before each (``clueweb12-0000tw-``: 24-31 bytes, as long as ClueWeb ids)."""
+    prefixes = np.array([prefix + p for p in ("FBIS3", "FBIS4", "FT921", "FT934", "LA0119", "LA1231", "FR940104")])
     i = np.arange(n)
     pre = prefixes[i % prefixes.size]
     num = (i // prefixes.size).astype(str)
     return pa.array(np.char.add(np.char.add(pre, "-"), num))
 
 
-def generate(shape: tuple[int, int, int], sizes_m: list[float], seed: int, out: Path) -> Path:
+def generate(shape: tuple[int, int, int], sizes_m: list[float], seed: int, out: Path, doc_prefix: str = "") -> Path:
     n_runs_max, n_topics, depth = shape
     per_run = n_topics * depth
     want = {s: max(1, int(round(s * 1e6 / per_run))) for s in sizes_m}
     n_runs = max([n_runs_max] + list(want.values()))
-    root = out / f"{n_runs_max}x{n_topics}x{depth}-s{seed}"
+    root = out / f"{n_runs_max}x{n_topics}x{depth}-s{seed}{'-prefixed' if doc_prefix else ''}"
     (root / "all").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     n_judged = JUDGED.get((n_topics, depth), max(20, depth))
     pool = n_judged + 2 * depth                     # candidates per topic: judged + unjudged
-    corpus = _doc_ids(max(n_topics * pool // 2, pool * 2))
+    corpus = _doc_ids(max(n_topics * pool // 2, pool * 2), doc_prefix)
     topics = np.array([str(401 + t) for t in range(n_topics)])
     # per topic: pool candidate ids (distinct within the topic), the first n_judged are judged
     cand = np.stack([rng.choice(len(corpus), pool, replace=False) for _ in range(n_topics)])
@@ -124,9 +126,13 @@ def main(argv=None) -> None:
     ap.add_argument("--lines", default="2,6,12,25", help="sizes in millions of run lines (default 2,6,12,25)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("/tmp/evalcore_scale"))
+    ap.add_argument("--doc-prefix", default="", help="text before every document id (e.g. clueweb12-0000tw-, "
+                                                      "for ids as long as ClueWeb's); the directory name gets -prefixed")
     args = ap.parse_args(argv)
+    if any(c.isspace() for c in args.doc_prefix):
+        raise SystemExit("--doc-prefix must not contain blanks")
     sizes = [float(x) for x in args.lines.split(",") if x.strip()]
-    print(generate(parse_shape(args.shape), sizes, args.seed, args.out))
+    print(generate(parse_shape(args.shape), sizes, args.seed, args.out, args.doc_prefix))
 
 
 if __name__ == "__main__":
