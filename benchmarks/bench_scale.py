@@ -3,6 +3,7 @@
     python benchmarks/gen_scale.py --shape 100x250x1000                  # the curve: 2, 6, 12, 25 M lines
     python benchmarks/gen_scale.py --shape 50x5000x100 --lines 25
     python benchmarks/gen_scale.py --shape 300x50x1000 --lines 15
+    python benchmarks/gen_scale.py --shape 100x250x1000 --lines 25 --doc-prefix clueweb12-0000tw-   # long ids
     python benchmarks/bench_scale.py [--root /tmp/evalcore_scale] [--tools evalcore,pytrec_eval,ranx]
 
 Every measurement is one fresh Python process per (collection, tool), run
@@ -143,7 +144,8 @@ def collections(root: Path) -> list[tuple[str, Path, Path, int]]:
                        key=lambda d: float(d.name[:-1]))
         for d in sizes:
             n_runs = len(list(d.iterdir()))
-            out.append((f"{n_runs} x {topics} x {depth}", shape_dir / "qrels.txt", d, n_runs * topics * depth))
+            long_ids = ", long ids" if shape_dir.name.endswith("-prefixed") else ""  # (gen_scale.py --doc-prefix)
+            out.append((f"{n_runs} x {topics} x {depth}{long_ids}", shape_dir / "qrels.txt", d, n_runs * topics * depth))
     return out
 
 
