@@ -244,7 +244,12 @@ def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
 
 
 def check(case: Case, *, max_seconds: float, max_peak: int, trace: bool = True) -> tuple[str, float, int]:
-    """Load the case; assert Collection or InputError in time and memory. Returns (outcome, cpu s, peak bytes)."""
+    """Load the case; assert Collection or InputError in time and memory. Returns (outcome, cpu s, peak bytes).
+
+    Memory: ``max_peak`` plus, for a Collection, twice its levels tensor (the tensor and its copy while
+    the rank axis grows). The tensor is sized by the input but checked against ``Limits.max_tensor_bytes``
+    before it is allocated; e.g. a qrels file of 40 kB with 200,000 topics asks for ~800 MB, within
+    the API's default 2 GiB (the dashboard's limit is 512 MiB)."""
     from evalcore.collection import Collection
     from evalcore.io import InputError, load_collection
 
@@ -256,6 +261,7 @@ def check(case: Case, *, max_seconds: float, max_peak: int, trace: bool = True) 
             c = load_collection(case.qrels, case.runs, **case.kwargs)
             assert isinstance(c, Collection)
             outcome = "collection"
+            max_peak += 2 * c.report.tensor_bytes
         except InputError as e:
             text = str(e)
             assert len(text) < 5000, len(text)
