@@ -186,6 +186,9 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
     only); ids longer than 256 bytes are hashed on their first 256 bytes and
     their length, which only makes collisions - always confirmed by callers -
     likelier among such ids. Computed in blocks of :data:`BLOCK_ROWS` rows.
+
+    Each word goes through one cheap round (:func:`_step`), not the full mix: pass the hashes through
+    :func:`pair_keys` (which applies it) before anything reads their top or low bits as a slot.
     """
     n = len(arr)
     if n == 0:
