@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._cache import BytesLRU
+from ._exact import imat_fmat
 from .collection import Collection, Hits
 from .gains import resolve_gains, resolve_penalties
 
@@ -139,7 +140,7 @@ def ideal_cg_at(c: Collection, gains: np.ndarray, topic: np.ndarray, rank: np.nd
         offsets[:, k] = acc
         acc = acc + RL[:, k]
     n = np.clip(rank[:, None] - offsets[topic], 0, RL[topic])
-    return n @ gains
+    return imat_fmat(n, gains)
 
 
 def ideal_gain_vectors(c: Collection, gains: np.ndarray, length: int) -> np.ndarray:
@@ -176,7 +177,7 @@ def _graded(c: Collection, gains: tuple, beta: float):
     h = c.hits
     gv = np.asarray(gains, dtype=np.float64)
     g = gv[h.level - 1] if h.level.size else np.zeros(0)
-    cg = h.cnt @ gv if h.level.size else np.zeros(0)
+    cg = imat_fmat(h.cnt, gv) if h.level.size else np.zeros(0)
     cgi = ideal_cg_at(c, gv, h.topic, h.rank) if h.level.size else np.zeros(0)
     br = (beta * cg + h.count) / (beta * cgi + h.rank)
     return g, cg, cgi, br
@@ -300,7 +301,7 @@ def r_measure(c: Collection, *, gains=None, beta: float = 1.0) -> np.ndarray:
     sel = h.rank <= c.R[h.topic]
     cgR = _per_list(c, h, g, sel)
     countR = _per_list(c, h, np.ones_like(g), sel)
-    total_ideal = c.level_counts[:, 1:] @ gv
+    total_ideal = imat_fmat(c.level_counts[:, 1:], gv)
     return (b * cgR + countR) / (b * total_ideal + c.R)
 
 
@@ -548,7 +549,7 @@ def nerr(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
     onehot_before = h.cnt.astype(np.float64)
     if h.level.size:
         onehot_before[np.arange(h.level.size), h.level - 1] -= 1
-    surv = np.exp(onehot_before @ logq) if h.level.size else np.zeros(0)
+    surv = np.exp(imat_fmat(onehot_before, logq)) if h.level.size else np.zeros(0)
     p = pL[h.level - 1] if h.level.size else np.zeros(0)
     err = _per_list(c, h, p * surv / h.rank, sel)
     L = _ideal_length(c, l)

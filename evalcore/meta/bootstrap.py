@@ -6,7 +6,9 @@ H0), B bootstrap samples w*b of w (Fig. 5; the same topic samples for every
 pair and every metric), and ASL = #{b : |t(w*b)| >= |t(z)|} / B (Fig. 6).
 
 Vectorised with the topic-count matrix counts (B, n): the sums of w*b and
-(w*b)^2 over sample b are ``w @ counts.T`` and ``(w*w) @ counts.T``, so
+(w*b)^2 over sample b are ``w @ counts.T`` and ``(w*w) @ counts.T``, computed
+exactly up to one rounding by :func:`evalcore._exact.fmat_imat` (the same bits
+on every CPU, BLAS kernel, chunking and engine), so
 mean* = S1 / n and var* = (S2 - S1^2 / n) / (n - 1). Pairs are processed in
 chunks of pairs (:data:`CHUNK_BYTES` of pairs x B floats at a time), never
 the pairs x B x n tensor, so memory does not grow with the number of pairs
@@ -24,9 +26,14 @@ Edge policy (documented, tested):
 - a constant non-zero difference (sd(z) = 0, mean != 0): |t(z)| = inf, ASL = 0;
 - a bootstrap sample with zero spread: |t(w*b)| = inf if its mean is non-zero,
   0 if its mean is zero (no division by zero);
-- ties: |t(w*b)| counts as >= |t(z)| when within 1e-9 (relative) of it, so
-  the summation order of the matrix product cannot move an exact tie; the
-  plain-loop reference in tests/ uses exact >= and agrees on random data.
+- ties: |t(w*b)| counts as >= |t(z)| when within 1e-9 (relative) of it (t(z)
+  and t(w*b) come from different formulas, so an exact tie need not be bitwise
+  equal); the plain-loop reference in tests/ uses exact >= and agrees on
+  random data.
+
+Reproducibility: the same seed gives bitwise the same tables on every CPU,
+with any chunking and on Dask (tests/test_meta_bootstrap.py, and CI reruns the
+resampling tests under other OpenBLAS kernels).
 """
 from __future__ import annotations
 
@@ -36,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._exact import fmat_imat
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -169,10 +177,9 @@ def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: lis
     |mean(w*b)| for the sample b at position ks[q] of the stable descending
     order of |t(w*b)| (0 where ks[q] < 1), found by :func:`_kth_desc_index`
     in time linear in B. ``work``: :func:`work_arrays` (4 float, 1 bool) of
-    at least (pairs, B), reused across chunks. Every value is computed with the same floating-point
-    operations, in the same order, as the plain formulas in the module
-    docstring, so results are bit for bit those of the argsort version
-    (checked against the plain loop in tests/test_meta_bootstrap.py).
+    at least (pairs, B), reused across chunks. Every value of a pair depends on that pair's row alone,
+    computed in a fixed order, so results are bit for bit the same whatever the chunk (checked
+    against the plain loop in tests/test_meta_bootstrap.py).
     """
     B = Ct.shape[1]
     p = z.shape[0]
@@ -182,17 +189,10 @@ def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: lis
     zbar, t = paired_t(z)
     w = z - zbar[:, None]
     w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
-    if p == 1:
-        # numpy sends a one-row product to BLAS's matrix-vector kernel, whose sums can differ from the
-        # matrix-matrix kernel's in the last bit (flipping a |t*| >= |t| tie): compute a lone pair as two
-        # rows, so that no pair's result depends on the chunk it falls in
-        w = np.concatenate((w, w))
-        S1[0] = (w @ Ct)[0]
-        S2[0] = ((w * w) @ Ct)[0]
-        w = w[:1]
-    else:
-        np.matmul(w, Ct, out=S1)
-        np.matmul(w * w, Ct, out=S2)
+    # exact integer-weighted sums (evalcore._exact): the same bits whatever the BLAS kernel, the CPU or
+    # the chunk a pair falls in, so no |t*| >= |t| tie and no rounded estimate can flip between machines
+    S1[...] = fmat_imat(w, Ct)
+    S2[...] = fmat_imat(w * w, Ct)
     np.divide(S1, c, out=mean_s)
     np.multiply(S1, mean_s, out=var_s)
     np.subtract(S2, var_s, out=var_s)

@@ -127,8 +127,9 @@ def spearman_rho(x, y) -> float:
     ra, rb = _average_ranks(a), _average_ranks(b)
     ra -= ra.mean()
     rb -= rb.mean()
-    d = math.sqrt(float(ra @ ra) * float(rb @ rb))
-    return float(ra @ rb) / d if d > 0 else float("nan")
+    # math.fsum: correctly rounded sums, the same on every CPU (no BLAS dot product)
+    d = math.sqrt(math.fsum(ra * ra) * math.fsum(rb * rb))
+    return math.fsum(ra * rb) / d if d > 0 else float("nan")
 
 
 def tau_ap(x, y) -> float:

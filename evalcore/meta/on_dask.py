@@ -33,6 +33,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._exact import fmat_imat
 from ._common import check_positive_int, one_blas_thread, pair_chunks, work_arrays
 from .bootstrap import BootstrapResult, _pairs_chunk, _result, _setup
 from .stability import StabilityResult, _count_chunk, _fast
@@ -103,10 +104,10 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     return _result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
 
 
-def _means(M: np.ndarray, Ct: np.ndarray) -> np.ndarray:
+def _means(M: np.ndarray, Ct: np.ndarray, c: int) -> np.ndarray:
     """Every run's mean per trial (in a Dask worker): one product per metric, as in memory."""
     with one_blas_thread():
-        return M @ Ct
+        return fmat_imat(M, Ct) / c          # the same exact sums as in memory
 
 
 def _stability_task(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, fz: tuple, fast: bool):
@@ -139,7 +140,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     P = pi.size
     chunks = pair_chunks(P, 1, budget=pairs_per_task, min_chunks=1)   # pairs_per_task pairs per slice
     # the means are small (runs x B): computed first, so that every chunk task knows the fast path
-    means = dict(zip(metrics, dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct) for m in metrics],
+    means = dict(zip(metrics, dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct, samples.shape[1]) for m in metrics],
                                            scheduler=scheduler)))
     task = dask.delayed(_stability_task, pure=True)
     graph = {}

@@ -61,6 +61,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from .._exact import fmat_imat
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -359,14 +360,14 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     rng = np.random.default_rng(seed)
     do_boot = "bootstrap" in tests
     do_rand = "randomisation" in tests
+    exact_signs = False
+    Bb = K = 0
     if do_boot:
         samples = resolve_samples(samples, n_topics, B=B, seed=seed)
         Ct = topic_counts(samples, n_topics).T
         Bb, c = samples.shape
     else:
         samples = None
-    exact_signs = False
-    Bb = K = 0
     if do_rand:
         if signs is None:
             S, exact_signs = _signs(n_topics, B, rng)
@@ -436,7 +437,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                 cols["p_sign"][sl] = np.where(k == 0, 1.0, p)
             if do_rand:
                 obs = np.where(nv > 0, mean, 0.0)
-                Tst = z0 @ St
+                Tst = fmat_imat(z0, St)        # exact sums: the same bits on every CPU (evalcore._exact)
                 Tst /= safe_n[:, None]
                 tol = TIE_RTOL * np.abs(obs)[:, None]
                 # (in place and counted, not summed: the same comparisons, ~2x less memory traffic)
@@ -447,9 +448,9 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                 cols["p_randomisation"][sl] = np.where(ok, p, 1.0)
             if do_boot:
                 w0 = np.where(const[:, None], 0.0, dev)
-                S1 = w0 @ Ct
+                S1 = fmat_imat(w0, Ct)
                 w0 *= w0
-                S2 = w0 @ Ct
+                S2 = fmat_imat(w0, Ct)
                 del w0
                 if any_nan:  # topics per sample differ by pair: S0 = the valid topics drawn
                     S0 = valid.astype(np.float64) @ Ct

@@ -13,7 +13,8 @@ A stable metric has a low error rate at a low proportion of ties; curves of
 error rate against ties over several f compare metrics.
 
 Means over the sample are ``scores @ counts.T / c`` (topic-count matrix,
-O(runs x topics x B), one BLAS thread), pair differences are taken from
+O(runs x topics x B), one BLAS thread; the sums exact up to one rounding by
+:func:`evalcore._exact.fmat_imat`, so the same bits on every CPU), pair differences are taken from
 those means in chunks of pairs (:data:`CHUNK_BYTES` at a time), so memory
 beyond the result columns does not grow with the number of pairs.
 """
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._exact import fmat_imat
 from ._common import (
     Progress,
     ProgressFn,
@@ -147,7 +149,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     """
     metrics, mats, ids, fz, samples, Ct, pi, pj = _setup(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
-    B = samples.shape[0]
+    B, c = samples.shape
     P = pi.size
     chunks = pair_chunks(P, 8 * (5 * B), n_jobs=len(metrics), budget=CHUNK_BYTES)
     prog = Progress(progress, len(metrics) * len(chunks))
@@ -157,7 +159,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     work = work_arrays(rows, B, *[np.float64] * 5, np.bool_)
     with one_blas_thread():
         for m in metrics:
-            means = mats[m] @ Ct                       # (n_runs, B)
+            means = fmat_imat(mats[m], Ct) / c          # (n_runs, B); exact sums, the same bits on every CPU
             W = np.zeros((len(fz), P), dtype=np.int64)
             L = np.zeros_like(W)
             T = np.zeros_like(W)
@@ -176,7 +178,7 @@ def _fast(means: np.ndarray) -> bool:
 
 def _setup(scores, run_ids, subset_size, B, seed, fuzziness, replacement, samples):
     """Checked inputs and what every chunk of pairs shares: (metrics, matrices, run ids, fuzziness values,
-    samples, Ct = topic weights per trial (n_topics, B), pair index i, j)."""
+    samples, Ct = topic counts per trial (n_topics, B), pair index i, j)."""
     metrics, mats, n_runs, n_topics = check_scores(scores)
     ids = check_run_ids(run_ids, n_runs)
     fz = (fuzziness,) if np.isscalar(fuzziness) else tuple(fuzziness)
@@ -189,8 +191,7 @@ def _setup(scores, run_ids, subset_size, B, seed, fuzziness, replacement, sample
         samples = np.asarray(samples, dtype=np.intp)
         if samples.ndim != 2 or samples.size == 0 or samples.min() < 0 or samples.max() >= n_topics:
             raise ValueError(f"samples must be a (B, c) array of topic indices 0..{n_topics - 1}")
-    c = samples.shape[1]
-    Ct = topic_counts(samples, n_topics).T / c
+    Ct = topic_counts(samples, n_topics).T          # counts; divided by c after the exact sums
     pi, pj = pair_index(n_runs)
     return metrics, mats, ids, fz, samples, Ct, pi, pj
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._exact import fmat_imat
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, topic_counts
 from .sampling import sample_topics
 
@@ -177,8 +178,8 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
                 or max(Q.max(), Q2.max()) >= n_topics:
             raise ValueError(f"samples must be two (B, c) arrays of topic indices 0..{n_topics - 1}")
     B, c = Q.shape
-    C1 = topic_counts(Q, n_topics).T / c     # (n_topics, B): M @ C1 are the runs' means over Q_b
-    C2 = topic_counts(Q2, n_topics).T / c
+    C1 = topic_counts(Q, n_topics).T         # (n_topics, B): (M @ C1) / c are the runs' means over Q_b
+    C2 = topic_counts(Q2, n_topics).T
     P = n_runs * (n_runs - 1) // 2
     want = -(-20 // len(metrics))                                      # progress steps per metric
     blocks = _row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // want)))   # D, D2, temporaries
@@ -192,7 +193,8 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
         # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
         uniq, inv = np.unique(mats[m], axis=0, return_inverse=True)
         inv = np.asarray(inv).ravel()
-        A1, A2 = (uniq @ C1)[inv], (uniq @ C2)[inv]          # (n_runs, B) each
+        # exact sums (evalcore._exact): the same bits on every CPU, so no swap or bin can flip
+        A1, A2 = (fmat_imat(uniq, C1) / c)[inv], (fmat_imat(uniq, C2) / c)[inv]   # (n_runs, B) each
         max_perf = float(max(A1.max(), A2.max()))
         hist = np.zeros(2 * n_bins, dtype=np.int64)          # [bin * 2 + swapped]
         for group in steps:
