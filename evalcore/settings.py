@@ -5,8 +5,8 @@ A settings file is a JSON object, optionally wrapped as ``{"settings": {...}}``
 the wrapped form). Every key is optional; an unknown key is an error (a typo
 such as ``"beat"`` must not be ignored silently)::
 
-    gains          list of K numbers > 0, ASCENDING levels L1..LK, or a string in
-                   the papers' notation, highest level first ("10:5:1")
+    gains          list of K numbers > 0 (at most MAX_GAIN = 1e6), ASCENDING levels L1..LK,
+                   or a string in the papers' notation, highest level first ("10:5:1")
     penalties      the same, every value > 1 (NWRR / WRR)
     beta           number, 0 <= beta <= 1000
     cutoffs        list of whole numbers (or one), each 1..MAX_CUTOFF
@@ -39,12 +39,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from .gains import GAIN_PRESETS
 
 __all__ = ["SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
-           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS", "MAX_BYTES", "MAX_DEPTH"]
+           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS", "MAX_BYTES", "MAX_DEPTH",
+           "MAX_GAIN"]
 
 #: Largest settings file read (bytes), deepest JSON nesting accepted.
 MAX_BYTES = 1_000_000
@@ -53,6 +55,8 @@ MAX_DEPTH = 4
 MAX_LEVEL = 100
 MAX_CUTOFF = 1_000_000
 MAX_LIST = 200
+#: Largest gain or penalty (only ratios matter; 1e308 would overflow cumulated gains to inf).
+MAX_GAIN = 1e6
 
 #: Defaults of the metric settings when neither an option nor the file gives one.
 DEFAULTS = {"gains": None, "penalties": None, "beta": 1.0, "cutoffs": [10, 1000], "rel_threshold": 1,
@@ -162,19 +166,26 @@ def _levels(key: str, v) -> list[float]:
                             f"\"3:2:1\" (highest level first); got {_type(v)} {v!r}")
     if not 1 <= len(vals) <= MAX_LEVEL:
         raise SettingsError(f"{key} must give 1 to {MAX_LEVEL} values (one per level); got {len(vals)}")
-    out = [_number(f"{key}[{i}]", x, -math.inf, math.inf, integer=False) for i, x in enumerate(vals)]
+    out = [_number(f"{key}[{i}]", x, -MAX_GAIN, MAX_GAIN, integer=False) for i, x in enumerate(vals)]
     for i, x in enumerate(out, 1):
         if not x > lo:
             raise SettingsError(f"{key} must be {what} for every level; got {x:g} for level {i}")
     return out
 
 
-def _depth(v, d: int = 1) -> int:
-    if isinstance(v, dict):
-        return max([d] + [_depth(x, d + 1) for x in v.values()])
-    if isinstance(v, list):
-        return max([d] + [_depth(x, d + 1) for x in v])
-    return d
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*+"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def _nesting(text: str) -> int:
+    """How deep ``[`` / ``{`` nest in a JSON text, counted without recursion and before it is parsed
+    (strings removed first): a 600-deep file must be refused before a recursive parser or walker
+    meets it, whatever stack the caller already uses."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(_STRINGS.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _refuse_constant(name: str):
@@ -208,16 +219,18 @@ def _parse(text, source) -> dict:
             raise SettingsError("not UTF-8 text; save the settings file as UTF-8") from None
     if len(text) > MAX_BYTES:
         raise SettingsError(f"larger than {MAX_BYTES} characters; a settings file is a few hundred")
+    deep = _nesting(text)
+    if deep > MAX_DEPTH:
+        raise SettingsError(f"nested deeper than {MAX_DEPTH} levels ({deep} here); a settings file is a flat "
+                            "object (a few groups such as \"swap\": {...})")
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise SettingsError(f"line {e.lineno}: not valid JSON ({e.msg})") from None
-    except RecursionError:
+    except RecursionError:  # not reached: the nesting was counted above
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels; a settings file is a flat object") from None
     if not isinstance(data, dict):
         raise SettingsError(f"a settings file holds a JSON object; got {_type(data)}")
-    if _depth(data) > MAX_DEPTH + 1:
-        raise SettingsError(f"nested deeper than {MAX_DEPTH} levels; a settings file is a flat object")
     if set(data) == {"settings"} or ("settings" in data and isinstance(data["settings"], dict)):
         data = data["settings"]
         if not isinstance(data, dict):
@@ -266,16 +279,17 @@ def _parse(text, source) -> dict:
 
 
 def read_settings(path) -> dict:
-    """:func:`parse_settings` of a file (errors name the file)."""
-    p = Path(path)
+    """:func:`parse_settings` of a file (errors name the file). Only a regular file is read, and
+    never past :data:`MAX_BYTES` whatever its size on disk says (``/dev/zero`` or a FIFO is refused)."""
+    from .io.errors import InputError
+    from .io.limits import read_limited
+
     try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise SettingsError(f"{p}: larger than {MAX_BYTES} bytes; a settings file is a few hundred")
-        data = p.read_bytes()
-    except OSError as e:
-        raise SettingsError(f"cannot read settings file {p}: {e.strerror or e}") from None
-    return parse_settings(data, str(p))
+        data = read_limited(path, MAX_BYTES, hint="a settings file is a few hundred bytes; give the file "
+                            "saved by the app's Report page or by --save-settings")
+    except InputError as e:
+        raise SettingsError(f"settings file {e.file}: {e.message}" + (f"; {e.hint}" if e.hint else "")) from None
+    return parse_settings(data, str(path))
 
 
 def dump_settings(settings: dict) -> str:

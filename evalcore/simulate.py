@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from .collection import Collection, LoadReport
+from .io.limits import DEFAULT_LIMITS
+
+#: Most bytes of levels (1 per topic x run x rank) a simulated collection may hold.
+MAX_SIM_BYTES = DEFAULT_LIMITS.max_tensor_bytes
 
 __all__ = ["simulated_collection", "paper_examples", "PAPER_EXAMPLE_NOTES"]
 
@@ -36,6 +40,10 @@ def simulated_collection(n_topics: int = 50, n_runs: int = 30, *, depth: int = 1
         if int(v) != v or v < lo:
             raise ValueError(f"{name} must be a whole number >= {lo}; got {v!r}")
     n_topics, n_runs, depth = int(n_topics), int(n_runs), int(depth)
+    if n_topics * n_runs * depth > MAX_SIM_BYTES:   # checked before anything is sized by them
+        raise ValueError(f"n_topics x n_runs x depth = {n_topics:,} x {n_runs:,} x {depth:,} = "
+                         f"{n_topics * n_runs * depth:,} bytes of levels, more than {MAX_SIM_BYTES:,} "
+                         f"(MAX_SIM_BYTES, the loader's default tensor limit); ask for fewer topics, runs or ranks")
     rng = np.random.default_rng(seed)
     K = 3
     # per-topic relevant counts: negative binomial around the means (overdispersed, as real topics)

@@ -348,6 +348,7 @@ def test_cli_limit_options(tmp_path, capsys):
     assert main(["evaluate", "--qrels", str(q), "--run", str(deep), "--max-depth", "10"]) == 2
     assert "--max-depth" in capsys.readouterr().err
     assert main(["evaluate", "--qrels", str(q), "--run", str(deep), "--max-runs", "0"]) == 2
+    assert "--max-runs must be >= 1 and <= 1,000,000,000; got 0" in capsys.readouterr().err
 
 
 # -- DataFrames, pytrec_eval dicts and JSON-lines runs follow the same rules ----------------------------

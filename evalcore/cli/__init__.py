@@ -11,16 +11,21 @@ a module with that function plus one entry in :data:`SUBCOMMANDS`.
 
 Bad input never ends in a Python traceback: errors print one readable
 message (file, line, what was wrong, what to do) and exit with status 2.
+Every numeric option is bounded (:func:`.options.number`: ``--beta 1e308``
+is a usage error naming the option and its range); running out of memory is
+an error naming the options that size the request; anything unforeseen is
+one line asking for a report (``EVALCORE_TRACEBACK=1`` shows the traceback).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 
 from .. import __version__
-from .options import EPILOG_LEVELS, data_options_parser, load_from_args, metric_params
+from .options import EPILOG_LEVELS, OptionError, data_options_parser, load_from_args, metric_params
 
 __all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "metric_params", "SUBCOMMANDS"]
 
@@ -64,7 +69,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command(argv))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except OptionError as e:          # a numeric option outside its documented range
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
@@ -75,9 +84,19 @@ def main(argv=None) -> int:
             return int(args.func(args) or 0)
     except BrokenPipeError:
         return 0
-    except (ValueError, OSError) as e:   # InputError and SettingsError are ValueErrors
+    except (ValueError, OSError) as e:   # InputError, SettingsError and OutputError are ValueError / OSError
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: not enough memory for this request; lower the options that size it (--B, --repeats, "
+              "--topics, --systems, --depth, --max-memory) or evaluate fewer runs", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 - never a raw traceback; EVALCORE_TRACEBACK=1 shows it
+        if os.environ.get("EVALCORE_TRACEBACK"):
+            raise
+        print(f"error: unexpected {type(e).__name__}: {str(e)[:500]} (please report this with the command "
+              "line; set EVALCORE_TRACEBACK=1 to see where it happened)", file=sys.stderr)
+        return 1

@@ -11,11 +11,13 @@ from .. import registry
 from ..settings import dump_settings
 from .options import (
     EPILOG_LEVELS,
+    SEED_MAX,
     file_settings,
     load_from_args,
     mean_of,
     metric_params,
     metrics_of,
+    number,
 )
 
 OUTPUTS = ("tsv", "csv", "json", "jsonl", "trec_eval")
@@ -32,7 +34,7 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                     "parameters such as AP(rel=2) or Q-measure(beta=2)@100, and the ir_measures / trec_eval / "
                     "NTCIREVAL names 'evalcore metrics' lists (map, P_10, ndcg_cut.10, P-plus, ...).",
         epilog=EPILOG_LEVELS)
-    ev.add_argument("--seed", dest="seed_data", type=int, default=0, metavar="N",
+    ev.add_argument("--seed", dest="seed_data", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                     help="seed of --simulated (same as --seed-data; default 0)")
     ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric names (default: every evalcore key; see 'evalcore metrics')")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")

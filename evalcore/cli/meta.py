@@ -31,7 +31,7 @@ from ..meta.repeat import order_share, repeat
 from ..meta.sampling import SAMPLINGS
 from ..registry import score_matrices, score_matrix
 from . import stats as cli_stats
-from .options import load_from_args, metric_params, metrics_of
+from .options import MAX_B, MAX_COUNT, MAX_REPEATS, SEED_MAX, load_from_args, metric_params, metrics_of, number
 
 __all__ = ["register", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
            "DEFAULT_METRICS"]
@@ -90,14 +90,14 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str], 
                    help="metric keys to compare (default: " + " ".join(DEFAULT_METRICS) + "; with --scores: "
                         "every metric in the file)")
     if default_B:
-        g.add_argument("--B", type=int, default=default_B, metavar="N", help=f"trials / samples (default {default_B})")
+        g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N", help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
     else:
         p.set_defaults(B=None)
-    g.add_argument("--seed", type=int, default=0, metavar="N",
+    g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples / permutations (default 0); same seed, same result")
-    g.add_argument("--alpha", type=float, nargs="+", default=default_alpha, metavar="A",
+    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha, metavar="A",
                    help="significance level(s) (default " + " ".join(map(str, default_alpha)) + ")")
-    g.add_argument("--top", type=int, metavar="N", help="keep only the N best runs by --top-by (the papers: 30)")
+    g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), metavar="N", help="keep only the N best runs by --top-by (the papers: 30)")
     g.add_argument("--top-by", default="AP", metavar="KEY",
                    help="metric that ranks runs for --top (default AP, i.e. relaxed AP at --rel-threshold 1)")
     g.add_argument("--scores", metavar="CSV", help="read per-topic scores from a CSV/TSV with columns run, topic, "
@@ -105,7 +105,7 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str], 
     cli_stats.add_standardise_options(g)
     g.add_argument("--output", choices=("tsv", "json"), default="tsv")
     if repeats:
-        g.add_argument("--repeats", type=int, default=1, metavar="N",
+        g.add_argument("--repeats", type=number("--repeats", int, 1, MAX_REPEATS), default=1, metavar="N",
                        help="independent repetitions with seeds derived from --seed (default 1); every summary "
                             "figure then gets its mean, sd and min-max (table 'spread')")
         g.add_argument("--claim", action="append", default=[], metavar="A,B,..",
@@ -137,12 +137,12 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
             "sampling.", 1000, [0.05], ["summary", "curves"], run_swap)
     s.add_argument("--sampling", choices=SAMPLINGS, default="replacement",
                    help="topic sampling (default replacement, c = |Q|)")
-    s.add_argument("--subset-size", type=int, metavar="C", help="c (default |Q| for replacement, else |Q|//2)")
+    s.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C", help="c (default |Q| for replacement, else |Q|//2)")
     s.add_argument("--rule", choices=("003", "004"), default="003",
                    help="003: a swap unless D*D' > 0 (default); 004: sign disagreement or exactly one zero")
-    s.add_argument("--bin-width", type=float, default=0.01, help="width of a difference bin (default 0.01)")
-    s.add_argument("--bins", type=int, default=21, help="number of bins, the last open-ended (default 21)")
-    s.add_argument("--confidence", type=float, nargs="+", default=[0.95, 0.90, 0.80],
+    s.add_argument("--bin-width", type=number("--bin-width", float, 0, 1e6, strict=True), default=0.01, help="width of a difference bin (default 0.01)")
+    s.add_argument("--bins", type=number("--bins", int, 1, 100_000), default=21, help="number of bins, the last open-ended (default 21)")
+    s.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), nargs="+", default=[0.95, 0.90, 0.80],
                    help="confidence levels of the summary (default 0.95 0.90 0.80)")
 
     add("bootstrap", "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
@@ -152,8 +152,8 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     st = add("stability", "Buckley/Voorhees stability: error rate vs ties (002)",
              "Error rate and proportion of ties over topic subsets for each fuzziness value.", 1000, [0.05],
              ["summary", "pairs"], run_stability)
-    st.add_argument("--subset-size", type=int, metavar="C", help="c (default |Q|//2, or |Q| with --replacement)")
-    st.add_argument("--fuzziness", type=float, nargs="+", default=[0.01, 0.02, 0.05, 0.1],
+    st.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C", help="c (default |Q|//2, or |Q| with --replacement)")
+    st.add_argument("--fuzziness", type=number("--fuzziness", float, 0, 1), nargs="+", default=[0.01, 0.02, 0.05, 0.1],
                     help="fuzziness values f (default 0.01 0.02 0.05 0.1)")
     st.add_argument("--replacement", action="store_true", help="draw the subsets with replacement")
 

@@ -9,13 +9,62 @@ Options therefore default to ``None`` here, so "given" can be told from
 from __future__ import annotations
 
 import argparse
+import math
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, parse_ascending
 from ..names import CONVENTIONS
-from ..settings import DEFAULTS, read_settings
+from ..settings import DEFAULTS, LIMITS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, read_settings
 
-__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "EPILOG_LEVELS"]
+__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
+           "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
+
+#: Largest seed an option takes (numpy's generators take any, the settings file this range).
+SEED_MAX = 2**32 - 1
+#: Bounds of the simulated collection's options (its levels: --topics x --systems x SIM_DEPTH bytes, also
+#: bounded by --max-memory).
+SIM_MAX_TOPICS, SIM_MAX_SYSTEMS, SIM_DEPTH = 100_000, 10_000, 1000
+#: Bound of the size options (--depth, --max-runs, --max-topics, --max-depth, --top, --subset-size).
+MAX_COUNT = 10**9
+#: Most trials / samples (--B) and repetitions (--repeats) of a meta-evaluation: the swap method holds
+#: two (B, c) topic-index arrays (16 bytes per trial and topic), 1.6 GB at B = 10**6 and 100 topics.
+MAX_B, MAX_REPEATS = 10**6, 1000
+
+
+class OptionError(Exception):
+    """A numeric option outside its range. Raised by :func:`number` while the options are parsed; not a
+    ValueError, so that argparse lets it through and :func:`evalcore.cli.main` prints it as one line
+    (``error: --B must be >= 1 and <= 1,000,000; got 1000000000``) and exits with status 2."""
+
+
+def number(option: str, kind: type, lo: float, hi: float, *, strict: bool = False):
+    """An argparse ``type``: a finite ``kind`` (int or float) in ``[lo, hi]`` (``(lo, hi)`` when ``strict``).
+
+    Every numeric option is bounded, so that ``--beta 1e308`` or ``--B 1000000000`` is refused naming
+    the option and its range before anything is computed or sized by it.
+    """
+    what = "a whole number" if kind is int else "a number"
+    fmt = (lambda x: f"{x:,}") if kind is int else (lambda x: f"{x:g}")
+    rng = f"> {fmt(lo)} and < {fmt(hi)}" if strict else f">= {fmt(lo)} and <= {fmt(hi)}"
+
+    def parse(text: str):
+        try:
+            v = int(text) if kind is int else float(text)
+        except ValueError:
+            raise OptionError(f"{option} must be {what}; got {text!r}") from None
+        if kind is float and not math.isfinite(v):
+            raise OptionError(f"{option} must be a finite number {rng}; got {text!r}")
+        if not (lo < v < hi if strict else lo <= v <= hi):
+            raise OptionError(f"{option} must be {rng}; got {text}")
+        return v
+
+    parse.__name__ = what   # argparse's fallback message names the type
+    return parse
+
+
+_BETA = LIMITS["beta"][1]
+_LOG_BASE = LIMITS["log_base"][1]
+_REL = LIMITS["rel_threshold"][1]
 
 EPILOG_LEVELS = (
     "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as "
@@ -35,13 +84,15 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--runs", metavar="DIR|ZIP", help="a directory or .zip holding the run files")
     d.add_argument("--simulated", action="store_true", help="use the built-in simulated NTCIR-like collection")
     d.add_argument("--paper-examples", action="store_true", help="use the 003 worked examples (X, Y, Z, ...)")
-    d.add_argument("--seed-data", type=int, default=0, metavar="N", help="seed of --simulated (default 0)")
-    d.add_argument("--topics", type=int, default=50, metavar="N", help="topics of --simulated (default 50)")
-    d.add_argument("--systems", type=int, default=30, metavar="N", help="runs of --simulated (default 30)")
+    d.add_argument("--seed-data", type=number("--seed-data", int, 0, SEED_MAX), default=0, metavar="N", help="seed of --simulated (default 0)")
+    d.add_argument("--topics", type=number("--topics", int, 1, SIM_MAX_TOPICS), default=50, metavar="N",
+                   help=f"topics of --simulated (default 50, at most {SIM_MAX_TOPICS:,})")
+    d.add_argument("--systems", type=number("--systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
+                   help=f"runs of --simulated (default 30, at most {SIM_MAX_SYSTEMS:,})")
     d.add_argument("--order", choices=("score", "rank", "file"), default="score",
                    help="ranking of a TREC run: score (default; score descending, ties by document id "
                         "descending, exactly as trec_eval), rank (the rank column), file (file order)")
-    d.add_argument("--depth", type=int, metavar="N", help="evaluate only the top N documents of each list")
+    d.add_argument("--depth", type=number("--depth", int, 1, MAX_COUNT), metavar="N", help="evaluate only the top N documents of each list")
     d.add_argument("--condensed", action="store_true",
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
     d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
@@ -57,23 +108,24 @@ def data_options_parser() -> argparse.ArgumentParser:
                           "its compressed size)); a SIZE here replaces the 4G cap and lifts the 50 x ratio)")
     lim.add_argument("--max-memory", metavar="SIZE", help="most memory for the levels tensor, 2 bytes per "
                      "run x topic x rank (default 2G)")
-    lim.add_argument("--max-runs", type=int, metavar="N", help="most runs (default 2000)")
-    lim.add_argument("--max-topics", type=int, metavar="N", help="most evaluated topics (default 200000)")
-    lim.add_argument("--max-depth", type=int, metavar="N", help="most documents per ranked list, after --depth "
+    lim.add_argument("--max-runs", type=number("--max-runs", int, 1, MAX_COUNT), metavar="N", help="most runs (default 2000)")
+    lim.add_argument("--max-topics", type=number("--max-topics", int, 1, MAX_COUNT), metavar="N", help="most evaluated topics (default 200000)")
+    lim.add_argument("--max-depth", type=number("--max-depth", int, 1, MAX_COUNT), metavar="N", help="most documents per ranked list, after --depth "
                      "(default 100000)")
     m = p.add_argument_group("metric settings")
     m.add_argument("--gains", metavar="G1:G2:..", help="gain of each level, ASCENDING L1:L2:..:LK (default L, "
                    "i.e. 1:2:3 = the papers' S:A:B 3:2:1)")
     m.add_argument("--gain-preset", metavar="NAME", choices=list(GAIN_PRESETS),
                    help="a paper preset, highest level first: " + ", ".join(GAIN_PRESETS))
-    m.add_argument("--beta", type=float, help="beta of the blended ratio (default 1)")
+    m.add_argument("--beta", type=number("--beta", float, *_BETA), help=f"beta of the blended ratio (default 1; {_BETA[0]:g} to {_BETA[1]:g})")
     m.add_argument("--penalties", metavar="P1:P2:..", help="NWRR/WRR penalty of each level, ASCENDING "
                    "(default K-L+2, i.e. 4:3:2 = S:A:B 2:3:4); all > 1")
     m.add_argument("--cutoffs", metavar="L1,L2",
                    help="cutoffs for nDCG@l, P@l, ... when no @l is given (default 10,1000)")
-    m.add_argument("--rel-threshold", type=int, metavar="L",
+    m.add_argument("--rel-threshold", type=number("--rel-threshold", int, *_REL), metavar="L",
                    help="binary metrics count level >= L as relevant (1 = relaxed, default; 2 = rigid)")
-    m.add_argument("--log-base", type=float, help="b of the Jarvelin-Kekalainen discount (default 2)")
+    m.add_argument("--log-base", type=number("--log-base", float, 1.0, _LOG_BASE[1], strict=True),
+                   help=f"b of the Jarvelin-Kekalainen discount (default 2; > 1 and < {_LOG_BASE[1]:g})")
     m.add_argument("--mean", choices=("arithmetic", "geometric"),
                    help="mean over topics (geometric: exp mean log max(x, 1e-5))")
     m.add_argument("--names", choices=CONVENTIONS, help="read metric names in this convention (ir_measures: "
@@ -96,6 +148,11 @@ def load_from_args(args) -> Collection:
     if sources > 1:
         raise ValueError("give only one of --qrels, --simulated, --paper-examples")
     if args.simulated:
+        cap = limits_from_args(args).max_tensor_bytes
+        if args.topics * args.systems * SIM_DEPTH > cap:
+            raise ValueError(f"--topics {args.topics:,} x --systems {args.systems:,} x depth {SIM_DEPTH:,} is "
+                             f"{args.topics * args.systems * SIM_DEPTH:,} bytes of levels, more than the "
+                             f"{cap:,}-byte limit (--max-memory); lower --topics or --systems, or raise --max-memory")
         c = simulate.simulated_collection(args.topics, args.systems, seed=args.seed_data)
     elif args.paper_examples:
         c = simulate.paper_examples()
@@ -151,13 +208,25 @@ def file_settings(args) -> dict:
 
 
 def _cutoffs(text: str) -> list[int]:
+    if str(text).count(",") >= MAX_LIST:
+        raise ValueError(f"--cutoffs gives more than {MAX_LIST} cutoffs; give at most {MAX_LIST}")
     try:
         cutoffs = [int(x) for x in str(text).split(",") if x.strip()]
     except ValueError:
         raise ValueError(f"--cutoffs must be whole numbers separated by commas; got {text!r}") from None
-    if not cutoffs or min(cutoffs) < 1:
-        raise ValueError(f"--cutoffs must be whole numbers >= 1; got {text!r}")
+    if not cutoffs or min(cutoffs) < 1 or max(cutoffs) > MAX_CUTOFF:
+        raise ValueError(f"--cutoffs must be whole numbers from 1 to {MAX_CUTOFF:,}; got {text!r}")
     return cutoffs
+
+
+def _levels(text: str, option: str) -> list[float]:
+    """``--gains`` / ``--penalties``: ascending values, each at most :data:`evalcore.settings.MAX_GAIN`
+    (gains of 1e308 overflow the cumulated gain to inf, and every score would be NaN)."""
+    vals = parse_ascending(text, option)
+    big = [v for v in vals if not abs(v) <= MAX_GAIN]
+    if big:
+        raise ValueError(f"{option} values must be at most {MAX_GAIN:g} (only their ratios matter); got {big[0]:g}")
+    return vals
 
 
 def metric_params(args) -> dict:
@@ -173,10 +242,10 @@ def metric_params(args) -> dict:
     if args.gain_preset:
         gains = args.gain_preset
     if args.gains:
-        gains = parse_ascending(args.gains, "--gains")
+        gains = _levels(args.gains, "--gains")
     penalties = st.get("penalties")
     if args.penalties:
-        penalties = parse_ascending(args.penalties, "--penalties")
+        penalties = _levels(args.penalties, "--penalties")
     cutoffs = _cutoffs(args.cutoffs) if args.cutoffs is not None else pick(None, "cutoffs")
     return dict(gains=gains, beta=float(pick(args.beta, "beta")), penalties=penalties, cutoffs=list(cutoffs),
                 rel_threshold=int(pick(args.rel_threshold, "rel_threshold")),

@@ -19,6 +19,8 @@ import numpy as np
 from ..meta.pairs import CI_METHODS, CORRECTIONS, TESTS, pair_statistics
 from ..meta.standardise import STANDARDISATIONS, standardise_scores
 from ..meta.topicsets import DESIGNS, min_detectable_difference, power, residual_variance, topic_set_size, variance_for
+from ..settings import LIMITS
+from .options import SIM_MAX_SYSTEMS, number
 
 __all__ = ["add_subparsers", "add_standardise_options", "apply_standardise", "run_pairs", "run_topics"]
 
@@ -56,8 +58,8 @@ def add_standardise_options(group) -> None:
     group.add_argument("--standardise", choices=STANDARDISATIONS, default="none",
                        help="standardise scores per topic over the loaded runs before the meta-evaluation: "
                             "z (Webber et al. 2008), cdf (std-CDF), ab (A z + B, Sakai 2016); default none")
-    group.add_argument("--std-a", type=float, default=0.15, metavar="A", help="A of --standardise ab (0.15)")
-    group.add_argument("--std-b", type=float, default=0.5, metavar="B", help="B of --standardise ab (0.5)")
+    group.add_argument("--std-a", type=number("--std-a", float, -1e6, 1e6), default=0.15, metavar="A", help="A of --standardise ab (0.15)")
+    group.add_argument("--std-b", type=number("--std-b", float, -1e6, 1e6), default=0.5, metavar="B", help="B of --standardise ab (0.5)")
 
 
 def apply_standardise(args, scores: dict) -> dict:
@@ -109,22 +111,22 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                        epilog=TOPICS_HELP, formatter_class=fmt)
     d = t.add_argument_group("design")
     d.add_argument("--test", choices=DESIGNS, default="paired-t", help="design (default paired-t)")
-    d.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    d.add_argument("--beta", dest="power_beta", type=float, default=0.2,
+    d.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), default=0.05, help="significance level (default 0.05)")
+    d.add_argument("--beta", dest="power_beta", type=number("--beta", float, 0, 1, strict=True), default=0.2,
                    help="type II error rate, 1 - power (default 0.2)")
-    d.add_argument("--min-diff", type=float, required=True, metavar="D",
+    d.add_argument("--min-diff", type=number("--min-diff", float, 0, 1e6, strict=True), required=True, metavar="D",
                    help="minimum detectable difference (paired-t), range (anova) or CI width (ci)")
-    d.add_argument("--variance", type=float, metavar="V",
+    d.add_argument("--variance", type=number("--variance", float, 0, 1e6, strict=True), metavar="V",
                    help="variance: of a per-topic difference (paired-t, ci) or within systems (anova); "
                         "default: estimated from the data's --metric")
-    d.add_argument("--systems", dest="m_systems", type=int, metavar="M",
+    d.add_argument("--systems", dest="m_systems", type=number("--systems", int, 2, 100_000), metavar="M",
                    help="m systems of the anova design (default: the number of loaded runs)")
     d.add_argument("--metric", metavar="KEY", help="metric whose V_E estimates the variance (e.g. AP)")
     d.add_argument("--scores", metavar="CSV", help="per-topic scores CSV/TSV (run, topic, metric, value) "
                    "instead of a collection")
-    d.add_argument("--metric-beta", dest="beta", type=float, default=1.0,
+    d.add_argument("--metric-beta", dest="beta", type=number("--metric-beta", float, *LIMITS["beta"][1]), default=1.0,
                    help="beta of the blended ratio (Q-measure, P+, ...; default 1)")
-    d.add_argument("--sim-systems", dest="systems", type=int, default=30, metavar="N",
+    d.add_argument("--sim-systems", dest="systems", type=number("--sim-systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
                    help="runs of --simulated (default 30)")
     d.add_argument("--output", choices=("json", "tsv"), default="json")
     add_standardise_options(d)

@@ -17,7 +17,11 @@ dies. Every limit here is checked *before* the memory it guards is taken:
   bomb (1,000 x and more) stops early. Inflation is streamed in 4 MiB steps
   and stops when the limit is reached, so memory never grows past the limit
   plus one step. A plain file larger than ``max_expanded_bytes`` is refused
-  before it is read.
+  before it is read; a file is read in steps and never past the limit,
+  whatever its size on disk says (:func:`read_limited`: a file that grows
+  while it is read, or a ``/proc`` file whose size reads 0, stops at the
+  limit). Devices, FIFOs and sockets are refused unopened for reading
+  (``/dev/zero`` never ends, and a FIFO without a writer would wait forever).
 * Sizes: ``max_runs``, ``max_topics`` (evaluated topics), ``max_depth``
   (the longest list kept, after ``depth=``) and ``max_tensor_bytes`` (the
   levels tensor plus its unjudged mask: 2 bytes per run x topic x rank,
@@ -30,7 +34,9 @@ CLI options ``--max-expanded``, ``--max-memory``, ``--max-runs``,
 """
 from __future__ import annotations
 
+import os
 import re
+import stat
 import threading
 from dataclasses import dataclass, field
 
@@ -146,3 +152,50 @@ class _Ctx:
 
     limits: Limits = DEFAULT_LIMITS
     notes: list[str] = field(default_factory=list)
+
+
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+def read_limited(path, limit: int, *, hint: str) -> bytes:
+    """The bytes of the regular file ``path``, read in steps and refused past ``limit`` bytes.
+
+    The size on disk is only a hint (``/proc`` files say 0, a growing file says less than it will
+    hold): reading stops one byte past ``limit`` whatever it says. The file is opened without blocking
+    and checked on the open descriptor, so a device, FIFO or socket is refused before anything is read
+    from it (``/dev/zero`` never ends; a FIFO without a writer would wait forever). Errors are
+    :class:`InputError` naming the file; ``hint`` says how to raise the limit.
+    """
+    name = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as e:
+        raise InputError(f"cannot read the file ({e.strerror or e})", file=name) from None
+    try:
+        st = os.fstat(fd)
+        kind = next((k for test, k in _KINDS if test(st.st_mode)), None)
+        if kind is not None or not stat.S_ISREG(st.st_mode):
+            raise InputError(f"this is {kind or 'not a regular file'}, not a regular file; only regular files "
+                             "are read (a device or a pipe may never end)", file=name,
+                             hint="save the data to a file and give that file")
+        if st.st_size > limit:
+            raise InputError(f"the file is {human_bytes(st.st_size)}, larger than the input limit "
+                             f"{human_bytes(limit)}", file=name, hint=hint)
+        chunks, total = [], 0
+        want = min(st.st_size, limit) + 1   # one read for a file as large as it says; more only if it grew
+        while True:
+            b = os.read(fd, min(want, _STEP) if total else want)
+            if not b:
+                break
+            chunks.append(b)
+            total += len(b)
+            if total > limit:
+                raise InputError(f"the file holds more than {human_bytes(limit)}, the input limit (its size on "
+                                 f"disk said {human_bytes(st.st_size)})", file=name, hint=hint)
+            want = _STEP
+    except OSError as e:
+        raise InputError(f"cannot read the file ({e.strerror or e})", file=name) from None
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError, _short
-from .limits import _STEP, DEFAULT_LIMITS, Limits, _Budget, _Ctx, human_bytes
+from .limits import _STEP, DEFAULT_LIMITS, Limits, _Budget, _Ctx, human_bytes, read_limited
 from .names import _base, _ext, _not_data, run_name
 
 _RUN_FMTS = ("auto", "trec", "ntcir", "res", "jsonl")
@@ -53,15 +53,8 @@ def _is_hidden(name: str) -> bool:
 
 def _read_path(p: Path, limits: Limits) -> Callable[[], bytes]:
     def load() -> bytes:
-        try:
-            size = p.stat().st_size
-            if size > limits.max_expanded_bytes:
-                raise InputError(f"the file is {human_bytes(size)}, larger than the input limit "
-                                 f"{human_bytes(limits.max_expanded_bytes)}", file=str(p),
-                                 hint="raise it: limits=Limits(max_expanded_bytes=...) or --max-expanded SIZE")
-            return p.read_bytes()
-        except OSError as e:
-            raise InputError(f"cannot read the file ({e.strerror or e})", file=str(p)) from None
+        return read_limited(p, limits.max_expanded_bytes,
+                            hint="raise it: limits=Limits(max_expanded_bytes=...) or --max-expanded SIZE")
     return load
 
 
