@@ -40,7 +40,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 
 from .gains import GAIN_PRESETS
 

@@ -1,0 +1,147 @@
+"""Hostile input that once ended in a traceback, a hang or an unbounded read: each must now be one clear
+error (file or option, what was wrong, the limit) - from the API and from the command line."""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+import threading
+
+import pytest
+
+from evalcore.cli import main
+from evalcore.io import InputError, load_collection
+from evalcore.io.limits import read_limited
+from evalcore.settings import SettingsError, parse_settings, read_settings
+
+POSIX = os.name == "posix"
+SIM = ["evaluate", "--simulated", "--topics", "3", "--systems", "2", "--metrics", "AP"]
+
+
+def _nested(depth: int, kind: str = "dict") -> str:
+    """A JSON text nested ``depth`` containers deep (a 1.2 KB file at depth 600)."""
+    if kind == "dict":
+        return '{"a":' * depth + "1" + "}" * depth
+    return '{"settings":' + "[" * depth + "]" * depth + "}"
+
+
+# -- settings nesting: counted without recursion -----------------------------------------------------
+@pytest.mark.parametrize("depth, kind", [(600, "list"), (900, "dict"), (100_000, "list")])
+def test_deep_settings_are_refused_even_on_a_short_stack(depth, kind):
+    """The nesting is counted before the JSON is parsed, without recursion: with only ~60 frames of
+    stack left (as in a server thread deep in its own calls) a 900-deep file is still a SettingsError."""
+    text = _nested(depth, kind)
+    with pytest.raises(SettingsError, match="nested deeper than 4 levels"):   # the default stack
+        parse_settings(text)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 60)
+    try:
+        with pytest.raises(SettingsError, match="nested deeper than 4 levels"):
+            parse_settings(text)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def test_deep_settings_file_from_the_cli(tmp_path, capsys):
+    for depth in (600, 900):
+        f = tmp_path / f"deep{depth}.json"
+        f.write_text(_nested(depth))
+        assert main(SIM + ["--settings", str(f)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: {f}: nested deeper than 4 levels") and "Traceback" not in err
+
+
+def test_nesting_ignores_brackets_inside_strings():
+    # brackets inside a string are text, not nesting: this file is 2 deep and valid
+    assert parse_settings(json.dumps({"settings": {"collection": "[[[[[[{{{{{{\\\"]]]"}})) == {
+        "collection": "[[[[[[{{{{{{\\\"]]]"}
+
+
+# -- devices, FIFOs and files whose size on disk lies -----------------------------------------------
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_devices_are_refused_unread(capsys):
+    with pytest.raises(InputError, match="character device, not a regular file"):
+        read_limited("/dev/zero", 1 << 20, hint="")
+    with pytest.raises(SettingsError, match="/dev/zero: this is a character device"):
+        read_settings("/dev/zero")
+    q = ("q.txt", b"q1 0 d1 1\n")
+    with pytest.raises(InputError, match="/dev/urandom: this is a character device"):
+        load_collection(q, ["/dev/urandom"])
+    assert main(["evaluate", "--qrels", "/dev/zero", "--run", "/dev/urandom"]) == 2
+    assert "/dev/zero: this is a character device" in capsys.readouterr().err
+    assert main(SIM + ["--settings", "/dev/zero"]) == 2
+    assert "settings file /dev/zero: this is a character device" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_without_a_writer_is_refused_not_waited_on(tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = {}
+
+    def go():   # in a thread, so that a regression hangs only the thread and the test fails
+        result["rc"] = main(["evaluate", "--qrels", str(fifo), "--run", str(fifo)])
+        result["settings"] = main(SIM + ["--settings", str(fifo)])
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(60)
+    assert result == {"rc": 2, "settings": 2}
+    err = capsys.readouterr().err
+    assert err.count("FIFO (named pipe), not a regular file") == 2
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc")
+def test_the_size_on_disk_is_not_trusted():
+    # /proc files are regular files whose size reads 0: the read must stop at the limit anyway
+    assert os.stat("/proc/self/status").st_size == 0
+    with pytest.raises(InputError, match="holds more than 16 bytes, the input limit"):
+        read_limited("/proc/self/status", 16, hint="raise it")
+    assert read_limited("/proc/self/status", 1 << 20, hint="").startswith(b"Name:")
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path):
+    f = tmp_path / "big.txt"
+    f.write_bytes(b"x" * 5000)
+    with pytest.raises(InputError, match="larger than the input limit") as e:
+        read_limited(f, 4096, hint="raise it")
+    assert e.value.file == str(f) and e.value.hint == "raise it"
+    assert read_limited(f, 5000, hint="") == b"x" * 5000
+
+
+# -- every numeric option is bounded --------------------------------------------------------------
+@pytest.mark.parametrize("argv, words", [
+    (["evaluate", "--simulated", "--systems", "10000000"], "--systems must be >= 1 and <= 10,000; got 10000000"),
+    (["evaluate", "--simulated", "--topics", "100000000"], "--topics must be >= 1 and <= 100,000; got 100000000"),
+    (["swap", "--simulated", "--B", "1000000000"], "--B must be >= 1 and <= 1,000,000; got 1000000000"),
+    (["evaluate", "--simulated", "--beta", "1e308"], "--beta must be >= 0 and <= 1000; got 1e308"),
+    (["evaluate", "--simulated", "--beta", "nan"], "--beta must be a finite number"),
+    (["evaluate", "--simulated", "--log-base", "1"], "--log-base must be > 1 and < 1e+06"),
+    (["evaluate", "--simulated", "--rel-threshold", "0"], "--rel-threshold must be >= 1"),
+    (["evaluate", "--simulated", "--seed", "-1"], "--seed must be >= 0"),
+    (["evaluate", "--simulated", "--depth", "0"], "--depth must be >= 1"),
+    (["evaluate", "--simulated", "--cutoffs", "99999999999"], "--cutoffs must be whole numbers from 1 to 1,000,000"),
+    (["evaluate", "--simulated", "--gains", "1e308:1e308:1e308"], "--gains values must be at most 1e+06"),
+    (["bootstrap", "--simulated", "--alpha", "1.5"], "--alpha must be > 0 and < 1; got 1.5"),
+    (["swap", "--simulated", "--repeats", "100000000"], "--repeats must be >= 1 and <= 1,000"),
+    (["swap", "--simulated", "--bins", "1e9"], "--bins must be a whole number; got '1e9'"),
+    (["topics", "--simulated", "--min-diff", "1e308"], "--min-diff must be > 0 and < 1e+06"),
+    (["evaluate", "--simulated", "--topics", "100000", "--systems", "10000"],
+     "--topics 100,000 x --systems 10,000 x depth 1,000 is 1,000,000,000,000 bytes of levels, more than the "
+     "2,147,483,648-byte limit (--max-memory)"),
+])
+def test_out_of_range_options_are_one_line_naming_the_option(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and words in err and "Traceback" not in err
+
+
+def test_memory_error_is_an_error_naming_the_sizing_options(monkeypatch, capsys):
+    import evalcore.registry
+
+    def no_memory(*a, **k):
+        raise MemoryError
+    monkeypatch.setattr(evalcore.registry, "evaluate", no_memory)
+    assert main(SIM) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: not enough memory") and "--B" in err and "--topics" in err
