@@ -110,3 +110,44 @@ def test_help_advertises_save_settings(capsys):
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
     assert "--save-settings" in capsys.readouterr().out
+
+
+# -- --save-settings: checked before the computation, written atomically ------------------------------
+def test_save_settings_path_is_checked_before_anything_is_computed(tmp_path, capsys, monkeypatch):
+    import evalcore.registry
+
+    def must_not_run(*a, **k):
+        raise AssertionError("scored although the output path is bad")
+    monkeypatch.setattr(evalcore.registry, "evaluate", must_not_run)
+    missing = tmp_path / "no-such-dir" / "s.json"
+    assert main(SIM + ["--save-settings", str(missing)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"error: {missing.parent}: no such directory")
+    assert main(SIM + ["--save-settings", str(tmp_path)]) == 2
+    assert f"{tmp_path}: is a directory; --save-settings needs a file name" in capsys.readouterr().err
+
+
+def test_save_settings_replaces_a_file_whole_or_not_at_all(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import evalcore._atomic
+
+    f = tmp_path / "s.json"
+    f.write_text("the earlier settings\n")
+
+    def disk_full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(evalcore._atomic.os, "fsync", disk_full)
+    assert main(SIM + ["--beta", "3", "--save-settings", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}: could not be written (No space left on device)" in err
+    assert f.read_text() == "the earlier settings\n" and sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+    monkeypatch.undo()
+    assert main(SIM + ["--beta", "3", "--save-settings", str(f)]) == 0
+    capsys.readouterr()
+    assert read_settings(f)["beta"] == 3 and sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_save_settings_is_refused_where_it_would_be_ignored(capsys):
+    assert main(["kendall", "--simulated", "--topics", "5", "--systems", "3", "--save-settings", "x.json"]) == 2
+    assert "--save-settings is written by 'evaluate' only" in capsys.readouterr().err

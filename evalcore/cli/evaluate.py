@@ -4,10 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from .. import registry
+from .._atomic import OutputError, check_writable_dir, write_text
 from ..settings import dump_settings
 from .options import (
     EPILOG_LEVELS,
@@ -77,21 +79,36 @@ def settings_used(args, params: dict, metrics) -> dict:
     return out
 
 
-def save_settings(args, params: dict, metrics) -> None:
-    if getattr(args, "save_settings", None):
-        text = dump_settings({k: v for k, v in settings_used(args, params, metrics).items() if v is not None})
-        with open(args.save_settings, "w", encoding="utf-8") as f:
-            f.write(text)
+def settings_target(args) -> Path | None:
+    """The ``--save-settings`` file, checked before anything is computed: its directory exists and is
+    writable and the name is not a directory (:class:`evalcore._atomic.OutputError` naming it)."""
+    path = getattr(args, "save_settings", None)
+    if not path:
+        return None
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"{p}: is a directory; --save-settings needs a file name, e.g. {p / 'settings.json'}")
+    check_writable_dir(p.parent)
+    return p
+
+
+def save_settings(target: Path | None, args, params: dict, metrics) -> None:
+    """Write the settings used to ``target`` atomically (a temporary file beside it, renamed into place:
+    an earlier file is either kept whole or replaced whole)."""
+    if target is not None:
+        write_text(target, dump_settings({k: v for k, v in settings_used(args, params, metrics).items()
+                                          if v is not None}))
 
 
 def run_evaluate(args) -> int:
-    file_settings(args)            # a bad settings file fails before the data is read
+    target = settings_target(args)  # a bad output path fails before the data is read
+    file_settings(args)             # and so does a bad settings file
     c = load_from_args(args)
     params = metric_params(args)
     metrics = metrics_of(args)
     mean = mean_of(args)
     df = registry.evaluate(c, metrics, per_topic=args.per_topic, mean=mean, **params)
-    save_settings(args, params, metrics)
+    save_settings(target, args, params, metrics)
     out = sys.stdout
     if args.output == "json":
         settings = settings_used(args, params, metrics)

@@ -133,8 +133,9 @@ def data_options_parser() -> argparse.ArgumentParser:
                    "unambiguous peer name (map, P_10, ndcg_cut.10, P-plus, ...), warning on a bare nDCG@k")
     m.add_argument("--settings", metavar="JSON", help="a settings file saved by the app's Report page or by "
                    "--save-settings; explicit options override it")
-    m.add_argument("--save-settings", metavar="JSON", help="write the settings used (after --settings and the "
-                   "options) to this file, for --settings or the app's Report page")
+    m.add_argument("--save-settings", metavar="JSON", help="evaluate: write the settings used (after --settings and "
+                   "the options) to this file, for --settings or the app's Report page; the path is checked "
+                   "before anything is computed and the file is replaced atomically")
     return p
 
 
@@ -142,6 +143,9 @@ def load_from_args(args) -> Collection:
     """The collection the data options name."""
     from .. import io, simulate
 
+    if getattr(args, "save_settings", None) and getattr(args, "command", "evaluate") != "evaluate":
+        raise ValueError(f"--save-settings is written by 'evaluate' only; '{args.command}' would ignore it "
+                         "(run 'evaluate' with the same options and --save-settings FILE)")
     sources = sum(bool(x) for x in (args.simulated, args.paper_examples, args.qrels))
     if sources == 0:
         raise ValueError("no data: give --qrels FILE with --run FILE... or --runs DIR, or --simulated")
