@@ -145,3 +145,52 @@ def test_memory_error_is_an_error_naming_the_sizing_options(monkeypatch, capsys)
     assert main(SIM) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: not enough memory") and "--B" in err and "--topics" in err
+
+
+# -- clear messages for three quiet mistakes --------------------------------------------------------
+R1 = [("r.txt", b"1 Q0 d1 1 1.0 x\n")]
+
+
+def test_comment_only_files_say_so():
+    with pytest.raises(InputError, match="no judgment lines: the file holds only comments") as e:
+        load_collection(("q.txt", b"# ir_metadata header\n\n# more\n"), R1)
+    assert "please report" not in str(e.value) and "StopIteration" not in str(e.value)
+    with pytest.raises(InputError, match="r.txt: no run lines: the file holds only comments"):
+        load_collection(("q.txt", b"1 0 d1 1\n"), [("r.txt", b"# header only\n\n")])
+
+
+@pytest.mark.parametrize("encoding, name", [
+    ("utf-32", "UTF-32 (little-endian)"), ("utf-32-be", "UTF-32 (big-endian)"), ("utf-32-le", "UTF-32 (little-endian)"),
+    ("utf-16", "UTF-16 (little-endian)"), ("utf-16-be", "UTF-16 (big-endian)"), ("utf-16-le", "UTF-16 (little-endian)"),
+])
+def test_wide_encodings_are_named(encoding, name):
+    text = "1 0 d1 1\n2 0 d2 0\n".encode(encoding)
+    with pytest.raises(InputError, match=fr"this text is {name.replace('(', '[(]').replace(')', '[)]')}, not UTF-8"):
+        load_collection(("q.txt", text), R1)
+
+
+def test_binary_is_still_binary():
+    with pytest.raises(InputError, match="this is a binary file"):
+        load_collection(("q.txt", b"1 0 d1 1\n\x00\x01\x02\x03 binary"), R1)
+
+
+def test_topic_ids_that_are_the_same_number_written_differently(capsys):
+    runs = [("r.txt", b"1 Q0 d1 1 1.0 x\n2 Q0 d1 1 1.0 x\n")]
+    with pytest.raises(InputError, match="run topic '1' is not qrels topic '1.0', though they are the same number"):
+        load_collection(("q.txt", b"1.0 0 d1 1\n2.0 0 d1 1\n"), runs)
+    c = load_collection(("q.txt", b"001 0 d1 1\n2 0 d1 1\n"), runs)   # one topic still matches: a warning
+    assert c.report.ignored_run_topics == {"r": ["1"]} and c.report.missing_run_topics == {"r": ["001"]}
+    assert [w for w in c.report.warnings if "run topic '1' is not qrels topic '001'" in w]
+    # topic ids that are not numbers, or numbers the run does not lack, are left alone
+    c = load_collection(("q.txt", b"1 0 d1 1\n1.0 0 d1 1\n"), runs)
+    assert not [w for w in c.report.warnings if "same number" in w]
+
+
+def test_the_cli_prints_load_warnings(tmp_path, capsys):
+    q, r = tmp_path / "q.txt", tmp_path / "r.txt"
+    q.write_bytes(b"001 0 d1 1\n2 0 d1 1\n2 0 d2 -1\n")
+    r.write_bytes(b"1 Q0 d1 1 1.0 x\n2 Q0 d1 1 1.0 x\n")
+    assert main(["evaluate", "--qrels", str(q), "--run", str(r), "--metrics", "AP"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert any(e.startswith("warning: run r: 1 topic not in the qrels as written") for e in err)
+    assert any(e.startswith(f"warning: {q}: 1 judgment with a negative label") for e in err)

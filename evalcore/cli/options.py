@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, parse_ascending
@@ -173,6 +174,7 @@ def load_from_args(args) -> Collection:
                                fmt=args.run_format, qrels_fmt=args.qrels_format,
                                depth=args.depth if args.depth and args.depth >= 1 and not args.condensed else None,
                                limits=limits_from_args(args))
+        _print_warnings(c, args)
     if args.condensed:
         c = c.condensed()
     if args.depth is not None:
@@ -180,6 +182,18 @@ def load_from_args(args) -> Collection:
             raise ValueError(f"--depth must be >= 1; got {args.depth}")
         c = c.truncated(args.depth)
     return c
+
+
+def _print_warnings(c: Collection, args, most: int = 10) -> None:
+    """The load's warnings (negative labels, repeated judgments, topic ids written differently, skipped
+    files) on stderr, so that none is lost when ``--report`` is not given (which prints them all)."""
+    ws = list(getattr(c.report, "warnings", None) or [])
+    if not ws or getattr(args, "report", False):
+        return
+    for w in ws[:most]:
+        print(f"warning: {w}", file=sys.stderr)
+    if len(ws) > most:
+        print(f"warning: ... and {len(ws) - most:,} more (--report lists them all)", file=sys.stderr)
 
 
 def limits_from_args(args):

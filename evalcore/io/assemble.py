@@ -14,7 +14,7 @@ from ..collection import Collection, LoadReport
 from .dochash import _hash_block, _Strings, _Table, blocks, hash_strings, pair_keys, same_rows
 from .errors import InputError, _short, _unforeseen
 from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
-from .names import _base, _natural_sorted
+from .names import _base, _natural_sorted, _written_differently
 from .order import _check_order, _Parsed
 from .qrels import Qrels, read_qrels
 from .runs import _finish_run, _read_run
@@ -387,6 +387,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
             report.warnings.extend(warnings)
             if pl.ignored:
                 report.ignored_run_topics[run] = pl.ignored
+                _check_topic_ids(run, s.display, pl, n_topics, report.warnings)
             if pl.missing:
                 report.missing_run_topics[run] = pl.missing
             del pl
@@ -402,6 +403,25 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                    name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
+
+
+def _check_topic_ids(run: str, display: str, pl, n_topics: int, warnings: list[str]) -> None:
+    """Run topics that are not in the qrels as written but are the same number as a qrels topic the run
+    lacks (run ``1`` vs qrels ``1.0`` or ``001``): an error when the run then matches no qrels topic at
+    all (it would score 0 everywhere), a warning naming the first pair otherwise."""
+    pairs = _written_differently(pl.ignored, pl.missing or ())
+    if not pairs:
+        return
+    (rt, qt), n = pairs[0], len(pairs)
+    what = (f"topic ids are compared as text, as trec_eval does: run topic {_short(rt)} is not qrels topic "
+            f"{_short(qt)}, though they are the same number")
+    fix = "write the topic ids the same way in the qrels and the runs (e.g. 1, not 1.0 or 001)"
+    if len(pl.missing or ()) >= n_topics:
+        raise InputError(f"no topic of this run is in the qrels as written ({what}; {n:,} such topic"
+                         f"{'s' if n > 1 else ''})", file=display, hint=fix)
+    warnings.append(f"run {run}: {n:,} topic{'s' if n > 1 else ''} not in the qrels as written but the same number "
+                    f"as a qrels topic the run lacks ({what}); the run scores 0 on "
+                    f"{'them' if n > 1 else 'it'}: {fix}")
 
 
 def _check_size(n_runs: int, n_topics: int, D: int, L: Limits, run: str, topic: str) -> int:

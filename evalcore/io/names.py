@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
 
 
 def run_name(filename: str) -> str:
@@ -72,3 +73,33 @@ def _not_data(name: str) -> str | None:
     if ext in _NOT_DATA_EXT or stem.split(".")[0] in _NOT_DATA_STEMS or stem in _NOT_DATA_FILES:
         return "documentation or metadata"
     return None
+
+
+_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+
+
+def _as_number(topic: str):
+    """A topic id that is a number, as that number (``"1.0"``, ``"01"`` and ``"1e0"`` -> 1), else None."""
+    if len(topic) > 40 or not _NUMBER_RE.match(topic):
+        return None
+    try:
+        return Decimal(topic).normalize()
+    except InvalidOperation:  # pragma: no cover - the pattern admits only valid numbers
+        return None
+
+
+def _written_differently(run_topics, qrels_topics) -> list[tuple[str, str]]:
+    """(run topic, qrels topic) pairs that are different text but the same number: ``("1", "1.0")``,
+    ``("7", "007")``. Topic ids are compared as text (as trec_eval compares them), so such a run topic
+    scores nothing on its qrels topic; the loader says so instead of scoring 0 quietly."""
+    by_number: dict = {}
+    for t in qrels_topics:
+        n = _as_number(t)
+        if n is not None:
+            by_number.setdefault(n, t)
+    out = []
+    for t in run_topics:
+        n = _as_number(t)
+        if n is not None and n in by_number:
+            out.append((t, by_number[n]))
+    return out

@@ -76,7 +76,11 @@ def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
         return "ntcir"
     if n == 2:
         return "rel"
-    i, text, fields = next(_lines(data))
+    first = next(_lines(data), None)
+    if first is None:
+        raise InputError("no judgment lines: the file holds only comments (#) and blank lines", file=f.name,
+                         hint="give the qrels file itself (topic iter doc rel per line)")
+    i, text, fields = first
     raise InputError(
         f"not a qrels line: expected 4 fields ({_QRELS_FIELDS}) for TREC, 3 (topic doc L<n>) for NTCIR "
         f"or 2 (doc L<n>) for an NTCIREVAL .rel file, found {len(fields)}",

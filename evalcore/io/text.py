@@ -60,10 +60,11 @@ def _text_bytes(f: _File) -> bytes:
     if data[:4] == b"PK\x03\x04":
         raise InputError("this is a zip archive, not a text file", file=f.name,
                          hint="give the archive itself with a .zip name (archives inside archives are not opened)")
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError("this text is UTF-16, not UTF-8", file=f.name,
-                         hint="save the file as UTF-8 (or plain ASCII)")
-    if b"\x00" in data:
+    if b"\x00" in data[:4] or data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data:
+        wide = _wide_encoding(data[:4096])
+        if wide:
+            raise InputError(f"this text is {wide}, not UTF-8", file=f.name,
+                             hint="save the file as UTF-8 (or plain ASCII)")
         raise InputError("this is a binary file, not a text file", file=f.name,
                          hint="give the plain-text (or .gz / .zip) qrels or run file")
     if not data.isascii():
@@ -78,6 +79,30 @@ def _text_bytes(f: _File) -> bytes:
     if not data[:4096].strip() and not data.strip():  # (strip copies: a whole file's copy only when its start is blank)
         raise InputError("empty file", file=f.name, hint="give a file with at least one line")
     return data
+
+
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+              (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """The name of a UTF-16 / UTF-32 encoding ``head`` is written in (by its byte order mark, or, without
+    one, by the zero bytes ASCII text has in it: ``t\\0`` / ``\\0t`` in UTF-16, ``t\\0\\0\\0`` /
+    ``\\0\\0\\0t`` in UTF-32), or None. UTF-32's marks are tested first: its little-endian mark
+    begins with UTF-16's."""
+    for bom, name in _WIDE_BOMS:
+        if head.startswith(bom):
+            return name
+    for width, name in ((4, "UTF-32"), (2, "UTF-16")):
+        h = head[:len(head) // width * width]
+        if len(h) < 2 * width:
+            continue
+        cols = [h[i::width] for i in range(width)]
+        for text_col, order in ((0, "little-endian"), (width - 1, "big-endian")):
+            zeros = [c for i, c in enumerate(cols) if i != text_col]
+            if all(not c.strip(b"\x00") for c in zeros) and b"\x00" not in cols[text_col]:
+                return f"{name} ({order})"
+    return None
 
 
 def _lines(data: bytes):

@@ -57,6 +57,7 @@ def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
         docs.append(d)
         scores.append(score)
     if not topics:
-        raise InputError("empty file", file=fname, hint="give a file with at least one line")
+        raise InputError("no run lines: the file holds only comments (#) and blank lines", file=fname,
+                         hint="give the run file itself (topic Q0 doc rank score tag per line)")
     return (pa.array(topics, pa.string()), pa.array(docs, pa.string()), pa.array(scores, pa.float64()),
             np.asarray(ranks, np.int64) if order == "rank" else None)
