@@ -317,45 +317,27 @@ def apply_settings_file(data, K: int, source: str = "settings file") -> list[str
     :func:`evalcore.settings.parse_settings` checks the whole file, and the
     gains / penalties are checked against the collection's K, before anything
     is applied. Returns the problem in words (and changes nothing), or [].
-    Values outside a widget's range are clamped to it.
+    Values outside a widget's range are clamped to it, and every value changed,
+    clamped or ignored on the way is said in ``session_state["_settings_notes"]``
+    (:func:`evalcore.app_settings.fit_to_app`, which also refuses metric names
+    the app cannot show as written).
     """
     import json
 
+    from evalcore.app_settings import fit_to_app
+
+    st.session_state["_settings_notes"] = []
     try:
         new = parse_settings(data if isinstance(data, (str, bytes)) else json.dumps(data), source)
     except SettingsError as e:
         return [str(e)]
-    for name in ("gains", "penalties"):
-        if new.get(name) is not None and len(new[name]) != K:
-            return [f"{source}: {name} gives {len(new[name])} values but the collection has {K} relevance levels"]
+    try:
+        fit = fit_to_app(new, K)
+    except SettingsError as e:
+        return [f"{source}: {e}"]
     up: dict[str, Any] = {}
-    for L, v in enumerate(new.get("gains") or [], start=1):
-        up[f"g{L}"] = min(max(v, GAIN_MIN), GAIN_MAX)
-    for L, v in enumerate(new.get("penalties") or [], start=1):
-        up[f"p{L}"] = v
-    if new.get("beta") is not None:
-        up["beta"] = _clean("beta", new["beta"])
-    if new.get("cutoffs"):
-        up["cutoff"] = _clean("cutoff", new["cutoffs"][0])
-    if new.get("rel_threshold") is not None:
-        up["threshold"] = "rigid" if new["rel_threshold"] == 2 else "relaxed"
-    if new.get("metrics"):
-        up["metrics"] = list(dict.fromkeys(m.partition("@")[0] for m in new["metrics"]))
-        cuts = [m.partition("@")[2] for m in new["metrics"] if "@" in m]
-        if cuts and not new.get("cutoffs"):
-            up["cutoff"] = _clean("cutoff", int(cuts[0]))
-    if new.get("top_n") is not None:
-        up["top_n"] = _clean("top_n", new["top_n"])
-    if new.get("top_by") is not None:
-        up["top_by"] = new["top_by"]
-    if new.get("dataset") in ("sim", "examples"):
-        up["dataset"] = new["dataset"]
-    nested = {"simulated": {"n_topics": "sim_topics", "n_runs": "sim_runs", "seed": "sim_seed"},
-              "swap": {"sampling": "sw_sampling", "subset_size": "sw_subset", "B": "sw_B", "seed": "sw_seed"},
-              "bootstrap": {"alpha": "bs_alpha", "B": "bs_B", "seed": "bs_seed"},
-              "stability": {"subset_size": "st_subset", "B": "st_B", "seed": "st_seed"}}
-    for group, keys in nested.items():
-        for name, value in (new.get(group) or {}).items():
-            up[keys[name]] = _clean(keys[name], 0 if value is None else value)
+    for key, value in fit.values.items():
+        up[key] = _clean(key, value) if key in _BOUNDS or key in _CHOICES else value
+    st.session_state["_settings_notes"] = [f"{source}: {n}" for n in fit.notes]
     st.session_state.update(up)
     return []

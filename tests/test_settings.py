@@ -151,3 +151,58 @@ def test_save_settings_replaces_a_file_whole_or_not_at_all(tmp_path, capsys, mon
 def test_save_settings_is_refused_where_it_would_be_ignored(capsys):
     assert main(["kendall", "--simulated", "--topics", "5", "--systems", "3", "--save-settings", "x.json"]) == 2
     assert "--save-settings is written by 'evaluate' only" in capsys.readouterr().err
+
+
+# -- the app's view of a settings file: every change said, metrics it cannot show refused -------------
+def _fit(doc: dict, K: int = 3):
+    from evalcore.app_settings import fit_to_app
+
+    return fit_to_app(parse_settings(json.dumps(doc)), K)
+
+
+def test_app_import_says_every_clamp_and_snap():
+    a = _fit({"beta": 40, "cutoffs": [5, 20], "rel_threshold": 3, "log_base": 10, "mean": "geometric",
+              "dataset": "upload", "gains": [0.01, 2, 50],
+              "bootstrap": {"alpha": 0.9, "B": 10**7, "seed": 7}, "swap": {"B": 5, "subset_size": None}})
+    v = a.values
+    assert (v["beta"], v["cutoff"], v["threshold"], v["bs_alpha"], v["bs_B"], v["bs_seed"], v["sw_B"]) == (
+        10.0, 5, "rigid", 0.1, 100_000, 7, 10)
+    assert (v["g1"], v["g2"], v["g3"]) == (0.1, 2.0, 30.0)
+    notes = "\n".join(a.notes)
+    for words in ("beta 40 is outside the app's range 0..10: set to 10",
+                  "cutoffs [5, 20]: the app shows one cutoff, 5",
+                  "rel_threshold 3: the app offers 1 (relaxed) and 2 (rigid): set to 2",
+                  "log_base 10 is not used", "mean 'geometric' is not used",
+                  "dataset \"upload\": a settings file cannot upload data",
+                  "gain of level 1 0.01 is outside the app's range 0.1..30: set to 0.1",
+                  "gain of level 3 50 is outside the app's range 0.1..30: set to 30",
+                  "bootstrap.alpha 0.9 is not one of the app's levels 0.001, 0.01, 0.05, 0.1: set to 0.1",
+                  "bootstrap.B 10,000,000 is outside the app's range 10..100,000: set to 100,000",
+                  "swap.B 5 is outside the app's range 10..100,000: set to 10"):
+        assert words in notes, words
+    assert len(a.notes) == 11
+
+
+def test_app_import_of_a_file_it_can_show_exactly_has_no_notes():
+    a = _fit({"gains": [1, 5, 10], "beta": 2, "cutoffs": [10], "metrics": ["AP", "nDCG@10", "Q-measure"],
+              "bootstrap": {"alpha": 0.05, "B": 1000}})
+    assert a.notes == [] and a.values["metrics"] == ["AP", "nDCG", "Q-measure"] and a.values["cutoff"] == 10
+
+
+@pytest.mark.parametrize("metrics, words", [
+    (["P(rel=2)@5", "nDCG@20", "irm:nDCG@10"], ["P(rel=2)@5 (fixes rel_threshold=2",
+                                                "irm:nDCG@10 (the app shows every metric at one cutoff, 20"]),
+    (["AP@100"], ["AP@100 (the app shows AP over the whole list, not cut at 100)"]),
+    (["Q-measure(beta=2)"], ["Q-measure(beta=2) (fixes beta=2"]),
+])
+def test_app_import_refuses_metrics_it_cannot_show(metrics, words):
+    with pytest.raises(SettingsError) as e:
+        _fit({"metrics": metrics})
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_app_import_names_peer_names_it_translates():
+    a = _fit({"metrics": ["map", "P_10"]})
+    assert a.values["metrics"] == ["AP", "P"] and a.values["cutoff"] == 10
+    assert a.notes == ["metric map is shown as AP", "metric P_10 is shown as P@10"]

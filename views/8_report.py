@@ -100,5 +100,8 @@ if ss.get("_settings_loaded"):
     probs = ss.get("_settings_problems") or []
     if probs:
         st.error("; ".join(probs) + " - nothing was changed.", icon=":material/error:")
+    elif ss.get("_settings_notes"):   # applied, but not exactly as written: say every change, as text
+        st.warning(f"Settings from {ss['_settings_loaded']} applied with changes:", icon=":material/warning:")
+        st.text("\n".join(ss["_settings_notes"]))
     else:
         st.success(f"Settings from {ss['_settings_loaded']} applied.", icon=":material/check_circle:")

@@ -1,0 +1,162 @@
+"""A settings file as the dashboard can show it: widget values, and a sentence for every change.
+
+:func:`evalcore.settings.parse_settings` checks a file against what evalcore
+accepts (the CLI's ranges); the dashboard's widgets cover less: beta up to 10,
+B up to 100,000, four significance levels, one cutoff for every metric, one
+threshold (relaxed or rigid) and the shared gains. :func:`fit_to_app` maps a
+parsed file onto those widgets and says, in plain text, every value it
+clamped, snapped, dropped or ignored - never "applied" for a file that was
+changed on the way - and refuses (:class:`~evalcore.settings.SettingsError`)
+metric names the app cannot show as written (``P(rel=2)@5``, ``AP@100``, or
+``nDCG@20`` beside ``nDCG@10``), so that a file never silently shows other
+numbers than it names. The widget keys are the dashboard's session keys; the
+bounds are :data:`evalcore.settings.WIDGET_BOUNDS` (one source of truth).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .settings import DEFAULTS, GAIN_MAX, GAIN_MIN, WIDGET_BOUNDS, SettingsError
+
+__all__ = ["ALPHAS", "AppSettings", "fit_to_app"]
+
+#: The significance levels the app offers (a select slider).
+ALPHAS = (0.001, 0.01, 0.05, 0.1)
+
+#: settings-file group -> {key in the group: widget key}
+_GROUPS = {"simulated": {"n_topics": "sim_topics", "n_runs": "sim_runs", "seed": "sim_seed"},
+           "swap": {"sampling": "sw_sampling", "subset_size": "sw_subset", "B": "sw_B", "seed": "sw_seed"},
+           "bootstrap": {"alpha": "bs_alpha", "B": "bs_B", "seed": "bs_seed"},
+           "stability": {"subset_size": "st_subset", "B": "st_B", "seed": "st_seed"}}
+#: keys the app has no widget for: their values are reported as not used
+_NOT_SHOWN = {"log_base": "the app's nDCG uses log base 2", "mean": "the app averages over topics arithmetically"}
+
+
+@dataclass
+class AppSettings:
+    """``values``: widget key -> value to set; ``notes``: one plain-text sentence per value that was
+    clamped, snapped, dropped or ignored (empty when the file is shown exactly as written)."""
+
+    values: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _fmt(v) -> str:
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else f"{v:g}" if isinstance(v, float) else repr(v)
+
+
+def _clamp(out: AppSettings, where: str, key: str, v):
+    lo, hi = WIDGET_BOUNDS[key]
+    c = min(max(v, lo), hi)
+    if c != v:
+        out.notes.append(f"{where} {_fmt(v)} is outside the app's range {_fmt(lo)}..{_fmt(hi)}: set to {_fmt(c)}")
+    out.values[key] = c
+    return c
+
+
+def _metrics(new: dict, out: AppSettings, metric_keys) -> None:
+    """The file's metrics as base keys plus one shared cutoff; names the app cannot show are refused."""
+    from .names import resolve
+    from .registry import METRICS
+
+    names = new.get("names")
+    cutoffs = new.get("cutoffs") or []
+    shared = {"rel_threshold": new.get("rel_threshold", DEFAULTS["rel_threshold"]),
+              "beta": new.get("beta", DEFAULTS["beta"]), "gains": new.get("gains")}
+    bases, cut, cut_from = [], (cutoffs[0] if cutoffs else None), "cutoffs"
+    bad = []
+    for m in new["metrics"]:
+        r = resolve(m, names, warn=False)
+        spec = METRICS[r.base]
+        if metric_keys is not None and r.base not in metric_keys:
+            bad.append(f"{m} ({r.base} is not offered by the app)")
+            continue
+        differs = [f"{k}={_fmt(v) if v is not None else 'level'}" for k, v in r.params.items() if shared.get(k) != v]
+        if differs:
+            bad.append(f"{m} (fixes {', '.join(differs)}, while the app sets that for every metric at once; "
+                       f"give {r.base} and set it in the file's own keys)")
+            continue
+        if r.cutoff is not None and spec.cutoff != "required":
+            bad.append(f"{m} (the app shows {r.base} over the whole list, not cut at {r.cutoff})")
+            continue
+        if r.cutoff is not None:
+            if cut is None:
+                cut, cut_from = r.cutoff, m
+            elif r.cutoff != cut:
+                bad.append(f"{m} (the app shows every metric at one cutoff, {cut} from {cut_from})")
+                continue
+        if r.base != m.partition("@")[0]:
+            out.notes.append(f"metric {m} is shown as {r.base}" + (f"@{r.cutoff}" if r.cutoff else ""))
+        bases.append(r.base)
+    if bad:
+        raise SettingsError("metrics the app cannot show as written: " + "; ".join(bad))
+    out.values["metrics"] = list(dict.fromkeys(bases))
+    if cut is not None and not cutoffs:
+        _clamp(out, f"the cutoff of {cut_from}", "cutoff", cut)
+
+
+def fit_to_app(new: dict, K: int, *, metric_keys=None) -> AppSettings:
+    """Widget values for a settings dict that :func:`evalcore.settings.parse_settings` returned, and a
+    note for every value changed on the way. ``K``: the loaded collection's levels (gains and
+    penalties must give K values). ``metric_keys``: the base keys the app offers (None: every key).
+    Raises SettingsError (nothing applied) for gains / penalties of another K or metrics the app
+    cannot show.
+
+    >>> a = fit_to_app({"beta": 40.0, "bootstrap": {"alpha": 0.9, "B": 10**7}}, 3)
+    >>> a.values["beta"], a.values["bs_alpha"], a.values["bs_B"]
+    (10.0, 0.1, 100000)
+    >>> len(a.notes)
+    3
+    """
+    out = AppSettings()
+    for name in ("gains", "penalties"):
+        if new.get(name) is not None and len(new[name]) != K:
+            raise SettingsError(f"{name} gives {len(new[name])} values but the collection has {K} relevance levels")
+    for L, v in enumerate(new.get("gains") or [], start=1):
+        c = min(max(v, GAIN_MIN), GAIN_MAX)
+        if c != v:
+            out.notes.append(f"gain of level {L} {_fmt(v)} is outside the app's range {_fmt(GAIN_MIN)}.."
+                             f"{_fmt(GAIN_MAX)}: set to {_fmt(c)}")
+        out.values[f"g{L}"] = c
+    for L, v in enumerate(new.get("penalties") or [], start=1):
+        out.values[f"p{L}"] = v
+    if new.get("beta") is not None:
+        _clamp(out, "beta", "beta", new["beta"])
+    cutoffs = new.get("cutoffs") or []
+    if cutoffs:
+        _clamp(out, "cutoff", "cutoff", cutoffs[0])
+        if len(cutoffs) > 1:
+            out.notes.append(f"cutoffs {cutoffs}: the app shows one cutoff, {cutoffs[0]}; the others are not used")
+    rt = new.get("rel_threshold")
+    if rt is not None:
+        out.values["threshold"] = "rigid" if rt >= 2 else "relaxed"
+        if rt > 2:
+            out.notes.append(f"rel_threshold {rt}: the app offers 1 (relaxed) and 2 (rigid): set to 2 (rigid)")
+    if new.get("metrics"):
+        _metrics(new, out, metric_keys)
+    if new.get("top_n") is not None:
+        _clamp(out, "top_n", "top_n", new["top_n"])
+    if new.get("top_by") is not None:
+        out.values["top_by"] = new["top_by"]
+    if new.get("dataset") in ("sim", "examples"):
+        out.values["dataset"] = new["dataset"]
+    elif new.get("dataset") == "upload":
+        out.notes.append("dataset \"upload\": a settings file cannot upload data; the loaded data is kept")
+    for key, why in _NOT_SHOWN.items():
+        if new.get(key) is not None and new[key] != DEFAULTS[key]:
+            out.notes.append(f"{key} {_fmt(new[key])} is not used: {why}")
+    for group, keys in _GROUPS.items():
+        for name, v in (new.get(group) or {}).items():
+            wk = keys[name]
+            if name == "sampling":
+                out.values[wk] = v
+            elif name == "alpha":
+                a = min(ALPHAS, key=lambda x: abs(math.log(x) - math.log(v)))
+                if a != v:
+                    out.notes.append(f"{group}.alpha {_fmt(v)} is not one of the app's levels "
+                                     f"{', '.join(map(_fmt, ALPHAS))}: set to {_fmt(a)}")
+                out.values[wk] = a
+            else:
+                _clamp(out, f"{group}.{name}", wk, 0 if v is None else v)
+    return out
