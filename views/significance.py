@@ -10,8 +10,8 @@ Quick pass + refine through widgets.live_meta, as the other meta pages.
 
 Page choices are kept under plain session keys (``sg_*``, ``ts_*``) and copied
 into their widgets (``_w_*``) each run, so they survive visits to other pages
-(widget keys are dropped by Streamlit when their page is not shown). They are
-not in the URL.
+(widget keys are dropped by Streamlit when their page is not shown), and are
+mirrored into the address like every other setting.
 """
 import math
 
@@ -34,11 +34,8 @@ DESIGN_LABELS = {"paired-t": "paired t-test (two systems)", "anova": "one-way AN
                  "ci": "confidence interval width"}
 CONFIDENCES = (0.9, 0.95, 0.99)
 BETAS = (0.05, 0.1, 0.2, 0.3, 0.5)
-ALL = "all metrics"
-DEFAULTS = {"sg_test": "t", "sg_corr": "holm", "sg_alpha": 0.05, "sg_ci": "t", "sg_conf": 0.95, "sg_std": "none",
-            "sg_B": 1000, "sg_seed": 0, "sg_reps": 5, "sg_tmetric": ALL, "sg_runs": "", "sg_only_sig": False,
-            "sg_fmetric": "", "sg_frun": "", "ts_design": "paired-t", "ts_alpha": 0.05, "ts_beta": 0.2,
-            "ts_mind": 0.1, "ts_metric": "", "ts_systems": 0}
+ALL = state.SIG_ALL
+DEFAULTS = state.SIGNIFICANCE_DEFAULTS     # in the address too (dashboard/state.py)
 
 
 def w(key: str) -> str:

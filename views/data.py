@@ -7,7 +7,7 @@ import streamlit as st
 from dashboard import cached, shell, state, widgets
 
 ss = st.session_state
-s, _ = shell.setup()
+s, _ = shell.setup(data_page=True)
 if ss.pop("_switch_to_upload", False):
     st.toast("Files loaded: the app now shows them.", icon=":material/check_circle:")
 
