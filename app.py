@@ -24,7 +24,6 @@ sys.setswitchinterval(0.02)
 import streamlit as st  # noqa: E402
 
 from dashboard import shell  # noqa: E402
-
 from dashboard.pages import HOME, PAGES, ROOT_NAME  # noqa: E402
 
 # One entry per page at its own path (/overview, /data, ...), plus the site's root: a hidden entry
