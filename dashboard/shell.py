@@ -9,12 +9,11 @@ guard. With ``views/`` every run goes through app.py's st.navigation.
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 import streamlit as st
 
-from . import cached, state, widgets
+from . import cached, errors, safe, state, widgets
 
 
 def setup(data_page: bool = False):
@@ -30,6 +29,7 @@ def setup(data_page: bool = False):
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
                        layout="wide", initial_sidebar_state="expanded")
     ss = st.session_state
+    errors.show_pending()           # a widget callback that failed before this run
     state.init(cached.METRIC_KEYS)
     state.keep_alive()
     if ss.get("_switch_to_upload"):  # the Data page just loaded files
@@ -39,7 +39,7 @@ def setup(data_page: bool = False):
     state.set_levels(collection.max_level)
     widgets.sidebar(collection)
     for msg in ss.pop("_url_warnings", []):
-        st.toast(msg)
+        st.toast(safe.md(msg))      # quotes the address: text, never Markdown
     state.sync_url()
     return cached.usable(collection, state.current()), collection
 
@@ -86,6 +86,7 @@ def _uploaded_data(data_page: bool) -> None:
     st.stop()
 
 
+@errors.guarded
 def _use_sim() -> None:
     st.session_state["dataset"] = "sim"
 
@@ -102,13 +103,7 @@ def setup_analysis():
 _log = logging.getLogger("evalcore.app")
 
 
-def _raise_in_tests() -> bool:
-    """Under streamlit.testing (AppTest) a real bug must fail the test, not
-    become an error box; EVALCORE_GUARD=on forces the guard (its own test)."""
-    if os.environ.get("EVALCORE_GUARD", "").lower() in ("on", "1", "true"):
-        return False
-    from streamlit import config
-    return bool(config.get_option("global.appTest"))
+_raise_in_tests = errors.raise_in_tests
 
 
 def guard(run) -> None:
@@ -128,12 +123,10 @@ def guard(run) -> None:
         run()
         state.sync_url()        # again: a page may have set its own choices after setup() mirrored them
     except cached.InputError as e:
-        st.error(f"This view could not be computed with the current data and settings: {e}",
+        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(e)}",
                  icon=":material/error:")
     except Exception as e:  # noqa: BLE001 - the one place that turns a bug into a message
         if _raise_in_tests():
             raise
         _log.exception("unexpected error while drawing the page")
-        st.error(f"Something went wrong while drawing this page ({type(e).__name__}: {str(e)[:500]}). "
-                 "Your data and settings are kept; change a setting or reload the page. The details are in "
-                 "the server log.", icon=":material/error:")
+        st.error(errors.message(e, "drawing this page"), icon=":material/error:")

@@ -35,6 +35,8 @@ from evalcore.settings import (
     parse_settings,
 )
 
+from .errors import guarded
+
 #: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
@@ -274,6 +276,7 @@ def set_levels(K: int) -> None:
     ss["_K"] = K
 
 
+@guarded
 def gain_from_widget(L: int, prefix: str) -> None:
     """Slider / number-box callback: the widget's value becomes gain ``g{L}``."""
     v = st.session_state.get(f"{prefix}{L}")
@@ -281,6 +284,7 @@ def gain_from_widget(L: int, prefix: str) -> None:
         st.session_state[f"g{L}"] = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
 
 
+@guarded
 def apply_gains(values_ascending) -> None:
     """Button callback: set every gain slider (e.g. a preset)."""
     for L, v in enumerate(values_ascending, start=1):
@@ -339,6 +343,7 @@ def sync_url() -> None:
         st.query_params.from_dict(want)
 
 
+@guarded
 def reset() -> None:
     """Button callback: every setting back to its default; the data stays loaded."""
     ss = st.session_state

@@ -18,7 +18,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, figures, safe, shell, state, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -169,7 +169,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     st.plotly_chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
                     width="stretch", key="sg_forest")
     nsig = int(fd["significant"].sum())
-    st.caption(f"Each row: {frun} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
+    st.caption(f"Each row: {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
                f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
                + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
                   "statement." if corr != "none" else ""))
@@ -183,7 +183,7 @@ else:                                                     # exact tests only: no
     try:
         res = cached.meta_compute("pairs", c, s, pair_params, 1)
     except ValueError as e:
-        st.error(f"Pair statistics cannot run with these settings: {e}", icon=":material/error:")
+        st.error(f"Pair statistics cannot run with these settings: {safe.md_lines(e)}", icon=":material/error:")
         res = None
     if res is not None:
         draw_pairs(res["frames"], None, None)
