@@ -24,20 +24,12 @@ sys.setswitchinterval(0.02)
 import streamlit as st  # noqa: E402
 
 from dashboard import shell  # noqa: E402
+from dashboard.pages import HOME, PAGES, ROOT_NAME  # noqa: E402
 
-pages = [
-    st.Page("views/0_overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
-    st.Page("views/1_data.py", title="Data", icon=":material/database:", url_path="data"),
-    st.Page("views/2_playground.py", title="Metric playground", icon=":material/school:", url_path="playground"),
-    st.Page("views/3_rankings.py", title="Rankings", icon=":material/leaderboard:", url_path="rankings"),
-    st.Page("views/4_correlation.py", title="Rank correlation", icon=":material/grid_on:", url_path="correlation"),
-    st.Page("views/9_gains.py", title="Which gains should I report?", icon=":material/tune:", url_path="gains"),
-    st.Page("views/5_swap.py", title="Swap method", icon=":material/swap_horiz:", url_path="swap"),
-    st.Page("views/6_bootstrap.py", title="Bootstrap sensitivity", icon=":material/ssid_chart:",
-            url_path="bootstrap"),
-    st.Page("views/10_significance.py", title="Significance & topic sets", icon=":material/functions:",
-            url_path="significance"),
-    st.Page("views/7_stability.py", title="Stability", icon=":material/balance:", url_path="stability"),
-    st.Page("views/8_report.py", title="Report", icon=":material/description:", url_path="report"),
-]
+# One entry per page at its own path (/overview, /data, ...), plus the site's root: a hidden entry
+# running the Overview's script (Streamlit serves its default page only at "/", so /overview
+# needs an entry of its own).
+pages = [st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path) for p in PAGES]
+pages.append(st.Page(HOME.script, title=HOME.title, icon=HOME.icon, url_path=ROOT_NAME, default=True,
+                     visibility="hidden"))
 shell.guard(st.navigation(pages).run)

@@ -64,7 +64,7 @@ def _session(c: Collection):
     return at
 
 
-def slider_to_update(c: Collection, moves: int = 15, pages=("views/3_rankings.py", "views/4_correlation.py"),
+def slider_to_update(c: Collection, moves: int = 15, pages=("views/rankings.py", "views/correlation.py"),
                      seed0: float = 3.1) -> dict[str, dict[str, list[float]]]:
     """Per page: wall ms, CPU ms and (live pages) ms to the first meta chart, per slider move."""
     at = _session(c)
@@ -222,7 +222,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.many_runs:
         c = evalcore.simulated_collection(n_topics=50, n_runs=args.many_runs, seed=0)
-        live = slider_to_update(c, args.moves, pages=("views/0_overview.py", "views/6_bootstrap.py"))
+        live = slider_to_update(c, args.moves, pages=("views/overview.py", "views/bootstrap.py"))
         for page, r in live.items():
             print(f"{args.many_runs} runs, slider -> {Path(page).stem}: first meta chart {_ms(r['first'])}; "
                   f"settled wall {_ms(r['wall'])}; CPU {_ms(r['cpu'])} over {len(r['wall'])} moves")
@@ -235,7 +235,7 @@ def main() -> None:
     for page, r in res.items():
         print(f"slider -> updated {Path(page).stem}: wall {_ms(r['wall'])}; CPU {_ms(r['cpu'])} "
               f"over {len(r['wall'])} moves")
-    live = slider_to_update(c, args.moves, pages=("views/5_swap.py", "views/6_bootstrap.py", "views/0_overview.py"),
+    live = slider_to_update(c, args.moves, pages=("views/swap.py", "views/bootstrap.py", "views/overview.py"),
                             seed0=3.05)
     for page, r in live.items():
         print(f"slider -> settled {Path(page).stem}: first meta chart {_ms(r['first'])}; settled (chosen B on "

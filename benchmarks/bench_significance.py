@@ -53,7 +53,7 @@ def page_moves(c, test: str, values, refine: bool) -> list[float]:
         at.session_state["uploaded"] = c
         at.run()
         at.selectbox(key="dataset").set_value("upload").run()
-        at.switch_page("views/10_significance.py").run()
+        at.switch_page("views/significance.py").run()
         at.selectbox(key="_w_sg_test").set_value(test).run()
         assert not at.exception, [e.message for e in at.exception]
         top = f"_gs{c.max_level}"            # the sidebar slider of the top level

@@ -117,6 +117,37 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     return c
 
 
+#: Uploads reopened by a link, by content hash (the collection's fingerprint): the most recent ones.
+UPLOAD_LINKS_KEPT = 4
+
+
+def upload_links_on() -> bool:
+    """Whether a link may reopen uploaded data (server setting EVALCORE_UPLOAD_LINKS, on by default)."""
+    import os
+    return os.environ.get("EVALCORE_UPLOAD_LINKS", "on").strip().lower() not in ("off", "0", "false", "no")
+
+
+@st.cache_resource
+def _links() -> "_Store":
+    return _Store(UPLOAD_LINKS_KEPT)
+
+
+def share_upload(c: Collection) -> None:
+    """Offer a loaded upload to links naming its content hash (arrays shared, nothing copied)."""
+    if upload_links_on() and _links().get(c.fingerprint) is None:
+        _links().put(c.fingerprint, c)
+
+
+def shared_upload(fp: str, name: str = "") -> Collection | None:
+    """The upload a link names by content hash, titled as in the link; None if not held (or links are off)."""
+    if not fp or not upload_links_on():
+        return None
+    c = _links().get(str(fp))
+    if c is None:
+        return None
+    return replace(c, name=str(name)[:200]) if name and name != c.name else c
+
+
 def current_collection(s: Settings | None = None) -> Collection:
     """The collection the sidebar's dataset choice points at."""
     ss = st.session_state
@@ -202,11 +233,12 @@ def top_runs(c: Collection, s: Settings) -> np.ndarray:
 
 def analysis_collection(c: Collection, s: Settings) -> Collection:
     idx = top_runs(c, s)
-    return c if len(idx) == c.n_runs else _subset(_c=c, fp=c.fingerprint, runs=tuple(idx.tolist()))
+    return c if len(idx) == c.n_runs else _subset(_c=c, fp=c.fingerprint, name=c.name, runs=tuple(idx.tolist()))
 
 
 @st.cache_resource(max_entries=16)
-def _subset(_c: Collection, fp: str, runs: tuple) -> Collection:
+def _subset(_c: Collection, fp: str, name: str | None, runs: tuple) -> Collection:
+    # ``name`` is in the key: two sessions with the same bytes under two titles get their own title back
     return _c.subset(runs=list(runs))
 
 

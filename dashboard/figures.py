@@ -10,6 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from .safe import plot as _esc
+
 #: Okabe & Ito (2008), yellow last: it is hard to read on white.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 GREY = "#999999"
@@ -75,7 +77,31 @@ def _figure(traces: list[dict], *, title: str | None = None, x: str | None = Non
     }
     if title:
         lay["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}}
-    return go.Figure({"data": traces, "layout": lay})
+    return go.Figure({"data": [_text_safe(t) for t in traces], "layout": lay})
+
+
+#: Trace properties whose strings plotly draws as (HTML-ish) labels: run and topic ids, settings.
+_DRAWN = ("x", "y", "text", "customdata", "name", "labels", "categoryarray")
+
+
+def _text_safe(trace: dict) -> dict:
+    """A trace whose data strings (ids from the user's files) are shown, not read as tags: plotly draws
+    ``<a href>`` in a tick or a hover as a link. Numbers are left alone (no copy of a numeric array)."""
+    out = dict(trace)
+    for k in _DRAWN:
+        v = out.get(k)
+        if isinstance(v, str):
+            out[k] = _esc(v)
+        elif isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.dtype == object):
+            out[k] = _esc_array(v)
+    return out
+
+
+def _esc_array(v):
+    if isinstance(v, np.ndarray):
+        flat = [(_esc(x) if isinstance(x, str) else x) for x in v.ravel().tolist()]
+        return np.array(flat, dtype=object).reshape(v.shape)
+    return [(_esc(x) if isinstance(x, str) else _esc_array(x) if isinstance(x, (list, tuple)) else x) for x in v]
 
 
 def color_map(names) -> dict[str, str]:
@@ -146,6 +172,7 @@ def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
 def run_difference(df: pd.DataFrame, run_x: str, run_y: str, metric: str) -> go.Figure:
     """Per-topic difference x - y, sorted. ``df``: columns topic, x, y, diff."""
     d = df.sort_values("diff", ascending=False)
+    run_x, run_y = _esc(run_x), _esc(run_y)
     colors = np.where(d["diff"] > 0, OKABE_ITO[0], np.where(d["diff"] < 0, OKABE_ITO[3], GREY))
     bar = dict(type="bar", x=[str(t) for t in d["topic"]], y=d["diff"].to_numpy(), marker=dict(color=colors),
                customdata=np.c_[d["x"], d["y"]],
@@ -369,6 +396,7 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
     (run minus other) and a bar for its CI; significant pairs in colour (blue: ``run`` better,
     orange: worse), the others grey; a line at 0."""
     traces = []
+    run = _esc(run)
     groups = [(f"significant, {run} better", df["significant"] & (df["mean_diff"] > 0), OKABE_ITO[0]),
               (f"significant, {run} worse", df["significant"] & (df["mean_diff"] <= 0), OKABE_ITO[3]),
               ("not significant", ~df["significant"], GREY)]
@@ -390,7 +418,7 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
         ))
     fig = _figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
                   height=max(320, 20 * len(df) + 110), shapes=[_vline(0, dict(color="#555555", width=1))],
-                  yaxis=dict(type="category", categoryorder="array", categoryarray=list(df["other"]),
+                  yaxis=dict(type="category", categoryorder="array", categoryarray=[_esc(o) for o in df["other"]],
                              tickfont=dict(size=11)))
     fig.layout.legend.title.text = sig_label + ": "
     return fig

@@ -9,39 +9,86 @@ guard. With ``views/`` every run goes through app.py's st.navigation.
 from __future__ import annotations
 
 import logging
-import os
 import time
 
 import streamlit as st
 
-from . import cached, state, widgets
+from . import cached, errors, safe, state, widgets
 
 
-def setup():
+def setup(data_page: bool = False):
     """Page config, session defaults (from the URL once), the shared sidebar.
 
-    Returns ``(settings, collection)`` for this run.
+    A link to uploaded data the server no longer holds stops the page with a
+    message saying what is missing and how to load it (:func:`_uploaded_data`);
+    the Data page (``data_page=True``) shows the message and goes on, so the
+    files can be loaded there. Returns ``(settings, collection)`` for this run.
     """
     st.session_state["_live_pending"] = []       # quick passes drawn in this run (widgets.live_meta)
     st.session_state["_run_t0"] = time.perf_counter()
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
                        layout="wide", initial_sidebar_state="expanded")
     ss = st.session_state
+    errors.show_pending()           # a widget callback that failed before this run
     state.init(cached.METRIC_KEYS)
     state.keep_alive()
     if ss.get("_switch_to_upload"):  # the Data page just loaded files
         ss["dataset"] = "upload"
-    if ss["dataset"] == "upload" and ss.get("uploaded") is None:
-        ss["dataset"] = "sim"
-        st.toast("Uploaded data lives only in the browser session that uploaded it; "
-                 "showing the simulated collection.")
+    _uploaded_data(data_page)
     collection = cached.current_collection()
     state.set_levels(collection.max_level)
     widgets.sidebar(collection)
     for msg in ss.pop("_url_warnings", []):
-        st.toast(msg)
+        st.toast(safe.md(msg))      # quotes the address: text, never Markdown
     state.sync_url()
     return cached.usable(collection, state.current()), collection
+
+
+def _uploaded_data(data_page: bool) -> None:
+    """Uploaded data in the address: reopen it, or say plainly why not. Never a silent fallback.
+
+    A loaded upload is offered to links (``?data=upload&up=<content hash>``) while the server
+    holds it: anyone with the link sees that data, as the docs say; EVALCORE_UPLOAD_LINKS=off
+    turns this off. A link whose data is gone (the server restarted, or other uploads pushed it
+    out of the bounded store) shows what is missing and how to load it, and keeps every other
+    setting of the link.
+    """
+    ss = st.session_state
+    up = ss.get("uploaded")
+    if up is not None:
+        cached.share_upload(up)
+        ss["upload_fp"], ss["upload_name"] = up.fingerprint, str(up.name or "")[:state.MAX_URL_TEXT]
+        return
+    if ss["dataset"] != "upload":
+        return
+    found = cached.shared_upload(ss.get("upload_fp", ""), ss.get("upload_name", ""))
+    if found is not None:
+        ss["uploaded"] = found
+        return
+    name, key = ss.get("upload_name") or "", ss.get("upload_fp") or ""
+    why = ("this server does not reopen uploaded data from links (EVALCORE_UPLOAD_LINKS=off)"
+           if not cached.upload_links_on() else
+           "this server does not hold it any more (uploads are kept in memory while the server runs, "
+           f"the {cached.UPLOAD_LINKS_KEPT} most recent ones)" if key else
+           "the address does not say which upload (no up=... in it)")
+    st.error("This link shows **uploaded data** that cannot be opened here: " + why + ".", icon=":material/link_off:")
+    st.text(f"Collection: {name or '(no name in the link)'}\nContent key: {key[:16] + '...' if key else '(none)'}")
+    st.markdown("To see this view, load the same qrels and run files on the **Data** page (tab *Upload files*); "
+                "every other setting of the link (gains, beta, metrics, page choices) is kept and applies to "
+                "them. Or look at the simulated collection instead.")
+    if data_page:
+        ss["dataset"] = "sim"        # the page goes on with the simulated data, saying so above
+        ss["_link_missing"] = True
+        return
+    c1, c2 = st.columns([1, 2])
+    c1.page_link("views/data.py", label="Load the files on the Data page", icon=":material/upload_file:")
+    c2.button("Show the simulated collection instead", on_click=_use_sim, icon=":material/science:")
+    st.stop()
+
+
+@errors.guarded
+def _use_sim() -> None:
+    st.session_state["dataset"] = "sim"
 
 
 def setup_analysis():
@@ -56,13 +103,7 @@ def setup_analysis():
 _log = logging.getLogger("evalcore.app")
 
 
-def _raise_in_tests() -> bool:
-    """Under streamlit.testing (AppTest) a real bug must fail the test, not
-    become an error box; EVALCORE_GUARD=on forces the guard (its own test)."""
-    if os.environ.get("EVALCORE_GUARD", "").lower() in ("on", "1", "true"):
-        return False
-    from streamlit import config
-    return bool(config.get_option("global.appTest"))
+_raise_in_tests = errors.raise_in_tests
 
 
 def guard(run) -> None:
@@ -80,13 +121,12 @@ def guard(run) -> None:
     """
     try:
         run()
+        state.sync_url()        # again: a page may have set its own choices after setup() mirrored them
     except cached.InputError as e:
-        st.error(f"This view could not be computed with the current data and settings: {e}",
+        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(e)}",
                  icon=":material/error:")
     except Exception as e:  # noqa: BLE001 - the one place that turns a bug into a message
         if _raise_in_tests():
             raise
         _log.exception("unexpected error while drawing the page")
-        st.error(f"Something went wrong while drawing this page ({type(e).__name__}: {str(e)[:500]}). "
-                 "Your data and settings are kept; change a setting or reload the page. The details are in "
-                 "the server log.", icon=":material/error:")
+        st.error(errors.message(e, "drawing this page"), icon=":material/error:")

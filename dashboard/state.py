@@ -35,6 +35,8 @@ from evalcore.settings import (
     parse_settings,
 )
 
+from .errors import guarded
+
 #: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
@@ -44,6 +46,16 @@ __all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM
 #: The gain slider spans GAIN_MIN..GAIN_SLIDER_MAX (a hand can place it to ~0.1 on a sidebar);
 #: the number box beside it takes exact values up to GAIN_MAX (issue 8 sec. 4).
 GAIN_SLIDER_MAX = 10.0
+
+def _bool(text: str) -> bool:
+    """A URL flag: true/1/yes or false/0/no (anything else is refused)."""
+    t = str(text).strip().lower()
+    if t in ("true", "1", "yes", "on"):
+        return True
+    if t in ("false", "0", "no", "off"):
+        return False
+    raise ValueError(text)
+
 
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
@@ -74,7 +86,28 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "st_subset": ("stk", 0, int),
     "st_B": ("stb", 1000, int),
     "st_seed": ("stseed", 0, int),
+    # page choices that change what is drawn: a copied link reopens the same view
+    "ov_metric": ("ov", "", str),          # Overview: "Ranking by" ("" = the page's default)
+    "ov_ref": ("ovref", "", str),          # Overview: the gains the current ones are compared with
+    "gv_metric": ("gv", "", str),          # Which gains: metric
+    "gv_ratio": ("gvr", 10.0, float),
+    "gv_B": ("gvb", 200, int),
+    "gv_rep": ("gvrep", 5, int),
+    "sw_conf": ("swc", 0.95, float),       # Swap: the confidence of the summary table
+    "bs_tab": ("bst", "", str),            # Bootstrap: which tab ("" = the first)
+    "bs_only_sig": ("bssig", False, _bool),
+    "upload_fp": ("up", "", str),          # uploaded data: content hash (see shell.setup)
+    "upload_name": ("upname", "", str),    # its title in this view
 }
+#: The Significance page's choices (plain keys, mirrored into its widgets by the page).
+SIG_ALL = "all metrics"
+SIGNIFICANCE_DEFAULTS = {
+    "sg_test": "t", "sg_corr": "holm", "sg_alpha": 0.05, "sg_ci": "t", "sg_conf": 0.95, "sg_std": "none",
+    "sg_B": 1000, "sg_seed": 0, "sg_reps": 5, "sg_tmetric": SIG_ALL, "sg_runs": "", "sg_only_sig": False,
+    "sg_fmetric": "", "sg_frun": "", "sg_base": "", "ts_design": "paired-t", "ts_alpha": 0.05, "ts_beta": 0.2,
+    "ts_mind": 0.1, "ts_metric": "", "ts_systems": 0}
+for _k, _d in SIGNIFICANCE_DEFAULTS.items():
+    _SCALARS[_k] = (_k.replace("_", ""), _d, _bool if isinstance(_d, bool) else type(_d))
 _LISTS = {"metrics": ("m", DEFAULT_METRICS)}
 
 _CHOICES = {
@@ -82,7 +115,13 @@ _CHOICES = {
     "threshold": ("relaxed", "rigid"),
     "sw_sampling": ("replacement", "disjoint", "independent"),
 }
-_BOUNDS = WIDGET_BOUNDS
+#: evalcore's widget bounds, plus the page choices' (each page also checks its value is one it offers).
+_BOUNDS = {**WIDGET_BOUNDS, "gv_ratio": (1.0, 100.0), "gv_B": (10, 100000), "gv_rep": (1, 20),
+           "sw_conf": (0.5, 0.999), "sg_B": (10, 100000), "sg_seed": (0, 10**6), "sg_reps": (1, 20),
+           "sg_alpha": (0.001, 0.5), "sg_conf": (0.5, 0.999), "ts_alpha": (0.001, 0.5), "ts_beta": (0.01, 0.99),
+           "ts_mind": (0.001, 10.0), "ts_systems": (0, 1000)}
+#: Longest text a URL value may carry (a metric key, a run id, a collection's title).
+MAX_URL_TEXT = 200
 ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
 
@@ -167,6 +206,8 @@ def _clean(key: str, value):
     lo), hi)`` is nan, which is how ``?beta=nan`` used to pass."""
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(value)
+    if isinstance(value, str):
+        value = value[:MAX_URL_TEXT]
     lo_hi = _BOUNDS.get(key)
     if lo_hi is not None:
         value = min(max(value, lo_hi[0]), lo_hi[1])
@@ -235,6 +276,7 @@ def set_levels(K: int) -> None:
     ss["_K"] = K
 
 
+@guarded
 def gain_from_widget(L: int, prefix: str) -> None:
     """Slider / number-box callback: the widget's value becomes gain ``g{L}``."""
     v = st.session_state.get(f"{prefix}{L}")
@@ -242,6 +284,7 @@ def gain_from_widget(L: int, prefix: str) -> None:
         st.session_state[f"g{L}"] = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
 
 
+@guarded
 def apply_gains(values_ascending) -> None:
     """Button callback: set every gain slider (e.g. a preset)."""
     for L, v in enumerate(values_ascending, start=1):
@@ -283,6 +326,8 @@ def sync_url() -> None:
         return
     want: dict[str, str] = {}
     for key, (name, default, _) in _SCALARS.items():
+        if key in ("upload_fp", "upload_name") and ss.get("dataset") != "upload":
+            continue
         if key in ss and ss[key] != default:
             want[name] = str(ss[key])
     if list(ss.get("metrics", DEFAULT_METRICS)) != list(DEFAULT_METRICS):
@@ -298,11 +343,14 @@ def sync_url() -> None:
         st.query_params.from_dict(want)
 
 
+@guarded
 def reset() -> None:
     """Button callback: every setting back to its default; the data stays loaded."""
     ss = st.session_state
     for key in list(_SCALARS) + list(_LISTS) + ["_K", "_url_gains", "_url_pen"]:
         ss.pop(key, None)
+    for key in [k for k in ss if isinstance(k, str) and k.startswith("_w_")]:   # the Significance page's widgets
+        del ss[key]
     keep = ss.get("uploaded") is not None
     st.query_params.clear()
     ss["_init_done"] = True

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import cached, figures, state
+from . import cached, errors, figures, safe, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
@@ -21,7 +21,7 @@ def sidebar(c) -> None:
     """Dataset, gains (with presets), beta, penalties, cutoff, threshold, metrics, top N, reset."""
     ss = st.session_state
     K = c.max_level
-    names = state.level_names(K, c.level_names)
+    names = [safe.md(n, 40) for n in state.level_names(K, c.level_names)]     # labels are Markdown
     with st.sidebar:
         options = ["sim", "examples"] + (["upload"] if ss.get("uploaded") is not None else [])
         st.selectbox("Dataset", options, key="dataset", format_func=DATASET_LABELS.get,
@@ -125,7 +125,7 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) ->
 
 
 def settings_line(s: state.Settings, c) -> str:
-    names = state.level_names(s.K, c.level_names)
+    names = [safe.md(n, 40) for n in state.level_names(s.K, c.level_names)]
     gains = " : ".join(f"{names[L - 1]}={s.gains[L - 1]:g}" for L in range(s.K, 0, -1))
     return (f"gains {gains} · beta {s.beta:g} · cutoff l = {s.cutoff} · "
             f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold")
@@ -142,9 +142,11 @@ def b_controls(what: str, B_key: str, seed_key: str, B_max: int = 100000) -> Non
     buttons; every value is stated again on the result."""
     ss = st.session_state
 
+    @errors.guarded
     def _more():
         ss[B_key] = min(int(ss[B_key]) * 10, B_max)
 
+    @errors.guarded
     def _new_seed():
         ss[seed_key] = (int(ss[seed_key]) + 1) % (10**6 + 1)
 
@@ -190,7 +192,7 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
             elif cached.meta_estimate(kind, c, s, params, B, quick) <= BUDGET_S:
                 res = cached.meta_compute(kind, c, s, params, B)
     except ValueError as e:
-        status.error(f"{what} cannot run with these settings: {e}", icon=":material/error:")
+        status.error(f"{what} cannot run with these settings: {safe.md_lines(e)}", icon=":material/error:")
         return None
     if res is not None:
         status.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
@@ -229,7 +231,7 @@ def finish_live() -> None:
             try:
                 cached.meta_compute(kind, c, s, params, B, progress=prog)
             except ValueError as e:
-                st.error(f"{what} with B = {B} could not run: {e}", icon=":material/error:")
+                st.error(f"{what} with B = {B} could not run: {safe.md_lines(e)}", icon=":material/error:")
                 return
             finally:
                 prog.done()

@@ -2,6 +2,7 @@
 the papers' worked examples on the playground, bad input, URL state."""
 from __future__ import annotations
 
+import html
 import io
 import json
 import zipfile
@@ -18,10 +19,11 @@ import evalcore  # noqa: E402
 from evalcore import registry  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["0_overview", "1_data", "2_playground", "3_rankings", "4_correlation", "5_swap", "6_bootstrap",
-         "7_stability", "8_report", "9_gains", "10_significance"]
-CHART_PAGES = {"0_overview", "2_playground", "3_rankings", "4_correlation", "5_swap", "6_bootstrap", "7_stability",
-               "9_gains", "10_significance"}
+from dashboard.pages import PAGES as _REGISTRY  # noqa: E402
+
+# the registry app.py builds its navigation from: a page added there is tested here
+PAGES = [p.file[:-3] for p in _REGISTRY]
+CHART_PAGES = {p.file[:-3] for p in _REGISTRY if p.has_chart}
 
 
 def _app(query: dict | None = None) -> AppTest:
@@ -67,7 +69,7 @@ def test_every_page_renders_on_the_simulated_data(page):
 
 
 def test_moving_a_gain_slider_changes_the_ranking_as_evalcore_says(sim):
-    at = _goto(_app(), "3_rankings")
+    at = _goto(_app(), "rankings")
     before = _means_table(at)["P-measure"]
     at.slider(key="_gs3").set_value(10.0).run()          # S-relevant gain 3 -> 10
     assert not at.exception
@@ -81,7 +83,7 @@ def test_moving_a_gain_slider_changes_the_ranking_as_evalcore_says(sim):
 
 
 def test_a_preset_button_sets_every_gain():
-    at = _goto(_app(), "3_rankings")
+    at = _goto(_app(), "rankings")
     at.button(key="preset_10:5:1").click().run()
     assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
     at.button(key="preset_0.3:0.2:0.1").click().run()
@@ -104,7 +106,7 @@ def test_bad_url_values_are_ignored_not_fatal():
     at = _app({"gains": "a:b:c", "beta": "lots", "thr": "sideways", "cutoff": "-4"})
     assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [3.0, 2.0, 1.0]
     assert at.number_input(key="cutoff").value == 1
-    _goto(at, "3_rankings")
+    _goto(at, "rankings")
 
 
 @pytest.mark.parametrize("preset, metric, value", [
@@ -114,7 +116,7 @@ def test_bad_url_values_are_ignored_not_fatal():
     ("inverse", "P-measure", "1.0000"), ("inverse", "P+-measure", "0.7381"),  # 003 Sec. 3.3: 0.74
 ])
 def test_playground_presets_give_the_papers_values(preset, metric, value):
-    at = _goto(_app(), "2_playground")
+    at = _goto(_app(), "playground")
     at.button(key=f"pl_preset_{preset}").click().run()
     assert not at.exception
     assert _metric(at, metric) == value
@@ -122,10 +124,10 @@ def test_playground_presets_give_the_papers_values(preset, metric, value):
 
 def test_worked_examples_dataset_on_the_playground():
     """003 Fig. 3, system Z on topic T3, copied from the worked-examples collection."""
-    at = _goto(_app(), "1_data")
+    at = _goto(_app(), "data")
     at.button(key="use_examples").click().run()
     assert at.selectbox(key="dataset").value == "examples"
-    _goto(at, "2_playground")
+    _goto(at, "playground")
     at.selectbox(key="pl_src_run").set_value("Z")
     at.selectbox(key="pl_src_topic").set_value("T3")
     at.button(key="pl_copy").click().run()
@@ -157,21 +159,21 @@ def _upload(at: AppTest, qrels, runs) -> AppTest:
 
 
 def test_bad_upload_shows_an_error_and_keeps_the_data():
-    at = _goto(_app(), "1_data")
+    at = _goto(_app(), "data")
     _upload(at, ("qrels.txt", b"this is not\ta qrels file at all\n\x00\x01"),
             [("run.txt", b"garbage line\n")])
     assert not at.exception, [e.message for e in at.exception]
     assert at.error, "a bad upload must show an error box"
     assert at.selectbox(key="dataset").value == "sim"
-    _goto(at, "3_rankings")
+    _goto(at, "rankings")
 
 
 def test_uploading_the_worked_examples_gives_the_papers_values():
-    at = _goto(_app(), "1_data")
+    at = _goto(_app(), "data")
     _upload(at, *_fig3_files())
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.selectbox(key="dataset").value == "upload"
-    _goto(at, "2_playground")
+    _goto(at, "playground")
     at.selectbox(key="pl_src_run").set_value("Z")
     at.selectbox(key="pl_src_topic").set_value("T3")
     at.button(key="pl_copy").click().run()
@@ -179,7 +181,7 @@ def test_uploading_the_worked_examples_gives_the_papers_values():
 
 
 def test_report_builds_and_its_settings_file_reloads():
-    at = _goto(_app({"gains": "10:5:1", "nt": "20", "nr": "8"}), "8_report")
+    at = _goto(_app({"gains": "10:5:1", "nt": "20", "nr": "8"}), "report")
     at.button(key="rp_build").click().run()
     assert not at.exception
     files, tables = at.session_state["_report"]
@@ -197,7 +199,7 @@ def test_report_builds_and_its_settings_file_reloads():
         f.write(files["settings.json"])
     assert load_settings(f.name)["gains"] == [1.0, 5.0, 10.0]
     # and the app reloads it in a fresh session
-    at2 = _goto(_app(), "8_report")
+    at2 = _goto(_app(), "report")
     at2.file_uploader(key="rp_settings_file").set_value(("s.json", files["settings.json"], "application/json"))
     at2.run()
     assert not at2.exception
@@ -206,14 +208,15 @@ def test_report_builds_and_its_settings_file_reloads():
 
 def test_a_bad_settings_file_changes_nothing_and_says_why():
     """Atomic reload (evalcore.settings): valid gains beside a NaN beta must not be half-applied."""
-    at = _goto(_app(), "8_report")
+    at = _goto(_app(), "report")
     before = [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)]
     bad = b'{"settings": {"gains": [1, 5, 10], "beta": NaN}}'
     at.file_uploader(key="rp_settings_file").set_value(("bad.json", bad, "application/json"))
     at.run()
     assert not at.exception
     assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == before
-    assert any("bad.json: NaN is not a finite number" in e.value and "nothing was changed" in e.value
+    # the message quotes the file: shown as text (escaped Markdown), read here as the browser shows it
+    assert any("bad.json: NaN is not a finite number" in html.unescape(e.value) and "nothing was changed" in e.value
                for e in at.error)
 
 
@@ -237,7 +240,7 @@ def test_every_page_renders_on_a_two_level_upload(page):
     assert [s.label for s in at.sidebar.slider][:2] == ["L2 (level 2)", "L1 (level 1)"]
     _goto(at, page)
     assert not at.error, [e.value for e in at.error]
-    if page == "3_rankings":
+    if page == "rankings":
         at.slider(key="_gs2").set_value(7.5).run()
         got = _means_table(at)["Q-measure"]
         want = registry.means_table(c, ["Q-measure"], gains=[1.0, 7.5])["Q-measure"]
@@ -247,10 +250,10 @@ def test_every_page_renders_on_a_two_level_upload(page):
 def test_nerr_is_kept_under_any_gains():
     """nERR's stop probability g/(max gain + 1) is a probability for any gains (issue 7), so S:A:B = 1:2:3
     no longer drops it."""
-    at = _goto(_app({"gains": "1:2:3", "m": "AP,nERR,P-measure"}), "3_rankings")
+    at = _goto(_app({"gains": "1:2:3", "m": "AP,nERR,P-measure"}), "rankings")
     assert not any("left out" in w.value for w in at.sidebar.warning)
     assert list(_means_table(at).columns) == ["rank", "AP", "nERR@10", "P-measure"]
-    _goto(at, "4_correlation")
+    _goto(at, "correlation")
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -279,23 +282,23 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
     monkeypatch.setattr(evalcore, "load_collection", fake_load)
     from dashboard import cached
     cached._uploads.clear()              # uploads are shared by content hash: forget other tests' parses
-    at = _goto(_app(), "1_data")
+    at = _goto(_app(), "data")
     _upload(at, *_fig3_files())
     assert not at.exception and not at.error
     assert seen["qrels"][0] == "qrels.txt" and [n for n, _ in seen["runs"]] == ["Z.txt", "X.txt"]
     assert at.selectbox(key="dataset").value == "upload"
-    _goto(at, "2_playground")
+    _goto(at, "playground")
     at.selectbox(key="pl_src_run").set_value("Z")
     at.button(key="pl_copy").click().run()
     assert _metric(at, "P-measure") == "0.8571"
     # a later bad upload keeps this data
-    _goto(at, "1_data")
+    _goto(at, "data")
     monkeypatch.setattr(evalcore, "load_collection",
                         lambda *a, **k: (_ for _ in ()).throw(evalcore.InputError("run.txt, line 1: bad")))
     (qn, qb), runs = _fig3_files()       # other bytes: the same files again would be served from the upload store
     _upload(at, (qn, qb + b"T3 0 dX 0\n"), runs)
     assert not at.exception
-    assert any("run.txt, line 1" in e.value for e in at.error)
+    assert any("run.txt, line 1" in html.unescape(e.value) for e in at.error)
     assert at.selectbox(key="dataset").value == "upload"
 
 
@@ -306,11 +309,11 @@ def test_uploading_runs_as_one_zip_and_gzipped_qrels():
     with zipfile.ZipFile(buf, "w") as z:
         for name, data in runs:
             z.writestr(name, data)
-    at = _goto(_app(), "1_data")
+    at = _goto(_app(), "data")
     _upload(at, ("qrels.txt.gz", gzip.compress(qbytes)), [("runs.zip", buf.getvalue())])
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.selectbox(key="dataset").value == "upload"
-    _goto(at, "2_playground")
+    _goto(at, "playground")
     at.selectbox(key="pl_src_run").set_value("Z")
     at.button(key="pl_copy").click().run()
     assert _metric(at, "P-measure") == "0.8571"

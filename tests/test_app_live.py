@@ -51,9 +51,9 @@ def small():
     return evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
 
 
-@pytest.mark.parametrize("page, chart", [("5_swap", "sw_chart"), ("6_bootstrap", "bs_chart"),
-                                         ("6_bootstrap", "tk_chart"), ("7_stability", "st_chart"),
-                                         ("0_overview", "ov_boot")])
+@pytest.mark.parametrize("page, chart", [("swap", "sw_chart"), ("bootstrap", "bs_chart"),
+                                         ("bootstrap", "tk_chart"), ("stability", "st_chart"),
+                                         ("overview", "ov_boot")])
 def test_meta_pages_show_a_chart_at_open_with_no_button(page, chart):
     at = _goto(_app({**SMALL, "swb": "300", "bsb": "300", "stb": "300"}), page)
     assert at.get("plotly_chart"), "no chart without a button press"
@@ -64,7 +64,7 @@ def test_meta_pages_show_a_chart_at_open_with_no_button(page, chart):
 
 
 def test_bootstrap_page_shows_evalcore_values_for_the_current_settings(small):
-    at = _goto(_app({**SMALL, "bsb": "200", "gains": "10:5:1"}), "6_bootstrap")
+    at = _goto(_app({**SMALL, "bsb": "200", "gains": "10:5:1"}), "bootstrap")
     got = _table_with(at, "pct_significant").set_index("metric")["pct_significant"]
     want = meta.bootstrap_sensitivity(_scores(small, (1.0, 5.0, 10.0)), run_ids=list(small.run_ids), B=200, seed=0,
                                       alpha=0.05).summary.set_index("metric")["pct_significant"]
@@ -79,7 +79,7 @@ def test_bootstrap_page_shows_evalcore_values_for_the_current_settings(small):
 
 
 def test_swap_page_follows_the_gain_slider_and_comes_back(small):
-    at = _goto(_app({**SMALL, "swb": "200"}), "5_swap")
+    at = _goto(_app({**SMALL, "swb": "200"}), "swap")
     first = _table_with(at, "abs_diff").copy()
     want = meta.swap_method(_scores(small), B=200, seed=0, rule="003").summary
     conf = want["confidence"].max()
@@ -99,7 +99,7 @@ def test_quick_pass_first_then_the_chosen_B(monkeypatch):
     from dashboard import widgets
     monkeypatch.setattr(widgets, "BUDGET_S", 0.0)
     monkeypatch.setattr(widgets, "finish_live", lambda: None)      # stop before the refinement
-    at = _goto(_app({**SMALL, "bsb": "700", "bsseed": "11"}), "6_bootstrap")
+    at = _goto(_app({**SMALL, "bsb": "700", "bsseed": "11"}), "bootstrap")
     text = _captions(at)
     assert f"quick pass, B = {widgets.QUICK_B}" in text and "refining to the chosen B = 700" in text
     chart = next(c for c in at.get("plotly_chart") if c.key == "bs_chart")
@@ -115,18 +115,18 @@ def test_quick_pass_first_then_the_chosen_B(monkeypatch):
 def test_results_for_settings_used_before_come_back_in_a_second_session():
     """The old CacheReplayClosureError: same settings again, and a second session on the same URL."""
     q = {**SMALL, "swb": "400", "swseed": "5"}
-    at = _goto(_app(q), "5_swap")
+    at = _goto(_app(q), "swap")
     at.slider(key="_gs3").set_value(4.0).run()
     at.slider(key="_gs3").set_value(3.0).run()         # back to settings used before
     assert not at.exception
-    at2 = _goto(_app(q), "5_swap")                      # a second browser session, same URL
+    at2 = _goto(_app(q), "swap")                      # a second browser session, same URL
     assert not at2.exception and not at2.error
     assert "B = 400 (chosen)" in _captions(at2)
     pd.testing.assert_frame_equal(_table_with(at2, "abs_diff"), _table_with(at, "abs_diff"))
 
 
 def test_buttons_ask_for_more_B_and_a_new_seed_and_can_be_pressed_twice():
-    at = _goto(_app({**SMALL, "stb": "20"}), "7_stability")
+    at = _goto(_app({**SMALL, "stb": "20"}), "stability")
     at.button(key="st_B_more").click().run()
     at.button(key="st_seed_next").click().run()
     at.button(key="st_seed_next").click().run()
@@ -149,7 +149,7 @@ def test_overview_is_the_first_page_and_follows_the_sidebar(small):
 
 
 def test_which_gains_view_matches_scipy_and_repeated_bootstraps(small):
-    at = _goto(_app({**SMALL, "m": "Q-measure,AP"}), "9_gains")
+    at = _goto(_app({**SMALL, "m": "Q-measure,AP"}), "gains")
     assert not at.error
     df = _table_with(at, "% significant (mean)").set_index("gains (values used)")
     from scipy.stats import kendalltau
@@ -197,14 +197,14 @@ def test_four_levels_presets_say_the_values_used_and_why_not():
     assert "above the maximum 30" in b["preset_30:20:10"].help
     b["preset_0.3:0.2:0.1"].click().run()
     assert [at.number_input(key=f"_gn{L}").value for L in (4, 3, 2, 1)] == [0.4, 0.3, 0.2, 0.1]
-    _goto(at, "2_playground")
+    _goto(at, "playground")
     at.button(key="pl_preset_Z").click().run()
     assert at.metric[-1].label == "R" and at.metric[-1].value == "3"      # one L4, one L3, one L2: R = 3
     assert any("one L4, one L3, one L2 document" in m.value for m in at.markdown)
 
 
 def test_five_runs_say_no_tau_can_be_significant():
-    at = _goto(_app({"nt": "20", "nr": "5"}), "4_correlation")
+    at = _goto(_app({"nt": "20", "nr": "5"}), "correlation")
     assert "no Kendall tau can be significant" in _captions(at)
 
 
@@ -216,7 +216,7 @@ def test_rankings_page_raises_no_all_nan_warning():
     at.selectbox(key="dataset").set_value("upload").run()
     with warnings.catch_warnings(record=True) as got:
         warnings.simplefilter("always")
-        _goto(at, "3_rankings")
+        _goto(at, "rankings")
     assert not [w for w in got if "All-NaN" in str(w.message)]
 
 
@@ -300,7 +300,7 @@ def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
     from dashboard.cached import SPREAD_REPEATS as R
     seeds = meta.derive_seeds(0, R)
     sc = _scores(small)
-    at = _goto(_app({**SMALL, "swb": "200"}), "5_swap")
+    at = _goto(_app({**SMALL, "swb": "200"}), "swap")
     bars = _chart(at, "sw_spread_chart")["data"][0]
     runs = [meta.swap_method(sc, B=200, seed=s, rule="003").summary for s in seeds]
     conf = runs[0]["confidence"].max()
@@ -312,7 +312,7 @@ def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
     assert dict(zip(bars["x"], bars["error_y"]["array"]))["AP"] == pytest.approx(np.std(vals["AP"], ddof=1))
     assert f"over {R} repetitions" in _captions(at)
 
-    at = _goto(_app({**SMALL, "bsb": "200"}), "6_bootstrap")
+    at = _goto(_app({**SMALL, "bsb": "200"}), "bootstrap")
     bars = _chart(at, "bs_spread_chart")["data"][0]
     vals = {m: [] for m in KEYS}
     for s in seeds:

@@ -5,7 +5,7 @@ from test_app import _app, _goto
 
 
 def test_growing_penalties_leave_nwrr_out_with_a_warning():
-    at = _goto(_app({"pen": "4:3:2", "m": "AP,NWRR,RR"}), "3_rankings")      # paper notation: S = 4, B = 2
+    at = _goto(_app({"pen": "4:3:2", "m": "AP,NWRR,RR"}), "rankings")      # paper notation: S = 4, B = 2
     msgs = [w.value for w in at.sidebar.warning]
     assert any("NWRR is left out" in m and "must not grow with the level" in m for m in msgs)
 
@@ -13,7 +13,7 @@ def test_growing_penalties_leave_nwrr_out_with_a_warning():
 def test_penalty_inputs_are_bounded_by_their_neighbours():
     """The widgets cannot make a penalty grow with the level: default S:A:B = 2:3:4 gives
     S in [1.01, 3], A in [2, 4], B in [3, 100]."""
-    at = _goto(_app(), "3_rankings")
+    at = _goto(_app(), "rankings")
     p = {L: at.number_input(key=f"p{L}") for L in (1, 2, 3)}
     assert (p[3].min, p[3].max) == (1.01, 3.0)
     assert (p[2].min, p[2].max) == (2.0, 4.0)

@@ -27,7 +27,7 @@ from evalcore import meta, registry  # noqa: E402
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KEYS = ["AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG@10"]
 SMALL = {"nt": "20", "nr": "8"}
-PAGE = "views/10_significance.py"
+PAGE = "views/significance.py"
 
 
 def _open(query: dict | None = None) -> AppTest:
@@ -233,7 +233,7 @@ def test_buttons_twice_and_settings_survive_another_page():
     at.number_input(key="_w_sg_B").set_value(300)
     _run(at)
     assert "Pair statistics: B = 300 (chosen)" in _text(at)
-    at.switch_page("views/3_rankings.py").run()
+    at.switch_page("views/rankings.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
     assert at.selectbox(key="_w_sg_test").value == "bootstrap"

@@ -24,20 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("EVALCORE_CHROMIUM", "/usr/bin/chromium")
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
-# url path, has a chart (with no button press: every page is live), button to press
-PAGES = [
-    ("overview", True, None),
-    ("data", False, None),
-    ("playground", True, None),
-    ("rankings", True, None),
-    ("correlation", True, None),
-    ("gains", True, None),
-    ("swap", True, None),
-    ("bootstrap", True, None),
-    ("stability", True, None),
-    ("significance", True, None),
-    ("report", False, "Build the report"),
-]
+from dashboard.pages import PAGES as _REGISTRY  # noqa: E402
+
+# url path, has a chart (with no button press: every page is live), button to press; from the registry
+# app.py builds its navigation from
+PAGES = [(p.url_path, p.has_chart, p.button) for p in _REGISTRY]
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 

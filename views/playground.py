@@ -1,7 +1,7 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, teaching, widgets
+from dashboard import cached, errors, figures, shell, state, teaching, widgets
 
 MAX_RANKS = 30
 ss = st.session_state
@@ -32,6 +32,7 @@ def _counts() -> list[int]:
     return (v + [0] * K)[:K] if v else [1] * K
 
 
+@errors.guarded
 def _set(levels, counts=None):
     ss["pl_list"] = ",".join(str(int(v)) for v in levels)
     if counts is not None:
@@ -47,6 +48,7 @@ def _current_from_widgets() -> list[int]:
     return [int(ss.get(f"pl_r{i}", cur[i - 1] if i <= len(cur) else 0)) for i in range(1, n + 1)]
 
 
+@errors.guarded
 def _move(step: int):
     lv = _current_from_widgets()
     i = int(ss.get("pl_move", 1)) - 1
@@ -131,7 +133,7 @@ with left:
               width="stretch")
     m3.button("down", on_click=_move, args=(1,), key="pl_down", icon=":material/arrow_downward:",
               width="stretch")
-    m4.button("reverse", on_click=lambda: _set(_current_from_widgets()[::-1]), key="pl_rev",
+    m4.button("reverse", on_click=errors.guarded(lambda: _set(_current_from_widgets()[::-1])), key="pl_rev",
               width="stretch")
 
     with st.expander("Copy a list from the loaded data"):
@@ -140,6 +142,7 @@ with left:
         topic = d2.selectbox("topic", list(c.topic_ids), key="pl_src_topic",
                              index=len(c.topic_ids) - 1 if c.n_topics <= 3 else 0)
 
+        @errors.guarded
         def _copy():
             lv, cnt, beyond = teaching.list_from_collection(c, c.run_ids.index(ss["pl_src_run"]),
                                                             c.topic_ids.index(ss["pl_src_topic"]), MAX_RANKS)

@@ -4,10 +4,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, shell, state, widgets
+from dashboard import cached, errors, safe, shell, state, widgets
 
 ss = st.session_state
-s, _ = shell.setup()
+s, _ = shell.setup(data_page=True)
 if ss.pop("_switch_to_upload", False):
     st.toast("Files loaded: the app now shows them.", icon=":material/check_circle:")
 
@@ -15,6 +15,7 @@ st.title("Data")
 st.caption("Pick the collection every page evaluates. Settings in the sidebar apply to all of it.")
 
 
+@errors.guarded
 def _use(ds: str) -> None:
     st.session_state["dataset"] = ds
 
@@ -43,6 +44,7 @@ with tab_up:
                 "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
                 "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
     c1, c2 = st.columns(2)
+    @errors.guarded
     def _new_files():
         st.session_state.pop("_load_error", None)
 
@@ -88,11 +90,11 @@ with tab_up:
                 ss["_switch_to_upload"] = True
                 st.rerun()
     if ss.get("_load_error"):
-        msg = ss["_load_error"].replace("\n", "  \n")      # keep the loader's line breaks
+        msg = safe.md_lines(ss["_load_error"])      # quotes file names and lines: text, line breaks kept
         st.error(f"{msg}\n\nThe app keeps showing the previously loaded data.", icon=":material/error:")
 
 c = cached.current_collection()
-st.subheader(c.name or "Loaded collection")
+st.subheader(safe.md(c.name or "Loaded collection"))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("topics", c.n_topics)
 m2.metric("runs", c.n_runs)
@@ -115,17 +117,17 @@ with right:
     lines = rep.summary(None).splitlines() if rep is not None else []
     src = getattr(rep, "qrels_source", "")
     if src:
-        st.markdown(f"Source: {src}")
+        st.markdown(f"Source: {safe.md(src)}")
     info = [ln for ln in lines if not ln.startswith("warning:")]
     warns = list(getattr(rep, "warnings", []) or [])
     for ln in info:
-        st.markdown(f"- {ln}")
+        st.markdown(f"- {safe.md(ln)}")        # names files and topics: text
     if warns:
         with st.expander(f"{len(warns)} warning(s)", expanded=len(warns) <= 5):
             for w in warns[:200]:
-                st.warning(w, icon=":material/warning:")
+                st.warning(safe.md_lines(w), icon=":material/warning:")
     elif not info:
         st.success("No warnings.", icon=":material/check_circle:")
 with st.expander("Runs and topics"):
-    st.write(", ".join(c.run_ids))
-    st.caption("Topics: " + ", ".join(c.topic_ids))
+    st.text("Runs: " + ", ".join(c.run_ids))         # ids from the files: plain text, never Markdown
+    st.text("Topics: " + ", ".join(c.topic_ids))

@@ -1,7 +1,7 @@
 """Report: the paper-style tables for the current data and settings, as CSV, LaTeX and a settings file."""
 import streamlit as st
 
-from dashboard import cached, report, shell, state, widgets
+from dashboard import cached, errors, report, safe, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
@@ -45,7 +45,7 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
                 try:
                     res = cached.meta_compute(kind, c, s, params, B, progress=prog)
                 except ValueError as e:
-                    st.warning(f"{what} skipped: {e}")
+                    st.warning(f"{what} skipped: {safe.md_lines(e)}")
                 finally:
                     prog.done()
             if res is not None and "summary" in res["frames"]:
@@ -86,6 +86,7 @@ st.divider()
 st.markdown("**Reload a settings file** (as downloaded from this page)")
 
 
+@errors.guarded
 def _apply():
     f = st.session_state.get("rp_settings_file")
     if f is None:
@@ -99,9 +100,9 @@ st.file_uploader("settings JSON", type=["json"], key="rp_settings_file", on_chan
 if ss.get("_settings_loaded"):
     probs = ss.get("_settings_problems") or []
     if probs:
-        st.error("; ".join(probs) + " - nothing was changed.", icon=":material/error:")
+        st.error(safe.md_lines("; ".join(probs)) + " - nothing was changed.", icon=":material/error:")
     elif ss.get("_settings_notes"):   # applied, but not exactly as written: say every change, as text
-        st.warning(f"Settings from {ss['_settings_loaded']} applied with changes:", icon=":material/warning:")
+        st.warning(f"Settings from {safe.md(ss['_settings_loaded'])} applied with changes:", icon=":material/warning:")
         st.text("\n".join(ss["_settings_notes"]))
     else:
-        st.success(f"Settings from {ss['_settings_loaded']} applied.", icon=":material/check_circle:")
+        st.success(f"Settings from {safe.md(ss['_settings_loaded'])} applied.", icon=":material/check_circle:")

@@ -42,8 +42,9 @@ def draw(res, B_shown, B_chosen):
     summ = res["summary"]
     st.markdown(f"**Sensitivity summary (003 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
     confs = sorted(summ["confidence"].unique(), reverse=True)
-    conf = st.segmented_control("confidence", confs, default=confs[0], format_func=lambda v: f"{v:.0%}",
-                                key="sw_conf") or confs[0]
+    if ss.get("sw_conf") not in confs:      # a value from the address this result does not have
+        ss["sw_conf"] = min(confs, key=lambda v: abs(v - float(ss.get("sw_conf") or 0.95)))
+    conf = st.segmented_control("confidence", confs, format_func=lambda v: f"{v:.0%}", key="sw_conf") or confs[0]
     summ = summ[summ["confidence"] == conf]        # sorted by % comparisons, as 003 Table 3
     widgets.table(summ, digits=4, hide_index=True,
                   column_config={"confidence": st.column_config.NumberColumn(format="%.2f"),

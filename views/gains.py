@@ -32,9 +32,6 @@ if c.n_runs < 3:
 
 if ss.get("gv_metric") not in graded:
     ss["gv_metric"] = "Q-measure" if "Q-measure" in graded else graded[0]
-ss.setdefault("gv_ratio", 10.0)
-ss.setdefault("gv_B", 200)
-ss.setdefault("gv_rep", 5)
 c1, c2, c3, c4 = st.columns([1.2, 1.6, 0.8, 0.8])
 metric = c1.selectbox("Metric", graded, key="gv_metric")
 RATIOS = [1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0]
@@ -43,6 +40,10 @@ if ss["gv_ratio"] not in RATIOS:
 ratio = c2.select_slider("ratio: gain of the top level / gain of level 1", RATIOS, key="gv_ratio",
                          help="A geometric setting: level 1 gets 1, the top level gets the ratio, levels between "
                               "are spaced evenly on a log scale.")
+if ss["gv_B"] not in (100, 200, 500, 1000):     # a value from the address this page does not offer
+    ss["gv_B"] = 200
+if ss["gv_rep"] not in (3, 5, 10):
+    ss["gv_rep"] = 5
 B = c3.selectbox("B per test", [100, 200, 500, 1000], key="gv_B")
 reps = c4.selectbox("repetitions", [3, 5, 10], key="gv_rep", help="Seeds bootstrap_seed, +1, ...: the spread "
                     "shows how much % significant moves from Monte Carlo error alone.")

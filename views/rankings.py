@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, figures, safe, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
@@ -73,7 +73,7 @@ mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
 diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
 st.plotly_chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
 wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
-st.caption(f"{x} beats {y} on {wins} topics, loses on {losses}, ties on {len(diff) - wins - losses}; "
+st.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on {len(diff) - wins - losses}; "
            f"mean difference {diff['diff'].mean():+.4f}. A few tall bars mean the gap rests on a few topics.")
 
 st.subheader("How deep does a P-measure user go?")

@@ -6,16 +6,16 @@ significant, 003 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, figures, safe, shell, state, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
 
 st.title("How do IR metrics rank these systems?")
-st.caption(f"{c.name or 'collection'}: {c.n_runs} runs · {c.n_topics} topics · " + widgets.settings_line(s, c))
+st.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · " + widgets.settings_line(s, c))
 st.markdown("Move a **gain slider** or **beta** in the sidebar: the ranking, the correlations and the "
             "discriminative power below all follow. Load your own qrels and runs on the Data page.")
-st.page_link("views/1_data.py", label="Load data", icon=":material/upload_file:")
+st.page_link("views/data.py", label="Load data", icon=":material/upload_file:")
 
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 left, right = st.columns([1, 1], gap="large")

@@ -54,7 +54,10 @@ def draw_tukey(res, B_shown, B_chosen):
         widgets.table(pairs, digits=4, hide_index=True, height=360)
 
 
-tab_b, tab_t = st.tabs(["Paired bootstrap test", "Randomised Tukey HSD"])
+TABS = ["Paired bootstrap test", "Randomised Tukey HSD"]
+if ss.get("bs_tab") not in TABS:           # "" (the default) or a value from the address this page lacks
+    ss["bs_tab"] = TABS[0]
+tab_b, tab_t = st.tabs(TABS, key="bs_tab", on_change="rerun")   # the tab in session state, so in the address
 R = cached.SPREAD_REPEATS
 
 

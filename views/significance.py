@@ -10,15 +10,15 @@ Quick pass + refine through widgets.live_meta, as the other meta pages.
 
 Page choices are kept under plain session keys (``sg_*``, ``ts_*``) and copied
 into their widgets (``_w_*``) each run, so they survive visits to other pages
-(widget keys are dropped by Streamlit when their page is not shown). They are
-not in the URL.
+(widget keys are dropped by Streamlit when their page is not shown), and are
+mirrored into the address like every other setting.
 """
 import math
 
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, figures, safe, shell, state, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -34,11 +34,8 @@ DESIGN_LABELS = {"paired-t": "paired t-test (two systems)", "anova": "one-way AN
                  "ci": "confidence interval width"}
 CONFIDENCES = (0.9, 0.95, 0.99)
 BETAS = (0.05, 0.1, 0.2, 0.3, 0.5)
-ALL = "all metrics"
-DEFAULTS = {"sg_test": "t", "sg_corr": "holm", "sg_alpha": 0.05, "sg_ci": "t", "sg_conf": 0.95, "sg_std": "none",
-            "sg_B": 1000, "sg_seed": 0, "sg_reps": 5, "sg_tmetric": ALL, "sg_runs": "", "sg_only_sig": False,
-            "sg_fmetric": "", "sg_frun": "", "ts_design": "paired-t", "ts_alpha": 0.05, "ts_beta": 0.2,
-            "ts_mind": 0.1, "ts_metric": "", "ts_systems": 0}
+ALL = state.SIG_ALL
+DEFAULTS = state.SIGNIFICANCE_DEFAULTS     # in the address too (dashboard/state.py)
 
 
 def w(key: str) -> str:
@@ -172,7 +169,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     st.plotly_chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
                     width="stretch", key="sg_forest")
     nsig = int(fd["significant"].sum())
-    st.caption(f"Each row: {frun} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
+    st.caption(f"Each row: {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
                f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
                + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
                   "statement." if corr != "none" else ""))
@@ -186,7 +183,7 @@ else:                                                     # exact tests only: no
     try:
         res = cached.meta_compute("pairs", c, s, pair_params, 1)
     except ValueError as e:
-        st.error(f"Pair statistics cannot run with these settings: {e}", icon=":material/error:")
+        st.error(f"Pair statistics cannot run with these settings: {safe.md_lines(e)}", icon=":material/error:")
         res = None
     if res is not None:
         draw_pairs(res["frames"], None, None)

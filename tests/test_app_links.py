@@ -1,0 +1,163 @@
+"""A link is the view: every choice that changes what is drawn is in the address, a
+second session opening that address sees the same thing, and a link to uploaded data
+reopens it while the server holds it - or says what is missing, never falling back
+silently to the simulated data. Pages come from one registry.
+"""
+from __future__ import annotations
+
+import ast
+import html
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from dashboard import cached  # noqa: E402
+from dashboard.pages import PAGES  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SMALL = {"nt": "12", "nr": "6", "swb": "100", "bsb": "100", "stb": "50", "gvb": "100", "gvrep": "3"}
+
+
+def _app(query: dict | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    if page:
+        at.switch_page(f"views/{page}.py").run()
+        assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _query(at: AppTest) -> dict[str, str]:
+    """The address's query as the browser would copy it (one value per name)."""
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_the_registry_is_the_navigation_and_names_files_without_number_prefixes():
+    views = sorted(p.name for p in (ROOT / "views").glob("*.py"))
+    assert views == sorted(p.file for p in PAGES), "every page file is in the registry, and only those"
+    assert all(not p.file[0].isdigit() for p in PAGES)
+    assert len({p.url_path for p in PAGES}) == len(PAGES)
+    # app.py builds its pages from the registry, not from a list of its own
+    tree = ast.parse((ROOT / "app.py").read_text())
+    literals = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    assert not [s for s in literals if s.startswith("views/")], "app.py names page files itself"
+
+
+@pytest.mark.parametrize("page, query, widget, kind, value", [
+    ("overview", {"ov": "Q-measure"}, "ov_metric", "selectbox", "Q-measure"),
+    ("gains", {"gv": "nDCG@10"}, "gv_metric", "selectbox", "nDCG@10"),
+    ("swap", {"swc": "0.9"}, "sw_conf", "segmented_control", 0.9),
+    ("significance", {"sgtest": "wilcoxon", "sgcorr": "bh"}, "_w_sg_test", "selectbox", "wilcoxon"),
+    ("correlation", {"kc": "Q-measure", "kl": "2"}, "kc_level", "radio", 2),
+])
+def test_a_page_choice_in_the_address_opens_that_view(page, query, widget, kind, value):
+    at = _app({**SMALL, **query}, page)
+    got = getattr(at, kind)(key=widget).value
+    assert got == value, f"{page}: {widget} = {got!r}, the address says {value!r}"
+    # and it stays in the address, so a copy of it gives the same view again
+    q = _query(at)
+    for name, v in query.items():
+        assert q.get(name) == v, (name, q)
+
+
+@pytest.mark.parametrize("page, widget, kind, new, name, text", [
+    ("overview", "ov_metric", "selectbox", "Q-measure", "ov", "Q-measure"),
+    ("swap", "sw_conf", "segmented_control", 0.9, "swc", "0.9"),
+    ("gains", "gv_metric", "selectbox", "nDCG@10", "gv", "nDCG@10"),
+])
+def test_changing_a_page_choice_writes_it_to_the_address_at_once(page, widget, kind, new, name, text):
+    at = _app(SMALL, page)
+    getattr(at, kind)(key=widget).set_value(new).run()
+    assert not at.exception
+    assert _query(at).get(name) == text       # this run, not one run later
+    again = _app(_query(at), page)            # a colleague opening the copied address
+    assert getattr(again, kind)(key=widget).value == new
+
+
+def test_the_bootstrap_tab_is_in_the_address():
+    at = _app({**SMALL, "bst": "Randomised Tukey HSD"}, "bootstrap")
+    assert at.session_state["bs_tab"] == "Randomised Tukey HSD"
+    assert _query(at)["bst"] == "Randomised Tukey HSD"
+    bad = _app({**SMALL, "bst": "<b>nope</b>"}, "bootstrap")       # a tab the page does not have: the first
+    assert bad.session_state["bs_tab"] == "Paired bootstrap test"
+
+
+QRELS = b"".join(f"t{t} 0 d{d} {(d + t) % 3}\n".encode() for t in range(1, 4) for d in range(1, 9))
+RUNS = [(f"run{r}.txt", b"".join(f"t{t} Q0 d{d} {i + 1} {20 - i - r} run{r}\n".encode()
+                                 for t in range(1, 4) for i, d in enumerate(sorted(range(1, 9), key=lambda d: (d * (r + 2)) % 9))))
+        for r in range(4)]
+
+
+def _upload(at: AppTest, name: str) -> AppTest:
+    at.file_uploader(key="up_qrels").set_value(("qrels.txt", QRELS, "text/plain"))
+    at.file_uploader(key="up_runs").set_value([(n, b, "text/plain") for n, b in RUNS])
+    at.run()
+    at.text_input(key="up_name").set_value(name).run()
+    at.button(key="up_load").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    return at
+
+
+def test_a_link_to_uploaded_data_reopens_it_while_the_server_holds_it():
+    cached._links.clear()
+    at = _app(None, "data")
+    _upload(at, "three topics")
+    at.switch_page("views/overview.py").run()
+    q = _query(at)
+    assert q["data"] == "upload" and len(q["up"]) == 40 and q["upname"] == "three topics"
+    other = _app(q)                                   # another browser, the copied address
+    assert other.session_state["dataset"] == "upload"
+    c = other.session_state["uploaded"]
+    assert (c.n_runs, c.n_topics, c.name) == (4, 3, "three topics")
+    assert not other.error
+    assert any("three topics" in x.value for x in other.caption)
+
+
+def test_a_link_to_uploaded_data_the_server_lost_says_so_and_shows_no_other_data():
+    cached._links.clear()
+    q = {"data": "upload", "up": "0" * 40, "upname": "Alice's runs", "gains": "4:2:1"}
+    at = _app(q)
+    assert at.error and "cannot be opened here" in at.error[0].value
+    assert "does not hold it" in at.error[0].value
+    assert any("Alice's runs" in t.value for t in at.text)
+    assert len(at.get("plotly_chart")) == 0, "no chart of some other data"
+    assert at.session_state["dataset"] == "upload"       # not silently switched
+    assert _query(at)["gains"] == "4:2:1"               # the rest of the link is kept
+    # the Data page explains the same and lets the files be loaded there
+    at.switch_page("views/data.py").run()
+    assert not at.exception
+    assert at.error and "cannot be opened here" in at.error[0].value
+    assert at.file_uploader(key="up_qrels") is not None
+    # the button offers the simulated data, explicitly
+    sim = _app(q)
+    sim.button[0].click().run()
+    assert sim.session_state["dataset"] == "sim" and len(sim.get("plotly_chart")) >= 1
+
+
+def test_upload_links_can_be_turned_off(monkeypatch):
+    cached._links.clear()
+    at = _app(None, "data")
+    _upload(at, "private")
+    q = _query(at)
+    monkeypatch.setenv("EVALCORE_UPLOAD_LINKS", "off")
+    other = _app(q)
+    assert other.error and "does not reopen uploaded data from links" in other.error[0].value
+
+
+def test_two_sessions_with_the_same_bytes_keep_their_own_names():
+    """Cache keys carry what is shown: the top-N subset of one upload under two titles."""
+    cached._links.clear()
+    alice = _upload(_app(None, "data"), "ALICE-PRIVATE-PROJECT")
+    bob = _upload(_app(None, "data"), "bob")
+    for at, name, other in ((alice, "ALICE-PRIVATE-PROJECT", "bob"), (bob, "bob", "ALICE-PRIVATE-PROJECT")):
+        at.number_input(key="top_n").set_value(2).run()
+        at.switch_page("views/overview.py").run()
+        shown = html.unescape(" ".join(x.value for x in at.caption))     # as the browser shows it
+        assert name in shown and other not in shown, shown[:300]

@@ -1,0 +1,141 @@
+"""Text from users is text, and no callback shows a traceback.
+
+The escaping is checked against a CommonMark renderer (markdown-it-py, the reference
+implementation's Python port): whatever a user writes renders as exactly those
+characters and as no element at all. The real-browser side (links, images and HTML
+through an address, a file name, run/topic ids and a settings file) is in
+tests/test_browser.py.
+"""
+from __future__ import annotations
+
+import ast
+import html
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from dashboard import safe
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = [
+    "[Session expired - sign in again](https://evil.example/login)",
+    "![x](https://evil.example/pixel.png?leak=1)",
+    "<img src=https://evil.example/i.png>",
+    '<a href="https://evil.example">click</a>',
+    "https://evil.example/autolink www.evil.example",
+    ":red[alarm] $x^2$ **bold** `code` # head",
+    "<https://evil.example/angle>",
+    "[ref]\n\n[ref]: https://evil.example",
+]
+
+
+def _render_inline(text: str) -> str:
+    from markdown_it import MarkdownIt
+    return MarkdownIt("commonmark", {"html": True}).renderInline(text)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_markdown_renders_as_the_same_characters_and_no_element(text):
+    out = _render_inline(safe.md(text))
+    assert "<" not in out, out                       # no <a>, <img>, <code>, <strong>: only text
+    assert html.unescape(out) == text.replace("\n", " ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(hs.text(alphabet=hs.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=80))
+def test_any_text_renders_as_itself(text):
+    text = text.replace("\u2028", "").replace("\u2029", "")
+    out = _render_inline(safe.md(text))
+    assert "<" not in out
+    # CommonMark keeps a line's text as written, except spaces at the very end/start of the inline run
+    assert html.unescape(out).strip() == text.strip()
+
+
+def test_md_cuts_long_text_and_flattens_lines():
+    assert safe.md("a" * 600, limit=10) == "aaaaaaaaaa&#46;&#46;&#46;"
+    assert "\n" not in safe.md("one\ntwo\r\nthree")
+    assert safe.md_lines("one\n[two](x)").split("  \n")[1] == safe.md("[two](x)")
+
+
+@pytest.mark.parametrize("text", HOSTILE + ["A&B <b>", "&lt;already&gt;"])
+def test_plot_labels_draw_no_tag_and_show_the_text(text):
+    out = safe.plot(text)
+    assert "<" not in out and ">" not in out
+    assert html.unescape(out) == text
+
+
+def test_figures_escape_run_ids_in_every_drawn_string():
+    import pandas as pd
+
+    from dashboard import figures
+    evil = '<a href="https://evil.example">run</a>'
+    means = pd.DataFrame({"AP": [0.2, 0.4]}, index=[evil, "plain"])
+    fig = figures.ranking_bars(means, "AP")
+    assert all("<a" not in str(y) for y in fig.data[0].y)
+    assert evil in [html.unescape(y) for y in fig.data[0].y]
+    diff = pd.DataFrame({"topic": ["<b>t</b>"], "x": [0.1], "y": [0.2], "diff": [-0.1]})
+    fig = figures.run_difference(diff, evil, "plain", "AP")
+    assert "<a href" not in fig.data[0].hovertemplate and "<a href" not in fig.layout.yaxis.title.text
+    assert list(fig.data[0].x) == ["&lt;b&gt;t&lt;/b&gt;"]
+
+
+# -- callbacks ----------------------------------------------------------------------------------
+def _guarded_names() -> set[str]:
+    names = set()
+    for path in list((ROOT / "views").glob("*.py")) + list((ROOT / "dashboard").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                for d in node.decorator_list:
+                    if (isinstance(d, ast.Attribute) and d.attr == "guarded") or (
+                            isinstance(d, ast.Name) and d.id == "guarded"):
+                        names.add(node.name)
+    return names
+
+
+def test_every_widget_callback_is_guarded():
+    """on_click / on_change run before the page, outside shell.guard: each one must be wrapped."""
+    guarded = _guarded_names()
+    bad = []
+    for path in list((ROOT / "views").glob("*.py")) + list((ROOT / "dashboard").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            for kw in node.keywords:
+                if kw.arg not in ("on_click", "on_change"):
+                    continue
+                v = kw.value
+                if isinstance(v, ast.Constant) and v.value in ("rerun", "ignore"):
+                    continue
+                if isinstance(v, ast.Call) and getattr(v.func, "attr", getattr(v.func, "id", "")) == "guarded":
+                    continue
+                name = v.attr if isinstance(v, ast.Attribute) else getattr(v, "id", None)
+                if name not in guarded:
+                    bad.append(f"{path.name}:{node.lineno} {kw.arg}={ast.unparse(v)}")
+    assert not bad, "callbacks outside the error guard: " + "; ".join(bad)
+    assert len(guarded) >= 10
+
+
+def test_a_failing_callback_shows_an_error_box_not_a_traceback(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import state
+    monkeypatch.setenv("EVALCORE_GUARD", "on")
+
+    def deep(*a, **k):
+        raise RecursionError("maximum recursion depth exceeded <img src=https://evil.example/x.png>")
+
+    monkeypatch.setattr(state, "apply_settings_file", deep)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("views/report.py").run()
+    at.file_uploader(key="rp_settings_file").set_value(("deep.json", b"[" * 600, "application/json"))
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    msgs = [e.value for e in at.error]
+    assert any("RecursionError" in m and "applying this change" in m for m in msgs), msgs
+    assert all("<img" not in m for m in msgs)
+    assert at.title and at.title[0].value == "Report"        # the page is drawn, not blank
+    at.run()                                                  # shown once, not on every run after
+    assert not any("RecursionError" in e.value for e in at.error)
