@@ -247,8 +247,9 @@ def score_matrices(collection: Collection, metrics: Iterable[str] | None = None,
     if metrics is None:   # every measure under its canonical key: nothing to warn about
         names = names or "evalcore"
     keys = expand_metrics(metrics, cutoffs, names)
-    for k in keys:
-        resolve(k, names, warn=True)   # AmbiguousNameWarning for a bare nDCG@k (evalcore.names)
+    # AmbiguousNameWarning for nDCG@k, a bare nDCG and AP@k (evalcore.names), once per name as written
+    for k in (keys if metrics is None else dict.fromkeys(metric_text(m) for m in metrics)):
+        resolve(k, names, warn=True)
     out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
                            rel_threshold=rel_threshold, log_base=log_base, names=names) for k in keys}
     if standardise in (None, "none"):
