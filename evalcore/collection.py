@@ -57,9 +57,11 @@ class LoadReport:
             lines.append(f"judgments per level in the qrels: {lj}")
         if self.topics_without_relevant:
             lines.append(
-                f"{len(self.topics_without_relevant)} qrels topic(s) without a relevant "
-                f"document are not evaluated: {', '.join(self.topics_without_relevant[:10])}"
+                f"{len(self.topics_without_relevant)} qrels topic(s) without a relevant document: "
+                f"{', '.join(self.topics_without_relevant[:10])}"
                 + (" ..." if len(self.topics_without_relevant) > 10 else "")
+                + " - left out of the means under NTCIREVAL's convention (topics=ntcireval), scored 0 under "
+                "trec_eval's (topics=trec_eval; the default for trec_eval and ir_measures names)"
             )
         for run, topics in self.ignored_run_topics.items():
             lines.append(
@@ -116,6 +118,13 @@ class Collection:
         True where the retrieved document has no qrels entry (for
         condensed lists, Sakai SIGIR 2007).
     level_names : names of levels 1..K, lowest first (e.g. ("B", "A", "S")).
+    topics_without_relevant : sequence of str or None
+        Qrels topics with no relevant document (only level-0 judgments). They
+        hold no column here (no metric is defined on them in NTCIREVAL's
+        convention), but trec_eval evaluates them and scores them 0, so the
+        ``topics="trec_eval"`` policy of :func:`evalcore.evaluate` averages over
+        them too. Default (None): the loader's
+        ``report.topics_without_relevant``; a collection built by hand has none.
     """
 
     levels: np.ndarray
@@ -127,8 +136,14 @@ class Collection:
     level_names: tuple[str, ...] | None = None
     name: str = ""
     report: LoadReport = field(default_factory=LoadReport)
+    topics_without_relevant: tuple[str, ...] | None = None
 
     def __post_init__(self):
+        if self.topics_without_relevant is None:
+            object.__setattr__(self, "topics_without_relevant",
+                               tuple(str(t) for t in self.report.topics_without_relevant))
+        else:
+            object.__setattr__(self, "topics_without_relevant", tuple(str(t) for t in self.topics_without_relevant))
         lv = np.ascontiguousarray(self.levels, dtype=np.int8)
         if lv.ndim != 3:
             raise ValueError(f"levels must have shape (n_runs, n_topics, depth); got {lv.shape}")
@@ -157,6 +172,9 @@ class Collection:
             )
         if lv.size and int(lv.min()) < 0:
             raise ValueError("levels must be >= 0")
+        both = set(self.topics_without_relevant) & set(self.topic_ids)
+        if both:
+            raise ValueError(f"topics_without_relevant must not repeat evaluated topics; got {sorted(both)[:5]}")
         if self.unjudged is not None:
             uj = np.asarray(self.unjudged, dtype=bool)
             if uj.shape != lv.shape:
@@ -299,6 +317,8 @@ class Collection:
             run_ids=tuple(self.run_ids[i] for i in r),
             topic_ids=tuple(self.topic_ids[i] for i in t),
             unjudged=None if self.unjudged is None else self.unjudged[np.ix_(r, t)],
+            # a chosen topic subset is exactly those topics (no zero-scored extras under trec_eval's policy)
+            topics_without_relevant=self.topics_without_relevant if topics is None else (),
         )
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic

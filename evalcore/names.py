@@ -14,9 +14,17 @@ Accepted, for every measure (:func:`resolve`):
   ``P_10`` / ``P.10``, ``ndcg_cut_10`` / ``ndcg_cut.10``, ``Rprec``,
   ``success_10``) and **NTCIREVAL** names (``P-plus``, ``nERR@0010``,
   ``Prec@10``, ``MSnDCG@10``). A peer's name means the peer's definition:
-  its own parameters are pinned (``ndcg_cut.10`` always uses gain = level
-  and ``map`` always counts level >= 1 as relevant, as trec_eval does without
-  ``-l``), whatever the call's gains or ``rel_threshold`` are.
+  its gains are pinned (``ndcg_cut.10`` always uses gain = level, whatever
+  the call's gains are), while the call's ``rel_threshold`` (CLI
+  ``--rel-threshold L``) is trec_eval's ``-l L`` for every binary measure
+  whatever its name (``map``, ``P_10``, ``recip_rank``, ``AP``, ``P@10``);
+  a threshold written in the name (``AP(rel=2)``) is that measure's own
+  and wins over the call's (the label shows it).
+* **ir_measures Measure objects** (``ir_measures.nDCG@10``,
+  ``ir_measures.AP(rel=2)``) are read in ir_measures' convention, always:
+  ``nDCG@10`` is the Burges nDCG (evalcore's ``MSnDCG@10``), and a measure
+  evalcore computes differently (``AP@10``, ``ERR@20``, whole-list ``nDCG``)
+  is refused with the reason (:func:`metric_text`).
 
 **The nDCG clash (a documented convention).** evalcore's canonical ``nDCG@k``
 is the original Jarvelin-Kekalainen nDCG of the papers (and NTCIREVAL's
@@ -29,9 +37,13 @@ Burges form, evalcore's ``MSnDCG@k``. So:
   ``names="evalcore"`` / ``evalcore:`` likewise choose one convention;
 * with no convention (``names=None``), a peer name that is not also an
   evalcore key is unambiguous and accepted (``ndcg_cut.10``, ``map``,
-  ``P-plus``), and the ambiguous bare ``nDCG@k`` is evalcore's original nDCG
-  **with a warning** (:class:`AmbiguousNameWarning`) saying how to get the
-  other.
+  ``P-plus``), and the ambiguous names are evalcore's **with a warning**
+  (:class:`AmbiguousNameWarning`) saying how to get the other: ``nDCG@k``
+  (evalcore's original nDCG, not ir_measures' Burges form), a bare ``nDCG``
+  (evalcore's nDCG at each configured cutoff, not the whole-list nDCG of
+  ir_measures and trec_eval) and ``AP@k`` (NTCIREVAL's AP@k, dividing by
+  min(R, k), not ir_measures' ``AP@k`` = trec_eval's ``map_cut_k``, which
+  divides by R).
 
 Names whose peer definition differs from every evalcore measure are refused
 with the reason (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
@@ -45,7 +57,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["resolve", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
+__all__ = ["resolve", "metric_text", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
 
 #: The conventions a name can be read in; ``None`` = auto (see the module doc).
 CONVENTIONS = ("evalcore", "ir_measures", "trec_eval", "ntcireval")
@@ -173,15 +185,16 @@ def _canonical(text: str, base: str, raw, cut) -> Resolved:
 
 
 def _pinned(spec, conv: str) -> dict:
-    """An ir_measures / trec_eval name means that tool's definition: gain = level, level >= 1 relevant.
+    """An ir_measures / trec_eval name means that tool's definition: gain = level (trec_eval's and
+    ir_measures' nDCG take the label as the gain). The binary threshold is *not* pinned: it is the
+    call's ``rel_threshold``, as trec_eval's ``-l`` applies to every measure it computes
+    (``map``, ``P_10``, ``recip_rank``, ...); a name's own ``(rel=L)`` overrides it.
     (NTCIREVAL takes its gains from the user, as evalcore does: nothing pinned.)"""
     out: dict = {}
     if conv == "ntcireval":
         return out
     if spec.uses_gains:
         out["gains"] = None
-    if spec.uses_threshold:
-        out["rel_threshold"] = 1
     return out
 
 
@@ -215,6 +228,44 @@ def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
     return Resolved(key, cutoff, params, conv)
 
 
+def _warn_ambiguous(text: str, base: str, cut: str | None) -> None:
+    """AmbiguousNameWarning for an evalcore key that a peer tool reads differently (module doc)."""
+    if base == "nDCG":
+        cut_txt = f"@{cut}" if cut else "@k"
+        extra = ("" if cut else " Without @k it is computed at every configured cutoff (--cutoffs; default "
+                 "10 and 1000), one measure per cutoff: ir_measures' and trec_eval's bare nDCG (the whole list, "
+                 "Burges form) is not computed by evalcore.")
+        msg = (f"{text!r} is read as evalcore's nDCG{cut_txt}: the original Jarvelin-Kekalainen nDCG of the "
+               f"papers (and NTCIREVAL), discount log_b(r) from rank b. ir_measures' nDCG{cut_txt} and "
+               f"trec_eval's ndcg_cut are evalcore's MSnDCG{cut_txt} (log2(r+1)): write MSnDCG{cut_txt} or "
+               f"irm:nDCG{cut_txt} (or --names ir_measures) for that; write evalcore:nDCG{cut_txt} (or --names "
+               "evalcore) to keep this meaning without this warning." + extra)
+    elif base == "AP" and cut:
+        msg = (f"{text!r} is read as evalcore's AP@{cut} (NTCIREVAL's convention: ranks <= {cut}, divided by "
+               f"min(R, {cut})). ir_measures' AP@{cut} is trec_eval's map_cut_{cut}, which divides by R, and "
+               f"evalcore does not compute it; write evalcore:AP@{cut} (or --names evalcore) to keep this "
+               "meaning without this warning.")
+    else:
+        return
+    warnings.warn(msg, AmbiguousNameWarning, stacklevel=5)
+
+
+def metric_text(metric) -> str:
+    """A metric as text: a string as given; an ir_measures ``Measure`` object (``ir_measures.nDCG@10``)
+    as ``irm:`` + its ir_measures name, so that it is read in ir_measures' convention, never evalcore's
+    (the object's own ``str()`` is ir_measures' name, e.g. ``nDCG@10`` or ``AP(rel=2)``).
+
+    >>> metric_text(" map ")
+    'map'
+    """
+    if isinstance(metric, str):
+        return metric.strip()
+    module = type(metric).__module__ or ""
+    if module == "ir_measures" or module.startswith("ir_measures."):
+        return "irm:" + str(metric).strip()
+    raise TypeError(f"a metric is a name (str) or an ir_measures measure; got {type(metric).__name__} {metric!r}")
+
+
 def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolved:
     """What ``text`` means under the convention ``names`` (None = auto). See the module doc.
 
@@ -223,7 +274,7 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
     >>> resolve("nDCG@10", "ir_measures").key, resolve("nDCG@10", "evalcore").key
     ('MSnDCG@10', 'nDCG@10')
     """
-    text = str(text).strip()
+    text = metric_text(text)
     if names is not None and names not in CONVENTIONS:
         raise ValueError(f"names must be one of {', '.join(CONVENTIONS)} or None; got {names!r}")
     prefix, colon, rest = text.partition(":")
@@ -238,14 +289,8 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
     registry = _registry()
     if names in (None, "evalcore") and base in registry:
         r = _canonical(text, base, raw, cut)
-        if names is None and warn and base == "nDCG":
-            cut_txt = f"@{cut}" if cut else "@k"
-            warnings.warn(
-                f"{text!r} is read as evalcore's nDCG{cut_txt}: the original Jarvelin-Kekalainen nDCG of the "
-                f"papers (and NTCIREVAL), discount log_b(r) from rank b. ir_measures' nDCG{cut_txt} and "
-                f"trec_eval's ndcg_cut are evalcore's MSnDCG{cut_txt} (log2(r+1)): write MSnDCG{cut_txt} or "
-                f"irm:nDCG{cut_txt} (or --names ir_measures) for that; write evalcore:nDCG{cut_txt} (or --names "
-                "evalcore) to keep this meaning without this warning.", AmbiguousNameWarning, stacklevel=4)
+        if names is None and warn:
+            _warn_ambiguous(text, base, cut)
         return r
     for conv in ([names] if names not in (None, "evalcore") else ["trec_eval", "ir_measures", "ntcireval"]):
         r = _peer(text, conv, base, raw, cut)

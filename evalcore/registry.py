@@ -17,9 +17,10 @@ import pandas as pd
 from . import metrics as M
 from .collection import Collection
 from .gains import gains_label, resolve_gains, resolve_penalties
-from .names import Resolved, resolve
+from .names import Resolved, metric_text, resolve
 
-__all__ = ["MetricSpec", "METRICS", "METRIC_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means"]
+__all__ = ["MetricSpec", "METRICS", "METRIC_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means",
+           "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC"]
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def expand_metrics(metrics: Iterable[str] | None, cutoffs: Sequence[int] = (10, 
                    names: str | None = None) -> list[str]:
     """Metric names to compute: a name without ``@`` of a cutoff-requiring metric
     expands to one name per cutoff; ``None`` means every metric."""
-    keys = list(METRIC_KEYS) if metrics is None else [str(m).strip() for m in metrics]
+    keys = list(METRIC_KEYS) if metrics is None else [metric_text(m) for m in metrics]
     out: list[str] = []
     for k in keys:
         r = resolve(k, names, warn=False)
@@ -246,8 +247,9 @@ def score_matrices(collection: Collection, metrics: Iterable[str] | None = None,
     if metrics is None:   # every measure under its canonical key: nothing to warn about
         names = names or "evalcore"
     keys = expand_metrics(metrics, cutoffs, names)
-    for k in keys:
-        resolve(k, names, warn=True)   # AmbiguousNameWarning for a bare nDCG@k (evalcore.names)
+    # AmbiguousNameWarning for nDCG@k, a bare nDCG and AP@k (evalcore.names), once per name as written
+    for k in (keys if metrics is None else dict.fromkeys(metric_text(m) for m in metrics)):
+        resolve(k, names, warn=True)
     out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
                            rel_threshold=rel_threshold, log_base=log_base, names=names) for k in keys}
     if standardise in (None, "none"):
@@ -270,17 +272,73 @@ def topic_means(matrix: np.ndarray, mean: str = "arithmetic") -> np.ndarray:
     raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
 
 
+#: The topic label of the mean rows in :func:`evaluate` (and trec_eval's output).
+MEAN_TOPIC = "all"
+
+#: How the mean over topics treats qrels topics without a relevant document (:func:`topic_policy`).
+TOPIC_POLICIES = ("trec_eval", "ntcireval")
+
+
+def topic_policy(name, topics: str | None = None, names: str | None = None) -> str:
+    """The topics a metric's mean runs over: ``"trec_eval"`` or ``"ntcireval"``.
+
+    * ``"trec_eval"`` - every qrels topic, as trec_eval, ir_measures, ranx and
+      PyTerrier average: a topic whose judgments hold no relevant document
+      scores 0 (trec_eval scores every measure 0 there), and so does a topic
+      missing from a run (trec_eval's ``-c``; without ``-c`` trec_eval leaves a
+      run's missing topics out of its mean - the two agree when every run
+      retrieves every qrels topic, as on clef2015).
+    * ``"ntcireval"`` - only the topics with at least one relevant document
+      (level >= 1), NTCIREVAL's convention: there P, P+, O, Q, NWRR and every
+      measure divided by R are undefined. A topic missing from a run scores 0.
+    * ``None`` (auto) - per metric: ``"trec_eval"`` for a name read as a
+      trec_eval or ir_measures name (``map``, ``P_10``, ``irm:nDCG@10``,
+      anything under ``names="trec_eval"``), ``"ntcireval"`` for evalcore's
+      and NTCIREVAL's names (``AP``, ``Q-measure``, ``P-plus``).
+
+    At ``rel_threshold`` L > 1 a topic with relevant documents but none of
+    level >= L stays in both sets and scores 0 on the binary measures, as
+    under trec_eval's ``-l L``.
+
+    >>> topic_policy("map"), topic_policy("AP"), topic_policy("AP", "trec_eval")
+    ('trec_eval', 'ntcireval', 'trec_eval')
+    """
+    if topics is not None:
+        if topics not in TOPIC_POLICIES:
+            raise ValueError(f"topics must be one of {', '.join(TOPIC_POLICIES)} or None (auto: trec_eval's for "
+                             f"trec_eval and ir_measures names, NTCIREVAL's otherwise); got {topics!r}")
+        return topics
+    conv = resolve(name, names, warn=False).convention
+    return "trec_eval" if conv in ("trec_eval", "ir_measures") else "ntcireval"
+
+
+def _check_mean_topic(collection: Collection, per_topic: bool) -> None:
+    if per_topic and MEAN_TOPIC in (*collection.topic_ids, *collection.topics_without_relevant):
+        raise ValueError(f"a topic is named {MEAN_TOPIC!r}, the label of the mean rows: its per-topic rows would "
+                         "mix with the means. Rename that topic in the qrels and the runs (e.g. to 'all_'), or "
+                         "ask for the means only (per_topic=False / no --per-topic)")
+
+
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
              log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
-             names: str | None = None) -> pd.DataFrame:
+             names: str | None = None, topics: str | None = None) -> pd.DataFrame:
     """Evaluate every run on every topic; a tidy DataFrame (run, topic, metric, value).
 
-    ``metrics``: names in any convention :mod:`evalcore.names` accepts (the
-    ``metric`` column keeps them as given; ``names`` picks a convention). Rows
-    with topic ``"all"`` hold the mean over the evaluated topics (a topic
-    missing from a run counts as 0). With ``per_topic=True`` the per-topic
-    rows come first, run by run.
+    ``metrics``: names in any convention :mod:`evalcore.names` accepts, or
+    ir_measures measure objects (the ``metric`` column keeps the names as
+    given; ``names`` picks a convention). Rows with topic ``"all"`` hold the
+    mean over the topics that :func:`topic_policy` picks for ``topics``
+    (``"trec_eval"``, ``"ntcireval"`` or None = per metric by its name's
+    convention); a topic missing from a run counts as 0. With
+    ``per_topic=True`` the per-topic rows come first, run by run; under
+    trec_eval's policy they include the topics without a relevant document
+    (value 0).
+
+    ``df.attrs`` states what was used, per metric: ``attrs["topics"][metric]
+    = {"policy": ..., "n_topics": ...}`` and, for binary measures,
+    ``attrs["rel_threshold"][metric]`` (a threshold written in the name,
+    ``AP(rel=2)``, wins over ``rel_threshold``).
 
     >>> import evalcore
     >>> c = evalcore.paper_examples()
@@ -290,27 +348,47 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     """
     if mean not in ("arithmetic", "geometric"):
         raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
+    if topics is not None:
+        topic_policy("AP", topics)            # a bad policy fails before any work
+    _check_mean_topic(collection, per_topic)
     mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
                           rel_threshold=rel_threshold, log_base=log_base, names=names)
+    if metrics is None:
+        names = names or "evalcore"
     runs = np.asarray(collection.run_ids, dtype=object)
-    topics = np.asarray(collection.topic_ids, dtype=object)
+    zero_ids = collection.topics_without_relevant
+    nR = collection.n_runs
     frames = []
-    nR, nT = collection.n_runs, collection.n_topics
+    used_topics: dict[str, dict] = {}
+    used_threshold: dict[str, int] = {}
     for key, m in mats.items():
+        policy = topic_policy(key, topics, names)
+        tids = collection.topic_ids
+        if policy == "trec_eval" and zero_ids:   # trec_eval scores every measure 0 on these topics
+            m = np.concatenate([m, np.zeros((nR, len(zero_ids)))], axis=1)
+            tids = tids + zero_ids
+        used_topics[key] = {"policy": policy, "n_topics": len(tids)}
+        r = resolve(key, names, warn=False)
+        if METRICS[r.base].uses_threshold:
+            used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
+        nT = len(tids)
         if per_topic:
             frames.append(pd.DataFrame({
-                "run": np.repeat(runs, nT), "topic": np.tile(topics, nR),
+                "run": np.repeat(runs, nT), "topic": np.tile(np.asarray(tids, dtype=object), nR),
                 "metric": key, "value": m.ravel(),
             }))
-        frames.append(pd.DataFrame({"run": runs, "topic": "all", "metric": key, "value": topic_means(m, mean)}))
+        frames.append(pd.DataFrame({"run": runs, "topic": MEAN_TOPIC, "metric": key, "value": topic_means(m, mean)}))
     if not frames:
         return pd.DataFrame(columns=["run", "topic", "metric", "value"])
     df = pd.concat(frames, ignore_index=True)
     if per_topic:
         # run by run: per-topic rows of every metric, then the means
-        df["_all"] = df["topic"].eq("all")
+        df["_all"] = df["topic"].eq(MEAN_TOPIC)
         df["_r"] = pd.Categorical(df["run"], categories=list(dict.fromkeys(runs)), ordered=True)
         df = df.sort_values(["_r", "_all"], kind="stable").drop(columns=["_all", "_r"]).reset_index(drop=True)
+    df.attrs["topics"] = used_topics
+    df.attrs["rel_threshold"] = used_threshold
+    df.attrs["mean"] = mean
     return df
 
 

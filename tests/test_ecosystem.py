@@ -202,9 +202,10 @@ def test_output_trec_eval_layout(capsys):
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert all(len(x) == 3 for x in lines)
     c = evalcore.paper_examples()
-    first = lines[: 2 * c.n_topics + 3]
+    first = lines[: 2 * c.n_topics + 5]
     assert [x[1] for x in first[: 2 * c.n_topics]] == [t for t in c.topic_ids for _ in range(2)]
-    assert [x[0].strip() for x in first[2 * c.n_topics:]] == ["runid", "AP", "P_2"]
+    assert [x[0].strip() for x in first[2 * c.n_topics:]] == ["runid", "num_q", "relevance_level", "AP", "P_2"]
+    assert [x[2] for x in first[2 * c.n_topics + 1: 2 * c.n_topics + 3]] == [str(c.n_topics), "1"]
     assert first[2 * c.n_topics] [1:] == ["all", c.run_ids[0]]
     assert first[0][0] == "AP".ljust(22)                                   # trec_eval's %-22s
     ap = evalcore.score_matrix(c, "AP")[0]
@@ -214,7 +215,8 @@ def test_output_trec_eval_layout(capsys):
 def test_output_jsonl(capsys):
     assert main(["evaluate", "--paper-examples", "--metrics", "NWRR", "--output", "jsonl"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert rows[-1] == {"run": "S-at-3", "topic": "all", "metric": "NWRR", "value": pytest.approx(0.2)}
+    assert rows[-1] == {"run": "S-at-3", "topic": "all", "metric": "NWRR", "value": pytest.approx(0.2),
+                        "topics": "ntcireval", "n_topics": 3}
     assert len(rows) == evalcore.paper_examples().n_runs
 
 
@@ -224,4 +226,65 @@ def test_cli_reads_jsonl_runs(tmp_path, capsys):
                                       '{"query_id": "t1", "doc_id": "a", "score": 1}\n')
     assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.jsonl"),
                  "--metrics", "recip_rank"]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "r\tall\trecip_rank\t0.5"
+    assert capsys.readouterr().out.splitlines()[1] == "r\tall\trecip_rank\t0.5\ttrec_eval:1"
+
+
+# -- ir_datasets-style iterables and pyarrow Tables ---------------------------------------------------------
+# The record types ir_datasets' qrels_iter() / scoreddocs_iter() yield (ir_datasets.formats.TrecQrel,
+# GenericScoredDoc): namedtuples with these fields, in this order.
+TrecQrel = __import__("collections").namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+GenericScoredDoc = __import__("collections").namedtuple("GenericScoredDoc", "query_id doc_id score")
+
+
+def test_ir_datasets_iterables_and_arrow_tables_equal_pytrec_eval():
+    import pyarrow as pa
+
+    q, runs = _pyterrier_frames(seed=3)
+    qrels_iter = (TrecQrel(a, b, int(c), "0") for a, b, c in q.itertuples(index=False))
+    scored = {k: (GenericScoredDoc(a, b, float(s)) for a, b, s, _ in r.itertuples(index=False))
+              for k, r in runs.items()}
+    c = load_collection(qrels_iter, scored)                         # generators, read once
+    assert c.run_ids == ("bm25", "dph")
+    arrow = load_collection(pa.Table.from_pandas(q.rename(columns={"qid": "query_id", "docno": "doc_id",
+                                                                   "label": "relevance"})),
+                            {k: pa.Table.from_pandas(r) for k, r in runs.items()})
+    measures = ("map", "P_5", "recip_rank")
+    for coll in (c, arrow):
+        df = evalcore.evaluate(coll, list(measures), per_topic=True)
+        for name, r in runs.items():
+            want = _pytrec(q, r, measures)
+            for m in measures:
+                got = df[(df.run == name) & (df.metric == m) & (df.topic != "all")].set_index("topic")["value"]
+                assert got.to_dict() == pytest.approx({t: v[m] for t, v in want.items()}, abs=1e-12), (name, m)
+    one = load_collection(list(TrecQrel(a, b, int(c), "0") for a, b, c in q.itertuples(index=False)),
+                          [GenericScoredDoc("q1", "d1_00", 1.0)])
+    assert one.run_ids == ("run",) and one.lengths.sum() == 1
+
+
+@pytest.mark.parametrize("qrels,runs,msg", [
+    (iter([("1", "a", 1)]), None, r"qrels records must yield namedtuples or dicts with the fields query_id, "
+                                  r"doc_id, relevance \(ir_datasets' qrels_iter\(\)\); its first item is a tuple"),
+    (iter([]), None, "the iterable of qrels records yielded nothing"),
+    ([TrecQrel("1", "a", 1, "0"), {"query_id": "1", "doc_id": "b", "relevance": 0}], None,
+     "record 1 is a dict, record 0 a TrecQrel"),
+    ([TrecQrel("1", "a", 1, "0")], iter([3.5]), r"run records .* scoreddocs_iter\(\)\); its first item is a float"),
+    ([TrecQrel("1", "a", 1, "0")], [GenericScoredDoc("1", "a", "high")], "column 'score' holds 'high'"),
+])
+def test_bad_iterables_say_what_was_wrong(qrels, runs, msg):
+    with pytest.raises(InputError, match=msg):
+        load_collection(qrels, runs if runs is not None else [GenericScoredDoc("1", "a", 1.0)])
+    with pytest.raises(InputError):
+        if runs is None:
+            read_qrels(qrels)
+        else:
+            raise InputError("runs only")
+
+
+def test_read_qrels_takes_arrow_and_iterators_of_paths(tmp_path):
+    import pyarrow as pa
+
+    q = read_qrels(pa.table({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [2, 0]}))
+    assert q.max_level == 2
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 1 x\n")
+    c = load_collection(pa.table({"qid": ["1"], "docno": ["a"], "label": [1]}), iter([tmp_path / "r.txt"]))
+    assert c.run_ids == ("r",) and float(evalcore.score_matrix(c, "AP")[0, 0]) == 1.0

@@ -18,18 +18,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name,key,params", [
-    ("map", "AP", {"rel_threshold": 1}),                     # trec_eval
-    ("recip_rank", "RR", {"rel_threshold": 1}),
-    ("P_10", "P@10", {"rel_threshold": 1}),
-    ("P.10", "P@10", {"rel_threshold": 1}),
+    ("map", "AP", {}),       # trec_eval (no threshold pinned: the call's is -l)
+    ("recip_rank", "RR", {}),
+    ("P_10", "P@10", {}),
+    ("P.10", "P@10", {}),
     ("ndcg_cut_10", "MSnDCG@10", {"gains": None}),
     ("ndcg_cut.10", "MSnDCG@10", {"gains": None}),
-    ("Rprec", "R-Prec", {"rel_threshold": 1}),
-    ("success_5", "Hit@5", {"rel_threshold": 1}),
+    ("Rprec", "R-Prec", {}),
+    ("success_5", "Hit@5", {}),
     ("AP(rel=2)", "AP", {"rel_threshold": 2}),               # ir_measures syntax
     ("P(rel=2)@10", "P@10", {"rel_threshold": 2}),
     ("RR(rel=2)", "RR", {"rel_threshold": 2}),
-    ("Success@10", "Hit@10", {"rel_threshold": 1}),
+    ("Success@10", "Hit@10", {}),
     ("irm:nDCG@10", "MSnDCG@10", {"gains": None}),
     ("Q-measure(beta=2)", "Q-measure", {"beta": 2.0}),        # evalcore keys, ir_measures-style parameters
     ("Q-measure(beta=2)@100", "Q-measure@100", {"beta": 2.0}),
@@ -88,15 +88,22 @@ def test_bare_ndcg_warns_and_explicit_conventions_do_not():
     assert not np.allclose(bare, ms)
 
 
-def test_peer_names_pin_the_peers_parameters():
-    """ndcg_cut.10 is trec_eval's (gain = level) whatever gains the call passes; MSnDCG@10 follows them."""
+def test_peer_names_pin_the_peers_gains_and_take_the_calls_threshold():
+    """ndcg_cut.10 is trec_eval's (gain = level) whatever gains the call passes; MSnDCG@10 follows them.
+    rel_threshold is trec_eval's -l for every binary measure whatever its name; AP(rel=2) keeps its own."""
     c = evalcore.simulated_collection(6, 4, seed=2)
     kw = dict(gains="10:5:1", rel_threshold=2)
-    m = evalcore.score_matrices(c, ["ndcg_cut.10", "MSnDCG@10", "map", "AP"], **kw)
+    m = evalcore.score_matrices(c, ["ndcg_cut.10", "MSnDCG@10", "map", "AP", "P_10", "recip_rank", "AP(rel=1)"],
+                                **kw)
     np.testing.assert_array_equal(m["ndcg_cut.10"], evalcore.score_matrix(c, "MSnDCG@10"))
     np.testing.assert_array_equal(m["MSnDCG@10"], evalcore.score_matrix(c, "MSnDCG@10", gains="10:5:1"))
-    np.testing.assert_array_equal(m["map"], evalcore.score_matrix(c, "AP", rel_threshold=1))
-    np.testing.assert_array_equal(m["AP"], evalcore.score_matrix(c, "AP", rel_threshold=2))
+    rigid_ap = evalcore.score_matrix(c, "AP", rel_threshold=2)
+    np.testing.assert_array_equal(m["map"], rigid_ap)
+    np.testing.assert_array_equal(m["AP"], rigid_ap)
+    np.testing.assert_array_equal(m["P_10"], evalcore.score_matrix(c, "P@10", rel_threshold=2))
+    np.testing.assert_array_equal(m["recip_rank"], evalcore.score_matrix(c, "RR", rel_threshold=2))
+    np.testing.assert_array_equal(m["AP(rel=1)"], evalcore.score_matrix(c, "AP", rel_threshold=1))
+    assert not np.allclose(m["AP(rel=1)"], rigid_ap)
 
 
 def test_readme_crosswalk_is_the_registrys():
@@ -124,5 +131,5 @@ def test_cli_names_option_and_warning(capsys):
     assert main(base + ["--metrics", "nDCG@3", "--names", "ir_measures"]) == 0
     irm = capsys.readouterr()
     assert irm.err == ""
-    assert main(base + ["--metrics", "MSnDCG@3"]) == 0
+    assert main(base + ["--metrics", "MSnDCG@3", "--topics", "trec_eval"]) == 0   # ir_measures' topics
     assert irm.out.replace("nDCG@3", "MSnDCG@3") == capsys.readouterr().out

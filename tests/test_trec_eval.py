@@ -22,10 +22,13 @@ on this data 6 KISTI runs have such near-ties and the per-topic AP differs
 unless the loader orders by float32(score) (checked with pytrec_eval).
 
 Topic sets: pytrec_eval reports every qrels topic a run retrieved (also
-one without relevant documents); evalcore evaluates the qrels topics with
-at least one relevant document and scores a topic missing from a run as 0.
-We compare on the intersection and check the differences are exactly
-those.
+one without relevant documents: clef2015 has 66 qrels topics, 65 with a
+relevant document). The collection's matrices hold the 65; evalcore's
+``evaluate`` averages under trec_eval's names over trec_eval's topics (the
+66th scores 0, as in trec_eval) and under evalcore's names over NTCIREVAL's
+65 (``evalcore.registry.topic_policy``). The per-topic values are compared
+on the 65, the means and the per-topic rows of ``evaluate`` over
+pytrec_eval's own topic set, at relevance_level 1 and 2.
 """
 from __future__ import annotations
 
@@ -167,3 +170,66 @@ def test_a_duplicated_real_run_ties_exactly(evalcore_side):
     mats = evalcore.score_matrices(d, None, cutoffs=(10, 100, 1000))
     for key, m in mats.items():
         np.testing.assert_array_equal(m[0], m[3], err_msg=key)
+
+
+# -- means over trec_eval's own topic set (the topic policy) --------------------------------------------
+PEER = ("map", "recip_rank", "P_10", "P_5", "Rprec", "ndcg_cut_10", "success_10")
+
+
+@pytest.fixture(scope="module")
+def pytrec_by_level(pytrec_side):
+    out = {}
+    for level in (1, 2):
+        ev = pytrec_eval.RelevanceEvaluator(pytrec_side["qrels"], set(PEER), relevance_level=level)
+        out[level] = {f: ev.evaluate(r) for f, r in pytrec_side["runs"].items()}
+    return out
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_trec_eval_names_give_trec_evals_means_and_topics(evalcore_side, pytrec_by_level, level):
+    """Every trec_eval name, at -l 1 and -l 2 (--rel-threshold), per topic and mean, over pytrec_eval's topics."""
+    c, idx = evalcore_side
+    df = evalcore.evaluate(c, list(PEER), rel_threshold=level, per_topic=True)
+    assert all(df.attrs["topics"][m] == {"policy": "trec_eval", "n_topics": 66} for m in PEER)
+    assert all(df.attrs["rel_threshold"][m] == level for m in PEER if m != "ndcg_cut_10")
+    by_run = {run: part for run, part in df.groupby("run", sort=False)}
+    for f, i in idx.items():
+        want = pytrec_by_level[level][f]
+        part = by_run[c.run_ids[i]]
+        for m in PEER:
+            rows = part[part["metric"] == m]
+            per = rows[rows["topic"] != "all"]
+            got = dict(zip(per["topic"], per["value"]))
+            assert set(got) == set(want), (f.name, m)                     # pytrec_eval's own topic set
+            bad = [(t, got[t], want[t][m]) for t in want if abs(got[t] - want[t][m]) > TOL]
+            assert not bad, (f.name, m, level, bad[:3])
+            mean = sum(want[t][m] for t in want) / len(want)
+            assert float(rows[rows["topic"] == "all"]["value"].iloc[0]) == pytest.approx(mean, abs=TOL), (f.name, m)
+
+
+def test_map_of_cuni_run_2_is_trec_evals_and_ap_states_ntcireval(evalcore_side):
+    c, _ = evalcore_side
+    df = evalcore.evaluate(c, ["map", "AP"]).set_index(["run", "metric"])["value"]
+    assert round(df[("CUNI_EN_Run.2", "map")], 4) == 0.2236        # trec_eval / pytrec_eval
+    assert round(df[("CUNI_EN_Run.2", "AP")], 4) == 0.2270         # NTCIREVAL's convention: 65 topics
+    both = evalcore.evaluate(c, ["map", "AP"], topics="trec_eval").set_index(["run", "metric"])["value"]
+    assert both[("CUNI_EN_Run.2", "AP")] == pytest.approx(both[("CUNI_EN_Run.2", "map")], abs=1e-12)
+    nt = evalcore.evaluate(c, ["map"], topics="ntcireval")
+    assert nt.attrs["topics"]["map"] == {"policy": "ntcireval", "n_topics": 65}
+    assert float(nt.set_index("run").loc["CUNI_EN_Run.2", "value"]) == pytest.approx(df[("CUNI_EN_Run.2", "AP")],
+                                                                                       abs=1e-12)
+
+
+def test_cli_trec_eval_output_is_trec_evals(clef2015, evalcore_side, pytrec_by_level, capsys):
+    """--output trec_eval: trec_eval's topics (num_q 66), -l as --rel-threshold, means equal to trec_eval's."""
+    from evalcore.cli import main
+
+    c, idx = evalcore_side
+    f = next(iter(idx))
+    assert main(["evaluate", "--qrels", str(clef2015 / "qrels.txt"), "--run", str(f), "--metrics", "map", "P_10",
+                 "--rel-threshold", "2", "--output", "trec_eval"]) == 0
+    lines = dict((a.strip(), v) for a, t, v in (line.split("\t") for line in capsys.readouterr().out.splitlines()))
+    want = pytrec_by_level[2][f]
+    assert lines["num_q"] == "66" and lines["relevance_level"] == "2"
+    for m in ("map", "P_10"):
+        assert float(lines[m]) == pytest.approx(sum(v[m] for v in want.values()) / len(want), abs=1e-11)

@@ -1,9 +1,12 @@
 """``evalcore app``: start the Streamlit dashboard (needs the ``app`` extra: ``pip install "evalcore[app]"``).
 
-The dashboard (``app.py``, ``pages/``, ``dashboard/``) lives in the source
+The dashboard (``app.py``, ``views/``, ``dashboard/``) lives in the source
 checkout beside the ``evalcore`` package, not inside it (evalcore stays free
-of Streamlit). The command looks for ``app.py`` in ``--app-dir``, the
-current directory, then the checkout the package was installed from.
+of Streamlit); a wheel ships it as the data package ``evalcore_app`` (the
+script and pages, copied at build time by setup.py) plus the ``dashboard``
+package. The command looks for ``app.py`` in ``--app-dir``, else the current
+directory, the checkout evalcore was installed from, then the installed
+``evalcore_app``.
 """
 from __future__ import annotations
 
@@ -27,14 +30,27 @@ def register(sub, data: argparse.ArgumentParser) -> None:
     a.set_defaults(func=run_app)
 
 
+def _installed_app() -> Path | None:
+    """The dashboard a wheel installed (package ``evalcore_app``), found without importing it."""
+    spec = importlib.util.find_spec("evalcore_app")
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(loc) / "app.py").is_file():
+            return Path(loc)
+    return None
+
+
 def find_app(app_dir: str | None) -> Path:
     candidates = [Path(app_dir)] if app_dir else [Path.cwd(), Path(__file__).resolve().parents[2]]
     for d in candidates:
         if (d / "app.py").is_file() and (d / "dashboard").is_dir():
             return (d / "app.py").resolve()
+    installed = None if app_dir else _installed_app()
+    if installed is not None:
+        return (installed / "app.py").resolve()
     where = ", ".join(str(d) for d in candidates)
-    raise ValueError(f"no dashboard (app.py with dashboard/ beside it) in {where}; the dashboard ships with the "
-                     "source checkout: run 'evalcore app' from the checkout, or pass --app-dir CHECKOUT")
+    raise ValueError(f"no dashboard (app.py with dashboard/ beside it) in {where}; install it with "
+                     "pip install \"evalcore[app]\" (the wheel ships the dashboard), run 'evalcore app' from a "
+                     "source checkout, or pass --app-dir CHECKOUT")
 
 
 def run_app(args) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry
+from .. import registry, writers
 from .._atomic import OutputError, check_writable_dir, write_text
 from ..settings import dump_settings
 from .options import (
@@ -27,11 +27,12 @@ OUTPUTS = ("tsv", "csv", "json", "jsonl", "trec_eval")
 
 def register(sub, data: argparse.ArgumentParser) -> None:
     ev = sub.add_parser(
-        "evaluate", parents=[data], help="score every run on every topic",
+        "evaluate", parents=[data], help="score every run on every topic", conflict_handler="resolve",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score runs. Output (tsv): a header run<TAB>topic<TAB>metric<TAB>value, one line per "
-                    "(run, topic, metric) with --per-topic, and lines with topic 'all' holding the means "
-                    "(12 significant digits).\n\nMetric keys: " + ", ".join(registry.METRIC_KEYS) +
+        description="Score runs. Output (tsv): a header run<TAB>topic<TAB>metric<TAB>value<TAB>topics, one "
+                    "line per (run, topic, metric) with --per-topic, and lines with topic 'all' holding the means "
+                    "(12 significant digits) and, in the topics column, the topics they ran over (trec_eval:66 = "
+                    "trec_eval's policy, 66 topics; see --topics).\n\nMetric keys: " + ", ".join(registry.METRIC_KEYS) +
                     " (cutoff metrics: nDCG@10, P@5, ...; Q-measure@1000 etc. also take a cutoff), with "
                     "parameters such as AP(rel=2) or Q-measure(beta=2)@100, and the ir_measures / trec_eval / "
                     "NTCIREVAL names 'evalcore metrics' lists (map, P_10, ndcg_cut.10, P-plus, ...).",
@@ -45,30 +46,41 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                          "metric, value} object per line), trec_eval (trec_eval -q's layout: "
                          "measure<TAB>topic<TAB>value; per run the per-topic lines, then 'runid all NAME' and the means)")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
-    ev.set_defaults(func=run_evaluate)
+    _add_topics_option(ev, data)
+    ev.set_defaults(func=run_evaluate, topic_policy=None)
 
 
-def _fmt(v: float) -> str:
-    return format(float(v), ".12g")
+class _TopicsAction(argparse.Action):
+    """``--topics trec_eval|ntcireval`` (the topic policy) or ``--topics N`` (topics of --simulated)."""
+
+    def __init__(self, *a, simulated_type=int, **kw):
+        self.simulated_type = simulated_type
+        super().__init__(*a, **kw)
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value in registry.TOPIC_POLICIES:
+            namespace.topic_policy = value
+            return
+        try:
+            n = self.simulated_type(value)
+        except (TypeError, ValueError, argparse.ArgumentTypeError):
+            parser.error(f"argument --topics: {value!r} is neither a topic policy ({', '.join(registry.TOPIC_POLICIES)}) "
+                         "nor a whole number of topics for --simulated")
+        namespace.topics = n
 
 
-def _json_value(v):
-    v = float(v)
-    return v if v == v and abs(v) != float("inf") else None
-
-
-def write_trec_eval(df, out) -> None:
-    """trec_eval -q's layout, run after run: every topic's measures (topics in the collection's order),
-    then ``runid<TAB>all<TAB>NAME`` and the means with topic ``all``. The measure is padded to 22
-    characters as trec_eval prints it; values keep 12 significant digits (trec_eval prints 4 decimals)."""
-    for run, part in df.groupby("run", sort=False):
-        per = part[part["topic"] != "all"]
-        for _, tpart in per.groupby("topic", sort=False):
-            for _, t, m, v in tpart.itertuples(index=False, name=None):
-                out.write(f"{m:<22}\t{t}\t{_fmt(v)}\n")
-        out.write(f"{'runid':<22}\tall\t{run}\n")
-        for _, t, m, v in part[part["topic"] == "all"].itertuples(index=False, name=None):
-            out.write(f"{m:<22}\tall\t{_fmt(v)}\n")
+def _add_topics_option(ev: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """``evaluate``'s --topics takes the topic policy too; a number stays the topics of --simulated
+    (the shared option's own type, default and help)."""
+    shared = next(a for a in data._actions if "--topics" in a.option_strings)
+    # (the subparser is made with conflict_handler="resolve", so this --topics replaces the shared one)
+    ev.add_argument("--topics", dest="topics", default=shared.default, metavar="POLICY|N",
+                    action=_TopicsAction, simulated_type=shared.type or int,
+                    help="the topics each mean runs over: trec_eval (every qrels topic; one without a relevant "
+                         "document scores 0, as in trec_eval, ir_measures, ranx, PyTerrier) or ntcireval (only "
+                         "topics with a relevant document, NTCIREVAL's convention); default: trec_eval for "
+                         "trec_eval / ir_measures names and for --output trec_eval, ntcireval otherwise. Every "
+                         "output states the policy and the number of topics. A number N: " + str(shared.help))
 
 
 def settings_used(args, params: dict, metrics) -> dict:
@@ -100,6 +112,15 @@ def save_settings(target: Path | None, args, params: dict, metrics) -> None:
                                           if v is not None}))
 
 
+def topics_of(args) -> str | None:
+    """The topic policy: ``--topics trec_eval|ntcireval``; else trec_eval's for ``--output trec_eval``
+    (trec_eval's layout promises trec_eval's numbers); else None (per metric, by its name)."""
+    policy = getattr(args, "topic_policy", None)
+    if policy is None and args.output == "trec_eval":
+        return "trec_eval"
+    return policy
+
+
 def run_evaluate(args) -> int:
     target = settings_target(args)  # a bad output path fails before the data is read
     file_settings(args)             # and so does a bad settings file
@@ -107,25 +128,20 @@ def run_evaluate(args) -> int:
     params = metric_params(args)
     metrics = metrics_of(args)
     mean = mean_of(args)
-    df = registry.evaluate(c, metrics, per_topic=args.per_topic, mean=mean, **params)
+    df = registry.evaluate(c, metrics, per_topic=args.per_topic, mean=mean, topics=topics_of(args), **params)
     save_settings(target, args, params, metrics)
     out = sys.stdout
     if args.output == "json":
         settings = settings_used(args, params, metrics)
         settings["metrics"] = list(dict.fromkeys(df["metric"]))
+        settings["topics"] = df.attrs["topics"]
+        settings["rel_threshold_used"] = df.attrs["rel_threshold"]
         json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
+                   "topics_without_relevant": list(c.topics_without_relevant),
                    "settings": settings, "results": df.to_dict(orient="records")}, out, indent=1)
         out.write("\n")
-    elif args.output == "jsonl":
-        for r, t, m, v in df.itertuples(index=False, name=None):
-            out.write(json.dumps({"run": r, "topic": t, "metric": m, "value": _json_value(v)}) + "\n")
-    elif args.output == "trec_eval":
-        write_trec_eval(df, out)
     else:
-        sep = "\t" if args.output == "tsv" else ","
-        out.write(sep.join(["run", "topic", "metric", "value"]) + "\n")
-        for r, t, m, v in df.itertuples(index=False, name=None):
-            out.write(f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}\n")
+        out.write(writers.write(df, args.output))
     if args.report:
         print(c.report.summary(c), file=sys.stderr)
     return 0

@@ -22,8 +22,10 @@ Runs
 Python objects (:mod:`evalcore.io.frames`)
     * DataFrames with PyTerrier's (``qid, docno, label`` / ``qid, docno,
       score[, rank]``) or ir_measures' columns (``query_id, doc_id,
-      relevance`` / ``query_id, doc_id, score``); pytrec_eval dicts
-      ``{qid: {docno: value}}``; a dict of named runs ``{name: run}``.
+      relevance`` / ``query_id, doc_id, score``); pyarrow Tables with the
+      same columns; pytrec_eval dicts ``{qid: {docno: value}}``;
+      ir_datasets-style iterables of namedtuples (``qrels_iter()``,
+      ``scoreddocs_iter()``); a dict of named runs ``{name: run}``.
 
 All text formats: ``#`` comment lines (ir_metadata headers) are skipped;
 fields are split on any whitespace; trailing blanks, CRLF line ends and
@@ -122,12 +124,40 @@ run read ahead and the growing tensor; ``errors`` :class:`InputError`;
 """
 from __future__ import annotations
 
-from .assemble import load_collection
+import functools
+
+from .assemble import load_collection as _load_collection
 from .errors import InputError
+from .frames import python_sources
 from .limits import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, Limits
 from .names import run_name
-from .qrels import Qrels, read_qrels
+from .qrels import Qrels
+from .qrels import read_qrels as _read_qrels
 from .runs import Run, read_run
+
+_PYTHON_INPUTS = """
+    Also, for qrels and runs: a pyarrow ``Table`` / ``RecordBatch`` with a
+    DataFrame's columns, and ir_datasets-style iterables of records
+    (``dataset.qrels_iter()``, ``dataset.scoreddocs_iter()``: namedtuples
+    with ``query_id, doc_id, relevance`` / ``query_id, doc_id, score``), as
+    :mod:`evalcore.io.frames` describes; a dict ``{name: iterable}`` names
+    several runs.
+"""
+
+
+@functools.wraps(_load_collection)
+def load_collection(qrels, runs=None, **kwargs):
+    qrels, runs = python_sources(qrels, runs)
+    return _load_collection(qrels, runs, **kwargs)
+
+
+@functools.wraps(_read_qrels)
+def read_qrels(source, **kwargs):
+    return _read_qrels(python_sources(source, None)[0], **kwargs)
+
+
+load_collection.__doc__ = (_load_collection.__doc__ or "") + _PYTHON_INPUTS
+read_qrels.__doc__ = (_read_qrels.__doc__ or "") + _PYTHON_INPUTS
 
 __all__ = [
            "APP_LIMITS",

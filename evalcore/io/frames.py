@@ -1,4 +1,5 @@
-"""Sources from Python pipelines: pandas DataFrames and pytrec_eval-style dicts.
+"""Sources from Python pipelines: pandas DataFrames, pytrec_eval-style dicts, pyarrow Tables and
+ir_datasets-style iterables of records.
 
 Qrels
     * a DataFrame with PyTerrier's columns ``qid, docno, label`` or
@@ -11,6 +12,15 @@ Runs
       ``df.attrs["name"]`` or ``"run"``;
     * a dict ``{qid: {docno: score}}`` (pytrec_eval), named ``"run"``;
     * a dict of named runs ``{"bm25": <DataFrame or dict>, ...}``.
+Either
+    * a pyarrow ``Table`` or ``RecordBatch`` with the same columns as a
+      DataFrame;
+    * an iterable of records, as ir_datasets yields them: namedtuples
+      (``dataset.qrels_iter()``: ``query_id, doc_id, relevance, iteration``;
+      ``dataset.scoreddocs_iter()``: ``query_id, doc_id, score``) or dicts
+      with those keys (PyTerrier's ``qid, docno, ...`` too). A generator is
+      read once. :func:`python_sources` turns both into DataFrames before the
+      loader sees them.
 
 Query and document ids are compared as strings (``1`` and ``"1"`` are the
 same topic). The same policies as files apply: trec_eval's order (score
@@ -21,7 +31,7 @@ position in the DataFrame; the qid/docno for a dict) and the column.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -33,6 +43,86 @@ from .order import _order_rows, _Parsed
 
 _QRELS_COLS = (("qid", "docno", "label"), ("query_id", "doc_id", "relevance"))
 _RUN_COLS = (("qid", "docno", "score"), ("query_id", "doc_id", "score"))
+
+
+def _is_record(x) -> bool:
+    """One ir_datasets-style record: a namedtuple, or a flat dict with a query id key."""
+    if isinstance(x, tuple):
+        return hasattr(x, "_fields")
+    return isinstance(x, Mapping) and ("query_id" in x or "qid" in x) and \
+        not any(isinstance(v, Mapping) for v in x.values())
+
+
+def _is_pair(x) -> bool:
+    """A ``(filename, bytes)`` source (an upload)."""
+    return isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], (bytes, bytearray, memoryview))
+
+
+def _records_frame(rows: list, what: str, name: str) -> pd.DataFrame:
+    first = rows[0]
+    kind = type(first)
+    odd = next((i for i, r in enumerate(rows) if type(r) is not kind), None)
+    if odd is not None:
+        raise InputError(f"record {odd} is a {type(rows[odd]).__name__}, record 0 a {kind.__name__}", file=name,
+                         hint=f"give records of one kind (e.g. only {kind.__name__}s)")
+    if isinstance(first, tuple):
+        cols = list(first._fields)
+        return pd.DataFrame({c: pd.Series([r[i] for r in rows], dtype=object) for i, c in enumerate(cols)})
+    return pd.DataFrame.from_records(rows)
+
+
+def _not_records(first, what: str, name: str) -> InputError:
+    fields = "query_id, doc_id, relevance" if what == "qrels" else "query_id, doc_id, score"
+    return InputError(f"an iterable of {what} records must yield namedtuples or dicts with the fields {fields} "
+                      f"(ir_datasets' {'qrels_iter()' if what == 'qrels' else 'scoreddocs_iter()'}); its first "
+                      f"item is a {type(first).__name__}: {first!r:.80}", file=name,
+                      hint="give the namedtuples themselves, a DataFrame with those columns, or a file path")
+
+
+def as_frame(obj, what: str, name: str):
+    """``obj`` as a DataFrame if it is a pyarrow Table / RecordBatch or an iterable of records;
+    otherwise ``obj`` unchanged (paths, DataFrames, dicts, lists of sources).
+
+    >>> from collections import namedtuple
+    >>> Q = namedtuple("TrecQrel", "query_id doc_id relevance iteration")
+    >>> as_frame(iter([Q("1", "d1", 2, "0")]), "qrels", "qrels").values.tolist()
+    [['1', 'd1', 2, '0']]
+    """
+    if isinstance(obj, (pa.Table, pa.RecordBatch)):
+        return obj.to_pandas()
+    if isinstance(obj, (str, bytes, bytearray, memoryview, pd.DataFrame, Mapping)) or hasattr(obj, "__fspath__"):
+        return obj
+    if _is_pair(obj):
+        return obj
+    if isinstance(obj, Iterator):                           # a generator: read once
+        first = next(obj, _END)
+        if first is _END:
+            raise InputError(f"the iterable of {what} records yielded nothing", file=name,
+                             hint=f"give at least one {what} record")
+        if isinstance(first, str) or hasattr(first, "__fspath__") or _is_pair(first):
+            return [first, *obj]                            # an iterator of paths / (name, bytes) pairs
+        if not _is_record(first):
+            raise _not_records(first, what, name)
+        return _records_frame([first, *obj], what, name)
+    if isinstance(obj, (list, tuple)) and obj and _is_record(obj[0]):
+        return _records_frame(list(obj), what, name)
+    return obj
+
+
+_END = object()
+
+
+def python_sources(qrels, runs):
+    """(qrels, runs) with pyarrow Tables and iterables of records turned into DataFrames; a dict of named
+    runs keeps its names. Everything else passes through unchanged."""
+    qrels = as_frame(qrels, "qrels", "qrels")
+    if isinstance(runs, Mapping) and not is_nested_dict(runs):
+        runs = {k: as_frame(v, "run", f"run {str(k)!r}") for k, v in runs.items()}
+    elif isinstance(runs, list) and runs and not _is_record(runs[0]):
+        runs = [as_frame(r, "run", "run") for r in runs]
+    else:
+        runs = as_frame(runs, "run", "run")
+    return qrels, runs
 
 
 def is_frame(obj) -> bool:

@@ -1,0 +1,154 @@
+"""Writers for :func:`evalcore.evaluate`'s tidy table: the bytes ``evalcore evaluate --output ...`` prints.
+
+``evalcore evaluate`` calls these very functions, so a Python pipeline and the
+CLI write the same bytes for the same table. Each returns the text and, given a
+``path``, also writes it atomically (the file is either its old content or the
+whole new one).
+
+Every format states the topics each mean ran over (:func:`evalcore.registry.topic_policy`),
+from ``df.attrs["topics"]`` (which :func:`evalcore.evaluate` fills):
+
+* ``tsv`` / ``csv`` - columns ``run, topic, metric, value, topics``; ``topics``
+  is ``POLICY:N`` on the mean rows (``trec_eval:66``: trec_eval's topics, 66
+  of them) and empty on per-topic rows;
+* ``jsonl`` - one ``{run, topic, metric, value}`` object per line; the mean
+  rows also carry ``"topics": POLICY, "n_topics": N``;
+* ``trec_eval`` - trec_eval ``-q``'s layout, with its own ``num_q`` and
+  ``relevance_level`` summary lines.
+
+Values keep 12 significant digits (``format(v, ".12g")``); a NaN or infinite
+value is ``null`` in JSON.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterator
+
+import pandas as pd
+
+from ._atomic import write_text
+
+__all__ = ["to_tsv", "to_csv", "to_jsonl", "to_trec_eval", "FORMATS", "write"]
+
+MEAN_TOPIC = "all"   # evalcore.registry.MEAN_TOPIC (not imported: the writers need neither numpy kernels nor names)
+
+
+def _fmt(v) -> str:
+    return format(float(v), ".12g")
+
+
+def _json_value(v):
+    v = float(v)
+    return v if v == v and abs(v) != float("inf") else None
+
+
+def _check(df: pd.DataFrame) -> None:
+    missing = [c for c in ("run", "topic", "metric", "value") if c not in df.columns]
+    if missing:
+        raise ValueError(f"the writers take evalcore.evaluate()'s table (columns run, topic, metric, value); "
+                         f"this one lacks {', '.join(missing)}")
+
+
+def _topics_of(df: pd.DataFrame) -> dict:
+    return df.attrs.get("topics") or {}
+
+
+def _stated(topics: dict, metric: str) -> str:
+    t = topics.get(metric)
+    return f"{t['policy']}:{t['n_topics']}" if t else ""
+
+
+def _rows(df: pd.DataFrame):
+    return df[["run", "topic", "metric", "value"]].itertuples(index=False, name=None)
+
+
+def _delimited(df: pd.DataFrame, sep: str) -> Iterator[str]:
+    _check(df)
+    topics = _topics_of(df)
+    yield sep.join(["run", "topic", "metric", "value", "topics"]) + "\n"
+    for r, t, m, v in _rows(df):
+        note = _stated(topics, m) if t == MEAN_TOPIC else ""
+        yield f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}{sep}{note}\n"
+
+
+def _jsonl(df: pd.DataFrame) -> Iterator[str]:
+    _check(df)
+    topics = _topics_of(df)
+    for r, t, m, v in _rows(df):
+        rec = {"run": r, "topic": t, "metric": m, "value": _json_value(v)}
+        if t == MEAN_TOPIC and m in topics:
+            rec.update(topics=topics[m]["policy"], n_topics=topics[m]["n_topics"])
+        yield json.dumps(rec) + "\n"
+
+
+def _trec_eval(df: pd.DataFrame) -> Iterator[str]:
+    """trec_eval -q's layout, run after run: every topic's measures (topics in the table's order), then
+    ``runid<TAB>all<TAB>NAME``, ``num_q`` (the topics the means ran over) and ``relevance_level``
+    (trec_eval's ``-l``) where the table states them, and the means with topic ``all``. The measure is
+    padded to 22 characters as trec_eval prints it (``%-22s``); values keep 12 significant digits
+    (trec_eval prints 4 decimals)."""
+    _check(df)
+    topics = _topics_of(df)
+    n_q = sorted({t["n_topics"] for t in topics.values()})
+    levels = sorted(set((df.attrs.get("rel_threshold") or {}).values()))
+    for run, part in df.groupby("run", sort=False):
+        per = part[part["topic"] != MEAN_TOPIC]
+        for _, tpart in per.groupby("topic", sort=False):
+            for _, t, m, v in _rows(tpart):
+                yield f"{m:<22}\t{t}\t{_fmt(v)}\n"
+        yield f"{'runid':<22}\tall\t{run}\n"
+        if len(n_q) == 1:        # one topic set for every measure (as in trec_eval)
+            yield f"{'num_q':<22}\tall\t{n_q[0]}\n"
+        if len(levels) == 1:
+            yield f"{'relevance_level':<22}\tall\t{levels[0]}\n"
+        for _, t, m, v in _rows(part[part["topic"] == MEAN_TOPIC]):
+            yield f"{m:<22}\tall\t{_fmt(v)}\n"
+
+
+def _emit(lines: Iterator[str], path) -> str:
+    text = "".join(lines)
+    if path is not None:
+        write_text(os.fspath(path), text)
+    return text
+
+
+def to_tsv(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+    """Tab-separated ``run, topic, metric, value, topics`` (the default ``--output tsv``)."""
+    return _emit(_delimited(df, "\t"), path)
+
+
+def to_csv(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+    """Comma-separated, as :func:`to_tsv` (``--output csv``)."""
+    return _emit(_delimited(df, ","), path)
+
+
+def to_jsonl(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+    """One JSON object per row (``--output jsonl``); the mean rows say which topics they ran over.
+
+    >>> import evalcore
+    >>> df = evalcore.evaluate(evalcore.paper_examples(), ["map"])
+    >>> to_jsonl(df).splitlines()[0]
+    '{"run": "X", "topic": "all", "metric": "map", "value": 0.1111111111111111, "topics": "trec_eval", "n_topics": 3}'
+    """
+    return _emit(_jsonl(df), path)
+
+
+def to_trec_eval(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+    """trec_eval ``-q``'s layout (``--output trec_eval``); see the module doc.
+
+    For trec_eval's numbers under trec_eval's names, evaluate with ``topics="trec_eval"`` (the CLI's
+    ``--output trec_eval`` does unless ``--topics`` says otherwise).
+    """
+    return _emit(_trec_eval(df), path)
+
+
+#: ``--output`` name -> writer (the CLI's ``json`` output, a whole document with the settings, is its own).
+FORMATS = {"tsv": to_tsv, "csv": to_csv, "jsonl": to_jsonl, "trec_eval": to_trec_eval}
+
+
+def write(df: pd.DataFrame, fmt: str, path: str | os.PathLike | None = None) -> str:
+    """``FORMATS[fmt](df, path)``, with a clear error for an unknown format."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return FORMATS[fmt](df, path)
