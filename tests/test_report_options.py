@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 
+import numpy as np
 import pandas as pd
 import pytest
 from test_report import FAST, write_collection
@@ -95,3 +96,28 @@ def test_output_checked_before_computing(tmp_path, coll, capsys):
     assert main(["report", "--qrels", str(q), "--runs", str(r), "--out", str(blocker / "sub"), *FAST]) == 2
     err = capsys.readouterr().err
     assert str(blocker / "sub") in err and "report: loading" not in err
+
+
+def test_topic_bootstrap_tables_and_strict_claims(tmp_path, coll):
+    q, r = coll
+    md = _run(q, r, tmp_path / "o")
+    assert "## Table 7 — uncertainty from the topics (topic bootstrap)" in md
+    assert "mean ± topic-sampling sd" in (tmp_path / "o" / "table7_topic_uncertainty.tex").read_text().replace(
+        "$\\pm$", "±")
+    t8 = pd.read_csv(tmp_path / "o" / "table8_metric_differences.csv")
+    assert set(t8["method"]) == {"swap", "bootstrap", "tukey"} and len(t8) == 3 * 21
+    total = t8[["a_higher", "tie", "b_higher", "undefined"]].sum(axis=1)
+    assert np.allclose(total, 1.0)
+    claim = md.split("**Discriminative power, P(+) > O > NWRR > RR**", 1)[1].split("\n", 1)[0]
+    assert "P-measure" in claim and "of 6 topic samples" in claim and "ties reported as ties" in claim
+    assert "Monte Carlo sd" in md and "topic seed 0" in md
+
+
+def test_topic_seed_changes_only_the_topic_tables(tmp_path, coll):
+    q, r = coll
+    _run(q, r, tmp_path / "a")
+    _run(q, r, tmp_path / "b", "--topic-seed", "5")
+    same = (tmp_path / "a" / "table4_bootstrap.csv").read_bytes() == (tmp_path / "b" / "table4_bootstrap.csv").read_bytes()
+    diff = (tmp_path / "a" / "table7_topic_uncertainty.csv").read_bytes() != \
+        (tmp_path / "b" / "table7_topic_uncertainty.csv").read_bytes()
+    assert same and diff

@@ -36,16 +36,17 @@ from .scores import read_score_csv, subset_runs, top_runs
 from .stability import StabilityResult, stability
 from .standardise import STANDARDISATIONS, standardise, standardise_scores
 from .swap import SwapResult, swap_method
+from .topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from .topicsets import (
-                        DESIGNS,
-                        ESTIMATORS,
-                        design_variance,
-                        min_detectable_difference,
-                        power_curve,
-                        residual_variance,
-                        topic_set_size,
-                        variance_for,
-                        within_system_variance,
+                          DESIGNS,
+                          ESTIMATORS,
+                          design_variance,
+                          min_detectable_difference,
+                          power_curve,
+                          residual_variance,
+                          topic_set_size,
+                          variance_for,
+                          within_system_variance,
 )
 from .tukey import TukeyResult, tukey_hsd
 
@@ -64,4 +65,5 @@ __all__ = [
     "standardise", "standardise_scores", "STANDARDISATIONS",
     "topic_set_size", "min_detectable_difference", "power_curve", "residual_variance", "variance_for", "DESIGNS",
     "design_variance", "within_system_variance", "ESTIMATORS",
+    "topic_bootstrap", "TopicBootstrapResult", "claim_shares",
 ]

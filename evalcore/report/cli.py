@@ -16,8 +16,9 @@ _DESC = """\
 Run Sakai 2007 (003) Sec. 5 on a collection: Kendall's tau between the seven
 metrics (Table 2), the swap method (Table 3), the Bootstrap Sensitivity
 Method (Table 4), other gain settings (Tables 5, 6) and the randomised Tukey
-HSD, then compare with 003's findings. Writes OUT/report.md and each table
-as OUT/<table>.csv (numbers) and OUT/<table>.tex (booktabs).
+HSD, then compare with 003's findings; a topic bootstrap (Tables 7-8) gives
+the uncertainty from the topics. Writes OUT/report.md and each table as
+OUT/<table>.csv (numbers) and OUT/<table>.tex (booktabs).
 
 Works on any collection with >= 2 runs and >= 2 topics and 1..K relevance
 levels: the papers' S:A:B settings are mapped onto the collection's levels
@@ -53,6 +54,13 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--repeats", type=int, default=5, metavar="N",
                    help="Monte Carlo repetitions with derived seeds (default 5)")
     g.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the first repetition (default 0)")
+    g.add_argument("--topic-resamples", type=int, default=100, metavar="N",
+                   help="topic samples of the topic bootstrap (Tables 7-8: uncertainty from the topics around every "
+                        "discriminative-power figure and difference between metrics); 0 = none (default 100)")
+    g.add_argument("--topic-B", type=int, default=200, metavar="N",
+                   help="B of the swap, bootstrap and Tukey methods run on each topic sample (default 200)")
+    g.add_argument("--topic-seed", type=int, default=0, metavar="N",
+                   help="seed of the topic samples, separate from --seed (default 0)")
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     r.set_defaults(func=run_report, report_parser=r)
 
@@ -125,7 +133,8 @@ def run_report(args) -> int:
     from .experiment import run_experiment, write_report
 
     for opt, v, lo in (("--B", args.B, 1), ("--tukey-B", args.tukey_B, 1), ("--repeats", args.repeats, 1),
-                       ("--top", args.top, 2), ("--seed", args.seed, 0)):
+                       ("--top", args.top, 2), ("--seed", args.seed, 0), ("--topic-resamples", args.topic_resamples, 0),
+                       ("--topic-B", args.topic_B, 1), ("--topic-seed", args.topic_seed, 0)):
         if v < lo:
             raise ValueError(f"{opt} must be >= {lo}; got {v}")
     _refuse_unused(args)
@@ -139,7 +148,8 @@ def run_report(args) -> int:
             "condensed": bool(args.condensed)}
     e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
                        repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
-                       beta=params["beta"], rel_threshold=params["rel_threshold"], data=data, progress=say)
+                       beta=params["beta"], rel_threshold=params["rel_threshold"], topic_resamples=args.topic_resamples,
+                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=say)
     command = _command(args)
     files = write_report(e, args.out, markdown=args.markdown, command=command)
     say(f"wrote {len(files)} files: {files[-1]} and the tables in {args.out}")

@@ -33,8 +33,9 @@ import pandas as pd
 from .. import registry
 from ..gains import level_label, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
-from ..meta.repeat import RepeatResult, order_share, repeat
-from .cells import ONE_DOC, numeric_spread, order_text, range_cell, recall_share, share_text, spread_cell
+from ..meta.repeat import RepeatResult, repeat
+from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
+from .cells import CLAIM_STEPS, RECALL_STEPS, numeric_spread, range_cell, relation_text, shares_text, spread_cell
 from .render import render, write_report
 
 __all__ = ["METRICS", "GAIN_SETTINGS", "Experiment", "run_experiment", "render", "write_report", "mapping_text"]
@@ -90,6 +91,7 @@ class Experiment:
     tukey: RepeatResult | None = None
     load: object = None                 # the collection's LoadReport (topics and run topics ignored)
     depth: int = 0                      # the tensor's depth (the longest list evaluated)
+    topics: dict = field(default_factory=dict)      # method -> TopicBootstrapResult (Tables 7-8)
 
 
 @dataclass
@@ -111,6 +113,9 @@ class _Setup:
     R: int
     seed: int
     say: Callable[[str], None]
+    topic_resamples: int = 0
+    topic_B: int = 200
+    topic_seed: int = 0
 
     @property
     def n(self) -> int:
@@ -137,7 +142,7 @@ def _check(c, name, top):
 
 
 def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties, beta, rel_threshold,
-           say) -> _Setup:
+           topic_resamples, topic_B, topic_seed, say) -> _Setup:
     _check(c, name, top)
     K = int(c.max_level)
     if isinstance(rel_threshold, bool) or int(rel_threshold) != rel_threshold or not 1 <= rel_threshold <= K:
@@ -150,7 +155,8 @@ def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties,
     S = subset_runs(registry.score_matrices(c, METRICS, **params), idx)
     return _Setup(c=c, name=name, K=K, params=params, g_label=level_label(g_default), p_label=level_label(p_default),
                   idx=idx, runs=[c.run_ids[i] for i in idx], S=S, top=top, top_by=top_by, B=int(B),
-                  tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say)
+                  tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say, topic_resamples=int(topic_resamples),
+                  topic_B=int(topic_B), topic_seed=int(topic_seed))
 
 
 def _selection_notes(s: _Setup) -> list[str]:
@@ -374,32 +380,139 @@ def _tukey_table(s: _Setup):
     return t, tk, tpct
 
 
-def _findings(s: _Setup, corr, can_sig, sw, pct, bs, bpct, tk, tpct, t5) -> tuple[list[str], str]:
+#: the discriminative-power figure of each method, with its summary filter
+POWER_FIGURES = {"swap": ("pct_comparisons", {"confidence": 0.95}, "swap method, % comparisons"),
+                 "bootstrap": ("pct_significant", {"alpha": 0.05}, "bootstrap, % pairs with ASL < 0.05"),
+                 "tukey": ("pct_significant", {"alpha": 0.05}, "randomised Tukey HSD, % pairs significant")}
+
+
+def _topic_bootstraps(s: _Setup) -> dict[str, TopicBootstrapResult]:
+    """Swap, bootstrap sensitivity and Tukey on ``topic_resamples`` topic samples (empty if 0)."""
+    if s.topic_resamples < 1:
+        return {}
+    kw = {"swap": dict(sampling="replacement", B=s.topic_B, confidences=(0.95,)),
+          "bootstrap": dict(run_ids=s.runs, B=s.topic_B, alpha=0.05),
+          "tukey": dict(run_ids=s.runs, B=s.topic_B, alpha=0.05)}
+    out = {}
+    for method, args in kw.items():
+        s.say(f"topic bootstrap of the {method} method ({s.topic_resamples} topic samples, B = {s.topic_B})")
+        last = [-1]
+
+        def progress(f, method=method, last=last):
+            pct = int(f * 100) // 25 * 25
+            if pct > last[0] and 0 < pct < 100:
+                last[0] = pct
+                s.say(f"  {method}: {pct}% of the topic samples")
+
+        out[method] = topic_bootstrap(s.S, method, resamples=s.topic_resamples, seed=s.topic_seed,
+                                      progress=progress, **args)
+    return out
+
+
+def _tb_cell(row) -> str:
+    if row["n"] == 0:
+        return "-"
+    return f"{row['mean']:.1f} ± {row['sd']:.1f} [{row['lo']:.1f}–{row['hi']:.1f}]"
+
+
+def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
+    if not tbs:
+        return []
+    N, Bt = s.topic_resamples, s.topic_B
+    spreads = {m: tbs[m].spread(POWER_FIGURES[m][0], **POWER_FIGURES[m][1]) for m in tbs}
+    disp = pd.DataFrame({"metric": [NAMES[m] for m in METRICS],
+                         **{f"{POWER_FIGURES[k][2]}": [_tb_cell(spreads[k].loc[m]) for m in METRICS] for k in tbs}})
+    num = pd.DataFrame({"metric": METRICS})
+    for k in tbs:
+        for col in ("mean", "sd", "lo", "hi", "n"):
+            num[f"{k}_{POWER_FIGURES[k][0]}_{col}"] = spreads[k].reindex(METRICS)[col].to_numpy()
+    what = (f"{N} topic samples ({s.T} topics drawn with replacement), each running the method at B = {Bt}, topic "
+            f"seed {s.topic_seed}")
+    t7 = Table("table7_topic_uncertainty", "Table 7 — uncertainty from the topics (topic bootstrap)", num, disp,
+               f"Discriminative power over topic samples ({s.name}, {s.n} runs, {s.P} pairs; {what}); cells: mean "
+               "± topic-sampling sd [2.5–97.5 percentiles], in % (of comparisons or of pairs).",
+               [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
+                "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
+                "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed."])
+    rows_n, rows_d = [], []
+    for k in tbs:
+        fig, where, _ = POWER_FIGURES[k]
+        d = tbs[k].differences(fig, [(a, b) for i, a in enumerate(METRICS) for b in METRICS[i + 1:]], **where)
+        d.insert(0, "method", k)
+        rows_n.append(d)
+        if k == "bootstrap":
+            for r in d.itertuples():
+                rows_d.append({"a − b": f"{NAMES[r.a]} − {NAMES[r.b]}",
+                               "difference in points": f"{r.mean:+.1f} ± {r.sd:.1f} [{r.lo:+.1f}–{r.hi:+.1f}]",
+                               "% of topic samples: a higher / tie / b higher":
+                                   f"{100 * r.a_higher:.0f} / {100 * r.tie:.0f} / {100 * r.b_higher:.0f}"
+                                   + (f" ({100 * r.undefined:.0f} undefined)" if r.undefined > 0 else "")})
+    t8 = Table("table8_metric_differences", "Table 8 — differences between metrics over topic samples (bootstrap)",
+               pd.concat(rows_n, ignore_index=True), pd.DataFrame(rows_d),
+               f"Differences in % pairs with ASL < 0.05 between metrics over topic samples ({s.name}; {what}); "
+               "cells: mean ± topic-sampling sd [2.5–97.5 percentiles] in points, and the % of topic samples in "
+               "which the first metric is strictly higher, equal, or lower.",
+               ["The CSV has the same for the swap method and Tukey HSD (column method). A difference whose "
+                "interval contains 0 cannot be told from topic sampling; equal counts of pairs are ties, never "
+                "'higher'."])
+    return [t7, t8]
+
+
+def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
+    lab = NAMES.get
+    R, P = s.R, s.P
+    res = {"swap": sw, "bootstrap": bs, "tukey": tk}
+    parts = []
+    for k, rr in res.items():
+        fig, where, words = POWER_FIGURES[k]
+        d = rr.per_repeat
+        for key, v in where.items():
+            d = d[np.isclose(d[key], v)]
+        wide = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False)
+        point = wide.mean(axis=0).to_dict()
+        txt = (f"{words[0].upper()}{words[1:]}{' (mean over ' + str(R) + ' seeds)' if R > 1 else ''}: "
+               f"{relation_text(point, CLAIM_STEPS, lab)}; {shares_text(claim_shares(wide, CLAIM_STEPS), lab, 'seeds')}")
+        if k in tbs:
+            txt += "; " + shares_text(tbs[k].claim(CLAIM_STEPS, fig, **where), lab, "topic samples")
+        parts.append(txt + ".")
+    few = (f" With {P} pairs one pair is {100 / P:.1f} points of % pairs: an order between metrics cannot be read "
+           "from differences of that size." if P < 30 else "")
+    topics = ("" if tbs else " No topic bootstrap was run (--topic-resamples 0): the shares over seeds measure Monte "
+              "Carlo error only, not the uncertainty from the topics.")
+    return ("**Discriminative power, P(+) > O > NWRR > RR** (003 Tables 3-4: P+ and P more discriminative than O, O "
+            "than NWRR, NWRR than RR, on all four NTCIR data sets; checked strictly here, ties reported as ties). "
+            + " ".join(parts) + " Shares over seeds keep the topics fixed (Monte Carlo error); shares over topic "
+            "samples say how often the claim would hold on another topic set." + few + topics)
+
+
+def _recall_finding(s: _Setup, sw, bs, tbs) -> str:
+    parts = []
+    for k, rr in (("bootstrap", bs), ("swap", sw)):
+        fig, where, words = POWER_FIGURES[k]
+        d = rr.per_repeat
+        for key, v in where.items():
+            d = d[np.isclose(d[key], v)]
+        wide = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False)
+        cs = claim_shares(wide, RECALL_STEPS)
+        txt = f"{words}: holds strictly in {cs['holds']:.0%} of {cs['n']} seeds"
+        if k in tbs:
+            ct = tbs[k].claim(RECALL_STEPS, fig, **where)
+            txt += f" and {ct['holds']:.0%} of {ct['n']} topic samples"
+        parts.append(txt)
+    b = bs.table("pct_significant", alpha=0.05)["mean"]
+    return ("**Recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every one-document "
+            "metric, P-measure included, on every data set): " + "; ".join(parts) +
+            f" (bootstrap: Q-measure {b['Q-measure']:.1f}%, AveP {b['AP']:.1f}% of pairs significant).")
+
+
+def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs) -> tuple[list[str], str]:
     s.say("comparison with 003's findings")
     R, n, K, T, name = s.R, s.n, s.K, s.T, s.name
-    sw_pct, b_pct, t_pct = pct["mean"].to_dict(), bpct["mean"].to_dict(), tpct["mean"].to_dict()
+    b_pct = bpct["mean"].to_dict()
     lab = NAMES.get
-    cl_s = order_share(sw.per_repeat, ONE_DOC, "pct_comparisons", confidence=0.95)
-    cl_b = order_share(bs.per_repeat, ONE_DOC, "pct_significant", alpha=0.05)
-    cl_t = order_share(tk.per_repeat, ONE_DOC, "pct_significant", alpha=0.05)
-    rep = f" (mean over {R} seeds)" if R > 1 else ""
     mapped = "" if K == 3 else f" (settings mapped onto {K} levels: not 003's)"
-    findings = [
-        f"**Discriminative power, P+ ≥ O ≥ NWRR ≥ RR** (003 Tables 3-4: held on all four NTCIR data sets under both "
-        f"methods). Swap method, % comparisons{rep}: {order_text(sw_pct, ONE_DOC, lab)} — the order "
-        f"{share_text(cl_s['share'], R)}. Bootstrap, % pairs with ASL < 0.05: "
-        f"{order_text(b_pct, ONE_DOC, lab)} — {share_text(cl_b['share'], R)}. Randomised Tukey HSD, % pairs: "
-        f"{order_text(t_pct, ONE_DOC, lab)} — {share_text(cl_t['share'], R)}." +
-        (" Each step, share of seeds (swap / bootstrap / Tukey): " + "; ".join(
-            f"{' ≥ '.join(lab(x) for x in k.split(' >= '))} {cl_s['steps'][k]:.0%} / {cl_b['steps'][k]:.0%} / "
-            f"{cl_t['steps'][k]:.0%}" for k in cl_s["steps"]) + "." if R > 1 else "") +
-        " Shares over seeds measure Monte Carlo error only (topics and runs fixed)."]
-    rs_b = recall_share(bs, "pct_significant", {"alpha": 0.05})
-    rs_s = recall_share(sw, "pct_comparisons", {"confidence": 0.95})
-    findings.append(
-        f"**Recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every one-document "
-        f"metric on every data set): bootstrap {share_text(rs_b, R)}, swap {share_text(rs_s, R)} here "
-        f"(bootstrap: Q-measure {b_pct['Q-measure']:.1f}%, AveP {b_pct['AP']:.1f}% of pairs significant).")
+    findings = [_claim_finding(s, sw, bs, tk, tbs), _recall_finding(s, sw, bs, tbs)]
     findings.append(
         f"**Absolute levels.** 003 Table 4 gives {PAPER['boot_RR'][0]}% to {PAPER['boot_RR'][1]}% of pairs "
         f"significant for RR and {PAPER['boot_Q'][0]}% to {PAPER['boot_Q'][1]}% for Q-measure across its four "
@@ -408,7 +521,7 @@ def _findings(s: _Setup, corr, can_sig, sw, pct, bs, bpct, tk, tpct, t5) -> tupl
     tau = corr.tau
     on = float(tau.loc["O-measure", "NWRR"])
     rr = {m: float(tau.loc["RR", m]) for m in ["NWRR", "O-measure", "P-measure", "P+-measure"]}
-    ap = {m: float(tau.loc["AP", m]) for m in ONE_DOC}
+    ap = {m: float(tau.loc["AP", m]) for m in ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]}
     findings.append(
         f"**Rank correlation**{mapped}. O-measure vs NWRR: {on:.4f} (003 Table 2: .8391 to .9356). RR vs NWRR, O, P, "
         "P+: " + ", ".join(f"{lab(m)} {v:.4f}" for m, v in rr.items()) +
@@ -424,16 +537,18 @@ def _findings(s: _Setup, corr, can_sig, sw, pct, bs, bpct, tk, tpct, t5) -> tupl
          "the comparison with 003 is between different settings." if K != 3 else ""))
     caveat = (f"Caveats: one collection ({T} topics, {K} relevance level{'s' if K > 1 else ''}, {n} runs) "
               "against 003's four NTCIR CLIR sets (42-50 topics, 3 levels, 30 runs each)" +
-              (f"; {R} Monte Carlo repetitions (B = {s.B}): the ± and [min–max] are Monte Carlo error (seeds), "
-               "not the uncertainty from the choice of topics." if R > 1 else
-               f"; one seed (B = {s.B}): Monte Carlo error is not shown (use --repeats)."))
+              (f"; {R} Monte Carlo repetitions (B = {s.B}): the ± and [min–max] of Tables 3-6 and Tukey are Monte "
+               "Carlo error (seeds), not the uncertainty from the choice of topics"
+               if R > 1 else f"; one seed (B = {s.B}): Monte Carlo error is not shown (use --repeats)") +
+              (f"; Tables 7-8 give the uncertainty from the topics ({s.topic_resamples} topic samples)." if
+               s.topic_resamples else "; no topic bootstrap (--topic-resamples 0)."))
     return findings, caveat
 
 
 def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 1000, tukey_B: int = 5000,
                    repeats: int = 5, seed: int = 0, gains=None, penalties=None, beta: float = 1.0,
-                   rel_threshold: int = 1, data: dict | None = None,
-                   progress: Callable[[str], None] | None = None) -> Experiment:
+                   rel_threshold: int = 1, topic_resamples: int = 100, topic_B: int = 200, topic_seed: int = 0,
+                   data: dict | None = None, progress: Callable[[str], None] | None = None) -> Experiment:
     """Compute 003's tables on collection ``c`` (the writer is :func:`write_report`).
 
     Parameters
@@ -446,23 +561,31 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     repeats, seed : Monte Carlo repetitions and the seed they derive from (see :mod:`evalcore.meta.repeat`)
     gains, penalties, beta : the default metric settings (None: 3:2:1 and 2:3:4 mapped onto K levels)
     rel_threshold : binary relevance threshold of RR, AP and the run selection (1 = relaxed, as 003)
+    topic_resamples, topic_B, topic_seed : the topic bootstrap of Tables 7-8
+        (:mod:`evalcore.meta.topic_bootstrap`): topic samples (0: none), B of the methods run on each
+        sample, and its own seed
     data : how the collection was read (``order``, ``depth``, ``condensed``), stated in the report
     progress : called with a short message before each step
     """
     say = progress or (lambda msg: None)
     s = _setup(c, name=name, top=top, top_by=top_by, B=B, tukey_B=tukey_B, repeats=repeats, seed=seed, gains=gains,
-               penalties=penalties, beta=beta, rel_threshold=rel_threshold, say=say)
+               penalties=penalties, beta=beta, rel_threshold=rel_threshold, topic_resamples=topic_resamples,
+               topic_B=topic_B, topic_seed=topic_seed, say=say)
     notes = _selection_notes(s)
     t2, corr, can_sig = _table2(s)
     t3, sw, pct = _table3(s)
     t4, bs, bpct = _table4(s)
     t5, t6, t5df = _tables56(s)
     tt, tk, tpct = _tukey_table(s)
-    findings, caveat = _findings(s, corr, can_sig, sw, pct, bs, bpct, tk, tpct, t5df)
+    tbs = _topic_bootstraps(s)
+    topic_tables = _topic_tables(s, tbs)
+    findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs)
     settings = {"top": top, "top_by": top_by, "B": s.B, "tukey_B": s.tukey_B, "repeats": s.R, "seed": seed,
                 "seeds": list(sw.seeds), "gains": s.g_label, "penalties": s.p_label, "beta": beta,
                 "rel_threshold": s.params["rel_threshold"], "levels": s.K, "runs_used": s.n,
-                "runs_total": c.n_runs, "topics": s.T, "data": dict(data or {})}
+                "runs_total": c.n_runs, "topics": s.T, "data": dict(data or {}),
+                "topic_resamples": s.topic_resamples, "topic_B": s.topic_B, "topic_seed": s.topic_seed}
     return Experiment(name=name, K=s.K, level_names=tuple(c.level_names or ()), runs=s.runs, n_runs_total=c.n_runs,
-                      n_topics=s.T, top=top, settings=settings, tables=[t2, t3, t4, t5, t6, tt], findings=findings,
+                      n_topics=s.T, top=top, settings=settings, tables=[t2, t3, t4, t5, t6, tt, *topic_tables],
+                      findings=findings,
                       notes=notes + [caveat], swap=sw, boot=bs, tukey=tk, load=c.report, depth=int(c.depth))

@@ -70,7 +70,11 @@ def render(e, *, command: str = "", table_dir: str = "") -> str:
             f"{n * (n - 1) // 2} run pairs. Metric settings: gains {s['gains']}, "
             f"beta = {s['beta']:g}, NWRR penalties {s['penalties']} (highest level first). Monte Carlo: B = {s['B']} "
             f"(Tukey: {s['tukey_B']}), {R} repetition{'s' if R > 1 else ''}, seed {s['seed']}"
-            + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + ".", ""]
+            + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + "; the ± of Tables 3-6 "
+            "and Tukey is the Monte Carlo sd over these seeds (topics fixed). "
+            + (f"Topic bootstrap (Tables 7-8): {s['topic_resamples']} topic samples, B = {s['topic_B']} per sample, "
+               f"topic seed {s['topic_seed']}." if s.get("topic_resamples") else
+               "No topic bootstrap (--topic-resamples 0)."), ""]
     out += [x for line in data_lines(e) for x in (line, "")]
     out += [x for note in e.notes[:-1] for x in (note, "")]
     if table_dir:
