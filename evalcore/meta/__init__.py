@@ -49,6 +49,7 @@ from .topicsets import (
                           within_system_variance,
 )
 from .tukey import TukeyResult, tukey_hsd
+from .verdict import gain_choice_verdict
 
 __all__ = [
     "Cancelled",
@@ -65,5 +66,5 @@ __all__ = [
     "standardise", "standardise_scores", "STANDARDISATIONS",
     "topic_set_size", "min_detectable_difference", "power_curve", "residual_variance", "variance_for", "DESIGNS",
     "design_variance", "within_system_variance", "ESTIMATORS",
-    "topic_bootstrap", "TopicBootstrapResult", "claim_shares",
+    "topic_bootstrap", "TopicBootstrapResult", "claim_shares", "gain_choice_verdict",
 ]

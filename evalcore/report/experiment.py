@@ -35,6 +35,7 @@ from ..gains import level_label, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
+from ..meta.verdict import gain_choice_verdict
 from .cells import CLAIM_STEPS, RECALL_STEPS, numeric_spread, range_cell, relation_text, shares_text, spread_cell
 from .render import render, write_report
 
@@ -360,7 +361,13 @@ def _tables56(s: _Setup):
                            f"B = {s.B}, alpha = 0.05; cells: {_mc_words(s)}).",
                  ["Families in 003's order (P+, P, O), each sorted by sensitivity. The default rows are Table 4's "
                   "metrics; the bootstrap samples are the same (same seed)."])
-    return tab5, tab6, t5
+    verdicts = {}
+    for fam in GAIN_METRICS:
+        keys = [k for k in gain_scores if k.split(" ")[0] == FAMILY[fam]]
+        sub = bs6.table("pct_significant", alpha=0.05).reindex(keys)
+        verdicts[fam] = gain_choice_verdict(t5.loc[fam].to_numpy(), sub["mean"], sub["min"], sub["max"], P,
+                                            reference=f"the default {s.g_label}")
+    return tab5, tab6, t5, verdicts
 
 
 def _tukey_table(s: _Setup):
@@ -506,7 +513,7 @@ def _recall_finding(s: _Setup, sw, bs, tbs) -> str:
             f" (bootstrap: Q-measure {b['Q-measure']:.1f}%, AveP {b['AP']:.1f}% of pairs significant).")
 
 
-def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs) -> tuple[list[str], str]:
+def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> tuple[list[str], str]:
     s.say("comparison with 003's findings")
     R, n, K, T, name = s.R, s.n, s.K, s.T, s.name
     b_pct = bpct["mean"].to_dict()
@@ -534,7 +541,9 @@ def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs) -> tuple[list
         ", ".join(f"{lab(m)} {v:.4f} (003, 3 levels: {PAPER['tau_gain_min'][m]:.4f})" for m, v in gmin.items()) +
         ". 003 found P(+) rankings fairly robust to the gain values and O-measure less so." +
         (f" {name} has {K} relevance level{'s' if K > 1 else ''}, so the settings become {mapping_text(K)}; "
-         "the comparison with 003 is between different settings." if K != 3 else ""))
+         "the comparison with 003 is between different settings." if K != 3 else "") +
+        " Which gains to report (the dashboard's rule, evalcore.meta.gain_choice_verdict): " +
+        " ".join(f"{lab(m)}: {v['text']}" for m, v in verdicts.items()))
     caveat = (f"Caveats: one collection ({T} topics, {K} relevance level{'s' if K > 1 else ''}, {n} runs) "
               "against 003's four NTCIR CLIR sets (42-50 topics, 3 levels, 30 runs each)" +
               (f"; {R} Monte Carlo repetitions (B = {s.B}): the ± and [min–max] of Tables 3-6 and Tukey are Monte "
@@ -575,11 +584,11 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     t2, corr, can_sig = _table2(s)
     t3, sw, pct = _table3(s)
     t4, bs, bpct = _table4(s)
-    t5, t6, t5df = _tables56(s)
+    t5, t6, t5df, verdicts = _tables56(s)
     tt, tk, tpct = _tukey_table(s)
     tbs = _topic_bootstraps(s)
     topic_tables = _topic_tables(s, tbs)
-    findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs)
+    findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts)
     settings = {"top": top, "top_by": top_by, "B": s.B, "tukey_B": s.tukey_B, "repeats": s.R, "seed": seed,
                 "seeds": list(sw.seeds), "gains": s.g_label, "penalties": s.p_label, "beta": beta,
                 "rel_threshold": s.params["rel_threshold"], "levels": s.K, "runs_used": s.n,
