@@ -155,9 +155,10 @@ def test_cli_topics(capsys):
     assert doc["variance_source"] == "given"
     doc = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--simulated", "--topics", "20",
                          "--sim-systems", "8", "--metric", "AP"])
-    assert doc["systems"] == 8 and doc["variance_source"] == "V_E" and doc["collection_n_topics"] == 20
-    assert doc["variance"] == pytest.approx(doc["v_e"])
-    doc2 = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--variance", str(doc["v_e"]),
+    assert doc["systems"] == 8 and doc["variance_source"].startswith("sigma^2 (one-way")
+    assert doc["collection_n_topics"] == 20 and doc["variance_estimator"] == "one-way"
+    assert doc["variance"] == pytest.approx(doc["sigma2"])
+    doc2 = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--variance", str(doc["sigma2"]),
                           "--systems", "8"])
     assert doc2["n_topics"] == doc["n_topics"]
     assert main(["topics", "--min-diff", "0.1"]) == 2
@@ -197,6 +198,9 @@ def test_cli_pairs(capsys):
     assert "--confidence must lie in (0, 1)" in capsys.readouterr().err
 
 
-def test_min_detectable_difference_with_two_topics_says_why():
-    with pytest.raises(ValueError, match="needs n >= 3 topics; got 2"):
-        min_detectable_difference("paired-t", 2, alpha=0.05, beta=0.2, variance=0.02)
+def test_min_detectable_difference_with_two_topics_is_exact():
+    # one degree of freedom: SciPy's nct.cdf(-tc) is NaN here, so the old power was NaN; ours is finite.
+    # The lower tail is below 1e-12 at this effect, so SciPy's upper tail alone must give 0.8
+    d = min_detectable_difference("paired-t", 2, alpha=0.05, beta=0.2, variance=0.02)
+    tc, ncp = stats.t.isf(0.025, 1), np.sqrt(2) * d / np.sqrt(0.02)
+    assert np.isfinite(d) and stats.nct.sf(tc, 1, ncp) == pytest.approx(0.8, abs=1e-9)

@@ -12,7 +12,7 @@ import pytest
 from evalcore.cli import main
 from evalcore.report.tables import to_latex
 
-FAST = ["--B", "40", "--tukey-B", "60", "--repeats", "2", "--quiet"]
+FAST = ["--B", "40", "--tukey-B", "60", "--repeats", "2", "--topic-resamples", "6", "--topic-B", "30", "--quiet"]
 
 
 def write_collection(root, *, K, n_runs, n_topics=8, n_docs=30, seed=0):

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, figures, shell, state, widgets
+from evalcore.meta import gain_choice_verdict  # the report's rule (pure, no caching needed)
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -88,11 +89,6 @@ with right:
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),
                            "pct": "% significant (mean)", "sd": "sd", "min": "min", "max": "max"})
 widgets.table(shown, digits=3, hide_index=True)
-spread = float((df["max"] - df["min"]).max()) if df["max"].notna().any() else 0.0
-span = float(df["pct"].max() - df["pct"].min()) if df["pct"].notna().any() else 0.0
-st.markdown(f"**Reading it.** Across these settings tau against {state.paper(ref)} ranges from "
-            f"{df['tau'].min():.3f} to {df['tau'].max():.3f}; % significant moves by {span:.1f} points, against "
-            f"a Monte Carlo spread of up to {spread:.1f} points for one setting. "
-            + ("Report the gains you find natural: on this data the choice hardly matters."
-               if df["tau"].min() >= 0.9 and span <= 2 * spread else
-               "The choice matters here: report the gains you used, and say so."))
+verdict = gain_choice_verdict(df["tau"], df["pct"], df["min"], df["max"], c.n_runs * (c.n_runs - 1) // 2,
+                              reference=state.paper(ref))
+st.markdown(f"**Reading it.** {verdict['text']}")

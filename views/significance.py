@@ -259,8 +259,9 @@ if res is not None:
 # -- 3. topic set size -------------------------------------------------------------------------------------
 st.subheader("How many topics do I need? (topic set size design, Sakai 2016)")
 d1, d2, d3, d4 = st.columns(4)
-choose("ts_design", cached.TOPIC_DESIGNS, "paired-t")
-design = d1.selectbox("test", cached.TOPIC_DESIGNS, key=w("ts_design"), format_func=DESIGN_LABELS.get)
+shown_designs = [d for d in cached.TOPIC_DESIGNS if d in DESIGN_LABELS]   # the designs this page can label
+choose("ts_design", shown_designs, "paired-t")
+design = d1.selectbox("test", shown_designs, key=w("ts_design"), format_func=DESIGN_LABELS.get)
 choose("ts_alpha", state.ALPHAS, 0.05)
 t_alpha = float(d2.select_slider("alpha", options=list(state.ALPHAS), key=w("ts_alpha")))
 choose("ts_beta", BETAS, 0.2)

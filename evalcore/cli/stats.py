@@ -18,7 +18,16 @@ import numpy as np
 
 from ..meta.pairs import CI_METHODS, CORRECTIONS, TESTS, pair_statistics
 from ..meta.standardise import STANDARDISATIONS, standardise_scores
-from ..meta.topicsets import DESIGNS, min_detectable_difference, power, residual_variance, topic_set_size, variance_for
+from ..meta.topicsets import (
+    DESIGNS,
+    ESTIMATORS,
+    design_variance,
+    min_detectable_difference,
+    power,
+    residual_variance,
+    topic_set_size,
+    within_system_variance,
+)
 from ..settings import LIMITS
 from .options import SIM_MAX_SYSTEMS, number
 
@@ -42,9 +51,13 @@ standardise, ...) and three tables:
 """
 TOPICS_HELP = """\
 ``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
-expected_width for ci), n_approx (normal approximation), the inputs echoed
-(test, alpha, beta, min_diff, variance, systems), variance_source ("given" or
-"2 V_E" / "V_E" of --metric), v_e, metric, metric_settings (gains, beta,
+expected_width for the CI designs), n_approx (normal approximation), the inputs
+echoed (test, alpha, beta, min_diff, variance, systems), variance_estimator
+("one-way", "two-way" or "given"), variance_source (what variance is, e.g. "2
+sigma^2 (one-way ANOVA residual: within-system variance pooled over runs; Sakai
+2016)"), sigma2 (the pooled within-system variance of --metric), v_e (the two-way
+ANOVA residual of --metric), variance_runs / variance_topics (the runs and the
+complete topics the estimate used), metric, metric_settings (gains, beta,
 penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
 collection_n_topics with collection_min_diff (the minimum detectable
 difference / range / expected CI width at that n) and collection_power (the
@@ -101,11 +114,15 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
 
     fresh = data_options_parser()        # a private copy: 'resolve' below edits its actions
     t = sub.add_parser("topics", parents=[fresh], conflict_handler="resolve",
-                       help="topic set size design: topics needed for paired-t, ANOVA or a CI (Sakai 2016)",
+                       help="topic set size design: topics needed for a paired or unpaired t-test, ANOVA or a "
+                            "CI (Sakai 2016, 2018)",
                        description="Number of topics needed to detect --min-diff with power 1 - beta at level "
-                                   "alpha, by exact noncentral t / F power (Sakai 2016). The variance is "
-                                   "--variance or V_E of the two-way ANOVA without replication of --metric "
-                                   "on the loaded data (2 V_E for paired-t and ci). Here --beta is 1 - power "
+                                   "alpha, by exact noncentral t / F power (Sakai 2016; unpaired designs: Sakai "
+                                   "2018). The variance is --variance, or estimated from --metric on the loaded "
+                                   "data: by default Sakai 2016's within-system variance sigma^2 (one-way ANOVA "
+                                   "residual, pooled over runs), 2 sigma^2 for the paired designs; with "
+                                   "--variance-estimator two-way, 2 V_E of the two-way ANOVA without replication "
+                                   "(paired designs only). Here --beta is 1 - power "
                                    "and --systems the m of ANOVA: the blended-ratio beta is --metric-beta, "
                                    "the simulated collection's runs --sim-systems.",
                        epilog=TOPICS_HELP, formatter_class=fmt)
@@ -115,10 +132,14 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
     d.add_argument("--beta", dest="power_beta", type=number("--beta", float, 0, 1, strict=True), default=0.2,
                    help="type II error rate, 1 - power (default 0.2)")
     d.add_argument("--min-diff", type=number("--min-diff", float, 0, 1e6, strict=True), required=True, metavar="D",
-                   help="minimum detectable difference (paired-t), range (anova) or CI width (ci)")
+                   help="minimum detectable difference (t designs), range (anova) or CI width (ci designs)")
     d.add_argument("--variance", type=number("--variance", float, 0, 1e6, strict=True), metavar="V",
-                   help="variance: of a per-topic difference (paired-t, ci) or within systems (anova); "
-                        "default: estimated from the data's --metric")
+                   help="variance: of a per-topic difference (paired-t, ci) or within systems (anova, "
+                        "unpaired-t, unpaired-ci); default: estimated from the data's --metric")
+    d.add_argument("--variance-estimator", choices=ESTIMATORS,
+                   help="one-way (default, Sakai 2016): pooled within-system variance sigma^2, 2 sigma^2 for "
+                        "paired-t and ci; two-way: 2 V_E of the two-way ANOVA (a paired-difference variance; "
+                        "paired-t and ci only)")
     d.add_argument("--systems", dest="m_systems", type=number("--systems", int, 2, 100_000), metavar="M",
                    help="m systems of the anova design (default: the number of loaded runs)")
     d.add_argument("--metric", metavar="KEY", help="metric whose V_E estimates the variance (e.g. AP)")
@@ -192,19 +213,21 @@ def run_topics(args) -> int:
         raise ValueError("give either --variance V or data (--qrels/--scores/--simulated with --metric), not both")
     if args.variance is None and data is None:
         raise ValueError("no variance: give --variance V, or data (--qrels Q --runs R, --scores CSV or "
-                         "--simulated) with --metric KEY to estimate it as V_E")
+                         "--simulated) with --metric KEY to estimate it")
+    if args.variance is not None and args.variance_estimator is not None:
+        raise ValueError(f"--variance-estimator {args.variance_estimator} estimates the variance from data; with "
+                         "--variance V there is nothing to estimate: give one of them")
     doc: dict = {"command": "topics"}
     m = args.m_systems
-    v_e = None
+    v_e = sigma2 = None
+    est = {"variance_estimator": "given", "variance_runs": None, "variance_topics": None}
     if data is not None:
         name, runs, n_coll, M, metric_settings = data
         M = apply_standardise(args, {args.metric: M})[args.metric]
-        v_e = residual_variance(M)
-        if not (np.isfinite(v_e) and v_e > 0):
-            raise ValueError(f"V_E of {args.metric} on {name} is {v_e}: need >= 2 runs and >= 2 topics with "
-                             "varying scores; give --variance instead")
-        variance = variance_for(args.test, v_e)
-        source = "V_E" if args.test == "anova" else "2 V_E"
+        dv = design_variance(M, args.test, args.variance_estimator or "one-way")
+        v_e, sigma2 = residual_variance(M), within_system_variance(M)
+        variance, source = dv["variance"], f"{dv['label']} of {args.metric}"
+        est = {"variance_estimator": dv["estimator"], "variance_runs": dv["runs"], "variance_topics": dv["topics"]}
         if m is None and args.test == "anova":
             m = len(runs)
     else:
@@ -213,8 +236,8 @@ def run_topics(args) -> int:
     r = topic_set_size(args.test, alpha=args.alpha, beta=args.power_beta, min_diff=args.min_diff,
                        variance=variance, systems=m)
     doc.update(r)
-    doc.update({"variance_source": source, "v_e": v_e, "metric": args.metric if data is not None else None,
-                "collection": name, "metric_settings": metric_settings, **_standardise_settings(args)})
+    doc.update({**est, "variance_source": source, "sigma2": _finite(sigma2), "v_e": _finite(v_e),
+                "metric": args.metric if data is not None else None, "collection": name, "metric_settings": metric_settings, **_standardise_settings(args)})
     if n_coll is not None and n_coll >= 2:
         doc["collection_n_topics"] = n_coll
         doc["collection_min_diff"] = min_detectable_difference(args.test, n_coll, alpha=args.alpha,
@@ -230,6 +253,10 @@ def run_topics(args) -> int:
         out.write("\t".join(keys) + "\n")
         out.write("\t".join(_cell(doc[k]) for k in keys) + "\n")
     return 0
+
+
+def _finite(v):
+    return None if v is None or not math.isfinite(v) else float(v)
 
 
 def _cell(v) -> str:

@@ -16,7 +16,7 @@ Carterette 2012 (randomised Tukey HSD), Yilmaz et al. 2008 (tau_ap); beyond
 the papers: every run pair with CIs, effect sizes, five paired tests and
 Holm/BH corrections (pairs.py: Sakai 2014/2018, Carterette 2012), score
 standardisation (standardise.py: Webber et al. 2008, Sakai 2016) and topic
-set size design (topicsets.py: Sakai 2016).
+set size design (topicsets.py: Sakai 2016, 2018).
 """
 from ._common import Cancelled
 from .bootstrap import BootstrapResult, bootstrap_samples, bootstrap_sensitivity, paired_t
@@ -36,8 +36,20 @@ from .scores import read_score_csv, subset_runs, top_runs
 from .stability import StabilityResult, stability
 from .standardise import STANDARDISATIONS, standardise, standardise_scores
 from .swap import SwapResult, swap_method
-from .topicsets import DESIGNS, min_detectable_difference, power_curve, residual_variance, topic_set_size, variance_for
+from .topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
+from .topicsets import (
+                          DESIGNS,
+                          ESTIMATORS,
+                          design_variance,
+                          min_detectable_difference,
+                          power_curve,
+                          residual_variance,
+                          topic_set_size,
+                          variance_for,
+                          within_system_variance,
+)
 from .tukey import TukeyResult, tukey_hsd
+from .verdict import gain_choice_verdict
 
 __all__ = [
     "Cancelled",
@@ -53,4 +65,6 @@ __all__ = [
     "pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS",
     "standardise", "standardise_scores", "STANDARDISATIONS",
     "topic_set_size", "min_detectable_difference", "power_curve", "residual_variance", "variance_for", "DESIGNS",
+    "design_variance", "within_system_variance", "ESTIMATORS",
+    "topic_bootstrap", "TopicBootstrapResult", "claim_shares", "gain_choice_verdict",
 ]

@@ -1,47 +1,88 @@
 r"""Topic set size design (Sakai 2016, "Topic set size design", Information
-Retrieval Journal 19(3):256-283; Sakai 2018, "Laboratory Experiments in
-Information Retrieval", Ch. 6-7), with exact power from the noncentral t and
-F distributions (scipy.stats, imported lazily).
+Retrieval Journal 19(3):256-283; Sakai 2018, "Topic set size design for paired
+and unpaired data", ICTIR 2018), with exact power from the noncentral t and F
+distributions computed here without SciPy's noncentral distributions (whose
+``nct.cdf`` returns NaN in the tails, e.g. ``nct.cdf(-1.97, 249, 10.4)``).
 
 How many topics n does a test collection need so that a difference of at
 least ``min_diff`` is detected with probability >= 1 - beta at level alpha?
 
-paired-t  (Sakai 2016 Sec. 3.) Two-sided paired t-test on the n per-topic
-          differences, variance :math:`\sigma_t^2`. With :math:`\phi = n - 1`,
-          critical value :math:`t_c = t_\phi(\alpha/2)` and noncentrality
-          :math:`\lambda = \sqrt n\, minD / \sigma_t`, the exact power is
-          :math:`P(T' \ge t_c) + P(T' \le -t_c)`, T' noncentral t(phi, lambda).
-          n is the smallest n >= 2 with power >= 1 - beta. Sakai's closed-form
-          start value, :math:`n \approx ((z_{\alpha/2} + z_\beta)/(minD/\sigma_t))^2
-          + z_{\alpha/2}^2 / 2`, is reported as ``n_approx``.
-anova     (Sakai 2016 Sec. 4.) One-way ANOVA over m systems with n topics each,
-          within-system variance :math:`\sigma^2`; "minimum detectable range"
-          minD: the power in the least favourable case in which two systems differ
-          by minD and the others lie half-way, noncentrality
-          :math:`\lambda = n\, minD^2 / (2\sigma^2)`, :math:`\phi_1 = m - 1`,
-          :math:`\phi_2 = m (n - 1)`; power = P(F' >= F_c), F' noncentral
-          F(phi_1, phi_2, lambda), :math:`F_c = F_{\phi_1,\phi_2}(\alpha)`.
-ci        (Sakai 2016 Sec. 5.) The 100(1 - alpha)% CI of a paired difference has
-          width :math:`W = 2 t_{n-1}(\alpha/2) \sqrt{V/n}`; n is the smallest n with
-          E[W] <= delta (= ``min_diff``), where :math:`E[\sqrt V] = c_n \sigma_t`,
-          :math:`c_n = \sqrt{2/(n-1)}\,\Gamma(n/2)/\Gamma((n-1)/2)`. beta plays no part.
+Designs (t_c, F_c are upper critical values; phi degrees of freedom):
 
-Variance from data (Sakai 2016 Sec. 6): the residual variance V_E of the
-two-way ANOVA without replication (runs x topics) of the loaded collection,
-:func:`residual_variance`. For ``anova`` :math:`\hat\sigma^2 = V_E`. For
-``paired-t`` and ``ci`` the variance of a per-topic *difference* is
-:math:`\hat\sigma_t^2 = 2 V_E`: under the additive model
-:math:`x_{ij} = \mu + a_i + b_j + e_{ij}` the topic effect b_j cancels in
-x_{ij} - x_{i'j}, which leaves the difference of two independent errors of
-variance sigma^2 each (Sakai 2016 uses this "2 V_E" convention, stated as
-the variance of the difference between two systems under homoscedasticity).
-A ``variance`` given by hand is used as is: sigma_t^2 for paired-t/ci, sigma^2 for anova.
-(The papers of issue 10 are not in shared/papers: section numbers refer to the
-published papers and the 2 V_E convention could not be checked against Sakai
-2016's text here; it follows from the additive model above. Sakai's later
-"Topic set size design for paired and unpaired data" notes that the variance
-of paired differences is hard to estimate and that unpaired designs, which
-need only sigma^2, give sizes large enough for paired data too.)
+paired-t     Two-sided paired t-test on n per-topic differences of variance
+             :math:`\sigma_t^2`: :math:`\phi = n - 1`, :math:`t_c = t_\phi(\alpha/2)`,
+             :math:`\lambda = \sqrt n\, minD / \sigma_t`; power
+             :math:`P(|T'| \ge t_c)`, T' noncentral t(phi, lambda) (Sakai 2016,
+             the t-test design). Sakai's start value
+             :math:`n \approx ((z_{\alpha/2} + z_\beta)\sigma_t / minD)^2 + z_{\alpha/2}^2/2`
+             is ``n_approx``.
+unpaired-t   Two-sided two-sample (Student) t-test, n topics per system, equal
+             within-system variance :math:`\sigma^2`: :math:`\phi = 2(n - 1)`,
+             :math:`\lambda = minD / (\sigma \sqrt{2/n})`; power :math:`P(|T'| \ge t_c)`
+             (Sakai 2018). ``n_approx`` is the textbook
+             :math:`2((z_{\alpha/2} + z_\beta)\sigma / minD)^2 + z_{\alpha/2}^2/4`.
+anova        One-way ANOVA over m systems with n topics each, within-system
+             variance :math:`\sigma^2`, minimum detectable range minD (two systems
+             minD apart, the others half-way): :math:`\lambda = n\, minD^2 / (2\sigma^2)`,
+             :math:`\phi_1 = m - 1`, :math:`\phi_2 = m(n - 1)`; power
+             :math:`P(F' \ge F_c)`, F' noncentral F(phi_1, phi_2, lambda) (Sakai 2016,
+             the ANOVA design).
+ci           100(1 - alpha)% CI of a paired mean difference: width
+             :math:`W = 2 t_\phi(\alpha/2) \sqrt{V/n}`, phi = n - 1; n is the smallest with
+             :math:`E[W] \le \delta` (``min_diff``), :math:`E[\sqrt V] = c(\phi)\sigma_t`,
+             :math:`c(\phi) = \sqrt{2/\phi}\,\Gamma((\phi+1)/2)/\Gamma(\phi/2)` (Sakai 2016,
+             the CI design). beta plays no part.
+unpaired-ci  The same for two independent samples of n topics each:
+             :math:`W = 2 t_\phi(\alpha/2) \sqrt{2V/n}`, :math:`\phi = 2(n-1)`,
+             :math:`E[\sqrt V] = c(\phi)\sigma` (Sakai 2018).
+
+Which variance (each design uses the variance its power model assumes):
+
+=============  ===================  ============================  ==========================
+design         model's variance     ``estimator="one-way"``       ``estimator="two-way"``
+=============  ===================  ============================  ==========================
+paired-t, ci   of a difference      :math:`2\hat\sigma^2`         :math:`2 V_E` (two-way)
+anova,         within a system      :math:`\hat\sigma^2`          refused: the model has no
+unpaired-t/ci                                                     topic effect to remove
+=============  ===================  ============================  ==========================
+
+:math:`\hat\sigma^2` (:func:`within_system_variance`) is the residual variance of
+the one-way ANOVA of the runs x topics matrix, i.e. each run's topic variance
+pooled over runs - Sakai 2016's estimator, the default. The paired t-test then
+takes :math:`\sigma_t^2 = 2\hat\sigma^2` (the variance of a difference of two
+systems with no covariance). :math:`V_E` (:func:`residual_variance`) is the residual
+of the two-way ANOVA without replication: under the additive model
+:math:`x_{ij} = \mu + a_i + b_j + e_{ij}` the topic effect cancels in a paired
+difference, whose variance is :math:`2 V_E`; it is an estimate of the
+paired-difference variance and asks for fewer topics. It is the labelled option
+``two-way``; a design whose model has no topic effect refuses it.
+
+Exact power. Both distributions are written as mixtures over the chi-square
+denominator or the Poisson-weighted numerator (Johnson, Kotz and Balakrishnan,
+"Continuous Univariate Distributions" vol. 2, Ch. 30-31):
+
+- F: :math:`P(F' \ge F_c) = \sum_k \mathrm{Pois}(k; \lambda/2)\, I_y(\phi_2/2, \phi_1/2 + k)`,
+  :math:`y = \phi_2/(\phi_2 + \phi_1 F_c)`, summed over k within
+  :math:`\lambda/2 \pm (20\sqrt{\lambda/2} + 30)` (Chernoff bounds put the Poisson
+  mass outside below 1e-30). Every term lies in [0, 1], so nothing overflows or
+  turns into NaN in the tails.
+- t: :math:`T'^2` is noncentral F(1, phi, lambda^2), so the two-sided power is the
+  series above with :math:`\phi_1 = 1`. Where :math:`\lambda^2/2 > 2.5\cdot10^7` (more than
+  2e5 terms) it is the chi mixture
+  :math:`1 - E_X[\Phi(t_c X/\sqrt\phi - \lambda) - \Phi(-t_c X/\sqrt\phi - \lambda)]`,
+  X ~ chi(phi), by adaptive quadrature over the chi quantiles 1e-20 .. 1 - 1e-20.
+  For F beyond that size, the same mixture with :math:`t_c = \sqrt{\phi_1 F_c}` is a
+  lower bound (it drops the other phi_1 - 1 squared normals) and is used if it is 1
+  to double precision; otherwise a ValueError says so.
+
+Both are tested against 40-digit mpmath computations (tests/test_topicsets_exact.py).
+
+Sources. Sakai 2016 and Sakai 2018 are not among the project's papers, so the
+designs above were written from the published descriptions as summarised here
+and from the standard power formulas; section and equation numbers of those
+papers could not be checked against their text, and the unpaired designs and
+their ``n_approx`` in particular are the textbook two-sample forms, unchecked
+against Sakai 2018's own.
 
 Worked example (by hand, paired-t): alpha = 0.05, beta = 0.20, minD = 0.1,
 sigma_t^2 = 0.02, so minD / sigma_t = 0.1 / 0.141421 = 0.707107.
@@ -54,6 +95,15 @@ power = 0.8070 >= 0.80. So n = 18 topics:
 >>> r = topic_set_size("paired-t", alpha=0.05, beta=0.2, min_diff=0.1, variance=0.02)
 >>> r["n_topics"], r["n_approx"], round(r["power"], 4)
 (18, 18, 0.807)
+
+Unpaired, the same minD against sigma^2 = 0.01 (so 2 sigma^2 = 0.02 as above):
+lambda = 0.1 / sqrt(2 * 0.01 / n), phi = 2(n - 1). n = 16: phi = 30, t_c = 2.0423,
+lambda = 2.8284, power = 0.7814; n = 17: phi = 32, t_c = 2.0369, lambda = 2.9155,
+power = 0.8070. So 17 topics per system, one fewer than paired (phi is larger):
+
+>>> r = topic_set_size("unpaired-t", alpha=0.05, beta=0.2, min_diff=0.1, variance=0.01)
+>>> r["n_topics"], round(r["power"], 4)
+(17, 0.807)
 """
 from __future__ import annotations
 
@@ -62,12 +112,26 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["residual_variance", "topic_set_size", "power", "min_detectable_difference", "power_curve",
-           "variance_for", "DESIGNS", "MAX_TOPICS"]
+__all__ = ["residual_variance", "within_system_variance", "design_variance", "topic_set_size", "power",
+           "min_detectable_difference", "power_curve", "variance_for", "nct_two_sided_sf", "ncf_sf",
+           "DESIGNS", "ESTIMATORS", "MAX_TOPICS"]
 
-DESIGNS = ("paired-t", "anova", "ci")
+DESIGNS = ("paired-t", "anova", "ci", "unpaired-t", "unpaired-ci")
+#: variance estimators: Sakai 2016's pooled within-system variance (default), or 2 V_E of the two-way ANOVA
+ESTIMATORS = ("one-way", "two-way")
+PAIRED = ("paired-t", "ci")
 #: the largest topic set size searched; a design needing more is reported as an error
 MAX_TOPICS = 1_000_000
+_TAIL = 1e-20                   # chi quantiles integrated over: the mass left out is 2 * _TAIL
+_MAX_POISSON_MEAN = 2.5e7       # above it the F series would need > 2e5 terms: the bound is used
+
+
+# -- variance ------------------------------------------------------------------------------
+def _complete(matrix):
+    x = np.asarray(matrix, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"matrix must be 2-D (n_runs, n_topics); got shape {x.shape}")
+    return x[:, ~np.isnan(x).any(axis=0)]
 
 
 def residual_variance(matrix) -> float:
@@ -75,17 +139,14 @@ def residual_variance(matrix) -> float:
 
     .. math:: V_E = \frac{\sum_{i,j} (x_{ij} - \bar x_{i\cdot} - \bar x_{\cdot j} + \bar x)^2}{(m-1)(n-1)}
 
-    (Sakai 2016 Sec. 6; Sakai 2018 Sec. 3.2). Only topics on which every run has a
-    (non-NaN) score are used; NaN if fewer than 2 runs or 2 such topics. A V_E whose
-    square root is below 1e-12 max|x| (rounding noise of an exactly additive matrix) is 0.
+    (Sakai 2018, Laboratory Experiments in IR, Sec. 3.2). Only topics on which every run has a
+    (non-NaN) score are used; NaN if fewer than 2 runs or 2 such topics. A V_E whose square
+    root is below 1e-12 max|x| (rounding noise of an exactly additive matrix) is 0.
 
     >>> round(residual_variance(np.array([[0.2, 0.4, 0.9], [0.1, 0.3, 0.5]])), 12)  # residuals -+.05 -+.05 +-.1
     0.015
     """
-    x = np.asarray(matrix, dtype=np.float64)
-    if x.ndim != 2:
-        raise ValueError(f"matrix must be 2-D (n_runs, n_topics); got shape {x.shape}")
-    x = x[:, ~np.isnan(x).any(axis=0)]
+    x = _complete(matrix)
     m, n = x.shape
     if m < 2 or n < 2:
         return float("nan")
@@ -94,12 +155,70 @@ def residual_variance(matrix) -> float:
     return 0.0 if math.sqrt(v) <= 1e-12 * float(np.abs(x).max()) else v
 
 
-def variance_for(design: str, v_e: float) -> float:
-    """The variance a design uses, from V_E: 2 V_E for paired-t and ci, V_E for anova (module docstring)."""
+def within_system_variance(matrix) -> float:
+    r"""Pooled within-system variance: the residual V_E of the one-way ANOVA (runs as groups).
+
+    .. math:: \hat\sigma^2 = \frac{\sum_{i}\sum_{j} (x_{ij} - \bar x_{i\cdot})^2}{m(n-1)}
+
+    i.e. the mean over runs of each run's topic variance (ddof 1): Sakai 2016's estimate of
+    the population within-system variance. Only topics every run scored are used; NaN with
+    fewer than 1 run or 2 such topics.
+
+    >>> within_system_variance(np.array([[0.2, 0.4, 0.9], [0.1, 0.3, 0.5]]))  # (0.13 + 0.04) / 2, ddof 1
+    0.085
+    """
+    x = _complete(matrix)
+    m, n = x.shape
+    if m < 1 or n < 2:
+        return float("nan")
+    r = x - x.mean(axis=1, keepdims=True)
+    return round(float((r * r).sum() / (m * (n - 1))), 15)
+
+
+def design_variance(matrix, design: str, estimator: str = "one-way") -> dict:
+    """The variance ``design`` needs, estimated from a (runs x topics) matrix (module docstring table).
+
+    Returns ``variance`` (what the power model takes), ``estimate`` (sigma^2 or V_E before the
+    factor 2), ``estimator`` and ``label`` (e.g. "2 sigma^2 (one-way ANOVA, pooled within-system
+    variance; Sakai 2016)"). Raises ValueError for the two-way estimator with a design whose
+    model has no topic effect, and when the estimate is NaN or 0.
+    """
     _check_design(design)
-    return float(v_e) if design == "anova" else 2.0 * float(v_e)
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"variance estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
+    if estimator == "two-way" and design not in PAIRED:
+        raise ValueError(f"the {design} design assumes the within-system variance sigma^2 (its model has no "
+                         "topic effect); the two-way V_E (a paired-difference variance) fits only the paired "
+                         f"designs {' and '.join(PAIRED)}: use the one-way estimator")
+    x = _complete(matrix)
+    est = within_system_variance(x) if estimator == "one-way" else residual_variance(x)
+    if not (np.isfinite(est) and est > 0):
+        name = "sigma^2" if estimator == "one-way" else "V_E"
+        raise ValueError(f"the {estimator} variance estimate {name} is {est:g} on this {x.shape[0]} runs x "
+                         f"{x.shape[1]} topics matrix (complete topics only): it needs >= 2 runs and >= 2 topics "
+                         "with varying scores; give the variance by hand instead")
+    factor = 2.0 if design in PAIRED else 1.0
+    if estimator == "one-way":
+        what = "one-way ANOVA residual: within-system variance pooled over runs; Sakai 2016"
+        label = ("2 sigma^2" if factor == 2 else "sigma^2") + f" ({what})"
+    else:
+        label = "2 V_E (two-way ANOVA without replication residual: paired-difference variance)"
+    return {"variance": factor * est, "estimate": est, "estimator": estimator, "label": label,
+            "runs": int(x.shape[0]), "topics": int(x.shape[1])}
 
 
+def variance_for(design: str, v_e: float) -> float:
+    """The two-way convention from V_E: 2 V_E for the paired designs; for the others V_E as is.
+
+    Kept for callers that hold only the two-way V_E. For anova and the unpaired designs that is
+    *not* the variance their models assume (the within-system sigma^2): use
+    :func:`design_variance` with the one-way estimator.
+    """
+    _check_design(design)
+    return 2.0 * float(v_e) if design in PAIRED else float(v_e)
+
+
+# -- checks --------------------------------------------------------------------------------
 def _check_design(design):
     if design not in DESIGNS:
         raise ValueError(f"test must be one of {', '.join(DESIGNS)}; got {design!r}")
@@ -127,48 +246,142 @@ def _check_systems(design, systems):
     return int(systems)
 
 
-def power(design: str, n, *, alpha: float = 0.05, min_diff: float, variance: float, systems: int | None = None):
-    """Exact power of the design with n topics (scalar or array of n >= 2); see the module docstring.
+# -- noncentral t and F ---------------------------------------------------------------------
+def _chi_mixture(tc, df, ncp):
+    """P(|Z + ncp| >= tc X / sqrt(df)), X ~ chi(df): the t mixture of the module docstring."""
+    import warnings
 
-    For ``ci`` the "power" is 1 if the expected CI width is <= min_diff, else 0.
+    from scipy import integrate, special, stats
+
+    rd = math.sqrt(df)
+
+    def f(x):               # the acceptance probability P(|Z + ncp| < tc s): power is 1 minus its mean
+        s = x / rd
+        return stats.chi.pdf(x, df) * (special.ndtr(tc * s - ncp) - special.ndtr(-tc * s - ncp))
+
+    lo, hi = float(stats.chi.ppf(_TAIL, df)), float(stats.chi.isf(_TAIL, df))
+    # splits: the chi density's peak and, where the integrand steps from 0 to 1 (tc s = ncp), that
+    # step's centre and +-10 of its widths, so quad cannot step over it
+    x0 = rd * ncp / tc if tc > 0 else hi
+    cuts = [math.sqrt(max(df - 1, 0.0)), x0 - 10 * rd / max(tc, 1e-300), x0, x0 + 10 * rd / max(tc, 1e-300)]
+    pts = sorted({lo, hi, *(c for c in cuts if lo < c < hi)})
+    with warnings.catch_warnings():         # roundoff notices near 1e-15: the result is clipped below
+        warnings.simplefilter("ignore")
+        val = sum(integrate.quad(f, a, b, epsabs=1e-16, epsrel=1e-12, limit=200)[0] for a, b in zip(pts, pts[1:]))
+    return min(1.0, max(0.0, 1.0 - val))
+
+
+def _poisson_beta(y, a2, b1, mu):
+    """sum_k Pois(k; mu) I_y(a2, b1 + k) over k in mu +- (20 sqrt(mu) + 30)."""
+    from scipy import special
+
+    half = 20 * math.sqrt(mu) + 30
+    k = np.arange(max(0.0, math.floor(mu - half)), math.ceil(mu + half) + 1)
+    w = np.exp(special.xlogy(k, mu) - mu - special.gammaln(k + 1))
+    w /= w.sum()            # the mass outside is < 1e-30: normalising removes the weights' rounding
+    return min(1.0, max(0.0, float(np.sum(w * special.betainc(a2, b1 + k, y)))))
+
+
+def nct_two_sided_sf(tc: float, df: float, ncp: float) -> float:
+    r"""P(|T'| >= tc) for T' noncentral t(df, ncp), tc >= 0.
+
+    :math:`T'^2` is noncentral F(1, df, ncp^2), so this is :func:`ncf_sf` (tc^2, 1, df, ncp^2); for
+    ncp^2/2 > 2.5e7 the chi mixture of the module docstring. Finite for every df >= 1 and ncp
+    (SciPy's ``nct.sf + nct.cdf`` is NaN at df = 249, ncp = 10.4, tc = 1.97).
     """
+    tc, df, ncp = float(tc), float(df), abs(float(ncp))
+    if not (df >= 1 and tc >= 0 and np.isfinite(ncp) and np.isfinite(tc)):
+        raise ValueError(f"noncentral t needs df >= 1, tc >= 0 and a finite ncp; got {df}, {tc}, {ncp}")
+    if ncp * ncp / 2 > _MAX_POISSON_MEAN:
+        return _chi_mixture(tc, df, ncp)
+    return _poisson_beta(df / (df + tc * tc), df / 2, 0.5, ncp * ncp / 2)
+
+
+def ncf_sf(fc: float, d1: float, d2: float, lam: float) -> float:
+    r"""P(F' >= fc) for F' noncentral F(d1, d2, lam), by the Poisson-weighted incomplete beta series
+    (module docstring); for lam/2 > 2.5e7 the chi-mixture lower bound, if it is 1 in double precision.
+    """
+    fc, d1, d2, lam = float(fc), float(d1), float(d2), float(lam)
+    if not (d1 > 0 and d2 > 0 and fc >= 0 and lam >= 0 and np.isfinite(lam) and np.isfinite(fc)):
+        raise ValueError(f"noncentral F needs d1, d2 > 0, fc >= 0, lam >= 0; got {d1}, {d2}, {fc}, {lam}")
+    if lam / 2 > _MAX_POISSON_MEAN:
+        low = _chi_mixture(math.sqrt(d1 * fc), d2, math.sqrt(lam))
+        if low >= 1 - 2 ** -53:
+            return 1.0
+        raise ValueError(f"the noncentral F power at noncentrality {lam:g} with critical value {fc:g} cannot be "
+                         "computed exactly here; use a smaller minimum difference or fewer topics")
+    return _poisson_beta(d2 / (d2 + d1 * fc), d2 / 2, d1 / 2, lam / 2)
+
+
+# -- the designs ------------------------------------------------------------------------------
+def _df(design, n, m=None):
+    if design in ("paired-t", "ci"):
+        return n - 1
+    if design in ("unpaired-t", "unpaired-ci"):
+        return 2 * (n - 1)
+    return m * (n - 1)
+
+
+def _power1(design, n, a, d, v, m):
+    """Exact power with n topics (a float n >= 2)."""
+    from scipy import stats
+
+    phi = _df(design, n, m)
+    if design == "anova":
+        fc = float(stats.f.isf(a, m - 1, phi))
+        return ncf_sf(fc, m - 1, phi, n * d * d / (2 * v))
+    tc = float(stats.t.isf(a / 2, phi))
+    ncp = math.sqrt(n) * d / math.sqrt(v) if design == "paired-t" else d / math.sqrt(2 * v / n)
+    return nct_two_sided_sf(tc, phi, ncp)
+
+
+def _ci_width(design, n, a, v):
+    """Expected CI width with n topics (array), ci or unpaired-ci."""
     from scipy import stats
     from scipy.special import gammaln
 
+    n = np.asarray(n, dtype=np.float64)
+    phi = _df(design, n)
+    c = np.sqrt(2 / phi) * np.exp(gammaln((phi + 1) / 2) - gammaln(phi / 2))
+    scale = np.sqrt(v / n) if design == "ci" else np.sqrt(2 * v / n)
+    return 2 * stats.t.isf(a / 2, phi) * c * scale
+
+
+def power(design: str, n, *, alpha: float = 0.05, min_diff: float, variance: float, systems: int | None = None):
+    """Exact power of the design with n topics (scalar or array of n >= 2); see the module docstring.
+
+    For the CI designs the "power" is 1 if the expected CI width is <= min_diff, else 0.
+    Always finite; arrays come back with n's shape.
+    """
     _check_design(design)
     a = _check_prob(alpha, "alpha")
     d = _check_pos(min_diff, "min_diff")
     v = _check_pos(variance, "variance")
     m = _check_systems(design, systems)
     n = np.asarray(n, dtype=np.float64)
-    if np.any(n < 2):
-        raise ValueError(f"n must be >= 2 topics; got {n.min():g}")
-    if design == "paired-t":
-        df = n - 1
-        tc = stats.t.isf(a / 2, df)
-        ncp = np.sqrt(n) * d / math.sqrt(v)
-        return stats.nct.sf(tc, df, ncp) + stats.nct.cdf(-tc, df, ncp)
-    if design == "anova":
-        f1, f2 = m - 1, m * (n - 1)
-        fc = stats.f.isf(a, f1, f2)
-        lam = n * d * d / (2 * v)
-        return stats.ncf.sf(fc, f1, f2, lam)
-    return (_ci_width(n, a, v, stats, gammaln) <= d).astype(np.float64)
+    if n.size and (np.any(~np.isfinite(n)) or np.any(n < 2)):
+        raise ValueError(f"n must be >= 2 topics; got {np.nanmin(n) if n.size else n!r:g}")
+    if design in ("ci", "unpaired-ci"):
+        return (_ci_width(design, n, a, v) <= d).astype(np.float64)
+    out = np.empty(n.shape)
+    flat = out.reshape(-1)
+    for i, ni in enumerate(n.reshape(-1)):
+        flat[i] = _power1(design, float(ni), a, d, v, m)
+    return out if out.ndim else out[()]
 
 
-def _ci_width(n, a, v, stats, gammaln):
-    cn = np.sqrt(2 / (n - 1)) * np.exp(gammaln(n / 2) - gammaln((n - 1) / 2))
-    return 2 * stats.t.isf(a / 2, n - 1) * cn * math.sqrt(v) / np.sqrt(n)
-
-
-def _approx_n(design, a, b, d, v, m):
+def _approx_n(design, a, b, d, v):
     from scipy.stats import norm
 
-    za, zb = norm.isf(a / 2), norm.isf(b)
+    za, zb = float(norm.isf(a / 2)), float(norm.isf(b))
     if design == "paired-t":
         return int(math.ceil(((za + zb) / (d / math.sqrt(v))) ** 2 + za * za / 2))
+    if design == "unpaired-t":
+        return int(math.ceil(2 * ((za + zb) / (d / math.sqrt(v))) ** 2 + za * za / 4))
     if design == "ci":
         return int(math.ceil(4 * za * za * v / (d * d)))
+    if design == "unpaired-ci":
+        return int(math.ceil(8 * za * za * v / (d * d)))
     return None
 
 
@@ -176,26 +389,28 @@ def topic_set_size(design: str, *, alpha: float = 0.05, beta: float = 0.2, min_d
                    systems: int | None = None, max_topics: int = MAX_TOPICS) -> dict:
     """Smallest number of topics n >= 2 meeting the design (module docstring), by exact power.
 
-    Returns a dict: ``test, alpha, beta, min_diff, variance, systems, n_topics, power`` (the
-    achieved power at n_topics; for ci the expected width ``expected_width`` instead) and
-    ``n_approx`` (the normal approximation, paired-t and ci only; None for anova).
-    Raises ValueError if more than ``max_topics`` topics would be needed.
-    """
-    from scipy import stats
-    from scipy.special import gammaln
+    ``variance`` is the variance the design's model takes (sigma_t^2 for paired-t and ci, the
+    within-system sigma^2 for anova and the unpaired designs; :func:`design_variance`). For the
+    unpaired designs n is the number of topics *per system*.
 
+    Returns a dict: ``test, alpha, beta, min_diff, variance, systems, n_topics, power`` (the
+    achieved power at n_topics; for the CI designs ``expected_width`` instead) and ``n_approx``
+    (the normal approximation; None for anova). Raises ValueError if more than ``max_topics``
+    topics would be needed.
+    """
     _check_design(design)
     a = _check_prob(alpha, "alpha")
     b = _check_prob(beta, "beta")
     d = _check_pos(min_diff, "min_diff")
     v = _check_pos(variance, "variance")
     m = _check_systems(design, systems)
-    if design == "ci":
+    ci = design in ("ci", "unpaired-ci")
+    if ci:
         def ok(n):
-            return _ci_width(np.float64(n), a, v, stats, gammaln) <= d
+            return bool(_ci_width(design, n, a, v) <= d)
     else:
         def ok(n):
-            return power(design, n, alpha=a, min_diff=d, variance=v, systems=m) >= 1 - b
+            return _power1(design, float(n), a, d, v, m) >= 1 - b
     # power (and -width) increase with n: double, then bisect on the first n that is ok
     lo, hi = 1, 2
     while not ok(hi):
@@ -209,55 +424,50 @@ def topic_set_size(design: str, *, alpha: float = 0.05, beta: float = 0.2, min_d
             hi = mid
         else:
             lo = mid
-    out = {"test": design, "alpha": a, "beta": b if design != "ci" else None, "min_diff": d, "variance": v,
+    out = {"test": design, "alpha": a, "beta": None if ci else b, "min_diff": d, "variance": v,
            "systems": m, "n_topics": int(hi)}
-    if design == "ci":
-        out["expected_width"] = float(_ci_width(np.float64(hi), a, v, stats, gammaln))
+    if ci:
+        out["expected_width"] = float(_ci_width(design, hi, a, v))
     else:
-        out["power"] = float(power(design, hi, alpha=a, min_diff=d, variance=v, systems=m))
-    out["n_approx"] = _approx_n(design, a, b, d, v, m)
+        out["power"] = float(_power1(design, float(hi), a, d, v, m))
+    out["n_approx"] = _approx_n(design, a, b, d, v)
     return out
 
 
 def min_detectable_difference(design: str, n: int, *, alpha: float = 0.05, beta: float = 0.2, variance: float,
                               systems: int | None = None) -> float:
-    """The inverse: the smallest difference (paired-t), range (anova) or CI width (ci) that n topics
-    detect with power 1 - beta (for ci: the expected CI width with n topics)."""
-    from scipy import optimize, stats
-    from scipy.special import gammaln
+    """The inverse: the smallest difference (t designs) or range (anova) that n topics detect with
+    power 1 - beta; for the CI designs the expected CI width with n topics. Exact for any n >= 2."""
+    from scipy import optimize
 
     _check_design(design)
     a = _check_prob(alpha, "alpha")
     b = _check_prob(beta, "beta")
     v = _check_pos(variance, "variance")
     m = _check_systems(design, systems)
-    if isinstance(n, bool) or int(n) != n or n < 2:
-        raise ValueError(f"n must be a whole number >= 2; got {n!r}")
-    if design == "ci":
-        return float(_ci_width(np.float64(n), a, v, stats, gammaln))
-    if design == "paired-t" and n < 3:
-        # one degree of freedom: scipy's noncentral t gives NaN power for large effects, so no
-        # difference can be solved for; say so rather than fail inside the root finder
-        raise ValueError(f"the paired t-test's smallest detectable difference needs n >= 3 topics; got {n}")
+    if isinstance(n, bool) or int(n) != n or not 2 <= n <= MAX_TOPICS:
+        raise ValueError(f"n must be a whole number in 2..{MAX_TOPICS}; got {n!r}")
+    if design in ("ci", "unpaired-ci"):
+        return float(_ci_width(design, int(n), a, v))
+    if 1 - b <= a:
+        raise ValueError(f"power 1 - beta = {1 - b:g} is not above alpha = {a:g}: every difference, however "
+                         "small, already has that power")
 
     def gap(dd):
-        return float(power(design, n, alpha=a, min_diff=dd, variance=v, systems=m)) - (1 - b)
+        return _power1(design, float(n), a, dd, v, m) - (1 - b)
 
     hi = math.sqrt(v)
     while gap(hi) < 0:
         hi *= 2
-    return float(optimize.brentq(gap, 1e-12 * math.sqrt(v), hi, xtol=1e-12, rtol=1e-10))
+    return float(optimize.brentq(gap, 1e-12 * math.sqrt(v), hi, xtol=1e-14, rtol=1e-12))
 
 
 def power_curve(design: str, ns, *, alpha: float = 0.05, min_diff: float, variance: float,
                 systems: int | None = None) -> pd.DataFrame:
-    """Tidy ``n_topics, power`` (for ci: ``expected_width`` too) for the dashboard's power curve."""
-    from scipy import stats
-    from scipy.special import gammaln
-
+    """Tidy ``n_topics, power`` (for the CI designs: ``expected_width`` too) for the power curve."""
     ns = np.asarray(ns, dtype=np.int64)
     df = pd.DataFrame({"n_topics": ns, "power": power(design, ns, alpha=alpha, min_diff=min_diff,
                                                         variance=variance, systems=systems)})
-    if design == "ci":
-        df["expected_width"] = _ci_width(ns.astype(np.float64), float(alpha), float(variance), stats, gammaln)
+    if design in ("ci", "unpaired-ci"):
+        df["expected_width"] = _ci_width(design, ns, float(alpha), float(variance))
     return df

@@ -10,6 +10,12 @@ import pandas as pd
 from ..meta.repeat import RepeatResult
 
 ONE_DOC = ["P+-measure", "O-measure", "NWRR", "RR"]        # 003: P+ >= O >= NWRR >= RR
+#: 003's one-document metrics, P-measure included ("P(+)")
+ONE_DOC_ALL = ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
+#: 003's claim "P(+) is more discriminative than O, O than NWRR, NWRR than RR" as strict steps (a > b)
+CLAIM_STEPS = [("P+-measure", "O-measure"), ("P-measure", "O-measure"), ("O-measure", "NWRR"), ("NWRR", "RR")]
+#: 003's claim that the recall-oriented Q-measure and AveP beat every one-document metric, as strict steps
+RECALL_STEPS = [(a, b) for a in ("Q-measure", "AP") for b in ONE_DOC_ALL]
 
 
 def pm_cell(mean, sd, fmt="{:.2f}") -> str:
@@ -73,3 +79,27 @@ def share_text(sh: float, R: int) -> str:
     if n == 0:
         return f"**does not hold** in any of the {R} repetitions"
     return f"**holds in {n} of {R}** repetitions"
+
+
+def relation_text(values: dict, steps, label: Callable[[str], str], fmt="{:.1f}") -> str:
+    """Each step "a > b" of a claim on point values, written with the relation that holds: >, = or <.
+
+    >>> relation_text({"A": 70.0, "B": 70.0, "C": 50.0}, [("A", "B"), ("B", "C")], str)
+    'A 70.0 = B 70.0, B 70.0 > C 50.0'
+    """
+    out = []
+    for a, b in steps:
+        va, vb = values[a], values[b]
+        if math.isnan(va) or math.isnan(vb):
+            out.append(f"{label(a)} vs {label(b)} undefined")
+            continue
+        rel = "=" if math.isclose(va, vb, rel_tol=1e-12, abs_tol=1e-12) else (">" if va > vb else "<")
+        out.append(f"{label(a)} {fmt.format(va)} {rel} {label(b)} {fmt.format(vb)}")
+    return ", ".join(out)
+
+
+def shares_text(cs: dict, label: Callable[[str], str], unit: str) -> str:
+    """A strict claim's shares (from :func:`evalcore.meta.claim_shares`) in words."""
+    steps = "; ".join(f"{label(k.split(' > ')[0])} > {label(k.split(' > ')[1])}: {v['holds']:.0%} "
+                      f"(tie {v['tie']:.0%}, reversed {v['fails']:.0%})" for k, v in cs["steps"].items())
+    return f"holds strictly in {cs['holds']:.0%} of {cs['n']} {unit} ({steps})"

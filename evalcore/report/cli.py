@@ -16,15 +16,23 @@ _DESC = """\
 Run Sakai 2007 (003) Sec. 5 on a collection: Kendall's tau between the seven
 metrics (Table 2), the swap method (Table 3), the Bootstrap Sensitivity
 Method (Table 4), other gain settings (Tables 5, 6) and the randomised Tukey
-HSD, then compare with 003's findings. Writes OUT/report.md and each table
-as OUT/<table>.csv (numbers) and OUT/<table>.tex (booktabs).
+HSD, then compare with 003's findings; a topic bootstrap (Tables 7-8) gives
+the uncertainty from the topics. Writes OUT/report.md and each table as
+OUT/<table>.csv (numbers) and OUT/<table>.tex (booktabs).
 
 Works on any collection with >= 2 runs and >= 2 topics and 1..K relevance
 levels: the papers' S:A:B settings are mapped onto the collection's levels
 (evalcore.gains.map_levels) and every label shows the values used. Swap,
 bootstrap and Tukey run --repeats times with seeds derived from --seed;
-every Monte Carlo figure is reported as mean +- sd [min-max] and every order
-claim with the share of repetitions in which it held.
+every Monte Carlo figure is reported as mean +- Monte Carlo sd [min-max] and
+every order claim with the share of repetitions in which it held.
+
+Every data and metric option applies to every table it affects
+(--rel-threshold: RR, AveP and the run selection; --depth, --order,
+--condensed: the lists read); options no table can use (--cutoffs,
+--log-base, --names, --mean geometric, --save-settings) are refused.
+The "Written by" line of report.md repeats every option that differs from
+its default, so re-running it writes the same bytes.
 """
 
 
@@ -46,8 +54,15 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--repeats", type=int, default=5, metavar="N",
                    help="Monte Carlo repetitions with derived seeds (default 5)")
     g.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the first repetition (default 0)")
+    g.add_argument("--topic-resamples", type=int, default=100, metavar="N",
+                   help="topic samples of the topic bootstrap (Tables 7-8: uncertainty from the topics around every "
+                        "discriminative-power figure and difference between metrics); 0 = none (default 100)")
+    g.add_argument("--topic-B", type=int, default=200, metavar="N",
+                   help="B of the swap, bootstrap and Tukey methods run on each topic sample (default 200)")
+    g.add_argument("--topic-seed", type=int, default=0, metavar="N",
+                   help="seed of the topic samples, separate from --seed (default 0)")
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
-    r.set_defaults(func=run_report)
+    r.set_defaults(func=run_report, report_parser=r)
 
 
 def collection_name(args, c) -> str:
@@ -68,23 +83,73 @@ def collection_name(args, c) -> str:
     return str(c.name)
 
 
+#: options of the data parser that no report table could use, and why (refused when given)
+REFUSED = {
+    "cutoffs": "003's seven metrics (RR, NWRR, O, P, P+, AveP, Q) have no cutoff: use --depth to evaluate the "
+               "top N documents of each list",
+    "log_base": "none of 003's seven metrics has a log discount",
+    "names": "the report's metrics are fixed (003's seven) and --top-by takes evalcore's keys",
+    "save_settings": "the report records its settings in report.md and its command line; use `evalcore evaluate "
+                     "--save-settings`",
+}
+_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help"}
+
+
+def _refuse_unused(args) -> None:
+    """Raise ValueError naming an option (or a --settings key) the report would otherwise ignore."""
+    from evalcore.cli.options import file_settings
+    from evalcore.settings import DEFAULTS
+
+    for dest, why in REFUSED.items():
+        if getattr(args, dest, None) not in (None, False):
+            raise ValueError(f"report does not take --{dest.replace('_', '-')}: {why}")
+    if args.mean == "geometric":
+        raise ValueError("report does not take --mean geometric: 003's Kendall's tau, swap and bootstrap tests "
+                         "are defined on arithmetic means of per-topic scores")
+    st = file_settings(args)
+    for key in ("cutoffs", "log_base", "names", "metrics", "mean"):
+        if st.get(key) is not None and st[key] != DEFAULTS[key]:
+            raise ValueError(f"report cannot use {key} = {st[key]!r} from --settings {args.settings}: "
+                             + REFUSED.get(key, "the report's metrics are fixed (003's seven) and averaged "
+                                                "arithmetically") + "; remove it from the file")
+
+
+def _check_output(args) -> None:
+    """Before any computation: the output directory (created if needed) and the Markdown file's folder."""
+    from evalcore._atomic import OutputError, check_writable_dir
+
+    from .render import report_paths
+
+    out_dir, md, _ = report_paths(args.out, args.markdown)
+    check_writable_dir(out_dir, create=True)
+    check_writable_dir(md.parent if str(md.parent) else Path("."), create=True)
+    if md.is_dir():
+        raise OutputError(f"{md}: is a directory; --markdown needs a file name")
+
+
 def run_report(args) -> int:
     from evalcore.cli import load_from_args, metric_params
 
     from .experiment import run_experiment, write_report
 
     for opt, v, lo in (("--B", args.B, 1), ("--tukey-B", args.tukey_B, 1), ("--repeats", args.repeats, 1),
-                       ("--top", args.top, 2), ("--seed", args.seed, 0)):
+                       ("--top", args.top, 2), ("--seed", args.seed, 0), ("--topic-resamples", args.topic_resamples, 0),
+                       ("--topic-B", args.topic_B, 1), ("--topic-seed", args.topic_seed, 0)):
         if v < lo:
             raise ValueError(f"{opt} must be >= {lo}; got {v}")
+    _refuse_unused(args)
+    _check_output(args)
     say = (lambda m: None) if args.quiet else (lambda m: print(f"report: {m} ...", file=sys.stderr, flush=True))
     say("loading the collection")
     c = load_from_args(args)
     params = metric_params(args)
     name = collection_name(args, c)
+    data = {"order": args.order if args.qrels else "n/a (not read from run files)", "depth": args.depth,
+            "condensed": bool(args.condensed)}
     e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
                        repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
-                       beta=params["beta"], progress=say)
+                       beta=params["beta"], rel_threshold=params["rel_threshold"], topic_resamples=args.topic_resamples,
+                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=say)
     command = _command(args)
     files = write_report(e, args.out, markdown=args.markdown, command=command)
     say(f"wrote {len(files)} files: {files[-1]} and the tables in {args.out}")
@@ -92,28 +157,19 @@ def run_report(args) -> int:
 
 
 def _command(args) -> str:
-    """The command line that reproduces this report (data, metric and report options that differ from the
-    defaults), written into the Markdown."""
+    """The command line that reproduces this report: every option of the report's parser whose value
+    differs from its default, in the parser's order (so an option added later is never left out)."""
     parts = ["python", "-m", "evalcore", "report"]
-    if args.simulated:
-        parts += ["--simulated", "--topics", str(args.topics), "--systems", str(args.systems),
-                  "--seed-data", str(args.seed_data)]
-    for opt, v in (("--qrels", args.qrels), ("--runs", args.runs)):
-        if v:
-            parts += [opt, str(v)]
-    if args.run:
-        parts += ["--run", *map(str, args.run)]
-    for opt, v, default in (("--name", args.name, None), ("--gains", args.gains, None),
-                            ("--gain-preset", args.gain_preset, None), ("--penalties", args.penalties, None),
-                            ("--beta", args.beta, 1.0), ("--depth", args.depth, None),
-                            ("--top", args.top, 30), ("--top-by", args.top_by, "AP"), ("--B", args.B, 1000),
-                            ("--tukey-B", args.tukey_B, 5000), ("--repeats", args.repeats, 5),
-                            ("--seed", args.seed, 0)):
-        if v is not None and v != default:
-            parts += [opt, f"{v:g}" if isinstance(v, float) else str(v)]
-    if args.condensed:
-        parts.append("--condensed")
-    parts += ["--out", str(args.out)]
-    if args.markdown:
-        parts += ["--markdown", str(args.markdown)]
+    for action in args.report_parser._actions:
+        dest = action.dest
+        if not action.option_strings or dest in _NOT_IN_COMMAND or not hasattr(args, dest):
+            continue
+        v, opt = getattr(args, dest), action.option_strings[-1] if action.option_strings[-1].startswith("--") \
+            else action.option_strings[0]
+        if isinstance(action, argparse._StoreTrueAction):
+            parts += [opt] if v else []
+        elif isinstance(v, list):
+            parts += [opt, *map(str, v)] if v and v != action.default else []
+        elif v is not None and v != action.default:
+            parts += [opt, repr(v) if isinstance(v, float) else str(v)]
     return " ".join(shlex.quote(p) for p in parts)

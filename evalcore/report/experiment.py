@@ -33,11 +33,13 @@ import pandas as pd
 from .. import registry
 from ..gains import level_label, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
-from ..meta.repeat import RepeatResult, order_share, repeat
-from .cells import ONE_DOC, numeric_spread, order_text, range_cell, recall_share, share_text, spread_cell
+from ..meta.repeat import RepeatResult, repeat
+from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
+from ..meta.verdict import gain_choice_verdict
+from .cells import CLAIM_STEPS, RECALL_STEPS, numeric_spread, range_cell, relation_text, shares_text, spread_cell
 from .render import render, write_report
 
-__all__ = ["METRICS", "GAIN_SETTINGS", "Experiment", "run_experiment", "render", "write_report"]
+__all__ = ["METRICS", "GAIN_SETTINGS", "Experiment", "run_experiment", "render", "write_report", "mapping_text"]
 
 #: 003 Table 2's metrics and order: (a) RR ... (g) Q-measure
 METRICS = ["RR", "NWRR", "O-measure", "P-measure", "P+-measure", "AP", "Q-measure"]
@@ -88,12 +90,475 @@ class Experiment:
     swap: RepeatResult | None = None
     boot: RepeatResult | None = None
     tukey: RepeatResult | None = None
+    load: object = None                 # the collection's LoadReport (topics and run topics ignored)
+    depth: int = 0                      # the tensor's depth (the longest list evaluated)
+    topics: dict = field(default_factory=dict)      # method -> TopicBootstrapResult (Tables 7-8)
+
+
+@dataclass
+class _Setup:
+    """What every table needs: the collection, the chosen runs' score matrices and the run settings."""
+    c: object
+    name: str
+    K: int
+    params: dict            # gains, beta, penalties, rel_threshold as used
+    g_label: str
+    p_label: str
+    idx: list
+    runs: list
+    S: dict
+    top: int
+    top_by: str
+    B: int
+    tukey_B: int
+    R: int
+    seed: int
+    say: Callable[[str], None]
+    topic_resamples: int = 0
+    topic_B: int = 200
+    topic_seed: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.runs)
+
+    @property
+    def T(self) -> int:
+        return self.c.n_topics
+
+    @property
+    def P(self) -> int:
+        return self.n * (self.n - 1) // 2
+
+
+def _check(c, name, top):
+    if c.n_runs < 2:
+        raise ValueError(f"the report compares runs: it needs at least 2 runs; {name} has {c.n_runs}")
+    if c.n_topics < 2:
+        raise ValueError(f"the report resamples topics: it needs at least 2 topics; {name} has {c.n_topics}")
+    if int(c.max_level) < 1:
+        raise ValueError(f"{name} has no relevant documents (no relevance level >= 1) in its qrels")
+    if isinstance(top, bool) or int(top) != top or top < 2:
+        raise ValueError(f"--top must be a whole number >= 2; got {top!r}")
+
+
+def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties, beta, rel_threshold,
+           topic_resamples, topic_B, topic_seed, say) -> _Setup:
+    _check(c, name, top)
+    K = int(c.max_level)
+    if isinstance(rel_threshold, bool) or int(rel_threshold) != rel_threshold or not 1 <= rel_threshold <= K:
+        raise ValueError(f"--rel-threshold must be a level in 1..{K} (the collection's levels); got {rel_threshold!r}")
+    g_default, p_default = resolve_gains(gains, K), resolve_penalties(penalties, K)
+    params = dict(gains=g_default.tolist(), beta=beta, penalties=p_default.tolist(), rel_threshold=int(rel_threshold))
+    say(f"scoring {c.n_runs} runs x {c.n_topics} topics ({K} relevance levels)")
+    ranker = registry.score_matrix(c, top_by, **params)
+    idx = [int(i) for i in top_runs(ranker.mean(axis=1), int(top))]
+    S = subset_runs(registry.score_matrices(c, METRICS, **params), idx)
+    return _Setup(c=c, name=name, K=K, params=params, g_label=level_label(g_default), p_label=level_label(p_default),
+                  idx=idx, runs=[c.run_ids[i] for i in idx], S=S, top=top, top_by=top_by, B=int(B),
+                  tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say, topic_resamples=int(topic_resamples),
+                  topic_B=int(topic_B), topic_seed=int(topic_seed))
+
+
+def _selection_notes(s: _Setup) -> list[str]:
+    notes = []
+    thr = s.params["rel_threshold"]
+    how = (" (relaxed: levels >= 1 count as relevant)" if thr == 1 else f" (levels >= {thr} count as relevant)")
+    if s.c.n_runs <= s.top:
+        notes.append(f"The collection has {s.c.n_runs} runs and all are used (003 keeps the top 30 runs by mean "
+                     "relaxed AP of larger sets).")
+    else:
+        notes.append(f"Top {s.n} of {s.c.n_runs} runs by mean {s.top_by}"
+                     f"{how if s.top_by in ('AP', 'RR') else ''}, as 003 Sec. 5.1.")
+    dup = [(s.runs[i], s.runs[j]) for i in range(s.n) for j in range(i + 1, s.n)
+           if all(np.array_equal(s.S[m][i], s.S[m][j]) for m in METRICS)]
+    if dup:
+        notes.append("Runs with identical scores on every metric: " + ", ".join(f"{a} = {b}" for a, b in dup) +
+                     ". Their system scores tie (hence tau-b); they are never significantly different (ASL = 1) "
+                     "and their comparisons count as swaps under 003's rule (D = 0).")
+    if s.P < 30:
+        step = 100.0 / s.P
+        notes.append(f"Only {s.P} run pairs: one pair more or less significant moves a % of pairs by "
+                     f"{step:.1f} points, so differences between metrics smaller than that are one pair, and an "
+                     "order between metrics cannot be read from them.")
+    return notes
+
+
+def _tau_text(v) -> str:
+    return "n/a" if math.isnan(v) else f"{v:.4f}".replace("0.", ".", 1)
+
+
+def _table2(s: _Setup):
+    s.say("Table 2: Kendall's tau between metrics")
+    n = s.n
+    means = pd.DataFrame({m: s.S[m].mean(axis=1) for m in METRICS}, index=s.runs)
+    corr = correlation_matrix(means, method="tau-b", alpha=0.01)
+    crit = kendall_test(0.0, n, alpha=0.01)["tau_critical"] if n >= 2 else float("nan")
+    can_sig = crit < 1
+    letters = "abcdefg"
+    rows_num, rows_disp = [], []
+    for i, a in enumerate(METRICS):
+        num = {"metric": f"({letters[i]}) {NAMES[a]}"}
+        disp = dict(num)
+        for j, b in enumerate(METRICS[1:], start=1):
+            col = f"({letters[j]})"
+            if j <= i:
+                num[col], disp[col] = np.nan, "-"
+                continue
+            tau = float(corr.tau.loc[a, b])
+            num[col] = tau
+            disp[col] = _tau_text(tau) + ("°" if can_sig and not bool(corr.significant.loc[a, b]) else "")
+        rows_num.append(num)
+        rows_disp.append(disp)
+    n_nonsig = int((~corr.tidy["significant"]).sum())
+    notes = [", ".join(f"({letters[i]}) {NAMES[m]}" for i, m in enumerate(METRICS)) + "."]
+    if can_sig:
+        notes.append(f"With n = {n} runs the Eq. 9 test is significant at alpha = 0.01 (two-tailed) for "
+                     f"|tau| > {crit:.3f} (003, n = 30: 0.34). ° marks a correlation that is not significant: "
+                     f"{n_nonsig} of {len(corr.tidy)} pairs.")
+    else:
+        notes.append(f"With n = {n} runs the Eq. 9 test would need |tau| > {crit:.3f} at alpha = 0.01, which no "
+                     "tau can reach: no correlation here can be significant, so none is marked.")
+    if corr.tidy["tau"].isna().any():
+        notes.append("n/a: tau is undefined because one of the two rankings ties every run.")
+    cap = (f"Kendall's rank correlations (tau-b) based on the {n} runs of {s.name}; ° not significant at "
+           f"alpha = 0.01 (Eq. 9, two-tailed, critical |tau| = {crit:.3f})." if can_sig else
+           f"Kendall's rank correlations (tau-b) based on the {n} runs of {s.name}; with {n} runs no tau can be "
+           "significant at alpha = 0.01 (Eq. 9).")
+    t = Table("table2_kendall", "Table 2 — Kendall's rank correlation (tau-b) between metrics",
+              pd.DataFrame(rows_num), pd.DataFrame(rows_disp), cap, notes)
+    return t, corr, can_sig
+
+
+def _mc_words(s: _Setup) -> str:
+    return (f"mean ± Monte Carlo sd [min–max] over {s.R} seeds (topics and runs fixed)" if s.R > 1 else
+            "one seed: no Monte Carlo sd")
+
+
+def _table3(s: _Setup):
+    B, R, P, T = s.B, s.R, s.P, s.T
+    s.say(f"Table 3: swap method (B = {B}, {R} repetition(s))")
+    sw = repeat("swap", s.S, repeats=R, seed=s.seed, sampling="replacement", B=B, confidences=(0.95,))
+    pct = sw.table("pct_comparisons", confidence=0.95)
+    order = list(pct["mean"].sort_values(ascending=False, kind="stable", na_position="last").index)
+    abs_t, max_t = sw.table("abs_diff", confidence=0.95), sw.table("max_performance", confidence=0.95)
+    rel_t = sw.table("relative", confidence=0.95)
+    rel_t[["mean", "sd", "min", "max"]] *= 100.0
+    disp = pd.DataFrame({
+        "(i) metric": [NAMES[m] for m in order],
+        "(ii) abs. diff.": [spread_cell(abs_t, m, "{:.2f}", R, with_range=False) for m in order],
+        "(iii) max.": [spread_cell(max_t, m, "{:.4f}", R, with_range=False) for m in order],
+        "(ii)/(iii) %": [spread_cell(rel_t, m, "{:.0f}", R, with_range=False) for m in order],
+        "% comparisons satisfying (ii)": [spread_cell(pct, m, "{:.1f}", R) for m in order],
+    })
+    num = numeric_spread(sw, {"confidence": 0.95}, ["abs_diff", "max_performance", "relative", "pct_comparisons"],
+                         order)
+    num.insert(1, "metric_name", [NAMES[m] for m in order])
+    cap = (f"Swap method results (swap rate <= 5%; {s.name}, {T} topics, {s.n} runs; bootstrap topic samples with "
+           f"replacement, c = {T}, B = {B} trials; cells: {_mc_words(s)}).")
+    t = Table("table3_swap", f"Table 3 — swap method (replacement, c = |Q| = {T}, B = {B}, 003 rule; swap rate ≤ 5%)",
+              num, disp, cap,
+              ["(ii): the smallest absolute difference whose bin and every larger bin have swap rate ≤ 5% ('-': no "
+               "bin qualifies); (iii): the maximum performance observed, i.e. the largest mean score of any run on "
+               f"any of the {2 * B} sampled topic sets (003's numbers; its prose says 'maximum overall absolute "
+               "difference'); (ii)/(iii) the relative difference in %; last column: % of the "
+               f"{P} pairs × {B} trials = {P * B:,} comparisons whose difference reaches (ii). Rows sorted by the "
+               "last column, as in 003." + (f" Cells: mean ± Monte Carlo sd over {R} repetitions with derived "
+                                             "seeds (topics and runs fixed), [min–max] for the last column."
+                                             if R > 1 else " One seed: no Monte Carlo spread shown.")])
+    return t, sw, pct
+
+
+def _pct_cell(pt, m, R) -> str:
+    """One unit per cell: % of pairs, with the Monte Carlo sd and range in the same unit."""
+    row = pt.loc[m]
+    cell = f"{row['mean']:.1f}"
+    if R > 1:
+        cell += f" ± {row['sd']:.1f}" + range_cell(row["min"], row["max"], "{:.1f}")
+    return cell
+
+
+def _table4(s: _Setup):
+    B, R, P = s.B, s.R, s.P
+    s.say(f"Table 4: bootstrap sensitivity (B = {B}, {R} repetition(s))")
+    bs = repeat("bootstrap", s.S, repeats=R, seed=s.seed, run_ids=s.runs, B=B, alpha=(0.05, 0.01))
+    bpct = bs.table("pct_significant", alpha=0.05)
+    best = bs.table("estimated_diff_raw", alpha=0.05)
+    p01 = bs.table("pct_significant", alpha=0.01)
+    order = list(bpct["mean"].sort_values(ascending=False, kind="stable").index)
+    disp = pd.DataFrame({"metric": [NAMES[m] for m in order],
+                         f"% of {P} pairs with ASL < 0.05": [_pct_cell(bpct, m, R) for m in order],
+                         "estimated diff.": [spread_cell(best, m, "{:.2g}", R, with_range=False) for m in order],
+                         f"% of {P} pairs with ASL < 0.01": [_pct_cell(p01, m, R) for m in order]})
+    num = numeric_spread(bs, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order)
+    n01 = numeric_spread(bs, {"alpha": 0.01}, ["n_significant", "pct_significant"], order)
+    num = num.join(n01.drop(columns="metric").add_suffix("_alpha_0.01"))
+    cap = (f"Bootstrap Sensitivity results ({s.name}, {s.n} runs, {P} pairs, B = {B}): % of pairs with achieved "
+           f"significance level below alpha = 0.05 and 0.01; estimated diff. at alpha = 0.05; cells: {_mc_words(s)}.")
+    t = Table("table4_bootstrap", f"Table 4 — Bootstrap Sensitivity (B = {B}, alpha = 0.05 and 0.01)", num, disp, cap,
+              ["Sensitivity: % of the pairs with ASL < alpha (the counts are in the CSV); estimated diff.: 003 Fig. "
+               "7, the largest over pairs of the difference at the (B alpha)-th largest bootstrap |t|."
+               + (f" Mean ± Monte Carlo sd [min–max] over {R} repetitions (seeds only: topics and runs fixed)."
+                  if R > 1 else "")])
+    return t, bs, bpct
+
+
+def _gain_scores(s: _Setup):
+    """Scores of P+, P and O under the default and every other (mapped) gain setting, and what was left out."""
+    variants, gain_scores, used, skipped = {m: {} for m in GAIN_METRICS}, {}, {s.g_label: "default"}, []
+    for fam in GAIN_METRICS:
+        gain_scores[f"{FAMILY[fam]} {s.g_label} (default)"] = s.S[fam]
+    for setting in GAIN_SETTINGS:
+        gv = resolve_gains(setting, s.K)
+        lab = level_label(gv)
+        if lab in used:
+            skipped.append(f"{setting} (on {s.K} level{'s' if s.K > 1 else ''} it is {lab}, the same values as "
+                           f"{used[lab]})")
+            continue
+        used[lab] = setting
+        Sg = subset_runs(registry.score_matrices(s.c, GAIN_METRICS, **{**s.params, "gains": gv.tolist()}), s.idx)
+        for m in GAIN_METRICS:
+            variants[m][lab] = Sg[m].mean(axis=1)
+            gain_scores[f"{FAMILY[m]} {lab}"] = Sg[m]
+    return variants, gain_scores, skipped
+
+
+def mapping_text(K: int) -> str:
+    """The papers' S:A:B settings as used on K levels, e.g. "3:2:1 → 2:1, ..."."""
+    return ", ".join(f"{g} → {level_label(resolve_gains(g, K))}" for g in ["3:2:1"] + GAIN_SETTINGS)
+
+
+def _tables56(s: _Setup):
+    s.say("Tables 5 and 6: other gain settings")
+    variants, gain_scores, skipped = _gain_scores(s)
+    t5 = gain_correlation_table({m: s.S[m].mean(axis=1) for m in GAIN_METRICS}, variants)
+    t5n = t5.reset_index().rename(columns={"index": "metric"})
+    t5d = t5n.copy()
+    for col in t5d.columns[1:]:
+        t5d[col] = [_tau_text(v) for v in t5n[col]]
+    map_note = (f"Gain settings are the papers' S:A:B values mapped onto this collection's {s.K} level"
+                f"{'s' if s.K > 1 else ''} (evalcore.gains.map_levels; labels show the values used, highest level "
+                f"first): {mapping_text(s.K)}." + ("" if s.K == 3 else " These are not 003's settings: 003's numbers "
+                                                    "quoted beside them come from 3-level S:A:B data."))
+    notes = [map_note] + ([f"Left out: {'; '.join(skipped)}."] if skipped else [])
+    if t5n.iloc[:, 1:].isna().to_numpy().any():
+        notes.append("n/a: tau is undefined because one of the two rankings ties every run.")
+    tab5 = Table("table5_gains", f"Table 5 — Kendall's tau: default gain values ({s.g_label}) versus others",
+                 t5n, t5d, f"Kendall's rank correlations (tau-b): default gain values ({s.g_label}) versus others "
+                           f"({s.name}, {s.n} runs; gain settings mapped onto {s.K} levels, highest first).", notes)
+    R, P = s.R, s.P
+    bs6 = repeat("bootstrap", gain_scores, repeats=R, seed=s.seed, B=s.B, alpha=0.05)
+    p6, e6 = bs6.table("pct_significant", alpha=0.05), bs6.table("estimated_diff_raw", alpha=0.05)
+    order = []
+    for fam in GAIN_METRICS:
+        keys = [k for k in gain_scores if k.split(" ")[0] == FAMILY[fam]]
+        order += sorted(keys, key=lambda k: -p6.loc[k, "mean"])            # stable: ties keep default first
+    t6d = pd.DataFrame({"metric": order, f"% of {P} pairs with ASL < 0.05": [_pct_cell(p6, k, R) for k in order],
+                        "estimated diff.": [spread_cell(e6, k, "{:.2g}", R, with_range=False) for k in order]})
+    t6n = numeric_spread(bs6, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order)
+    tab6 = Table("table6_gain_bootstrap", "Table 6 — gain values and Bootstrap Sensitivity (alpha = 0.05)",
+                 t6n, t6d, f"The effect of changing gain values on the Bootstrap Sensitivity ({s.name}, {P} pairs, "
+                           f"B = {s.B}, alpha = 0.05; cells: {_mc_words(s)}).",
+                 ["Families in 003's order (P+, P, O), each sorted by sensitivity. The default rows are Table 4's "
+                  "metrics; the bootstrap samples are the same (same seed)."])
+    verdicts = {}
+    for fam in GAIN_METRICS:
+        keys = [k for k in gain_scores if k.split(" ")[0] == FAMILY[fam]]
+        sub = bs6.table("pct_significant", alpha=0.05).reindex(keys)
+        verdicts[fam] = gain_choice_verdict(t5.loc[fam].to_numpy(), sub["mean"], sub["min"], sub["max"], P,
+                                            reference=f"the default {s.g_label}")
+    return tab5, tab6, t5, verdicts
+
+
+def _tukey_table(s: _Setup):
+    R, P = s.R, s.P
+    s.say(f"randomised Tukey HSD (B = {s.tukey_B}, {R} repetition(s))")
+    tk = repeat("tukey", s.S, repeats=R, seed=s.seed, run_ids=s.runs, B=s.tukey_B, alpha=0.05)
+    tpct = tk.table("pct_significant", alpha=0.05)
+    order = list(tpct["mean"].sort_values(ascending=False, kind="stable").index)
+    disp = pd.DataFrame({"metric": [NAMES[m] for m in order],
+                         f"% of {P} pairs significant (alpha = 0.05)": [_pct_cell(tpct, m, R) for m in order]})
+    num = numeric_spread(tk, {"alpha": 0.05}, ["n_significant", "pct_significant"], order)
+    t = Table("tukey", f"Randomised Tukey HSD (B = {s.tukey_B}, alpha = 0.05) — beyond the paper", num, disp,
+              f"Randomised Tukey HSD: % of run pairs significantly different (alpha = 0.05; {s.name}, {P} pairs, "
+              f"B = {s.tukey_B} permutations; cells: {_mc_words(s)}).",
+              ["Permutations within each topic across all runs; the range of run means controls the "
+               "familywise error (Carterette 2012, Sakai 2012)."])
+    return t, tk, tpct
+
+
+#: the discriminative-power figure of each method, with its summary filter
+POWER_FIGURES = {"swap": ("pct_comparisons", {"confidence": 0.95}, "swap method, % comparisons"),
+                 "bootstrap": ("pct_significant", {"alpha": 0.05}, "bootstrap, % pairs with ASL < 0.05"),
+                 "tukey": ("pct_significant", {"alpha": 0.05}, "randomised Tukey HSD, % pairs significant")}
+
+
+def _topic_bootstraps(s: _Setup) -> dict[str, TopicBootstrapResult]:
+    """Swap, bootstrap sensitivity and Tukey on ``topic_resamples`` topic samples (empty if 0)."""
+    if s.topic_resamples < 1:
+        return {}
+    kw = {"swap": dict(sampling="replacement", B=s.topic_B, confidences=(0.95,)),
+          "bootstrap": dict(run_ids=s.runs, B=s.topic_B, alpha=0.05),
+          "tukey": dict(run_ids=s.runs, B=s.topic_B, alpha=0.05)}
+    out = {}
+    for method, args in kw.items():
+        s.say(f"topic bootstrap of the {method} method ({s.topic_resamples} topic samples, B = {s.topic_B})")
+        last = [-1]
+
+        def progress(f, method=method, last=last):
+            pct = int(f * 100) // 25 * 25
+            if pct > last[0] and 0 < pct < 100:
+                last[0] = pct
+                s.say(f"  {method}: {pct}% of the topic samples")
+
+        out[method] = topic_bootstrap(s.S, method, resamples=s.topic_resamples, seed=s.topic_seed,
+                                      progress=progress, **args)
+    return out
+
+
+def _tb_cell(row) -> str:
+    if row["n"] == 0:
+        return "-"
+    return f"{row['mean']:.1f} ± {row['sd']:.1f} [{row['lo']:.1f}–{row['hi']:.1f}]"
+
+
+def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
+    if not tbs:
+        return []
+    N, Bt = s.topic_resamples, s.topic_B
+    spreads = {m: tbs[m].spread(POWER_FIGURES[m][0], **POWER_FIGURES[m][1]) for m in tbs}
+    disp = pd.DataFrame({"metric": [NAMES[m] for m in METRICS],
+                         **{f"{POWER_FIGURES[k][2]}": [_tb_cell(spreads[k].loc[m]) for m in METRICS] for k in tbs}})
+    num = pd.DataFrame({"metric": METRICS})
+    for k in tbs:
+        for col in ("mean", "sd", "lo", "hi", "n"):
+            num[f"{k}_{POWER_FIGURES[k][0]}_{col}"] = spreads[k].reindex(METRICS)[col].to_numpy()
+    what = (f"{N} topic samples ({s.T} topics drawn with replacement), each running the method at B = {Bt}, topic "
+            f"seed {s.topic_seed}")
+    t7 = Table("table7_topic_uncertainty", "Table 7 — uncertainty from the topics (topic bootstrap)", num, disp,
+               f"Discriminative power over topic samples ({s.name}, {s.n} runs, {s.P} pairs; {what}); cells: mean "
+               "± topic-sampling sd [2.5–97.5 percentiles], in % (of comparisons or of pairs).",
+               [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
+                "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
+                "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed."])
+    rows_n, rows_d = [], []
+    for k in tbs:
+        fig, where, _ = POWER_FIGURES[k]
+        d = tbs[k].differences(fig, [(a, b) for i, a in enumerate(METRICS) for b in METRICS[i + 1:]], **where)
+        d.insert(0, "method", k)
+        rows_n.append(d)
+        if k == "bootstrap":
+            for r in d.itertuples():
+                rows_d.append({"a − b": f"{NAMES[r.a]} − {NAMES[r.b]}",
+                               "difference in points": f"{r.mean:+.1f} ± {r.sd:.1f} [{r.lo:+.1f}–{r.hi:+.1f}]",
+                               "% of topic samples: a higher / tie / b higher":
+                                   f"{100 * r.a_higher:.0f} / {100 * r.tie:.0f} / {100 * r.b_higher:.0f}"
+                                   + (f" ({100 * r.undefined:.0f} undefined)" if r.undefined > 0 else "")})
+    t8 = Table("table8_metric_differences", "Table 8 — differences between metrics over topic samples (bootstrap)",
+               pd.concat(rows_n, ignore_index=True), pd.DataFrame(rows_d),
+               f"Differences in % pairs with ASL < 0.05 between metrics over topic samples ({s.name}; {what}); "
+               "cells: mean ± topic-sampling sd [2.5–97.5 percentiles] in points, and the % of topic samples in "
+               "which the first metric is strictly higher, equal, or lower.",
+               ["The CSV has the same for the swap method and Tukey HSD (column method). A difference whose "
+                "interval contains 0 cannot be told from topic sampling; equal counts of pairs are ties, never "
+                "'higher'."])
+    return [t7, t8]
+
+
+def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
+    lab = NAMES.get
+    R, P = s.R, s.P
+    res = {"swap": sw, "bootstrap": bs, "tukey": tk}
+    parts = []
+    for k, rr in res.items():
+        fig, where, words = POWER_FIGURES[k]
+        d = rr.per_repeat
+        for key, v in where.items():
+            d = d[np.isclose(d[key], v)]
+        wide = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False)
+        point = wide.mean(axis=0).to_dict()
+        txt = (f"{words[0].upper()}{words[1:]}{' (mean over ' + str(R) + ' seeds)' if R > 1 else ''}: "
+               f"{relation_text(point, CLAIM_STEPS, lab)}; {shares_text(claim_shares(wide, CLAIM_STEPS), lab, 'seeds')}")
+        if k in tbs:
+            txt += "; " + shares_text(tbs[k].claim(CLAIM_STEPS, fig, **where), lab, "topic samples")
+        parts.append(txt + ".")
+    few = (f" With {P} pairs one pair is {100 / P:.1f} points of % pairs: an order between metrics cannot be read "
+           "from differences of that size." if P < 30 else "")
+    topics = ("" if tbs else " No topic bootstrap was run (--topic-resamples 0): the shares over seeds measure Monte "
+              "Carlo error only, not the uncertainty from the topics.")
+    return ("**Discriminative power, P(+) > O > NWRR > RR** (003 Tables 3-4: P+ and P more discriminative than O, O "
+            "than NWRR, NWRR than RR, on all four NTCIR data sets; checked strictly here, ties reported as ties). "
+            + " ".join(parts) + " Shares over seeds keep the topics fixed (Monte Carlo error); shares over topic "
+            "samples say how often the claim would hold on another topic set." + few + topics)
+
+
+def _recall_finding(s: _Setup, sw, bs, tbs) -> str:
+    parts = []
+    for k, rr in (("bootstrap", bs), ("swap", sw)):
+        fig, where, words = POWER_FIGURES[k]
+        d = rr.per_repeat
+        for key, v in where.items():
+            d = d[np.isclose(d[key], v)]
+        wide = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False)
+        cs = claim_shares(wide, RECALL_STEPS)
+        txt = f"{words}: holds strictly in {cs['holds']:.0%} of {cs['n']} seeds"
+        if k in tbs:
+            ct = tbs[k].claim(RECALL_STEPS, fig, **where)
+            txt += f" and {ct['holds']:.0%} of {ct['n']} topic samples"
+        parts.append(txt)
+    b = bs.table("pct_significant", alpha=0.05)["mean"]
+    return ("**Recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every one-document "
+            "metric, P-measure included, on every data set): " + "; ".join(parts) +
+            f" (bootstrap: Q-measure {b['Q-measure']:.1f}%, AveP {b['AP']:.1f}% of pairs significant).")
+
+
+def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> tuple[list[str], str]:
+    s.say("comparison with 003's findings")
+    R, n, K, T, name = s.R, s.n, s.K, s.T, s.name
+    b_pct = bpct["mean"].to_dict()
+    lab = NAMES.get
+    mapped = "" if K == 3 else f" (settings mapped onto {K} levels: not 003's)"
+    findings = [_claim_finding(s, sw, bs, tk, tbs), _recall_finding(s, sw, bs, tbs)]
+    findings.append(
+        f"**Absolute levels.** 003 Table 4 gives {PAPER['boot_RR'][0]}% to {PAPER['boot_RR'][1]}% of pairs "
+        f"significant for RR and {PAPER['boot_Q'][0]}% to {PAPER['boot_Q'][1]}% for Q-measure across its four "
+        f"data sets; here{mapped} RR {b_pct['RR']:.1f}% and Q-measure {b_pct['Q-measure']:.1f}%. As 003 notes, "
+        "absolute values depend heavily on the set of runs; only the order of the metrics is comparable.")
+    tau = corr.tau
+    on = float(tau.loc["O-measure", "NWRR"])
+    rr = {m: float(tau.loc["RR", m]) for m in ["NWRR", "O-measure", "P-measure", "P+-measure"]}
+    ap = {m: float(tau.loc["AP", m]) for m in ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]}
+    findings.append(
+        f"**Rank correlation**{mapped}. O-measure vs NWRR: {on:.4f} (003 Table 2: .8391 to .9356). RR vs NWRR, O, P, "
+        "P+: " + ", ".join(f"{lab(m)} {v:.4f}" for m, v in rr.items()) +
+        " (003: as low as .6138-.7839 on NTCIR-5 Japanese: finding one highly relevant document is not finding any "
+        "one). AveP vs the one-document metrics: " + ", ".join(f"{lab(m)} {v:.4f}" for m, v in ap.items()) +
+        " (003: as low as .3563)." + ("" if can_sig else f" With {n} runs none of these can be significant."))
+    gmin = t5.min(axis=1)
+    findings.append(
+        f"**Gain values (Table 5)**{mapped}. Lowest tau against the default: " +
+        ", ".join(f"{lab(m)} {v:.4f} (003, 3 levels: {PAPER['tau_gain_min'][m]:.4f})" for m, v in gmin.items()) +
+        ". 003 found P(+) rankings fairly robust to the gain values and O-measure less so." +
+        (f" {name} has {K} relevance level{'s' if K > 1 else ''}, so the settings become {mapping_text(K)}; "
+         "the comparison with 003 is between different settings." if K != 3 else "") +
+        " Which gains to report (the dashboard's rule, evalcore.meta.gain_choice_verdict): " +
+        " ".join(f"{lab(m)}: {v['text']}" for m, v in verdicts.items()))
+    caveat = (f"Caveats: one collection ({T} topics, {K} relevance level{'s' if K > 1 else ''}, {n} runs) "
+              "against 003's four NTCIR CLIR sets (42-50 topics, 3 levels, 30 runs each)" +
+              (f"; {R} Monte Carlo repetitions (B = {s.B}): the ± and [min–max] of Tables 3-6 and Tukey are Monte "
+               "Carlo error (seeds), not the uncertainty from the choice of topics"
+               if R > 1 else f"; one seed (B = {s.B}): Monte Carlo error is not shown (use --repeats)") +
+              (f"; Tables 7-8 give the uncertainty from the topics ({s.topic_resamples} topic samples)." if
+               s.topic_resamples else "; no topic bootstrap (--topic-resamples 0)."))
+    return findings, caveat
 
 
 def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 1000, tukey_B: int = 5000,
                    repeats: int = 5, seed: int = 0, gains=None, penalties=None, beta: float = 1.0,
-                   progress: Callable[[str], None] | None = None) -> Experiment:
-    """Compute 003's tables on collection ``c``.
+                   rel_threshold: int = 1, topic_resamples: int = 100, topic_B: int = 200, topic_seed: int = 0,
+                   data: dict | None = None, progress: Callable[[str], None] | None = None) -> Experiment:
+    """Compute 003's tables on collection ``c`` (the writer is :func:`write_report`).
 
     Parameters
     ----------
@@ -104,265 +569,32 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     B, tukey_B : bootstrap/swap samples and Tukey permutations (003: B = 1000)
     repeats, seed : Monte Carlo repetitions and the seed they derive from (see :mod:`evalcore.meta.repeat`)
     gains, penalties, beta : the default metric settings (None: 3:2:1 and 2:3:4 mapped onto K levels)
+    rel_threshold : binary relevance threshold of RR, AP and the run selection (1 = relaxed, as 003)
+    topic_resamples, topic_B, topic_seed : the topic bootstrap of Tables 7-8
+        (:mod:`evalcore.meta.topic_bootstrap`): topic samples (0: none), B of the methods run on each
+        sample, and its own seed
+    data : how the collection was read (``order``, ``depth``, ``condensed``), stated in the report
     progress : called with a short message before each step
     """
     say = progress or (lambda msg: None)
-    K = int(c.max_level)
-    if c.n_runs < 2:
-        raise ValueError(f"the report compares runs: it needs at least 2 runs; {name} has {c.n_runs}")
-    if c.n_topics < 2:
-        raise ValueError(f"the report resamples topics: it needs at least 2 topics; {name} has {c.n_topics}")
-    if K < 1:
-        raise ValueError(f"{name} has no relevant documents (no relevance level >= 1) in its qrels")
-    if isinstance(top, bool) or int(top) != top or top < 2:
-        raise ValueError(f"--top must be a whole number >= 2; got {top!r}")
-    g_default = resolve_gains(gains, K)
-    p_default = resolve_penalties(penalties, K)
-    g_label, p_label = level_label(g_default), level_label(p_default)
-    params = dict(gains=g_default.tolist(), beta=beta, penalties=p_default.tolist())
-
-    say(f"scoring {c.n_runs} runs x {c.n_topics} topics ({K} relevance levels)")
-    ranker = registry.score_matrix(c, top_by, rel_threshold=1, gains=params["gains"], beta=beta,
-                                   penalties=params["penalties"])
-    idx = top_runs(ranker.mean(axis=1), int(top))
-    runs = [c.run_ids[i] for i in idx]
-    S = subset_runs(registry.score_matrices(c, METRICS, **params), idx)
-    n, T = len(runs), c.n_topics
-    P = n * (n - 1) // 2
-    R = int(repeats)
-    notes = []
-    if c.n_runs <= top:
-        notes.append(f"The collection has {c.n_runs} runs and all are used (003 keeps the top 30 runs by mean "
-                     "relaxed AP of larger sets).")
-    else:
-        notes.append(f"Top {n} of {c.n_runs} runs by mean {top_by}"
-                     f"{' (relaxed: levels >= 1 count as relevant)' if top_by == 'AP' else ''}, as 003 Sec. 5.1.")
-    dup = [(runs[i], runs[j]) for i in range(n) for j in range(i + 1, n)
-           if all(np.array_equal(S[m][i], S[m][j]) for m in METRICS)]
-    if dup:
-        notes.append("Runs with identical scores on every metric: " + ", ".join(f"{a} = {b}" for a, b in dup) +
-                     ". Their system scores tie (hence tau-b); they are never significantly different (ASL = 1) "
-                     "and their comparisons count as swaps under 003's rule (D = 0).")
-    tables: list[Table] = []
-    findings: list[str] = []
-
-    # ---- Table 2 ------------------------------------------------------------------
-    say("Table 2: Kendall's tau between metrics")
-    means = pd.DataFrame({m: S[m].mean(axis=1) for m in METRICS}, index=runs)
-    corr = correlation_matrix(means, method="tau-b", alpha=0.01)
-    crit = kendall_test(0.0, n, alpha=0.01)["tau_critical"] if n >= 2 else float("nan")
-    can_sig = crit < 1
-    letters = "abcdefg"
-    rows_num, rows_disp = [], []
-    for i, a in enumerate(METRICS):
-        num = {"metric": f"({letters[i]}) {NAMES[a]}"}
-        disp = {"metric": f"({letters[i]}) {NAMES[a]}"}
-        for j, b in enumerate(METRICS[1:], start=1):
-            col = f"({letters[j]})"
-            if j <= i:
-                num[col], disp[col] = np.nan, "-"
-                continue
-            tau = float(corr.tau.loc[a, b])
-            num[col] = tau
-            txt = "n/a" if math.isnan(tau) else f"{tau:.4f}".replace("0.", ".", 1)
-            if can_sig and not bool(corr.significant.loc[a, b]):
-                txt += "°"
-            disp[col] = txt
-        rows_num.append(num)
-        rows_disp.append(disp)
-    t2n, t2d = pd.DataFrame(rows_num), pd.DataFrame(rows_disp)
-    n_nonsig = int((~corr.tidy["significant"]).sum())
-    if corr.tidy["tau"].isna().any():
-        undefined_t2 = ["n/a: tau is undefined because one of the two rankings ties every run."]
-    else:
-        undefined_t2 = []
-    t2_notes = [", ".join(f"({letters[i]}) {NAMES[m]}" for i, m in enumerate(METRICS)) + "."]
-    if can_sig:
-        t2_notes.append(f"With n = {n} runs the Eq. 9 test is significant at alpha = 0.01 (two-tailed) for "
-                        f"|tau| > {crit:.3f} (003, n = 30: 0.34). ° marks a correlation that is not significant: "
-                        f"{n_nonsig} of {len(corr.tidy)} pairs.")
-    else:
-        t2_notes.append(f"With n = {n} runs the Eq. 9 test would need |tau| > {crit:.3f} at alpha = 0.01, which no "
-                        "tau can reach: no correlation here can be significant, so none is marked.")
-    t2_notes += undefined_t2
-    tables.append(Table("table2_kendall", "Table 2 — Kendall's rank correlation (tau-b) between metrics",
-                        t2n, t2d, f"Kendall's rank correlations (tau-b) based on the {n} runs of {name}.",
-                        t2_notes))
-
-    # ---- Table 3 ------------------------------------------------------------------
-    say(f"Table 3: swap method (B = {B}, {R} repetition(s))")
-    sw = repeat("swap", S, repeats=R, seed=seed, sampling="replacement", B=B, confidences=(0.95,))
-    pct = sw.table("pct_comparisons", confidence=0.95)
-    order3 = list(pct["mean"].sort_values(ascending=False, kind="stable", na_position="last").index)
-    abs_t, max_t = sw.table("abs_diff", confidence=0.95), sw.table("max_performance", confidence=0.95)
-    rel_t = sw.table("relative", confidence=0.95)
-    rel_t[["mean", "sd", "min", "max"]] *= 100.0
-    t3d = pd.DataFrame({
-        "(i) metric": [NAMES[m] for m in order3],
-        "(ii) abs. diff.": [spread_cell(abs_t, m, "{:.2f}", R, with_range=False) for m in order3],
-        "(iii) max.": [spread_cell(max_t, m, "{:.4f}", R, with_range=False) for m in order3],
-        "(ii)/(iii)": [spread_cell(rel_t, m, "{:.0f}%", R, with_range=False)
-                       for m in order3],
-        "% comparisons satisfying (ii)": [spread_cell(pct, m, "{:.1f}", R) for m in order3],
-    })
-    t3n = numeric_spread(sw, {"confidence": 0.95}, ["abs_diff", "max_performance", "relative", "pct_comparisons"], order3)
-    t3n.insert(1, "metric_name", [NAMES[m] for m in order3])
-    tables.append(Table(
-        "table3_swap", f"Table 3 — swap method (replacement, c = |Q| = {T}, B = {B}, 003 rule; swap rate ≤ 5%)",
-        t3n, t3d, f"Swap method results (swap rate <= 5%; {name}, {T} topics, {n} runs).",
-        ["(ii): the smallest absolute difference whose bin and every larger bin have swap rate ≤ 5% ('-': no "
-         "bin qualifies); (iii): the maximum performance observed, i.e. the largest mean score of any run on any "
-         f"of the {2 * B} sampled topic sets (003's numbers; its prose says 'maximum overall absolute "
-         "difference'); (ii)/(iii) the relative difference; last column: % of the "
-         f"{P} pairs × {B} trials = {P * B:,} comparisons whose difference reaches (ii). Rows sorted by the last "
-         "column, as in 003." + (f" Cells: mean ± sd over {R} repetitions with derived seeds, [min–max] for the "
-                                  "last column." if R > 1 else " One seed: no Monte Carlo spread shown.")]))
-
-    # ---- Table 4 ------------------------------------------------------------------
-    say(f"Table 4: bootstrap sensitivity (B = {B}, {R} repetition(s))")
-    bs = repeat("bootstrap", S, repeats=R, seed=seed, run_ids=runs, B=B, alpha=(0.05, 0.01))
-    bpct = bs.table("pct_significant", alpha=0.05)
-    bk = bs.table("n_significant", alpha=0.05)
-    best = bs.table("estimated_diff_raw", alpha=0.05)
-    bk01 = bs.table("n_significant", alpha=0.01)
-    order4 = list(bpct["mean"].sort_values(ascending=False, kind="stable").index)
-
-    def sens(m, kt, pt):
-        k = kt.loc[m]
-        s = f"{k['mean']:.1f}/{P}" if R > 1 else f"{int(k['mean'])}/{P}"
-        s += f" = {pt.loc[m, 'mean']:.0f}%"
-        if R > 1:
-            s += f" ± {pt.loc[m, 'sd']:.1f}" + range_cell(pt.loc[m, "min"], pt.loc[m, "max"], "{:.0f}")
-        return s
-
-    t4d = pd.DataFrame({"metric": [NAMES[m] for m in order4],
-                        "sensitivity (ASL < 0.05)": [sens(m, bk, bpct) for m in order4],
-                        "estimated diff.": [spread_cell(best, m, "{:.2g}", R, with_range=False) for m in order4],
-                        "ASL < 0.01": [sens(m, bk01, bs.table("pct_significant", alpha=0.01)) for m in order4]})
-    t4n = numeric_spread(bs, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order4)
-    tables.append(Table("table4_bootstrap", f"Table 4 — Bootstrap Sensitivity (B = {B}, alpha = 0.05)", t4n, t4d,
-                        f"Bootstrap Sensitivity results (alpha = 0.05; {name}, {n} runs, {P} pairs).",
-                        ["Sensitivity: pairs with ASL < alpha out of all pairs; estimated diff.: 003 Fig. 7, the "
-                         "largest over pairs of the difference at the (B alpha)-th largest bootstrap |t|."
-                         + (f" Mean ± sd [min–max] over {R} repetitions." if R > 1 else "")]))
-
-    # ---- Tables 5 and 6 ------------------------------------------------------------
-    say("Tables 5 and 6: other gain settings")
-    variants, gain_scores, used = {m: {} for m in GAIN_METRICS}, {}, {g_label: "default"}
-    skipped = []
-    for fam in GAIN_METRICS:
-        gain_scores[f"{FAMILY[fam]} {g_label} (default)"] = S[fam]
-    for setting in GAIN_SETTINGS:
-        gv = resolve_gains(setting, K)
-        lab = level_label(gv)
-        if lab in used:
-            skipped.append(f"{setting} (on {K} level{'s' if K > 1 else ''} it is {lab}, the same values as "
-                           f"{used[lab]})")
-            continue
-        used[lab] = setting
-        Sg = subset_runs(registry.score_matrices(c, GAIN_METRICS, gains=gv.tolist(), beta=beta), idx)
-        for m in GAIN_METRICS:
-            variants[m][lab] = Sg[m].mean(axis=1)
-            gain_scores[f"{FAMILY[m]} {lab}"] = Sg[m]
-    t5 = gain_correlation_table({m: S[m].mean(axis=1) for m in GAIN_METRICS}, variants)
-    t5n = t5.reset_index().rename(columns={"index": "metric"})
-    t5d = t5n.copy()
-    for col in t5d.columns[1:]:
-        t5d[col] = [("n/a" if math.isnan(v) else f"{v:.4f}".replace("0.", ".", 1)) for v in t5n[col]]
-    map_note = (f"Gain settings are the papers' S:A:B values mapped onto this collection's {K} level"
-                f"{'s' if K > 1 else ''} (evalcore.gains.map_levels; labels show the values used, highest level "
-                f"first): " + ", ".join(f"{s} → {level_label(resolve_gains(s, K))}" for s in ["3:2:1"] +
-                                        GAIN_SETTINGS) + ".")
-    t5_notes = [map_note] + ([f"Left out: {'; '.join(skipped)}."] if skipped else [])
-    undefined = "n/a: tau is undefined because one of the two rankings ties every run."
-    if t5n.iloc[:, 1:].isna().to_numpy().any():
-        t5_notes.append(undefined)
-    tables.append(Table("table5_gains", f"Table 5 — Kendall's tau: default gain values ({g_label}) versus others",
-                        t5n, t5d, f"Kendall's rank correlations: default gain values ({g_label}) versus others "
-                                  f"({name}).", t5_notes))
-    bs6 = repeat("bootstrap", gain_scores, repeats=R, seed=seed, B=B, alpha=0.05)
-    p6, k6, e6 = (bs6.table(f, alpha=0.05) for f in ("pct_significant", "n_significant", "estimated_diff_raw"))
-    order6 = []
-    for fam in GAIN_METRICS:
-        keys = [k for k in gain_scores if k.split(" ")[0] == FAMILY[fam]]
-        order6 += sorted(keys, key=lambda k: -p6.loc[k, "mean"])            # stable: ties keep default first
-    t6d = pd.DataFrame({"metric": order6, "sensitivity (ASL < 0.05)": [sens(k, k6, p6) for k in order6],
-                        "estimated diff.": [spread_cell(e6, k, "{:.2g}", R, with_range=False) for k in order6]})
-    t6n = numeric_spread(bs6, {"alpha": 0.05}, ["n_significant", "pct_significant", "estimated_diff_raw"], order6)
-    tables.append(Table("table6_gain_bootstrap", "Table 6 — gain values and Bootstrap Sensitivity (alpha = 0.05)",
-                        t6n, t6d, f"The effect of changing gain values on the Bootstrap Sensitivity (alpha = 0.05; "
-                                  f"{name}).", ["Families in 003's order (P+, P, O), each sorted by sensitivity. "
-                                                "The default rows are Table 4's metrics; the bootstrap samples "
-                                                "are the same (same seed)."]))
-
-    # ---- Tukey ---------------------------------------------------------------------
-    say(f"randomised Tukey HSD (B = {tukey_B}, {R} repetition(s))")
-    tk = repeat("tukey", S, repeats=R, seed=seed, run_ids=runs, B=tukey_B, alpha=0.05)
-    tpct, tkk = tk.table("pct_significant", alpha=0.05), tk.table("n_significant", alpha=0.05)
-    order_t = list(tpct["mean"].sort_values(ascending=False, kind="stable").index)
-    ttd = pd.DataFrame({"metric": [NAMES[m] for m in order_t],
-                        "significant pairs (alpha = 0.05)": [sens(m, tkk, tpct) for m in order_t]})
-    ttn = numeric_spread(tk, {"alpha": 0.05}, ["n_significant", "pct_significant"], order_t)
-    tables.append(Table("tukey", f"Randomised Tukey HSD (B = {tukey_B}, alpha = 0.05) — beyond the paper", ttn, ttd,
-                        f"Randomised Tukey HSD: run pairs significantly different (alpha = 0.05; {name}).",
-                        ["Permutations within each topic across all runs; the range of run means controls the "
-                         "familywise error (Carterette 2012, Sakai 2012)."]))
-
-    # ---- findings ------------------------------------------------------------------
-    say("comparison with 003's findings")
-    sw_pct = pct["mean"].to_dict()
-    b_pct = bpct["mean"].to_dict()
-    t_pct = tpct["mean"].to_dict()
-    lab = NAMES.get
-    cl_s = order_share(sw.per_repeat, ONE_DOC, "pct_comparisons", confidence=0.95)
-    cl_b = order_share(bs.per_repeat, ONE_DOC, "pct_significant", alpha=0.05)
-    cl_t = order_share(tk.per_repeat, ONE_DOC, "pct_significant", alpha=0.05)
-    rep = f" (mean over {R} repetitions)" if R > 1 else ""
-    findings.append(
-        f"**Discriminative power, P+ ≥ O ≥ NWRR ≥ RR** (003 Tables 3-4: held on all four NTCIR data sets under both "
-        f"methods). Swap method, % comparisons{rep}: {order_text(sw_pct, ONE_DOC, lab)} — the order "
-        f"{share_text(cl_s['share'], R)}. Bootstrap, % pairs with ASL < 0.05: "
-        f"{order_text(b_pct, ONE_DOC, lab)} — {share_text(cl_b['share'], R)}. Randomised Tukey HSD, % pairs: "
-        f"{order_text(t_pct, ONE_DOC, lab)} — {share_text(cl_t['share'], R)}." +
-        (" Each step, share of repetitions (swap / bootstrap / Tukey): " + "; ".join(
-            f"{' ≥ '.join(lab(x) for x in k.split(' >= '))} {cl_s['steps'][k]:.0%} / {cl_b['steps'][k]:.0%} / "
-            f"{cl_t['steps'][k]:.0%}" for k in cl_s["steps"]) + "." if R > 1 else ""))
-    rs_b = recall_share(bs, "pct_significant", {"alpha": 0.05})
-    rs_s = recall_share(sw, "pct_comparisons", {"confidence": 0.95})
-    findings.append(
-        f"**Recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every one-document "
-        f"metric on every data set): bootstrap {share_text(rs_b, R)}, swap {share_text(rs_s, R)} here "
-        f"(bootstrap: Q-measure {b_pct['Q-measure']:.1f}%, AveP {b_pct['AP']:.1f}% of pairs significant).")
-    findings.append(
-        f"**Absolute levels.** 003 Table 4 gives {PAPER['boot_RR'][0]}% to {PAPER['boot_RR'][1]}% of pairs "
-        f"significant for RR and {PAPER['boot_Q'][0]}% to {PAPER['boot_Q'][1]}% for Q-measure across its four "
-        f"data sets; here RR {b_pct['RR']:.1f}% and Q-measure {b_pct['Q-measure']:.1f}%. As 003 notes, absolute "
-        "values depend heavily on the set of runs; only the order of the metrics is comparable.")
-    tau = corr.tau
-    on = float(tau.loc["O-measure", "NWRR"])
-    rr = {m: float(tau.loc["RR", m]) for m in ["NWRR", "O-measure", "P-measure", "P+-measure"]}
-    ap = {m: float(tau.loc["AP", m]) for m in ONE_DOC}
-    findings.append(
-        f"**Rank correlation.** O-measure vs NWRR: {on:.4f} (003 Table 2: .8391 to .9356). RR vs NWRR, O, P, P+: "
-        + ", ".join(f"{lab(m)} {v:.4f}" for m, v in rr.items()) +
-        " (003: as low as .6138-.7839 on NTCIR-5 Japanese: finding one highly relevant document is not finding any "
-        "one). AveP vs the one-document metrics: " + ", ".join(f"{lab(m)} {v:.4f}" for m, v in ap.items()) +
-        " (003: as low as .3563)." + ("" if can_sig else f" With {n} runs none of these can be significant."))
-    gmin = t5.min(axis=1)
-    findings.append(
-        "**Gain values (Table 5).** Lowest tau against the default: " +
-        ", ".join(f"{lab(m)} {v:.4f} (003: {PAPER['tau_gain_min'][m]:.4f})" for m, v in gmin.items()) +
-        ". 003 found P(+) rankings fairly robust to the gain values and O-measure less so." +
-        (f" {name} has {K} relevance level{'s' if K > 1 else ''}, so the settings become "
-         + ", ".join(f"{s} → {level_label(resolve_gains(s, K))}" for s in ["3:2:1"] + GAIN_SETTINGS) + "."
-         if K != 3 else ""))
-    notes.append(f"Caveats: one collection ({T} topics, {K} relevance level{'s' if K > 1 else ''}, {n} runs) "
-                 "against 003's four NTCIR CLIR sets (42-50 topics, 3 levels, 30 runs each)" +
-                 (f"; {R} Monte Carlo repetitions (B = {B}), so each Monte Carlo figure carries the spread shown."
-                  if R > 1 else f"; one seed (B = {B}): Monte Carlo error is not shown (use --repeats)."))
-    settings = {"top": top, "top_by": top_by, "B": B, "tukey_B": tukey_B, "repeats": R, "seed": seed,
-                "seeds": list(sw.seeds), "gains": g_label, "penalties": p_label, "beta": beta,
-                "levels": K, "runs_used": n, "runs_total": c.n_runs, "topics": T}
-    return Experiment(name=name, K=K, level_names=tuple(c.level_names or ()), runs=runs, n_runs_total=c.n_runs,
-                      n_topics=T, top=top, settings=settings, tables=tables, findings=findings, notes=notes,
-                      swap=sw, boot=bs, tukey=tk)
+    s = _setup(c, name=name, top=top, top_by=top_by, B=B, tukey_B=tukey_B, repeats=repeats, seed=seed, gains=gains,
+               penalties=penalties, beta=beta, rel_threshold=rel_threshold, topic_resamples=topic_resamples,
+               topic_B=topic_B, topic_seed=topic_seed, say=say)
+    notes = _selection_notes(s)
+    t2, corr, can_sig = _table2(s)
+    t3, sw, pct = _table3(s)
+    t4, bs, bpct = _table4(s)
+    t5, t6, t5df, verdicts = _tables56(s)
+    tt, tk, tpct = _tukey_table(s)
+    tbs = _topic_bootstraps(s)
+    topic_tables = _topic_tables(s, tbs)
+    findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts)
+    settings = {"top": top, "top_by": top_by, "B": s.B, "tukey_B": s.tukey_B, "repeats": s.R, "seed": seed,
+                "seeds": list(sw.seeds), "gains": s.g_label, "penalties": s.p_label, "beta": beta,
+                "rel_threshold": s.params["rel_threshold"], "levels": s.K, "runs_used": s.n,
+                "runs_total": c.n_runs, "topics": s.T, "data": dict(data or {}),
+                "topic_resamples": s.topic_resamples, "topic_B": s.topic_B, "topic_seed": s.topic_seed}
+    return Experiment(name=name, K=s.K, level_names=tuple(c.level_names or ()), runs=s.runs, n_runs_total=c.n_runs,
+                      n_topics=s.T, top=top, settings=settings, tables=[t2, t3, t4, t5, t6, tt, *topic_tables],
+                      findings=findings,
+                      notes=notes + [caveat], swap=sw, boot=bs, tukey=tk, load=c.report, depth=int(c.depth))

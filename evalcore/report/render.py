@@ -1,52 +1,112 @@
-"""Markdown rendering and file output of a report :class:`~evalcore.report.experiment.Experiment`."""
+"""Markdown rendering and file output of a report :class:`~evalcore.report.experiment.Experiment`.
+
+The writer only renders prose and files; every number comes from the experiment. All files of one
+report are written together and atomically (:func:`evalcore._atomic.write_files`): a failure leaves
+the previous report as it was.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
-from .tables import md_table, write_table
+from .._atomic import write_files
+from .tables import md_table, table_files
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _ids(ids, k=8) -> str:
+    ids = list(ids)
+    return ", ".join(map(str, ids[:k])) + (f" and {len(ids) - k} more" if len(ids) > k else "")
+
+
+def data_lines(e) -> list[str]:
+    """How the data was read: list depth, ranking order, topic policy, topics and run topics ignored."""
+    s, d, load = e.settings, e.settings.get("data", {}), e.load
+    depth = d.get("depth")
+    out = [f"Lists: {'the top ' + str(depth) + ' documents of each ranked list' if depth else 'whole ranked lists'} "
+           f"(longest evaluated: {e.depth}); run order: {d.get('order', 'score')}"
+           + ("; condensed (unjudged documents removed first)" if d.get("condensed") else "") + "."]
+    thr = s["rel_threshold"]
+    out.append(f"Binary relevance for RR, AveP and the run selection: level >= {thr} counts as relevant "
+               f"({'relaxed, as 003' if thr == 1 else 'not 003, which uses relaxed relevance, level >= 1'}); the "
+               "graded metrics (Q, O, P, P+, NWRR) use the gains and penalties above.")
+    policy = ("Topic policy: the evaluated topics are the qrels topics with at least one relevant document; a run "
+              "topic not in the qrels is ignored; an evaluated topic missing from a run scores 0 for that run.")
+    if load is not None:
+        no_rel = list(getattr(load, "topics_without_relevant", []) or [])
+        ignored = dict(getattr(load, "ignored_run_topics", {}) or {})
+        missing = dict(getattr(load, "missing_run_topics", {}) or {})
+        policy += (f" Qrels topics without a relevant document (not evaluated): "
+                   f"{_plural(len(no_rel), 'topic') + ' (' + _ids(no_rel) + ')' if no_rel else 'none'}.")
+        if ignored:
+            counts = sorted({len(v) for v in ignored.values()})
+            all_t = sorted({t for v in ignored.values() for t in v})
+            policy += (f" Run topics not in the qrels, ignored: {_plural(len(ignored), 'run')} "
+                       f"({str(counts[0]) if len(counts) == 1 else str(counts[0]) + '-' + str(counts[-1])} topics each; "
+                       f"{_plural(len(all_t), 'distinct topic')}: {_ids(all_t)}).")
+        else:
+            policy += " Run topics not in the qrels: none."
+        if missing:
+            policy += (f" Runs lacking an evaluated topic (scored 0): {_plural(len(missing), 'run')}, "
+                       f"{sum(len(v) for v in missing.values())} (run, topic) lists.")
+    out.append(policy)
+    return out
 
 
 def render(e, *, command: str = "", table_dir: str = "") -> str:
     """The Markdown report."""
     s = e.settings
     R = s["repeats"]
+    n = s["runs_used"]
     levels = f"{e.K} relevance level{'s' if e.K > 1 else ''}" + (
         f" ({', '.join(str(v) for v in e.level_names)})" if e.level_names else "")
     out = [f"# Reproducing Sakai 2007 (003) Sec. 5 on {e.name}", ""]
     if command:
-        out += [f"Written by `{command}`; every number below comes from that command. Nothing here is typed by "
-                "hand.", ""]
-    out += [f"Data: **{e.name}**, {e.n_topics} topics, {levels}, {s['runs_used']} of {s['runs_total']} runs, "
-            f"{s['runs_used'] * (s['runs_used'] - 1) // 2} run pairs. Metric settings: gains {s['gains']}, "
+        out += [f"Written by `{command}`; every number below comes from that command (re-running it writes the "
+                "same bytes). Nothing here is typed by hand.", ""]
+    out += [f"Data: **{e.name}**, {e.n_topics} topics, {levels}, {n} of {s['runs_total']} runs, "
+            f"{n * (n - 1) // 2} run pairs. Metric settings: gains {s['gains']}, "
             f"beta = {s['beta']:g}, NWRR penalties {s['penalties']} (highest level first). Monte Carlo: B = {s['B']} "
             f"(Tukey: {s['tukey_B']}), {R} repetition{'s' if R > 1 else ''}, seed {s['seed']}"
-            + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + ".", ""]
-    out += [n for note in e.notes[:-1] for n in (note, "")]
+            + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + "; the ± of Tables 3-6 "
+            "and Tukey is the Monte Carlo sd over these seeds (topics fixed). "
+            + (f"Topic bootstrap (Tables 7-8): {s['topic_resamples']} topic samples, B = {s['topic_B']} per sample, "
+               f"topic seed {s['topic_seed']}." if s.get("topic_resamples") else
+               "No topic bootstrap (--topic-resamples 0)."), ""]
+    out += [x for line in data_lines(e) for x in (line, "")]
+    out += [x for note in e.notes[:-1] for x in (note, "")]
     if table_dir:
         out += [f"Each table is also in `{table_dir}` as CSV (numbers; with repetitions, mean/sd/min/max columns) "
                 "and LaTeX (booktabs).", ""]
     for t in e.tables:
         out += [f"## {t.title}", "", md_table(t.display), ""]
-        out += [n for note in t.notes for n in (note, "")]
+        out += [x for note in t.notes for x in (note, "")]
     out += ["## Comparison with the paper's findings", ""]
     out += [f"- {f}" for f in e.findings]
     out += ["", e.notes[-1], ""]
     return "\n".join(out)
 
 
-def write_report(e, out_dir, *, markdown=None, command: str = "") -> list[Path]:
-    """Write each table (CSV + LaTeX) into ``out_dir`` and the Markdown report (default ``out_dir/report.md``)."""
+def report_paths(out_dir, markdown=None) -> tuple[Path, Path, str]:
+    """(table directory, Markdown file, the table directory as the Markdown refers to it)."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for t in e.tables:
-        written += write_table(out_dir, t.stem, t.numeric, t.display, t.caption)
     md = Path(markdown) if markdown else out_dir / "report.md"
     try:
-        rel = out_dir.resolve().relative_to(md.resolve().parent)
-        table_dir = str(rel) + "/"
+        table_dir = str(out_dir.resolve().relative_to(md.resolve().parent)) + "/"
     except ValueError:
         table_dir = str(out_dir) + "/"
-    md.parent.mkdir(parents=True, exist_ok=True)
-    md.write_text(render(e, command=command, table_dir=table_dir), encoding="utf-8")
-    return written + [md]
+    return out_dir, md, table_dir
+
+
+def write_report(e, out_dir, *, markdown=None, command: str = "") -> list[Path]:
+    """Write each table (CSV + LaTeX) into ``out_dir`` and the Markdown report (default ``out_dir/report.md``),
+    all at once and atomically. The directories must exist (``evalcore report`` checks them first)."""
+    out_dir, md, table_dir = report_paths(out_dir, markdown)
+    files: dict[Path, str] = {}
+    for t in e.tables:
+        files.update(table_files(out_dir, t.stem, t.numeric, t.display, t.caption))
+    files[md] = render(e, command=command, table_dir=table_dir)
+    write_files(files)
+    return list(files)

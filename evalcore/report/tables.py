@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["to_latex", "md_table", "tex_escape", "write_table"]
+__all__ = ["to_latex", "md_table", "tex_escape", "table_files"]
 
 _LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                   "~": r"\textasciitilde{}", "\u00b7": ";", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
@@ -69,11 +69,10 @@ def md_table(df: pd.DataFrame, floatfmt: str = "{:.4f}", index: bool = False) ->
     return "\n".join(lines)
 
 
-def write_table(out_dir: Path, stem: str, numeric: pd.DataFrame, display: pd.DataFrame, caption: str,
-                digits: int = 4) -> list[Path]:
-    """Write ``stem.csv`` (the numbers, full precision) and ``stem.tex`` (the displayed table, booktabs)."""
+def table_files(out_dir: Path, stem: str, numeric: pd.DataFrame, display: pd.DataFrame, caption: str,
+                digits: int = 4) -> dict[Path, str]:
+    """``{out_dir/stem.csv: the numbers (full precision), out_dir/stem.tex: the displayed table (booktabs)}``,
+    for :func:`evalcore._atomic.write_files`."""
     out_dir = Path(out_dir)
-    csv, tex = out_dir / f"{stem}.csv", out_dir / f"{stem}.tex"
-    numeric.to_csv(csv, index=False)
-    tex.write_text(to_latex(display, caption, f"tab:{stem}", digits, index=False), encoding="utf-8")
-    return [csv, tex]
+    return {out_dir / f"{stem}.csv": numeric.to_csv(index=False),
+            out_dir / f"{stem}.tex": to_latex(display, caption, f"tab:{stem}", digits, index=False)}

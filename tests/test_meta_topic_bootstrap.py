@@ -1,0 +1,74 @@
+"""Topic bootstrap (evalcore.meta.topic_bootstrap): topic samples as documented, strict claims with ties,
+spreads equal to numpy on the per-sample figures, and the report's Tables 7-8."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalcore.meta import bootstrap_sensitivity, claim_shares, topic_bootstrap
+from evalcore.meta.topic_bootstrap import step_relation
+
+
+def _scores(seed=0, runs=5, topics=14):
+    rng = np.random.default_rng(seed)
+    base = rng.random((runs, 1)) * 0.3
+    return {"A": np.clip(base + rng.normal(0, 0.15, (runs, topics)), 0, 1),
+            "B": np.clip(base + rng.normal(0, 0.4, (runs, topics)), 0, 1)}
+
+
+def test_topic_samples_are_the_documented_draws():
+    S = _scores()
+    tb = topic_bootstrap(S, "bootstrap", resamples=4, seed=3, B=60, alpha=0.05)
+    for r in range(4):       # SeedSequence(seed, spawn_key=(1, r)): word 0 draws topics, word 1 >> 1 seeds the method
+        draw, ms = np.random.SeedSequence(3, spawn_key=(1, r)).generate_state(2, np.uint64)
+        idx = np.random.default_rng(int(draw)).integers(0, 14, size=14)
+        ref = bootstrap_sensitivity({k: v[:, idx] for k, v in S.items()}, B=60, alpha=0.05,
+                                    seed=int(ms >> np.uint64(1))).summary
+        got = tb.per_resample[tb.per_resample["resample"] == r]
+        assert got["pct_significant"].tolist() == ref["pct_significant"].tolist()
+
+
+def test_spread_and_differences_equal_numpy_on_the_samples():
+    S = _scores(1)
+    tb = topic_bootstrap(S, "swap", resamples=12, seed=0, B=40, sampling="replacement", confidences=(0.95,))
+    w = tb.per_resample.pivot_table(index="resample", columns="metric", values="pct_comparisons")
+    sp = tb.spread("pct_comparisons", confidence=0.95)
+    for m in ("A", "B"):
+        v = w[m].dropna().to_numpy()
+        assert sp.loc[m, "sd"] == pytest.approx(np.std(v, ddof=1), rel=1e-12)
+        assert sp.loc[m, "lo"] == pytest.approx(np.percentile(v, 2.5)) and sp.loc[m, "n"] == v.size
+    d = tb.differences("pct_comparisons", confidence=0.95).iloc[0]
+    diff = (w["A"] - w["B"]).dropna().to_numpy()
+    assert d["mean"] == pytest.approx(diff.mean()) and d["sd"] == pytest.approx(np.std(diff, ddof=1))
+    assert d["a_higher"] + d["tie"] + d["b_higher"] + d["undefined"] == pytest.approx(1.0)
+    assert d["undefined"] == pytest.approx(np.mean(np.isnan(w["A"] - w["B"])))
+
+
+def test_the_topic_spread_exceeds_the_seed_spread_when_topics_matter():
+    # runs whose order flips from topic to topic: the seed spread is Monte Carlo noise, the topic spread is not
+    S = _scores(2, runs=6, topics=20)
+    tb = topic_bootstrap(S, "bootstrap", resamples=40, seed=0, B=200, alpha=0.05)
+    seeds = [bootstrap_sensitivity(S, B=200, alpha=0.05, seed=s).summary.set_index("metric").loc["B", "pct_significant"]
+             for s in range(5)]
+    assert tb.spread("pct_significant", alpha=0.05).loc["B", "sd"] > 2 * np.std(seeds, ddof=1)
+
+
+def test_claims_are_strict_and_ties_are_ties():
+    # 003's "consistently more discriminative": P+ 7/10 = O 7/10 is a tie, not a hold
+    w = pd.DataFrame({"P+": [70.0, 80.0, 60.0, 70.0], "O": [70.0, 70.0, 70.0, 60.0]})
+    cs = claim_shares(w, [("P+", "O")])
+    assert cs["steps"]["P+ > O"] == {"holds": 0.5, "tie": 0.25, "fails": 0.25} and cs["holds"] == 0.5
+    assert step_relation([1.0, np.nan], [1.0, 0.0]).tolist() == [0, -1]
+    # figures from equal counts computed in different orders still tie
+    assert step_relation([100 * 7 / 10], [7 * 100 / 10]).tolist() == [0]
+
+
+def test_bad_input():
+    S = _scores()
+    with pytest.raises(ValueError, match="method must be one of"):
+        topic_bootstrap(S, "jackknife")
+    with pytest.raises(ValueError, match="resamples"):
+        topic_bootstrap(S, "bootstrap", resamples=0)
+    with pytest.raises(ValueError, match="at least 2 topics"):
+        topic_bootstrap({"A": np.ones((3, 1))}, "bootstrap")
