@@ -194,3 +194,44 @@ def test_the_cli_prints_load_warnings(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert any(e.startswith("warning: run r: 1 topic not in the qrels as written") for e in err)
     assert any(e.startswith(f"warning: {q}: 1 judgment with a negative label") for e in err)
+
+
+# -- archives with too many members, and many small compressed files --------------------------------
+def test_an_archive_with_too_many_members_is_refused_before_listing():
+    import tracemalloc
+
+    from bombs import many_member_zip
+
+    from evalcore.io import Limits
+
+    z = many_member_zip(300_000)             # zip64 end records; the default limit is 200,000
+    tracemalloc.start()
+    with pytest.raises(InputError, match="the archive lists 300,000 members .* more than the limit of 200,000"):
+        load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", z))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 << 20                     # listing 300,000 members would take ~400 MB
+    # an end record that lies about the count: the directory's size still bounds the members
+    small = bytearray(many_member_zip(3_000))
+    k = small.rfind(b"PK\x05\x06")
+    small[k + 8:k + 12] = b"\x01\x00\x01\x00"  # "1 member"
+    with pytest.raises(InputError, match="more than the limit of 100 members"):
+        load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", bytes(small)), limits=Limits(max_members=100))
+    c = load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", many_member_zip(3)))
+    assert c.n_runs == 3
+
+
+def test_many_small_compressed_runs_share_one_expansion_budget():
+    import gzip
+
+    from evalcore.io import APP_LIMITS, Limits
+
+    assert APP_LIMITS.max_total_expanded == 1 << 30
+    text = b"".join(b"q1 Q0 d%d %d %d x\n" % (i, i + 1, -i) for i in range(20_000))   # ~450 KB each
+    gz = gzip.compress(text)
+    runs = [(f"r{i}.txt.gz", gz) for i in range(6)]
+    lim = Limits(max_total_expanded=2 * len(text) + 1000)   # each file is within its own limit
+    with pytest.raises(InputError, match="the compressed files of this load expand to more than .* together") as e:
+        load_collection(("q.txt", b"q1 0 d1 1\n"), runs, limits=lim)
+    assert e.value.file in {f"r{i}.txt.gz" for i in range(2, 6)}
+    assert load_collection(("q.txt", b"q1 0 d1 1\n"), runs[:2], limits=lim).n_runs == 2

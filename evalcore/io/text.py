@@ -43,6 +43,8 @@ def _gunzip(data: bytes, f: _File) -> bytes:
                 if not b:
                     break
                 budget.charge(len(b), f.name)
+                if f.total is not None:
+                    f.total.charge(len(b), f.name)
                 chunks.append(b)
     except InputError:
         raise
