@@ -335,11 +335,16 @@ def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) 
 
 def _fast_single_trec(f: _File, data: bytes, fmt: str):
     """The only qrels file, TREC, read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
-    or None whenever anything looks off (another format, a parse error, an empty field,
-    a repeated judgment, blank lines with a label to report) - the line loop of :func:`read_qrels`
-    then reads the file and names the first bad line. Same result as the line loop."""
-    if _qrels_kind(f, data, fmt) != "trec" or _drop_comments(data) is not data:
-        return None  # comment lines (ir_metadata headers): the line loop skips them and keeps line numbers
+    or None whenever anything looks off (another format, a parse error, an empty field, a judgment
+    repeated with another level, a warning whose line number comment or blank lines would shift) -
+    the line loop of :func:`read_qrels` then reads the file and names the first bad line. Same result
+    as the line loop: ``#`` comment lines (ir_metadata headers) are dropped first, and a judgment
+    repeated with the same level is kept once, with the line loop's warning."""
+    if _qrels_kind(f, data, fmt) != "trec":
+        return None
+    clean = _drop_comments(data)
+    commented = clean is not data   # ir_metadata headers: row i is then not line i + 1
+    data = clean
     if _needs_cleaning(data) or b"\r" in data:
         data = _clean_blanks(data)
     try:
@@ -362,14 +367,24 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
         return None  # not an integer: the line loop names the line
     if levels.max(initial=0) > MAX_LEVEL:
         return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (issue 11)
-    lines_match = data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
+    lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
     if (levels < 0).any() and not lines_match:
         return None
     levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
-    tenc = pc.dictionary_encode(cols["t"])
-    keys = np.sort(pair_keys(hash_strings(cols["d"]), tenc.indices.to_numpy(zero_copy_only=False)))
-    if keys.size > 1 and (keys[1:] == keys[:-1]).any():
-        return None  # a repeated judgment (or a hash collision): the line loop decides and reports
     lv, counts = np.unique(levels, return_counts=True)
-    return (cols["t"], cols["d"], levels, False,
-            warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})
+    t, d = cols["t"], cols["d"]
+    tenc = pc.dictionary_encode(t)
+    keys = np.sort(pair_keys(hash_strings(d), tenc.indices.to_numpy(zero_copy_only=False)))
+    if keys.size > 1 and (keys[1:] == keys[:-1]).any():   # a repeated judgment, or a hash collision
+        first = first_occurrence(t, d)
+        rep = first != np.arange(n)
+        if rep.any():
+            if not lines_match or (levels[rep] != levels[first[rep]]).any():
+                return None   # another level (an error), or lines to name: the line loop reports it
+            k = int(np.flatnonzero(rep)[0])
+            m = int(rep.sum())
+            warnings.append(f"{f.name}: {m} duplicate judgment{'s' if m > 1 else ''} (same topic, document and "
+                            f"level; e.g. line {k + 1}) counted once")
+            keep = pa.array(~rep)
+            t, d, levels = t.filter(keep), d.filter(keep), levels[~rep]
+    return (t, d, levels, False, warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})
