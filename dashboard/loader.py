@@ -9,7 +9,8 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
   does not re-run the server's main module) with its own address-space limit (``LOAD_MEMORY``,
   ``RLIMIT_AS``), so a load that needs more ends in a readable error, not in a server that swaps;
 * at most ``LOAD_WORKERS`` loads run at once (a semaphore); a session that waits sees its place
-  in the queue (``waiting(position)``);
+  in the queue (``waiting(position)``); the worker runs at niceness ``LOAD_NICE`` (10), so the
+  other sessions' reruns get the CPU first on a busy machine;
 * the worker hands back only the compact collection (the levels tensor and its report), pickled
   through a pipe; its parse memory goes with the process;
 * the load is cancelled (the worker killed) as soon as the waiting session's callback raises -
@@ -40,6 +41,7 @@ __all__ = ["LOAD_MEMORY", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "qu
 
 LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS", "1")))
 LOAD_MEMORY = int(os.environ.get("EVALCORE_LOAD_MEMORY", str(4 << 30)))
+LOAD_NICE = 10   # the worker's scheduling niceness (lower priority than the server's threads)
 _TICK = 0.25   # seconds between looks at the worker (and calls of the session's callbacks)
 
 _slots = threading.BoundedSemaphore(LOAD_WORKERS)
@@ -67,7 +69,8 @@ def _serve(fd_in: int, fd_out: int) -> None:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    except (ImportError, ValueError, OSError):  # pragma: no cover - not on this platform
+        os.nice(LOAD_NICE)   # the sessions' reruns first: a load may take longer, a slider must not
+    except (ImportError, ValueError, OSError, AttributeError):  # pragma: no cover - not on this platform
         pass
     try:
         import evalcore

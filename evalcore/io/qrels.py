@@ -220,7 +220,7 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
                             f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
         if first is None:
             del data
-    topics, docs, levels, n_lines, keep = _judged_once(cols, files, first, warnings)
+    topics, docs, levels, n_lines = _judged_once(cols, files, first, warnings)
     return _finish(display, topics, docs, levels, any_letter, warnings, n_lines, level_lines)
 
 
@@ -259,7 +259,7 @@ class _Columns:
 def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
     """Every (topic, document) kept once: a repeat with another level is an error naming both lines
     (the earliest such line, in file order), identical repeats are counted in one warning per file.
-    Returns (topics, docs, levels, lines read, kept mask)."""
+    Returns (topics, docs, levels, lines read)."""
     topics, docs, levels = cols.column(0), cols.column(1), cols.column(2).astype(np.int64)
     fidx, lines = cols.column(3), cols.column(4)
     cols.blocks.clear()
@@ -285,11 +285,9 @@ def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
             nd = mine.size
             warnings.append(f"{files[int(fi)].name}: {nd} duplicate judgment{'s' if nd > 1 else ''} (same topic, "
                             f"document and level; e.g. line {lines[mine[0]]}) counted once")
-        keep = ~rep
-        topics, docs, levels = topics.filter(pa.array(keep)), docs.filter(pa.array(keep)), levels[keep]
-    else:
-        keep = None
-    return topics, docs, levels, n, keep
+        keep = pa.array(~rep)
+        topics, docs, levels = topics.filter(keep), docs.filter(keep), levels[~rep]
+    return topics, docs, levels, n
 
 
 def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, any_letter: bool,
