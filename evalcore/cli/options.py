@@ -226,7 +226,16 @@ def file_settings(args) -> dict:
     if getattr(args, "_file_settings", None) is None:
         path = getattr(args, "settings", None)
         args._file_settings = read_settings(path) if path else {}
+        unused = [k for k in args._file_settings if k not in _CLI_KEYS and k not in _INFORMATIONAL]
+        if unused:   # said, not silently dropped: these are the dashboard's
+            print(f"warning: {path}: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} not used by the "
+                  "command line (the app's settings); the command's own options apply", file=sys.stderr)
     return args._file_settings
+
+
+#: the settings-file keys the command line reads; the others are the dashboard's
+_CLI_KEYS = ("gains", "penalties", "beta", "cutoffs", "rel_threshold", "log_base", "mean", "names", "metrics")
+_INFORMATIONAL = ("collection", "collection_fingerprint", "gains_paper_notation")
 
 
 def _cutoffs(text: str) -> list[int]:
