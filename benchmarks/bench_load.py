@@ -24,9 +24,11 @@ Measures (server = the streamlit process this script starts; RSS from
   and wait for the rerun to finish: slider-to-settled p50 / p95 / max, errors
   (an exception element, a run that did not finish within ``--timeout``),
   server CPU per move.
-* ``freeze``: 5 sessions move sliders while a sixth uploads and loads
-  clef2015: their p50 / p95 during the upload against the same sessions
-  without it.
+* ``freeze``: 5 sessions (``--freeze-sessions``) move sliders while another
+  uploads and loads clef2015 (or ``--upload-qrels FILE`` with clef2015's
+  runs): their p50 / p95 during the upload against the same sessions
+  without it. Uploads load in a worker process (dashboard.loader); pass
+  ``--env EVALCORE_LOAD_INPROCESS=1`` to load in the server's interpreter.
 
 Prints markdown tables for docs/reliability.md.
 """
@@ -344,10 +346,16 @@ def clef_files() -> tuple[tuple[str, bytes], tuple[str, bytes]]:
     return ("qrels.txt", (CLEF / "qrels.txt").read_bytes()), ("clef2015_runs.zip", b.getvalue())
 
 
+#: a qrels file to upload instead of clef2015's (--upload-qrels), with clef2015's runs
+UPLOAD_QRELS: Path | None = None
+
+
 async def upload_clef(s: Session, window: list | None = None) -> float:
     """Upload clef2015 and press Load; seconds from the button press to the settled rerun
     (``window`` receives the perf_counter times of the press and of the settled rerun)."""
     (qn, qb), (rn, rb) = clef_files()
+    if UPLOAD_QRELS is not None:
+        qn, qb = UPLOAD_QRELS.name, UPLOAD_QRELS.read_bytes()
     await s.rerun("data")
     await s.upload("up_qrels", [(qn, qb)])
     await s.upload("up_runs", [(rn, rb)])
@@ -359,7 +367,8 @@ async def upload_clef(s: Session, window: list | None = None) -> float:
     if window is not None:
         window[:] = [t, t + took]
     await s.rerun("data")
-    if s.metrics.get("topics") != "65" or s.metrics.get("runs") != "30":
+    want_topics = s.metrics.get("topics") if UPLOAD_QRELS is not None else "65"   # another qrels: its topics
+    if s.metrics.get("topics") != want_topics or s.metrics.get("runs") != "30" or s.error_boxes:
         raise RuntimeError(f"clef2015 did not load: {s.metrics} {s.error_boxes[-1:]}")
     return took
 
@@ -427,9 +436,10 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
 async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> list[str]:
     """n sessions move sliders alone, then while another session uploads and loads clef2015; with the
     upload, only the moves that started between the Load press and the settled load are counted."""
-    rows = ["| 5 sessions moving sliders | moves | p50 (s) | p95 (s) | max (s) | errors |",
+    what = f"{UPLOAD_QRELS.name} + clef2015 runs" if UPLOAD_QRELS is not None else "clef2015"
+    rows = [f"| {n} sessions moving sliders | moves | p50 (s) | p95 (s) | max (s) | errors |",
             "|---|---:|---:|---:|---:|---:|"]
-    for label, with_upload in (("alone", False), ("during another session's clef2015 load", True)):
+    for label, with_upload in (("alone", False), (f"during another session's {what} load", True)):
         sessions = [await open_session(url, timeout) for _ in range(n)]
         up = await open_session(url, timeout, page="") if with_upload else None
         times: list[float] = []
@@ -477,8 +487,8 @@ async def run(args) -> None:
                         *await latency(url, server, args.sessions, args.moves, args.timeout, args.seed,
                                        args.pages[0], identical=True), ""]
         if "freeze" in todo:
-            out += ["### One upload and the others' sliders", *await freeze(url, 5, args.moves, args.timeout,
-                                                                            args.seed), ""]
+            out += ["### One upload and the others' sliders", *await freeze(url, args.freeze_sessions, args.moves,
+                                                                            args.timeout, args.seed), ""]
     finally:
         if server:
             out.append(f"server final RSS {server.rss_mib():.0f} MiB, CPU {server.cpu_s():.1f} s; "
@@ -511,7 +521,12 @@ def main(argv=None) -> None:
     ap.add_argument("--timeout", type=float, default=120, help="seconds a rerun may take before it is an error")
     ap.add_argument("--max-sessions", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--freeze-sessions", type=int, default=5, help="sessions moving sliders in 'freeze' (default 5)")
+    ap.add_argument("--upload-qrels", type=Path, metavar="FILE",
+                    help="'freeze' uploads this qrels file (with clef2015's runs) instead of clef2015's qrels")
     args = ap.parse_args(argv)
+    global UPLOAD_QRELS
+    UPLOAD_QRELS = args.upload_qrels
     if max(args.sessions + args.memory_sessions) > args.max_sessions:
         ap.error(f"at most --max-sessions {args.max_sessions} sessions")
     Server.env = dict(e.split("=", 1) for e in args.env)

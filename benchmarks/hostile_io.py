@@ -1,7 +1,13 @@
-"""The issue-11 hostile inputs, each loaded in a fresh process: outcome, CPU and peak memory.
+"""Hostile inputs, each loaded in a fresh process: outcome, CPU and peak memory.
 
     python benchmarks/hostile_io.py            # every case, a table for docs/reliability.md
     python benchmarks/hostile_io.py --case gzip_bomb_1g
+    python benchmarks/hostile_io.py --set large --mb 92    # the large valid and hostile files
+    EVALCORE_ROOT=/path/to/other/checkout python benchmarks/hostile_io.py --set large   # another version
+
+Two sets: ``small`` (labels, scores, bombs, deep topics, long lines) and ``large`` (files of ``--mb``
+MB each, under the app's limits: an NTCIR qrels, TREC qrels with an ir_metadata header or a repeated
+line, a run with a bad last line, a zip of 1 M members, 500 small ``.gz`` runs that expand to 8 GiB).
 
 Peak memory is the child's own VmHWM (peak RSS) minus its RSS just before the
 load (imports and the input bytes already in memory), so it is what the
@@ -12,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import subprocess
 import sys
 import time
@@ -19,8 +26,8 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, os.environ.get("EVALCORE_ROOT", str(ROOT)))   # the evalcore measured
 MiB = 1 << 20
 
 Q1 = ("q.txt", b"q1 0 d1 1\nq1 0 d2 1\n")
@@ -67,6 +74,41 @@ def cases() -> dict:
     }
 
 
+def _text(mb: int, line, tail: bytes = b"", head: bytes = b"") -> bytes:
+    """About ``mb`` MB of lines ``line(i)`` (bytes), with ``head`` before and ``tail`` after them."""
+    n = mb * 1_000_000 // len(line(10**6))
+    return head + b"".join(line(i) for i in range(n)) + tail
+
+
+def large_cases(mb: int) -> dict:
+    """Files of about ``mb`` MB each, loaded under the app's limits."""
+    import gzip
+
+    from bombs import many_member_zip
+
+    from evalcore.io import APP_LIMITS
+
+    app = {"limits": APP_LIMITS}
+    run1 = [("r.txt", b"1 Q0 doc-00000001 1 1.0 x\n")]
+    qrels_line = lambda i: b"%d 0 doc-%08d %d\n" % (i % 1000, i, i % 3)   # noqa: E731
+    one_16mib = gzip.compress(b"1 Q0 doc-00000001 1 1.0 x\n" * (16 * MiB // 27), 1)
+    return {
+        "ntcir_qrels": lambda: (((f"qrels-{mb}mb.txt", _text(mb, lambda i: b"T%04d doc-%08d L%d\n"
+                                                              % (i % 1000, i, i % 3))), run1), app),
+        "trec_qrels_comment_header": lambda: (((f"qrels-{mb}mb.txt", _text(mb, qrels_line, head=b"# ir_metadata: "
+                                                                            b"a header line\n" * 20)), run1), app),
+        "trec_qrels_repeated_line": lambda: (((f"qrels-{mb}mb.txt", _text(mb, qrels_line, tail=qrels_line(7))),
+                                              run1), app),
+        "run_bad_last_line": lambda: ((("q.txt", b"1 0 doc-00000001 1\n"), [(f"run-{mb}mb.txt", _text(
+            mb, lambda i: b"%d Q0 doc-%08d %d %d x\n" % (i % 1000, i, i + 1, -i), tail=b"1 Q0 bad\n"))]), app),
+        "zip_1m_members": lambda: ((("q.txt", b"1 0 doc-00000001 1\n"), ("runs.zip", many_member_zip(1_000_000))),
+                                   app),
+        "gz_500_runs_8gib": lambda: ((("q.txt", b"1 0 doc-00000001 1\n"),
+                                      [(f"r{i}.txt.gz", one_16mib) for i in range(500)]),
+                                     {**app, "keep_first_duplicate": True}),
+    }
+
+
 def _rss(field: str) -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(field + ":"):
@@ -74,10 +116,10 @@ def _rss(field: str) -> int:
     return 0
 
 
-def child(name: str) -> None:
+def child(name: str, mb: int) -> None:
     from evalcore.io import InputError, load_collection
 
-    (qrels, runs), kw = cases()[name]()
+    (qrels, runs), kw = {**cases(), **large_cases(mb)}[name]()
     Path("/proc/self/clear_refs").write_text("5")   # reset VmHWM to the current RSS
     base = _rss("VmRSS")
     t = time.process_time()
@@ -97,16 +139,19 @@ def child(name: str) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--case")
+    ap.add_argument("--set", choices=("small", "large", "all"), default="small")
+    ap.add_argument("--mb", type=int, default=92, help="size of each large file (MB)")
     args = ap.parse_args()
     if args.case:
-        child(args.case)
+        child(args.case, args.mb)
         return 0
+    names = {"small": list(cases()), "large": list(large_cases(args.mb)), "all": [*cases(), *large_cases(args.mb)]}
     print("| case | outcome | loader's peak memory (MiB) | CPU (s) | message (first line) |")
     print("|---|---|---:|---:|---|")
     bad = 0
-    for name in cases():
-        r = subprocess.run([sys.executable, __file__, "--case", name], capture_output=True, text=True, timeout=600,
-                           check=False)
+    for name in names[args.set]:
+        r = subprocess.run([sys.executable, __file__, "--case", name, "--mb", str(args.mb)], capture_output=True,
+                           text=True, timeout=1200, check=False)
         try:
             d = json.loads(r.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):

@@ -28,6 +28,7 @@ from evalcore.gains import resolve_gains
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
 from . import state
+from .loader import load_in_worker
 from .state import Settings
 
 METRIC_KEYS = registry.METRIC_KEYS
@@ -97,7 +98,9 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     files gets the same arrays, not a second copy. Parsing runs outside any
     ``st.cache_*`` function, so ``progress`` may draw. Bounded by
     ``UPLOAD_LIMITS`` (``evalcore.io.APP_LIMITS``: decompression, runs,
-    topics, depth, tensor memory), checked before the memory is taken.
+    topics, depth, tensor memory), checked before the memory is taken, and run
+    in a worker process with its own memory limit, one load at a time, with
+    the queue position shown (:mod:`dashboard.loader`).
     """
     opts = {"order": order, "condensed": condensed, "keep_first_duplicate": keep_first_duplicate}
     digest = upload_digest(qrels, runs, **opts)
@@ -105,7 +108,9 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     if c is None:
         run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
         try:
-            c = evalcore.load_collection(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts)
+            # in a worker process (dashboard.loader): the other sessions keep their interpreter
+            c = load_in_worker(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts,
+                               **_loader_callbacks(progress))
         finally:
             # the server does not collect after every rerun (.streamlit/config.toml, runner.postScriptGC);
             # a load leaves the cycles of its temporaries, so collect once here (~90 MB after three
@@ -146,6 +151,26 @@ def shared_upload(fp: str, name: str = "") -> Collection | None:
     if c is None:
         return None
     return replace(c, name=str(name)[:200]) if name and name != c.name else c
+
+
+def _loader_callbacks(progress) -> dict:
+    """Queue position and elapsed time drawn into a :class:`Progress` bar while a load waits or runs.
+    Drawing is also how a closed session stops: Streamlit raises in its script thread at the next
+    element, and dashboard.loader then kills the worker."""
+    bar = getattr(progress, "bar", None)
+    if bar is None:
+        return {}
+    shown = [-1]
+
+    def waiting(position: int) -> None:
+        bar.progress(0.0, text=f"Waiting for the loader: {position} upload{'s' if position > 1 else ''} "
+                               f"ahead of this one ...")
+
+    def tick(seconds: float) -> None:
+        if int(seconds) != shown[0]:
+            shown[0] = int(seconds)
+            bar.progress(max(progress.last, 0.0), text=f"{progress.text} ({seconds:.0f} s)")
+    return {"waiting": waiting, "tick": tick}
 
 
 def current_collection(s: Settings | None = None) -> Collection:

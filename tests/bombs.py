@@ -65,3 +65,28 @@ def zip_bomb(n_mib: int = 1024, members: int = 1, name: str = "run{}.txt", fill:
     out += central
     out += struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, members, members, len(central), cd_off, 0)
     return bytes(out)
+
+
+def many_member_zip(members: int, content: bytes = b"q1 Q0 d1 1 1.0 x\n", name: str = "r{}.txt") -> bytes:
+    """A zip of ``members`` stored (uncompressed) members, each holding ``content``: a 96 MB archive of
+    1 M small members, the kind whose listing alone cost 1.4 GiB. Zip64 end records past 65,535 members.
+    Built by hand (zipfile takes ~20 s per million members)."""
+    crc = zlib.crc32(content)
+    out, central = bytearray(), bytearray()
+    n = len(content)
+    for k in range(members):
+        fname = name.format(k).encode()
+        off = len(out)
+        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0, crc, n, n, len(fname), 0) + fname + content
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0, crc, n, n, len(fname), 0, 0,
+                               0, 0, 0o100644 << 16, off) + fname
+    cd_off = len(out)
+    out += central
+    if members > 0xFFFF:
+        z64 = len(out)
+        out += struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, members, members, len(central), cd_off)
+        out += struct.pack("<IIQI", 0x07064B50, 0, z64, 1)
+        out += struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    else:
+        out += struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, members, members, len(central), cd_off, 0)
+    return bytes(out)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from bombs import gzip_bomb, zip_bomb
+from bombs import gzip_bomb, many_member_zip, zip_bomb
 from hypothesis import strategies as st
 
 CLEF = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
@@ -179,9 +179,43 @@ def m_control(d, draw):
     return d[:i] + draw(st.sampled_from([b"\r", b"\x0c", b"\x1c", b"\x85", b"\xe2\x80\xa8", b"\x00\n"])) + d[i:]
 
 
+def m_utf32(d, draw):
+    return d.decode("utf-8", "replace").encode(draw(st.sampled_from(["utf-32", "utf-32-le", "utf-32-be"])))
+
+
+def m_comments_only(d, draw):
+    """Every line made an ir_metadata comment (a header with no data), or a header put before the data."""
+    ls = _lines(d)
+    if draw(st.booleans()):
+        return b"".join(b"# " + ln for ln in ls)
+    return b"".join(b"# ir_metadata line %d\n" % i for i in range(draw(st.integers(1, 30)))) + d
+
+
+def m_numeric_topics(d, draw):
+    """Topic ids rewritten as numbers, some of them as another spelling of the same number (1.0, 001)."""
+    ls, ids = _lines(d), {}
+    out = []
+    for ln in ls:
+        f = ln.split(None, 1)
+        if len(f) == 2 and not f[0].startswith(b"#"):
+            n = ids.setdefault(f[0], len(ids) + 1)
+            spell = draw(st.sampled_from([b"%d", b"%d.0", b"00%d", b"%d"])) % n
+            ln = spell + b" " + f[1]
+        out.append(ln)
+    return b"".join(out)
+
+
+def m_long_repeat(d, draw):
+    """One line repeated many times (a repeated judgment, or a document listed again)."""
+    ls = _lines(d)
+    k = draw(st.integers(0, len(ls) - 1))
+    return b"".join(ls + [ls[k]] * draw(st.sampled_from([2, 500, 20_000])))
+
+
 MUTATIONS = {f.__name__[2:]: f for f in [m_flip, m_truncate, m_nul, m_bad_utf8, m_utf16, m_huge_line, m_label,
                                           m_score, m_rank, m_duplicate, m_windows, m_boms, m_blanks, m_empty,
-                                          m_fake_gz, m_gz, m_bomb, m_many_topics, m_control]}
+                                          m_fake_gz, m_gz, m_bomb, m_many_topics, m_control, m_utf32,
+                                          m_comments_only, m_numeric_topics, m_long_repeat]}
 _QRELS_ONLY = {"label", "many_topics"}
 _RUN_ONLY = {"score", "rank"}
 
@@ -220,7 +254,7 @@ def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
             k = draw(st.sampled_from(sorted(runs)))
             runs[k] = MUTATIONS[kind](runs[k], draw)
     # containers and names: plain, Windows-style paths, .gz names, a zip (sometimes with extras)
-    wrap = draw(st.sampled_from(["list", "list", "winpath", "zip", "zip+extras", "gzname", "notzip"]))
+    wrap = draw(st.sampled_from(["list", "list", "winpath", "zip", "zip+extras", "gzname", "notzip", "many_members"]))
     kinds.append("wrap:" + wrap)
     qname = "qrels.txt"
     if wrap == "winpath":
@@ -236,6 +270,9 @@ def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
         run_arg = [(k + ".gz", v) for k, v in runs.items()]
     elif wrap == "notzip":
         run_arg = ("runs.zip", b"".join(runs.values()))
+    elif wrap == "many_members":
+        run_arg = ("runs.zip", many_member_zip(draw(st.sampled_from([3, 70_000, 250_000])),
+                                               next(iter(runs.values()))[:200]))
     else:
         run_arg = list(runs.items())
     kw = draw(st.sampled_from([{}, {"order": "rank"}, {"order": "file"}, {"keep_first_duplicate": True},

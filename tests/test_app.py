@@ -280,6 +280,7 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
                                               name="uploaded Fig. 3")
 
     monkeypatch.setattr(evalcore, "load_collection", fake_load)
+    monkeypatch.setenv("EVALCORE_LOAD_INPROCESS", "1")   # the fake replaces the loader in this interpreter
     from dashboard import cached
     cached._uploads.clear()              # uploads are shared by content hash: forget other tests' parses
     at = _goto(_app(), "data")

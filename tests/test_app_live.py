@@ -263,6 +263,7 @@ def test_an_upload_is_held_once_for_every_session(monkeypatch):
         return evalcore.Collection.from_lists({"r": {"q": [1, 0]}}, {"q": [0, 1]}, name="qrels.txt")
 
     monkeypatch.setattr(evalcore, "load_collection", fake)
+    monkeypatch.setenv("EVALCORE_LOAD_INPROCESS", "1")   # the fake replaces the loader in this interpreter
     cached._uploads.clear()
     files = (("qrels.txt", b"q 0 d 1\n"), [("runs.zip", b"PK-bytes-for-the-hash")])
     a = cached.load_upload(*files, name="mine")

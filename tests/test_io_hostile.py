@@ -194,3 +194,111 @@ def test_the_cli_prints_load_warnings(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert any(e.startswith("warning: run r: 1 topic not in the qrels as written") for e in err)
     assert any(e.startswith(f"warning: {q}: 1 judgment with a negative label") for e in err)
+
+
+# -- archives with too many members, and many small compressed files --------------------------------
+def test_an_archive_with_too_many_members_is_refused_before_listing():
+    import tracemalloc
+
+    from bombs import many_member_zip
+
+    from evalcore.io import Limits
+
+    z = many_member_zip(300_000)             # zip64 end records; the default limit is 200,000
+    tracemalloc.start()
+    with pytest.raises(InputError, match="the archive lists 300,000 members .* more than the limit of 200,000"):
+        load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", z))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 << 20                     # listing 300,000 members would take ~400 MB
+    # an end record that lies about the count: the directory's size still bounds the members
+    small = bytearray(many_member_zip(3_000))
+    k = small.rfind(b"PK\x05\x06")
+    small[k + 8:k + 12] = b"\x01\x00\x01\x00"  # "1 member"
+    with pytest.raises(InputError, match="more than the limit of 100 members"):
+        load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", bytes(small)), limits=Limits(max_members=100))
+    c = load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", many_member_zip(3)))
+    assert c.n_runs == 3
+
+
+def test_many_small_compressed_runs_share_one_expansion_budget():
+    import gzip
+
+    from evalcore.io import APP_LIMITS, Limits
+
+    assert APP_LIMITS.max_total_expanded == 1 << 30
+    text = b"".join(b"q1 Q0 d%d %d %d x\n" % (i, i + 1, -i) for i in range(20_000))   # ~450 KB each
+    gz = gzip.compress(text)
+    runs = [(f"r{i}.txt.gz", gz) for i in range(6)]
+    lim = Limits(max_total_expanded=2 * len(text) + 1000)   # each file is within its own limit
+    with pytest.raises(InputError, match="the compressed files of this load expand to more than .* together") as e:
+        load_collection(("q.txt", b"q1 0 d1 1\n"), runs, limits=lim)
+    assert e.value.file in {f"r{i}.txt.gz" for i in range(2, 6)}
+    assert load_collection(("q.txt", b"q1 0 d1 1\n"), runs[:2], limits=lim).n_runs == 2
+
+
+# -- repeated judgments and documents, found with arrays: the same answers as a plain loop ------------
+def _reference_qrels(lines: list[tuple[str, str, int]]):
+    """Straight from the rule: the first judgment of a (topic, doc) is kept; a later one with another
+    level is an error at that line; identical ones are counted. Returns (kept, repeats, first repeat line)
+    or ("error", line, first line)."""
+    seen: dict[tuple[str, str], tuple[int, int]] = {}
+    kept, reps, first_rep = [], 0, None
+    for i, (t, d, lv) in enumerate(lines, 1):
+        if (t, d) in seen:
+            if seen[(t, d)][0] != lv:
+                return "error", i, seen[(t, d)][1]
+            reps += 1
+            first_rep = first_rep or i
+            continue
+        seen[(t, d)] = (lv, i)
+        kept.append([t, d, lv])
+    return kept, reps, first_rep
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("form", ["ntcir", "trec"])
+def test_repeated_judgments_match_a_plain_loop(seed, form):
+    import random
+
+    rng = random.Random(seed)
+    lines = [(f"t{rng.randint(1, 3)}", f"d{rng.randint(1, 8)}", rng.choice([0, 1, 1, 2]) if seed % 3 else 1)
+             for _ in range(rng.randint(2, 40))]
+    lines.append(("t9", "dz", 1))                    # at least one relevant document
+    text = "".join(f"{t} {d} L{lv}\n" if form == "ntcir" else f"{t} 0 {d} {lv}\n" for t, d, lv in lines)
+    ref = _reference_qrels(lines)
+    from evalcore.io import read_qrels
+    if ref[0] == "error":
+        with pytest.raises(InputError) as e:
+            read_qrels(("q.txt", text.encode()))
+        assert e.value.line == ref[1] and f"line {ref[2]}," in str(e.value)
+        return
+    q = read_qrels(("q.txt", text.encode()))
+    assert q.frame.values.tolist() == ref[0] and q.n_lines == len(lines)
+    dup = [w for w in q.warnings if "duplicate judgment" in w]
+    assert (dup == []) == (ref[1] == 0)
+    if ref[1]:
+        assert f"{ref[1]} duplicate judgment" in dup[0] and f"e.g. line {ref[2]})" in dup[0]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_document_listed_twice_is_named_as_a_plain_loop_would(seed):
+    import random
+
+    rng = random.Random(100 + seed)
+    rows = [(f"q{rng.randint(1, 2)}", f"d{rng.randint(1, 12)}") for _ in range(rng.randint(2, 30))]
+    text = "".join(f"{t} Q0 {d} {i + 1} {-i} x\n" for i, (t, d) in enumerate(rows))
+    first: dict[tuple[str, str], int] = {}
+    want = None
+    for i, key in enumerate(rows, 1):
+        if key in first:
+            want = (i, first[key])
+            break
+        first[key] = i
+    qrels = ("q.txt", b"q1 0 d1 1\nq2 0 d1 1\n")
+    if want is None:
+        assert load_collection(qrels, [("r.txt", text.encode())]).n_runs == 1
+        return
+    with pytest.raises(InputError) as e:
+        load_collection(qrels, [("r.txt", text.encode())])
+    assert e.value.line == want[0] and f"(first on line {want[1]})" in str(e.value)

@@ -206,3 +206,12 @@ def test_app_import_names_peer_names_it_translates():
     a = _fit({"metrics": ["map", "P_10"]})
     assert a.values["metrics"] == ["AP", "P"] and a.values["cutoff"] == 10
     assert a.notes == ["metric map is shown as AP", "metric P_10 is shown as P@10"]
+
+
+def test_the_cli_says_which_settings_it_does_not_use(tmp_path, capsys):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({"settings": {"beta": 2, "top_n": 5, "bootstrap": {"alpha": 0.9, "B": 10**7},
+                                          "collection": "informational"}}))
+    assert main(SIM + ["--metrics", "AP", "--settings", str(f)]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {f}: top_n, bootstrap are not used by the command line" in err and "collection" not in err

@@ -106,11 +106,14 @@ def data_options_parser() -> argparse.ArgumentParser:
     lim = p.add_argument_group("limits (hostile or huge input is refused before memory is taken)")
     lim.add_argument("--max-expanded", metavar="SIZE",
                      help="most bytes a .gz file or .zip archive may expand to (default: min(4G, max(16M, 50 x "
-                          "its compressed size)); a SIZE here replaces the 4G cap and lifts the 50 x ratio)")
+                          "its compressed size)); a SIZE here replaces the 4G cap and lifts the 50 x ratio; all "
+                          "compressed files of one load together: 16G, or SIZE if larger)")
     lim.add_argument("--max-memory", metavar="SIZE", help="most memory for the levels tensor, 2 bytes per "
                      "run x topic x rank (default 2G)")
     lim.add_argument("--max-runs", type=number("--max-runs", int, 1, MAX_COUNT), metavar="N", help="most runs (default 2000)")
     lim.add_argument("--max-topics", type=number("--max-topics", int, 1, MAX_COUNT), metavar="N", help="most evaluated topics (default 200000)")
+    lim.add_argument("--max-members", type=number("--max-members", int, 1, MAX_COUNT), metavar="N",
+                     help="most members of one .zip archive, checked before they are listed (default 200000)")
     lim.add_argument("--max-depth", type=number("--max-depth", int, 1, MAX_COUNT), metavar="N", help="most documents per ranked list, after --depth "
                      "(default 100000)")
     m = p.add_argument_group("metric settings")
@@ -205,10 +208,11 @@ def limits_from_args(args):
     kw = {}
     if getattr(args, "max_expanded", None):
         n = parse_size(args.max_expanded, "--max-expanded")
-        kw.update(max_expanded_bytes=n, expansion_floor=n, expansion_ratio=float(max(n, 1)))
+        kw.update(max_expanded_bytes=n, expansion_floor=n, expansion_ratio=float(max(n, 1)),
+                  max_total_expanded=max(n, DEFAULT_LIMITS.max_total_expanded))
     if getattr(args, "max_memory", None):
         kw["max_tensor_bytes"] = parse_size(args.max_memory, "--max-memory")
-    for opt in ("runs", "topics", "depth"):
+    for opt in ("runs", "topics", "depth", "members"):
         v = getattr(args, f"max_{opt}", None)
         if v is not None:
             if v < 1:
@@ -222,7 +226,16 @@ def file_settings(args) -> dict:
     if getattr(args, "_file_settings", None) is None:
         path = getattr(args, "settings", None)
         args._file_settings = read_settings(path) if path else {}
+        unused = [k for k in args._file_settings if k not in _CLI_KEYS and k not in _INFORMATIONAL]
+        if unused:   # said, not silently dropped: these are the dashboard's
+            print(f"warning: {path}: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} not used by the "
+                  "command line (the app's settings); the command's own options apply", file=sys.stderr)
     return args._file_settings
+
+
+#: the settings-file keys the command line reads; the others are the dashboard's
+_CLI_KEYS = ("gains", "penalties", "beta", "cutoffs", "rel_threshold", "log_base", "mean", "names", "metrics")
+_INFORMATIONAL = ("collection", "collection_fingerprint", "gains_paper_notation")
 
 
 def _cutoffs(text: str) -> list[int]:

@@ -40,8 +40,13 @@ Decompression, runs, topics, depth and the tensor's memory are bounded by
 :class:`Limits` (module ``limits``), each checked before the memory it guards
 is taken; documentation files (README.md, Thumbs.db, ...) in a directory or
 zip are skipped with a note; zip members with absolute or ``..`` paths,
-symlinks and archives inside archives are skipped with a note. Everything
-that escapes the loader is an :class:`InputError`.
+symlinks and archives inside archives are skipped with a note. Only regular
+files are read (a device, FIFO or socket is refused unread), never past the
+limit whatever their size on disk says; a zip's member count is bounded from
+its end record before it is listed; all compressed files of one load share
+one expansion budget. The line-by-line parsers hold one block of lines and
+arrow columns, not Python objects per line. Everything that escapes the
+loader is an :class:`InputError`.
 
 Sniffing (``fmt="auto"``)
 -------------------------
@@ -113,7 +118,8 @@ Code map (one stage per module)
 -------------------------------
 ``sources`` paths, directories, zip archives, uploads -> files / run sources;
 ``frames`` DataFrames and pytrec_eval dicts; ``jsonl`` JSON-lines runs;
-``text`` decompression, UTF-8, lines; ``qrels`` qrels formats (fast path
+``text`` decompression, UTF-8 (UTF-16 / UTF-32 named), lines; ``lines`` a
+block of lines at a time; ``repeats`` repeated (topic, document) pairs, with arrays; ``qrels`` qrels formats (fast path
 for one TREC file, the line loop otherwise); ``dochash`` document-id hashes;
 ``trec_fast`` the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import _DUP_FIX, InputError, _short
+from .lines import raw_lines
 from .order import _order_rows, _Parsed
 from .sources import _RunSource
 from .text import _text_bytes
@@ -35,7 +36,7 @@ def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes |
     data = _text_bytes(f) if data is None else data
     topics, docs, scores, ranks = [], [], [], []
     seen: dict[tuple[str, str], int] = {}
-    for i, raw in enumerate(data.splitlines(), 1):
+    for i, raw in enumerate(raw_lines(data), 1):
         s = raw.strip()
         if not s or s.startswith(b"#"):
             continue

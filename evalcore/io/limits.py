@@ -22,6 +22,12 @@ dies. Every limit here is checked *before* the memory it guards is taken:
   while it is read, or a ``/proc`` file whose size reads 0, stops at the
   limit). Devices, FIFOs and sockets are refused unopened for reading
   (``/dev/zero`` never ends, and a FIFO without a writer would wait forever).
+* Per load: ``max_total_expanded`` bounds what all the compressed files
+  of one load expand to together (500 small ``.gz`` runs, each within its
+  16 MiB floor, would otherwise expand to 8 GiB); ``max_members`` bounds a
+  zip's members, read from its end record (and its central directory's
+  size, which cannot hold more than one member per 46 bytes) before a
+  single member is listed (a 96 MB zip of 1 M members cost 1.4 GiB to list).
 * Sizes: ``max_runs``, ``max_topics`` (evaluated topics), ``max_depth``
   (the longest list kept, after ``depth=``) and ``max_tensor_bytes`` (the
   levels tensor plus its unjudged mask: 2 bytes per run x topic x rank,
@@ -64,10 +70,12 @@ class Limits:
     max_topics: int = 200_000
     max_depth: int = 100_000
     max_tensor_bytes: int = 2 * GiB
+    max_total_expanded: int = 16 * GiB
+    max_members: int = 200_000
 
     def __post_init__(self):
         for k in ("max_expanded_bytes", "expansion_floor", "max_runs", "max_topics", "max_depth",
-                  "max_tensor_bytes"):
+                  "max_tensor_bytes", "max_total_expanded", "max_members"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"Limits.{k} must be a positive integer; got {v!r}")
@@ -88,10 +96,11 @@ class Limits:
 #: the API's and the CLI's defaults
 DEFAULT_LIMITS = Limits()
 
-#: the dashboard's limits (uploads on a shared server): 1 GiB expanded, 512 MiB tensor,
-#: 500 runs, 100,000 topics, depth 10,000 (clef2015 needs 30 runs x 66 topics x 1,000: 4 MB)
+#: the dashboard's limits (uploads on a shared server): 1 GiB expanded per file and per upload,
+#: 512 MiB tensor, 500 runs, 100,000 topics, depth 10,000, 20,000 zip members (clef2015 needs
+#: 30 runs x 66 topics x 1,000: 4 MB)
 APP_LIMITS = Limits(max_expanded_bytes=1 * GiB, max_runs=500, max_topics=100_000, max_depth=10_000,
-                    max_tensor_bytes=512 * MiB)
+                    max_tensor_bytes=512 * MiB, max_total_expanded=1 * GiB, max_members=20_000)
 
 
 def human_bytes(n: float) -> str:
@@ -137,6 +146,12 @@ class _Budget:
         with self.lock:
             self.used += n
             over = self.used > self.limit
+        if over and self.source == "this load":
+            raise InputError(
+                f"the compressed files of this load expand to more than {human_bytes(self.limit)} together "
+                f"({self.rule}); each file is within its own limit, but not all of them", file=member,
+                hint="load fewer compressed files at once, or raise the limit: limits=Limits("
+                     "max_total_expanded=...) or --max-expanded SIZE")
         if over:
             inside = "" if member == self.source else f" (inside {self.source})"
             raise InputError(
@@ -148,10 +163,18 @@ class _Budget:
 
 @dataclass
 class _Ctx:
-    """Limits plus the notes (skipped files, ignored zip members) for the load report."""
+    """Limits plus the notes (skipped files, ignored zip members) for the load report, and the
+    expansion budget shared by every compressed file of one load (``max_total_expanded``)."""
 
     limits: Limits = DEFAULT_LIMITS
     notes: list[str] = field(default_factory=list)
+    total: _Budget | None = None
+
+    def __post_init__(self):
+        if self.total is None:
+            n = self.limits.max_total_expanded
+            self.total = _Budget("this load", n, f"max_total_expanded = {human_bytes(n)} for all the "
+                                                  "compressed files of one load")
 
 
 _KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 import pandas as pd
@@ -15,12 +16,15 @@ from .dochash import hash_strings, pair_keys
 from .errors import InputError, _short, _unforeseen
 from .frames import is_frame, qrels_frame
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
+from .lines import raw_lines
 from .names import _ext, _natural_sorted, run_name
+from .repeats import first_occurrence
 from .sources import _File, _qrels_files, _source_name
 from .text import _INT_RE, _first_fields, _lines, _text_bytes
 from .trec_fast import _PARSE, BLOCK, _clean_blanks, _drop_comments, _needs_cleaning
 
 _QRELS_FIELDS = "topic iter doc rel"
+_ROWS = 65_536   # judgments per block of columns
 _LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
 _NTCIR_LEVEL_RE = re.compile(r"L([+-]?[0-9]++)\Z")
 _LEVEL_FIX = (f"relevance levels are 0..{MAX_LEVEL} (TREC and NTCIR use 0..4); map larger labels onto "
@@ -161,26 +165,30 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
 
 
 def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
+    """The line loop (every format; the fast path first for one TREC file). Memory: lines are read a
+    block at a time and each block's fields become arrow arrays (:class:`_Columns`), so what parsing
+    holds is the text plus a few bytes per judgment; repeated judgments are found at the end, with
+    arrays (:func:`.repeats.first_occurrence`), not with a dict of Python tuples (~200 bytes a line)."""
     files = _qrels_files(source, ctx)
+    for f in files:
+        f.total = ctx.total
     display = _source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
-    judged: dict[tuple[str, str], tuple[int, str, int]] = {}  # (topic, doc) -> (level, file, line)
-    topics, docs, levels = [], [], []
     warnings: list[str] = list(ctx.notes)
     level_lines: dict[int, int] = {}
     any_letter = False
-    n_lines = 0
     first = _text_bytes(files[0]) if len(files) == 1 else None
     if first is not None and fmt in ("auto", "trec"):
         fast = _fast_single_trec(files[0], first, fmt)
         if fast is not None:
             return _finish(display, *fast)
-    for f in files:
+    cols = _Columns()
+    for fi, f in enumerate(files):
         data = first if first is not None else _text_bytes(f)
         kind = _qrels_kind(f, data, fmt)
         want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
         what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
         stem = run_name(f.base)
-        neg, neg_first, dup, dup_first = 0, None, 0, None
+        neg, neg_first = 0, None
         for i, text, fl in _lines(data):
             if len(fl) != want:
                 hint = ("each line needs all fields; remove extra text or fix the separator"
@@ -204,33 +212,82 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
                 if neg_first is None:
                     neg_first = (i, lab if len(lab) <= 40 else _short(lab, 40))
                 level = 0
-            n_lines += 1
             level_lines[level] = level_lines.get(level, 0) + 1
-            key = (topic, doc)
-            prev = judged.get(key)
-            if prev is not None:
-                if prev[0] != level:
-                    where = f"line {prev[2]}" if prev[1] == f.name else f"{prev[1]}, line {prev[2]}"
-                    raise InputError(
-                        f"document {_short(doc)} is judged twice for topic {_short(topic)} with different levels "
-                        f"({prev[0]} on {where}, {level} here)", file=f.name, line=i, text=text,
-                        hint="keep exactly one judgment per (topic, document)")
-                dup += 1
-                if dup_first is None:
-                    dup_first = i
-                continue
-            judged[key] = (level, f.name, i)
-            topics.append(topic)
-            docs.append(doc)
-            levels.append(level)
+            cols.add(topic, doc, level, fi, i)
+        cols.flush()
         if neg:
             warnings.append(f"{f.name}: {neg} judgment{'s' if neg > 1 else ''} with a negative label "
                             f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
-        if dup:
-            warnings.append(f"{f.name}: {dup} duplicate judgment{'s' if dup > 1 else ''} (same topic, "
-                            f"document and level; e.g. line {dup_first}) counted once")
-    return _finish(display, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
-                   np.asarray(levels, dtype=np.int64), any_letter, warnings, n_lines, level_lines)
+        if first is None:
+            del data
+    topics, docs, levels, n_lines = _judged_once(cols, files, first, warnings)
+    return _finish(display, topics, docs, levels, any_letter, warnings, n_lines, level_lines)
+
+
+class _Columns:
+    """The judgments read so far: arrow / numpy blocks of :data:`_ROWS` rows (topic, doc, level, and
+    the file and line each came from), filled from short Python lists."""
+
+    def __init__(self):
+        self.blocks: list[tuple] = []
+        self._t, self._d, self._lv, self._f, self._ln = [], [], [], [], []
+
+    def add(self, topic: str, doc: str, level: int, file: int, line: int) -> None:
+        self._t.append(topic)
+        self._d.append(doc)
+        self._lv.append(level)
+        self._f.append(file)
+        self._ln.append(line)
+        if len(self._ln) >= _ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._ln:
+            self.blocks.append((pa.array(self._t, pa.string()), pa.array(self._d, pa.string()),
+                                np.asarray(self._lv, np.int8), np.asarray(self._f, np.int32),
+                                np.asarray(self._ln, np.int64)))
+        for x in (self._t, self._d, self._lv, self._f, self._ln):
+            x.clear()
+
+    def column(self, j: int):
+        parts = [b[j] for b in self.blocks]
+        if j < 2:
+            return pa.concat_arrays(parts) if parts else pa.array([], pa.string())
+        return np.concatenate(parts) if parts else np.zeros(0, (np.int8, np.int32, np.int64)[j - 2])
+
+
+def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
+    """Every (topic, document) kept once: a repeat with another level is an error naming both lines
+    (the earliest such line, in file order), identical repeats are counted in one warning per file.
+    Returns (topics, docs, levels, lines read)."""
+    topics, docs, levels = cols.column(0), cols.column(1), cols.column(2).astype(np.int64)
+    fidx, lines = cols.column(3), cols.column(4)
+    cols.blocks.clear()
+    n = len(levels)
+    first = first_occurrence(topics, docs)
+    rep = first != np.arange(n)
+    if rep.any():
+        clash = np.flatnonzero(rep & (levels != levels[first]))
+        if clash.size:
+            k = int(clash[0])
+            j = int(first[k])
+            f, f0 = files[int(fidx[k])], files[int(fidx[j])]
+            where = f"line {lines[j]}" if f0.name == f.name else f"{f0.name}, line {lines[j]}"
+            data = first_data if first_data is not None else _text_bytes(f)
+            text = next(islice(raw_lines(data), int(lines[k]) - 1, None)).decode("utf-8", "replace")
+            raise InputError(
+                f"document {_short(docs[k].as_py())} is judged twice for topic {_short(topics[k].as_py())} with "
+                f"different levels ({levels[j]} on {where}, {levels[k]} here)", file=f.name, line=int(lines[k]),
+                text=text, hint="keep exactly one judgment per (topic, document)")
+        rows = np.flatnonzero(rep)
+        for fi in np.unique(fidx[rows]):
+            mine = rows[fidx[rows] == fi]
+            nd = mine.size
+            warnings.append(f"{files[int(fi)].name}: {nd} duplicate judgment{'s' if nd > 1 else ''} (same topic, "
+                            f"document and level; e.g. line {lines[mine[0]]}) counted once")
+        keep = pa.array(~rep)
+        topics, docs, levels = topics.filter(keep), docs.filter(keep), levels[~rep]
+    return topics, docs, levels, n
 
 
 def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, any_letter: bool,
@@ -276,11 +333,16 @@ def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) 
 
 def _fast_single_trec(f: _File, data: bytes, fmt: str):
     """The only qrels file, TREC, read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
-    or None whenever anything looks off (another format, a parse error, an empty field,
-    a repeated judgment, blank lines with a label to report) - the line loop of :func:`read_qrels`
-    then reads the file and names the first bad line. Same result as the line loop."""
-    if _qrels_kind(f, data, fmt) != "trec" or _drop_comments(data) is not data:
-        return None  # comment lines (ir_metadata headers): the line loop skips them and keeps line numbers
+    or None whenever anything looks off (another format, a parse error, an empty field, a judgment
+    repeated with another level, a warning whose line number comment or blank lines would shift) -
+    the line loop of :func:`read_qrels` then reads the file and names the first bad line. Same result
+    as the line loop: ``#`` comment lines (ir_metadata headers) are dropped first, and a judgment
+    repeated with the same level is kept once, with the line loop's warning."""
+    if _qrels_kind(f, data, fmt) != "trec":
+        return None
+    clean = _drop_comments(data)
+    commented = clean is not data   # ir_metadata headers: row i is then not line i + 1
+    data = clean
     if _needs_cleaning(data) or b"\r" in data:
         data = _clean_blanks(data)
     try:
@@ -303,14 +365,24 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
         return None  # not an integer: the line loop names the line
     if levels.max(initial=0) > MAX_LEVEL:
         return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (issue 11)
-    lines_match = data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
+    lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
     if (levels < 0).any() and not lines_match:
         return None
     levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
-    tenc = pc.dictionary_encode(cols["t"])
-    keys = np.sort(pair_keys(hash_strings(cols["d"]), tenc.indices.to_numpy(zero_copy_only=False)))
-    if keys.size > 1 and (keys[1:] == keys[:-1]).any():
-        return None  # a repeated judgment (or a hash collision): the line loop decides and reports
     lv, counts = np.unique(levels, return_counts=True)
-    return (cols["t"], cols["d"], levels, False,
-            warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})
+    t, d = cols["t"], cols["d"]
+    tenc = pc.dictionary_encode(t)
+    keys = np.sort(pair_keys(hash_strings(d), tenc.indices.to_numpy(zero_copy_only=False)))
+    if keys.size > 1 and (keys[1:] == keys[:-1]).any():   # a repeated judgment, or a hash collision
+        first = first_occurrence(t, d)
+        rep = first != np.arange(n)
+        if rep.any():
+            if not lines_match or (levels[rep] != levels[first[rep]]).any():
+                return None   # another level (an error), or lines to name: the line loop reports it
+            k = int(np.flatnonzero(rep)[0])
+            m = int(rep.sum())
+            warnings.append(f"{f.name}: {m} duplicate judgment{'s' if m > 1 else ''} (same topic, document and "
+                            f"level; e.g. line {k + 1}) counted once")
+            keep = pa.array(~rep)
+            t, d, levels = t.filter(keep), d.filter(keep), levels[~rep]
+    return (t, d, levels, False, warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})

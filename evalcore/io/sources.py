@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import struct
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -41,6 +42,7 @@ class _File:
     load: Callable[[], bytes]
     limits: Limits = DEFAULT_LIMITS
     budget: _Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
+    total: _Budget | None = None   # the load's budget for all its compressed files
 
     @property
     def base(self) -> str:
@@ -72,7 +74,8 @@ def _member_problem(i: zipfile.ZipInfo) -> str | None:
     return _not_data(i.filename)
 
 
-def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, budget: _Budget):
+def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, budget: _Budget,
+                       total: _Budget | None = None):
     def load() -> bytes:
         chunks = []
         try:
@@ -82,6 +85,8 @@ def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, bu
                     if not b:
                         break
                     budget.charge(len(b), name)
+                    if total is not None:
+                        total.charge(len(b), name)
                     chunks.append(b)
         except InputError:
             raise
@@ -92,10 +97,43 @@ def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, bu
     return load
 
 
+def _zip_directory(data: bytes) -> tuple[int, int] | None:
+    """(members, central directory bytes) as the archive's end record declares them (zip64 too), or
+    None without an end record. Read from the last 64 KiB, before anything is listed."""
+    tail = data[-(65536 + 22):]
+    k = tail.rfind(b"PK\x05\x06")
+    if k < 0 or k + 22 > len(tail):
+        return None
+    total, cd_size = struct.unpack_from("<H", tail, k + 10)[0], struct.unpack_from("<I", tail, k + 12)[0]
+    loc = k - 20
+    if (total == 0xFFFF or cd_size == 0xFFFFFFFF) and loc >= 0 and tail[loc:loc + 4] == b"PK\x06\x07":
+        off = struct.unpack_from("<Q", tail, loc + 8)[0]
+        if 0 <= off <= len(data) - 56 and data[off:off + 4] == b"PK\x06\x06":
+            total, cd_size = struct.unpack_from("<QQ", data, off + 32)
+    return total, cd_size
+
+
+def _check_members(zname: str, data: bytes, limits: Limits) -> None:
+    """Refuse an archive with more than ``limits.max_members`` members before listing them: by its
+    declared count, and by its central directory's size (a directory entry is at least 46 bytes, so a
+    directory of ``cd_size`` bytes lists at most cd_size / 46 members whatever the count says)."""
+    d = _zip_directory(data)
+    if d is None:
+        return
+    total, cd_size = d
+    most = max(total, cd_size // (46 + 300))   # 300: a generous name; real names are shorter
+    if most > limits.max_members:
+        raise InputError(f"the archive lists {total:,} members ({human_bytes(cd_size)} of directory), more than "
+                         f"the limit of {limits.max_members:,} members", file=zname,
+                         hint="put fewer files in one archive, or raise the limit: limits=Limits(max_members=...)"
+                              " or --max-members N")
+
+
 def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
     budget = ctx.limits._budget(zname, len(data))
     members: list[_File] = []
     declared = 0
+    _check_members(zname, data, ctx.limits)
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         for i in sorted(zf.infolist(), key=lambda i: i.filename):
@@ -120,7 +158,8 @@ def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
                     f"this looks like a zip bomb",
                     file=name, hint="if the data is genuine, raise the limit: limits=Limits("
                                     "max_expanded_bytes=..., expansion_ratio=...) or --max-expanded SIZE")
-            members.append(_File(name, _zip_member_loader(zf, i, name, budget), ctx.limits, budget))
+            members.append(_File(name, _zip_member_loader(zf, i, name, budget, ctx.total), ctx.limits, budget,
+                                 ctx.total))
     except InputError:
         raise
     except _ZIP_ERRORS as e:
@@ -294,4 +333,7 @@ def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
                                   [_File(name, _read_path(p, ctx.limits), ctx.limits)]))
     if not out:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
+    for s in out:
+        for f in s.files:
+            f.total = ctx.total
     return out

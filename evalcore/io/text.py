@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import io
 import re
+from itertools import islice
 
 from .errors import InputError
 from .limits import _STEP
+from .lines import raw_blocks, raw_lines
 from .sources import _File
 
 try:  # ISA-L inflates about twice as fast as zlib; optional, same bytes out
@@ -41,6 +43,8 @@ def _gunzip(data: bytes, f: _File) -> bytes:
                 if not b:
                     break
                 budget.charge(len(b), f.name)
+                if f.total is not None:
+                    f.total.charge(len(b), f.name)
                 chunks.append(b)
     except InputError:
         raise
@@ -72,8 +76,8 @@ def _text_bytes(f: _File) -> bytes:
             data.decode("utf-8")
         except UnicodeDecodeError as e:
             before = data[:e.start]
-            line = len(before.splitlines()) + (1 if not before or before.endswith((b"\n", b"\r")) else 0)
-            text = data.splitlines()[line - 1].decode("utf-8", "replace")
+            line = sum(map(len, raw_blocks(before))) + (1 if not before or before.endswith((b"\n", b"\r")) else 0)
+            text = next(islice(raw_lines(data), line - 1, None)).decode("utf-8", "replace")
             raise InputError("not valid UTF-8 text", file=f.name, line=line, text=text,
                              hint="save the file as UTF-8 (or plain ASCII)") from None
     if not data[:4096].strip() and not data.strip():  # (strip copies: a whole file's copy only when its start is blank)
@@ -108,7 +112,7 @@ def _wide_encoding(head: bytes) -> str | None:
 def _lines(data: bytes):
     """(1-based line number, decoded line, fields) for every line that is neither blank nor a ``#``
     comment (ir_metadata headers)."""
-    for i, raw in enumerate(data.splitlines(), 1):
+    for i, raw in enumerate(raw_lines(data), 1):
         fields = raw.split()
         if fields and not fields[0].startswith(b"#"):
             yield i, raw.decode("utf-8", "replace"), fields

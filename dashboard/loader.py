@@ -1,0 +1,199 @@
+"""Uploads loaded in a worker process: one upload never stalls the other sessions of the server.
+
+Why: parsing is Python and numpy work in the server's own interpreter; while one session loaded an
+84 MB qrels file (17 s, much of it holding the GIL), ten other sessions' slider moves went from a p95
+of 0.55 s to 10.4 s, and the server kept the load's memory after the session was gone. Here:
+
+* each load runs :func:`evalcore.load_collection` in a fresh interpreter (a subprocess started with
+  ``sys.executable``: nothing of the server is inherited, and unlike multiprocessing's ``spawn`` it
+  does not re-run the server's main module) with its own address-space limit (``LOAD_MEMORY``,
+  ``RLIMIT_AS``), so a load that needs more ends in a readable error, not in a server that swaps;
+* at most ``LOAD_WORKERS`` loads run at once (a semaphore); a session that waits sees its place
+  in the queue (``waiting(position)``); the worker runs at niceness ``LOAD_NICE`` (10), so the
+  other sessions' reruns get the CPU first on a busy machine;
+* the worker hands back only the compact collection (the levels tensor and its report), pickled
+  through a pipe; its parse memory goes with the process;
+* the load is cancelled (the worker killed) as soon as the waiting session's callback raises -
+  Streamlit raises in the session's script thread when the session goes away (a closed tab) or
+  reruns, at the next element the loop draws - or ``cancelled()`` says so.
+
+No Streamlit here: the callbacks draw (``dashboard.cached.load_upload`` passes them).
+Settings (environment): ``EVALCORE_LOAD_WORKERS`` (default 1), ``EVALCORE_LOAD_MEMORY`` (bytes of
+address space per worker, default 4 GiB), ``EVALCORE_LOAD_INPROCESS=1`` (load in the server's own
+interpreter, as before: for debugging).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Callable
+
+from evalcore.collection import Collection
+from evalcore.io import InputError
+from evalcore.io.limits import human_bytes
+
+__all__ = ["LOAD_MEMORY", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "queue_length"]
+
+LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS", "1")))
+LOAD_MEMORY = int(os.environ.get("EVALCORE_LOAD_MEMORY", str(4 << 30)))
+LOAD_NICE = 10   # the worker's scheduling niceness (lower priority than the server's threads)
+_TICK = 0.25   # seconds between looks at the worker (and calls of the session's callbacks)
+
+_slots = threading.BoundedSemaphore(LOAD_WORKERS)
+_lock = threading.Lock()
+_queue: list[object] = []     # tickets of the loads waiting for a slot, first come first served
+
+
+class LoadCancelled(Exception):
+    """The session that asked for the load went away (or asked to stop); the worker was killed."""
+
+
+def queue_length() -> int:
+    """Loads waiting for a free worker now."""
+    with _lock:
+        return len(_queue)
+
+
+def _serve(fd_in: int, fd_out: int) -> None:
+    """The worker's main: read (qrels, runs, options, memory) from ``fd_in``, load, and send
+    ("progress", x) messages and then ("done", collection) or ("error", kind, text) on ``fd_out``."""
+    src, conn = Connection(fd_in, writable=False), Connection(fd_out, readable=False)
+    qrels, runs, options, memory = src.recv()
+    src.close()
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        os.nice(LOAD_NICE)   # the sessions' reruns first: a load may take longer, a slider must not
+    except (ImportError, ValueError, OSError, AttributeError):  # pragma: no cover - not on this platform
+        pass
+    try:
+        import evalcore
+
+        last = [-1.0]
+
+        def progress(x: float) -> None:
+            if x - last[0] >= 0.01 or x >= 1.0:
+                last[0] = x
+                conn.send(("progress", float(x)))
+
+        c = evalcore.load_collection(qrels, runs, progress=progress, **options)
+        del qrels, runs
+        conn.send(("done", c))
+    except MemoryError:
+        conn.send(("error", "memory", ""))
+    except InputError as e:
+        conn.send(("error", "input", str(e)))
+    except Exception as e:  # noqa: BLE001 - everything reaches the session as text
+        conn.send(("error", "other", f"{type(e).__name__}: {str(e)[:500]}"))
+    finally:
+        conn.close()
+
+
+def _start(payload) -> tuple[subprocess.Popen, Connection]:
+    """A worker interpreter with two pipes; the payload sent, the result pipe returned."""
+    to_r, to_w = os.pipe()
+    from_r, from_w = os.pipe()
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    code = f"from dashboard.loader import _serve; _serve({to_r}, {from_w})"
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(to_r, from_w), env=env, cwd=root,
+                                stdin=subprocess.DEVNULL)
+    finally:
+        os.close(to_r)
+        os.close(from_w)
+    out = Connection(to_w, readable=False)
+    try:
+        out.send(payload)
+    except OSError:   # the worker died at once; its exit code says why
+        pass
+    finally:
+        out.close()
+    return proc, Connection(from_r, writable=False)
+
+
+def _memory_error(memory: int) -> InputError:
+    return InputError(f"loading these files needs more than {human_bytes(memory)}, the memory one load may "
+                      "take on this server", hint="load fewer runs or topics at once, or ask the server's "
+                                                  "operator to raise EVALCORE_LOAD_MEMORY")
+
+
+def _wait_for_slot(ticket, waiting: Callable[[int], None] | None, cancelled: Callable[[], bool]) -> None:
+    with _lock:
+        _queue.append(ticket)
+    try:
+        while not _slots.acquire(timeout=_TICK):
+            if cancelled():
+                raise LoadCancelled("the session went away while its load was waiting")
+            if waiting is not None:
+                with _lock:
+                    pos = _queue.index(ticket) + 1
+                waiting(pos)
+    finally:
+        with _lock:
+            _queue.remove(ticket)
+
+
+def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = None,
+                   waiting: Callable[[int], None] | None = None, tick: Callable[[float], None] | None = None,
+                   cancelled: Callable[[], bool] = lambda: False, memory: int | None = None,
+                   **options) -> Collection:
+    """``evalcore.load_collection(qrels, runs, **options)`` in a worker process (see the module doc).
+
+    ``progress(fraction)`` as runs are placed; ``waiting(position)`` while the load waits for a free
+    worker (1 = next); ``tick(seconds)`` about every quarter second while the worker runs (a place to
+    draw, so that a closed session's script thread stops here). Any exception a callback raises kills
+    the worker and passes through. Bad input is an :class:`~evalcore.io.InputError`, as in-process.
+    """
+    memory = LOAD_MEMORY if memory is None else int(memory)
+    if os.environ.get("EVALCORE_LOAD_INPROCESS") == "1":
+        import evalcore
+
+        return evalcore.load_collection(qrels, runs, progress=progress, **options)
+    _wait_for_slot(object(), waiting, cancelled)
+    proc = here = None
+    try:
+        proc, here = _start((qrels, runs, options, memory))
+        t0 = time.perf_counter()
+        while True:
+            if here.poll(_TICK):
+                try:
+                    msg = here.recv()
+                except EOFError:
+                    msg = ("error", "died", "")
+                if msg[0] == "progress":
+                    if progress is not None:
+                        progress(msg[1])
+                    continue
+                if msg[0] == "done":
+                    return msg[1]
+                kind, text = msg[1], msg[2]
+                if kind == "memory":
+                    raise _memory_error(memory)
+                if kind == "input":
+                    raise InputError(text)
+                raise InputError(f"these files could not be loaded ({text})",
+                                 hint="check that they are TREC / NTCIR qrels and run files; please report "
+                                      "the files if they are")
+            if proc.poll() is not None and not here.poll():
+                raise _memory_error(memory) if proc.returncode in (-9, 137) else InputError(
+                    f"the load stopped unexpectedly (worker exit code {proc.returncode})",
+                    hint="try again; if it happens again, load fewer files at once")
+            if cancelled():
+                raise LoadCancelled("the session went away while its load was running")
+            if tick is not None:
+                tick(time.perf_counter() - t0)
+    finally:
+        if here is not None:
+            here.close()
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(5)
+        _slots.release()
