@@ -161,3 +161,19 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
             "print(len(at.exception), int(len(at.title) + len(at.header) + len(at.markdown) > 0))")
     r = subprocess.run([str(py), "-c", code], cwd=elsewhere, capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and r.stdout.split()[-2:] == ["0", "1"], (r.stdout, r.stderr[-2000:])
+
+
+def test_the_cli_runs_one_blas_thread_unless_told_otherwise():
+    pytest.importorskip("threadpoolctl")
+    code = ("import io, contextlib\nfrom evalcore.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    main(['evaluate', '--paper-examples', '--metrics', 'AP'])\n"
+            "import threadpoolctl\nprint(sorted({p['num_threads'] for p in threadpoolctl.threadpool_info() "
+            "if p['internal_api'] == 'openblas'}))")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                            "MKL_NUM_THREADS")}
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "[1]", r.stderr
+    if os.cpu_count() and os.cpu_count() > 1:
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                           env=dict(env, OPENBLAS_NUM_THREADS="2"))
+        assert r.returncode == 0 and r.stdout.strip() == "[2]", r.stderr     # the user's setting is kept

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 
@@ -101,7 +102,21 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"warning: {message}", file=sys.stderr)
 
 
+#: BLAS thread-count variables set to 1 for a command-line process (unless the user set them)
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread for this process, if numpy is not loaded yet and the user set no thread count: the
+    CLI's products are small (hits x levels), and a second OpenBLAS thread only spins, costing CPU
+    (docs/benchmarks.md, "Start-up"). A variable the user set is kept."""
+    if "numpy" not in sys.modules:
+        for var in BLAS_THREAD_VARIABLES:
+            os.environ.setdefault(var, "1")
+
+
 def main(argv=None) -> int:
+    one_blas_thread()
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command(argv)
     known = command is not None and any(command in cmds for cmds in SUBCOMMANDS.values())
