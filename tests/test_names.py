@@ -67,7 +67,7 @@ def test_names_that_differ_are_refused_with_the_reason(name, names, why):
 
 @pytest.mark.parametrize("name,what", [("R@100", "recall at k"), ("recall_100", "recall at k"),
                                        ("bpref", "bpref"), ("num_rel_ret", "relevant retrieved"),
-                                       ("Judged@10", "judged fraction")])
+                                       ("Judged@10", "the judged fraction")])
 def test_peer_measures_evalcore_lacks_say_so_instead_of_a_look_alike(name, what):
     with pytest.raises(ValueError, match=f"evalcore does not compute {what}") as e:
         resolve(name)
