@@ -70,6 +70,17 @@ def test_evalcore_names_follow_ntcireval_unless_told(tiny):
         evalcore.evaluate(c, ["AP"], topics="all")
 
 
+def test_means_table_follows_the_same_policy(tiny):
+    from evalcore import registry
+
+    _, c = tiny
+    wide = registry.means_table(c, ["map", "AP"])
+    tidy = _means(evalcore.evaluate(c, ["map", "AP"]))
+    assert wide.loc["r", "map"] == pytest.approx(tidy["map"], abs=1e-12)
+    assert wide.loc["r", "AP"] == pytest.approx(tidy["AP"], abs=1e-12)
+    assert wide.loc["r", "map"] == pytest.approx(sum(v["map"] for v in _pytrec(1).values()) / 3, abs=1e-12)
+
+
 def test_subset_of_topics_has_no_zero_extras(tiny):
     _, c = tiny
     sub = c.subset(topics=[0])
