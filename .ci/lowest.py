@@ -19,8 +19,14 @@ def lowest() -> dict[str, str]:
     for r in reqs:
         m = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*>=\s*([0-9][0-9A-Za-z.]*)\s*$", r)
         if m and m.group(1).lower() != "evalcore":
-            out[m.group(1).lower()] = m.group(2)
+            name, low = m.group(1).lower(), m.group(2)
+            if name not in out or _key(low) > _key(out[name]):   # two extras, two bounds: the higher holds
+                out[name] = low
     return out
+
+
+def _key(version: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
 
 
 if __name__ == "__main__":
