@@ -97,7 +97,7 @@ def test_cli_topics_option_and_statement(tiny, capsys):
     assert [r[4] for r in rows[1:]] == ["trec_eval:3", "ntcireval:2"]
     assert main(base + ["--topics", "trec_eval", "--output", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["settings"]["topics"]["AP"] == {"policy": "trec_eval", "n_topics": 3}
+    assert doc["settings"]["topic_policy"]["AP"] == {"policy": "trec_eval", "n_topics": 3}
     assert doc["topics_without_relevant"] == ["t2"]
     values = {r["metric"]: r["value"] for r in doc["results"]}
     assert values["AP"] == pytest.approx(values["map"], abs=1e-12)
