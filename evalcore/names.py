@@ -79,6 +79,22 @@ _REFUSED = {
 }
 
 
+# Peer measures evalcore does not compute: an error that says so (rather than suggesting a look-alike such as
+# RR for R@100). Checked only after every registered name, so a measure added to the registry is found first.
+_NOT_COMPUTED = {
+    "R": "recall at k (ir_measures R@k, trec_eval recall_k)", "recall": "recall at k (trec_eval recall_k)",
+    "bpref": "bpref (Buckley & Voorhees 2004)", "Bpref": "bpref (Buckley & Voorhees 2004)",
+    "Judged": "the judged fraction at k (ir_measures Judged@k)",
+    "NumRet": "the number retrieved (ir_measures NumRet, trec_eval num_ret)", "num_ret": "the number retrieved (trec_eval num_ret)",
+    "NumRel": "the number of relevant documents (ir_measures NumRel, trec_eval num_rel)", "num_rel": "the number of relevant documents (trec_eval num_rel)",
+    "NumRelRet": "relevant retrieved (ir_measures NumRelRet, trec_eval num_rel_ret)", "num_rel_ret": "relevant retrieved (trec_eval num_rel_ret)",
+    "RBP": "rank-biased precision (Moffat & Zobel 2008)", "infAP": "inferred AP", "iprec_at_recall":
+    "interpolated precision at recall levels", "set_P": "set precision", "set_recall": "set recall",
+    "set_F": "set F-measure", "SetP": "set precision", "SetR": "set recall", "SetF": "set F-measure",
+    "alpha_nDCG": "alpha-nDCG", "IPrec": "interpolated precision",
+}
+
+
 class AmbiguousNameWarning(UserWarning):
     """A bare name that means one measure in evalcore and another in a peer tool (``nDCG@k``)."""
 
@@ -298,6 +314,11 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
             return r
     if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
         return _canonical(text, base, raw, cut)
+    trec = _TREC_CUT_RE.match(base)
+    missing = _NOT_COMPUTED.get(base) or (_NOT_COMPUTED.get(trec.group("base")) if trec else None)
+    if missing:
+        raise ValueError(f"metric {text!r}: evalcore does not compute {missing}; `evalcore metrics` lists the "
+                         "measures it computes and their names in ir_measures, trec_eval and NTCIREVAL")
     raise _unknown(text)
 
 

@@ -319,6 +319,17 @@ def _check_mean_topic(collection: Collection, per_topic: bool) -> None:
                          "ask for the means only (per_topic=False / no --per-topic)")
 
 
+def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str | None, names: str | None
+                  ) -> tuple[np.ndarray, tuple[str, ...], str]:
+    """(matrix over the policy's topics, their ids, the policy) for one metric's (n_runs, n_topics) matrix."""
+    policy = topic_policy(key, topics, names)
+    zero_ids = collection.topics_without_relevant
+    if policy == "trec_eval" and zero_ids:   # trec_eval scores every measure 0 on these topics
+        return (np.concatenate([m, np.zeros((m.shape[0], len(zero_ids)))], axis=1),
+                collection.topic_ids + zero_ids, policy)
+    return m, collection.topic_ids, policy
+
+
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
              log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
@@ -356,17 +367,12 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     if metrics is None:
         names = names or "evalcore"
     runs = np.asarray(collection.run_ids, dtype=object)
-    zero_ids = collection.topics_without_relevant
     nR = collection.n_runs
     frames = []
     used_topics: dict[str, dict] = {}
     used_threshold: dict[str, int] = {}
     for key, m in mats.items():
-        policy = topic_policy(key, topics, names)
-        tids = collection.topic_ids
-        if policy == "trec_eval" and zero_ids:   # trec_eval scores every measure 0 on these topics
-            m = np.concatenate([m, np.zeros((nR, len(zero_ids)))], axis=1)
-            tids = tids + zero_ids
+        m, tids, policy = _under_policy(collection, key, m, topics, names)
         used_topics[key] = {"policy": policy, "n_topics": len(tids)}
         r = resolve(key, names, warn=False)
         if METRICS[r.base].uses_threshold:
@@ -393,11 +399,13 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
 
 
 def means_table(collection: Collection, metrics: Iterable[str] | None = None, *, mean: str = "arithmetic",
-                **params) -> pd.DataFrame:
-    """Wide table of means: index = runs, one column per metric key."""
+                topics: str | None = None, **params) -> pd.DataFrame:
+    """Wide table of means: index = runs, one column per metric key; each mean over the topics
+    :func:`topic_policy` picks (as in :func:`evaluate`)."""
     mats = score_matrices(collection, metrics, **params)
-    return pd.DataFrame({k: topic_means(m, mean) for k, m in mats.items()},
-                        index=pd.Index(collection.run_ids, name="run"))
+    names = params.get("names") or ("evalcore" if metrics is None else None)
+    return pd.DataFrame({k: topic_means(_under_policy(collection, k, m, topics, names)[0], mean)
+                         for k, m in mats.items()}, index=pd.Index(collection.run_ids, name="run"))
 
 
 def crosswalk() -> pd.DataFrame:

@@ -65,6 +65,15 @@ def test_names_that_differ_are_refused_with_the_reason(name, names, why):
         resolve(name, names)
 
 
+@pytest.mark.parametrize("name,what", [("R@100", "recall at k"), ("recall_100", "recall at k"),
+                                       ("bpref", "bpref"), ("num_rel_ret", "relevant retrieved"),
+                                       ("Judged@10", "the judged fraction")])
+def test_peer_measures_evalcore_lacks_say_so_instead_of_a_look_alike(name, what):
+    with pytest.raises(ValueError, match=f"evalcore does not compute {what}") as e:
+        resolve(name)
+    assert "closest known names" not in str(e.value)
+
+
 @pytest.mark.parametrize("name,closest", [("MAP", "map"), ("Qmeasure", "Q-measure"), ("ndcg_cutt_10", "ndcg_cut"),
                                           ("P+measure", "P+-measure")])
 def test_unknown_names_list_the_closest(name, closest):

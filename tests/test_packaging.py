@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 import evalcore
 
@@ -51,4 +55,125 @@ def test_app_command_finds_the_checkout_or_says_how():
 
     assert find_app(str(ROOT)) == (ROOT / "app.py").resolve()
     r = _py("-m", "evalcore", "app", "--app-dir", "/nonexistent", "--dry-run")
-    assert r.returncode == 2 and "the dashboard ships with the source checkout" in r.stderr
+    assert r.returncode == 2 and 'pip install "evalcore[app]" (the wheel ships the dashboard)' in r.stderr
+
+
+# -- a package people can adopt ------------------------------------------------------------------------
+def test_license_citation_changelog_and_metadata():
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    project = PYPROJECT["project"]
+    assert project["license"] == {"text": "MIT"}
+    assert "License :: OSI Approved :: MIT License" in project["classifiers"]
+    cff = (ROOT / "CITATION.cff").read_text()
+    for key in ("cff-version: 1.2.0", "title:", "authors:", "license: MIT", f"version: {evalcore.__version__}"):
+        assert key in cff
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert "## [Unreleased]" in changelog and f"## [{evalcore.__version__}]" in changelog
+
+
+def test_api_reference_is_generated_from_the_docstrings():
+    r = _py("docs/make_api.py", "--check")
+    assert r.returncode == 0, r.stderr + " (regenerate: python docs/make_api.py)"
+    text = (ROOT / "docs" / "api.md").read_text()
+    for name in ("load_collection", "evaluate", "to_trec_eval", "topic_policy", "q_measure", "kendall_tau"):
+        assert f"`{name}(" in text
+
+
+def _modules_after(code: str) -> set[str]:
+    r = _py("-c", "import sys\n" + code + "\nprint(' '.join(sorted(sys.modules)))")
+    assert r.returncode == 0, r.stderr
+    return set(r.stdout.split())
+
+
+def test_version_and_help_import_nothing_heavy_and_lean_help_is_the_full_help():
+    from evalcore.cli import LEAN_HELP, build_parser
+
+    for argv in (["--version"], ["--help"]):
+        mods = _modules_after(f"from evalcore.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass")
+        heavy = sorted(m for m in mods if m.split(".")[0] in ("numpy", "pandas", "pyarrow", "scipy"))
+        ours = sorted(m for m in mods if m.startswith("evalcore.") and m != "evalcore.cli")
+        assert heavy == [] and ours == [], (argv, heavy[:5], ours)
+    # the lean list (no subcommand module imported) says what the modules register
+    assert build_parser(None, lean=True).format_help() == build_parser(None).format_help()
+    assert set(LEAN_HELP) == {c for cmds in importlib.import_module("evalcore.cli").SUBCOMMANDS.values() for c in cmds}
+
+
+def test_evaluate_imports_only_what_it_uses():
+    mods = _modules_after("import io, contextlib\nfrom evalcore.cli import main\n"
+                          "with contextlib.redirect_stdout(io.StringIO()):\n"
+                          "    main(['evaluate', '--paper-examples', '--metrics', 'AP', 'map'])")
+    unused = sorted(m for m in mods if m.split(".")[0] in ("scipy", "streamlit", "plotly", "dask", "dashboard")
+                    or m.startswith(("evalcore.meta", "evalcore.report", "evalcore.cli.meta", "evalcore.cli.stats")))
+    assert unused == []
+    assert {"evalcore.registry", "evalcore.metrics", "evalcore.writers"} <= mods
+
+
+def test_a_missing_scipy_names_the_extra(tmp_path):
+    block = ("import sys\nclass Block:\n    def find_spec(self, name, path=None, target=None):\n"
+             "        if name.split('.')[0] == 'scipy':\n"
+             "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+             "sys.meta_path.insert(0, Block())\nfrom evalcore.cli import main\n"
+             "sys.exit(main(['topics', '--test', 'anova', '--min-diff', '0.1', '--variance', '0.05']))\n")
+    r = _py("-c", block)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip() == "error: 'evalcore topics' needs scipy, which is not installed: " \
+                               'pip install "evalcore[stats]"'
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_path):
+    """Build the wheel from a copy of the checkout, install it in a fresh venv (the app's dependencies come
+    from this interpreter's site-packages), and run the installed dashboard from an unrelated directory."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache", ".benchmarks",
+        ".ruff_cache", "tests", "benchmarks", "docs"))
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
+                        str(src)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    wheel = next((tmp_path / "dist").glob("evalcore-*.whl"))
+    import zipfile
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for p in [ROOT / "app.py", *(ROOT / "views").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
+        rel = p.relative_to(ROOT).as_posix()
+        assert (rel if rel.startswith("dashboard/") else f"evalcore_app/{rel}") in names, rel
+    assert "evalcore_app/.streamlit/config.toml" in names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([str(venv / "bin" / "evalcore"), "app", "--dry-run"], cwd=elsewhere, capture_output=True,
+                       text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    app = Path(r.stdout.split()[-1])
+    assert app.name == "app.py" and app.parent.name == "evalcore_app" and str(venv) in str(app), r.stdout
+    code = ("import sys, evalcore, dashboard\n"
+            f"assert evalcore.__file__.startswith({str(venv)!r}) and dashboard.__file__.startswith({str(venv)!r})\n"
+            "from streamlit.testing.v1 import AppTest\n"
+            f"at = AppTest.from_file({str(app)!r}, default_timeout=120).run()\n"
+            "print(len(at.exception), int(len(at.title) + len(at.header) + len(at.markdown) > 0))")
+    r = subprocess.run([str(py), "-c", code], cwd=elsewhere, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0 and r.stdout.split()[-2:] == ["0", "1"], (r.stdout, r.stderr[-2000:])
+
+
+def test_the_cli_runs_one_blas_thread_unless_told_otherwise():
+    pytest.importorskip("threadpoolctl")
+    code = ("import io, contextlib\nfrom evalcore.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    main(['evaluate', '--paper-examples', '--metrics', 'AP'])\n"
+            "import threadpoolctl\nprint(sorted({p['num_threads'] for p in threadpoolctl.threadpool_info() "
+            "if p['internal_api'] == 'openblas'}))")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                            "MKL_NUM_THREADS")}
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "[1]", r.stderr
+    if os.cpu_count() and os.cpu_count() > 1:
+        r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                           env=dict(env, OPENBLAS_NUM_THREADS="2"))
+        assert r.returncode == 0 and r.stdout.strip() == "[2]", r.stderr     # the user's setting is kept

@@ -70,6 +70,17 @@ def test_evalcore_names_follow_ntcireval_unless_told(tiny):
         evalcore.evaluate(c, ["AP"], topics="all")
 
 
+def test_means_table_follows_the_same_policy(tiny):
+    from evalcore import registry
+
+    _, c = tiny
+    wide = registry.means_table(c, ["map", "AP"])
+    tidy = _means(evalcore.evaluate(c, ["map", "AP"]))
+    assert wide.loc["r", "map"] == pytest.approx(tidy["map"], abs=1e-12)
+    assert wide.loc["r", "AP"] == pytest.approx(tidy["AP"], abs=1e-12)
+    assert wide.loc["r", "map"] == pytest.approx(sum(v["map"] for v in _pytrec(1).values()) / 3, abs=1e-12)
+
+
 def test_subset_of_topics_has_no_zero_extras(tiny):
     _, c = tiny
     sub = c.subset(topics=[0])
@@ -86,7 +97,7 @@ def test_cli_topics_option_and_statement(tiny, capsys):
     assert [r[4] for r in rows[1:]] == ["trec_eval:3", "ntcireval:2"]
     assert main(base + ["--topics", "trec_eval", "--output", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["settings"]["topics"]["AP"] == {"policy": "trec_eval", "n_topics": 3}
+    assert doc["settings"]["topic_policy"]["AP"] == {"policy": "trec_eval", "n_topics": 3}
     assert doc["topics_without_relevant"] == ["t2"]
     values = {r["metric"]: r["value"] for r in doc["results"]}
     assert values["AP"] == pytest.approx(values["map"], abs=1e-12)

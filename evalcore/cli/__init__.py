@@ -25,9 +25,18 @@ import sys
 import warnings
 
 from .. import __version__
-from .options import EPILOG_LEVELS, OptionError, data_options_parser, load_from_args, metric_params
 
 __all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "metric_params", "SUBCOMMANDS"]
+
+_FROM_OPTIONS = ("data_options_parser", "load_from_args", "metric_params", "EPILOG_LEVELS")
+
+
+def __getattr__(name: str):
+    """``data_options_parser``, ``load_from_args``, ``metric_params`` from :mod:`.options`, imported on first
+    use: ``evalcore --version`` / ``--help`` import neither it nor numpy (docs/benchmarks.md, "Start-up")."""
+    if name in _FROM_OPTIONS:
+        return getattr(importlib.import_module(".options", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Modules (of this package) whose ``register(subparsers, data_parent)`` adds subcommands, in --help
 #: order, with the subcommands each registers. They are imported only when needed, so that a call of
@@ -45,33 +54,83 @@ def _command(argv) -> str | None:
     return None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with a known ``command``, only the module that registers it is imported."""
-    data = data_options_parser()
-    parser = argparse.ArgumentParser(
-        prog="evalcore",
-        description="Graded-relevance IR evaluation (Sakai's P/P+/O-measure, NWRR, Q-measure, nDCG, ...) "
-                    "and the evaluation of the metrics themselves.",
-        epilog=EPILOG_LEVELS,
-    )
+#: ``evalcore --help``'s list of subcommands and its epilog, written out so that ``evalcore --help`` and
+#: ``--version`` import no subcommand module (nor numpy, pandas, pyarrow): under 0.1 s instead of 0.3-0.4 s
+#: (docs/benchmarks.md, "Start-up"). tests/test_packaging.py keeps them equal to what the modules register.
+LEAN_HELP = {
+    "evaluate": "score every run on every topic",
+    "kendall": "rank correlation between metrics' system rankings (003 Table 2)",
+    "swap": "swap method: swap rates and sensitivity (003 Table 3, 004 Table 1)",
+    "bootstrap": "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
+    "stability": "Buckley/Voorhees stability: error rate vs ties (002)",
+    "tukey": "randomised Tukey HSD over all run pairs (Sakai 2012)",
+    "pairs": "every run pair: mean difference, CI, effect size, p-value, adjusted p-value",
+    "topics": "topic set size design: topics needed for paired-t, ANOVA or a CI (Sakai 2016)",
+    "report": "003's whole experiment on a collection: Markdown report + tables as CSV and LaTeX",
+    "metrics": "list every measure and its names in ir_measures, trec_eval, NTCIREVAL",
+    "app": "start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
+}
+LEAN_EPILOG = (
+    "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as NTCIREVAL's -g does "
+    "(so NTCIR's S:A:B = 3:2:1 is --gains 1:2:3). The papers write S:A:B, highest first; for their presets use "
+    "--gain-preset (3:2:1, 30:20:10, 0.3:0.2:0.1, 1:1:1, 10:5:1, 2:1.5:1, written highest first)."
+)
+_DESCRIPTION = ("Graded-relevance IR evaluation (Sakai's P/P+/O-measure, NWRR, Q-measure, nDCG, ...) "
+                "and the evaluation of the metrics themselves.")
+
+
+def build_parser(command: str | None = None, *, lean: bool = False) -> argparse.ArgumentParser:
+    """The whole parser; with a known ``command``, only the module that registers it is imported.
+    ``lean=True`` (no command on the line: ``--help``, ``--version``): the subcommands as names and help
+    lines only (:data:`LEAN_HELP`), nothing imported."""
+    parser = argparse.ArgumentParser(prog="evalcore", description=_DESCRIPTION,
+                                     epilog=LEAN_EPILOG if lean else __getattr__("EPILOG_LEVELS"))
     parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if lean:
+        for name, text in LEAN_HELP.items():
+            sub.add_parser(name, help=text)
+        return parser
+    data = __getattr__("data_options_parser")()
     owners = [m for m, cmds in SUBCOMMANDS.items() if command in cmds] or list(SUBCOMMANDS)
     for name in owners:
         importlib.import_module(f".{name}", __name__).register(sub, data)
     return parser
 
 
+#: optional dependency -> the extra of pyproject.toml that installs it
+_EXTRAS = {"scipy": "stats", "streamlit": "app", "plotly": "app", "dask": "dask"}
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
 
+#: BLAS thread-count variables set to 1 for a command-line process (unless the user set them)
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """One BLAS thread for this process, if numpy is not loaded yet and the user set no thread count: the
+    CLI's products are small (hits x levels), and a second OpenBLAS thread only spins, costing CPU
+    (docs/benchmarks.md, "Start-up"). A variable the user set is kept."""
+    if "numpy" not in sys.modules:
+        for var in BLAS_THREAD_VARIABLES:
+            os.environ.setdefault(var, "1")
+
+
 def main(argv=None) -> int:
+    one_blas_thread()
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command(argv))
+    command = _command(argv)
+    known = command is not None and any(command in cmds for cmds in SUBCOMMANDS.values())
+    parser = build_parser(command, lean=not known and all(a in ("-h", "--help", "--version") for a in argv))
     try:
         args = parser.parse_args(argv)
-    except OptionError as e:          # a numeric option outside its documented range
+    except Exception as e:            # OptionError: a numeric option outside its documented range
+        from .options import OptionError   # (imported here: --help and --version stay lean)
+        if not isinstance(e, OptionError):
+            raise
         print(f"error: {e}", file=sys.stderr)
         return 2
     if not getattr(args, "func", None):
@@ -84,6 +143,13 @@ def main(argv=None) -> int:
             return int(args.func(args) or 0)
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as e:     # an optional dependency: name the extra that brings it
+        extra = _EXTRAS.get((e.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"error: 'evalcore {args.command}' needs {e.name.split('.')[0]}, which is not installed: "
+              f"pip install \"evalcore[{extra}]\"", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as e:   # InputError, SettingsError and OutputError are ValueError / OSError
         print(f"error: {e}", file=sys.stderr)
         return 2

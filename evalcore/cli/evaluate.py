@@ -44,7 +44,8 @@ def register(sub, data: argparse.ArgumentParser) -> None:
     ev.add_argument("--output", choices=OUTPUTS, default="tsv",
                     help="tsv (default), csv, json (one object with the settings), jsonl (one {run, topic, "
                          "metric, value} object per line), trec_eval (trec_eval -q's layout: "
-                         "measure<TAB>topic<TAB>value; per run the per-topic lines, then 'runid all NAME' and the means)")
+                         "measure<TAB>topic<TAB>value; per run the per-topic lines, then 'runid all NAME', num_q, "
+                         "relevance_level and the means). Every format states the topics the means ran over")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
     _add_topics_option(ev, data)
     ev.set_defaults(func=run_evaluate, topic_policy=None)
@@ -134,7 +135,7 @@ def run_evaluate(args) -> int:
     if args.output == "json":
         settings = settings_used(args, params, metrics)
         settings["metrics"] = list(dict.fromkeys(df["metric"]))
-        settings["topics"] = df.attrs["topics"]
+        settings["topic_policy"] = df.attrs["topics"]
         settings["rel_threshold_used"] = df.attrs["rel_threshold"]
         json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
                    "topics_without_relevant": list(c.topics_without_relevant),
