@@ -71,7 +71,7 @@ def test_every_page_renders_on_the_simulated_data(page):
 def test_moving_a_gain_slider_changes_the_ranking_as_evalcore_says(sim):
     at = _goto(_app(), "rankings")
     before = _means_table(at)["P-measure"]
-    at.slider(key="_gs3").set_value(10.0).run()          # S-relevant gain 3 -> 10
+    at.select_slider(key="_gs3").set_value(10.0).run()          # S-relevant gain 3 -> 10
     assert not at.exception
     after = _means_table(at)["P-measure"]
     expected = registry.means_table(sim, ["P-measure"], gains=[1.0, 2.0, 10.0])["P-measure"]
@@ -237,13 +237,13 @@ def test_every_page_renders_on_a_two_level_upload(page):
     at.run()
     at.selectbox(key="dataset").set_value("upload").run()
     assert not at.exception
-    assert [s.label for s in at.sidebar.slider][:2] == ["L2 (level 2)", "L1 (level 1)"]
+    assert [s.label for s in at.sidebar.select_slider][:2] == ["L2 (level 2)", "L1 (level 1)"]
     _goto(at, page)
     assert not at.error, [e.value for e in at.error]
     if page == "rankings":
-        at.slider(key="_gs2").set_value(7.5).run()
+        at.select_slider(key="_gs2").set_value(8.0).run()
         got = _means_table(at)["Q-measure"]
-        want = registry.means_table(c, ["Q-measure"], gains=[1.0, 7.5])["Q-measure"]
+        want = registry.means_table(c, ["Q-measure"], gains=[1.0, 8.0])["Q-measure"]
         np.testing.assert_allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=1e-12)
 
 
