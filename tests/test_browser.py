@@ -227,8 +227,8 @@ def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
                 assert page.get_by_text("B = 300 (chosen)").count() >= 1
                 before = _chart_svg(page)
                 thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
-                start = thumb.get_attribute("aria-valuetext")         # the top level's gain, "3.0"
-                _move_to(page, thumb, "ArrowRight", "4.0")   # 3.0 -> 4.0 in steps of 0.1, as a hand does
+                start = thumb.get_attribute("aria-valuetext")         # the top level's gain, "3"
+                _move_to(page, thumb, "ArrowRight", "5")     # 3 -> 4 -> 5 along the log-scale stops, as a hand does
                 assert thumb.get_attribute("aria-valuetext") != start
                 _no_exception(page, f"{path} after a slider move")
                 assert _settles(page, lambda svg: svg != before), f"the {path} chart did not follow the gain slider"
@@ -427,5 +427,61 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
             err = page.locator('[data-testid="stAlertContentError"]').first.inner_text().replace("\u200b", "")
             assert "unknown metric" in err and image in err, err[:300]
             _no_injection(page, blocked, "a settings file's error box")
+        finally:
+            browser.close()
+
+
+def _shoot_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("shoot", ROOT / "docs" / "screenshots" / "shoot.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _in_view(page, locator, what: str, height: int = 900) -> None:
+    box = locator.bounding_box()
+    assert box is not None, f"{what} is not drawn"
+    assert box["y"] >= 0 and box["y"] + min(box["height"], 60) <= height, f"{what} starts at y = {box['y']:.0f}"
+
+
+@pytest.mark.browser
+def test_the_first_screen_shows_sliders_beta_and_a_chart_that_moves(server, tmp_path):
+    """At 1440 x 900, without scrolling: every gain slider, beta and the Overview's chart; the default
+    chart shows runs changing rank; the top gain slider reaches the maximum gain (log scale, no pinning)
+    and moving it redraws the chart. The screenshot is the README's (docs/screenshots/shoot.py)."""
+    from playwright.sync_api import sync_playwright
+
+    from dashboard.pages import HOME
+    shoot = _shoot_module()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            shots = shoot.shoot(browser, server, tmp_path, pages=[HOME])
+            assert shots[HOME.url_path].stat().st_size > 20000          # a real picture, not a blank page
+            page = _new_page(browser, server, viewport={"width": 1440, "height": 900})
+            page.goto(f"{server}/?swb=100&bsb=100")
+            _wait_idle(page, 60000)
+            sliders = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]')
+            assert sliders.count() == 4                                   # S, A, B and beta
+            for i, what in enumerate(["gain of S", "gain of A", "gain of B", "beta"]):
+                _in_view(page, sliders.nth(i), what)
+            chart = page.locator('[data-testid="stPlotlyChart"]').first
+            _in_view(page, chart, "the first chart")
+            title = chart.locator(".gtitle").first.text_content()
+            moved = int(title.split(": ")[1].split(" of ")[0])
+            assert moved >= 5, f"the default view shows no contrast: {title}"
+            before = _chart_svg(page)
+            thumb = sliders.first.locator('input[type="range"]')
+            thumb.focus()
+            page.keyboard.press("End")                                    # the whole range is reachable
+            _wait_idle(page, 60000)
+            assert thumb.get_attribute("aria-valuetext") == "30"
+            box = page.locator('[data-testid="stSidebar"] input[type="number"]').first
+            assert float(box.input_value()) == 30.0                       # the box and the slider agree
+            assert _settles(page, lambda svg: svg != before), "the chart did not follow the slider"
+            new_title = page.locator('[data-testid="stPlotlyChart"]').first.locator(".gtitle").first.text_content()
+            assert new_title != title
+            _no_exception(page, "the first screen")
         finally:
             browser.close()
