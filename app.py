@@ -32,4 +32,6 @@ from dashboard.pages import HOME, PAGES, ROOT_NAME  # noqa: E402
 pages = [st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path) for p in PAGES]
 pages.append(st.Page(HOME.script, title=HOME.title, icon=HOME.icon, url_path=ROOT_NAME, default=True,
                      visibility="hidden"))
-shell.guard(st.navigation(pages).run)
+# navigation in the top bar: the sidebar starts with the data and the gain sliders (the first screen
+# at 1440 x 900 shows sliders, beta and a chart; docs/dashboard.md)
+shell.guard(st.navigation(pages, position="top").run)

@@ -671,10 +671,11 @@ def kendall_critical(n: int, alpha: float) -> float:
 
 
 # -- the overview and the gains view -----------------------------------------
-def rank_comparison(c: Collection, key: str, s: Settings) -> tuple[pd.DataFrame, float, list[float]]:
-    """Runs ranked by ``key`` under 3:2:1 (extended to K levels: gain = level)
-    and under the current gains: ``(df with run/value_left/value_right/rank_left/rank_right, tau, ref gains)``."""
-    ref_gains = resolve_gains("3:2:1", c.max_level).tolist()
+def rank_comparison(c: Collection, key: str, s: Settings, ref: str = "3:2:1") -> tuple[pd.DataFrame, float, list[float]]:
+    """Runs ranked by ``key`` under the paper preset ``ref`` (extended to K levels, e.g. 3:2:1 as
+    gain = level) and under the current gains:
+    ``(df with run/value_left/value_right/rank_left/rank_right, tau, ref gains)``."""
+    ref_gains = resolve_gains(ref, c.max_level).tolist()
     ref = score(c, key, replace(s, gains=tuple(ref_gains))).mean(axis=1)
     cur = score(c, key, s).mean(axis=1)
     df = pd.DataFrame({"run": list(c.run_ids), "value_left": ref, "value_right": cur})

@@ -121,7 +121,8 @@ def ranking_bars(means: pd.DataFrame, metric: str, highlight: str | None = None)
                    yaxis=dict(tickfont=dict(size=11)))
 
 
-def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
+def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = None,
+               row_px: int = 16) -> go.Figure:
     """Slope chart: each run's rank under two settings.
 
     ``df``: columns run, rank_left, rank_right, value_left, value_right.
@@ -154,7 +155,8 @@ def rank_shift(df: pd.DataFrame, left: str, right: str) -> go.Figure:
         textfont=dict(size=10), hoverinfo="skip", showlegend=False,
     ))
     n = len(df)
-    return _figure(traces, y="rank (1 = best)", height=max(320, 16 * n + 80), legend=True,
+    return _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 80 + (40 if title else 0)),
+                   legend=True, top=70 if title else None,
                    xaxis=dict(range=[-0.2, 1.6]), yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
 
 

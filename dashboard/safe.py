@@ -18,6 +18,10 @@ import re
 MAX_SHOWN = 500
 
 _ASCII_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
+#: What GFM's autolink literal starts from: a scheme's ``:``, an ``@``, a ``www`` before a dot.
+_AUTOLINK = re.compile(r"[:@]|(?i:www)(?=\.)")
+#: The invisible character :func:`md` puts after each of them.
+ZWSP = "\u200b"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
 
@@ -26,13 +30,15 @@ def md(text, limit: int = MAX_SHOWN) -> str:
 
     Every ASCII punctuation character becomes a numeric character reference
     (``[`` -> ``&#91;``), which CommonMark shows as the character and never
-    reads as syntax: no link, image, emphasis, HTML, ``:red[...]``, ``$math$``
-    or bare-URL autolink (``https&#58;//`` is not ``https://``) can form.
+    reads as syntax: no link, image, emphasis, HTML, ``:red[...]`` or ``$math$``
+    can form. GFM's bare-URL and e-mail autolinks are found in the decoded text,
+    so a zero-width space follows every ``:``, ``@`` and a ``www`` before a dot
+    (invisible on screen).
     Line breaks become spaces, other control characters are dropped, and the
     text is cut at ``limit`` characters (with an ellipsis).
 
     >>> md("[x](https://evil.example)")
-    '&#91;x&#93;&#40;https&#58;&#47;&#47;evil&#46;example&#41;'
+    '&#91;x&#93;&#40;https&#58;\u200b&#47;&#47;evil&#46;example&#41;'
     >>> md("run_1")
     'run&#95;1'
     """
@@ -40,6 +46,9 @@ def md(text, limit: int = MAX_SHOWN) -> str:
     if len(s) > limit:
         s = s[:limit] + "..."
     s = _CONTROL.sub("", s.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
+    # Streamlit's Markdown (remark-gfm) finds bare URLs and e-mail addresses in the text *after*
+    # character references are decoded, so those are broken with an invisible zero-width space
+    s = _AUTOLINK.sub(lambda m: m.group() + ZWSP, s)
     return _ASCII_PUNCT.sub(lambda m: f"&#{ord(m.group())};", s)
 
 

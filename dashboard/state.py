@@ -43,9 +43,27 @@ DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P
 # PRESETS (the papers' gain presets, highest level first), GAIN_MIN/MAX/STEP, the widget bounds and the
 # defaults come from evalcore (settings.py, gains.py): one source of truth.
 __all__ = ["PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS"]
-#: The gain slider spans GAIN_MIN..GAIN_SLIDER_MAX (a hand can place it to ~0.1 on a sidebar);
-#: the number box beside it takes exact values up to GAIN_MAX (issue 8 sec. 4).
-GAIN_SLIDER_MAX = 10.0
+#: The gain slider's stops: GAIN_MIN..GAIN_MAX on a log scale (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8
+#: per decade), so every preset (0.1, 0.3, 3, 10, 20, 30 ...) is a stop and no value pins at an end.
+#: The number box beside it takes any value in the range; the slider then shows that exact value too.
+GAIN_STOPS = tuple(sorted({round(m * 10.0 ** e, 6) for e in (-1, 0, 1) for m in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8)
+                           if GAIN_MIN <= m * 10.0 ** e <= GAIN_MAX}))
+GAIN_SLIDER_MAX = GAIN_MAX
+
+
+def gain_stops(current: float) -> list[float]:
+    """The slider's stops, with the current gain among them (the slider and the box agree)."""
+    return sorted(set(GAIN_STOPS) | {round(float(current), 4)})
+
+
+def inverted_levels(gains, names) -> list[str]:
+    """Where a higher level gets a smaller gain than the level below it, in words (empty if none)."""
+    out = []
+    for L in range(2, len(gains) + 1):
+        if gains[L - 1] < gains[L - 2]:
+            out.append(f"{names[L - 1]} (level {L}) gets {gains[L - 1]:g}, less than {names[L - 2]} "
+                       f"(level {L - 1}) with {gains[L - 2]:g}")
+    return out
 
 def _bool(text: str) -> bool:
     """A URL flag: true/1/yes or false/0/no (anything else is refused)."""

@@ -28,7 +28,27 @@ def sidebar(c) -> None:
                      help="Upload files or change the simulation on the Data page.")
         st.caption(f"{c.n_runs} runs · {c.n_topics} topics · levels {' '.join(names[::-1])}")
 
-        st.markdown("**Gain per relevance level**")
+        st.markdown("**Gain per relevance level**", help=(
+            f"Slider: {state.GAIN_MIN:g} to {state.GAIN_MAX:g} on a log scale; the box beside it takes any "
+            "value in that range, and the slider then shows it too."))
+        for L in range(K, 0, -1):
+            g = float(ss[f"g{L}"])
+            ss[f"_gs{L}"] = round(g, 4)
+            ss[f"_gn{L}"] = g
+            a, b = st.columns([2.6, 1.2], vertical_alignment="bottom")
+            a.select_slider(f"{names[L - 1]} (level {L})", options=state.gain_stops(g), key=f"_gs{L}",
+                            format_func=lambda v: f"{v:g}", on_change=state.gain_from_widget, args=(L, "_gs"))
+            b.number_input(f"gain of {names[L - 1]}", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
+                           step=state.GAIN_STEP, key=f"_gn{L}", format="%.2f", label_visibility="collapsed",
+                           on_change=state.gain_from_widget, args=(L, "_gn"))
+        gains = [float(ss[f"g{L}"]) for L in range(1, K + 1)]
+        for what in state.inverted_levels(gains, names):      # flagged where it is set
+            st.warning(f"Inverted levels: {what}. The metrics then prefer the lower level.",
+                       icon=":material/swap_vert:")
+        st.slider("beta (weight of gain vs. rank)", 0.0, 10.0, step=0.1, key="beta", format="%.1f",
+                  help="Blended ratio of the Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / "
+                       "(beta·cg_I(r) + r). beta = 0 turns Q-measure into AP.")
+        st.caption("Paper presets (highest level first)")
         # two buttons a row: a label such as 0.4:0.3:0.2:0.1 (four levels) fits without being cut
         slots = [col for _ in range((len(state.PRESETS) + 1) // 2) for col in st.columns(2)]
         for slot, name in zip(slots, state.PRESETS):
@@ -47,21 +67,6 @@ def sidebar(c) -> None:
                 why = f"The papers' {name} adapted to this collection's {K} levels: {used} (highest level first)"
             slot.button(used, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
                         disabled=g is None, width="stretch", help=why)
-        st.caption(f"Slider 0.1-{state.GAIN_SLIDER_MAX:g} in steps of 0.1; the box beside it takes exact values "
-                   f"up to {state.GAIN_MAX:g}.")
-        for L in range(K, 0, -1):
-            g = float(ss[f"g{L}"])
-            ss[f"_gs{L}"] = min(max(g, state.GAIN_MIN), state.GAIN_SLIDER_MAX)
-            ss[f"_gn{L}"] = g
-            a, b = st.columns([2.6, 1.2], vertical_alignment="bottom")
-            a.slider(f"{names[L - 1]} (level {L})", state.GAIN_MIN, state.GAIN_SLIDER_MAX, step=state.GAIN_STEP,
-                     key=f"_gs{L}", format="%.1f", on_change=state.gain_from_widget, args=(L, "_gs"))
-            b.number_input(f"gain of {names[L - 1]}", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
-                           step=state.GAIN_STEP, key=f"_gn{L}", format="%.2f", label_visibility="collapsed",
-                           on_change=state.gain_from_widget, args=(L, "_gn"))
-        st.slider("beta (weight of gain vs. rank)", 0.0, 10.0, step=0.1, key="beta", format="%.1f",
-                  help="Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / (beta·cg_I(r) + r). "
-                       "beta = 0 turns Q-measure into AP.")
         with st.expander("NWRR penalties", expanded=False):
             st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 "
                        "and none larger than the penalty of a lower level (003 Sec. 3.2; otherwise NWRR is left "

@@ -71,7 +71,7 @@ def test_every_page_renders_on_the_simulated_data(page):
 def test_moving_a_gain_slider_changes_the_ranking_as_evalcore_says(sim):
     at = _goto(_app(), "rankings")
     before = _means_table(at)["P-measure"]
-    at.slider(key="_gs3").set_value(10.0).run()          # S-relevant gain 3 -> 10
+    at.select_slider(key="_gs3").set_value(10.0).run()          # S-relevant gain 3 -> 10
     assert not at.exception
     after = _means_table(at)["P-measure"]
     expected = registry.means_table(sim, ["P-measure"], gains=[1.0, 2.0, 10.0])["P-measure"]
@@ -216,7 +216,7 @@ def test_a_bad_settings_file_changes_nothing_and_says_why():
     assert not at.exception
     assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == before
     # the message quotes the file: shown as text (escaped Markdown), read here as the browser shows it
-    assert any("bad.json: NaN is not a finite number" in html.unescape(e.value) and "nothing was changed" in e.value
+    assert any("bad.json: NaN is not a finite number" in html.unescape(e.value).replace("\u200b", "") and "nothing was changed" in e.value
                for e in at.error)
 
 
@@ -237,13 +237,13 @@ def test_every_page_renders_on_a_two_level_upload(page):
     at.run()
     at.selectbox(key="dataset").set_value("upload").run()
     assert not at.exception
-    assert [s.label for s in at.sidebar.slider][:2] == ["L2 (level 2)", "L1 (level 1)"]
+    assert [s.label for s in at.sidebar.select_slider][:2] == ["L2 (level 2)", "L1 (level 1)"]
     _goto(at, page)
     assert not at.error, [e.value for e in at.error]
     if page == "rankings":
-        at.slider(key="_gs2").set_value(7.5).run()
+        at.select_slider(key="_gs2").set_value(8.0).run()
         got = _means_table(at)["Q-measure"]
-        want = registry.means_table(c, ["Q-measure"], gains=[1.0, 7.5])["Q-measure"]
+        want = registry.means_table(c, ["Q-measure"], gains=[1.0, 8.0])["Q-measure"]
         np.testing.assert_allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=1e-12)
 
 
@@ -299,7 +299,7 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
     (qn, qb), runs = _fig3_files()       # other bytes: the same files again would be served from the upload store
     _upload(at, (qn, qb + b"T3 0 dX 0\n"), runs)
     assert not at.exception
-    assert any("run.txt, line 1" in html.unescape(e.value) for e in at.error)
+    assert any("run.txt, line 1" in html.unescape(e.value).replace("\u200b", "") for e in at.error)
     assert at.selectbox(key="dataset").value == "upload"
 
 

@@ -70,7 +70,7 @@ def test_bootstrap_page_shows_evalcore_values_for_the_current_settings(small):
                                       alpha=0.05).summary.set_index("metric")["pct_significant"]
     pd.testing.assert_series_equal(got.loc[want.index], want, check_names=False)
     # a gain slider moved: the table follows, with no button
-    at.slider(key="_gs3").set_value(3.0).run()
+    at.select_slider(key="_gs3").set_value(3.0).run()
     assert not at.exception
     got2 = _table_with(at, "pct_significant").set_index("metric")["pct_significant"]
     want2 = meta.bootstrap_sensitivity(_scores(small, (1.0, 5.0, 3.0)), run_ids=list(small.run_ids), B=200,
@@ -85,10 +85,10 @@ def test_swap_page_follows_the_gain_slider_and_comes_back(small):
     conf = want["confidence"].max()
     want = want[want["confidence"] == conf].reset_index(drop=True)   # as 003 Table 3: by % comparisons
     pd.testing.assert_frame_equal(first.reset_index(drop=True)[list(want.columns)], want, check_dtype=False)
-    at.slider(key="_gs1").set_value(2.5).run()       # B gain 1 -> 2.5
+    at.select_slider(key="_gs1").set_value(2.5).run()       # B gain 1 -> 2.5
     moved = _table_with(at, "abs_diff")
     assert not moved.reset_index(drop=True).equals(first.reset_index(drop=True))
-    at.slider(key="_gs1").set_value(1.0).run()
+    at.select_slider(key="_gs1").set_value(1.0).run()
     back = _table_with(at, "abs_diff")
     pd.testing.assert_frame_equal(back.reset_index(drop=True), first.reset_index(drop=True))
 
@@ -116,8 +116,8 @@ def test_results_for_settings_used_before_come_back_in_a_second_session():
     """The old CacheReplayClosureError: same settings again, and a second session on the same URL."""
     q = {**SMALL, "swb": "400", "swseed": "5"}
     at = _goto(_app(q), "swap")
-    at.slider(key="_gs3").set_value(4.0).run()
-    at.slider(key="_gs3").set_value(3.0).run()         # back to settings used before
+    at.select_slider(key="_gs3").set_value(4.0).run()
+    at.select_slider(key="_gs3").set_value(3.0).run()         # back to settings used before
     assert not at.exception
     at2 = _goto(_app(q), "swap")                      # a second browser session, same URL
     assert not at2.exception and not at2.error

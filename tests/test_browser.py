@@ -90,6 +90,26 @@ def server():
         proc.kill()
 
 
+def _local_only(page, server: str, blocked: list | None = None) -> None:
+    """Every request the page makes goes through here: the local server's pass, all others are
+    aborted (and noted in ``blocked``), so no test reaches the network and a leak is seen."""
+    def handle(route):
+        url = route.request.url
+        if url.startswith(server) or url.startswith(server.replace("http", "ws", 1)):
+            route.continue_()
+        else:
+            if blocked is not None:
+                blocked.append(url)
+            route.abort()
+    page.route("**/*", handle)
+
+
+def _new_page(browser, server: str, blocked: list | None = None, **kw):
+    page = browser.new_page(**({"viewport": {"width": 1440, "height": 1000}} | kw))
+    _local_only(page, server, blocked)
+    return page
+
+
 _IDLE_JS = """() => {
     const s = document.querySelector('[data-testid="stStatusWidget"]');
     const busy = (s && /running|connecting|stop/i.test(s.innerText || ''))
@@ -120,7 +140,7 @@ def test_every_page_in_a_real_browser(server):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page = _new_page(browser, server)
             # B kept small so the whole test stays well under a minute
             query = "?swb=200&bsb=200&stb=200"  # small B: the whole test stays short
             for path, has_chart, button in PAGES:
@@ -132,6 +152,8 @@ def test_every_page_in_a_real_browser(server):
                         _wait_idle(page, 60000)
                 exc = page.locator('[data-testid="stException"]')
                 assert exc.count() == 0, f"page {path} shows an exception: {exc.first.inner_text()[:500]}"
+                dialog = page.locator('[data-testid="stDialog"]')      # "Page not found" is a dialog
+                assert dialog.count() == 0, f"/{path} opens a dialog: {dialog.first.inner_text()[:200]}"
                 if has_chart:
                     page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=20000)
                     assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1, f"no chart on {path}"
@@ -196,7 +218,7 @@ def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page = _new_page(browser, server)
             for path in ("swap", "bootstrap"):
                 page.goto(f"{server}/{path}?swb=300&bsb=300")
                 _wait_idle(page, 60000)
@@ -205,8 +227,8 @@ def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
                 assert page.get_by_text("B = 300 (chosen)").count() >= 1
                 before = _chart_svg(page)
                 thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first
-                start = thumb.get_attribute("aria-valuetext")         # the top level's gain, "3.0"
-                _move_to(page, thumb, "ArrowRight", "4.0")   # 3.0 -> 4.0 in steps of 0.1, as a hand does
+                start = thumb.get_attribute("aria-valuetext")         # the top level's gain, "3"
+                _move_to(page, thumb, "ArrowRight", "5")     # 3 -> 4 -> 5 along the log-scale stops, as a hand does
                 assert thumb.get_attribute("aria-valuetext") != start
                 _no_exception(page, f"{path} after a slider move")
                 assert _settles(page, lambda svg: svg != before), f"the {path} chart did not follow the gain slider"
@@ -219,6 +241,7 @@ def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
                     _no_exception(page, f"{path} after 'new seed'")
                 url = page.url
                 other = browser.new_context(viewport={"width": 1200, "height": 900}).new_page()
+                _local_only(other, server)
                 other.goto(url)
                 _wait_idle(other, 60000)
                 _no_exception(other, f"{path} in a second browser context")
@@ -258,7 +281,7 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"])
         try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page = _new_page(browser, server)
             page.goto(f"{server}/data")
             _wait_idle(page)
             dialog = page.locator('[data-testid="stDialog"]')
@@ -290,5 +313,175 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
                     b.click()
                     page.wait_for_timeout(200)
                 _wait_idle(page)
+        finally:
+            browser.close()
+
+
+EVIL = "evil.example"
+_EVIL_JS = """(host) => {
+    const hits = [];
+    for (const el of document.querySelectorAll('*')) {
+        for (const a of el.attributes) {
+            if (/(href|src|srcset|action|data|poster|style)$/i.test(a.name) && a.value.includes(host)) {
+                hits.push(el.tagName + ' ' + a.name + '=' + a.value.slice(0, 80));
+            }
+        }
+    }
+    return hits;
+}"""
+
+
+def _no_injection(page, blocked: list, where: str) -> None:
+    """No element points at the injected host and the page asked it for nothing."""
+    hits = page.evaluate(_EVIL_JS, EVIL)
+    assert not hits, f"{where}: elements pointing at {EVIL}: {hits[:5]}"
+    leaked = [u for u in blocked if EVIL in u]
+    assert not leaked, f"{where}: the browser requested {leaked[:3]}"
+    _no_exception(page, where)
+
+
+@pytest.mark.browser
+def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
+    """Links, images and HTML through every path user text takes: the address (toasts, an upload
+    link's title), file names, run and topic ids (load report, tables, charts), a settings file
+    (the error box): no element and no request to the injected host, and the text is on screen."""
+    from playwright.sync_api import sync_playwright
+
+    link = f"[Session expired - sign in again](https://{EVIL}/login)"
+    image = f"![x](https://{EVIL}/pixel.png?leak=1)"
+    tag = f"<img src=https://{EVIL}/tag.png>"
+    qrels = tmp_path / f"[q](https:{EVIL})"                         # a file name (no '/' possible)
+    qrels.write_bytes("".join(f"![t{t}](https://{EVIL}/t{t}.png) 0 d{d} {(d + t) % 3}\n"
+                              for t in range(3) for d in range(8)).encode())
+    runs = []
+    for r in range(3):
+        f = tmp_path / f"run{r}.txt"
+        lines = [f"![t{t}](https://{EVIL}/t{t}.png) Q0 d{(d * (2 * r + 3)) % 8} {d + 1} {9 - d} "
+                 f"[r{r}](https://{EVIL}/r{r})\n" for t in range(3) for d in range(8)]
+        lines.append(f"![w](https://{EVIL}/warn.png) Q0 d1 1 1.0 [r{r}](https://{EVIL}/r{r})\n")   # unjudged topic
+        f.write_text("".join(lines))
+        runs.append(str(f))
+    settings = tmp_path / f"[s](https:{EVIL}).json"
+    settings.write_text('{"top_by": "%s"}' % image)
+
+    blocked: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = _new_page(browser, server, blocked)
+            # 1. the address: toasts quoting bad values, the title of an upload link
+            from urllib.parse import quote
+            page.goto(f"{server}/overview?nt={quote(link)}&beta={quote(image)}&swb=100&bsb=100")
+            toasts = page.wait_for_function(
+                """() => { const t = [...document.querySelectorAll('[data-testid="stToast"]')];
+                           return t.length ? t.map(e => e.innerText).join(' | ') : null; }""",
+                timeout=30000).json_value()
+            assert link in toasts.replace("\u200b", ""), toasts           # shown, as text
+            _no_injection(page, blocked, "toasts from the address")
+            _wait_idle(page, 60000)
+            _no_injection(page, blocked, "overview after the toasts")
+            page.goto(f"{server}/overview?data=upload&up={'0' * 40}&upname={quote(tag + link)}")
+            page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=30000)
+            assert tag in page.locator('[data-testid="stText"]').first.inner_text()
+            _no_injection(page, blocked, "an upload link's title")
+            # 2. file names, run and topic ids, a collection name typed in
+            page.goto(f"{server}/data")
+            _wait_idle(page)
+            page.get_by_role("tab", name="Upload files").click()
+            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+            inputs.nth(0).set_input_files(str(qrels))
+            inputs.nth(1).set_input_files(runs)
+            page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
+                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=60000)
+            _wait_idle(page)
+            name = page.get_by_role("textbox", name="Name of this collection")
+            name.fill(image + " " + tag)
+            name.press("Enter")
+            _wait_idle(page)
+            page.get_by_role("button", name="Load these files").click()
+            page.wait_for_function("""() => {
+                const m = document.querySelector('[data-testid="stMain"]');
+                return m && (m.innerText.includes('relevance levels') && m.innerText.includes('run0.txt')
+                             || document.querySelector('[data-testid="stAlertContentError"]')); }""",
+                timeout=60000)
+            _wait_idle(page, 60000)
+            errors = page.locator('[data-testid="stAlertContentError"]')
+            if errors.count():
+                page.screenshot(path="/tmp/i22-upload-error.png", full_page=True)
+            assert errors.count() == 0, page.locator('[data-testid="stAlert"]').first.inner_text()[:800]
+            page.get_by_text("Runs and topics").click()
+            page.wait_for_timeout(500)
+            body = page.locator('[data-testid="stMain"]').inner_text()
+            assert f"![t0](https://{EVIL}/t0.png)" in body, body[:1000]      # the ids, as text
+            _no_injection(page, blocked, "the Data page after the upload")
+            for path in ("overview", "rankings", "significance", "playground"):
+                page.goto(f"{server}/{path}?{page.url.partition('?')[2]}")
+                _wait_idle(page, 60000)
+                page.wait_for_timeout(1000)                                    # charts drawn
+                _no_injection(page, blocked, f"{path} with hostile ids")
+            # 3. a settings file whose value and name are Markdown
+            page.goto(f"{server}/report?{page.url.partition('?')[2]}")
+            _wait_idle(page)
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(settings))
+            page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=30000)
+            err = page.locator('[data-testid="stAlertContentError"]').first.inner_text().replace("\u200b", "")
+            assert "unknown metric" in err and image in err, err[:300]
+            _no_injection(page, blocked, "a settings file's error box")
+        finally:
+            browser.close()
+
+
+def _shoot_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("shoot", ROOT / "docs" / "screenshots" / "shoot.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _in_view(page, locator, what: str, height: int = 900) -> None:
+    box = locator.bounding_box()
+    assert box is not None, f"{what} is not drawn"
+    assert box["y"] >= 0 and box["y"] + min(box["height"], 60) <= height, f"{what} starts at y = {box['y']:.0f}"
+
+
+@pytest.mark.browser
+def test_the_first_screen_shows_sliders_beta_and_a_chart_that_moves(server, tmp_path):
+    """At 1440 x 900, without scrolling: every gain slider, beta and the Overview's chart; the default
+    chart shows runs changing rank; the top gain slider reaches the maximum gain (log scale, no pinning)
+    and moving it redraws the chart. The screenshot is the README's (docs/screenshots/shoot.py)."""
+    from playwright.sync_api import sync_playwright
+
+    from dashboard.pages import HOME
+    shoot = _shoot_module()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            shots = shoot.shoot(browser, server, tmp_path, pages=[HOME])
+            assert shots[HOME.url_path].stat().st_size > 20000          # a real picture, not a blank page
+            page = _new_page(browser, server, viewport={"width": 1440, "height": 900})
+            page.goto(f"{server}/?swb=100&bsb=100")
+            _wait_idle(page, 60000)
+            sliders = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]')
+            assert sliders.count() == 4                                   # S, A, B and beta
+            for i, what in enumerate(["gain of S", "gain of A", "gain of B", "beta"]):
+                _in_view(page, sliders.nth(i), what)
+            chart = page.locator('[data-testid="stPlotlyChart"]').first
+            _in_view(page, chart, "the first chart")
+            title = chart.locator(".gtitle").first.text_content()
+            moved = int(title.split(": ")[1].split(" of ")[0])
+            assert moved >= 5, f"the default view shows no contrast: {title}"
+            before = _chart_svg(page)
+            thumb = sliders.first.locator('input[type="range"]')
+            thumb.focus()
+            page.keyboard.press("End")                                    # the whole range is reachable
+            _wait_idle(page, 60000)
+            assert thumb.get_attribute("aria-valuetext") == "30"
+            box = page.locator('[data-testid="stSidebar"] input[type="number"]').first
+            assert float(box.input_value()) == 30.0                       # the box and the slider agree
+            assert _settles(page, lambda svg: svg != before), "the chart did not follow the slider"
+            new_title = page.locator('[data-testid="stPlotlyChart"]').first.locator(".gtitle").first.text_content()
+            assert new_title != title
+            _no_exception(page, "the first screen")
         finally:
             browser.close()

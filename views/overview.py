@@ -12,10 +12,9 @@ ss = st.session_state
 s, full, c = shell.setup_analysis()
 
 st.title("How do IR metrics rank these systems?")
-st.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · " + widgets.settings_line(s, c))
-st.markdown("Move a **gain slider** or **beta** in the sidebar: the ranking, the correlations and the "
-            "discriminative power below all follow. Load your own qrels and runs on the Data page.")
-st.page_link("views/data.py", label="Load data", icon=":material/upload_file:")
+st.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · "
+           + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
+           "follows. Your own qrels and runs: the Data page.")
 
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 left, right = st.columns([1, 1], gap="large")
@@ -26,14 +25,29 @@ with left:
     else:
         if ss.get("ov_metric") not in graded:
             ss["ov_metric"] = "P-measure" if "P-measure" in graded else graded[0]
-        metric = st.selectbox("Ranking by", graded, key="ov_metric")
-        df, tau, ref_gains = cached.rank_comparison(c, metric, s)
-        ref_name = state.paper(ref_gains) + (" (3:2:1 extended: gain = level)" if c.max_level != 3 else "")
-        cur_name = f"current ({state.paper(s.gains)})"
-        st.plotly_chart(figures.rank_shift(df, state.paper(ref_gains), cur_name), width="stretch", key="ov_shift")
+        # the reference the current gains are compared with: a paper preset that extends to K levels;
+        # binary relevance (1:1:1) by default, so the first screen shows what graded gains change
+        refs = [p for p in state.PRESETS if (g := cached.preset_gains(p, c.max_level)) is not None
+                and max(g) <= state.GAIN_MAX]
+        if ss.get("ov_ref") not in refs:
+            ss["ov_ref"] = "1:1:1" if "1:1:1" in refs else refs[0]
+        k1, k2 = st.columns(2)
+        metric = k1.selectbox("Ranking by", graded, key="ov_metric")
+        ref_name = k2.selectbox("compared with the gains", refs, key="ov_ref",
+                                format_func=lambda p: state.paper(cached.preset_gains(p, c.max_level))
+                                + (" (binary)" if p == "1:1:1" else ""),
+                                help="A paper preset, with the values used for this collection's levels.")
+        df, tau, ref_gains = cached.rank_comparison(c, metric, s, ref_name)
+        ref_label, cur_label = state.paper(ref_gains), f"current ({state.paper(s.gains)})"
+        if ref_label == state.paper(s.gains):
+            cur_label = f"current (also {state.paper(s.gains)})"
         moved = int((df["rank_left"] != df["rank_right"]).sum())
-        st.caption(f"Each line is a run: its rank by {metric} under {ref_name} (left) and under the current gains "
-                   f"(right). {moved} of {len(df)} runs change rank; Kendall tau-b = {tau:.3f}.")
+        st.plotly_chart(figures.rank_shift(df, ref_label, cur_label,
+                                           title=f"{metric}: {moved} of {len(df)} runs change rank, "
+                                                 f"Kendall tau-b = {tau:.3f}", row_px=13),
+                        width="stretch", key="ov_shift")
+        st.caption(f"Each line is a run: its rank by {metric} under gains {ref_label} (left) and under the "
+                   f"current gains (right); blue moved up, orange down.")
 with right:
     st.markdown("**Metrics against each other** (Kendall tau-b between run rankings, 003 Table 2)")
     if c.n_runs < 3:
