@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     try:
         args = parser.parse_args(argv)
     except Exception as e:            # OptionError: a numeric option outside its documented range
-        from .options import OptionError   # (imported here: --help and --version stay lean)
+        from .options import OptionError  # (imported here: --help and --version stay lean)
         if not isinstance(e, OptionError):
             raise
         print(f"error: {e}", file=sys.stderr)
