@@ -94,8 +94,10 @@ def test_version_and_help_import_nothing_heavy_and_lean_help_is_the_full_help():
         ours = sorted(m for m in mods if m.startswith("evalcore.") and m != "evalcore.cli")
         assert heavy == [] and ours == [], (argv, heavy[:5], ours)
     # the lean list (no subcommand module imported) says what the modules register
-    assert build_parser(None, lean=True).format_help() == build_parser(None).format_help()
-    assert set(LEAN_HELP) == {c for cmds in importlib.import_module("evalcore.cli").SUBCOMMANDS.values() for c in cmds}
+    fix = "a subcommand or its help line changed: update evalcore.cli.LEAN_HELP / LEAN_EPILOG to match"
+    assert set(LEAN_HELP) == {c for cmds in importlib.import_module("evalcore.cli").SUBCOMMANDS.values()
+                              for c in cmds}, fix
+    assert build_parser(None, lean=True).format_help() == build_parser(None).format_help(), fix
 
 
 def test_evaluate_imports_only_what_it_uses():
