@@ -47,8 +47,9 @@ Burges form, evalcore's ``MSnDCG@k``. So:
 
 Names whose peer definition differs from every evalcore measure are refused
 with the reason (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
-whole-list ``ndcg``); an unknown name is an error listing the closest known
-names.
+whole-list ``ndcg``); a peer measure evalcore does not compute (``R@100``,
+``recall_100``, ``bpref``, ``Judged@10``, ``num_rel_ret``, ``RBP``) is an error
+saying so; any other unknown name is an error listing the closest known names.
 """
 from __future__ import annotations
 

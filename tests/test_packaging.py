@@ -62,8 +62,8 @@ def test_app_command_finds_the_checkout_or_says_how():
 def test_license_citation_changelog_and_metadata():
     assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
     project = PYPROJECT["project"]
-    assert project["license"] == {"text": "MIT"}
-    assert "License :: OSI Approved :: MIT License" in project["classifiers"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]      # PEP 639
+    assert PYPROJECT["build-system"]["requires"] == ["setuptools>=77"]
     cff = (ROOT / "CITATION.cff").read_text()
     for key in ("cff-version: 1.2.0", "title:", "authors:", "license: MIT", f"version: {evalcore.__version__}"):
         assert key in cff
@@ -94,8 +94,10 @@ def test_version_and_help_import_nothing_heavy_and_lean_help_is_the_full_help():
         ours = sorted(m for m in mods if m.startswith("evalcore.") and m != "evalcore.cli")
         assert heavy == [] and ours == [], (argv, heavy[:5], ours)
     # the lean list (no subcommand module imported) says what the modules register
-    assert build_parser(None, lean=True).format_help() == build_parser(None).format_help()
-    assert set(LEAN_HELP) == {c for cmds in importlib.import_module("evalcore.cli").SUBCOMMANDS.values() for c in cmds}
+    fix = "a subcommand or its help line changed: update evalcore.cli.LEAN_HELP / LEAN_EPILOG to match"
+    assert set(LEAN_HELP) == {c for cmds in importlib.import_module("evalcore.cli").SUBCOMMANDS.values()
+                              for c in cmds}, fix
+    assert build_parser(None, lean=True).format_help() == build_parser(None).format_help(), fix
 
 
 def test_evaluate_imports_only_what_it_uses():
@@ -139,7 +141,9 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
         rel = p.relative_to(ROOT).as_posix()
         assert (rel if rel.startswith("dashboard/") else f"evalcore_app/{rel}") in names, rel
     assert "evalcore_app/.streamlit/config.toml" in names
-    assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names)
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in meta and "License-File: LICENSE" in meta
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
     py = venv / "bin" / "python"

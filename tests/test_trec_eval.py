@@ -1,4 +1,4 @@
-"""trec_eval semantics, cross-checked through pytrec-eval-terrier on real data.
+"""trec_eval and ir_measures semantics, cross-checked through pytrec-eval-terrier and ir_measures on real data.
 
 shared/data/clef2015 (CLEF eHealth 2015, 30 runs, levels 0..2) is loaded
 once with ``evalcore.load_collection`` and once with pytrec_eval's own
@@ -233,3 +233,31 @@ def test_cli_trec_eval_output_is_trec_evals(clef2015, evalcore_side, pytrec_by_l
     assert lines["num_q"] == "66" and lines["relevance_level"] == "2"
     for m in ("map", "P_10"):
         assert float(lines[m]) == pytest.approx(sum(v[m] for v in want.values()) / len(want), abs=1e-11)
+
+
+# -- ir_measures: Measure objects mean what they mean in ir_measures ------------------------------------
+def test_ir_measures_objects_give_ir_measures_numbers(clef2015, evalcore_side):
+    """Per topic and mean, over ir_measures' own topics, at rel 1 and rel 2 (ir_measures' rel=2 parameter)."""
+    irm = pytest.importorskip("ir_measures")
+    c, idx = evalcore_side
+    measures = [irm.AP, irm.AP(rel=2), irm.nDCG @ 10, irm.P @ 10, irm.P(rel=2) @ 10, irm.RR, irm.RR(rel=2),
+                irm.Rprec, irm.Success @ 10]
+    df = evalcore.evaluate(c, measures, per_topic=True)
+    labels = {str(m): f"irm:{m}" for m in measures}
+    assert all(df.attrs["topics"][lab] == {"policy": "trec_eval", "n_topics": 66} for lab in labels.values())
+    qrels = list(irm.read_trec_qrels(str(clef2015 / "qrels.txt")))
+    for f, i in list(idx.items())[::6]:                        # every sixth run: 5 runs, all measures
+        with gzip.open(f, "rt") as fh:
+            run = list(irm.read_trec_run(fh))
+        part = df[df["run"] == c.run_ids[i]]
+        want_topics = {}
+        for r in irm.iter_calc(measures, qrels, run):
+            want_topics.setdefault(str(r.measure), {})[r.query_id] = r.value
+        for name, want in want_topics.items():
+            rows = part[part["metric"] == labels[name]]
+            got = dict(zip(rows["topic"], rows["value"]))
+            mean = got.pop("all")
+            assert set(got) == set(want), (f.name, name)
+            assert got == pytest.approx(want, abs=TOL), (f.name, name)
+            agg = irm.calc_aggregate([irm.parse_measure(name)], qrels, run)
+            assert mean == pytest.approx(next(iter(agg.values())), abs=TOL), (f.name, name)
