@@ -465,7 +465,9 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
                [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
                 "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
                 "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
-                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed."])
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The means "
+                "here run higher than Tables 3-4's: a sample with repeated topics makes run differences look more "
+                "consistent, so read the sd, the interval's width and the shares, not the level."])
     rows_n, rows_d = [], []
     for k in tbs:
         fig, where, _ = POWER_FIGURES[k]
