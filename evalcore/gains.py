@@ -49,6 +49,15 @@ def map_levels(setting, K: int, *, anchor: str) -> np.ndarray:
     gains stay positive and penalties stay > 1 and never grow with the level.
     For K = 3 a setting is used unchanged.
 
+    Why gains and penalties seem anchored at opposite ends: it is one rule
+    (keep the smallest value where it is), and the smallest gain sits on the
+    lowest level while the smallest penalty sits on the highest. Keeping the
+    smallest penalty on the top level is what keeps NWRR <= 1; keeping the
+    smallest gain on level 1 keeps "one marginal document" worth the same.
+    On K != 3 levels the mapped settings are *not* 003's (on 2 levels 10:5:1
+    becomes 5:1, 3:2:1 becomes 2:1): a comparison with 003's numbers must say
+    so, as ``evalcore report`` does beside every such number.
+
     ====  ============  =================  =========================
     K     gains 3:2:1   gains 10:5:1       penalties 2:3:4 (S:A:B)
     ====  ============  =================  =========================

@@ -5,6 +5,7 @@ import itertools
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -296,3 +297,47 @@ def test_score_matrices_standardise_option():
         evalcore.score_matrices(c, ["AP"], standardise="minmax")
     with pytest.raises(ValueError, match="B must be <="):
         pair_statistics(raw, B=10 ** 7)
+
+
+# -- wording and Monte Carlo error (evalcore.meta.pairs module docstring) ------------------------------
+def test_wilcoxon_is_scipy_exact_or_asymptotic_on_the_non_zero_differences():
+    import warnings
+
+    _st, _ps = stats, pair_statistics
+    rng = np.random.default_rng(4)
+    cases = [np.array([0, 0, 0, 0, 0.5]),                            # one non-zero difference
+             np.round(rng.normal(0.3, 1, 12), 3),                     # untied: exact
+             np.round(rng.normal(0.3, 1, 20), 1)]                     # ties: normal approximation
+    cases[1][:3] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for d in cases:
+            p = _ps({"M": np.vstack([d, np.zeros(d.size)])}, tests=("t", "wilcoxon")).pairs["p_wilcoxon"].iloc[0]
+            nz = d[d != 0]
+            untied = np.unique(np.abs(nz)).size == nz.size
+            ref = (_st.wilcoxon(nz, method="exact") if untied else
+                   _st.wilcoxon(nz, method="asymptotic", correction=False)).pvalue
+            assert p == pytest.approx(ref, rel=1e-12)
+        assert _st.wilcoxon(cases[0], method="asymptotic").pvalue == pytest.approx(0.3173, abs=1e-4)
+
+
+def test_monte_carlo_standard_errors_match_the_spread_over_seeds():
+    _ps = pair_statistics
+    rng = np.random.default_rng(7)
+    M = rng.normal(0, 0.1, (2, 30)) + np.array([[0.1], [0.0]]) + rng.normal(0, 0.2, (1, 30))
+    runs = [_ps({"M": M}, tests=("t", "randomisation", "bootstrap"), B=400, seed=s).pairs.iloc[0] for s in range(40)]
+    df = pd.DataFrame(runs)
+    for value, se in (("p_randomisation", "mc_se_p_randomisation"), ("p_bootstrap", "mc_se_p_bootstrap"),
+                      ("boot_ci_low", "mc_se_boot_ci_low"), ("boot_ci_high", "mc_se_boot_ci_high")):
+        ratio = df[value].std(ddof=1) / df[se].mean()
+        assert 0.6 < ratio < 1.6, (value, ratio)
+    p = df["p_bootstrap"].to_numpy()
+    np.testing.assert_allclose(df["mc_se_p_bootstrap"], np.sqrt(p * (1 - p) / 400), rtol=1e-12)
+    r = _ps({"M": M}, tests=("t", "randomisation", "bootstrap"), B=400, seed=0)
+    t = r.table("randomisation", ci="bootstrap")
+    assert t["p_mc_se"].iloc[0] == pytest.approx(r.pairs["mc_se_p_randomisation"].iloc[0])
+    assert t["ci_mc_se"].iloc[0] == pytest.approx(max(r.pairs["mc_se_boot_ci_low"].iloc[0],
+                                                      r.pairs["mc_se_boot_ci_high"].iloc[0]))
+    assert r.table("t")["p_mc_se"].iloc[0] == 0.0 and r.v_e_runs == 2
+    exact = _ps({"M": M[:, :8]}, tests=("t", "randomisation"), B=1000, seed=0)     # 2^8 <= B: all flips
+    assert exact.exact_randomisation and exact.pairs["mc_se_p_randomisation"].iloc[0] == 0.0

@@ -102,6 +102,9 @@ def test_topic_bootstrap_tables_and_strict_claims(tmp_path, coll):
     q, r = coll
     md = _run(q, r, tmp_path / "o")
     assert "## Table 7 — uncertainty from the topics (topic bootstrap)" in md
+    assert "## Stability (Buckley and Voorhees 2000, as 002; c = 5, B = 40, fuzziness 5%)" in md
+    st = pd.read_csv(tmp_path / "o" / "stability.csv")
+    assert {"error_rate_mean", "prop_ties_sd"} <= set(st) and len(st) == 7
     assert "mean ± topic-sampling sd" in (tmp_path / "o" / "table7_topic_uncertainty.tex").read_text().replace(
         "$\\pm$", "±")
     t8 = pd.read_csv(tmp_path / "o" / "table8_metric_differences.csv")

@@ -39,9 +39,14 @@ metrics, settings (test, correction, alpha, ci, confidence, B, seed,
 standardise, ...) and three tables:
 
     pairs    one record per (metric, run_x, run_y): mean_diff, ci_low, ci_high,
-             effect_size (mean_diff / sqrt(V_E)), p_value (the chosen --test),
+             effect_size (mean_diff / sqrt(V_E), V_E over the runs compared:
+             settings.effect_size_runs), p_value (the chosen --test),
              p_adjusted (--correction over all pairs of that metric), significant
-             (p_adjusted < alpha), d_z, n_topics (topics used)
+             (p_adjusted < alpha), d_z (Cohen's d_z = mean / sd of the
+             differences; no Hedges correction), n_topics (topics used),
+             p_mc_se (Monte Carlo standard error of p_value: sqrt(p (1 - p) / B)
+             for the resampled tests, 0 for exact ones), ci_mc_se (Monte Carlo
+             standard error of the bootstrap CI's endpoints, 0 for the t CI)
     summary  discriminative power: metric, test, correction, alpha, n_significant,
              n_pairs, pct_significant
     curves   the sorted (adjusted) p-values: metric, pair_rank, p_value
@@ -167,7 +172,9 @@ def run_pairs(args) -> int:
     tests = tuple(dict.fromkeys(["t", args.test] + (["bootstrap"] if args.ci == "bootstrap" else [])))
     r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=tests, B=args.B, seed=args.seed)
     st = {**_common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
-          "confidence": confidence, **_standardise_settings(args)}
+          "confidence": confidence, **_standardise_settings(args), "effect_size_runs": r.v_e_runs,
+          "effect_size_variance": f"V_E of the two-way ANOVA over the {r.v_e_runs} runs compared (after --top) "
+                                  "and the topics every one of them scored; it changes with the run set"}
     if args.test not in ("randomisation", "bootstrap") and args.ci != "bootstrap":
         st.update(B=None, seed=None)
     if args.test == "randomisation":

@@ -16,14 +16,19 @@ bootstrap CI   percentile interval of the B bootstrap means of z (Efron's percen
                Sec. 5.3), the B topic samples being *the same* as those of the Bootstrap Sensitivity
                Method (:func:`evalcore.meta.bootstrap_samples`: same seed, same samples)
 effect_size    :math:`\bar z / \sqrt{V_E}`, V_E the residual variance of the two-way ANOVA without
-               replication over *all* runs of the matrix (Sakai 2014 Sec. 3.3 "ES_E"; Sakai 2016 Sec. 6;
-               :func:`evalcore.meta.topicsets.residual_variance`)
-d_z            :math:`\bar z / s_z` (s_z with n - 1: the paired, Hedges-style standardised mean
-               difference of Sakai 2014 Sec. 3.3, = t / sqrt(n))
+               replication over *all* runs of the matrix given (Sakai 2014 Sec. 3.3 "ES_E"; Sakai 2016 Sec. 6;
+               :func:`evalcore.meta.topicsets.residual_variance`): it changes with the run set (e.g. with
+               the CLI's ``--top``), so ``PairsResult.v_e_runs`` records how many runs it used
+d_z            :math:`\bar z / s_z` (s_z with n - 1): Cohen's d_z for paired data (Cohen 1988; Lakens
+               2013), = t / sqrt(n). It is *not* Hedges' g: no small-sample correction factor
+               J = 1 - 3 / (4 df - 1) is applied.
 p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, average ranks for ties; exact
                null distribution when <= 50 non-zero differences without ties, else the normal
-               approximation with tie correction and no continuity correction - scipy's
-               ``wilcoxon(method="exact"/"asymptotic")``); sign test (ties dropped; exact binomial,
+               approximation with tie correction and no continuity correction). It equals
+               ``scipy.stats.wilcoxon(d[d != 0], method="exact")`` in the first case and
+               ``scipy.stats.wilcoxon(d[d != 0], method="asymptotic", correction=False)`` in the second
+               (tested). SciPy's ``method="asymptotic"`` on all differences can differ: one non-zero
+               difference among zeros gives 0.317 there, 1.0 here (the exact value); sign test (ties dropped; exact binomial,
                two-sided = min(1, 2 P(X <= min(pos, neg))), = scipy ``binomtest``); paired randomisation
                test (random sign flips of z, statistic the mean; all 2^n flips when 2^n <= B, else B
                random ones with p = 2 min(#{T* <= T}+1, #{T* >= T}+1)/(B+1), scipy
@@ -33,6 +38,12 @@ p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, averag
 corrections    Holm step-down and Benjamini-Hochberg step-up over the family of all pairs of one
                metric (Carterette 2012 Sec. 3-4; Sakai 2018 Sec. 5.2); the randomised Tukey HSD is
                :func:`evalcore.meta.tukey_hsd`
+
+Monte Carlo standard errors (columns ``mc_se_*``; 0 where the value is exact): the bootstrap ASL p, a
+proportion of B samples, has :math:`\sqrt{p(1-p)/B}` (binomial); the randomisation p = 2q, q the
+smaller one-sided proportion of K random sign flips, has :math:`2\sqrt{q(1-q)/K}`;
+a percentile-CI endpoint at level q has half the distance between the bootstrap means' quantiles
+:math:`q \pm \sqrt{q(1-q)/B}` (one binomial sd of the order statistic's rank; distribution-free).
 
 (The papers are not in shared/papers; section numbers refer to the published
 versions and were not checked against their text here.)
@@ -200,6 +211,26 @@ def _wilcoxon(z0: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return p
 
 
+def _binomial_se(p: np.ndarray, k: int) -> np.ndarray:
+    """Monte Carlo standard error of a proportion estimated from k draws."""
+    p = np.clip(p, 0.0, 1.0)
+    return np.sqrt(p * (1 - p) / max(int(k), 1))
+
+
+def _quantile_se(bm: np.ndarray, q: float) -> np.ndarray:
+    """Monte Carlo se of the q-quantile of each row's B bootstrap means: half the distance between the
+    quantiles one binomial sd of the rank away (module docstring)."""
+    B = bm.shape[1]
+    h = float(np.sqrt(q * (1 - q) / max(B, 1)))
+    lo_q, hi_q = max(q - h, 0.0), min(q + h, 1.0)
+    if np.isnan(bm).any():
+        filled = np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm)
+        a, b = np.nanquantile(filled, [lo_q, hi_q], axis=1)
+    else:
+        a, b = np.quantile(bm, [lo_q, hi_q], axis=1)
+    return (b - a) / 2
+
+
 def _inf_or_zero(sign: np.ndarray) -> np.ndarray:
     """+inf, -inf or 0 by the sign (a ratio with a zero denominator, without a warning)."""
     return np.where(sign > 0, np.inf, np.where(sign < 0, -np.inf, 0.0))
@@ -208,7 +239,8 @@ def _inf_or_zero(sign: np.ndarray) -> np.ndarray:
 # -- result ----------------------------------------------------------------------------
 _PAIR_COLUMNS = ["metric", "run_x", "run_y", "n_topics", "mean_diff", "ci_low", "ci_high", "boot_ci_low",
                  "boot_ci_high", "effect_size", "d_z", "t", "p_t", "p_wilcoxon", "p_sign", "p_randomisation",
-                 "p_bootstrap"]
+                 "p_bootstrap", "mc_se_p_randomisation", "mc_se_p_bootstrap", "mc_se_boot_ci_low",
+                 "mc_se_boot_ci_high"]
 
 
 @dataclass(frozen=True)
@@ -222,8 +254,10 @@ class PairsResult:
         ``ci_low, ci_high`` the paired-t CI; ``boot_ci_low, boot_ci_high`` the bootstrap
         percentile CI (NaN unless "bootstrap" was computed); ``effect_size`` = mean_diff /
         sqrt(V_E); ``d_z``; ``t``; ``p_t, p_wilcoxon, p_sign, p_randomisation, p_bootstrap``
-        (NaN for a test not computed).
+        (NaN for a test not computed); ``mc_se_p_randomisation, mc_se_p_bootstrap,
+        mc_se_boot_ci_low, mc_se_boot_ci_high`` their Monte Carlo standard errors (module docstring).
     v_e : {metric: V_E}, the residual variance of the two-way ANOVA without replication
+    v_e_runs : the number of runs V_E (and so effect_size) was computed over
     confidence, B, seed, tests : the settings
     samples : (B, n) bootstrap topic samples used (None without the bootstrap)
     n_flips : sign-flip vectors of the randomisation test (2^n when exact; 0 if not computed)
@@ -238,10 +272,13 @@ class PairsResult:
     samples: np.ndarray | None = field(default=None, repr=False)
     n_flips: int = 0
     exact_randomisation: bool = False
+    v_e_runs: int = 0
 
     def table(self, test: str = "t", correction: str = "none", alpha: float = 0.05, ci: str = "t") -> pd.DataFrame:
         """The CLI's records: ``metric, run_x, run_y, mean_diff, ci_low, ci_high, effect_size, p_value,
-        p_adjusted, significant, d_z, n_topics`` for one test and correction.
+        p_adjusted, significant, d_z, n_topics, p_mc_se, ci_mc_se`` for one test and correction
+        (``p_mc_se``: Monte Carlo standard error of p_value, 0 for an exact test; ``ci_mc_se``: the larger
+        of the two endpoints' Monte Carlo standard errors, 0 for the t CI).
 
         ``p_adjusted`` is adjusted over all pairs of each metric separately (one family per
         metric); ``significant`` = p_adjusted < alpha. ``ci="bootstrap"`` puts the bootstrap
@@ -261,7 +298,11 @@ class PairsResult:
         return pd.DataFrame({"metric": df["metric"], "run_x": df["run_x"], "run_y": df["run_y"],
                              "mean_diff": df["mean_diff"], "ci_low": df[lo].to_numpy(), "ci_high": df[hi].to_numpy(),
                              "effect_size": df["effect_size"], "p_value": df[col], "p_adjusted": adj,
-                             "significant": adj < alpha, "d_z": df["d_z"], "n_topics": df["n_topics"]})
+                             "significant": adj < alpha, "d_z": df["d_z"], "n_topics": df["n_topics"],
+                             "p_mc_se": (df[f"mc_se_{col}"].to_numpy() if f"mc_se_{col}" in df
+                                         else np.zeros(len(df))),
+                             "ci_mc_se": (np.fmax(df["mc_se_boot_ci_low"], df["mc_se_boot_ci_high"]).to_numpy()
+                                          if ci == "bootstrap" else np.zeros(len(df)))})
 
     def power(self, test: str = "t", correction: str = "none", alpha=0.05) -> pd.DataFrame:
         """Discriminative power: one row per (metric, alpha) with ``test, correction, n_significant,
@@ -446,6 +487,8 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                 adj = 0 if exact_signs else 1
                 p = np.minimum(1.0, 2 * np.minimum(less + adj, greater + adj) / (K + adj))
                 cols["p_randomisation"][sl] = np.where(ok, p, 1.0)
+                q = np.minimum(cols["p_randomisation"][sl] / 2, 0.5)     # p = 2 q, q one-sided
+                cols["mc_se_p_randomisation"][sl] = 0.0 if exact_signs else 2 * _binomial_se(q, K)
             if do_boot:
                 w0 = np.where(const[:, None], 0.0, dev)
                 S1 = fmat_imat(w0, Ct)
@@ -482,6 +525,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                 del ts
                 asl[np.all(z0 == 0, axis=1)] = 1.0
                 cols["p_bootstrap"][sl] = np.where(ok, asl, 1.0)
+                cols["mc_se_p_bootstrap"][sl] = _binomial_se(cols["p_bootstrap"][sl], Bb)
                 if any_nan:
                     bm = np.where(S0 > 0, mean_s, np.nan) + np.where(nv > 0, mean, 0.0)[:, None]
                 else:        # S0 = c > 0 and nv = n_topics > 0 on every row
@@ -495,10 +539,12 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                     lo, hi = np.quantile(bm, [a2, 1 - a2], axis=1)
                 cols["boot_ci_low"][sl] = np.where(ok, lo, np.nan)
                 cols["boot_ci_high"][sl] = np.where(ok, hi, np.nan)
+                for q, name in ((a2, "low"), (1 - a2, "high")):
+                    cols[f"mc_se_boot_ci_{name}"][sl] = np.where(ok, _quantile_se(bm, q), np.nan)
             prog.step()
         frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols})
         frame["n_topics"] = frame["n_topics"].astype(np.int64)
         frames.append(frame)
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
                        B=B, seed=seed, tests=tests, samples=samples, n_flips=int(K),
-                       exact_randomisation=bool(exact_signs))
+                       exact_randomisation=bool(exact_signs), v_e_runs=int(n_runs))

@@ -12,7 +12,8 @@ samples, c = |Q| (Table 3, rows sorted by the last column); the Bootstrap
 Sensitivity Method at alpha = 0.05 (Table 4); Kendall's tau of P+, P and O
 under the papers' other gain settings against the default (Table 5) and
 their bootstrap sensitivity (Table 6, families P+, P, O); the randomised
-Tukey HSD. Swap, bootstrap and Tukey run ``repeats`` times with derived seeds
+Tukey HSD and 002's stability method; a topic bootstrap (Tables 7-8) for the
+uncertainty from the topics. Swap, bootstrap, Tukey and stability run ``repeats`` times with derived seeds
 (:mod:`evalcore.meta.repeat`); every Monte Carlo figure is shown as mean +- sd
 [min-max] and every order claim with the share of repetitions in which it held.
 
@@ -387,6 +388,29 @@ def _tukey_table(s: _Setup):
     return t, tk, tpct
 
 
+def _stability_table(s: _Setup):
+    """002's stability method (Buckley and Voorhees 2000): error rate and ties at fuzziness 5%."""
+    R, T = s.R, s.T
+    c = max(T // 2, 1)
+    s.say(f"stability method (B = {s.B}, c = {c}, {R} repetition(s))")
+    st = repeat("stability", s.S, repeats=R, seed=s.seed, run_ids=s.runs, B=s.B, fuzziness=(0.05,))
+    err, ties = st.table("error_rate", fuzziness=0.05), st.table("prop_ties", fuzziness=0.05)
+    for t in (err, ties):
+        t[["mean", "sd", "min", "max"]] *= 100.0
+    order = list(err["mean"].sort_values(kind="stable").index)
+    disp = pd.DataFrame({"metric": [NAMES[m] for m in order],
+                         "error rate %": [spread_cell(err, m, "{:.2f}", R) for m in order],
+                         "proportion of ties %": [spread_cell(ties, m, "{:.1f}", R) for m in order]})
+    num = numeric_spread(st, {"fuzziness": 0.05}, ["error_rate", "prop_ties"], order)
+    return Table("stability", f"Stability (Buckley and Voorhees 2000, as 002; c = {c}, B = {s.B}, fuzziness 5%) — "
+                 "beyond 003", num, disp,
+                 f"Stability method ({s.name}, {s.n} runs, {s.P} pairs): {s.B} topic subsets of c = {c} of the {T} "
+                 "topics drawn without replacement; a pair ties when its means differ by <= 5% of the larger; "
+                 f"cells in %: {_mc_words(s)}.",
+                 ["Error rate = sum over pairs of min(wins, losses) / all comparisons; lower is more stable at a "
+                  "comparable proportion of ties. Rows sorted by error rate."])
+
+
 #: the discriminative-power figure of each method, with its summary filter
 POWER_FIGURES = {"swap": ("pct_comparisons", {"confidence": 0.95}, "swap method, % comparisons"),
                  "bootstrap": ("pct_significant", {"alpha": 0.05}, "bootstrap, % pairs with ASL < 0.05"),
@@ -441,7 +465,9 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
                [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
                 "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
                 "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
-                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed."])
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The means "
+                "here run higher than Tables 3-4's: a sample with repeated topics makes run differences look more "
+                "consistent, so read the sd, the interval's width and the shares, not the level."])
     rows_n, rows_d = [], []
     for k in tbs:
         fig, where, _ = POWER_FIGURES[k]
@@ -586,6 +612,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     t4, bs, bpct = _table4(s)
     t5, t6, t5df, verdicts = _tables56(s)
     tt, tk, tpct = _tukey_table(s)
+    ts = _stability_table(s)
     tbs = _topic_bootstraps(s)
     topic_tables = _topic_tables(s, tbs)
     findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts)
@@ -595,6 +622,6 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
                 "runs_total": c.n_runs, "topics": s.T, "data": dict(data or {}),
                 "topic_resamples": s.topic_resamples, "topic_B": s.topic_B, "topic_seed": s.topic_seed}
     return Experiment(name=name, K=s.K, level_names=tuple(c.level_names or ()), runs=s.runs, n_runs_total=c.n_runs,
-                      n_topics=s.T, top=top, settings=settings, tables=[t2, t3, t4, t5, t6, tt, *topic_tables],
+                      n_topics=s.T, top=top, settings=settings, tables=[t2, t3, t4, t5, t6, tt, ts, *topic_tables],
                       findings=findings,
                       notes=notes + [caveat], swap=sw, boot=bs, tukey=tk, load=c.report, depth=int(c.depth))
