@@ -13,7 +13,7 @@ import time
 
 import streamlit as st
 
-from . import cached, errors, safe, state, widgets
+from . import cached, errors, references, safe, state, widgets
 
 
 def setup(data_page: bool = False):
@@ -122,6 +122,8 @@ def guard(run) -> None:
     try:
         run()
         state.sync_url()        # again: a page may have set its own choices after setup() mirrored them
+        with st.expander("References", icon=":material/menu_book:"):
+            st.markdown(references.as_markdown())
     except cached.InputError as e:
         st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(e)}",
                  icon=":material/error:")

@@ -3,7 +3,7 @@
 Pure numpy/pandas over evalcore (no streamlit): a one-topic collection is
 built with ``Collection.from_lists`` so every value shown comes from the same
 kernels as the rest of the app; the per-rank table (g, cg, cg_I, count, BR)
-is written straight from 003's definitions, as the tests' reference loops are.
+is written straight from Sakai 2007's definitions, as the tests' reference loops are.
 """
 from __future__ import annotations
 
@@ -15,14 +15,15 @@ from evalcore import registry
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
 
-#: Formulas of the one-document family and its graded relatives (003, 001).
+#: Formulas of the one-document family and its graded relatives (Sakai 2007, Sakai 2004).
 FORMULAS = {
     "BR(r)": r"BR(r) = \frac{\beta\,cg(r) + count(r)}{\beta\,cg_I(r) + r}",
     "AP": r"AP = \frac{1}{R}\sum_{r} isrel(r)\,\frac{count(r)}{r}",
     "Q-measure": r"Q = \frac{1}{R}\sum_{r} isrel(r)\,BR(r)",
     "RR": r"RR = \frac{1}{r_1}",
     "O-measure": r"O = BR(r_1)",
-    "NWRR": r"NWRR = \frac{1 - 1/\beta(M)}{r_1 - 1/\beta(L_{r_1})}",
+    # the penalty is pi (beta is the blended ratio's weight): Sakai 2007 writes both as beta
+    "NWRR": r"NWRR = \frac{1 - 1/\pi(M)}{r_1 - 1/\pi(L_{r_1})}",
     "P-measure": r"P = BR(r_p)",
     "P+-measure": r"P^{+} = \frac{1}{count(r_p)}\sum_{r \le r_p} isrel(r)\,BR(r)",
     "nDCG": r"nDCG@l = \frac{\sum_{r\le l} g(r)/\max(1,\log_b r)}{\sum_{r\le l} g_I(r)/\max(1,\log_b r)}",
@@ -58,8 +59,10 @@ def metric_values(c: Collection, keys, *, gains, beta, penalties, rel_threshold)
     return pd.DataFrame(rows)
 
 
-def per_rank(c: Collection, *, gains, beta) -> tuple[pd.DataFrame, int, int]:
-    """Per-rank g(r), cg(r), cg_I(r), count(r), BR(r); and r_1, r_p (0 if none)."""
+def per_rank(c: Collection, *, gains, beta, penalties=None) -> tuple[pd.DataFrame, int, int]:
+    """Per-rank g(r), cg(r), cg_I(r), count(r), BR(r) and, with ``penalties`` (ascending, one per
+    level), the NWRR term 1/(r - 1/pi(L)) of Sakai 2007 Sec. 3.2 at relevant ranks (WRR reads it at r_1,
+    NWRR divides that by the best possible value, 1 - 1/pi(M)); and r_1, r_p (0 if none)."""
     K = c.max_level
     g_lv = resolve_gains(gains, K)
     levels = c.levels[0, 0, : int(c.lengths[0, 0])].astype(int)
@@ -78,6 +81,11 @@ def per_rank(c: Collection, *, gains, beta) -> tuple[pd.DataFrame, int, int]:
     names = [c.level_label(int(v)) for v in levels]
     df = pd.DataFrame({"rank": r, "level": names, "g(r)": g, "cg(r)": cg, "cg_I(r)": cg_i,
                        "count(r)": count, "BR(r)": br})
+    if penalties is not None:
+        pen = np.asarray(penalties, dtype=float)
+        pi = np.where(levels > 0, pen[np.maximum(levels, 1) - 1], np.nan)
+        df["pi(L)"] = pi
+        df["1/(r - 1/pi(L))"] = np.where(levels > 0, 1.0 / (r - 1.0 / pi), np.nan)
     marks = [("r_1 and r_p" if (x == r1 and x == rp) else "r_1" if x == r1 else "r_p" if x == rp else "")
              for x in r]
     df.insert(2, "marks", marks)

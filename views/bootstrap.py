@@ -1,4 +1,4 @@
-"""Bootstrap sensitivity (003 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
+"""Bootstrap sensitivity (Sakai 2007 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
 import streamlit as st
 
 from dashboard import cached, figures, shell, state, widgets
@@ -29,10 +29,10 @@ def draw_boot(res, B_shown, B_chosen):
     st.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
                "stays below the alpha line, the more pairs the metric can tell apart: "
                "higher discriminative power.")
-    st.markdown(f"**Discriminative power (003 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
+    st.markdown(f"**Discriminative power (Sakai 2007 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
     widgets.table(res["summary"], digits=4, hide_index=True,
                   column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
-    st.caption("estimated_diff (003 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
+    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
                "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
                "difference in means needed for significance.")
     pairs = res["pairs"]

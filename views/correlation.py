@@ -16,7 +16,7 @@ if c.n_runs < 3:
 
 means = cached.means(c, s)
 tau, sig = cached.correlation(means, alpha=0.01)
-st.subheader("Metrics against each other (003 Table 2)")
+st.subheader("Metrics against each other (Sakai 2007 Table 2)")
 st.plotly_chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
 crit = cached.kendall_critical(c.n_runs, 0.01)
 lo, hi = figures.tau_scale(tau)
@@ -24,13 +24,13 @@ if crit <= 1:
     sig_txt = f"* = significant at alpha = 0.01 (two-sided; |tau| of at least {crit:.3f} with {c.n_runs} runs)."
 else:
     sig_txt = (f"With only {c.n_runs} runs **no Kendall tau can be significant** at alpha = 0.01: the test "
-               f"(003 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
+               f"(Sakai 2007 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
 st.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). {sig_txt} "
            f"Colour scale fixed to [{lo:g}, {hi:g}]"
            + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
            "alike; a dark row marks a metric that sees the systems differently.")
 
-st.subheader("Gain settings for one metric (003 Table 5)")
+st.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 if not graded:
     st.info("Add a graded metric (Q-measure, P-measure, nDCG ...) in the sidebar to compare gain settings.")
@@ -61,7 +61,7 @@ sweep = cached.gain_sweep(c, metric, s, level)
 sweep["metric"] = metric
 st.plotly_chart(
     figures.lines(sweep, "gain", "tau", "metric", x_title=f"gain of {names[level - 1]} (log scale)",
-                  y_title="Kendall tau-b against 3:2:1", log_x=True, ref_x=s.gains[level - 1],
+                  y_title=f"Kendall tau-b against {state.paper(cached.preset_gains('3:2:1', K))}", log_x=True, ref_x=s.gains[level - 1],
                   ref_label="current"),
     width="stretch", key="kc_sweep")
 st.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "

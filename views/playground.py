@@ -60,7 +60,7 @@ def _move(step: int):
 
 
 def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
-    """003 Fig. 3's systems X, Y, Z on a topic with one document of each of the
+    """Sakai 2007 Fig. 3's systems X, Y, Z on a topic with one document of each of the
     top three levels, for any K: the labels name the levels actually used,
     and the topic's counts match them (R = min(K, 3))."""
     top = list(range(K, max(K - 3, 0), -1))           # e.g. [3, 2, 1] for K = 3, [4, 3, 2] for K = 4
@@ -85,7 +85,10 @@ def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
 PRESETS, FIG3_COUNTS, FIG3_WHAT = _presets(K, names)
 if ss.get("_pl_K") not in (None, K):                  # a list built for another K: start over with Z
     _set(PRESETS["Z"][0], FIG3_COUNTS)
-    st.toast(f"The collection has {K} levels: the playground list was reset to 003's system Z.")
+    st.toast(f"The collection has {K} levels: the playground list was reset to Sakai 2007's system Z.")
+elif ss.get("_pl_K") is None and (ss["pl_list"], ss["pl_counts"]) == (state.default("pl_list"),
+                                                                     state.default("pl_counts")) and K != 3:
+    _set(PRESETS["Z"][0], FIG3_COUNTS)     # first visit: system Z on this collection's levels, as the caption says
 ss["_pl_K"] = K
 
 st.title("Metric playground")
@@ -96,7 +99,7 @@ strip = st.container()
 # chart column first: on a narrow screen the columns stack and the chart stays above the controls
 right, left = st.columns([1, 1.05], gap="large")
 with left:
-    st.markdown(f"**Presets** (003 Fig. 3 topic: {FIG3_WHAT})")
+    st.markdown(f"**Presets** (Sakai 2007 Fig. 3 topic: {FIG3_WHAT})")
     cols = st.columns(len(PRESETS))
     for col, (name, (lv, what)) in zip(cols, PRESETS.items()):
         col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS), help=what,
@@ -159,7 +162,7 @@ if one.level_counts[0, 1:].tolist() != counts:
 keys = [state.expand(k, s.cutoff) for k in cached.METRIC_KEYS]
 params = dict(gains=list(s.gains), beta=s.beta, penalties=list(s.penalties), rel_threshold=s.rel_threshold)
 vals = teaching.metric_values(one, keys, **params)
-table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta)
+table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
 
 with strip:
     focus = vals[vals["metric"].isin(cached.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
@@ -177,24 +180,32 @@ with right:
     st.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
                "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
 
+M_TOP = max([L for L in range(1, K + 1) if int(one.level_counts[0, L]) > 0] or [K])
 st.subheader("Per rank")
 st.dataframe(
-    table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}"}, na_rep="")
+    table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}", "pi(L)": "{:g}",
+                        "1/(r - 1/pi(L))": "{:.4f}"}, na_rep="")
     .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1),
     hide_index=True, width="stretch")
 st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
-           "documents down to r; BR: the blended ratio (relevant ranks only). Shaded: r_1 and r_p.")
+           "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
+           "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's beta); "
+           "1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR divides it by "
+           f"1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the topic's highest "
+           "level), the value of such a document at rank 1. "
+           "Shaded: r_1 and r_p.")
 
 st.subheader("Every metric")
 widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                              "user model": st.column_config.TextColumn(width="large")})
 
-with st.expander("Formulas (003, 001)", expanded=False):
+with st.expander("Formulas (Sakai 2007; Sakai 2004)", expanded=False):
     fcols = st.columns(2)
     for i, (name, tex) in enumerate(teaching.FORMULAS.items()):
         with fcols[i % 2]:
             st.markdown(f"**{name}**")
             st.latex(tex)
     st.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
-               "level present in the list; beta(L): the NWRR penalty of level L, M the topic's highest level.")
+               "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's highest "
+               "level; beta: the blended ratio's weight of gain against rank.")

@@ -76,7 +76,7 @@ with st.expander("What is on this page (tests, corrections, V_E, resampling)"):
         "measured. **d_z** = mean difference / standard deviation of the differences of that pair.\n"
         "- **Tests.** Paired t-test; Wilcoxon signed-rank (ranks of |x - y|); sign test (only which run won "
         "each topic); paired randomisation test (random sign flips of the differences; all of them when "
-        "2^n <= B); paired bootstrap test (the ASL of 003 Fig. 6, B topic samples with replacement).\n"
+        "2^n <= B); paired bootstrap test (the ASL of Sakai 2007 Fig. 6, B topic samples with replacement).\n"
         "- **Resampled** means the p-value is estimated from B random samples: another seed gives a slightly "
         "different p-value. That Monte Carlo error is shown as whiskers on the discriminative-power bars "
         "(the test repeated with several seeds). The t, Wilcoxon and sign tests are exact: B plays no part.\n"
@@ -246,7 +246,7 @@ if res is not None:
                    "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
         widgets.table(pw[["metric", "n_significant", "n_pairs", "pct"]].rename(columns={"pct": "% significant"}),
                       digits=1, hide_index=True)
-    with st.expander("Sorted p-value curves (003's ASL curve is the bootstrap test, no correction)"):
+    with st.expander("Sorted p-value curves (Sakai 2007's ASL curve is the bootstrap test, no correction)"):
         cur = result.curves(test, corr)
         st.plotly_chart(figures.lines(cur, "pair_rank", "p_value", "metric", x_title="run pairs, sorted by p-value",
                                       y_title=f"p-value ({test}, {corr})", ref_y=alpha,

@@ -1,4 +1,4 @@
-"""Stability (Buckley & Voorhees; 002): error rate against proportion of ties. Live, no button."""
+"""Stability (Buckley & Voorhees 2000; Sakai 2006): error rate against proportion of ties. Live, no button."""
 import streamlit as st
 
 from dashboard import figures, shell, widgets
