@@ -117,7 +117,7 @@ sig_name = f"{CORR_SHORT[corr]}-adjusted p < {alpha:g}" if corr != "none" else f
 std_note = "" if std == "none" else f" on {STD_LABELS[std]}"
 
 # -- 1. every run pair -----------------------------------------------------------------------------
-st.subheader("Every run pair")
+st.subheader("Differences against a baseline run, with confidence intervals")
 
 
 def draw_pairs(frames, B_shown, B_chosen):
@@ -128,6 +128,25 @@ def draw_pairs(frames, B_shown, B_chosen):
               else f"the {TEST_LABELS[test]} and the t CI do not depend on B")
     st.markdown(f"**{TEST_LABELS[test]}**, correction **{CORR_LABELS[corr]}**, alpha = {alpha:g}, {ci_name}"
                 f"{std_note} · {b_note}")
+    # the picture first: every run against a baseline (the best run by the chosen metric unless chosen)
+    g1, g2 = st.columns(2)
+    choose("sg_fmetric", metrics, metrics[0])
+    fmet = g1.selectbox("metric", metrics, key=w("sg_fmetric"))
+    run_ids = [str(x) for x in c.run_ids]
+    best = str(cached.means(c, s, [fmet])[fmet].idxmax()) if fmet in s.metric_keys else run_ids[0]
+    choose("sg_frun", run_ids, best)
+    frun = g2.selectbox("baseline run", run_ids, key=w("sg_frun"),
+                        help="Every other run is compared with this one. Default: the best run by the metric.")
+    fd = figures.forest_data(tbl[tbl["metric"] == fmet], frun)
+    st.plotly_chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
+                    width="stretch", key="sg_forest")
+    nsig = int(fd["significant"].sum())
+    st.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
+               f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
+               + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
+                  "statement." if corr != "none" else ""))
+
+    st.markdown("**Every run pair**: the table behind the picture, for all metrics")
     f1, f2, f3 = st.columns([1.2, 1.6, 1], vertical_alignment="bottom")
     choose("sg_tmetric", [ALL] + metrics, ALL)
     fm = f1.selectbox("metric", [ALL] + metrics, key=w("sg_tmetric"))
@@ -157,22 +176,6 @@ def draw_pairs(frames, B_shown, B_chosen):
                + (f"Randomisation test: {'all ' if r.exact_randomisation else ''}{r.n_flips} sign flips"
                   + (" (exact: every flip)." if r.exact_randomisation else " drawn at random.")
                   if "randomisation" in r.tests else ""))
-
-    st.markdown("**Forest plot: one run against every other**")
-    g1, g2 = st.columns(2)
-    choose("sg_fmetric", metrics, metrics[0])
-    fmet = g1.selectbox("metric (forest plot)", metrics, key=w("sg_fmetric"))
-    run_ids = [str(x) for x in c.run_ids]
-    choose("sg_frun", run_ids, run_ids[0])
-    frun = g2.selectbox("run (forest plot)", run_ids, key=w("sg_frun"))
-    fd = figures.forest_data(tbl[tbl["metric"] == fmet], frun)
-    st.plotly_chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
-                    width="stretch", key="sg_forest")
-    nsig = int(fd["significant"].sum())
-    st.caption(f"Each row: {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
-               f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
-               + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
-                  "statement." if corr != "none" else ""))
 
 
 tests = cached.pair_tests(test, ci)
