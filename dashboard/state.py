@@ -89,6 +89,8 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     # page-specific choices
     "pl_list": ("pl", "1,3", str),        # playground: level per rank (Sakai 2007 Fig. 3, system Z)
     "pl_counts": ("plc", "1,1,1", str),   # playground: relevant documents per level, ascending
+    "pl_pin": ("plpin", "", str),          # playground: the pinned list, "levels|counts"
+    "pl_formula": ("plf", "P-measure", str),   # playground: the formula filled in step by step
     "rk_metric": ("rk", "P-measure", str),
     "rk_run_x": ("rx", "", str),
     "rk_run_y": ("ry", "", str),

@@ -1,7 +1,7 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
 import streamlit as st
 
-from dashboard import cached, errors, figures, shell, state, teaching, widgets
+from dashboard import cached, errors, figures, safe, shell, state, teaching, widgets
 
 MAX_RANKS = 30
 ss = st.session_state
@@ -68,7 +68,7 @@ def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
     n = lambda L: names[L - 1]                        # noqa: E731
     counts = [1 if L in top else 0 for L in range(1, K + 1)]
     presets = {
-        "X": ([B], f"a {n(B)} document at rank 1"),
+        "X": ([B], f"a {n(B)} document at rank 1"),   # why each is worth showing: WHY below
         "Y": ([0, S], f"non-relevant, then an {n(S)} document"),
         "Z": ([B, S], f"{n(B)} at rank 1, {n(S)} at rank 2: the system P-measure rewards"),
         "inverse": (top[::-1], "the perfect inverse: the ideal list upside down"),
@@ -83,6 +83,14 @@ def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
 
 
 PRESETS, FIG3_COUNTS, FIG3_WHAT = _presets(K, names)
+#: One line a teacher can say for each preset (Sakai 2007 Sec. 3.2-3.3).
+WHY = {
+    "X": "only a partially relevant document, at the top: O = P, both reward finding something at once",
+    "Y": "the best document, one rank down: O = P again, both the same for a user who stops at r_1",
+    "Z": "a weak hit first, the best second: O stops at rank 1, P goes on to the best one - P > O",
+    "inverse": "every document found, best last: P = 1, yet P+ < 1 - why P+ averages BR down to r_p",
+    "ideal": "the ideal list: every metric is 1",
+}
 if ss.get("_pl_K") not in (None, K):                  # a list built for another K: start over with Z
     _set(PRESETS["Z"][0], FIG3_COUNTS)
     st.toast(f"The collection has {K} levels: the playground list was reset to Sakai 2007's system Z.")
@@ -102,8 +110,9 @@ with left:
     st.markdown(f"**Presets** (Sakai 2007 Fig. 3 topic: {FIG3_WHAT})")
     cols = st.columns(len(PRESETS))
     for col, (name, (lv, what)) in zip(cols, PRESETS.items()):
-        col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS), help=what,
-                   width="stretch")
+        col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS),
+                   help=f"{what}. Why: {WHY[name]}.", width="stretch")
+    st.caption("  \n".join(f"**{name}**: {WHY[name]}" for name in PRESETS))
     st.markdown("**The topic**: relevant documents per level")
     cur_counts = _counts()
     ccols = st.columns(K)
@@ -194,6 +203,59 @@ st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cu
            f"1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the topic's highest "
            "level), the value of such a document at rank 1. "
            "Shaded: r_1 and r_p.")
+
+st.subheader("The formula with this list's numbers")
+if ss.get("pl_formula") not in teaching.WORKED:      # a value from the address this page does not offer
+    ss["pl_formula"] = "P-measure"
+wk = st.selectbox("metric", teaching.WORKED, key="pl_formula",
+                  help="Each step of the chosen metric's formula, filled in with this list's values (relaxed "
+                       "threshold: every relevant level counts).")
+steps, worked_value = teaching.worked_steps(wk, table, r1=r1, rp=rp, R=int(one.R[0]), beta=s.beta,
+                                            penalties=list(s.penalties), top_level=M_TOP)
+for line in steps:
+    st.latex(line)
+st.caption(f"beta = {s.beta:g} (sidebar), gains {state.paper(s.gains)}, penalties pi {state.paper(s.penalties)}; "
+           f"R = {int(one.R[0])} relevant documents for the topic.")
+
+# -- a second list beside this one: pin (snapshot) it, change the list, compare -------------------
+st.subheader("Two lists side by side")
+
+
+@errors.guarded
+def _pin():
+    ss["pl_pin"] = f"{ss['pl_list']}|{ss['pl_counts']}"
+
+
+@errors.guarded
+def _unpin():
+    ss["pl_pin"] = ""
+
+
+p1, p2, _ = st.columns([1, 1, 3])
+p1.button("Pin this list", on_click=_pin, key="pl_pin_btn", icon=":material/push_pin:",
+          help="Keep a copy of this list and topic; change the list above and compare the two here.")
+p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_pin"))
+pinned = teaching.parse_pin(ss.get("pl_pin", ""), K)
+if pinned is None:
+    st.caption("Press **Pin this list** to keep the current list; every metric and the per-rank numbers of both "
+               "lists are then shown side by side. The pinned list is in the address too.")
+else:
+    p_levels, p_counts = pinned
+    pin_one = teaching.one_topic(p_levels, p_counts, level_names=c.level_names)
+    pin_vals = teaching.metric_values(pin_one, keys, **params).set_index("metric")["value"]
+    both = vals.set_index("metric")[["value"]].rename(columns={"value": "this list"})
+    both.insert(0, "pinned list", pin_vals)
+    both["this - pinned"] = both["this list"] - both["pinned list"]
+    label = lambda lv: " ".join(_fmt(v).split(" ")[0] if v else "-" for v in lv)      # noqa: E731
+    st.caption(f"Pinned: {safe.md(label(p_levels))} · this list: {safe.md(label(levels))} "
+               "(levels by rank; - = non-relevant).")
+    widgets.table(both.reset_index(), digits=4, hide_index=True, height=38 + 35 * len(both))
+    pin_table, _, _ = teaching.per_rank(pin_one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
+    t1, t2 = st.columns(2)
+    t1.markdown("**Pinned list, per rank**")
+    t1.dataframe(pin_table.drop(columns="marks"), hide_index=True, width="stretch")
+    t2.markdown("**This list, per rank**")
+    t2.dataframe(table.drop(columns="marks"), hide_index=True, width="stretch")
 
 st.subheader("Every metric")
 widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
