@@ -188,6 +188,13 @@ class Settings:
 CUTOFF_REQUIRED = ("nDCG", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
 
 
+def page_keys() -> list[str]:
+    """The settings in the address that belong to one page (its choices), not to the sidebar."""
+    shared = {"dataset", "sim_topics", "sim_runs", "sim_seed", "beta", "cutoff", "threshold", "top_n", "top_by",
+              "upload_fp", "upload_name"}
+    return [k for k in _SCALARS if k not in shared]
+
+
 def expand(base: str, cutoff: int) -> str:
     return f"{base}@{int(cutoff)}" if base in CUTOFF_REQUIRED else base
 

@@ -103,6 +103,19 @@ def sidebar(c) -> None:
         st.caption("The address bar holds every setting: copy it to share this view.")
 
 
+def chart(fig, label: str | None = None, **kw) -> None:
+    """``st.plotly_chart``, noting the figure for the view's HTML export (dashboard.export)."""
+    st.session_state.setdefault("_view_figs", []).append((label or _title(fig), fig))
+    st.plotly_chart(fig, **kw)
+
+
+def _title(fig) -> str:
+    try:
+        return str(fig.layout.title.text or "")
+    except AttributeError:
+        return ""
+
+
 def metric_select(label: str, key: str, s: state.Settings, default: str | None = None, help: str | None = None) -> str:
     """A selectbox over the current metric keys whose value lives under ``key``."""
     keys = list(s.metric_keys)
@@ -266,7 +279,7 @@ def spread_chart(res: dict, figure: str, where: dict, *, y_title: str, what: str
     d = sp[sp["figure"] == figure]
     for col, val in where.items():
         d = d[d[col] == val]
-    st.plotly_chart(figures.spread_bars(d, y_title=y_title, percent=True,
+    chart(figures.spread_bars(d, y_title=y_title, percent=True,
                                         title=f"{what} over {repeats} repetitions, {b_title(B_shown, B_chosen)} each"),
                     width="stretch", key=key)
     st.caption(f"Bar: mean over {repeats} independent repetitions (seeds derived from seed {seed}; repetition 1 "

@@ -17,7 +17,7 @@ if c.n_runs < 3:
 means = cached.means(c, s)
 tau, sig = cached.correlation(means, alpha=0.01)
 st.subheader("Metrics against each other (Sakai 2007 Table 2)")
-st.plotly_chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
+widgets.chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
 crit = cached.kendall_critical(c.n_runs, 0.01)
 lo, hi = figures.tau_scale(tau)
 if crit <= 1:
@@ -40,7 +40,7 @@ if ss.get("kc_metric") not in graded:
 metric = st.selectbox("Metric", graded, key="kc_metric")
 table = cached.gain_settings_means(c, metric, s)
 gtau, gsig = cached.correlation(table, alpha=0.01)
-st.plotly_chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
+widgets.chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
 glo, ghi = figures.tau_scale(gtau)
 st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
            f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
@@ -59,7 +59,7 @@ level = st.radio("Level whose gain moves", options=list(range(K, 0, -1)), key="k
                  format_func=lambda L: f"{names[L - 1]} (level {L})")
 sweep = cached.gain_sweep(c, metric, s, level)
 sweep["metric"] = metric
-st.plotly_chart(
+widgets.chart(
     figures.lines(sweep, "gain", "tau", "metric", x_title=f"gain of {names[level - 1]} (log scale)",
                   y_title=f"Kendall tau-b against {state.paper(cached.preset_gains('3:2:1', K))}", log_x=True, ref_x=s.gains[level - 1],
                   ref_label="current"),

@@ -70,14 +70,14 @@ df = df.sort_values(["_top", "setting"], kind="stable").drop(columns="_top").res
 
 left, right = st.columns(2, gap="large")
 with left:
-    st.plotly_chart(figures.setting_points(df, "tau", y_title=f"Kendall tau-b against {state.paper(ref)}",
+    widgets.chart(figures.setting_points(df, "tau", y_title=f"Kendall tau-b against {state.paper(ref)}",
                                            y_range=(-1.02, 1.02) if df["tau"].min() < 0 else (0, 1.02),
                                            title=f"Does the {metric} ranking change? (Sakai 2007 Table 5)"),
                     width="stretch", key="gv_tau")
     st.caption(f"tau between the run ranking under each setting and under {state.paper(ref)}. "
                "Orange: the ratio slider and the sidebar's current gains.")
 with right:
-    st.plotly_chart(figures.setting_points(df, "pct", lo="min", hi="max", sd="sd",
+    widgets.chart(figures.setting_points(df, "pct", lo="min", hi="max", sd="sd",
                                            y_title=f"% pairs significant (alpha = {alpha:g})",
                                            title=f"Discriminative power (Sakai 2007 Table 6), B = {B}, {reps} seeds"),
                     width="stretch", key="gv_power")

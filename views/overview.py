@@ -42,7 +42,7 @@ with left:
         if ref_label == state.paper(s.gains):
             cur_label = f"current (also {state.paper(s.gains)})"
         moved = int((df["rank_left"] != df["rank_right"]).sum())
-        st.plotly_chart(figures.rank_shift(df, ref_label, cur_label,
+        widgets.chart(figures.rank_shift(df, ref_label, cur_label,
                                            title=f"{metric}: {moved} of {len(df)} runs change rank, "
                                                  f"Kendall tau-b = {tau:.3f}", row_px=13),
                         width="stretch", key="ov_shift")
@@ -55,7 +55,7 @@ with right:
     else:
         means = cached.means(c, s)
         tau_m, sig = cached.correlation(means, alpha=0.01)
-        st.plotly_chart(figures.tau_heatmap(tau_m, sig), width="stretch", key="ov_heat")
+        widgets.chart(figures.tau_heatmap(tau_m, sig), width="stretch", key="ov_heat")
         lo, hi = figures.tau_scale(tau_m)
         crit = cached.kendall_critical(c.n_runs, 0.01)
         sig_txt = (f"* = significant at alpha = 0.01 (|tau| >= {crit:.3f} with {c.n_runs} runs)" if crit <= 1 else
@@ -76,7 +76,7 @@ else:
         fig = figures.share_bars(summ.sort_values("share", ascending=False), "metric", "share",
                                  y_title=f"run pairs significant (alpha = {alpha:g})",
                                  title=f"Bootstrap test (Sakai 2007 Table 4), {widgets.b_title(B_shown, B_chosen)}")
-        st.plotly_chart(fig, width="stretch", key="ov_boot")
+        widgets.chart(fig, width="stretch", key="ov_boot")
         st.caption("Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
 
     def draw_swap(res, B_shown, B_chosen):

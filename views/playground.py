@@ -184,7 +184,7 @@ with strip:
 with right:
     level_colors = {names[L - 1]: figures.OKABE_ITO[(K - L) % len(figures.OKABE_ITO)] for L in range(1, K + 1)}
     chart = table.rename(columns={"g(r)": "g", "BR(r)": "BR"})
-    st.plotly_chart(figures.playground_chart(chart, level_colors), width="stretch",
+    widgets.chart(figures.playground_chart(chart, level_colors), width="stretch",
                     key="pl_chart")
     st.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
                "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")

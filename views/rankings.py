@@ -17,7 +17,7 @@ metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
                                help="The metric of the chart, the gain comparison and the per-topic views.")
 order = means[metric].sort_values(ascending=False).index
 
-st.plotly_chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
+widgets.chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
 st.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
 # full width: with one column per metric the table is wider than half a page (issue 8 sec. 4)
 st.markdown("**Mean over topics, every metric** (click a header to sort)")
@@ -43,7 +43,7 @@ else:
     cur_name = f"current ({state.paper(s.gains)})"
     l2, r2 = st.columns([1.3, 1], gap="large")
     with l2:
-        st.plotly_chart(figures.rank_shift(df, REF, cur_name), width="stretch", key="rk_shift")
+        widgets.chart(figures.rank_shift(df, REF, cur_name), width="stretch", key="rk_shift")
         moved = int((df["rank_left"] != df["rank_right"]).sum())
         st.caption(f"Each line is a run: its rank under {REF}{REF_NOTE} (left) and under the current gains (right). "
                    f"Blue moved up, orange down. {moved} of {len(df)} runs change rank.")
@@ -60,7 +60,7 @@ else:
 
 st.subheader("Per topic")
 mat = pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
-st.plotly_chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
+widgets.chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
 st.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
            "hard topics; a run bright where its neighbours are dark has a specialty.")
 
@@ -74,7 +74,7 @@ x = d1.selectbox("run x", runs, key="rk_run_x")
 y = d2.selectbox("run y", runs, key="rk_run_y")
 mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
 diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
-st.plotly_chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
+widgets.chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
 wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
 st.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on {len(diff) - wins - losses}; "
            f"mean difference {diff['diff'].mean():+.4f}. A few tall bars mean the gap rests on a few topics.")
@@ -90,7 +90,7 @@ if depth.empty:
 else:
     l3, r3 = st.columns([1.5, 1], gap="large")
     with l3:
-        st.plotly_chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
+        widgets.chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
         st.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
                    "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
                    "P-measure assumes.")

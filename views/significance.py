@@ -138,7 +138,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     frun = g2.selectbox("baseline run", run_ids, key=w("sg_frun"),
                         help="Every other run is compared with this one. Default: the best run by the metric.")
     fd = figures.forest_data(tbl[tbl["metric"] == fmet], frun)
-    st.plotly_chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
+    widgets.chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
                     width="stretch", key="sg_forest")
     nsig = int(fd["significant"].sum())
     st.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
@@ -200,7 +200,7 @@ def draw_spread(frames, B_shown, B_chosen):
     sp = cached.spread_power(frames["pvalues"], corr, alpha)
     title = (f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, "
              f"{widgets.b_title(B_shown, B_chosen)}, seeds {seed}..{seed + reps - 1}")
-    st.plotly_chart(figures.power_bars(sp, "metric", "pct_seed", lo="min", hi="max", sd="sd",
+    widgets.chart(figures.power_bars(sp, "metric", "pct_seed", lo="min", hi="max", sd="sd",
                                        y_title="run pairs significant", title=title), width="stretch",
                     key="sg_power")
     st.caption(f"Bar: % of run pairs significant with seed {seed} (the pair table's). Whisker: lowest to highest "
@@ -235,14 +235,14 @@ if res is not None:
             status.caption(f"{what} at the chosen B = {B}: computed after the rest of the page, then it replaces "
                            f"this chart ...")
             pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
-            st.plotly_chart(figures.power_bars(
+            widgets.chart(figures.power_bars(
                 pw, "metric", "pct", y_title="run pairs significant",
                 title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, seed {seed} only, "
                       f"{widgets.b_title(result.B, B)} (spread over seeds follows)"), width="stretch", key="sg_power")
             ss.setdefault("_live_pending", []).append(("pairs_spread", c, s, sp_params, B, what, status))
     else:
         pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
-        st.plotly_chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",
+        widgets.chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",
                                            title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, "
                                                  f"alpha = {alpha:g}"), width="stretch", key="sg_power")
         st.caption(f"% of the {n_pairs} run pairs whose {sig_name} ({TEST_LABELS[test]}{std_note}). This test is "
@@ -251,7 +251,7 @@ if res is not None:
                       digits=1, hide_index=True)
     with st.expander("Sorted p-value curves (Sakai 2007's ASL curve is the bootstrap test, no correction)"):
         cur = result.curves(test, corr)
-        st.plotly_chart(figures.lines(cur, "pair_rank", "p_value", "metric", x_title="run pairs, sorted by p-value",
+        widgets.chart(figures.lines(cur, "pair_rank", "p_value", "metric", x_title="run pairs, sorted by p-value",
                                       y_title=f"p-value ({test}, {corr})", ref_y=alpha,
                                       ref_label=f"alpha = {alpha:g}", markers=False), width="stretch",
                         key="sg_curves")
@@ -346,6 +346,6 @@ else:
                                       target_label=f"1 - beta = {1 - beta:g}", log_x=out["log_x"],
                                       title=f"Power vs number of topics ({DESIGN_LABELS[design]}, "
                                             f"alpha = {t_alpha:g}, {diff_label} {min_diff:g})")
-        st.plotly_chart(fig, width="stretch", key="ts_curve")
+        widgets.chart(fig, width="stretch", key="ts_curve")
 
 widgets.finish_live()

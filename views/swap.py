@@ -36,7 +36,7 @@ def draw(res, B_shown, B_chosen):
                         y_title="swap rate (share of trials that disagree)", y_percent=True,
                         ref_y=0.05, ref_label="5% (95% confidence)", top=70,
                         title=f"Swap rates, {params['sampling']} sampling, {widgets.b_title(B_shown, B_chosen)}")
-    st.plotly_chart(fig, width="stretch", key="sw_chart")
+    widgets.chart(fig, width="stretch", key="sw_chart")
     st.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
                "difference to give a reliable conclusion: a sensitive metric.")
     summ = res["summary"]
