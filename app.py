@@ -34,4 +34,5 @@ pages.append(st.Page(HOME.script, title=HOME.title, icon=HOME.icon, url_path=ROO
                      visibility="hidden"))
 # navigation in the top bar: the sidebar starts with the data and the gain sliders (the first screen
 # at 1440 x 900 shows sliders, beta and a chart; docs/dashboard.md)
-shell.guard(st.navigation(pages, position="top").run)
+page = st.navigation(pages, position="top")
+shell.guard(page.run, page.title)

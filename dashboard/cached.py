@@ -321,7 +321,7 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
 
 
 def gain_settings_means(c: Collection, key: str, s: Settings) -> pd.DataFrame:
-    """Means of one metric under every paper preset and the current gains (003 Table 5)."""
+    """Means of one metric under every paper preset and the current gains (Sakai 2007 Table 5)."""
     df = _gain_table(c, c.fingerprint, key, s.beta, tuple(evalcore.GAIN_PRESETS)).copy()
     cur = "current (" + state.paper(s.gains) + ")"
     if state.paper(s.gains) not in df.columns:
@@ -666,7 +666,7 @@ def data_key(c: Collection, s: Settings) -> tuple:
 
 
 def kendall_critical(n: int, alpha: float) -> float:
-    """Smallest |tau| significant at ``alpha`` for ``n`` runs (003 Eq. 9); > 1 means none can be."""
+    """Smallest |tau| significant at ``alpha`` for ``n`` runs (Sakai 2007 Eq. 9); > 1 means none can be."""
     return float(_meta.kendall_test(0.0, n, alpha=alpha).get("tau_critical", float("nan")))
 
 
@@ -717,7 +717,8 @@ def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[fl
     for name in state.PRESETS + ("2:1.5:1",):
         g = preset_gains(name, K)
         if g is not None:
-            add("paper preset" + ("" if state.paper(g) == name else f" {name}, adapted to {K} levels"), g)
+            # labelled with the values used: "3:2:1" would misname a setting on 2, 4 or 5 levels
+            add("paper preset" + ("" if state.paper(g) == name else f", adapted to {K} levels"), g)
     for r in (2.0, 5.0, 30.0, 100.0):
         add("ratio grid", ratio_gains(K, r))
     add("ratio slider", ratio_gains(K, ratio))

@@ -104,8 +104,31 @@ def _esc_array(v):
     return [(_esc(x) if isinstance(x, str) else _esc_array(x) if isinstance(x, (list, tuple)) else x) for x in v]
 
 
+#: One colour per metric, the same in every chart and on every page (a metric keyed ``nDCG@10`` takes
+#: nDCG's). The dashboard's default metrics (dashboard.state.DEFAULT_METRICS, a test keeps the two
+#: equal) get the Okabe-Ito colours but yellow, hard to read on white; the rest of evalcore's
+#: registry the colours of Tol's "muted" scheme (Tol 2021), also distinguishable with the common
+#: colour-vision deficiencies.
+METRIC_COLOR_ORDER = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
+_TOL_MUTED = ["#332288", "#117733", "#44AA99", "#88CCEE", "#DDCC77", "#CC6677", "#AA4499", "#882255", "#999933"]
+_OTHER_METRICS = ("R-measure", "AWP", "R-Prec", "WRR", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
+_METRIC_COLORS = {**dict(zip(METRIC_COLOR_ORDER, OKABE_ITO[:7] + ["#882255"])),
+                  **{m: c for m, c in zip(_OTHER_METRICS, _TOL_MUTED[:7] + ["#999933", "#117733", "#44AA99", "#AA4499"])}}
+
+
+def metric_color(name) -> str:
+    """The colour of a metric (``"Q-measure"``, ``"nDCG@10"``) in every chart. A name outside the
+    registry gets a colour from its characters (the same in every process, unlike ``hash``)."""
+    base = str(name).partition("@")[0]
+    if base in _METRIC_COLORS:
+        return _METRIC_COLORS[base]
+    palette = OKABE_ITO[:7] + _TOL_MUTED
+    return palette[sum(map(ord, str(name))) % len(palette)]
+
+
 def color_map(names) -> dict[str, str]:
-    return {n: OKABE_ITO[i % len(OKABE_ITO)] for i, n in enumerate(names)}
+    """Colours of metric groups: :func:`metric_color` of each, whatever the order they come in."""
+    return {n: metric_color(n) for n in names}
 
 
 # -- rankings ----------------------------------------------------------------
@@ -306,7 +329,9 @@ def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = 
 def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, title: str | None = None,
                top: int | None = None) -> go.Figure:
     """One bar per category holding a share in [0, 1]."""
-    bar = dict(type="bar", x=df[x].astype(str).to_numpy(), y=df[y].to_numpy(), marker=dict(color=OKABE_ITO[0]),
+    cats = df[x].astype(str).to_numpy()
+    bar = dict(type="bar", x=cats, y=df[y].to_numpy(),
+               marker=dict(color=[metric_color(m) for m in cats] if x == "metric" else OKABE_ITO[0]),
                hovertemplate="%{x}: %{y:.1%}<extra></extra>")
     return _figure([bar], title=title, top=top, x=x, y=y_title, height=320, legend=False,
                    yaxis=dict(tickformat=".0%"))
@@ -434,7 +459,9 @@ def power_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, lo: str | None
                       axis=1)
     spread = ("<br>over seeds: %{customdata[0]:.1f}-%{customdata[1]:.1f} %, sd %{customdata[2]:.2f}"
               if lo is not None else "")
-    bar = dict(type="bar", x=df[x].astype(str).to_numpy(), y=df[y].to_numpy(), marker=dict(color=OKABE_ITO[0]),
+    cats = df[x].astype(str).to_numpy()
+    bar = dict(type="bar", x=cats, y=df[y].to_numpy(),
+               marker=dict(color=[metric_color(m) for m in cats] if x == "metric" else OKABE_ITO[0]),
                customdata=custom,
                hovertemplate="<b>%{x}</b><br>" + y_title + ": %{y:.1f} %" + spread + "<extra></extra>")
     if lo is not None and hi is not None:

@@ -13,7 +13,7 @@ import time
 
 import streamlit as st
 
-from . import cached, errors, safe, state, widgets
+from . import cached, errors, references, safe, state, widgets
 
 
 def setup(data_page: bool = False):
@@ -25,6 +25,7 @@ def setup(data_page: bool = False):
     files can be loaded there. Returns ``(settings, collection)`` for this run.
     """
     st.session_state["_live_pending"] = []       # quick passes drawn in this run (widgets.live_meta)
+    st.session_state["_view_figs"] = []          # charts drawn in this run (widgets.chart), for the HTML export
     st.session_state["_run_t0"] = time.perf_counter()
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
                        layout="wide", initial_sidebar_state="expanded")
@@ -41,7 +42,14 @@ def setup(data_page: bool = False):
     for msg in ss.pop("_url_warnings", []):
         st.toast(safe.md(msg))      # quotes the address: text, never Markdown
     state.sync_url()
-    return cached.usable(collection, state.current()), collection
+    s = cached.usable(collection, state.current())
+    ss["_view_data"] = {
+        "collection": collection.name or "(unnamed)", "runs": collection.n_runs, "topics": collection.n_topics,
+        "relevance levels": f"{collection.max_level + 1} (0-{collection.max_level})",
+        "dataset": widgets.DATASET_LABELS.get(s.dataset, s.dataset),
+        "content key": collection.fingerprint[:16]}
+    ss["_view_settings"] = {**s.as_json(), "dataset": s.dataset}
+    return s, collection
 
 
 def _uploaded_data(data_page: bool) -> None:
@@ -106,7 +114,31 @@ _log = logging.getLogger("evalcore.app")
 _raise_in_tests = errors.raise_in_tests
 
 
-def guard(run) -> None:
+def export_button(title: str) -> None:
+    """"Download this view (HTML)": the charts drawn in this run, the settings, the data and the link, as
+    one self-contained file (dashboard.export), built only when the button is pressed."""
+    ss = st.session_state
+    figs = list(ss.get("_view_figs") or [])
+    if not figs:
+        return
+    data, settings = dict(ss.get("_view_data") or {}), dict(ss.get("_view_settings") or {})
+    query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
+    base = getattr(st.context, "url", "") or ""
+    link = base + ("?" + query if query else "")
+    extra = {k: ss[k] for k in state.page_keys() if k in ss}     # the page's own choices
+
+    def build() -> bytes:
+        from . import export
+        return export.view_html(f"evalcore · {title}", figs, settings={**settings, "page": extra},
+                                summary=data, link=link).encode()
+
+    st.download_button("Download this view (HTML)", data=build, file_name=f"evalcore-{title.lower().replace(' ', '-')}.html",
+                       mime="text/html", on_click="ignore", icon=":material/download:", key="_export_html",
+                       help="One file with these charts (interactive), the settings, the data summary and the "
+                            "link: a colleague opens it in a browser, no installation, no network.")
+
+
+def guard(run, title: str = "") -> None:
     """Run a page; never let an exception reach the browser as an stException.
 
     * ``InputError`` (evalcore's message for bad data or settings): an error
@@ -122,6 +154,9 @@ def guard(run) -> None:
     try:
         run()
         state.sync_url()        # again: a page may have set its own choices after setup() mirrored them
+        export_button(title or "view")
+        with st.expander("References", icon=":material/menu_book:"):
+            st.markdown(references.as_markdown())
     except cached.InputError as e:
         st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(e)}",
                  icon=":material/error:")

@@ -37,7 +37,7 @@ from evalcore.settings import (
 
 from .errors import guarded
 
-#: Base metric keys shown by default: the 003 family beside AP/Q and nDCG.
+#: Base metric keys shown by default: the Sakai 2007 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
 # PRESETS (the papers' gain presets, highest level first), GAIN_MIN/MAX/STEP, the widget bounds and the
@@ -87,8 +87,10 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "top_n": ("top", 0, int),
     "top_by": ("by", "AP", str),
     # page-specific choices
-    "pl_list": ("pl", "1,3", str),        # playground: level per rank (003 Fig. 3, system Z)
+    "pl_list": ("pl", "1,3", str),        # playground: level per rank (Sakai 2007 Fig. 3, system Z)
     "pl_counts": ("plc", "1,1,1", str),   # playground: relevant documents per level, ascending
+    "pl_pin": ("plpin", "", str),          # playground: the pinned list, "levels|counts"
+    "pl_formula": ("plf", "P-measure", str),   # playground: the formula filled in step by step
     "rk_metric": ("rk", "P-measure", str),
     "rk_run_x": ("rx", "", str),
     "rk_run_y": ("ry", "", str),
@@ -186,6 +188,13 @@ class Settings:
 CUTOFF_REQUIRED = ("nDCG", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
 
 
+def page_keys() -> list[str]:
+    """The settings in the address that belong to one page (its choices), not to the sidebar."""
+    shared = {"dataset", "sim_topics", "sim_runs", "sim_seed", "beta", "cutoff", "threshold", "top_n", "top_by",
+              "upload_fp", "upload_name"}
+    return [k for k in _SCALARS if k not in shared]
+
+
 def expand(base: str, cutoff: int) -> str:
     return f"{base}@{int(cutoff)}" if base in CUTOFF_REQUIRED else base
 
@@ -199,6 +208,11 @@ def from_paper(text: str) -> list[float]:
     return [float(v) for v in str(text).split(":")][::-1]
 
 
+def default(key: str):
+    """The default of a session setting (as in the address when it is left out)."""
+    return _SCALARS[key][1]
+
+
 def level_names(K: int, names=None) -> list[str]:
     """Names of levels 1..K: S/A/B for three levels (or the collection's names)."""
     if names and len(names) == K:
@@ -209,12 +223,12 @@ def level_names(K: int, names=None) -> list[str]:
 
 
 def default_gains(K: int) -> list[float]:
-    """003's 3:2:1 mapped onto K levels (evalcore.gains.map_levels): gain(L) = L."""
+    """Sakai 2007's 3:2:1 mapped onto K levels (evalcore.gains.map_levels): gain(L) = L."""
     return resolve_gains(None, K).tolist()
 
 
 def default_penalties(K: int) -> list[float]:
-    """003's S:A:B = 2:3:4 mapped onto K levels (evalcore.gains.map_levels): penalty(L) = K - L + 2."""
+    """Sakai 2007's S:A:B = 2:3:4 mapped onto K levels (evalcore.gains.map_levels): penalty(L) = K - L + 2."""
     return resolve_penalties(None, K).tolist()
 
 

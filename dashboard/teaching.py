@@ -3,7 +3,7 @@
 Pure numpy/pandas over evalcore (no streamlit): a one-topic collection is
 built with ``Collection.from_lists`` so every value shown comes from the same
 kernels as the rest of the app; the per-rank table (g, cg, cg_I, count, BR)
-is written straight from 003's definitions, as the tests' reference loops are.
+is written straight from Sakai 2007's definitions, as the tests' reference loops are.
 """
 from __future__ import annotations
 
@@ -15,14 +15,15 @@ from evalcore import registry
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
 
-#: Formulas of the one-document family and its graded relatives (003, 001).
+#: Formulas of the one-document family and its graded relatives (Sakai 2007, Sakai 2004).
 FORMULAS = {
     "BR(r)": r"BR(r) = \frac{\beta\,cg(r) + count(r)}{\beta\,cg_I(r) + r}",
     "AP": r"AP = \frac{1}{R}\sum_{r} isrel(r)\,\frac{count(r)}{r}",
     "Q-measure": r"Q = \frac{1}{R}\sum_{r} isrel(r)\,BR(r)",
     "RR": r"RR = \frac{1}{r_1}",
     "O-measure": r"O = BR(r_1)",
-    "NWRR": r"NWRR = \frac{1 - 1/\beta(M)}{r_1 - 1/\beta(L_{r_1})}",
+    # the penalty is pi (beta is the blended ratio's weight): Sakai 2007 writes both as beta
+    "NWRR": r"NWRR = \frac{1 - 1/\pi(M)}{r_1 - 1/\pi(L_{r_1})}",
     "P-measure": r"P = BR(r_p)",
     "P+-measure": r"P^{+} = \frac{1}{count(r_p)}\sum_{r \le r_p} isrel(r)\,BR(r)",
     "nDCG": r"nDCG@l = \frac{\sum_{r\le l} g(r)/\max(1,\log_b r)}{\sum_{r\le l} g_I(r)/\max(1,\log_b r)}",
@@ -58,8 +59,10 @@ def metric_values(c: Collection, keys, *, gains, beta, penalties, rel_threshold)
     return pd.DataFrame(rows)
 
 
-def per_rank(c: Collection, *, gains, beta) -> tuple[pd.DataFrame, int, int]:
-    """Per-rank g(r), cg(r), cg_I(r), count(r), BR(r); and r_1, r_p (0 if none)."""
+def per_rank(c: Collection, *, gains, beta, penalties=None) -> tuple[pd.DataFrame, int, int]:
+    """Per-rank g(r), cg(r), cg_I(r), count(r), BR(r) and, with ``penalties`` (ascending, one per
+    level), the NWRR term 1/(r - 1/pi(L)) of Sakai 2007 Sec. 3.2 at relevant ranks (WRR reads it at r_1,
+    NWRR divides that by the best possible value, 1 - 1/pi(M)); and r_1, r_p (0 if none)."""
     K = c.max_level
     g_lv = resolve_gains(gains, K)
     levels = c.levels[0, 0, : int(c.lengths[0, 0])].astype(int)
@@ -78,6 +81,11 @@ def per_rank(c: Collection, *, gains, beta) -> tuple[pd.DataFrame, int, int]:
     names = [c.level_label(int(v)) for v in levels]
     df = pd.DataFrame({"rank": r, "level": names, "g(r)": g, "cg(r)": cg, "cg_I(r)": cg_i,
                        "count(r)": count, "BR(r)": br})
+    if penalties is not None:
+        pen = np.asarray(penalties, dtype=float)
+        pi = np.where(levels > 0, pen[np.maximum(levels, 1) - 1], np.nan)
+        df["pi(L)"] = pi
+        df["1/(r - 1/pi(L))"] = np.where(levels > 0, 1.0 / (r - 1.0 / pi), np.nan)
     marks = [("r_1 and r_p" if (x == r1 and x == rp) else "r_1" if x == r1 else "r_p" if x == rp else "")
              for x in r]
     df.insert(2, "marks", marks)
@@ -93,3 +101,85 @@ def list_from_collection(c: Collection, run: int, topic: int, max_ranks: int = 3
     cut = min(end, max_ranks)
     beyond = int((lv[cut:] > 0).sum())
     return lv[:cut].tolist(), c.level_counts[topic, 1:].astype(int).tolist(), beyond
+
+
+def parse_pin(text: str, K: int, max_ranks: int = 30) -> tuple[list[int], list[int]] | None:
+    """A pinned list from the address (``"1,3|1,1,1"``: levels by rank | documents per level,
+    ascending), bounded to K levels and ``max_ranks`` ranks; None if absent or unreadable."""
+    try:
+        lv_txt, _, cnt_txt = str(text).partition("|")
+        levels = [min(max(int(v), 0), K) for v in lv_txt.split(",") if v.strip()][:max_ranks]
+        counts = [min(max(int(v), 0), 1000) for v in cnt_txt.split(",") if v.strip()]
+    except ValueError:
+        return None
+    if not levels:
+        return None
+    return levels, (counts + [0] * K)[:K] if counts else [1] * K
+
+
+#: Metrics whose formula the playground fills in with the list's numbers, step by step.
+WORKED = ("P-measure", "P+-measure", "O-measure", "Q-measure", "AP", "RR", "NWRR")
+
+
+def _n(x: float) -> str:
+    return f"{x:g}" if float(x).is_integer() else f"{x:.4g}"
+
+
+def _br(row, beta: float) -> str:
+    """BR(r) of one rank written out: the formula, the numbers, the fraction, the value."""
+    r, cg, cgi, cnt = int(row["rank"]), float(row["cg(r)"]), float(row["cg_I(r)"]), int(row["count(r)"])
+    num, den = beta * cg + cnt, beta * cgi + r
+    return (rf"BR({r}) = \frac{{\beta\,cg({r}) + count({r})}}{{\beta\,cg_I({r}) + {r}}}"
+            rf" = \frac{{{_n(beta)} \cdot {_n(cg)} + {cnt}}}{{{_n(beta)} \cdot {_n(cgi)} + {r}}}"
+            rf" = \frac{{{_n(num)}}}{{{_n(den)}}} = {num / den:.4f}")
+
+
+def worked_steps(metric: str, table: pd.DataFrame, *, r1: int, rp: int, R: int, beta: float,
+                 penalties=None, top_level: int | None = None) -> tuple[list[str], float]:
+    """The formula of ``metric`` (one of :data:`WORKED`) filled in with this list's numbers, as LaTeX lines,
+    and the value it arrives at (relaxed threshold: every relevant level counts). ``table`` is
+    :func:`per_rank`'s; Sakai 2007 Eqs. for O, P, P+ and NWRR, Sakai 2004 for Q-measure."""
+    rel = table[table["count(r)"].diff().fillna(table["count(r)"]) > 0]          # relevant ranks
+    if metric in ("O-measure", "P-measure", "RR", "NWRR") and (r1 == 0 if metric != "P-measure" else rp == 0):
+        return [rf"\text{{no relevant document retrieved: }} {metric.replace('-', '')} = 0"], 0.0
+    if metric == "RR":
+        return [rf"RR = \frac{{1}}{{r_1}} = \frac{{1}}{{{r1}}} = {1 / r1:.4f}"], 1 / r1
+    if metric in ("O-measure", "P-measure"):
+        at = r1 if metric == "O-measure" else rp
+        name = "O = BR(r_1)" if metric == "O-measure" else "P = BR(r_p)"
+        row = table[table["rank"] == at].iloc[0]
+        v = (beta * row["cg(r)"] + row["count(r)"]) / (beta * row["cg_I(r)"] + at)
+        return [rf"{name} = BR({at})", _br(row, beta)], float(v)
+    if metric == "P+-measure":
+        if rp == 0:
+            return [r"\text{no relevant document retrieved: } P^{+} = 0"], 0.0
+        upto = rel[rel["rank"] <= rp]
+        brs = [(beta * x["cg(r)"] + x["count(r)"]) / (beta * x["cg_I(r)"] + x["rank"]) for _, x in upto.iterrows()]
+        k = int(upto["count(r)"].iloc[-1])
+        lines = [_br(x, beta) for _, x in upto.iterrows()]
+        terms = " + ".join(f"{b:.4f}" for b in brs)
+        v = sum(brs) / k
+        lines.append(rf"P^{{+}} = \frac{{1}}{{count(r_p)}}\sum_{{r \le r_p}} isrel(r)\,BR(r) = \frac{{1}}{{{k}}}"
+                     rf"({terms}) = {v:.4f}")
+        return lines, float(v)
+    if metric == "Q-measure":
+        brs = [(beta * x["cg(r)"] + x["count(r)"]) / (beta * x["cg_I(r)"] + x["rank"]) for _, x in rel.iterrows()]
+        lines = [_br(x, beta) for _, x in rel.iterrows()]
+        v = sum(brs) / R if R else 0.0
+        lines.append(rf"Q = \frac{{1}}{{R}}\sum_r isrel(r)\,BR(r) = \frac{{1}}{{{R}}}"
+                     rf"({' + '.join(f'{b:.4f}' for b in brs) or '0'}) = {v:.4f}")
+        return lines, float(v)
+    if metric == "AP":
+        parts = [(int(x["count(r)"]), int(x["rank"])) for _, x in rel.iterrows()]
+        v = sum(c / r for c, r in parts) / R if R else 0.0
+        frac = " + ".join(rf"\frac{{{c}}}{{{r}}}" for c, r in parts) or "0"
+        return [rf"AP = \frac{{1}}{{R}}\sum_r isrel(r)\,\frac{{count(r)}}{{r}} = \frac{{1}}{{{R}}}({frac})"
+                rf" = {v:.4f}"], float(v)
+    if metric == "NWRR":
+        row = table[table["rank"] == r1].iloc[0]
+        pi_l = float(row["pi(L)"])
+        pi_m = float(penalties[(top_level or len(penalties)) - 1])
+        v = (1 - 1 / pi_m) / (r1 - 1 / pi_l)
+        return [rf"NWRR = \frac{{1 - 1/\pi(M)}}{{r_1 - 1/\pi(L_{{r_1}})}} = \frac{{1 - 1/{_n(pi_m)}}}"
+                rf"{{{r1} - 1/{_n(pi_l)}}} = \frac{{{1 - 1 / pi_m:.4f}}}{{{r1 - 1 / pi_l:.4f}}} = {v:.4f}"], float(v)
+    raise ValueError(f"no worked formula for {metric!r}; one of {', '.join(WORKED)}")

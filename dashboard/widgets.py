@@ -8,12 +8,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import cached, errors, figures, safe, state
+from . import cached, errors, figures, report, safe, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
 
-#: Bounds of the NWRR penalty inputs (each > 1, 003 Sec. 3.2).
+#: Bounds of the NWRR penalty inputs (each > 1, Sakai 2007 Sec. 3.2).
 PENALTY_MIN, PENALTY_MAX = 1.01, 100.0
 
 
@@ -69,7 +69,7 @@ def sidebar(c) -> None:
                         disabled=g is None, width="stretch", help=why)
         with st.expander("NWRR penalties", expanded=False):
             st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 "
-                       "and none larger than the penalty of a lower level (003 Sec. 3.2; otherwise NWRR is left "
+                       "and none larger than the penalty of a lower level (Sakai 2007 Sec. 3.2; otherwise NWRR is left "
                        "out).")
             # Each input is bounded by its neighbours, so the widgets cannot make a penalty grow with the
             # level (issue 7 sec. 4). Values that already do (from a URL or a settings file) are left
@@ -84,7 +84,7 @@ def sidebar(c) -> None:
                                 help=f"Between {lo:g} and {hi:g}: not below the penalty of the level above, "
                                      "not above the penalty of the level below.")
             if not ordered:
-                st.warning("These penalties grow with the level, which 003 Sec. 3.2 rules out (NWRR could "
+                st.warning("These penalties grow with the level, which Sakai 2007 Sec. 3.2 rules out (NWRR could "
                            "exceed 1): NWRR is left out until a higher level has the smaller penalty.")
         c1, c2 = st.columns(2)
         c1.number_input("cutoff l", min_value=1, max_value=1000, step=1, key="cutoff",
@@ -103,6 +103,19 @@ def sidebar(c) -> None:
         st.caption("The address bar holds every setting: copy it to share this view.")
 
 
+def chart(fig, label: str | None = None, **kw) -> None:
+    """``st.plotly_chart``, noting the figure for the view's HTML export (dashboard.export)."""
+    st.session_state.setdefault("_view_figs", []).append((label or _title(fig), fig))
+    st.plotly_chart(fig, **kw)
+
+
+def _title(fig) -> str:
+    try:
+        return str(fig.layout.title.text or "")
+    except AttributeError:
+        return ""
+
+
 def metric_select(label: str, key: str, s: state.Settings, default: str | None = None, help: str | None = None) -> str:
     """A selectbox over the current metric keys whose value lives under ``key``."""
     keys = list(s.metric_keys)
@@ -118,10 +131,18 @@ def number(x, digits: int = 4) -> str:
     return "" if pd.isna(x) else f"{x:.{digits}f}"
 
 
+#: Words for evalcore's column names (dashboard/report.py: the same words in the LaTeX export).
+COLUMN_LABELS = report.COLUMN_LABELS
+
+
 def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) -> None:
-    """A sortable dataframe with floats at ``digits`` decimals."""
-    cfg = {c: st.column_config.NumberColumn(format=f"%.{digits}f")
+    """A sortable dataframe with floats at ``digits`` decimals and evalcore's column names in words
+    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests)."""
+    cfg = {c: st.column_config.NumberColumn(COLUMN_LABELS.get(c), format=f"%.{digits}f")
            for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+    cfg.update({c: st.column_config.Column(COLUMN_LABELS[c]) for c in df.columns
+                if c in COLUMN_LABELS and c not in cfg})
+    cfg.update(kw.pop("column_config", None) or {})       # a page's own settings win, the rest stay
     args = dict(column_config=cfg, width="stretch")
     if height is not None:
         args["height"] = height
@@ -258,7 +279,7 @@ def spread_chart(res: dict, figure: str, where: dict, *, y_title: str, what: str
     d = sp[sp["figure"] == figure]
     for col, val in where.items():
         d = d[d[col] == val]
-    st.plotly_chart(figures.spread_bars(d, y_title=y_title, percent=True,
+    chart(figures.spread_bars(d, y_title=y_title, percent=True,
                                         title=f"{what} over {repeats} repetitions, {b_title(B_shown, B_chosen)} each"),
                     width="stretch", key=key)
     st.caption(f"Bar: mean over {repeats} independent repetitions (seeds derived from seed {seed}; repetition 1 "

@@ -95,3 +95,18 @@ def test_the_default_overview_contrasts_binary_and_graded_gains():
     tau30 = stats.kendalltau(binary, steep).statistic
     assert f"Kendall tau-b = {tau30:.3f}" in _chart_title(at, "ov_shift")
     assert not math.isclose(tau30, tau, abs_tol=0.05)
+
+
+def test_the_significance_page_opens_on_a_picture_against_the_best_run():
+    c = evalcore.simulated_collection(n_topics=12, n_runs=6, seed=0)
+    at = _app({"nt": "12", "nr": "6", "sgb": "100"})
+    at.switch_page("views/significance.py").run()
+    assert not at.exception
+    charts = [ch.key for ch in at.get("plotly_chart")]
+    assert charts[0] == "sg_forest", charts                 # the picture comes first, the table after it
+    metric = at.selectbox(key="_w_sg_fmetric").value
+    best = registry.means_table(c, [metric]).idxmax().iloc[0]
+    assert at.selectbox(key="_w_sg_frun").value == best
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    others = set().union(*[set(t["y"]) for t in spec["data"]])
+    assert others == set(c.run_ids) - {best}                # every other run, one row each

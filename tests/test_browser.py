@@ -485,3 +485,36 @@ def test_the_first_screen_shows_sliders_beta_and_a_chart_that_moves(server, tmp_
             _no_exception(page, "the first screen")
         finally:
             browser.close()
+
+
+@pytest.mark.browser
+def test_the_view_exported_as_html_opens_with_its_charts_and_no_network(server, tmp_path):
+    """Download the Overview as HTML in the real app, open the file in a browser that may fetch nothing:
+    every chart of the page is drawn there, with the settings and the link."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = _new_page(browser, server)
+            page.goto(f"{server}/overview?swb=100&bsb=100&gains=10:5:1")
+            _wait_idle(page, 60000)
+            n_charts = page.locator('[data-testid="stPlotlyChart"]').count()
+            with page.expect_download(timeout=60000) as dl:
+                page.get_by_role("button", name="Download this view (HTML)").click()
+            path = tmp_path / "view.html"
+            dl.value.save_as(str(path))
+            offline = browser.new_page()
+            requests: list[str] = []
+            offline.route("**/*", lambda route: (requests.append(route.request.url),
+                                                 route.continue_() if route.request.url.startswith("file:")
+                                                 else route.abort()))
+            offline.goto(path.as_uri())
+            offline.wait_for_selector(".js-plotly-plot .main-svg", timeout=30000)
+            offline.wait_for_timeout(500)
+            assert offline.locator(".js-plotly-plot").count() == n_charts >= 2
+            text = offline.locator("body").inner_text()
+            assert '"gains_paper_notation": "10:5:1"' in text and "gains=10:5:1" in text
+            assert [u for u in requests if not u.startswith("file:")] == [], requests[:5]
+        finally:
+            browser.close()

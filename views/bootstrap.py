@@ -1,4 +1,4 @@
-"""Bootstrap sensitivity (003 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
+"""Bootstrap sensitivity (Sakai 2007 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
 import streamlit as st
 
 from dashboard import cached, figures, shell, state, widgets
@@ -25,14 +25,14 @@ def draw_boot(res, B_shown, B_chosen):
                         x_title="run pairs, sorted by ASL", y_title="achieved significance level (ASL)",
                         ref_y=alpha, ref_label=f"alpha = {alpha:g}", markers=False, top=70,
                         title=f"ASL curves, {widgets.b_title(B_shown, B_chosen)}")
-    st.plotly_chart(fig, width="stretch", key="bs_chart")
+    widgets.chart(fig, width="stretch", key="bs_chart")
     st.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
                "stays below the alpha line, the more pairs the metric can tell apart: "
                "higher discriminative power.")
-    st.markdown(f"**Discriminative power (003 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
+    st.markdown(f"**Discriminative power (Sakai 2007 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
     widgets.table(res["summary"], digits=4, hide_index=True,
                   column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
-    st.caption("estimated_diff (003 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
+    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
                "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
                "difference in means needed for significance.")
     pairs = res["pairs"]
@@ -47,7 +47,7 @@ def draw_tukey(res, B_shown, B_chosen):
         share = pairs.groupby("metric", sort=False)["significant"].mean().reset_index()
         fig = figures.share_bars(share, "metric", "significant", y_title="run pairs significant (Tukey HSD)",
                                  title=f"Randomised Tukey HSD, alpha = {alpha:g}, {widgets.b_title(B_shown, B_chosen)}")
-        st.plotly_chart(fig, width="stretch", key="tk_chart")
+        widgets.chart(fig, width="stretch", key="tk_chart")
         st.caption("Share of run pairs each metric separates under Tukey HSD at the chosen alpha.")
     widgets.table(res["summary"], digits=4, hide_index=True)
     with st.expander(f"Every run pair ({len(pairs)} rows)"):

@@ -16,21 +16,21 @@ if c.n_runs < 3:
 
 means = cached.means(c, s)
 tau, sig = cached.correlation(means, alpha=0.01)
-st.subheader("Metrics against each other (003 Table 2)")
-st.plotly_chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
+st.subheader("Metrics against each other (Sakai 2007 Table 2)")
+widgets.chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
 crit = cached.kendall_critical(c.n_runs, 0.01)
 lo, hi = figures.tau_scale(tau)
 if crit <= 1:
     sig_txt = f"* = significant at alpha = 0.01 (two-sided; |tau| of at least {crit:.3f} with {c.n_runs} runs)."
 else:
     sig_txt = (f"With only {c.n_runs} runs **no Kendall tau can be significant** at alpha = 0.01: the test "
-               f"(003 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
+               f"(Sakai 2007 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
 st.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). {sig_txt} "
            f"Colour scale fixed to [{lo:g}, {hi:g}]"
            + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
            "alike; a dark row marks a metric that sees the systems differently.")
 
-st.subheader("Gain settings for one metric (003 Table 5)")
+st.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 if not graded:
     st.info("Add a graded metric (Q-measure, P-measure, nDCG ...) in the sidebar to compare gain settings.")
@@ -40,7 +40,7 @@ if ss.get("kc_metric") not in graded:
 metric = st.selectbox("Metric", graded, key="kc_metric")
 table = cached.gain_settings_means(c, metric, s)
 gtau, gsig = cached.correlation(table, alpha=0.01)
-st.plotly_chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
+widgets.chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
 glo, ghi = figures.tau_scale(gtau)
 st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
            f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
@@ -59,9 +59,9 @@ level = st.radio("Level whose gain moves", options=list(range(K, 0, -1)), key="k
                  format_func=lambda L: f"{names[L - 1]} (level {L})")
 sweep = cached.gain_sweep(c, metric, s, level)
 sweep["metric"] = metric
-st.plotly_chart(
+widgets.chart(
     figures.lines(sweep, "gain", "tau", "metric", x_title=f"gain of {names[level - 1]} (log scale)",
-                  y_title="Kendall tau-b against 3:2:1", log_x=True, ref_x=s.gains[level - 1],
+                  y_title=f"Kendall tau-b against {state.paper(cached.preset_gains('3:2:1', K))}", log_x=True, ref_x=s.gains[level - 1],
                   ref_label="current"),
     width="stretch", key="kc_sweep")
 st.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "

@@ -31,7 +31,7 @@ with tab_sim:
     c4.button("Use the simulated collection", on_click=_use, args=("sim",), type="primary",
               disabled=ss["dataset"] == "sim", width="stretch", key="use_sim")
 with tab_ex:
-    st.markdown("The worked examples of Sakai (IPSJ TOD 2007, 003) Sec. 3.2-3.3: three topics and six tiny "
+    st.markdown("The worked examples of Sakai 2007, Sec. 3.2-3.3: three topics and six tiny "
                 "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
                 "for P-measure.")
     notes = cached.example_notes()
@@ -98,7 +98,9 @@ st.subheader(safe.md(c.name or "Loaded collection"))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("topics", c.n_topics)
 m2.metric("runs", c.n_runs)
-m3.metric("relevance levels", c.max_level)
+m3.metric("relevance levels", f"{c.max_level + 1} (0-{c.max_level})",
+          help=f"Non-relevant (0) and {c.max_level} relevant level(s), 1 to {c.max_level}; gains and penalties "
+               "are set for the relevant ones.")
 m4.metric("list depth", c.depth)
 names = state.level_names(c.max_level, c.level_names)
 counts = pd.DataFrame({

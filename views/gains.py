@@ -1,4 +1,4 @@
-"""Which gains should I report? 003 Tables 5 and 6 made interactive.
+"""Which gains should I report? Sakai 2007 Tables 5 and 6 made interactive.
 
 For one metric, a sweep over gain settings - the papers' presets (adapted to
 the collection's K levels, labelled with the values used), a geometric
@@ -71,19 +71,19 @@ df = df.sort_values(["_top", "setting"], kind="stable").drop(columns="_top").res
 
 left, right = st.columns(2, gap="large")
 with left:
-    st.plotly_chart(figures.setting_points(df, "tau", y_title=f"Kendall tau-b against {state.paper(ref)}",
+    widgets.chart(figures.setting_points(df, "tau", y_title=f"Kendall tau-b against {state.paper(ref)}",
                                            y_range=(-1.02, 1.02) if df["tau"].min() < 0 else (0, 1.02),
-                                           title=f"Does the {metric} ranking change? (003 Table 5)"),
+                                           title=f"Does the {metric} ranking change? (Sakai 2007 Table 5)"),
                     width="stretch", key="gv_tau")
     st.caption(f"tau between the run ranking under each setting and under {state.paper(ref)}. "
                "Orange: the ratio slider and the sidebar's current gains.")
 with right:
-    st.plotly_chart(figures.setting_points(df, "pct", lo="min", hi="max", sd="sd",
+    widgets.chart(figures.setting_points(df, "pct", lo="min", hi="max", sd="sd",
                                            y_title=f"% pairs significant (alpha = {alpha:g})",
-                                           title=f"Discriminative power (003 Table 6), B = {B}, {reps} seeds"),
+                                           title=f"Discriminative power (Sakai 2007 Table 6), B = {B}, {reps} seeds"),
                     width="stretch", key="gv_power")
     st.caption(f"Paired bootstrap test at alpha = {alpha:g} with B = {B}, repeated {reps} times "
-               f"(seed {seed}, then seeds derived from it; evalcore.meta.repeat): dot = mean, bar = min..max. "
+               f"(seed {seed}, then seeds derived from it): dot = mean, bar = min..max. "
                "Differences smaller than the bars are "
                "Monte Carlo noise, not the gains.")
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),

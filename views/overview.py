@@ -1,8 +1,8 @@
 """Overview, the first screen: it demos itself on the built-in data and follows every sidebar setting.
 
-The run ranking under the current gains beside 3:2:1, the Kendall heatmap
+The run ranking under the current gains beside a paper preset (binary 1:1:1 by default), the Kendall heatmap
 between metrics, and the discriminative power of every metric (bootstrap %
-significant, 003 Table 4; swap difference at 95 %, Table 3), all live.
+significant, Sakai 2007 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
@@ -42,20 +42,20 @@ with left:
         if ref_label == state.paper(s.gains):
             cur_label = f"current (also {state.paper(s.gains)})"
         moved = int((df["rank_left"] != df["rank_right"]).sum())
-        st.plotly_chart(figures.rank_shift(df, ref_label, cur_label,
+        widgets.chart(figures.rank_shift(df, ref_label, cur_label,
                                            title=f"{metric}: {moved} of {len(df)} runs change rank, "
                                                  f"Kendall tau-b = {tau:.3f}", row_px=13),
                         width="stretch", key="ov_shift")
         st.caption(f"Each line is a run: its rank by {metric} under gains {ref_label} (left) and under the "
                    f"current gains (right); blue moved up, orange down.")
 with right:
-    st.markdown("**Metrics against each other** (Kendall tau-b between run rankings, 003 Table 2)")
+    st.markdown("**Metrics against each other** (Kendall tau-b between run rankings, Sakai 2007 Table 2)")
     if c.n_runs < 3:
         st.info(f"Rank correlation needs at least three runs; this collection has {c.n_runs}.")
     else:
         means = cached.means(c, s)
         tau_m, sig = cached.correlation(means, alpha=0.01)
-        st.plotly_chart(figures.tau_heatmap(tau_m, sig), width="stretch", key="ov_heat")
+        widgets.chart(figures.tau_heatmap(tau_m, sig), width="stretch", key="ov_heat")
         lo, hi = figures.tau_scale(tau_m)
         crit = cached.kendall_critical(c.n_runs, 0.01)
         sig_txt = (f"* = significant at alpha = 0.01 (|tau| >= {crit:.3f} with {c.n_runs} runs)" if crit <= 1 else
@@ -75,8 +75,8 @@ else:
         summ["share"] = summ["pct_significant"] / 100.0
         fig = figures.share_bars(summ.sort_values("share", ascending=False), "metric", "share",
                                  y_title=f"run pairs significant (alpha = {alpha:g})",
-                                 title=f"Bootstrap test (003 Table 4), {widgets.b_title(B_shown, B_chosen)}")
-        st.plotly_chart(fig, width="stretch", key="ov_boot")
+                                 title=f"Bootstrap test (Sakai 2007 Table 4), {widgets.b_title(B_shown, B_chosen)}")
+        widgets.chart(fig, width="stretch", key="ov_boot")
         st.caption("Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
 
     def draw_swap(res, B_shown, B_chosen):
@@ -85,7 +85,7 @@ else:
         row = summ[summ["confidence"] == conf][["metric", "abs_diff", "pct_comparisons"]]
         shown = row.sort_values("abs_diff").rename(columns={"abs_diff": f"difference needed ({conf:.0%})",
                                                             "pct_comparisons": "% of pairs that large"})
-        st.markdown(f"**Swap method (003 Table 3)**, {params_sw['sampling']} sampling, "
+        st.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
                     f"{widgets.b_title(B_shown, B_chosen)}")
         widgets.table(shown, digits=4, hide_index=True)
         st.caption("A smaller difference needed: a more sensitive metric. Settings on the Swap page.")

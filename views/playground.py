@@ -1,7 +1,7 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
 import streamlit as st
 
-from dashboard import cached, errors, figures, shell, state, teaching, widgets
+from dashboard import cached, errors, figures, safe, shell, state, teaching, widgets
 
 MAX_RANKS = 30
 ss = st.session_state
@@ -60,7 +60,7 @@ def _move(step: int):
 
 
 def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
-    """003 Fig. 3's systems X, Y, Z on a topic with one document of each of the
+    """Sakai 2007 Fig. 3's systems X, Y, Z on a topic with one document of each of the
     top three levels, for any K: the labels name the levels actually used,
     and the topic's counts match them (R = min(K, 3))."""
     top = list(range(K, max(K - 3, 0), -1))           # e.g. [3, 2, 1] for K = 3, [4, 3, 2] for K = 4
@@ -68,7 +68,7 @@ def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
     n = lambda L: names[L - 1]                        # noqa: E731
     counts = [1 if L in top else 0 for L in range(1, K + 1)]
     presets = {
-        "X": ([B], f"a {n(B)} document at rank 1"),
+        "X": ([B], f"a {n(B)} document at rank 1"),   # why each is worth showing: WHY below
         "Y": ([0, S], f"non-relevant, then an {n(S)} document"),
         "Z": ([B, S], f"{n(B)} at rank 1, {n(S)} at rank 2: the system P-measure rewards"),
         "inverse": (top[::-1], "the perfect inverse: the ideal list upside down"),
@@ -83,9 +83,20 @@ def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
 
 
 PRESETS, FIG3_COUNTS, FIG3_WHAT = _presets(K, names)
+#: One line a teacher can say for each preset (Sakai 2007 Sec. 3.2-3.3).
+WHY = {
+    "X": "only a partially relevant document, at the top: O = P, both reward finding something at once",
+    "Y": "the best document, one rank down: O = P again, both the same for a user who stops at r_1",
+    "Z": "a weak hit first, the best second: O stops at rank 1, P goes on to the best one - P > O",
+    "inverse": "every document found, best last: P = 1, yet P+ < 1 - why P+ averages BR down to r_p",
+    "ideal": "the ideal list: every metric is 1",
+}
 if ss.get("_pl_K") not in (None, K):                  # a list built for another K: start over with Z
     _set(PRESETS["Z"][0], FIG3_COUNTS)
-    st.toast(f"The collection has {K} levels: the playground list was reset to 003's system Z.")
+    st.toast(f"The collection has {K} levels: the playground list was reset to Sakai 2007's system Z.")
+elif ss.get("_pl_K") is None and (ss["pl_list"], ss["pl_counts"]) == (state.default("pl_list"),
+                                                                     state.default("pl_counts")) and K != 3:
+    _set(PRESETS["Z"][0], FIG3_COUNTS)     # first visit: system Z on this collection's levels, as the caption says
 ss["_pl_K"] = K
 
 st.title("Metric playground")
@@ -96,11 +107,12 @@ strip = st.container()
 # chart column first: on a narrow screen the columns stack and the chart stays above the controls
 right, left = st.columns([1, 1.05], gap="large")
 with left:
-    st.markdown(f"**Presets** (003 Fig. 3 topic: {FIG3_WHAT})")
+    st.markdown(f"**Presets** (Sakai 2007 Fig. 3 topic: {FIG3_WHAT})")
     cols = st.columns(len(PRESETS))
     for col, (name, (lv, what)) in zip(cols, PRESETS.items()):
-        col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS), help=what,
-                   width="stretch")
+        col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS),
+                   help=f"{what}. Why: {WHY[name]}.", width="stretch")
+    st.caption("  \n".join(f"**{name}**: {WHY[name]}" for name in PRESETS))
     st.markdown("**The topic**: relevant documents per level")
     cur_counts = _counts()
     ccols = st.columns(K)
@@ -159,7 +171,7 @@ if one.level_counts[0, 1:].tolist() != counts:
 keys = [state.expand(k, s.cutoff) for k in cached.METRIC_KEYS]
 params = dict(gains=list(s.gains), beta=s.beta, penalties=list(s.penalties), rel_threshold=s.rel_threshold)
 vals = teaching.metric_values(one, keys, **params)
-table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta)
+table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
 
 with strip:
     focus = vals[vals["metric"].isin(cached.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
@@ -172,29 +184,90 @@ with strip:
 with right:
     level_colors = {names[L - 1]: figures.OKABE_ITO[(K - L) % len(figures.OKABE_ITO)] for L in range(1, K + 1)}
     chart = table.rename(columns={"g(r)": "g", "BR(r)": "BR"})
-    st.plotly_chart(figures.playground_chart(chart, level_colors), width="stretch",
+    widgets.chart(figures.playground_chart(chart, level_colors), width="stretch",
                     key="pl_chart")
     st.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
                "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
 
+M_TOP = max([L for L in range(1, K + 1) if int(one.level_counts[0, L]) > 0] or [K])
 st.subheader("Per rank")
 st.dataframe(
-    table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}"}, na_rep="")
+    table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}", "pi(L)": "{:g}",
+                        "1/(r - 1/pi(L))": "{:.4f}"}, na_rep="")
     .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1),
     hide_index=True, width="stretch")
 st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
-           "documents down to r; BR: the blended ratio (relevant ranks only). Shaded: r_1 and r_p.")
+           "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
+           "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's beta); "
+           "1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR divides it by "
+           f"1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the topic's highest "
+           "level), the value of such a document at rank 1. "
+           "Shaded: r_1 and r_p.")
+
+st.subheader("The formula with this list's numbers")
+if ss.get("pl_formula") not in teaching.WORKED:      # a value from the address this page does not offer
+    ss["pl_formula"] = "P-measure"
+wk = st.selectbox("metric", teaching.WORKED, key="pl_formula",
+                  help="Each step of the chosen metric's formula, filled in with this list's values (relaxed "
+                       "threshold: every relevant level counts).")
+steps, worked_value = teaching.worked_steps(wk, table, r1=r1, rp=rp, R=int(one.R[0]), beta=s.beta,
+                                            penalties=list(s.penalties), top_level=M_TOP)
+for line in steps:
+    st.latex(line)
+st.caption(f"beta = {s.beta:g} (sidebar), gains {state.paper(s.gains)}, penalties pi {state.paper(s.penalties)}; "
+           f"R = {int(one.R[0])} relevant documents for the topic.")
+
+# -- a second list beside this one: pin (snapshot) it, change the list, compare -------------------
+st.subheader("Two lists side by side")
+
+
+@errors.guarded
+def _pin():
+    ss["pl_pin"] = f"{ss['pl_list']}|{ss['pl_counts']}"
+
+
+@errors.guarded
+def _unpin():
+    ss["pl_pin"] = ""
+
+
+p1, p2, _ = st.columns([1, 1, 3])
+p1.button("Pin this list", on_click=_pin, key="pl_pin_btn", icon=":material/push_pin:",
+          help="Keep a copy of this list and topic; change the list above and compare the two here.")
+p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_pin"))
+pinned = teaching.parse_pin(ss.get("pl_pin", ""), K)
+if pinned is None:
+    st.caption("Press **Pin this list** to keep the current list; every metric and the per-rank numbers of both "
+               "lists are then shown side by side. The pinned list is in the address too.")
+else:
+    p_levels, p_counts = pinned
+    pin_one = teaching.one_topic(p_levels, p_counts, level_names=c.level_names)
+    pin_vals = teaching.metric_values(pin_one, keys, **params).set_index("metric")["value"]
+    both = vals.set_index("metric")[["value"]].rename(columns={"value": "this list"})
+    both.insert(0, "pinned list", pin_vals)
+    both["this - pinned"] = both["this list"] - both["pinned list"]
+    label = lambda lv: " ".join(_fmt(v).split(" ")[0] if v else "-" for v in lv)      # noqa: E731
+    st.caption(f"Pinned: {safe.md(label(p_levels))} · this list: {safe.md(label(levels))} "
+               "(levels by rank; - = non-relevant).")
+    widgets.table(both.reset_index(), digits=4, hide_index=True, height=38 + 35 * len(both))
+    pin_table, _, _ = teaching.per_rank(pin_one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
+    t1, t2 = st.columns(2)
+    t1.markdown("**Pinned list, per rank**")
+    t1.dataframe(pin_table.drop(columns="marks"), hide_index=True, width="stretch")
+    t2.markdown("**This list, per rank**")
+    t2.dataframe(table.drop(columns="marks"), hide_index=True, width="stretch")
 
 st.subheader("Every metric")
 widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                              "user model": st.column_config.TextColumn(width="large")})
 
-with st.expander("Formulas (003, 001)", expanded=False):
+with st.expander("Formulas (Sakai 2007; Sakai 2004)", expanded=False):
     fcols = st.columns(2)
     for i, (name, tex) in enumerate(teaching.FORMULAS.items()):
         with fcols[i % 2]:
             st.markdown(f"**{name}**")
             st.latex(tex)
     st.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
-               "level present in the list; beta(L): the NWRR penalty of level L, M the topic's highest level.")
+               "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's highest "
+               "level; beta: the blended ratio's weight of gain against rank.")

@@ -17,7 +17,7 @@ metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
                                help="The metric of the chart, the gain comparison and the per-topic views.")
 order = means[metric].sort_values(ascending=False).index
 
-st.plotly_chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
+widgets.chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
 st.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
 # full width: with one column per metric the table is wider than half a page (issue 8 sec. 4)
 st.markdown("**Mean over topics, every metric** (click a header to sort)")
@@ -25,9 +25,12 @@ shown = means.loc[order].copy()
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))
 widgets.table(shown, digits=4, height=min(38 + 35 * len(shown), 560))
 
-st.subheader("Current gains against 3:2:1")
 spec = cached.METRICS[metric.partition("@")[0]]
 ref_gains = cached.preset_gains("3:2:1", s.K)
+# the papers' 3:2:1 with the values used for this collection's levels (gain = level: 4:3:2:1 on four levels)
+REF = state.paper(ref_gains)
+REF_NOTE = "" if s.K == 3 else " (gain = level, the papers' default extended to this collection's levels)"
+st.subheader(f"Current gains against {REF}")
 if not spec.uses_gains:
     st.info(f"{metric} does not use gains; pick a graded metric (Q-measure, P-measure, nDCG ...) to see "
             "the ranking move with the gain sliders.")
@@ -40,24 +43,24 @@ else:
     cur_name = f"current ({state.paper(s.gains)})"
     l2, r2 = st.columns([1.3, 1], gap="large")
     with l2:
-        st.plotly_chart(figures.rank_shift(df, "3:2:1", cur_name), width="stretch", key="rk_shift")
+        widgets.chart(figures.rank_shift(df, REF, cur_name), width="stretch", key="rk_shift")
         moved = int((df["rank_left"] != df["rank_right"]).sum())
-        st.caption(f"Each line is a run: its rank under 3:2:1 (left) and under the current gains (right). "
+        st.caption(f"Each line is a run: its rank under {REF}{REF_NOTE} (left) and under the current gains (right). "
                    f"Blue moved up, orange down. {moved} of {len(df)} runs change rank.")
     with r2:
         if list(s.gains) == list(ref_gains):
-            st.info("The sliders are at 3:2:1. Move a gain slider or pick a preset in the sidebar to compare.")
+            st.info(f"The sliders are at {REF}. Move a gain slider or pick a preset in the sidebar to compare.")
         tau = cached.kendall(ref, cur)
         st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
         moves = df.assign(change=df["rank_left"] - df["rank_right"]).sort_values("rank_right")
         widgets.table(moves[["run", "rank_left", "rank_right", "change", "value_right"]]
-                      .rename(columns={"rank_left": "rank 3:2:1", "rank_right": "rank now",
+                      .rename(columns={"rank_left": f"rank {REF}", "rank_right": "rank now",
                                        "value_right": f"mean {metric}"}),
                       digits=4, hide_index=True, height=360)
 
 st.subheader("Per topic")
 mat = pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
-st.plotly_chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
+widgets.chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
 st.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
            "hard topics; a run bright where its neighbours are dark has a specialty.")
 
@@ -71,7 +74,7 @@ x = d1.selectbox("run x", runs, key="rk_run_x")
 y = d2.selectbox("run y", runs, key="rk_run_y")
 mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
 diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
-st.plotly_chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
+widgets.chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
 wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
 st.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on {len(diff) - wins - losses}; "
            f"mean difference {diff['diff'].mean():+.4f}. A few tall bars mean the gap rests on a few topics.")
@@ -87,9 +90,9 @@ if depth.empty:
 else:
     l3, r3 = st.columns([1.5, 1], gap="large")
     with l3:
-        st.plotly_chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
+        widgets.chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
         st.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
-                   "or above each rank (003 Appendix). The gap between the curves is the extra scanning "
+                   "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
                    "P-measure assumes.")
     with r3:
         both = (r1 > 0) & (rp > 0)

@@ -76,7 +76,7 @@ with st.expander("What is on this page (tests, corrections, V_E, resampling)"):
         "measured. **d_z** = mean difference / standard deviation of the differences of that pair.\n"
         "- **Tests.** Paired t-test; Wilcoxon signed-rank (ranks of |x - y|); sign test (only which run won "
         "each topic); paired randomisation test (random sign flips of the differences; all of them when "
-        "2^n <= B); paired bootstrap test (the ASL of 003 Fig. 6, B topic samples with replacement).\n"
+        "2^n <= B); paired bootstrap test (the ASL of Sakai 2007 Fig. 6, B topic samples with replacement).\n"
         "- **Resampled** means the p-value is estimated from B random samples: another seed gives a slightly "
         "different p-value. That Monte Carlo error is shown as whiskers on the discriminative-power bars "
         "(the test repeated with several seeds). The t, Wilcoxon and sign tests are exact: B plays no part.\n"
@@ -117,7 +117,7 @@ sig_name = f"{CORR_SHORT[corr]}-adjusted p < {alpha:g}" if corr != "none" else f
 std_note = "" if std == "none" else f" on {STD_LABELS[std]}"
 
 # -- 1. every run pair -----------------------------------------------------------------------------
-st.subheader("Every run pair")
+st.subheader("Differences against a baseline run, with confidence intervals")
 
 
 def draw_pairs(frames, B_shown, B_chosen):
@@ -128,6 +128,25 @@ def draw_pairs(frames, B_shown, B_chosen):
               else f"the {TEST_LABELS[test]} and the t CI do not depend on B")
     st.markdown(f"**{TEST_LABELS[test]}**, correction **{CORR_LABELS[corr]}**, alpha = {alpha:g}, {ci_name}"
                 f"{std_note} · {b_note}")
+    # the picture first: every run against a baseline (the best run by the chosen metric unless chosen)
+    g1, g2 = st.columns(2)
+    choose("sg_fmetric", metrics, metrics[0])
+    fmet = g1.selectbox("metric", metrics, key=w("sg_fmetric"))
+    run_ids = [str(x) for x in c.run_ids]
+    best = str(cached.means(c, s, [fmet])[fmet].idxmax()) if fmet in s.metric_keys else run_ids[0]
+    choose("sg_frun", run_ids, best)
+    frun = g2.selectbox("baseline run", run_ids, key=w("sg_frun"),
+                        help="Every other run is compared with this one. Default: the best run by the metric.")
+    fd = figures.forest_data(tbl[tbl["metric"] == fmet], frun)
+    widgets.chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
+                    width="stretch", key="sg_forest")
+    nsig = int(fd["significant"].sum())
+    st.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
+               f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
+               + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
+                  "statement." if corr != "none" else ""))
+
+    st.markdown("**Every run pair**: the table behind the picture, for all metrics")
     f1, f2, f3 = st.columns([1.2, 1.6, 1], vertical_alignment="bottom")
     choose("sg_tmetric", [ALL] + metrics, ALL)
     fm = f1.selectbox("metric", [ALL] + metrics, key=w("sg_tmetric"))
@@ -158,22 +177,6 @@ def draw_pairs(frames, B_shown, B_chosen):
                   + (" (exact: every flip)." if r.exact_randomisation else " drawn at random.")
                   if "randomisation" in r.tests else ""))
 
-    st.markdown("**Forest plot: one run against every other**")
-    g1, g2 = st.columns(2)
-    choose("sg_fmetric", metrics, metrics[0])
-    fmet = g1.selectbox("metric (forest plot)", metrics, key=w("sg_fmetric"))
-    run_ids = [str(x) for x in c.run_ids]
-    choose("sg_frun", run_ids, run_ids[0])
-    frun = g2.selectbox("run (forest plot)", run_ids, key=w("sg_frun"))
-    fd = figures.forest_data(tbl[tbl["metric"] == fmet], frun)
-    st.plotly_chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
-                    width="stretch", key="sg_forest")
-    nsig = int(fd["significant"].sum())
-    st.caption(f"Each row: {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
-               f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
-               + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
-                  "statement." if corr != "none" else ""))
-
 
 tests = cached.pair_tests(test, ci)
 pair_params = {"seed": seed, "confidence": conf, "standardise": std, "tests": tests}
@@ -197,7 +200,7 @@ def draw_spread(frames, B_shown, B_chosen):
     sp = cached.spread_power(frames["pvalues"], corr, alpha)
     title = (f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, "
              f"{widgets.b_title(B_shown, B_chosen)}, seeds {seed}..{seed + reps - 1}")
-    st.plotly_chart(figures.power_bars(sp, "metric", "pct_seed", lo="min", hi="max", sd="sd",
+    widgets.chart(figures.power_bars(sp, "metric", "pct_seed", lo="min", hi="max", sd="sd",
                                        y_title="run pairs significant", title=title), width="stretch",
                     key="sg_power")
     st.caption(f"Bar: % of run pairs significant with seed {seed} (the pair table's). Whisker: lowest to highest "
@@ -232,23 +235,23 @@ if res is not None:
             status.caption(f"{what} at the chosen B = {B}: computed after the rest of the page, then it replaces "
                            f"this chart ...")
             pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
-            st.plotly_chart(figures.power_bars(
+            widgets.chart(figures.power_bars(
                 pw, "metric", "pct", y_title="run pairs significant",
                 title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, seed {seed} only, "
                       f"{widgets.b_title(result.B, B)} (spread over seeds follows)"), width="stretch", key="sg_power")
             ss.setdefault("_live_pending", []).append(("pairs_spread", c, s, sp_params, B, what, status))
     else:
         pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
-        st.plotly_chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",
+        widgets.chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",
                                            title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, "
                                                  f"alpha = {alpha:g}"), width="stretch", key="sg_power")
         st.caption(f"% of the {n_pairs} run pairs whose {sig_name} ({TEST_LABELS[test]}{std_note}). This test is "
                    "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
         widgets.table(pw[["metric", "n_significant", "n_pairs", "pct"]].rename(columns={"pct": "% significant"}),
                       digits=1, hide_index=True)
-    with st.expander("Sorted p-value curves (003's ASL curve is the bootstrap test, no correction)"):
+    with st.expander("Sorted p-value curves (Sakai 2007's ASL curve is the bootstrap test, no correction)"):
         cur = result.curves(test, corr)
-        st.plotly_chart(figures.lines(cur, "pair_rank", "p_value", "metric", x_title="run pairs, sorted by p-value",
+        widgets.chart(figures.lines(cur, "pair_rank", "p_value", "metric", x_title="run pairs, sorted by p-value",
                                       y_title=f"p-value ({test}, {corr})", ref_y=alpha,
                                       ref_label=f"alpha = {alpha:g}", markers=False), width="stretch",
                         key="sg_curves")
@@ -344,6 +347,6 @@ else:
                                       target_label=f"1 - beta = {1 - beta:g}", log_x=out["log_x"],
                                       title=f"Power vs number of topics ({DESIGN_LABELS[design]}, "
                                             f"alpha = {t_alpha:g}, {diff_label} {min_diff:g})")
-        st.plotly_chart(fig, width="stretch", key="ts_curve")
+        widgets.chart(fig, width="stretch", key="ts_curve")
 
 widgets.finish_live()

@@ -1,4 +1,4 @@
-"""Stability (Buckley & Voorhees; 002): error rate against proportion of ties. Live, no button."""
+"""Stability (Buckley & Voorhees 2000; Sakai 2006): error rate against proportion of ties. Live, no button."""
 import streamlit as st
 
 from dashboard import figures, shell, widgets
@@ -21,7 +21,7 @@ params = {"subset_size": int(ss["st_subset"]) or None, "seed": int(ss["st_seed"]
 def draw(res, B_shown, B_chosen):
     summ = res["summary"]
     fig = figures.stability_scatter(summ, title=f"Error rate vs ties, {widgets.b_title(B_shown, B_chosen)}", top=70)
-    st.plotly_chart(fig, width="stretch", key="st_chart")
+    widgets.chart(fig, width="stretch", key="st_chart")
     st.caption("Each point is one fuzziness value (hover for it; the lowest and highest are labelled): run pairs "
                "closer than that share of the larger score count as ties. Lower-left is better: few errors "
                "without calling everything a tie.")

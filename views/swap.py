@@ -1,4 +1,4 @@
-"""Swap method (003 Sec. 4.2, Table 3): how large a difference must be to hold on another topic set.
+"""Swap method (Sakai 2007 Sec. 4.2, Table 3): how large a difference must be to hold on another topic set.
 
 Live: the result follows every sidebar setting with no button (quick pass
 first when the chosen B does not fit the interactive budget, see
@@ -21,8 +21,8 @@ if c.n_runs < 2:
 ss["sw_subset"] = min(int(ss["sw_subset"]), c.n_topics)
 c1, c2 = st.columns(2)
 c1.selectbox("topic sampling", ["replacement", "disjoint", "independent"], key="sw_sampling",
-             help="replacement: two bootstrap samples of the topics (003); disjoint: two disjoint halves "
-                  "(Voorhees & Buckley, 004); independent: two subsets drawn independently.")
+             help="replacement: two bootstrap samples of the topics (Sakai 2007); disjoint: two disjoint halves "
+                  "(Voorhees & Buckley 2002; Sakai 2005); independent: two subsets drawn independently.")
 c2.number_input("topics per sample (0 = default)", min_value=0, max_value=max(c.n_topics, 1), step=1,
                 key="sw_subset", help="Default: all topics with replacement, half of them otherwise.")
 widgets.b_controls("trials", "sw_B", "sw_seed")
@@ -36,22 +36,22 @@ def draw(res, B_shown, B_chosen):
                         y_title="swap rate (share of trials that disagree)", y_percent=True,
                         ref_y=0.05, ref_label="5% (95% confidence)", top=70,
                         title=f"Swap rates, {params['sampling']} sampling, {widgets.b_title(B_shown, B_chosen)}")
-    st.plotly_chart(fig, width="stretch", key="sw_chart")
+    widgets.chart(fig, width="stretch", key="sw_chart")
     st.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
                "difference to give a reliable conclusion: a sensitive metric.")
     summ = res["summary"]
-    st.markdown(f"**Sensitivity summary (003 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
+    st.markdown(f"**Sensitivity summary (Sakai 2007 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
     confs = sorted(summ["confidence"].unique(), reverse=True)
     if ss.get("sw_conf") not in confs:      # a value from the address this result does not have
         ss["sw_conf"] = min(confs, key=lambda v: abs(v - float(ss.get("sw_conf") or 0.95)))
     conf = st.segmented_control("confidence", confs, format_func=lambda v: f"{v:.0%}", key="sw_conf") or confs[0]
-    summ = summ[summ["confidence"] == conf]        # sorted by % comparisons, as 003 Table 3
+    summ = summ[summ["confidence"] == conf]        # sorted by % comparisons, as Sakai 2007 Table 3
     widgets.table(summ, digits=4, hide_index=True,
-                  column_config={"confidence": st.column_config.NumberColumn(format="%.2f"),
+                  column_config={"confidence": st.column_config.NumberColumn("confidence", format="%.2f"),
                                  "pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
-    st.caption("abs_diff: the difference needed for that confidence; max_performance: the largest mean score "
-               "of any run on any sampled topic set; relative: abs_diff / max_performance; % comparisons: "
-               "share of comparisons (pairs x trials) whose difference is at least abs_diff.")
+    st.caption("Difference needed: the difference in mean score needed for that confidence; largest mean score: "
+               "of any run on any sampled topic set; difference / largest: the two divided; % comparisons: "
+               "share of comparisons (pairs x trials) whose difference is at least the one needed.")
 
 
 widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
@@ -63,7 +63,7 @@ def draw_spread(res, B_shown, B_chosen):
                          what=f"% comparisons at {conf:.0%} confidence", repeats=R, seed=params["seed"],
                          B_shown=B_shown, B_chosen=B_chosen, key="sw_spread_chart",
                          note=" A ranking of metrics that flips inside these ranges is not a finding of one seed "
-                              "(003's Table 3 is one draw).")
+                              "(Sakai 2007's Table 3 is one draw).")
 
 
 R = cached.SPREAD_REPEATS

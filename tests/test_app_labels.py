@@ -1,0 +1,137 @@
+"""Labels follow the data: on 2-, 4- and 5-level collections no page says "3:2:1" (a
+three-level setting), the reference gains are named with the values used, the Data page
+counts the relevance levels of a 0-K qrels, one colour per metric in every chart, and
+no raw column or code name on screen."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+import evalcore  # noqa: E402
+from dashboard import figures, state  # noqa: E402
+from dashboard.pages import PAGES  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+SMALL = {"swb": "50", "bsb": "50", "stb": "20", "gvb": "100", "gvrep": "3", "sgb": "50"}
+
+
+def _collection(K: int):
+    rng = np.random.default_rng(K)
+    lists = {f"run{i}": {f"q{t}": rng.integers(0, K + 1, size=12).tolist() for t in range(6)} for i in range(5)}
+    counts = {f"q{t}": [20] + [3] * K for t in range(6)}
+    return evalcore.Collection.from_lists(lists, counts, name=f"{K} levels")
+
+
+def _texts(at: AppTest) -> str:
+    """Everything a page shows as text: headings, captions, Markdown, alerts, metric labels, widget
+    labels and options, table headers, chart titles, axes and legends."""
+    parts = []
+    for kind in ("title", "header", "subheader", "caption", "markdown", "info", "warning", "error", "success"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [f"{m.label} {m.value}" for m in at.metric]
+    for kind in ("selectbox", "radio", "select_slider", "multiselect"):
+        for w in getattr(at, kind):
+            parts.append(str(w.label))
+            parts += [str(o) for o in getattr(w, "options", [])]
+    for df in at.dataframe:                        # a header shows its column_config label, else the name
+        cfg = json.loads(df.proto.columns or "{}")
+        parts += [str(cfg.get(str(c), {}).get("label") or c) for c in getattr(df.value, "columns", [])]
+    for ch in at.get("plotly_chart"):
+        parts.append(ch.proto.spec)
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("K", [2, 4, 5])
+def test_no_page_names_a_three_level_setting_on_another_number_of_levels(K):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(SMALL)
+    at.run()
+    at.session_state["uploaded"] = _collection(K)
+    at.run()
+    at.selectbox(key="dataset").set_value("upload").run()
+    ref = state.paper(list(range(1, K + 1)))          # 3:2:1 extended: gain = level (2:1, 4:3:2:1, 5:4:3:2:1)
+    for p in PAGES:
+        at.switch_page(p.script).run()
+        assert not at.exception, (p.file, [e.message for e in at.exception])
+        shown = _texts(at)
+        assert "3:2:1" not in shown.replace(ref, "<ref>"), (p.file, shown[shown.find("3:2:1") - 200:][:400])
+        if p.url_path == "rankings":
+            assert f"Current gains against {ref}" in shown
+        if p.url_path == "data":
+            assert at.metric[2].label == "relevance levels" and at.metric[2].value == f"{K + 1} (0-{K})"
+
+
+def test_the_playground_opens_on_system_z_of_the_collection_s_levels():
+    """First visit with 4 levels: the list is 003's Z on levels 2 and 4 (B -> L2, S -> L4), as the caption
+    says, and P+ equals the value after pressing Z (no 3-level list left over)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.session_state["uploaded"] = _collection(4)
+    at.run()
+    at.selectbox(key="dataset").set_value("upload").run()
+    at.switch_page("views/playground.py").run()
+    first = {m.label: m.value for m in at.metric}
+    assert at.session_state["pl_list"] == "2,4"
+    at.button(key="pl_preset_Z").click().run()
+    assert {m.label: m.value for m in at.metric} == first
+
+
+def test_one_colour_per_metric_in_every_chart():
+    assert figures.METRIC_COLOR_ORDER == state.DEFAULT_METRICS
+    defaults = [figures.metric_color(m) for m in state.DEFAULT_METRICS]
+    assert len(set(defaults)) == len(defaults)
+    assert figures.metric_color("nDCG@10") == figures.metric_color("nDCG@20") == figures.metric_color("nDCG")
+    import pandas as pd
+    a = pd.DataFrame({"metric": ["nDCG@10", "AP"], "lower": [0.0, 0.0], "swap_rate": [0.1, 0.2]})
+    b = pd.DataFrame({"metric": ["AP", "nDCG@10"], "lower": [0.0, 0.0], "swap_rate": [0.1, 0.2]})
+    la = figures.lines(a, "lower", "swap_rate", "metric", x_title="x", y_title="y")
+    lb = figures.lines(b, "lower", "swap_rate", "metric", x_title="x", y_title="y")
+    col = lambda fig: {t.name: t.line.color for t in fig.data}      # noqa: E731
+    assert col(la) == col(lb)
+    spread = pd.DataFrame({"metric": ["AP", "nDCG@10"], "mean": [1.0, 2.0], "sd": [0.1, 0.1],
+                           "min": [0.9, 1.9], "max": [1.1, 2.1], "n": [5, 5]})
+    bars = figures.spread_bars(spread, y_title="y")
+    assert dict(zip(bars.data[0].x, bars.data[0].marker.color)) == {"nDCG@10": col(la)["nDCG@10"],
+                                                                     "AP": col(la)["AP"]}
+    share = figures.share_bars(pd.DataFrame({"metric": ["AP", "nDCG@10"], "share": [0.5, 0.6]}), "metric", "share",
+                               y_title="y")
+    assert list(share.data[0].marker.color) == [col(la)["AP"], col(la)["nDCG@10"]]
+
+
+RAW = ("abs_diff", "estimated_diff_raw", "pct_comparisons", "pct_significant", "max_performance", "evalcore.meta",
+       "003 Table", "003 Sec", "003 Fig")
+
+
+@pytest.mark.parametrize("page", ["overview", "swap", "bootstrap", "gains"])
+def test_no_raw_column_or_code_name_on_screen(page):
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({**SMALL, "nt": "12", "nr": "6"})
+    at.run()
+    at.switch_page(f"views/{page}.py").run()
+    assert not at.exception
+    shown = _texts(at)
+    charts = [json.loads(ch.proto.spec) for ch in at.get("plotly_chart")]
+    shown_no_data = "\n".join(x for x in shown.split("\n") if not x.startswith("{"))
+    shown_no_data += json.dumps([c.get("layout", {}) for c in charts])
+    for raw in RAW:
+        assert raw not in shown_no_data, (page, raw)
+
+
+def test_every_paper_cited_on_screen_is_in_the_reference_list():
+    import re
+
+    from dashboard.references import REFERENCES
+    root = Path(__file__).resolve().parents[1]
+    src = "\n".join(p.read_text() for p in list((root / "views").glob("*.py")) + list((root / "dashboard").glob("*.py")))
+    cited = set(re.findall(r"\b((?:Sakai|Carterette|Webber et al\.|Voorhees & Buckley|Buckley & Voorhees|Tol)"
+                           r"(?: SIGIR)? (?:19|20)\d\d)\b", src))
+    listed = {short for short, _ in REFERENCES}
+    assert cited and cited <= listed, cited - listed
+    # and the papers' file numbers are gone from what users read
+    assert not re.search(r"\"[^\"\n]*(?<![\d.\w/])00[0-4] (Table|Fig|Sec|Eq)", src)
