@@ -115,7 +115,7 @@ def test_a_missing_scipy_names_the_extra(tmp_path):
              "        if name.split('.')[0] == 'scipy':\n"
              "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
              "sys.meta_path.insert(0, Block())\nfrom evalcore.cli import main\n"
-             "sys.exit(main(['topics', '--test', 'anova', '--min-diff', '0.1', '--variance', '0.05']))\n")
+             "sys.exit(main(['topics', '--test', 'anova', '--min-diff', '0.1', '--variance', '0.05', '--systems', '5']))\n")
     r = _py("-c", block)
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == "error: 'evalcore topics' needs scipy, which is not installed: " \

@@ -62,12 +62,10 @@ class _TopicsAction(argparse.Action):
         if value in registry.TOPIC_POLICIES:
             namespace.topic_policy = value
             return
-        try:
-            n = self.simulated_type(value)
-        except (TypeError, ValueError, argparse.ArgumentTypeError):
+        if not str(value).strip().lstrip("+-").isdigit():
             parser.error(f"argument --topics: {value!r} is neither a topic policy ({', '.join(registry.TOPIC_POLICIES)}) "
                          "nor a whole number of topics for --simulated")
-        namespace.topics = n
+        namespace.topics = self.simulated_type(value)   # a number out of range: its bounds' error
 
 
 def _add_topics_option(ev: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
