@@ -52,6 +52,8 @@ def data_lines(e) -> list[str]:
             policy += (f" Runs lacking an evaluated topic (scored 0): {_plural(len(missing), 'run')}, "
                        f"{sum(len(v) for v in missing.values())} (run, topic) lists.")
     out.append(policy)
+    out.append(f"Runs used ({len(e.runs)}, in the order of the selection by {s['top_by']}): "
+               + ", ".join(map(str, e.runs)) + ".")
     return out
 
 
