@@ -63,6 +63,7 @@ def test_report_states_depth_order_topic_policy_and_ignored_topics(tmp_path, col
     assert "a run topic not in the qrels is ignored" in md
     assert "Run topics not in the qrels, ignored: 1 run (2 topics each; 2 distinct topics: 98, 99)." in md
     assert "5 of 5 runs, 10 run pairs" in md and "B = 40" in md and "repetition seeds 0, " in md
+    assert "Runs used (5, in the order of the selection by AP): run" in md
     assert "one pair more or less significant moves a % of pairs by 10.0 points" in md
 
 

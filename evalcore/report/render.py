@@ -44,7 +44,7 @@ def data_lines(e) -> list[str]:
             counts = sorted({len(v) for v in ignored.values()})
             all_t = sorted({t for v in ignored.values() for t in v})
             policy += (f" Run topics not in the qrels, ignored: {_plural(len(ignored), 'run')} "
-                       f"({str(counts[0]) if len(counts) == 1 else str(counts[0]) + '-' + str(counts[-1])} topics each; "
+                       f"({_plural(counts[0], 'topic') if len(counts) == 1 else f'{counts[0]}-{counts[-1]} topics'} each; "
                        f"{_plural(len(all_t), 'distinct topic')}: {_ids(all_t)}).")
         else:
             policy += " Run topics not in the qrels: none."
@@ -52,6 +52,8 @@ def data_lines(e) -> list[str]:
             policy += (f" Runs lacking an evaluated topic (scored 0): {_plural(len(missing), 'run')}, "
                        f"{sum(len(v) for v in missing.values())} (run, topic) lists.")
     out.append(policy)
+    out.append(f"Runs used ({len(e.runs)}, in the order of the selection by {s['top_by']}): "
+               + ", ".join(map(str, e.runs)) + ".")
     return out
 
 
