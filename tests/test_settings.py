@@ -215,3 +215,42 @@ def test_the_cli_says_which_settings_it_does_not_use(tmp_path, capsys):
     assert main(SIM + ["--metrics", "AP", "--settings", str(f)]) == 0
     err = capsys.readouterr().err
     assert f"warning: {f}: top_n, bootstrap are not used by the command line" in err and "collection" not in err
+
+
+# -- the app's settings reload: a hostile file is an error box; a changed one says what changed ----------
+def _report_page():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page("views/8_report.py").run()
+    assert not at.exception
+    return at
+
+
+def _reload(at, name: str, data: bytes):
+    at.file_uploader(key="rp_settings_file").set_value((name, data, "application/json"))
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_the_app_refuses_a_deeply_nested_settings_file_without_a_traceback():
+    at = _reload(_report_page(), "deep.json", ('{"settings":' + "[" * 600 + "]" * 600 + "}").encode())
+    assert any("deep.json: nested deeper than 4 levels" in e.value and "nothing was changed" in e.value
+               for e in at.error)
+
+
+def test_the_app_lists_every_change_it_made_to_a_settings_file():
+    doc = {"settings": {"beta": 40, "bootstrap": {"alpha": 0.9, "B": 10**7}}}
+    at = _reload(_report_page(), "s.json", json.dumps(doc).encode())
+    assert any("applied with changes" in w.value for w in at.warning)
+    shown = "\n".join(t.value for t in at.text)
+    assert "s.json: beta 40 is outside the app's range 0..10: set to 10" in shown
+    assert "bootstrap.alpha 0.9 is not one of the app's levels" in shown and "set to 100,000" in shown
+    assert at.session_state["bs_alpha"] == 0.1 and at.session_state["bs_B"] == 100_000
+    at = _reload(at, "m.json", json.dumps({"metrics": ["P(rel=2)@5", "nDCG@20", "irm:nDCG@10"]}).encode())
+    assert any("metrics the app cannot show as written" in e.value and "nothing was changed" in e.value
+               for e in at.error)
