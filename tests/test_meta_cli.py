@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -53,7 +54,14 @@ def test_errors_exit_2(capsys, tmp_path):
     assert main(["swap", "--simulated", "--sampling", "disjoint", "--subset-size", "40"]) == 2
     assert "subset_size must be <= 25" in capsys.readouterr().err
     assert main(["bootstrap", "--scores", str(tmp_path / "none.csv")]) == 2
-    assert "cannot read score file" in capsys.readouterr().err
+    assert "none.csv: cannot read the file" in capsys.readouterr().err
+    # a device or a FIFO is refused before anything is read (it may never end)
+    assert main(["bootstrap", "--scores", "/dev/zero"]) == 2
+    assert "character device, not a regular file" in capsys.readouterr().err
+    fifo = tmp_path / "scores.fifo"
+    os.mkfifo(fifo)
+    assert main(["bootstrap", "--scores", str(fifo)]) == 2
+    assert "FIFO (named pipe), not a regular file" in capsys.readouterr().err
 
 
 def test_reproduce_script_on_simulated_data(tmp_path, monkeypatch):

@@ -1,6 +1,7 @@
 """Score matrices from elsewhere (a tidy CSV) and the papers' top-N run selection."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -24,15 +25,15 @@ def read_score_csv(path, *, fill: float | None = None) -> tuple[list[str], list[
 
     Returns ``(run_ids, topic_ids, {metric: (n_runs, n_topics) float64 array})``.
     """
+    from ..io.limits import Limits, read_limited
+
     p = Path(path)
-    try:
-        with open(p, encoding="utf-8") as f:
-            header = f.readline()
-    except OSError as e:
-        raise ValueError(f"cannot read score file {path}: {e.strerror}") from None
+    # a regular file only, read within the input limit (a device or FIFO is refused before any read)
+    data = read_limited(p, Limits().max_expanded_bytes, hint="give a regular CSV/TSV file of at most 4 GiB")
+    header = data.split(b"\n", 1)[0].decode("utf-8", errors="replace")
     sep = "\t" if header.count("\t") > header.count(",") else ","
     try:
-        df = pd.read_csv(p, sep=sep, dtype={"run": str, "topic": str, "metric": str})
+        df = pd.read_csv(io.BytesIO(data), sep=sep, dtype={"run": str, "topic": str, "metric": str})
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: not a readable CSV/TSV ({e})") from None
     df.columns = [str(c).strip().lower() for c in df.columns]
