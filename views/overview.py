@@ -87,7 +87,8 @@ else:
                                                             "pct_comparisons": "% of pairs that large"})
         st.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
                     f"{widgets.b_title(B_shown, B_chosen)}")
-        widgets.table(shown, digits=4, hide_index=True)
+        widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
+                      column_config={"% of pairs that large": st.column_config.NumberColumn(format="%.1f %%")})
         st.caption("A smaller difference needed: a more sensitive metric. Settings on the Swap page.")
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
