@@ -178,6 +178,12 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
         textfont=dict(size=10), hoverinfo="skip", showlegend=False,
     ))
     n = len(df)
+    if title:       # the legend under the plot: beside a title it collides with it on a narrow screen
+        fig = _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 120), legend=True,
+                      top=100, xaxis=dict(range=[-0.2, 1.6], side="top"),
+                      yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
+        fig.layout.legend.update(yanchor="top", y=-0.02, xanchor="left", x=0)
+        return fig
     return _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 80 + (40 if title else 0)),
                    legend=True, top=70 if title else None,
                    xaxis=dict(range=[-0.2, 1.6]), yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
@@ -233,8 +239,10 @@ def tau_scale(tau: pd.DataFrame) -> tuple[float, float]:
 
 
 def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, title: str | None = None,
-                zmin: float | None = None) -> go.Figure:
-    """Kendall tau matrix with values written in the cells; ``*`` marks significance.
+                zmin: float | None = None, cell_text: bool = True) -> go.Figure:
+    """Kendall tau matrix with values written in the cells (``cell_text``; off where the chart may be
+    narrow - half a 1024 px screen leaves ~14 px a cell and the numbers would overlap - the value is
+    then in the hover); ``*`` marks significance.
 
     The colour scale is fixed (:func:`tau_scale`), never stretched to the data.
     """
@@ -246,9 +254,11 @@ def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, t
     if zmin is not None:
         lo = zmin
     heat = dict(type="heatmap", z=z, x=[str(c) for c in tau.columns], y=[str(r) for r in tau.index], text=text,
-                texttemplate="%{text}", textfont=dict(size=11), colorscale=SEQUENTIAL, zmin=lo, zmax=hi,
+                colorscale=SEQUENTIAL, zmin=lo, zmax=hi,
                 colorbar=dict(title=dict(text=f"tau<br>[{lo:g}, {hi:g}]"), thickness=12),
-                hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{z:.3f}<extra></extra>")
+                hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{text}<extra></extra>")
+    if cell_text:
+        heat.update(texttemplate="%{text}", textfont=dict(size=11))
     return _figure([heat], title=title, height=max(360, 48 * len(tau) + 120), legend=False,
                    yaxis=dict(autorange="reversed"), xaxis=dict(side="bottom", tickangle=-30))
 

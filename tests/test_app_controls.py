@@ -87,7 +87,7 @@ def test_the_default_overview_contrasts_binary_and_graded_gains():
     moved = int((rank(binary) != rank(graded)).sum())
     tau = stats.kendalltau(binary, graded).statistic             # tau-b
     title = _chart_title(at, "ov_shift")
-    assert title == f"P-measure: {moved} of 30 runs change rank, Kendall tau-b = {tau:.3f}"
+    assert title == f"P-measure: {moved} of 30 runs change rank,<br>Kendall tau-b = {tau:.3f}"
     assert moved >= 5 and tau < 0.95                               # a contrast worth seeing
     # moving a slider changes it visibly
     at.select_slider(key="_gs3").set_value(30.0).run()

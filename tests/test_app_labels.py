@@ -135,3 +135,9 @@ def test_every_paper_cited_on_screen_is_in_the_reference_list():
     assert cited and cited <= listed, cited - listed
     # and the papers' file numbers are gone from what users read
     assert not re.search(r"\"[^\"\n]*(?<![\d.\w/])00[0-4] (Table|Fig|Sec|Eq)", src)
+
+
+def test_the_docs_list_the_same_references():
+    from dashboard.references import as_markdown
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "dashboard.md").read_text()
+    assert as_markdown() in docs

@@ -43,7 +43,7 @@ with left:
             cur_label = f"current (also {state.paper(s.gains)})"
         moved = int((df["rank_left"] != df["rank_right"]).sum())
         widgets.chart(figures.rank_shift(df, ref_label, cur_label,
-                                           title=f"{metric}: {moved} of {len(df)} runs change rank, "
+                                           title=f"{metric}: {moved} of {len(df)} runs change rank,<br>"
                                                  f"Kendall tau-b = {tau:.3f}", row_px=13),
                         width="stretch", key="ov_shift")
         st.caption(f"Each line is a run: its rank by {metric} under gains {ref_label} (left) and under the "
@@ -55,13 +55,15 @@ with right:
     else:
         means = cached.means(c, s)
         tau_m, sig = cached.correlation(means, alpha=0.01)
-        widgets.chart(figures.tau_heatmap(tau_m, sig), width="stretch", key="ov_heat")
+        # no numbers in the cells: half a 1024 px screen leaves no room for them (the hover has each value)
+        widgets.chart(figures.tau_heatmap(tau_m, sig, cell_text=False), width="stretch", key="ov_heat")
         lo, hi = figures.tau_scale(tau_m)
         crit = cached.kendall_critical(c.n_runs, 0.01)
         sig_txt = (f"* = significant at alpha = 0.01 (|tau| >= {crit:.3f} with {c.n_runs} runs)" if crit <= 1 else
                    f"with {c.n_runs} runs no tau can be significant at alpha = 0.01 (it would need "
                    f"|tau| >= {crit:.2f})")
-        st.caption(f"Colour scale fixed to [{lo:g}, {hi:g}]. {sig_txt}.")
+        st.caption(f"Colour scale fixed to [{lo:g}, {hi:g}]; hover a cell for its tau ({sig_txt}); the Rank "
+                   "correlation page writes every value.")
 
 st.subheader("Discriminative power per metric")
 if c.n_runs < 2:
@@ -87,7 +89,8 @@ else:
                                                             "pct_comparisons": "% of pairs that large"})
         st.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
                     f"{widgets.b_title(B_shown, B_chosen)}")
-        widgets.table(shown, digits=4, hide_index=True)
+        widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
+                      column_config={"% of pairs that large": st.column_config.NumberColumn(format="%.1f %%")})
         st.caption("A smaller difference needed: a more sensitive metric. Settings on the Swap page.")
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,

@@ -151,7 +151,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     choose("sg_tmetric", [ALL] + metrics, ALL)
     fm = f1.selectbox("metric", [ALL] + metrics, key=w("sg_tmetric"))
     runs_q = f2.text_input("runs whose name contains", key=w("sg_runs"), placeholder="e.g. run 3 or 'BM25'")
-    only = f3.toggle(f"significant only ({sig_name})", key=w("sg_only_sig"))
+    only = f3.toggle("significant only", key=w("sg_only_sig"), help=f"Only pairs with {sig_name}.")
     shown = tbl
     if fm != ALL:
         shown = shown[shown["metric"] == fm]

@@ -68,7 +68,8 @@ def shoot(browser, server: str, out: Path, pages=None, query: str = QUERY, viewp
     """One screenshot of the first screen of each page: ``{url_path: png}``."""
     sys.path.insert(0, str(ROOT))
     from dashboard.pages import PAGES
-    out.mkdir(parents=True, exist_ok=True)
+    from evalcore._atomic import check_writable_dir, write_bytes
+    check_writable_dir(out, create=True)
     page = browser.new_page(viewport=viewport)
     local_only(page, server)
     shots = {}
@@ -80,7 +81,8 @@ def shoot(browser, server: str, out: Path, pages=None, query: str = QUERY, viewp
                 page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg', timeout=30000)
                 page.wait_for_timeout(500)
             shots[p.url_path] = out / f"{p.url_path}.png"
-            page.screenshot(path=str(shots[p.url_path]), full_page=False)
+            # written atomically (a temporary file renamed into place): an interrupted run leaves the old PNG
+            write_bytes(shots[p.url_path], page.screenshot(full_page=False))
     finally:
         page.close()
     return shots
