@@ -848,6 +848,17 @@ def topic_design(design: str, alpha: float, beta: float, min_diff: float, varian
     return out
 
 
+def design_variance(c: Collection, key: str, s: Settings, design: str, estimator: str,
+                    standardise: str = "none") -> dict:
+    """The variance ``design`` assumes, estimated from one metric's scores (evalcore.meta.design_variance):
+    Sakai 2016's pooled within-system sigma^2 (one-way; 2 sigma^2 for the paired designs) or 2 V_E of the
+    two-way ANOVA (paired designs only). Raises ValueError with the reason when there is no estimate."""
+    return _meta.design_variance(_standardised({key: score(c, key, s)}, standardise)[key], design, estimator)
+
+
+TOPIC_ESTIMATORS = tuple(_meta.ESTIMATORS)
+
+
 def variance_for(design: str, v_e: float) -> float:
     """The variance a topic set design uses from V_E (2 V_E for paired-t and ci, V_E for anova)."""
     return float(_meta.variance_for(design, v_e))

@@ -9,6 +9,7 @@ called directly (its own tests compare it with scipy's permutation_test and 003)
 """
 from __future__ import annotations
 
+import html
 import warnings
 from itertools import combinations
 from pathlib import Path
@@ -56,7 +57,9 @@ def _table_with(at, column: str) -> pd.DataFrame:
 
 
 def _text(at) -> str:
-    return "\n".join([c.value for c in at.caption] + [m.value for m in at.markdown])
+    """Captions and Markdown as a reader sees them (user text is escaped for Markdown by dashboard.safe)."""
+    raw = "\n".join([c.value for c in at.caption] + [m.value for m in at.markdown])
+    return html.unescape(raw).replace("\u200b", "")
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +100,11 @@ def plain_v_e(x):
     m, n = x.shape
     r = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + x.mean()
     return float((r ** 2).sum() / ((m - 1) * (n - 1)))
+
+
+def plain_sigma2(x):
+    """Sakai 2016's pooled within-system variance: each run's topic variance (ddof 1), averaged over runs."""
+    return float(np.mean([np.var(row, ddof=1) for row in x]))
 
 
 def reference_table(small, scores, test: str, correction: str, conf: float = 0.95) -> pd.DataFrame:
@@ -253,14 +261,15 @@ def plain_paired_t_size(alpha, beta, d, var):
         n += 1
 
 
-def test_topic_set_calculator_uses_2_v_e_of_the_chosen_metric_and_a_plain_power_search(small, scores):
+def test_topic_set_calculator_uses_2_sigma2_of_the_chosen_metric_and_a_plain_power_search(small, scores):
+    # Sakai 2016's default: the pooled within-system variance sigma^2, 2 sigma^2 for the paired t-test
     at = _open()
     at.selectbox(key="_w_ts_metric").set_value("Q-measure")
     at.number_input(key="_w_ts_mind").set_value(0.05)
     _run(at)
-    v_e = plain_v_e(scores["Q-measure"])
-    assert f"V_E of **Q-measure** on this collection (8 runs x 20 topics) = **{v_e:.5g}**" in _text(at)
-    assert f"2 V_E = {2 * v_e:.5g}" in _text(at)
+    v_e = plain_sigma2(scores["Q-measure"])         # (named v_e below: the variance estimate in use)
+    assert f"sigma^2 of **Q-measure** on this collection (8 runs x 20 topics) = **{v_e:.5g}**" in _text(at)
+    assert f"= {2 * v_e:.5g}" in _text(at) and "2 sigma^2" in _text(at)
     n, pw = plain_paired_t_size(0.05, 0.2, 0.05, 2 * v_e)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["topics needed"] == f"{n:,}" and metrics["power at that n"] == f"{pw:.3f}"
@@ -280,13 +289,40 @@ def test_topic_set_calculator_uses_2_v_e_of_the_chosen_metric_and_a_plain_power_
     chart = next(c for c in at.get("plotly_chart") if c.key == "ts_curve")
     assert f"needed: n = {n2}" in chart.proto.spec and "this collection: n = 20" in chart.proto.spec
 
+def test_topic_set_calculator_two_way_option_and_unpaired_design(small, scores):
+    at = _open()
+    at.selectbox(key="_w_ts_metric").set_value("Q-measure")
+    at.number_input(key="_w_ts_mind").set_value(0.05)
+    at.radio(key="_w_ts_est").set_value("two-way")
+    _run(at)
+    v_e = plain_v_e(scores["Q-measure"])           # the labelled option: 2 V_E of the two-way ANOVA
+    assert f"V_E of **Q-measure** on this collection (8 runs x 20 topics) = **{v_e:.5g}**" in _text(at)
+    n, _ = plain_paired_t_size(0.05, 0.2, 0.05, 2 * v_e)
+    assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}"
+    # the unpaired t-test (Sakai 2018): n topics per system, df = 2(n - 1), lambda = minD / (sigma sqrt(2/n));
+    # only the within-system estimator is offered (the two-way V_E does not fit a model without topic effects)
+    at.selectbox(key="_w_ts_design").set_value("unpaired-t")
+    _run(at)
+    assert list(at.radio(key="_w_ts_est").options) == \
+        ["within-system variance sigma^2, pooled over runs (Sakai 2016)"]
+    var = plain_sigma2(scores["Q-measure"])
+    n = 2
+    while True:
+        df = 2 * (n - 1)
+        tc = stats.t.isf(0.025, df)
+        lam = 0.05 / np.sqrt(2 * var / n)
+        if stats.nct.sf(tc, df, lam) + stats.nct.cdf(-tc, df, lam) >= 0.8:
+            break
+        n += 1
+    assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}"
+
 
 def test_topic_set_calculator_ci_and_anova_designs(small, scores):
     at = _open()
     at.selectbox(key="_w_ts_design").set_value("ci")
     at.number_input(key="_w_ts_mind").set_value(0.1)
     _run(at)
-    var = 2 * plain_v_e(scores["AP"])
+    var = 2 * plain_sigma2(scores["AP"])
     n = 2
     while True:                      # expected width 2 t sqrt(var/n) E[s]/sigma <= delta, by hand
         from scipy.special import gammaln
@@ -298,8 +334,8 @@ def test_topic_set_calculator_ci_and_anova_designs(small, scores):
     at.selectbox(key="_w_ts_design").set_value("anova")
     _run(at)
     assert at.number_input(key="_w_ts_systems").value == 8          # the loaded runs
-    v_e = plain_v_e(scores["AP"])
-    assert f"variance = V_E = {v_e:.5g}" in _text(at)
+    v_e = plain_sigma2(scores["AP"])               # anova assumes the within-system variance sigma^2
+    assert f"= {v_e:.5g}" in _text(at) and "variance = sigma^2 (one-way ANOVA residual" in _text(at)
     n = 2
     while True:
         f1, f2 = 7, 8 * (n - 1)
@@ -316,8 +352,8 @@ def test_standardised_scores_feed_the_table_and_v_e(small, scores):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")            # scipy warns on flat topics; they become 0 (documented)
         z = {k: np.nan_to_num(stats.zscore(m, axis=0, ddof=1)) for k, m in scores.items()}
-    v_e = plain_v_e(z["AP"])
-    assert f"V_E of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{v_e:.5g}**" \
+    s2 = plain_sigma2(z["AP"])
+    assert f"sigma^2 of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{s2:.5g}**" \
         in _text(at)
     got = _table_with(at, "mean difference (x - y)")
     want = np.concatenate([[z[k][i].mean() - z[k][j].mean() for i, j in combinations(range(8), 2)] for k in KEYS])

@@ -13,7 +13,6 @@ into their widgets (``_w_*``) each run, so they survive visits to other pages
 (widget keys are dropped by Streamlit when their page is not shown), and are
 mirrored into the address like every other setting.
 """
-import math
 
 import pandas as pd
 import streamlit as st
@@ -30,8 +29,13 @@ CORR_LABELS = {"none": "none (each pair on its own)", "holm": "Holm (family-wise
                "bh": "Benjamini-Hochberg (false discovery rate)"}
 STD_LABELS = {"none": "raw scores", "z": "z-scores per topic", "cdf": "std-CDF (normal CDF of z)",
               "ab": "std-AB (0.15 z + 0.5)"}
-DESIGN_LABELS = {"paired-t": "paired t-test (two systems)", "anova": "one-way ANOVA (m systems)",
-                 "ci": "confidence interval width"}
+DESIGN_LABELS = {"paired-t": "paired t-test (two systems, same topics)", "anova": "one-way ANOVA (m systems)",
+                 "ci": "confidence interval width (paired)",
+                 "unpaired-t": "unpaired t-test (two systems, separate topic sets)",
+                 "unpaired-ci": "confidence interval width (unpaired)"}
+ESTIMATOR_LABELS = {"one-way": "within-system variance sigma^2, pooled over runs (Sakai 2016)",
+                    "two-way": "residual V_E of the two-way ANOVA (paired-difference variance)"}
+PAIRED_DESIGNS = ("paired-t", "ci")
 CONFIDENCES = (0.9, 0.95, 0.99)
 BETAS = (0.05, 0.1, 0.2, 0.3, 0.5)
 ALL = state.SIG_ALL
@@ -265,14 +269,16 @@ d1, d2, d3, d4 = st.columns(4)
 shown_designs = [d for d in cached.TOPIC_DESIGNS if d in DESIGN_LABELS]   # the designs this page can label
 choose("ts_design", shown_designs, "paired-t")
 design = d1.selectbox("test", shown_designs, key=w("ts_design"), format_func=DESIGN_LABELS.get)
+is_ci = design in ("ci", "unpaired-ci")
 choose("ts_alpha", state.ALPHAS, 0.05)
 t_alpha = float(d2.select_slider("alpha", options=list(state.ALPHAS), key=w("ts_alpha")))
 choose("ts_beta", BETAS, 0.2)
-beta = float(d3.select_slider("beta (1 - power)", options=list(BETAS), key=w("ts_beta"), disabled=design == "ci",
+beta = float(d3.select_slider("beta (1 - power)", options=list(BETAS), key=w("ts_beta"), disabled=is_ci,
                               help="The chance of missing a real difference of the minimum size; power = 1 - beta. "
                                    "The CI design has no beta."))
 diff_label = {"paired-t": "minimum detectable difference", "anova": "minimum detectable range",
-              "ci": "largest CI width delta"}[design]
+              "ci": "largest CI width delta", "unpaired-t": "minimum detectable difference",
+              "unpaired-ci": "largest CI width delta"}[design]
 if not (isinstance(ss[w("ts_mind")], (int, float)) and 0.001 <= float(ss[w("ts_mind")]) <= 10):
     ss[w("ts_mind")] = ss["ts_mind"] = 0.1
 min_diff = float(d4.number_input(diff_label, min_value=0.001, max_value=10.0, step=0.01, format="%.3f",
@@ -287,21 +293,28 @@ if design == "anova":
         ss[w("ts_systems")] = ss["ts_systems"] = max(2, min(c.n_runs, 1000))
     systems = int(m2.number_input("systems m", min_value=2, max_value=1000, step=1, key=w("ts_systems"),
                                   help="Number of systems compared by the ANOVA (default: the loaded runs)."))
-v_e = cached.residual_variance(c, t_metric, s, std)
-if not (math.isfinite(v_e) and v_e > 0):
-    st.info(f"V_E of {t_metric}{std_note} is {v_e:g} on this collection (it needs at least two runs and two "
-            "topics with scores, and runs that do not differ by the same amount on every topic): there is no "
-            "variance to size a topic set from.")
-else:
-    variance = cached.variance_for(design, v_e)
-    var_text = (f"variance = V_E = {variance:.5g}" if design == "anova" else
-                f"variance of a per-topic difference = 2 V_E = {variance:.5g}")
-    st.markdown(f"V_E of **{t_metric}**{std_note} on this collection ({c.n_runs} runs x {c.n_topics} topics) = "
-                f"**{v_e:.5g}**; {var_text}.")
+estimators = [e for e in cached.TOPIC_ESTIMATORS if design in PAIRED_DESIGNS or e == "one-way"]
+choose("ts_est", estimators, "one-way")
+estimator = st.radio("variance estimated as", estimators, key=w("ts_est"), format_func=ESTIMATOR_LABELS.get,
+                     horizontal=True,
+                     help="Sakai 2016 estimates the within-system variance sigma^2 (one-way ANOVA residual, "
+                          "pooled over runs); a paired t-test or paired CI then uses 2 sigma^2. The two-way V_E "
+                          "removes the topic effect and asks for fewer topics; it fits only the paired designs.")
+try:
+    var = cached.design_variance(c, t_metric, s, design, estimator, std)
+except ValueError as e:
+    var = None
+    st.info(f"No variance to size a topic set from: {safe.md(str(e))}.")
+if var is not None:
+    variance = float(var["variance"])
+    var_text = f"variance = {var['label']} = {variance:.5g}"
+    st.markdown(f"{'sigma^2' if estimator == 'one-way' else 'V_E'} of **{safe.md(t_metric)}**{std_note} on this "
+                f"collection ({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**; "
+                f"{safe.md(var_text)}.")
     try:
         out = cached.topic_design(design, t_alpha, beta, min_diff, variance, systems, c.n_topics)
     except ValueError as e:
-        st.error(f"No topic set size for these settings: {e}", icon=":material/error:")
+        st.error(f"No topic set size for these settings: {safe.md_lines(e)}", icon=":material/error:")
         out = None
     if out is not None:
         size = out["size"]
@@ -310,7 +323,7 @@ else:
         k1.metric("topics needed", f"{n_req:,}",
                   help="Smallest n with exact power >= 1 - beta (noncentral t / F), or with expected CI width "
                        "<= delta.")
-        if design == "ci":
+        if is_ci:
             k2.metric("expected CI width at that n", f"{size['expected_width']:.4f}")
         else:
             k2.metric("power at that n", f"{size['power']:.3f}")
@@ -319,10 +332,11 @@ else:
                        f"{out['mdd_error']}")
         if out["mdd"] is not None:
             k3.metric({"ci": "expected CI width", "anova": "smallest range detectable",
-                       "paired-t": "smallest difference detectable"}[design] + f" at n = {c.n_topics}",
+                       "paired-t": "smallest difference detectable", "unpaired-t": "smallest difference detectable",
+                       "unpaired-ci": "expected CI width"}[design] + f" at n = {c.n_topics}",
                       f"{out['mdd']:.4f}",
                       help=(f"The expected {1 - t_alpha:.0%} CI width with this collection's {c.n_topics} topics."
-                            if design == "ci" else
+                            if is_ci else
                             f"The {diff_label} this collection's {c.n_topics} topics detect with power "
                             f"1 - beta = {1 - beta:g} (the inverse of the design)."))
         spec = {"paired-t": f"two-sided paired t-test, alpha = {t_alpha:g}, power 1 - beta = {1 - beta:g}, "
@@ -330,14 +344,18 @@ else:
                 "anova": f"one-way ANOVA over m = {systems} systems, alpha = {t_alpha:g}, power 1 - beta = "
                          f"{1 - beta:g}, minimum range {min_diff:g} (two systems that far apart, the others "
                          "half-way)",
-                "ci": f"{1 - t_alpha:.1%} CI of a paired difference, expected width <= {min_diff:g}"}[design]
+                "ci": f"{1 - t_alpha:.1%} CI of a paired difference, expected width <= {min_diff:g}",
+                "unpaired-t": f"two-sided unpaired t-test (n topics per system), alpha = {t_alpha:g}, power "
+                              f"1 - beta = {1 - beta:g}, minimum difference {min_diff:g} (Sakai 2018)",
+                "unpaired-ci": f"{1 - t_alpha:.1%} CI of an unpaired difference (n topics per system), expected "
+                               f"width <= {min_diff:g} (Sakai 2018)"}[design]
         approx = (f" The normal approximation gives {size['n_approx']}." if size.get("n_approx") else "")
-        at_n = ("" if out["power_at_n"] is None or design == "ci" else
+        at_n = ("" if out["power_at_n"] is None or is_ci else
                 f" With the collection's own n = {c.n_topics}, the power for a difference of {min_diff:g} is "
                 f"{out['power_at_n']:.3f}.")
         st.caption(f"{spec}; {var_text} from {t_metric}.{approx}{at_n}")
         curve = out["curve"]
-        if design == "ci":
+        if is_ci:
             fig = figures.power_curve(curve, "expected_width", y_title="expected CI width", n_required=n_req,
                                       n_collection=c.n_topics, target=min_diff, target_label=f"delta = {min_diff:g}",
                                       log_x=out["log_x"], title=f"Expected {1 - t_alpha:.0%} CI width vs topics")
