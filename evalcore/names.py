@@ -117,15 +117,17 @@ class Resolved:
 
 _NAME_RE = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
 _TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z_]+?)[_.](?P<cut>\d+)$")
-_PARAM_KEYS = {"rel": ("rel_threshold", "uses_threshold"), "beta": ("beta", "uses_beta"),
-               "gains": ("gains", "uses_gains"), "penalties": ("penalties", "uses_penalties"),
-               "b": ("log_base", "uses_log_base"), "log_base": ("log_base", "uses_log_base")}
-
-
 def _registry():
     from .registry import METRICS  # late: the registry imports this module's users
 
     return METRICS
+
+
+def _param_keys() -> dict:
+    """Spelling in a name (``rel``, ``b``, ``p``) -> the registry's parameter (its table, :data:`PARAMS`)."""
+    from .registry import PARAM_SPELLINGS
+
+    return PARAM_SPELLINGS
 
 
 def _peer_table(convention: str) -> dict[str, str]:
@@ -164,30 +166,23 @@ def _params(text: str, raw: str | None, spec) -> dict:
     out: dict = {}
     if not raw:
         return out
+    keys = _param_keys()
     for part in raw.split(","):
         k, sep, v = part.strip().replace(">=", "=").partition("=")
         k, v = k.strip(), v.strip()
-        if not sep or k not in _PARAM_KEYS:
+        if not sep or k not in keys:
             raise ValueError(f"{text!r}: unknown parameter {part.strip()!r}; {spec.key} takes "
-                             + (", ".join(f"{p}=" for p, (_, f) in _PARAM_KEYS.items() if getattr(spec, f))
+                             + (", ".join(f"{s}=" for prm in spec.params for s in prm.spellings)
                                 or "no parameters"))
-        name, flag = _PARAM_KEYS[k]
-        if not getattr(spec, flag):
+        prm = keys[k]
+        if prm not in spec.params:
             raise ValueError(f"{text!r}: {spec.key} does not use {k}")
         try:
-            if name == "rel_threshold":
-                out[name] = int(v)
-                if out[name] < 1:
-                    raise ValueError
-            elif name in ("gains", "penalties"):
-                [float(x) for x in v.split(":")]
-                out[name] = v
-            else:
-                out[name] = float(v)
-                if out[name] != out[name] or out[name] in (float("inf"), float("-inf")):
-                    raise ValueError
+            out[prm.name] = prm.parse(v)
         except ValueError:
-            raise ValueError(f"{text!r}: bad value {v!r} for {k}") from None
+            bounds = prm.bounds_text()
+            raise ValueError(f"{text!r}: bad value {v!r} for {k}" + (f" (must be {bounds})" if bounds else "")
+                             ) from None
     return out
 
 
