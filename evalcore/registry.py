@@ -227,6 +227,14 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           "is satisfied by any relevant document in the top l",
           params=(REL,), cutoff="required", ir_measures="Success", trec_eval="success", ntcireval="Hit",
           definition="1 if the top k hold a document at `rel_threshold`"),
+    _spec("RBP", M.rbp, "Rank-Biased Precision", "Moffat & Zobel 2008",
+          "reads rank 1, then goes on to each next rank with probability p",
+          params=(PERSISTENCE, REL), cutoff="required",
+          definition="(1 - p) sum_{r<=k} rel(r) p^(r-1), binary at `rel_threshold`, p = 0.8 by default"),
+    _spec("RBP-residual", M.rbp_residual, "RBP residual", "Moffat & Zobel 2008",
+          "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
+          params=(PERSISTENCE,), cutoff="required",
+          definition="(1 - p) sum_{r<=k, unjudged} p^(r-1) + p^k: full judgments would give a score in [RBP@k, RBP@k + residual]"),
 ]}
 
 #: Every base key, in the order the papers discuss them.
