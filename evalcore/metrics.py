@@ -622,7 +622,7 @@ def rbp(c: Collection, *, cutoff: int, p: float = 0.8, rel_threshold: int = 1) -
     h = c.hits
     t = _check_threshold(c, rel_threshold)
     w = (1.0 - q) * q ** (h.rank - 1.0)
-    return _per_list(c, h, w, (h.level >= t) & (h.rank <= l))
+    return _per_list(c, h, w, (h.level >= t) & (h.rank <= l)).astype(np.float64)   # float with no hits too
 
 
 def rbp_residual(c: Collection, *, cutoff: int, p: float = 0.8) -> np.ndarray:
