@@ -332,7 +332,8 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
 
 
 def crosswalk_rows() -> list[dict]:
-    """One row per measure: evalcore key and its names in ir_measures, trec_eval and NTCIREVAL."""
+    """One row per measure: evalcore key, the parameters its name may fix (with their defaults, from the
+    registry's parameter table) and its names in ir_measures, trec_eval and NTCIREVAL."""
     rows = []
     for key, s in _registry().items():
         cut = "@k" if s.cutoff == "required" else ""
@@ -344,6 +345,7 @@ def crosswalk_rows() -> list[dict]:
                 return f"{name}_k"
             return name + cut
 
-        rows.append({"key": key + cut, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
+        params = ", ".join(p.spellings[0] + ("" if p.default is None else f"={p.default:g}") for p in s.params)
+        rows.append({"key": key + cut, "parameters": params, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
                      "trec_eval": peer(s.trec_eval, "trec_eval"), "ntcireval": peer(s.ntcireval, "ntcir")})
     return rows

@@ -509,4 +509,5 @@ def crosswalk() -> pd.DataFrame:
     ``evalcore metrics`` prints it and the README's table is generated from it)."""
     from .names import crosswalk_rows
 
-    return pd.DataFrame(crosswalk_rows(), columns=["key", "definition", "ir_measures", "trec_eval", "ntcireval"])
+    return pd.DataFrame(crosswalk_rows(), columns=["key", "parameters", "definition", "ir_measures", "trec_eval",
+                                                 "ntcireval"])
