@@ -38,9 +38,6 @@ InputError = evalcore.InputError
 #: what one upload may cost on a shared server (decompression, runs, topics, depth, tensor memory)
 UPLOAD_LIMITS = evalcore.io.APP_LIMITS
 
-if set(state.CUTOFF_REQUIRED) != {k for k, spec in METRICS.items() if spec.cutoff == "required"}:
-    raise RuntimeError("dashboard.state.CUTOFF_REQUIRED is out of date with evalcore's registry")
-
 
 # -- data ------------------------------------------------------------------
 @st.cache_resource(max_entries=8, show_spinner="Simulating a collection ...")
@@ -187,33 +184,23 @@ def current_collection(s: Settings | None = None) -> Collection:
 
 # -- scores ------------------------------------------------------------------
 def _relevant(key: str, s: Settings) -> tuple:
-    spec = METRICS[key.partition("@")[0]]
-    return (s.gains if spec.uses_gains else None,
-            s.beta if spec.uses_beta else None,
-            s.penalties if spec.uses_penalties else None,
-            s.rel_threshold if spec.uses_threshold else None)
+    """The sidebar settings this metric reads (its registry parameters), as hashable (name, value) pairs:
+    only these key its cached scores, so a slider move recomputes only the metrics that read it."""
+    sidebar = {"gains": s.gains, "beta": s.beta, "penalties": s.penalties, "rel_threshold": s.rel_threshold}
+    return tuple(sorted(METRICS[key.partition("@")[0]].reads(sidebar).items()))
 
 
 @st.cache_data(max_entries=2048, show_spinner=False)
-def _score(_c: Collection, fp: str, key: str, gains, beta, penalties, thr) -> np.ndarray:
-    kw = {}
-    if gains is not None:
-        kw["gains"] = list(gains)
-    if beta is not None:
-        kw["beta"] = beta
-    if penalties is not None:
-        kw["penalties"] = list(penalties)
-    if thr is not None:
-        kw["rel_threshold"] = thr
+def _score(_c: Collection, fp: str, key: str, settings: tuple) -> np.ndarray:
+    kw = {k: list(v) if isinstance(v, (tuple, list)) else v for k, v in settings}
     return registry.score_matrix(_c, key, **kw)
 
 
 def score(c: Collection, key: str, s: Settings) -> np.ndarray:
     """(n_runs, n_topics) scores of one metric key under the settings."""
-    gains, beta, penalties, thr = _relevant(key, s)
     # keyword arguments: Streamlit names each positional argument of a cached call with inspect.signature,
     # which cost ~5 % of a rerun's CPU over the dozens of score lookups a page makes
-    return _score(_c=c, fp=c.fingerprint, key=key, gains=gains, beta=beta, penalties=penalties, thr=thr)
+    return _score(_c=c, fp=c.fingerprint, key=key, settings=_relevant(key, s))
 
 
 def usable(c: Collection, s: Settings) -> Settings:

@@ -9,7 +9,8 @@ Gains and penalties are stored per level, ascending (``g1`` .. ``gK``), as
 evalcore's sequences are; the URL writes them in the papers' notation,
 highest level first (``gains=3:2:1``), so a URL reads like the papers.
 
-This module imports streamlit and, from evalcore, only constants, the gain/
+This module imports streamlit and, from evalcore, only constants (the metrics
+needing a cutoff among them), the gain/
 penalty rules (defaults and labels) and the settings-file reader (STYLE.md: one
 source of truth; cached.py is the only module that computes with both).
 """
@@ -22,6 +23,7 @@ from typing import Any, Callable
 import streamlit as st
 
 from evalcore.gains import level_label, resolve_gains, resolve_penalties
+from evalcore.registry import cutoff_required
 from evalcore.settings import (
     DEFAULTS,
     GAIN_MAX,
@@ -183,9 +185,8 @@ class Settings:
         }
 
 
-# Metrics whose key needs "@l" (kept here so state need not import evalcore;
-# cached.py checks this list against evalcore's registry on import).
-CUTOFF_REQUIRED = ("nDCG", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
+#: Metrics whose key needs "@l", from evalcore's registry (its cutoff="required").
+CUTOFF_REQUIRED = cutoff_required()
 
 
 def page_keys() -> list[str]:

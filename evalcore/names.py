@@ -43,12 +43,16 @@ Burges form, evalcore's ``MSnDCG@k``. So:
   (evalcore's nDCG at each configured cutoff, not the whole-list nDCG of
   ir_measures and trec_eval) and ``AP@k`` (NTCIREVAL's AP@k, dividing by
   min(R, k), not ir_measures' ``AP@k`` = trec_eval's ``map_cut_k``, which
-  divides by R).
+  divides by R) and ``RBP@k`` (evalcore's RBP, relevance 0/1 at
+  ``rel_threshold`` as Moffat & Zobel 2008 define it; ir_measures' ``RBP@k``,
+  computed by trectools, weighs each document by its raw relevance label, so
+  the two agree on binary judgments only - read as an ir_measures name,
+  ``irm:RBP@k``, it is refused).
 
 Names whose peer definition differs from every evalcore measure are refused
 with the reason (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
 whole-list ``ndcg``); a peer measure evalcore does not compute (``R@100``,
-``recall_100``, ``bpref``, ``Judged@10``, ``num_rel_ret``, ``RBP``) is an error
+``recall_100``, ``bpref``, ``Judged@10``, ``num_rel_ret``) is an error
 saying so; any other unknown name is an error listing the closest known names.
 """
 from __future__ import annotations
@@ -73,6 +77,10 @@ _REFUSED = {
                             "divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
     ("ir_measures", "ERR"): "ir_measures' ERR@k (gdeval: gains 2^rel - 1, not normalised) is not evalcore's "
                             "nERR@k (NTCIREVAL's normalised ERR); use nERR@k",
+    ("ir_measures", "RBP"): "ir_measures' RBP@k (trectools) weighs each document by its raw relevance label, "
+                            "not 0/1, and is not bounded by 1 on graded judgments; evalcore's RBP@k counts a "
+                            "document as relevant at level >= rel_threshold (Moffat & Zobel 2008); the two agree "
+                            "on binary judgments: use RBP(p=...)@k or evalcore:RBP(p=...)@k",
     ("trec_eval", "ndcg"): "trec_eval's ndcg scores the whole list against all relevant documents; evalcore's "
                            "nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k >= the list length",
     ("ir_measures", "nDCG (no cutoff)"): "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
@@ -89,7 +97,7 @@ _NOT_COMPUTED = {
     "NumRet": "the number retrieved (ir_measures NumRet, trec_eval num_ret)", "num_ret": "the number retrieved (trec_eval num_ret)",
     "NumRel": "the number of relevant documents (ir_measures NumRel, trec_eval num_rel)", "num_rel": "the number of relevant documents (trec_eval num_rel)",
     "NumRelRet": "relevant retrieved (ir_measures NumRelRet, trec_eval num_rel_ret)", "num_rel_ret": "relevant retrieved (trec_eval num_rel_ret)",
-    "RBP": "rank-biased precision (Moffat & Zobel 2008)", "infAP": "inferred AP", "iprec_at_recall":
+    "infAP": "inferred AP", "iprec_at_recall":
     "interpolated precision at recall levels", "set_P": "set precision", "set_recall": "set recall",
     "set_F": "set F-measure", "SetP": "set precision", "SetR": "set recall", "SetF": "set F-measure",
     "alpha_nDCG": "alpha-nDCG", "IPrec": "interpolated precision",
@@ -117,15 +125,17 @@ class Resolved:
 
 _NAME_RE = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
 _TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z_]+?)[_.](?P<cut>\d+)$")
-_PARAM_KEYS = {"rel": ("rel_threshold", "uses_threshold"), "beta": ("beta", "uses_beta"),
-               "gains": ("gains", "uses_gains"), "penalties": ("penalties", "uses_penalties"),
-               "b": ("log_base", "uses_log_base"), "log_base": ("log_base", "uses_log_base")}
-
-
 def _registry():
     from .registry import METRICS  # late: the registry imports this module's users
 
     return METRICS
+
+
+def _param_keys() -> dict:
+    """Spelling in a name (``rel``, ``b``, ``p``) -> the registry's parameter (its table, :data:`PARAMS`)."""
+    from .registry import PARAM_SPELLINGS
+
+    return PARAM_SPELLINGS
 
 
 def _peer_table(convention: str) -> dict[str, str]:
@@ -164,30 +174,23 @@ def _params(text: str, raw: str | None, spec) -> dict:
     out: dict = {}
     if not raw:
         return out
+    keys = _param_keys()
     for part in raw.split(","):
         k, sep, v = part.strip().replace(">=", "=").partition("=")
         k, v = k.strip(), v.strip()
-        if not sep or k not in _PARAM_KEYS:
+        if not sep or k not in keys:
             raise ValueError(f"{text!r}: unknown parameter {part.strip()!r}; {spec.key} takes "
-                             + (", ".join(f"{p}=" for p, (_, f) in _PARAM_KEYS.items() if getattr(spec, f))
+                             + (", ".join(f"{s}=" for prm in spec.params for s in prm.spellings)
                                 or "no parameters"))
-        name, flag = _PARAM_KEYS[k]
-        if not getattr(spec, flag):
+        prm = keys[k]
+        if prm not in spec.params:
             raise ValueError(f"{text!r}: {spec.key} does not use {k}")
         try:
-            if name == "rel_threshold":
-                out[name] = int(v)
-                if out[name] < 1:
-                    raise ValueError
-            elif name in ("gains", "penalties"):
-                [float(x) for x in v.split(":")]
-                out[name] = v
-            else:
-                out[name] = float(v)
-                if out[name] != out[name] or out[name] in (float("inf"), float("-inf")):
-                    raise ValueError
+            out[prm.name] = prm.parse(v)
         except ValueError:
-            raise ValueError(f"{text!r}: bad value {v!r} for {k}") from None
+            bounds = prm.bounds_text()
+            raise ValueError(f"{text!r}: bad value {v!r} for {k}" + (f" (must be {bounds})" if bounds else "")
+                             ) from None
     return out
 
 
@@ -262,6 +265,11 @@ def _warn_ambiguous(text: str, base: str, cut: str | None) -> None:
                f"min(R, {cut})). ir_measures' AP@{cut} is trec_eval's map_cut_{cut}, which divides by R, and "
                f"evalcore does not compute it; write evalcore:AP@{cut} (or --names evalcore) to keep this "
                "meaning without this warning.")
+    elif base == "RBP":
+        msg = (f"{text!r} is read as evalcore's RBP: relevance 0/1 at rel_threshold (Moffat & Zobel 2008). "
+               "ir_measures' RBP@k (trectools) weighs each document by its raw relevance label instead, which "
+               "differs on graded judgments, and evalcore does not compute that form; write evalcore:"
+               f"{text} (or --names evalcore) to keep this meaning without this warning.")
     else:
         return
     warnings.warn(msg, AmbiguousNameWarning, stacklevel=5)
@@ -324,7 +332,8 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
 
 
 def crosswalk_rows() -> list[dict]:
-    """One row per measure: evalcore key and its names in ir_measures, trec_eval and NTCIREVAL."""
+    """One row per measure: evalcore key, the parameters its name may fix (with their defaults, from the
+    registry's parameter table) and its names in ir_measures, trec_eval and NTCIREVAL."""
     rows = []
     for key, s in _registry().items():
         cut = "@k" if s.cutoff == "required" else ""
@@ -336,6 +345,7 @@ def crosswalk_rows() -> list[dict]:
                 return f"{name}_k"
             return name + cut
 
-        rows.append({"key": key + cut, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
+        params = ", ".join(p.spellings[0] + ("" if p.default is None else f"={p.default:g}") for p in s.params)
+        rows.append({"key": key + cut, "parameters": params, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
                      "trec_eval": peer(s.trec_eval, "trec_eval"), "ntcireval": peer(s.ntcireval, "ntcir")})
     return rows

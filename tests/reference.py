@@ -28,7 +28,7 @@ __all__ = [
     "ref_average_precision", "ref_q_measure", "ref_r_measure", "ref_awp", "ref_r_precision",
     "ref_reciprocal_rank", "ref_o_measure", "ref_wrr", "ref_nwrr", "ref_p_measure",
     "ref_p_plus_measure", "ref_ndcg", "ref_msndcg", "ref_ncg", "ref_andcg", "ref_ancg",
-    "ref_nerr", "ref_precision", "ref_hit", "REFERENCES", "reference_matrix",
+    "ref_nerr", "ref_precision", "ref_hit", "ref_rbp", "ref_rbp_residual", "REFERENCES", "reference_matrix",
 ]
 
 
@@ -337,6 +337,25 @@ def ref_hit(levels, counts, *, cutoff, rel_threshold=1):
     return 1.0 if any(_level(levels, r) >= rel_threshold for r in range(1, cutoff + 1)) else 0.0
 
 
+def ref_rbp(levels, counts, *, cutoff, p=0.8, rel_threshold=1):
+    """RBP(p)@k = (1 - p) sum_{r=1..k} rel(r) p^(r-1), rel(r) = 1 at level >= rel_threshold
+    (Moffat & Zobel 2008)."""
+    total = 0.0
+    for r in range(1, cutoff + 1):
+        if _level(levels, r) >= rel_threshold:
+            total += (1 - p) * p ** (r - 1)
+    return total
+
+
+def ref_rbp_residual(levels, counts, *, cutoff, p=0.8, unjudged=()):
+    """(1 - p) sum_{r <= k, r unjudged} p^(r-1) + p^k; ``unjudged``: the unjudged ranks (1-based)."""
+    total = p ** cutoff
+    for r in range(1, cutoff + 1):
+        if r in unjudged:
+            total += (1 - p) * p ** (r - 1)
+    return total
+
+
 #: metric key -> (reference function, name of the evalcore.metrics kernel, parameters it takes)
 REFERENCES = {
     "AP": (ref_average_precision, "average_precision", ("rel_threshold", "cutoff")),
@@ -358,6 +377,7 @@ REFERENCES = {
     "nERR": (ref_nerr, "nerr", ("gains", "cutoff!")),
     "P": (ref_precision, "precision", ("cutoff!", "rel_threshold")),
     "Hit": (ref_hit, "hit", ("cutoff!", "rel_threshold")),
+    "RBP": (ref_rbp, "rbp", ("cutoff!", "p", "rel_threshold")),
 }
 
 

@@ -13,12 +13,13 @@ import sys
 from ..registry import crosswalk
 
 FORMATS = ("text", "markdown", "tsv", "json")
-_HEAD = {"key": "evalcore", "definition": "definition", "ir_measures": "ir_measures", "trec_eval": "trec_eval",
+_HEAD = {"key": "evalcore", "parameters": "parameters (default)", "definition": "definition", "ir_measures": "ir_measures", "trec_eval": "trec_eval",
          "ntcireval": "NTCIREVAL"}
 NOTE = ("A peer name means the peer's definition (gain = level, level >= 1 relevant unless the name says rel=). "
         "Bare nDCG@k is evalcore's original nDCG (a warning says so); irm:nDCG@10 / --names ir_measures gives "
         "ir_measures' (MSnDCG@10). Refused with the reason: trec_eval map_cut_k and ir_measures AP@k (divide "
-        "by R, evalcore's AP@k by min(R, k)), ir_measures ERR@k (not normalised), whole-list ndcg.")
+        "by R, evalcore's AP@k by min(R, k)), ir_measures ERR@k (not normalised), ir_measures RBP@k (raw "
+        "labels, not 0/1), whole-list ndcg.")
 
 
 def register(sub, data: argparse.ArgumentParser) -> None:
