@@ -45,10 +45,11 @@ def draw(res, B_shown, B_chosen):
     if ss.get("sw_conf") not in confs:      # a value from the address this result does not have
         ss["sw_conf"] = min(confs, key=lambda v: abs(v - float(ss.get("sw_conf") or 0.95)))
     conf = st.segmented_control("confidence", confs, format_func=lambda v: f"{v:.0%}", key="sw_conf") or confs[0]
-    summ = summ[summ["confidence"] == conf]        # sorted by % comparisons, as Sakai 2007 Table 3
+    # sorted by % comparisons, as Sakai 2007 Table 3; the confidence is the one chosen above (not repeated
+    # in a column, so that every column fits at 1024 px)
+    summ = summ[summ["confidence"] == conf].drop(columns="confidence")
     widgets.table(summ, digits=4, hide_index=True,
-                  column_config={"confidence": st.column_config.NumberColumn("confidence", format="%.2f"),
-                                 "pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
+                  column_config={"pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
     st.caption("Difference needed: the difference in mean score needed for that confidence; largest mean score: "
                "of any run on any sampled topic set; difference / largest: the two divided; % comparisons: "
                "share of comparisons (pairs x trials) whose difference is at least the one needed.")
