@@ -320,7 +320,7 @@ def _err(levels, g, gK, k):
 
 
 def ref_nerr(levels, counts, *, gains=None, cutoff):
-    """nERR@l: p(r) = g(r)/(max gain + 1), normalised by the ideal list's ERR (issue 7).
+    """nERR@l: p(r) = g(r)/(max gain + 1), normalised by the ideal list's ERR (a probability for any gains).
 
     For gains ascending in the level max gain = gain(K): NTCIREVAL's nERR."""
     K = _K(counts)
