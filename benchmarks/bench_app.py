@@ -2,13 +2,13 @@
 
     python benchmarks/bench_app.py                 # everything
     python benchmarks/bench_app.py --no-browser    # server time only
-    python benchmarks/bench_app.py --many-runs 300 --moves 3   # live pages with 300 simulated runs (issue 12)
+    python benchmarks/bench_app.py --many-runs 300 --moves 3   # live pages with 300 simulated runs
 
 1. **Slider to update, analysis pages** (target <= 300 ms): clef2015 (30 runs
    x 65 topics x 1000) is loaded once into an AppTest session; the top gain
    slider is moved to a new value (never seen before: no cache hits) and the
    whole script run of the Rankings and Rank correlation pages is timed.
-2. **Slider to settled, live meta pages** (issue 8 sec. 5, target <= 500 ms
+2. **Slider to settled, live meta pages** (docs/benchmarks.md section 8, target <= 500 ms
    server time with the quick pass): the same on the Swap, Bootstrap (+ Tukey)
    and Overview pages, which now compute at every move. Two times per move:
    *first chart* (script start -> the page's meta chart drawn, quick pass or
@@ -218,7 +218,7 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=15)
     ap.add_argument("--many-runs", type=int, metavar="N",
                     help="only the live Overview and Bootstrap pages on simulated_collection(n_runs=N, n_topics=50) "
-                         "stored as an upload (issue 12: a slider never waits for an N-run bootstrap)")
+                         "stored as an upload (a slider never waits for an N-run bootstrap)")
     args = ap.parse_args()
     if args.many_runs:
         c = evalcore.simulated_collection(n_topics=50, n_runs=args.many_runs, seed=0)

@@ -1,4 +1,4 @@
-"""End to end, as a command-line user runs it: one fresh process per call, imports included (issue 12).
+"""End to end, as a command-line user runs it: one fresh process per call, imports included (docs/benchmarks.md section 11).
 
     python benchmarks/bench_cli.py [--repeat 5] [--data ../shared/data/clef2015]
 

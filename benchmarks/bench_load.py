@@ -1,4 +1,4 @@
-"""A class on one server: drive `streamlit run app.py` with simulated sessions (issue 11).
+"""A class on one server: drive `streamlit run app.py` with simulated sessions (docs/reliability.md).
 
     python benchmarks/bench_load.py                      # everything below, ~5 min on 2 cores
     python benchmarks/bench_load.py --only latency --sessions 5 10 20

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_meta.py [--repeat 5] [--data ../shared/data/clef2015] [--loop-B 100] [--full-loop]
 
-Issue #7: on clef2015's top 30 runs and 7 metrics (Q-measure, AP, P+-measure,
+Target (docs/benchmarks.md section 2): on clef2015's top 30 runs and 7 metrics (Q-measure, AP, P+-measure,
 P-measure, O-measure, NWRR, RR), bootstrap (B=1000) + swap (replacement,
 c = |Q|, B=1000) + the Kendall matrix together in at most 5 s, and at least
 50x faster than the plain loop (tests/test_meta_reference.py: 003 Fig. 4-7
@@ -110,7 +110,7 @@ def main():
         loop_t = measured * (1000 / args.loop_B) * len(METRICS)
         how = (f"measured {measured:.2f} s on 1 metric with B = {args.loop_B}, scaled x{1000 // args.loop_B} "
                f"(B) x{len(METRICS)} (metrics)")
-    print("## evalcore.meta: bootstrap + swap + Kendall (issue 3, section 7)\n")
+    print("## evalcore.meta: bootstrap + swap + Kendall\n")
     print(f"Data: {label}; {n_runs} runs x {n_topics} topics, {n_runs * (n_runs - 1) // 2} pairs, "
           f"7 metrics ({', '.join(METRICS)}).")
     print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "

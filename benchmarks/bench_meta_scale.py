@@ -1,4 +1,4 @@
-"""Meta-evaluation for many runs (issue 12, section 2): CPU time and peak RSS.
+"""Meta-evaluation for many runs (docs/benchmarks.md section 7): CPU time and peak RSS.
 
     python benchmarks/bench_meta_scale.py [--sizes 100x50,300x50] [--threads 1,2] [--baseline REV]
                                           [--methods bootstrap,swap,stability,tukey,pairs,all] [--clef]

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_pairs.py [--repeat 5] [--data ../shared/data/clef2015] [--loop-metrics 1] [--full-loop]
 
-Issue #10 Sec. 5: every pair's mean difference, paired-t CI, effect size
+Target (docs/benchmarks.md section 5): every pair's mean difference, paired-t CI, effect size
 (over sqrt(V_E) and d_z) and the non-resampled p-values (paired t, Wilcoxon
 signed-rank, sign test) for (a) clef2015's 30 runs x 65 topics x 7 metrics
 (435 pairs per metric) in <= 100 ms and (b) 100 runs x 65 topics x 7 metrics
@@ -129,7 +129,7 @@ def main(argv=None) -> int:
                 args.full_loop),
            case("random uniform scores, 100 runs", S100, args.repeat, args.loop_metrics, args.full_loop)]
     cmd = "python benchmarks/bench_pairs.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    print("### Pair statistics: CI, effect size, t / Wilcoxon / sign p-values for every pair (issue #10)\n")
+    print("### Pair statistics: CI, effect size, t / Wilcoxon / sign p-values for every pair\n")
     print(f"`{cmd.strip()}` on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}, numpy {np.__version__}; CPU seconds, median of {args.repeat} "
           "(after a warm-up call); the scipy loop = ttest_rel + confidence_interval + wilcoxon + binomtest "

@@ -1,4 +1,4 @@
-"""Loading + evaluating at scale: evalcore vs pytrec_eval vs ranx, side by side, in one run (issue 12).
+"""Loading + evaluating at scale: evalcore vs pytrec_eval vs ranx, side by side, in one run (docs/benchmarks.md section 10).
 
     python benchmarks/gen_scale.py --shape 100x250x1000                  # the curve: 2, 6, 12, 25 M lines
     python benchmarks/gen_scale.py --shape 50x5000x100 --lines 25
@@ -31,7 +31,7 @@ included) and wall seconds of that work, and the peak RSS (VmHWM) of the
 process, imports included. CPU time is the fair comparison on a shared
 machine; ratios are taken within one run of this script.
 
-Targets (issue 12): evalcore's time linear in lines (25 M within 1.3x of
+Targets: evalcore's time linear in lines (25 M within 1.3x of
 12.5x the 2 M time), >= 3x faster than pytrec_eval in CPU and wall at 25 M,
 peak RSS <= 3 x (tensor + qrels) + 300 MB, where tensor = the levels and
 unjudged arrays (2 bytes per run x topic x rank cell) and qrels = the qrels

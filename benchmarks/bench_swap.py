@@ -1,4 +1,4 @@
-"""Swap method: per-run means (issue 7 / issue 12 sec. 2) against the previous pair-product formulation.
+"""Swap method: per-run means (docs/benchmarks.md section 4) against the previous pair-product formulation.
 
     python benchmarks/bench_swap.py [--repeat 3] [--B 1000] [--data ../shared/data/clef2015]
 

@@ -1,4 +1,4 @@
-"""Long fuzz run over evalcore.io (issue 11): mutated real files -> Collection or InputError.
+"""Long fuzz run over evalcore.io (docs/reliability.md): mutated real files -> Collection or InputError.
 
     python benchmarks/fuzz_io.py --examples 2000 --seed 1 [--max-seconds 900]
 

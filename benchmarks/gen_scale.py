@@ -1,4 +1,4 @@
-"""Synthetic TREC collections for the scaling benchmark (issue 12), deterministic from a seed.
+"""Synthetic TREC collections for the scaling benchmark (benchmarks/bench_scale.py), deterministic from a seed.
 
     python benchmarks/gen_scale.py --shape 100x250x1000 [--lines 2,6,12,25] [--seed 0] [--out /tmp/evalcore_scale]
     python benchmarks/gen_scale.py --shape 100x250x1000 --lines 25 --doc-prefix clueweb12-0000tw-   # long ids

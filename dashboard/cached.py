@@ -1,5 +1,6 @@
 """Every evalcore call the app makes, cached (the only module importing both
-streamlit and evalcore, STYLE.md).
+streamlit and evalcore for computing; dashboard/state.py reads evalcore's
+constants and rules only).
 
 Cache keys always carry the data's identity, ``collection.fingerprint``,
 passed explicitly as ``fp`` because the collection itself is an unhashed
@@ -91,7 +92,7 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     """Parse uploaded files; raises evalcore.InputError (readable) on bad input.
 
     The parsed collection is kept once per distinct upload (content hash),
-    shared by every session (issue 11): a second session uploading the same
+    shared by every session (memory under a class of users, docs/reliability.md): a second session uploading the same
     files gets the same arrays, not a second copy. Parsing runs outside any
     ``st.cache_*`` function, so ``progress`` may draw. Bounded by
     ``UPLOAD_LIMITS`` (``evalcore.io.APP_LIMITS``: decompression, runs,
@@ -345,10 +346,10 @@ class _Store:
 
     Why not ``st.cache_data`` with a progress callback: a cached function that
     draws into a bar created outside it raises ``CacheReplayClosureError`` on
-    replay (issue 8). Here the computation runs outside any cached function
+    replay. Here the computation runs outside any cached function
     (so it may call a plain progress callback that draws) and only the
     finished, immutable result is kept. Identical settings in two sessions
-    are one entry (issue 11: a cache hit, not a recomputation).
+    are one entry (a cache hit, not a recomputation).
     """
 
     def __init__(self, max_entries: int, max_bytes: int | None = None):
@@ -406,7 +407,8 @@ def _nbytes(v, depth: int = 0) -> int:
     return 0
 
 
-#: Bytes the shared result store may hold (issue 11/12: memory bounded by bytes, not entries).
+#: Bytes the shared result store may hold (memory bounded by bytes, not entries:
+#: one entry for many runs can be far larger than one for a few; docs/reliability.md).
 RESULTS_MAX_BYTES = 256 * 2**20
 
 
@@ -427,7 +429,8 @@ META_KINDS = {
     "stability": (lambda sc, run_ids, **kw: _meta.stability(sc, **kw), ("subset_size",), ("summary",)),
 }
 
-#: Monte Carlo repetitions drawn beside the swap and bootstrap summaries (issue 7 sec. 2): the same
+#: Monte Carlo repetitions drawn beside the swap and bootstrap summaries, to show their Monte Carlo
+#: spread: the same
 #: method repeated with seeds derived from the page's seed (evalcore.meta.repeat); the spread frame
 #: (mean, sd, min, max, n of every summary figure) is kept.
 SPREAD_REPEATS = 5
@@ -440,7 +443,7 @@ META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootst
 #: Kinds whose frames all carry a ``metric`` column. The dashboard keeps these one metric at a time and
 #: computes only the metrics not kept yet (in one call: a call has a fixed cost of a few ms), so a slider
 #: move recomputes only what it changes: a gain move leaves AP, RR and NWRR (and their bootstrap, swap and
-#: Tukey results) as they were, a beta move nDCG too (issue 11 sec. 3). Every method draws its samples from
+#: Tukey results) as they were, a beta move nDCG too (docs/reliability.md, "What a slider move costs"). Every method draws its samples from
 #: the seed alone, so a metric's rows do not depend on which metrics share the call
 #: (``tests/test_app_live.py``), except that the bootstrap's ``estimated_diff_raw`` may differ in the last
 #: bit (BLAS block sizes); the rounded ``estimated_diff`` and everything else are identical.
@@ -713,7 +716,7 @@ def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[fl
     return out
 
 
-# -- "Significance & topic sets" (issue 10 sec. 4): pair statistics, power, topic set size ---------
+# -- "Significance & topic sets" page: pair statistics, power, topic set size ---------
 # Two more live kinds for widgets.live_meta / finish_live, kept in the shared result store like the
 # others (computed outside any st.cache_*, progress may draw). "pairs" is one pair_statistics call;
 # the correction, alpha and the forest plot are applied to its result when drawing;

@@ -1,4 +1,5 @@
-"""Tidy DataFrames -> plotly figures. No streamlit, no evalcore (STYLE.md).
+"""Tidy DataFrames -> plotly figures. No streamlit, no evalcore (figures are pure
+functions of tables, testable without either).
 
 Every figure uses the Okabe-Ito palette (safe for the common colour-vision
 deficiencies), names its axes with units, and carries hover details.
@@ -63,7 +64,7 @@ def _figure(traces: list[dict], *, title: str | None = None, x: str | None = Non
 
     Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` made plotly parse
     property paths and re-validate on every call: 12-19 ms a figure, most of a dashboard rerun's CPU
-    under a class of users (issue 11 sec. 3). One ``go.Figure(dict)`` checks the same properties in
+    under a class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)`` checks the same properties in
     1-2 ms and still raises on a misspelt one.
     """
     lay = {
@@ -233,7 +234,7 @@ def depth_ecdf(df: pd.DataFrame) -> go.Figure:
 # -- rank correlation --------------------------------------------------------
 def tau_scale(tau: pd.DataFrame) -> tuple[float, float]:
     """The colour range of a tau heatmap: [0, 1] when every value is >= 0,
-    else [-1, 1] - fixed, so a colour always means the same tau (issue 8 sec. 3)."""
+    else [-1, 1] - fixed, so a colour always means the same tau across settings."""
     z = tau.values.astype(float)
     return (0.0, 1.0) if (not np.isfinite(z).any() or np.nanmin(z) >= 0) else (-1.0, 1.0)
 
@@ -306,7 +307,7 @@ def stability_scatter(df: pd.DataFrame, *, title: str | None = None, top: int | 
         traces.append(dict(
             type="scatter", x=g["prop_ties"].to_numpy(), y=g["error_rate"].to_numpy(), name=str(name),
             mode="lines+markers+text",
-            # labels on the lowest and highest fuzziness only: all of them overlap (issue 8 sec. 4)
+            # labels on the lowest and highest fuzziness only: all of them overlap
             text=[f"{f:.0%}" if i in (0, len(g) - 1) else "" for i, f in enumerate(g["fuzziness"])],
             textposition="top right", textfont=dict(size=9),
             line=dict(color=cmap[name], width=2), marker=dict(size=8),
@@ -406,7 +407,7 @@ def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = N
                    yaxis=dict(range=list(y_range)) if y_range is not None else None)
 
 
-# -- "Significance & topic sets" (issue 10 sec. 4) ------------------------------------
+# -- "Significance & topic sets" page --------------------------------------------------
 def forest_data(table: pd.DataFrame, run: str) -> pd.DataFrame:
     """The rows of a pair table (``run_x, run_y, mean_diff = x - y, ci_low, ci_high, ...``)
     involving ``run``, turned to read "run minus other": where ``run`` is ``run_y`` the

@@ -146,7 +146,7 @@ def guard(run, title: str = "") -> None:
     * Anything else is a bug: the traceback goes to the server log, the user
       gets an error box with the message and the session keeps its data and
       settings (nothing is reset). Under AppTest it is re-raised so tests see
-      real bugs (issue 11).
+      real bugs.
 
     Streamlit's own control flow (st.rerun, st.stop) derives from
     BaseException, not Exception, and passes through untouched.

@@ -11,8 +11,8 @@ highest level first (``gains=3:2:1``), so a URL reads like the papers.
 
 This module imports streamlit and, from evalcore, only constants (the metrics
 needing a cutoff among them), the gain/
-penalty rules (defaults and labels) and the settings-file reader (STYLE.md: one
-source of truth; cached.py is the only module that computes with both).
+penalty rules (defaults and labels) and the settings-file reader (one source of
+truth: the rules live in evalcore; cached.py is the only module that computes with both).
 """
 from __future__ import annotations
 

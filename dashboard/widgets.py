@@ -72,7 +72,7 @@ def sidebar(c) -> None:
                        "and none larger than the penalty of a lower level (Sakai 2007 Sec. 3.2; otherwise NWRR is left "
                        "out).")
             # Each input is bounded by its neighbours, so the widgets cannot make a penalty grow with the
-            # level (issue 7 sec. 4). Values that already do (from a URL or a settings file) are left
+            # level (NWRR requires penalties that do not grow with the level). Values that already do (from a URL or a settings file) are left
             # as they are, unbounded, with NWRR left out and a warning, until they are put in order.
             pen = {L: float(ss[f"p{L}"]) for L in range(1, K + 1)}
             ordered = all(pen[L] <= pen[L - 1] for L in range(2, K + 1))
@@ -158,7 +158,8 @@ def settings_line(s: state.Settings, c) -> str:
 
 
 #: Quick pass size and the interactive budget (CPU seconds) a full-B run must
-#: fit to be computed before the first chart (issue 8, sec. 1 and 5).
+#: fit to be computed before the first chart (a slider move settles within 500 ms;
+#: docs/benchmarks.md section 8).
 QUICK_B = 100
 BUDGET_S = 0.3
 

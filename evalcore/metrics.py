@@ -1,8 +1,8 @@
 r"""Metric kernels: one vectorised function per metric, every (run, topic) at once.
 
 Every kernel takes a :class:`~evalcore.collection.Collection` and returns a
-float64 array of shape ``(n_runs, n_topics)``. Notation (Sakai 2007,
-shared/papers/003, Sec. 3): for rank ``r`` of a ranked list, ``isrel(r)``
+float64 array of shape ``(n_runs, n_topics)``. Notation (Sakai 2007, IPSJ TOD,
+paper 003 in README "Sources", Sec. 3): for rank ``r`` of a ranked list, ``isrel(r)``
 is 1 for a document of level >= 1; ``count(r)`` the relevant documents at or
 above ``r``; ``g(r)`` the gain of its level; ``cg(r)`` the cumulative gain;
 ``cg_I(r)`` that of the ideal list (all relevant documents sorted by gain,
@@ -10,7 +10,7 @@ descending); ``R`` the topic's relevant documents; and the blended ratio
 
 .. math:: BR(r) = \frac{\beta\,cg(r) + count(r)}{\beta\,cg_I(r) + r}
 
-(the beta form of Sakai 2004, shared/papers/001; beta = 1 is 003's Eq. 2).
+(the beta form of Sakai, AIRS 2004, paper 001; beta = 1 is 003's Eq. 2).
 
 How it is fast: most ranks hold non-relevant documents, and every metric
 here is a sum or a pick over *relevant* ranks. The kernels read

@@ -33,7 +33,7 @@ of floats, cutoffs as a list of ints, metrics as given).
 file, which overrides :data:`DEFAULTS`.
 
 This module also holds the presets, bounds and defaults the dashboard's
-widgets use, so each rule is written once (STYLE.md, "one source of truth").
+widgets use, so each rule is written once (one source of truth: the CLI, the app and the settings file read the same rules).
 """
 from __future__ import annotations
 
@@ -67,7 +67,8 @@ PRESETS = tuple(k for k in GAIN_PRESETS if k != "2:1.5:1")
 GAIN_MIN, GAIN_MAX, GAIN_STEP = 0.1, 30.0, 0.1
 #: The app's widget ranges (values from a file or URL outside them are clamped by the app).
 #: Documented limits of the simulated collection a file or URL may ask for
-#: (``?nt=&nr=``): 200 topics x 100 runs x depth 1000 is 20 MB of levels (issue 11).
+#: (``?nt=&nr=``): 200 topics x 100 runs x depth 1000 is 20 MB of levels, so a
+#: hostile link cannot make a session allocate more (docs/reliability.md).
 SIM_MAX_TOPICS, SIM_MAX_RUNS = 200, 100
 WIDGET_BOUNDS = {
     "sim_topics": (2, SIM_MAX_TOPICS), "sim_runs": (2, SIM_MAX_RUNS), "beta": (0.0, 10.0), "cutoff": (1, 1000),

@@ -1,6 +1,6 @@
 """Slow, literal reference implementations of every metric, for one ranked list.
 
-Written straight from the equations (shared/papers/003 Sec. 3 Eq. 1-7,
+Written straight from the equations (Sakai 2007 = 003 Sec. 3 Eq. 1-7,
 001 Sec. 2, 004 Sec. 4.1) and the project's metric spec, with plain Python
 loops over ranks and no numpy, so that a reader can check each line against
 the paper. The vectorised kernels in ``evalcore.metrics`` are compared with
@@ -320,7 +320,7 @@ def _err(levels, g, gK, k):
 
 
 def ref_nerr(levels, counts, *, gains=None, cutoff):
-    """nERR@l: p(r) = g(r)/(max gain + 1), normalised by the ideal list's ERR (issue 7).
+    """nERR@l: p(r) = g(r)/(max gain + 1), normalised by the ideal list's ERR (a probability for any gains).
 
     For gains ascending in the level max gain = gain(K): NTCIREVAL's nERR."""
     K = _K(counts)

@@ -248,7 +248,7 @@ def test_every_page_renders_on_a_two_level_upload(page):
 
 
 def test_nerr_is_kept_under_any_gains():
-    """nERR's stop probability g/(max gain + 1) is a probability for any gains (issue 7), so S:A:B = 1:2:3
+    """nERR's stop probability g/(max gain + 1) is a probability for any gains, so S:A:B = 1:2:3
     no longer drops it."""
     at = _goto(_app({"gains": "1:2:3", "m": "AP,nERR,P-measure"}), "rankings")
     assert not any("left out" in w.value for w in at.sidebar.warning)

@@ -1,4 +1,4 @@
-"""The live dashboard (issue 8) and the app side of issue 11, under AppTest.
+"""The live dashboard (charts follow the sidebar, no button) and its bounded caches, under AppTest.
 
 Values on screen are checked against evalcore.meta called directly on
 evalcore's score matrices for the same settings (the meta functions have their
@@ -303,7 +303,7 @@ def _chart(at, key: str) -> dict:
 
 
 def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
-    """Issue 7 sec. 2 in the app: the spread bars are the mean/sd/min/max of plain repeated runs with the
+    """Monte Carlo spread in the app: the spread bars are the mean/sd/min/max of plain repeated runs with the
     repetitions' derived seeds (numpy over direct evalcore.meta calls, not the repeat layer)."""
     from dashboard.cached import SPREAD_REPEATS as R
     seeds = meta.derive_seeds(0, R)
@@ -354,7 +354,7 @@ def _settings(**kw):
     ("tukey", {"alpha": 0.05, "seed": 3}),
 ])
 def test_a_gain_move_recomputes_only_the_metrics_that_read_the_gains(kind, params, monkeypatch):
-    """Issue 11 sec. 3: a slider move recomputes only what it changes. After a gain move the live
+    """A slider move recomputes only what it changes. After a gain move the live
     meta-evaluation runs evalcore for the graded metrics alone, and what it shows equals one call of
     evalcore.meta on every metric's scores under the new gains (the reference)."""
     from dashboard import cached

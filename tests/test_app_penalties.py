@@ -1,4 +1,4 @@
-"""Issue 7 sec. 4 in the app: penalties that grow with the level leave NWRR out with the API's message."""
+"""Penalties in the app: penalties that grow with the level leave NWRR out with the API's message."""
 from __future__ import annotations
 
 from test_app import _app, _goto

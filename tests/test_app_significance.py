@@ -1,4 +1,4 @@
-"""The "Significance & topic sets" page (issue 10 sec. 4) under AppTest.
+"""The "Significance & topic sets" page under AppTest.
 
 Values on screen are checked against references computed here without
 evalcore.meta.pair_statistics / topicsets: scipy.stats (ttest_rel and its
@@ -362,7 +362,8 @@ def test_standardised_scores_feed_the_table_and_v_e(small, scores):
 
 def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):
     """Zero interactive budget: the table is a quick pass and the power bars show the table's seed only,
-    both stated; after the page the chosen B and the spread replace them (issue 8's live pattern)."""
+    both stated; after the page the chosen B and the spread replace them (the live pattern of the
+    other meta pages: a quick pass first, the full B when it is done)."""
     from dashboard import widgets
     at = _open()
     at.selectbox(key="_w_sg_test").set_value("bootstrap")

@@ -210,7 +210,7 @@ def _settles(page, ok, timeout_s: float = 45.0) -> bool:
 
 @pytest.mark.browser
 def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
-    """Issue 8 sec. 6: a chart with no button press; a gain slider moved changes
+    """Live in a real browser: a chart with no button press; a gain slider moved changes
     it, moved back restores it; a button pressed twice; the same URL in a
     second browser context; no exception element anywhere."""
     from playwright.sync_api import sync_playwright
@@ -258,7 +258,7 @@ def _hostile_files(tmp: Path) -> dict[str, Path]:
     files = {
         "qrels": tmp / "qrels.txt",          # a good qrels, for the zip bomb
         "bomb": tmp / "runs.zip",            # 10 members of 1 GiB each, ~10 MB
-        "huge_label": tmp / "qrels_huge.txt",  # label 2**63 (the issue: OverflowError traceback)
+        "huge_label": tmp / "qrels_huge.txt",  # label 2**63 (before the fix: an OverflowError traceback)
         "run": tmp / "run.txt",
     }
     files["qrels"].write_bytes(b"q1 0 d1 1\nq1 0 d2 0\n")
@@ -270,7 +270,7 @@ def _hostile_files(tmp: Path) -> dict[str, Path]:
 
 @pytest.mark.browser
 def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
-    """Issue 11: a zip bomb and a qrels label of 2**63 uploaded through the real page: an error box
+    """Hostile uploads: a zip bomb and a qrels label of 2**63 uploaded through the real page: an error box
     naming the problem, no exception element, the previous data kept, the server alive."""
     from playwright.sync_api import sync_playwright
 

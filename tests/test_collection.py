@@ -93,7 +93,7 @@ def test_simulated_collection_is_deterministic_and_shaped_like_ntcir():
 
 
 def test_paper_examples_values():
-    """003 Sec. 3.2-3.3, as listed in shared/papers/README.md."""
+    """Sakai 2007 (003) Sec. 3.2-3.3, Fig. 2/3: topic 3 and systems X, Y, Z."""
     c = evalcore.paper_examples()
     r = {k: evalcore.score_matrix(c, k) for k in ("O-measure", "P-measure", "P+-measure", "NWRR")}
     run = {name: i for i, name in enumerate(c.run_ids)}

@@ -50,7 +50,7 @@ def _pytrec(qrels: pd.DataFrame, run: pd.DataFrame, measures, relevance_level=1)
 
 
 def test_pyterrier_dataframes_with_peer_names_equal_pytrec_eval():
-    """Issue 9's 'done when': ndcg_cut.10, AP(rel=2) and P_10 passed as they are."""
+    """Peer metric names are accepted as they are: ndcg_cut.10, AP(rel=2) and P_10 passed as they are."""
     q, runs = _pyterrier_frames()
     c = evalcore.load_collection(q, runs)
     df = evalcore.evaluate(c, ["ndcg_cut.10", "AP(rel=2)", "P_10"], per_topic=True)

@@ -1,4 +1,4 @@
-"""Short fuzz run over the parsers (issue 11): mutated real files give a Collection or an
+"""Short fuzz run over the parsers (hostile input, docs/reliability.md): mutated real files give a Collection or an
 InputError - nothing else - within a time and memory bound. The long run is
 benchmarks/fuzz_io.py (cases and results in docs/reliability.md)."""
 from __future__ import annotations

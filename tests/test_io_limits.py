@@ -1,9 +1,9 @@
-"""Issue 11, part A: hostile input cannot hurt the loader.
+"""Hostile input cannot hurt the loader.
 
 Bounded relevance levels, finite ASCII scores, streamed decompression with a
 limit (real gzip and zip bombs, peak memory measured with tracemalloc),
 zip member checks, size limits that say the cost, and nothing but
-InputError escaping. Expected values come from the issue's reproductions
+InputError escaping. Expected values come from the reproductions in docs/reliability.md section 2
 and from plain arithmetic (2 bytes per run x topic x rank).
 """
 from __future__ import annotations
@@ -59,11 +59,11 @@ def test_a_label_above_the_maximum_names_file_line_and_value(label):
     assert (e.file, e.line) == ("q.txt", 2)
     assert f"above {MAX_LEVEL}" in e.message and label[:20] in e.message
     assert len(str(e)) < 1000          # a 5,000-digit label is not echoed whole
-    assert peak < 5 * MiB              # nothing sized by the label (the issue: 484 GiB for 10**9)
+    assert peak < 5 * MiB              # nothing sized by the label (before the bound: 484 GiB for 10**9)
 
 
 def test_labels_128_to_255_no_longer_wrap_into_wrong_scores():
-    # the issue: label 128 wrapped in int8 and AP became 0.25; with label 127 (and now 20) AP is 1.0
+    # before the fix: label 128 wrapped in int8 and AP became 0.25; with label 127 (and now 20) AP is 1.0
     with pytest.raises(InputError):
         load_collection(("q.txt", b"q1 0 d1 128\nq1 0 d2 1\n"), [RUN])
     c = load_collection(("q.txt", b"q1 0 d1 20\nq1 0 d2 1\n"), [RUN])
@@ -229,7 +229,7 @@ def test_a_zip_where_text_is_expected_and_utf16_say_what_they_are():
 
 # -- sizes -------------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_the_issue_case_one_deep_topic_among_100k_topics_is_refused_with_its_cost():
+def test_reproduced_case_one_deep_topic_among_100k_topics_is_refused_with_its_cost():
     q = b"".join(b"t%d 0 d 1\n" % i for i in range(100_000))
     r = (b"".join(b"t%d Q0 d 1 1 x\n" % i for i in range(100_000))
          + b"".join(b"t0 Q0 e%d %d %d x\n" % (i, i, -i) for i in range(19_999)))

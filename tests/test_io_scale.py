@@ -1,4 +1,4 @@
-"""Loading that scales (issue 12, section 1): streaming, the hashed judgment lookup, the qrels fast
+"""Loading that scales (docs/benchmarks.md section 10): streaming, the hashed judgment lookup, the qrels fast
 path, the byte-bounded cache and the synthetic collection generator.
 
 Every expectation comes from a plain reference written here (dicts and
@@ -105,7 +105,7 @@ def test_qrels_conflicting_duplicate_still_an_error():
 
 # -- memory: one run's text at a time ------------------------------------------
 def test_at_most_two_runs_in_memory_at_once(monkeypatch):
-    """Runs are streamed (issue 12): the reader thread reads one run ahead of the one being placed, and
+    """Runs are streamed: the reader thread reads one run ahead of the one being placed, and
     a run's columns and parsed form are dropped once it is placed - never more than two runs alive."""
     alive, peak, lock = [0], [0], threading.Lock()
     real_read, real_finish = assemble._read_run, assemble._finish_run

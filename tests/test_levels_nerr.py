@@ -1,4 +1,4 @@
-"""Issue 7: the level-mapping rule, labels, penalty validation and nERR's stop probability."""
+"""The level-mapping rule, labels, penalty validation and nERR's stop probability."""
 from __future__ import annotations
 
 import re

@@ -1,5 +1,5 @@
-"""The optional Dask path of the Bootstrap Sensitivity Method and the stability method (issue 12,
-section 3; docs/scaling.md).
+"""The optional Dask path of the Bootstrap Sensitivity Method and the stability method
+(docs/scaling.md).
 
 References: the in-memory :func:`evalcore.meta.bootstrap_sensitivity` and
 :func:`evalcore.meta.stability` (themselves checked against plain per-pair loops and the papers'

@@ -1,4 +1,4 @@
-"""Issue 7 sec. 1-2 and issue 11: swap summary as the papers define it, Monte Carlo repetitions, order invariance."""
+"""Swap summary as the papers define it, Monte Carlo repetitions, order invariance."""
 from __future__ import annotations
 
 import math
@@ -117,7 +117,7 @@ def test_repeat_refuses_fixed_samples():
         repeat("swap", _scores(), repeats=2, samples=(np.zeros((2, 3), int), np.zeros((2, 3), int)))
 
 
-# -- order invariance (issue 11) ---------------------------------------------------
+# -- order invariance (the run order does not change a p-value) ---------------------------------------------------
 def _unordered(df, value, flip_sign=None):
     out = {}
     for row in df.itertuples(index=False):
@@ -153,7 +153,7 @@ def test_permuting_runs_permutes_results_same_seed():
     pd.testing.assert_frame_equal(a.summary, b.summary)
 
 
-def test_tukey_issue11_three_runs_reversed():
+def test_tukey_order_invariance_three_runs_reversed():
     rng = np.random.default_rng(2)
     M = rng.random((3, 15))
     a = tukey_hsd({"M": M}, run_ids=["a", "b", "c"], B=2000, seed=0)

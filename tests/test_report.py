@@ -1,5 +1,5 @@
-"""Issue 7 sec. 3: the `report` command on clef2015, a simulated 5-level collection and a 3-run collection;
-CLI repetitions and claims; issue 8 sec. 4 (kendall with 1 run, LaTeX header)."""
+"""The `report` command on clef2015, a simulated 5-level collection and a 3-run collection;
+CLI repetitions and claims; small-input edge cases (kendall with 1 run, LaTeX header)."""
 from __future__ import annotations
 
 import json

@@ -46,7 +46,7 @@ st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain s
            f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
            f"out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly matters "
            "for this metric on this data; the **Which gains should I report?** page adds discriminative power.")
-# full width: one column per setting plus "current (...)" is wider than half a page (issue 8 sec. 4)
+# full width: one column per setting plus "current (...)" is wider than half a page (so it is drawn full width, not in a column)
 st.markdown(f"**Mean {metric} per run under each setting**")
 widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4, height=420)
 

@@ -1,4 +1,4 @@
-"""Significance & topic sets (issue 10 sec. 4). Live with the sidebar, no button.
+"""Significance & topic sets: pair statistics, power and topic set size. Live with the sidebar, no button.
 
 Every run pair with mean difference, CI, effect size, raw and adjusted p-values
 for the chosen test and correction (evalcore.meta.pair_statistics, one call

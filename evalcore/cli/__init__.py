@@ -40,7 +40,8 @@ def __getattr__(name: str):
 
 #: Modules (of this package) whose ``register(subparsers, data_parent)`` adds subcommands, in --help
 #: order, with the subcommands each registers. They are imported only when needed, so that a call of
-#: ``evaluate`` does not import evalcore.meta (every CLI call pays its imports; issue 12).
+#: ``evaluate`` does not import evalcore.meta (every CLI call pays its imports;
+#: docs/benchmarks.md sections 11 and 14.1).
 SUBCOMMANDS = {"evaluate": ("evaluate",),
                "meta": ("kendall", "swap", "bootstrap", "stability", "tukey", "pairs", "topics", "report"),
                "metrics": ("metrics",), "app": ("app",)}

@@ -346,8 +346,8 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     run_names = [src.name for src in srcs]
 
     def too_big(need: int, r: int, pl) -> None:
-        """Checked before the tensor grows to depth ``need`` for run ``r`` (issue 11: nothing is sized
-        by the input before it is checked)."""
+        """Checked before the tensor grows to depth ``need`` for run ``r`` (nothing is sized by the
+        input before it is checked, so a hostile file cannot make the loader allocate its claimed size)."""
         t = int(np.argmax(pl.lengths))
         _check_size(n_runs, n_topics, need, L, run_names[r], topic_ids[t])
 

