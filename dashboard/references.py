@@ -18,6 +18,7 @@ REFERENCES: tuple[tuple[str, str], ...] = (
                    "(randomised Tukey HSD)."),
     ("Sakai 2014", "T. Sakai. Statistical reform in information retrieval? SIGIR Forum 48(1), 2014."),
     ("Sakai 2016", "T. Sakai. Topic set size design. Information Retrieval Journal 19(3), 2016."),
+    ("Sakai 2018", "T. Sakai. Topic set size design for paired and unpaired data. ICTIR 2018."),
     ("Voorhees & Buckley 2002", "E. M. Voorhees, C. Buckley. The effect of topic set size on retrieval experiment "
                                 "error. SIGIR 2002."),
     ("Webber et al. 2008", "W. Webber, A. Moffat, J. Zobel. Score standardization for inter-collection comparison "
