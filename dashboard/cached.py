@@ -849,6 +849,11 @@ def design_variance(c: Collection, key: str, s: Settings, design: str, estimator
 TOPIC_ESTIMATORS = tuple(_meta.ESTIMATORS)
 
 
+def gain_choice_verdict(*args, **kw):
+    """The report's "which gains" rule (evalcore.meta.gain_choice_verdict), for the pages: pure, not cached."""
+    return _meta.gain_choice_verdict(*args, **kw)
+
+
 def variance_for(design: str, v_e: float) -> float:
     """The variance a topic set design uses from V_E (2 V_E for paired-t and ci, V_E for anova)."""
     return float(_meta.variance_for(design, v_e))

@@ -11,7 +11,6 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import cached, figures, shell, state, widgets
-from evalcore.meta import gain_choice_verdict  # the report's rule (pure, no caching needed)
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -89,6 +88,6 @@ with right:
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),
                            "pct": "% significant (mean)", "sd": "sd", "min": "min", "max": "max"})
 widgets.table(shown, digits=3, hide_index=True)
-verdict = gain_choice_verdict(df["tau"], df["pct"], df["min"], df["max"], c.n_runs * (c.n_runs - 1) // 2,
+verdict = cached.gain_choice_verdict(df["tau"], df["pct"], df["min"], df["max"], c.n_runs * (c.n_runs - 1) // 2,
                               reference=state.paper(ref))
 st.markdown(f"**Reading it.** {verdict['text']}")
