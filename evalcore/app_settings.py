@@ -9,28 +9,27 @@ clamped, snapped, dropped or ignored - never "applied" for a file that was
 changed on the way - and refuses (:class:`~evalcore.settings.SettingsError`)
 metric names the app cannot show as written (``P(rel=2)@5``, ``AP@100``, or
 ``nDCG@20`` beside ``nDCG@10``), so that a file never silently shows other
-numbers than it names. The widget keys are the dashboard's session keys; the
-bounds are :data:`evalcore.settings.WIDGET_BOUNDS` (one source of truth).
+numbers than it names. Which widget a key sets and how it is fitted (clamped,
+copied, snapped, reported as not used) is the key's entry in
+:data:`evalcore.settings.FIELDS`; the widget keys are the dashboard's session
+keys and their ranges :data:`evalcore.settings.WIDGET_BOUNDS` (one source of truth).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
-from .settings import DEFAULTS, GAIN_MAX, GAIN_MIN, WIDGET_BOUNDS, SettingsError
+from .settings import DEFAULTS, FIELDS, GAIN_MAX, GAIN_MIN, WIDGET_BOUNDS, Field, SettingsError
 
 __all__ = ["ALPHAS", "AppSettings", "fit_to_app"]
 
 #: The significance levels the app offers (a select slider).
 ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
-#: settings-file group -> {key in the group: widget key}
-_GROUPS = {"simulated": {"n_topics": "sim_topics", "n_runs": "sim_runs", "seed": "sim_seed"},
-           "swap": {"sampling": "sw_sampling", "subset_size": "sw_subset", "B": "sw_B", "seed": "sw_seed"},
-           "bootstrap": {"alpha": "bs_alpha", "B": "bs_B", "seed": "bs_seed"},
-           "stability": {"subset_size": "st_subset", "B": "st_B", "seed": "st_seed"}}
-#: keys the app has no widget for: their values are reported as not used
-_NOT_SHOWN = {"log_base": "the app's nDCG uses log base 2", "mean": "the app averages over topics arithmetically"}
+#: The order in which the app fits a file's keys (and so the order of its notes); how each key is
+#: fitted, and which widget it sets, is the key's :class:`~evalcore.settings.Field` (``app``, ``widget``).
+_ORDER = ("gains", "penalties", "beta", "cutoffs", "rel_threshold", "metrics", "top_n", "top_by", "dataset",
+          "log_base", "mean", "simulated", "swap", "bootstrap", "stability")
 
 
 @dataclass
@@ -109,54 +108,90 @@ def fit_to_app(new: dict, K: int, *, metric_keys=None) -> AppSettings:
     >>> len(a.notes)
     3
     """
-    out = AppSettings()
     for name in ("gains", "penalties"):
         if new.get(name) is not None and len(new[name]) != K:
             raise SettingsError(f"{name} gives {len(new[name])} values but the collection has {K} relevance levels")
-    for L, v in enumerate(new.get("gains") or [], start=1):
-        c = min(max(v, GAIN_MIN), GAIN_MAX)
-        if c != v:
-            out.notes.append(f"gain of level {L} {_fmt(v)} is outside the app's range {_fmt(GAIN_MIN)}.."
+    out = AppSettings()
+    for key in _ORDER:
+        if new.get(key) is not None:
+            _FIT[FIELDS[key].app](out, FIELDS[key], new[key], new, metric_keys)
+    return out
+
+
+def _fit_clamp(out: AppSettings, f: Field, v, where: str | None = None) -> None:
+    _clamp(out, where or f.key, f.widget, 0 if v is None else v)
+
+
+def _fit_copy(out: AppSettings, f: Field, v, where: str | None = None) -> None:
+    out.values[f.widget] = v
+
+
+def _fit_snap(out: AppSettings, f: Field, v, where: str | None = None) -> None:
+    """A significance level: the nearest (in log scale) of the levels the app offers."""
+    a = min(ALPHAS, key=lambda x: abs(math.log(x) - math.log(v)))
+    if a != v:
+        out.notes.append(f"{where or f.key} {_fmt(v)} is not one of the app's levels "
+                         f"{', '.join(map(_fmt, ALPHAS))}: set to {_fmt(a)}")
+    out.values[f.widget] = a
+
+
+#: how a key inside a group is fitted (Field.app of the group's fields)
+_FIT_IN_GROUP = {"clamp": _fit_clamp, "copy": _fit_copy, "snap": _fit_snap}
+
+
+def _fit_group(out: AppSettings, f: Field, v: dict, new: dict, metric_keys) -> None:
+    fields = f.group
+    for name, x in v.items():
+        _FIT_IN_GROUP[fields[name].app](out, fields[name], x, f"{f.key}.{name}")
+
+
+def _fit_gains(out: AppSettings, f: Field, v: list, new: dict, metric_keys) -> None:
+    for L, g in enumerate(v, start=1):
+        c = min(max(g, GAIN_MIN), GAIN_MAX)
+        if c != g:
+            out.notes.append(f"gain of level {L} {_fmt(g)} is outside the app's range {_fmt(GAIN_MIN)}.."
                              f"{_fmt(GAIN_MAX)}: set to {_fmt(c)}")
         out.values[f"g{L}"] = c
-    for L, v in enumerate(new.get("penalties") or [], start=1):
-        out.values[f"p{L}"] = v
-    if new.get("beta") is not None:
-        _clamp(out, "beta", "beta", new["beta"])
-    cutoffs = new.get("cutoffs") or []
-    if cutoffs:
-        _clamp(out, "cutoff", "cutoff", cutoffs[0])
-        if len(cutoffs) > 1:
-            out.notes.append(f"cutoffs {cutoffs}: the app shows one cutoff, {cutoffs[0]}; the others are not used")
-    rt = new.get("rel_threshold")
-    if rt is not None:
-        out.values["threshold"] = "rigid" if rt >= 2 else "relaxed"
-        if rt > 2:
-            out.notes.append(f"rel_threshold {rt}: the app offers 1 (relaxed) and 2 (rigid): set to 2 (rigid)")
-    if new.get("metrics"):
+
+
+def _fit_penalties(out: AppSettings, f: Field, v: list, new: dict, metric_keys) -> None:
+    for L, p in enumerate(v, start=1):
+        out.values[f"p{L}"] = p
+
+
+def _fit_cutoffs(out: AppSettings, f: Field, v: list, new: dict, metric_keys) -> None:
+    if v:
+        _clamp(out, "cutoff", f.widget, v[0])
+    if len(v) > 1:
+        out.notes.append(f"cutoffs {v}: the app shows one cutoff, {v[0]}; the others are not used")
+
+
+def _fit_threshold(out: AppSettings, f: Field, rt: int, new: dict, metric_keys) -> None:
+    out.values["threshold"] = "rigid" if rt >= 2 else "relaxed"
+    if rt > 2:
+        out.notes.append(f"rel_threshold {rt}: the app offers 1 (relaxed) and 2 (rigid): set to 2 (rigid)")
+
+
+def _fit_metrics(out: AppSettings, f: Field, v: list, new: dict, metric_keys) -> None:
+    if v:
         _metrics(new, out, metric_keys)
-    if new.get("top_n") is not None:
-        _clamp(out, "top_n", "top_n", new["top_n"])
-    if new.get("top_by") is not None:
-        out.values["top_by"] = new["top_by"]
-    if new.get("dataset") in ("sim", "examples"):
-        out.values["dataset"] = new["dataset"]
-    elif new.get("dataset") == "upload":
+
+
+def _fit_dataset(out: AppSettings, f: Field, v: str, new: dict, metric_keys) -> None:
+    if v in ("sim", "examples"):
+        out.values[f.widget] = v
+    elif v == "upload":
         out.notes.append("dataset \"upload\": a settings file cannot upload data; the loaded data is kept")
-    for key, why in _NOT_SHOWN.items():
-        if new.get(key) is not None and new[key] != DEFAULTS[key]:
-            out.notes.append(f"{key} {_fmt(new[key])} is not used: {why}")
-    for group, keys in _GROUPS.items():
-        for name, v in (new.get(group) or {}).items():
-            wk = keys[name]
-            if name == "sampling":
-                out.values[wk] = v
-            elif name == "alpha":
-                a = min(ALPHAS, key=lambda x: abs(math.log(x) - math.log(v)))
-                if a != v:
-                    out.notes.append(f"{group}.alpha {_fmt(v)} is not one of the app's levels "
-                                     f"{', '.join(map(_fmt, ALPHAS))}: set to {_fmt(a)}")
-                out.values[wk] = a
-            else:
-                _clamp(out, f"{group}.{name}", wk, 0 if v is None else v)
-    return out
+
+
+def _fit_not_shown(out: AppSettings, f: Field, v, new: dict, metric_keys) -> None:
+    """A key the app has no widget for: a value other than the default is reported as not used."""
+    if v != DEFAULTS[f.key]:
+        out.notes.append(f"{f.key} {_fmt(v)} is not used: {f.why}")
+
+
+#: Field.app -> how the app fits a top-level key
+_FIT = {"gains": _fit_gains, "penalties": _fit_penalties, "cutoffs": _fit_cutoffs, "threshold": _fit_threshold,
+        "metrics": _fit_metrics, "dataset": _fit_dataset, "not_shown": _fit_not_shown, "group": _fit_group,
+        "clamp": lambda out, f, v, new, mk: _fit_clamp(out, f, v),
+        "copy": lambda out, f, v, new, mk: _fit_copy(out, f, v)}

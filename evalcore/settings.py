@@ -32,6 +32,15 @@ of floats, cutoffs as a list of ints, metrics as given).
 **Precedence** (CLI): an option given on the command line overrides the
 file, which overrides :data:`DEFAULTS`.
 
+**One schema**: :data:`FIELDS` declares every key (:class:`Field`: kind, bounds, default, help,
+the app's widget and how the app fits it). The reader checks a file against it, the command line
+builds its bounded options from it (:func:`evalcore.cli.options.field_option`) and the app fits a
+file onto its widgets from it (:func:`evalcore.app_settings.fit_to_app`). The metric parameters'
+keys, lower bounds and defaults come from the metric table (:data:`evalcore.registry.PARAMS`); the
+file adds only an upper cap where a metric sets none (beta <= 1000, rel_threshold <= MAX_LEVEL,
+log_base <= 1e6), a limit on hostile input rather than a property of the metric. An open lower
+bound (log_base > 1) is open in the file too.
+
 This module also holds the presets, bounds and defaults the dashboard's
 widgets use, so each rule is written once (one source of truth: the CLI, the app and the settings file read the same rules).
 """
@@ -40,10 +49,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from .gains import GAIN_PRESETS
+from .names import CONVENTIONS
 
-__all__ = ["SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
+__all__ = ["Field", "FIELDS", "SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
            "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS", "MAX_BYTES", "MAX_DEPTH",
            "MAX_GAIN"]
 
@@ -56,10 +68,6 @@ MAX_CUTOFF = 1_000_000
 MAX_LIST = 200
 #: Largest gain or penalty (only ratios matter; 1e308 would overflow cumulated gains to inf).
 MAX_GAIN = 1e6
-
-#: Defaults of the metric settings when neither an option nor the file gives one.
-DEFAULTS = {"gains": None, "penalties": None, "beta": 1.0, "cutoffs": [10, 1000], "rel_threshold": 1,
-            "log_base": 2.0, "mean": "arithmetic", "metrics": None, "names": None}
 
 #: The papers' gain presets offered one click away in the app (paper notation, highest level first).
 PRESETS = tuple(k for k in GAIN_PRESETS if k != "2:1.5:1")
@@ -78,28 +86,110 @@ WIDGET_BOUNDS = {
 }
 
 _SAMPLINGS = ("replacement", "disjoint", "independent")
-#: key -> (kind, bounds or choices); kinds: int, float, choice, str, int|None
-LIMITS = {
-    "beta": ("float", (0.0, 1000.0)),
-    "rel_threshold": ("int", (1, MAX_LEVEL)),
-    "log_base": ("float", (1.0 + 1e-9, 1e6)),
-    "mean": ("choice", ("arithmetic", "geometric")),
-    "names": ("choice", ("evalcore", "ir_measures", "trec_eval", "ntcireval")),
-    "top_n": ("int", (0, 100_000)),
-    "top_by": ("metric", None),
-    "dataset": ("choice", ("sim", "examples", "upload")),
-    "collection": ("str", None),
-    "collection_fingerprint": ("str", None),
-}
-_GROUPS = {
-    "simulated": {"n_topics": ("int", (1, 100_000)), "n_runs": ("int", (1, 100_000)), "seed": ("int", (0, 2**32 - 1))},
-    "swap": {"sampling": ("choice", _SAMPLINGS), "subset_size": ("int|None", (0, 10**7)),
-             "B": ("int", (1, 10**7)), "seed": ("int", (0, 2**32 - 1))},
-    "bootstrap": {"alpha": ("float", (1e-9, 0.999999)), "B": ("int", (1, 10**7)), "seed": ("int", (0, 2**32 - 1))},
-    "stability": {"subset_size": ("int|None", (0, 10**7)), "B": ("int", (1, 10**7)), "seed": ("int", (0, 2**32 - 1))},
-}
-_LEVEL_LISTS = {"gains": (0.0, "> 0"), "penalties": (1.0, "> 1")}
-KNOWN_KEYS = tuple(["gains", "gains_paper_notation", "penalties", "cutoffs", "metrics"] + list(LIMITS) + list(_GROUPS))
+_SEED = (0, 2**32 - 1)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of the settings file, as data: the reader (:func:`parse_settings`), the command line
+    (:func:`evalcore.cli.options.field_option`) and the app (:func:`evalcore.app_settings.fit_to_app`)
+    read this table, so a bound or a default is written once.
+
+    ``kind``: ``"int"``, ``"float"``, ``"int|None"`` (a whole number or null), ``"choice"`` (one of
+    ``choices``), ``"str"``, ``"metric"`` (one metric name), ``"metrics"`` (a list of names),
+    ``"levels"`` (one number per level, > ``low``), ``"paper_levels"`` (levels in the papers'
+    notation, stored under ``store``), ``"cutoffs"`` (whole numbers ``low..high``) or ``"group"`` (an
+    object of ``fields``). ``low`` / ``high``: inclusive bounds (``low_open``: ``low`` excluded);
+    ``default``: the value used when neither an option nor the file gives one; ``role``: ``"metric"``
+    (read by the command line and the app), ``"app"`` (the dashboard's only) or ``"info"``
+    (informational, never applied). ``widget``: the app's session key it sets (its range is
+    :data:`WIDGET_BOUNDS` [widget]); ``app``: how the app fits it (``"clamp"`` to that range,
+    ``"copy"``, ``"snap"`` to the nearest offered level, ``"not_shown"`` with the reason ``why``, or
+    the name of a step of :func:`~evalcore.app_settings.fit_to_app`).
+    """
+
+    key: str
+    kind: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    choices: tuple[str, ...] = ()
+    default: Any = None
+    help: str = ""
+    role: str = "app"
+    widget: str | None = None
+    app: str | None = None
+    why: str = ""
+    store: str | None = None
+    fields: tuple[Field, ...] = ()
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (self.low, self.high)
+
+    @property
+    def group(self) -> dict[str, Field]:
+        return {f.key: f for f in self.fields}
+
+
+def _param_field(name: str, *, cap: float, **kw) -> Field:
+    """A metric parameter's field: key, kind, lower bound and default from the metric table
+    (:data:`evalcore.registry.PARAMS`); ``cap`` bounds the file and the options where the metric
+    itself sets no upper bound (a hostile-input limit, not a property of the metric)."""
+    from .registry import PARAMS
+
+    p = PARAMS[name]
+    return Field(p.name, p.kind, p.low, cap if p.high is None else p.high, low_open=p.low_open,
+                 default=p.default, help=p.doc, role="metric", **kw)
+
+
+#: Every key of the settings file, in the order the file's error messages list them.
+FIELDS: dict[str, Field] = {f.key: f for f in (
+    Field("gains", "levels", 0.0, MAX_GAIN, low_open=True, help="gain per relevance level", role="metric",
+          app="gains"),
+    Field("gains_paper_notation", "paper_levels", 0.0, MAX_GAIN, low_open=True, store="gains", role="info",
+          help="the gains in the papers' notation, highest level first"),
+    Field("penalties", "levels", 1.0, MAX_GAIN, low_open=True, help="WRR penalty per level", role="metric",
+          app="penalties"),
+    Field("cutoffs", "cutoffs", 1, MAX_CUTOFF, default=[10, 1000], role="metric", widget="cutoff", app="cutoffs",
+          help="cutoffs for nDCG@l, P@l, ... when no @l is given"),
+    Field("metrics", "metrics", role="metric", app="metrics", help="metric names"),
+    _param_field("beta", cap=1000.0, widget="beta", app="clamp"),
+    _param_field("rel_threshold", cap=MAX_LEVEL, app="threshold"),
+    _param_field("log_base", cap=1e6, app="not_shown", why="the app's nDCG uses log base 2"),
+    Field("mean", "choice", choices=("arithmetic", "geometric"), default="arithmetic", role="metric",
+          app="not_shown", why="the app averages over topics arithmetically", help="mean over topics"),
+    Field("names", "choice", choices=CONVENTIONS, role="metric", help="how metric names are read"),
+    Field("top_n", "int", 0, 100_000, widget="top_n", app="clamp", help="the top-N filter (0 = all runs)"),
+    Field("top_by", "metric", widget="top_by", app="copy", help="the metric the top-N filter ranks by"),
+    Field("dataset", "choice", choices=("sim", "examples", "upload"), widget="dataset", app="dataset"),
+    Field("collection", "str", role="info"),
+    Field("collection_fingerprint", "str", role="info"),
+    Field("simulated", "group", app="group", fields=(
+        Field("n_topics", "int", 1, 100_000, widget="sim_topics", app="clamp"),
+        Field("n_runs", "int", 1, 100_000, widget="sim_runs", app="clamp"),
+        Field("seed", "int", *_SEED, widget="sim_seed", app="clamp"))),
+    Field("swap", "group", app="group", fields=(
+        Field("sampling", "choice", choices=_SAMPLINGS, widget="sw_sampling", app="copy"),
+        Field("subset_size", "int|None", 0, 10**7, widget="sw_subset", app="clamp"),
+        Field("B", "int", 1, 10**7, widget="sw_B", app="clamp"),
+        Field("seed", "int", *_SEED, widget="sw_seed", app="clamp"))),
+    Field("bootstrap", "group", app="group", fields=(
+        Field("alpha", "float", 1e-9, 0.999999, widget="bs_alpha", app="snap"),
+        Field("B", "int", 1, 10**7, widget="bs_B", app="clamp"),
+        Field("seed", "int", *_SEED, widget="bs_seed", app="clamp"))),
+    Field("stability", "group", app="group", fields=(
+        Field("subset_size", "int|None", 0, 10**7, widget="st_subset", app="clamp"),
+        Field("B", "int", 1, 10**7, widget="st_B", app="clamp"),
+        Field("seed", "int", *_SEED, widget="st_seed", app="clamp"))),
+)}
+KNOWN_KEYS = tuple(FIELDS)
+#: Defaults of the metric settings when neither an option nor the file gives one.
+DEFAULTS = {k: f.default for k, f in FIELDS.items() if f.role == "metric"}
+_SCALARS = ("int", "float", "int|None", "choice", "str", "metric")
+#: key -> (kind, bounds or choices) of the file's single values (a view of :data:`FIELDS`)
+LIMITS = {k: (f.kind, f.choices or (None if f.low is None else f.bounds)) for k, f in FIELDS.items()
+          if f.kind in _SCALARS}
 
 
 class SettingsError(ValueError):
@@ -111,23 +201,23 @@ def _type(v) -> str:
             dict: "an object", type(None): "null"}.get(type(v), type(v).__name__)
 
 
-def _number(where: str, v, lo: float, hi: float, *, integer: bool):
+def _number(where: str, v, lo: float, hi: float, *, integer: bool, low_open: bool = False):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise SettingsError(f"{where} must be {'a whole number' if integer else 'a number'}; got {_type(v)} {v!r}")
     if not math.isfinite(v):
         raise SettingsError(f"{where} must be a finite number; got {v!r}")
     if integer and v != int(v):
         raise SettingsError(f"{where} must be a whole number; got {v!r}")
-    if not lo <= v <= hi:
+    if not lo <= v <= hi or (low_open and v == lo):
         raise SettingsError(f"{where} must be between {lo:g} and {hi:g}; got {v!r}")
     return int(v) if integer else float(v)
 
 
-def _scalar(where: str, kind: str, spec, v, names: str | None = None):
+def _scalar(where: str, kind: str, spec, v, names: str | None = None, low_open: bool = False):
     if kind == "int|None":
         return None if v is None else _number(where, v, *spec, integer=True)
     if kind in ("int", "float"):
-        return _number(where, v, *spec, integer=kind == "int")
+        return _number(where, v, *spec, integer=kind == "int", low_open=low_open)
     if not isinstance(v, str):
         raise SettingsError(f"{where} must be a string; got {_type(v)} {v!r}")
     if len(v) > 1000:
@@ -137,6 +227,12 @@ def _scalar(where: str, kind: str, spec, v, names: str | None = None):
     if kind in ("metric", "metrics"):
         _metric(where, v, one=kind == "metric", names=names)
     return v
+
+
+def _field_scalar(f: Field, v, names: str | None = None, where: str | None = None):
+    """One value of a scalar field (int, float, int|None, choice, str, metric), checked."""
+    spec = f.choices or (None if f.low is None else f.bounds)
+    return _scalar(where or f.key, f.kind, spec, v, names, low_open=f.low_open)
 
 
 def _metric(where: str, name: str, one: bool, names: str | None) -> None:
@@ -149,8 +245,9 @@ def _metric(where: str, name: str, one: bool, names: str | None) -> None:
         raise SettingsError(f"{where}: {e}") from None
 
 
-def _levels(key: str, v) -> list[float]:
-    lo, what = _LEVEL_LISTS.get(key, _LEVEL_LISTS["gains"])
+def _levels(key: str, v, f: Field | None = None) -> list[float]:
+    """Gains or penalties (``f``: the field whose bounds apply; the key's own by default)."""
+    f = f or FIELDS[key]
     if isinstance(v, str):
         if len(v) > 10_000:
             raise SettingsError(f"{key} is longer than 10000 characters")
@@ -166,11 +263,66 @@ def _levels(key: str, v) -> list[float]:
                             f"\"3:2:1\" (highest level first); got {_type(v)} {v!r}")
     if not 1 <= len(vals) <= MAX_LEVEL:
         raise SettingsError(f"{key} must give 1 to {MAX_LEVEL} values (one per level); got {len(vals)}")
-    out = [_number(f"{key}[{i}]", x, -MAX_GAIN, MAX_GAIN, integer=False) for i, x in enumerate(vals)]
+    out = [_number(f"{key}[{i}]", x, -f.high, f.high, integer=False) for i, x in enumerate(vals)]
     for i, x in enumerate(out, 1):
-        if not x > lo:
-            raise SettingsError(f"{key} must be {what} for every level; got {x:g} for level {i}")
+        if not x > f.low:
+            raise SettingsError(f"{key} must be > {f.low:g} for every level; got {x:g} for level {i}")
     return out
+
+
+_SKIP = object()   # a reader's answer "store nothing under this key"
+
+
+def _read_levels(f: Field, v, data: dict, names):
+    return None if v is None else _levels(f.key, v)
+
+
+def _read_paper_levels(f: Field, v, data: dict, names):
+    """``gains_paper_notation``: must agree with ``gains`` when both are given; else it gives the gains."""
+    g = _levels(f.key, v, f) if v is not None else None
+    given = data.get(f.store) is not None
+    if given and g != _levels(f.store, data[f.store]):
+        raise SettingsError(f"gains {data['gains']!r} and gains_paper_notation {v!r} disagree")
+    return _SKIP if given else g
+
+
+def _read_cutoffs(f: Field, v, data: dict, names):
+    vals = v if isinstance(v, list) else [v]
+    if not 1 <= len(vals) <= MAX_LIST:
+        raise SettingsError(f"cutoffs must give 1 to {MAX_LIST} whole numbers; got {len(vals)}")
+    return [_number(f"cutoffs[{i}]", x, f.low, f.high, integer=True) for i, x in enumerate(vals)]
+
+
+def _read_metrics(f: Field, v, data: dict, names):
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise SettingsError(f"metrics must be a list of metric names, e.g. [\"AP\", \"nDCG@10\"]; "
+                            f"got {_type(v)} {v!r}")
+    if not 1 <= len(v) <= MAX_LIST:
+        raise SettingsError(f"metrics must list 1 to {MAX_LIST} names; got {len(v)}")
+    for i, m in enumerate(v):
+        _scalar(f"metrics[{i}]", "metrics", None, m, names)
+    return list(v)
+
+
+def _read_group(f: Field, v, data: dict, names):
+    known = f.group
+    if not isinstance(v, dict):
+        raise SettingsError(f"{f.key} must be an object with keys {', '.join(known)}; got {_type(v)}")
+    bad = [k for k in v if k not in known]
+    if bad:
+        raise SettingsError(f"unknown key {f.key}.{bad[0]}; known: {', '.join(known)}")
+    return {k: _field_scalar(known[k], x, where=f"{f.key}.{k}") for k, x in v.items()}
+
+
+def _read_scalar(f: Field, v, data: dict, names):
+    return _field_scalar(f, v, names)
+
+
+#: kind -> reader(field, value, whole file, names convention) -> normalised value (or _SKIP)
+_READERS = {"levels": _read_levels, "paper_levels": _read_paper_levels, "cutoffs": _read_cutoffs,
+            "metrics": _read_metrics, "group": _read_group, **dict.fromkeys(_SCALARS, _read_scalar)}
 
 
 _STRINGS = re.compile(r'"(?:[^"\\]|\\.)*+"', re.DOTALL)
@@ -210,6 +362,22 @@ def parse_settings(text: str | bytes, source: str = "settings") -> dict:
 
 
 def _parse(text, source) -> dict:
+    data = _settings_object(_decode_json(text))
+    names = _field_scalar(FIELDS["names"], data["names"]) if data.get("names") is not None else None
+    unknown = [k for k in data if k not in FIELDS]
+    if unknown:
+        raise SettingsError(f"unknown key {unknown[0]!r}; known keys: {', '.join(KNOWN_KEYS)}")
+    out: dict = {}
+    for key, v in data.items():
+        f = FIELDS[key]
+        got = _READERS[f.kind](f, v, data, names)
+        if got is not _SKIP:
+            out[f.store or key] = got
+    return out
+
+
+def _decode_json(text):
+    """The JSON value of a settings text, its size and nesting checked before it is parsed."""
     if isinstance(text, (bytes, bytearray)):
         if len(text) > MAX_BYTES:
             raise SettingsError(f"larger than {MAX_BYTES} bytes; a settings file is a few hundred")
@@ -224,58 +392,22 @@ def _parse(text, source) -> dict:
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels ({deep} here); a settings file is a flat "
                             "object (a few groups such as \"swap\": {...})")
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise SettingsError(f"line {e.lineno}: not valid JSON ({e.msg})") from None
     except RecursionError:  # not reached: the nesting was counted above
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels; a settings file is a flat object") from None
+
+
+def _settings_object(data) -> dict:
+    """The settings object, unwrapped from ``{"settings": {...}}``."""
     if not isinstance(data, dict):
         raise SettingsError(f"a settings file holds a JSON object; got {_type(data)}")
     if set(data) == {"settings"} or ("settings" in data and isinstance(data["settings"], dict)):
         data = data["settings"]
         if not isinstance(data, dict):
             raise SettingsError(f"\"settings\" must be an object; got {_type(data)}")
-    names = _scalar("names", *LIMITS["names"], data["names"]) if data.get("names") is not None else None
-    unknown = [k for k in data if k not in KNOWN_KEYS]
-    if unknown:
-        raise SettingsError(f"unknown key {unknown[0]!r}; known keys: {', '.join(KNOWN_KEYS)}")
-    out: dict = {}
-    for key, v in data.items():
-        if key in _LEVEL_LISTS:
-            out[key] = None if v is None else _levels(key, v)
-        elif key == "gains_paper_notation":
-            g = _levels("gains_paper_notation", v) if v is not None else None
-            if "gains" in data and data["gains"] is not None and g != _levels("gains", data["gains"]):
-                raise SettingsError(f"gains {data['gains']!r} and gains_paper_notation {v!r} disagree")
-            if "gains" not in data or data["gains"] is None:
-                out["gains"] = g
-        elif key == "cutoffs":
-            vals = v if isinstance(v, list) else [v]
-            if not 1 <= len(vals) <= MAX_LIST:
-                raise SettingsError(f"cutoffs must give 1 to {MAX_LIST} whole numbers; got {len(vals)}")
-            out[key] = [_number(f"cutoffs[{i}]", x, 1, MAX_CUTOFF, integer=True) for i, x in enumerate(vals)]
-        elif key == "metrics":
-            if v is None:
-                out[key] = None
-                continue
-            if not isinstance(v, list):
-                raise SettingsError(f"metrics must be a list of metric names, e.g. [\"AP\", \"nDCG@10\"]; "
-                                    f"got {_type(v)} {v!r}")
-            if not 1 <= len(v) <= MAX_LIST:
-                raise SettingsError(f"metrics must list 1 to {MAX_LIST} names; got {len(v)}")
-            for i, m in enumerate(v):
-                _scalar(f"metrics[{i}]", "metrics", None, m, names)
-            out[key] = list(v)
-        elif key in LIMITS:
-            out[key] = _scalar(key, *LIMITS[key], v, names)
-        else:  # a group
-            if not isinstance(v, dict):
-                raise SettingsError(f"{key} must be an object with keys {', '.join(_GROUPS[key])}; got {_type(v)}")
-            bad = [k for k in v if k not in _GROUPS[key]]
-            if bad:
-                raise SettingsError(f"unknown key {key}.{bad[0]}; known: {', '.join(_GROUPS[key])}")
-            out[key] = {k: _scalar(f"{key}.{k}", *_GROUPS[key][k], x) for k, x in v.items()}
-    return out
+    return data
 
 
 def read_settings(path) -> dict:

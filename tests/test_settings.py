@@ -256,3 +256,37 @@ def test_the_app_lists_every_change_it_made_to_a_settings_file():
     at = _reload(at, "m.json", json.dumps({"metrics": ["P(rel=2)@5", "nDCG@20", "irm:nDCG@10"]}).encode())
     shown = [html.unescape(e.value).replace("\u200b", "") for e in at.error]
     assert any("metrics the app cannot show as written" in m and "nothing was changed" in m for m in shown)
+
+
+# -- one schema: the file, the command line and the app read evalcore.settings.FIELDS --------------------
+@pytest.mark.parametrize("key, option", [("beta", "--beta"), ("rel_threshold", "--rel-threshold"),
+                                         ("log_base", "--log-base")])
+def test_metric_parameter_bounds_come_from_the_metric_table(key, option, capsys):
+    """The metric's own lower bound and default (registry.PARAMS) hold in the file and on the command line:
+    beta >= 0, rel_threshold >= 1, log_base > 1 (open: Jarvelin & Kekalainen 2002's log_b needs b > 1)."""
+    from evalcore.registry import PARAMS
+    from evalcore.settings import DEFAULTS, FIELDS
+
+    p, f = PARAMS[key], FIELDS[key]
+    assert (f.low, f.low_open, f.default, DEFAULTS[key]) == (p.low, p.low_open, p.default, p.default)
+    below = {"beta": -0.5, "rel_threshold": 0, "log_base": 1}[key]   # at or past the metric's lower bound
+    inside = {"beta": 0, "rel_threshold": 1, "log_base": 1.5}[key]
+    with pytest.raises(SettingsError, match=f"{key} must be between"):
+        parse_settings(json.dumps({key: below}))
+    assert parse_settings(json.dumps({key: inside}))[key] == inside
+    assert main(SIM + ["--metrics", "AP", option, str(below)]) == 2
+    assert f"{option} must be >" in capsys.readouterr().err
+    assert main(SIM + ["--metrics", "AP", option, str(inside)]) == 0
+
+
+def test_the_app_fits_every_group_key_the_file_accepts():
+    """Every key of a group has a widget and a way to be fitted: a file the reader accepts never
+    fails in the app with a KeyError (the schema holds both)."""
+    from evalcore.settings import FIELDS
+
+    doc = {g.key: {f.key: ({"int": 3, "int|None": None, "float": 0.05, "choice": f.choices[0] if f.choices else 0}
+                           [f.kind]) for f in g.fields} for g in FIELDS.values() if g.kind == "group"}
+    a = _fit(doc)
+    assert (a.values["sim_topics"], a.values["sw_sampling"], a.values["sw_subset"], a.values["bs_alpha"],
+            a.values["bs_B"], a.values["st_seed"]) == (3, "replacement", 0, 0.05, 10, 3)
+    assert "bootstrap.B 3 is outside the app's range 10..100,000: set to 10" in a.notes

@@ -15,9 +15,9 @@ import sys
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, parse_ascending
 from ..names import CONVENTIONS
-from ..settings import DEFAULTS, LIMITS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, read_settings
+from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, Field, read_settings
 
-__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
+__all__ = ["data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 #: Largest seed an option takes (numpy's generators take any, the settings file this range).
@@ -63,9 +63,14 @@ def number(option: str, kind: type, lo: float, hi: float, *, strict: bool = Fals
     return parse
 
 
-_BETA = LIMITS["beta"][1]
-_LOG_BASE = LIMITS["log_base"][1]
-_REL = LIMITS["rel_threshold"][1]
+def field_option(option: str, f: Field):
+    """The argparse ``type`` of a settings-file field (:data:`evalcore.settings.FIELDS`): the same kind
+    and bounds as the file, so an option and the file accept the same values. A field whose lower
+    bound is open (``log_base`` > 1) is checked strictly at both ends, as ``--log-base`` always was."""
+    return number(option, int if f.kind == "int" else float, f.low, f.high, strict=f.low_open)
+
+
+_BETA, _LOG_BASE, _REL = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"]
 
 EPILOG_LEVELS = (
     "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as "
@@ -121,15 +126,17 @@ def data_options_parser() -> argparse.ArgumentParser:
                    "i.e. 1:2:3 = the papers' S:A:B 3:2:1)")
     m.add_argument("--gain-preset", metavar="NAME", choices=list(GAIN_PRESETS),
                    help="a paper preset, highest level first: " + ", ".join(GAIN_PRESETS))
-    m.add_argument("--beta", type=number("--beta", float, *_BETA), help=f"beta of the blended ratio (default 1; {_BETA[0]:g} to {_BETA[1]:g})")
+    m.add_argument("--beta", type=field_option("--beta", _BETA),
+                   help=f"beta of the blended ratio (default {_BETA.default:g}; {_BETA.low:g} to {_BETA.high:g})")
     m.add_argument("--penalties", metavar="P1:P2:..", help="NWRR/WRR penalty of each level, ASCENDING "
                    "(default K-L+2, i.e. 4:3:2 = S:A:B 2:3:4); all > 1")
     m.add_argument("--cutoffs", metavar="L1,L2",
                    help="cutoffs for nDCG@l, P@l, ... when no @l is given (default 10,1000)")
-    m.add_argument("--rel-threshold", type=number("--rel-threshold", int, *_REL), metavar="L",
+    m.add_argument("--rel-threshold", type=field_option("--rel-threshold", _REL), metavar="L",
                    help="binary metrics count level >= L as relevant (1 = relaxed, default; 2 = rigid)")
-    m.add_argument("--log-base", type=number("--log-base", float, 1.0, _LOG_BASE[1], strict=True),
-                   help=f"b of the Jarvelin-Kekalainen discount (default 2; > 1 and < {_LOG_BASE[1]:g})")
+    m.add_argument("--log-base", type=field_option("--log-base", _LOG_BASE),
+                   help=f"b of the Jarvelin-Kekalainen discount (default {_LOG_BASE.default:g}; > {_LOG_BASE.low:g} "
+                        f"and < {_LOG_BASE.high:g})")
     m.add_argument("--mean", choices=("arithmetic", "geometric"),
                    help="mean over topics (geometric: exp mean log max(x, 1e-5))")
     m.add_argument("--names", choices=CONVENTIONS, help="read metric names in this convention (ir_measures: "
@@ -234,8 +241,8 @@ def file_settings(args) -> dict:
 
 
 #: the settings-file keys the command line reads; the others are the dashboard's
-_CLI_KEYS = ("gains", "penalties", "beta", "cutoffs", "rel_threshold", "log_base", "mean", "names", "metrics")
-_INFORMATIONAL = ("collection", "collection_fingerprint", "gains_paper_notation")
+_CLI_KEYS = tuple(k for k, f in FIELDS.items() if f.role == "metric")
+_INFORMATIONAL = tuple(k for k, f in FIELDS.items() if f.role == "info")
 
 
 def _cutoffs(text: str) -> list[int]:
