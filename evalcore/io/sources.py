@@ -278,7 +278,20 @@ def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSourc
 def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
     if runs is None:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
-    from .frames import is_frame, is_named_runs, is_nested_dict
+    out: list[_RunSource] = []
+    for src in _run_list(runs):
+        out.extend(_source_runs(src, fmt, ctx))
+    if not out:
+        raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
+    for s in out:
+        for f in s.files:
+            f.total = ctx.total
+    return out
+
+
+def _run_list(runs) -> list:
+    """The ``runs`` argument as a list of sources (one upload, a {name: run} mapping or one source)."""
+    from .frames import is_named_runs
 
     if isinstance(runs, tuple) and len(runs) == 2 and isinstance(runs[1], (bytes, bytearray, memoryview)):
         runs = [runs]
@@ -286,54 +299,69 @@ def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
         runs = [{k: v} for k, v in runs.items()]
     if not isinstance(runs, (list, tuple)):
         runs = [runs]
-    out: list[_RunSource] = []
-    for src in runs:
-        if is_frame(src):
-            nm = str(src.attrs.get("name", "run"))
-            out.append(_RunSource(nm, f"run {nm!r}", "frame", [], src))
-            continue
-        if is_named_runs(src):
-            out.extend(_RunSource(str(k), f"run {str(k)!r}", "frame", [], v) for k, v in src.items())
-            continue
-        if isinstance(src, dict):
-            if not src or not is_nested_dict(src):
-                raise InputError("a dict of runs must be {qid: {docno: score}} (pytrec_eval) or "
-                                 "{run name: DataFrame or such a dict}", hint="check the layout of the dict")
-            out.append(_RunSource("run", "run 'run'", "frame", [], src))
-            continue
-        if isinstance(src, tuple):
-            name, data = _check_tuple(src)
-            if _is_zip_name(name):
-                out.extend(_group_files(_zip_members(name, data, ctx), name, fmt))
-            else:
-                out.append(_RunSource(run_name(name), name, _file_kind(name, fmt),
-                                      [_File(name, lambda d=data: d, ctx.limits)]))
-            continue
-        p = _path_of(src)
-        name = str(src)
-        if p.is_dir():
-            entries = sorted((c for c in p.iterdir() if not c.name.startswith(".")), key=lambda c: c.name)
-            files = _dir_files(p, ctx)
-            got = _group_files(files, name.rstrip("/\\"), fmt) if files else []
-            for d in entries:  # sub-directories holding NTCIR .res files: one run each
-                if d.is_dir():
-                    sub = [_File(str(c), _read_path(c, ctx.limits), ctx.limits)
-                           for c in sorted(d.iterdir(), key=lambda c: c.name)
-                           if c.is_file() and not c.name.startswith(".") and _ext(c.name) == "res"]
-                    if sub:
-                        got.append(_RunSource(d.name, str(d), "res", sub))
-            if not got:
-                raise InputError("the directory holds no run files", file=name,
-                                 hint="put the run files in it (hidden files are skipped)")
-            out.extend(got)
-        elif _is_zip_name(p.name):
-            out.extend(_group_files(_zip_members(name, _zip_bytes(p, ctx), ctx), name, fmt))
-        else:
-            out.append(_RunSource(run_name(p.name), name, _file_kind(name, fmt),
-                                  [_File(name, _read_path(p, ctx.limits), ctx.limits)]))
-    if not out:
-        raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
-    for s in out:
-        for f in s.files:
-            f.total = ctx.total
-    return out
+    return runs
+
+
+def _source_runs(src, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+    """The runs of one source: an in-memory run, an upload ``(name, bytes)``, or a path."""
+    from .frames import is_frame, is_named_runs
+
+    if is_frame(src) or is_named_runs(src) or isinstance(src, dict):
+        return _memory_runs(src)
+    if isinstance(src, tuple):
+        return _upload_runs(src, fmt, ctx)
+    return _path_runs(src, fmt, ctx)
+
+
+def _memory_runs(src) -> list[_RunSource]:
+    """A DataFrame, a {run name: run} mapping or a pytrec_eval {qid: {docno: score}} dict."""
+    from .frames import is_frame, is_named_runs, is_nested_dict
+
+    if is_frame(src):
+        nm = str(src.attrs.get("name", "run"))
+        return [_RunSource(nm, f"run {nm!r}", "frame", [], src)]
+    if is_named_runs(src):
+        return [_RunSource(str(k), f"run {str(k)!r}", "frame", [], v) for k, v in src.items()]
+    if not src or not is_nested_dict(src):
+        raise InputError("a dict of runs must be {qid: {docno: score}} (pytrec_eval) or "
+                         "{run name: DataFrame or such a dict}", hint="check the layout of the dict")
+    return [_RunSource("run", "run 'run'", "frame", [], src)]
+
+
+def _upload_runs(src: tuple, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+    """An upload ``(filename, bytes)``: a zip of runs, or one run file."""
+    name, data = _check_tuple(src)
+    if _is_zip_name(name):
+        return _group_files(_zip_members(name, data, ctx), name, fmt)
+    return [_RunSource(run_name(name), name, _file_kind(name, fmt), [_File(name, lambda d=data: d, ctx.limits)])]
+
+
+def _path_runs(src, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+    """A path: a directory of runs, a zip of runs, or one run file."""
+    p = _path_of(src)
+    name = str(src)
+    if p.is_dir():
+        return _dir_runs(p, name, fmt, ctx)
+    if _is_zip_name(p.name):
+        return _group_files(_zip_members(name, _zip_bytes(p, ctx), ctx), name, fmt)
+    return [_RunSource(run_name(p.name), name, _file_kind(name, fmt),
+                       [_File(name, _read_path(p, ctx.limits), ctx.limits)])]
+
+
+def _dir_runs(p: Path, name: str, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+    """A directory: its files (one run each, or ``.res`` files grouped), and each sub-directory of
+    NTCIR ``.res`` files as one run."""
+    entries = sorted((c for c in p.iterdir() if not c.name.startswith(".")), key=lambda c: c.name)
+    files = _dir_files(p, ctx)
+    got = _group_files(files, name.rstrip("/\\"), fmt) if files else []
+    for d in entries:  # sub-directories holding NTCIR .res files: one run each
+        if d.is_dir():
+            sub = [_File(str(c), _read_path(c, ctx.limits), ctx.limits)
+                   for c in sorted(d.iterdir(), key=lambda c: c.name)
+                   if c.is_file() and not c.name.startswith(".") and _ext(c.name) == "res"]
+            if sub:
+                got.append(_RunSource(d.name, str(d), "res", sub))
+    if not got:
+        raise InputError("the directory holds no run files", file=name,
+                         hint="put the run files in it (hidden files are skipped)")
+    return got

@@ -385,8 +385,29 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     >>> r.pairs[["run_x", "run_y", "mean_diff", "p_sign"]].round(4).values.tolist()
     [['0', '1', 0.5, 0.125], ['0', '2', 0.0, 1.0], ['1', '2', -0.5, 0.125]]
     """
-    from scipy.special import bdtr, stdtr, stdtrit
+    metrics, mats, n_runs, n_topics, ids, confidence, tests, B = _check_arguments(scores, run_ids, confidence,
+                                                                                tests, B)
+    rs = _resampling(tests, n_topics, B, seed, samples, signs)
+    a2 = (1 - confidence) / 2
+    pi, pj = pair_index(n_runs)
+    per_row = 8 * (12 * n_topics + 4 * rs.Bb + 2 * rs.K)
+    chunks = pair_chunks(pi.size, per_row, n_jobs=len(metrics))
+    prog = Progress(progress, len(metrics) * len(chunks))
+    prog.report(0.0)
+    frames, v_es = [], {}
+    for m in metrics:
+        v_es[m] = residual_variance(mats[m])
+        cols = _metric_columns(mats[m], v_es[m], pi, pj, chunks, tests, rs, a2, prog)
+        frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols})
+        frame["n_topics"] = frame["n_topics"].astype(np.int64)
+        frames.append(frame)
+    return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
+                       B=B, seed=seed, tests=tests, samples=rs.samples, n_flips=int(rs.K),
+                       exact_randomisation=bool(rs.exact_signs), v_e_runs=int(n_runs))
 
+
+def _check_arguments(scores, run_ids, confidence, tests, B):
+    """The validated arguments of :func:`pair_statistics` (scores, run ids, confidence, tests, B)."""
     metrics, mats, n_runs, n_topics = _check(scores)
     ids = check_run_ids(run_ids, n_runs)
     (confidence,) = check_alpha(confidence, "confidence")
@@ -397,153 +418,211 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     B = check_positive_int(B, "B")
     if B > MAX_B:
         raise ValueError(f"B must be <= {MAX_B} (samples of B x n_topics are drawn); got {B}")
+    return metrics, mats, n_runs, n_topics, ids, confidence, tests, B
+
+
+@dataclass
+class _Resampling:
+    """The resamples shared by every pair: bootstrap topic counts ``Ct`` (n_topics, Bb) of ``samples``
+    (Bb, c), and the randomisation test's sign flips ``St`` (n_topics, K); Bb = 0 / K = 0 when the
+    test is not asked for."""
+
+    samples: np.ndarray | None = None
+    Ct: np.ndarray | None = None
+    Bb: int = 0
+    c: int = 0
+    St: np.ndarray | None = None
+    K: int = 0
+    exact_signs: bool = False
+
+    @property
+    def do_boot(self) -> bool:
+        return self.Ct is not None
+
+    @property
+    def do_rand(self) -> bool:
+        return self.St is not None
+
+
+def _resampling(tests, n_topics: int, B: int, seed, samples, signs) -> _Resampling:
+    rs = _Resampling()
     rng = np.random.default_rng(seed)
-    do_boot = "bootstrap" in tests
-    do_rand = "randomisation" in tests
-    exact_signs = False
-    Bb = K = 0
-    if do_boot:
-        samples = resolve_samples(samples, n_topics, B=B, seed=seed)
-        Ct = topic_counts(samples, n_topics).T
-        Bb, c = samples.shape
-    else:
-        samples = None
-    if do_rand:
+    if "bootstrap" in tests:
+        rs.samples = resolve_samples(samples, n_topics, B=B, seed=seed)
+        rs.Ct = topic_counts(rs.samples, n_topics).T
+        rs.Bb, rs.c = rs.samples.shape
+    if "randomisation" in tests:
         if signs is None:
-            S, exact_signs = _signs(n_topics, B, rng)
+            S, rs.exact_signs = _signs(n_topics, B, rng)
         else:
             S = np.asarray(signs, dtype=np.float64)
             if S.ndim != 2 or S.shape[1] != n_topics or not np.all(np.abs(S) == 1):
                 raise ValueError(f"signs must be a (K, {n_topics}) array of +1/-1")
-            exact_signs = True
-        St = S.T.copy()
-        K = S.shape[0]
-    a2 = (1 - confidence) / 2
-    pi, pj = pair_index(n_runs)
+            rs.exact_signs = True
+        rs.St = S.T.copy()
+        rs.K = S.shape[0]
+    return rs
+
+
+def _metric_columns(M, v_e, pi, pj, chunks, tests, rs: _Resampling, a2: float, prog) -> dict:
+    """Every column of one metric's pairs, computed chunk by chunk of pairs."""
     P = pi.size
-    per_row = 8 * (12 * n_topics + (4 * Bb if do_boot else 0) + (2 * K if do_rand else 0))
-    chunks = pair_chunks(P, per_row, n_jobs=len(metrics))
-    prog = Progress(progress, len(metrics) * len(chunks))
-    prog.report(0.0)
-    frames, v_es = [], {}
-    for m in metrics:
-        M = mats[m]
-        v_e = residual_variance(M)
-        v_es[m] = v_e
-        cols = {k: np.full(P, np.nan) for k in _PAIR_COLUMNS[3:]}
-        any_nan = bool(np.isnan(M).any())
-        for sl in chunks:
-            z = M[pi[sl]] - M[pj[sl]]
-            valid = ~np.isnan(z)
-            z0 = np.where(valid, z, 0.0)
-            nv = valid.sum(axis=1)
-            nvf = nv.astype(np.float64)
-            ok = nv >= 2
-            safe_n = np.maximum(nvf, 1.0)
-            mean = np.where(nv > 0, z0.sum(axis=1) / safe_n, np.nan)
-            dev = np.where(valid, z0 - np.where(nv > 0, mean, 0.0)[:, None], 0.0)
-            var = (dev * dev).sum(axis=1) / np.maximum(nvf - 1, 1.0)
-            sd = np.sqrt(var)
-            const = sd <= _RTOL_CONST * np.abs(z0).max(axis=1)
-            se = sd / np.sqrt(safe_n)
-            sign = np.sign(np.nan_to_num(mean))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(const, _inf_or_zero(sign), mean / se)
-                dz = np.where(const, _inf_or_zero(sign), mean / sd)
-            df_ = np.maximum(nvf - 1, 1.0)
-            half = np.where(const, 0.0, stdtrit(df_, 1 - a2) * se)
-            p_t = np.where(const, np.where(sign == 0, 1.0, 0.0), 2 * stdtr(df_, -np.abs(np.nan_to_num(t))))
-            if v_e > 0:
-                es = mean / np.sqrt(v_e)
-            else:
-                es = _inf_or_zero(sign)
-            es = np.where(np.isnan(v_e) | (nv == 0), np.nan, es)
-            cols["n_topics"][sl] = nvf
-            cols["mean_diff"][sl] = mean
-            cols["ci_low"][sl] = np.where(ok, mean - half, np.nan)
-            cols["ci_high"][sl] = np.where(ok, mean + half, np.nan)
-            cols["effect_size"][sl] = np.where(ok, es, np.nan)
-            cols["d_z"][sl] = np.where(ok, dz, np.nan)
-            cols["t"][sl] = np.where(ok, t, np.nan)
-            if "t" in tests:
-                cols["p_t"][sl] = np.where(ok, p_t, 1.0)
-            if "wilcoxon" in tests:
-                cols["p_wilcoxon"][sl] = _wilcoxon(z0, valid)
-            if "sign" in tests:
-                pos = (z0 > 0).sum(axis=1)
-                neg = (z0 < 0).sum(axis=1)
-                k = pos + neg
-                p = np.minimum(1.0, 2 * bdtr(np.minimum(pos, neg), np.maximum(k, 1), 0.5))
-                cols["p_sign"][sl] = np.where(k == 0, 1.0, p)
-            if do_rand:
-                obs = np.where(nv > 0, mean, 0.0)
-                Tst = fmat_imat(z0, St)        # exact sums: the same bits on every CPU (evalcore._exact)
-                Tst /= safe_n[:, None]
-                tol = TIE_RTOL * np.abs(obs)[:, None]
-                # (in place and counted, not summed: the same comparisons, ~2x less memory traffic)
-                less = np.count_nonzero(Tst <= obs[:, None] + tol, axis=1)
-                greater = np.count_nonzero(Tst >= obs[:, None] - tol, axis=1)
-                adj = 0 if exact_signs else 1
-                p = np.minimum(1.0, 2 * np.minimum(less + adj, greater + adj) / (K + adj))
-                cols["p_randomisation"][sl] = np.where(ok, p, 1.0)
-                q = np.minimum(cols["p_randomisation"][sl] / 2, 0.5)     # p = 2 q, q one-sided
-                cols["mc_se_p_randomisation"][sl] = 0.0 if exact_signs else 2 * _binomial_se(q, K)
-            if do_boot:
-                w0 = np.where(const[:, None], 0.0, dev)
-                S1 = fmat_imat(w0, Ct)
-                w0 *= w0
-                S2 = fmat_imat(w0, Ct)
-                del w0
-                if any_nan:  # topics per sample differ by pair: S0 = the valid topics drawn
-                    S0 = valid.astype(np.float64) @ Ct
-                    S0s = np.maximum(S0, 1.0)
-                    den = np.maximum(S0 - 1, 1.0)
-                else:        # every sample has c topics: the same operations with scalars, in place
-                    S0 = None
-                    S0s = float(max(c, 1))
-                    den = float(max(c - 1, 1))
-                mean_s = S1 / S0s
-                var_s = S1 * mean_s
-                np.subtract(S2, var_s, out=var_s)
-                var_s /= den                                      # (S2 - S1 mean*) / (S0 - 1)
-                ts = np.abs(mean_s)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    np.divide(var_s, S0s, out=S2)
-                    np.sqrt(S2, out=S2)
-                    ts /= S2                                      # |mean*| / sqrt(var* / S0)
-                del S2
-                flat = ~(var_s > 0)
-                ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
-                del flat, var_s
-                if any_nan:
-                    ts[S0 < 2] = 0.0
-                elif c < 2:
-                    ts[:] = 0.0
-                at = np.abs(np.nan_to_num(t, nan=0.0))
-                asl = np.count_nonzero(ts >= (at * (1 - TIE_RTOL))[:, None], axis=1) / ts.shape[1]
-                del ts
-                asl[np.all(z0 == 0, axis=1)] = 1.0
-                cols["p_bootstrap"][sl] = np.where(ok, asl, 1.0)
-                cols["mc_se_p_bootstrap"][sl] = _binomial_se(cols["p_bootstrap"][sl], Bb)
-                if any_nan:
-                    bm = np.where(S0 > 0, mean_s, np.nan) + np.where(nv > 0, mean, 0.0)[:, None]
-                else:        # S0 = c > 0 and nv = n_topics > 0 on every row
-                    bm = mean_s
-                    bm += mean[:, None]
-                bm[const] = mean[const, None]
-                if np.isnan(bm).any():
-                    lo = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), a2, axis=1)
-                    hi = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), 1 - a2, axis=1)
-                else:
-                    lo, hi = np.quantile(bm, [a2, 1 - a2], axis=1)
-                cols["boot_ci_low"][sl] = np.where(ok, lo, np.nan)
-                cols["boot_ci_high"][sl] = np.where(ok, hi, np.nan)
-                for q, name in ((a2, "low"), (1 - a2, "high")):
-                    cols[f"mc_se_boot_ci_{name}"][sl] = np.where(ok, _quantile_se(bm, q), np.nan)
-            prog.step()
-        frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols})
-        frame["n_topics"] = frame["n_topics"].astype(np.int64)
-        frames.append(frame)
-    return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
-                       B=B, seed=seed, tests=tests, samples=samples, n_flips=int(K),
-                       exact_randomisation=bool(exact_signs), v_e_runs=int(n_runs))
+    cols = {k: np.full(P, np.nan) for k in _PAIR_COLUMNS[3:]}
+    any_nan = bool(np.isnan(M).any())
+    for sl in chunks:
+        d = _Diffs(M[pi[sl]] - M[pj[sl]])
+        t = _t_columns(d, v_e, a2, cols, sl, "t" in tests)
+        if "wilcoxon" in tests:
+            cols["p_wilcoxon"][sl] = _wilcoxon(d.z0, d.valid)
+        if "sign" in tests:
+            cols["p_sign"][sl] = _p_sign(d.z0)
+        if rs.do_rand:
+            cols["p_randomisation"][sl], cols["mc_se_p_randomisation"][sl] = _p_randomisation(d, rs)
+        if rs.do_boot:
+            _bootstrap_columns(d, t, rs, any_nan, a2, cols, sl)
+        prog.step()
+    return cols
+
+
+class _Diffs:
+    """Per-topic differences z (pairs, n_topics) of a chunk of pairs and their NaN-aware moments."""
+
+    def __init__(self, z: np.ndarray):
+        self.valid = valid = ~np.isnan(z)
+        self.z0 = z0 = np.where(valid, z, 0.0)
+        self.nv = nv = valid.sum(axis=1)
+        self.nvf = nvf = nv.astype(np.float64)
+        self.ok = nv >= 2
+        self.safe_n = safe_n = np.maximum(nvf, 1.0)
+        self.mean = mean = np.where(nv > 0, z0.sum(axis=1) / safe_n, np.nan)
+        self.dev = dev = np.where(valid, z0 - np.where(nv > 0, mean, 0.0)[:, None], 0.0)
+        var = (dev * dev).sum(axis=1) / np.maximum(nvf - 1, 1.0)
+        self.sd = sd = np.sqrt(var)
+        self.const = sd <= _RTOL_CONST * np.abs(z0).max(axis=1)
+        self.se = sd / np.sqrt(safe_n)
+        self.sign = np.sign(np.nan_to_num(mean))
+
+
+def _t_columns(d: _Diffs, v_e: float, a2: float, cols: dict, sl, p_value: bool) -> np.ndarray:
+    """Mean difference, t-based CI, effect sizes, t and (``p_value``) the paired t-test's p; returns t."""
+    from scipy.special import stdtr, stdtrit
+
+    const, sign, mean, ok = d.const, d.sign, d.mean, d.ok
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(const, _inf_or_zero(sign), mean / d.se)
+        dz = np.where(const, _inf_or_zero(sign), mean / d.sd)
+    df_ = np.maximum(d.nvf - 1, 1.0)
+    half = np.where(const, 0.0, stdtrit(df_, 1 - a2) * d.se)
+    p_t = np.where(const, np.where(sign == 0, 1.0, 0.0), 2 * stdtr(df_, -np.abs(np.nan_to_num(t))))
+    if v_e > 0:
+        es = mean / np.sqrt(v_e)
+    else:
+        es = _inf_or_zero(sign)
+    es = np.where(np.isnan(v_e) | (d.nv == 0), np.nan, es)
+    cols["n_topics"][sl] = d.nvf
+    cols["mean_diff"][sl] = mean
+    cols["ci_low"][sl] = np.where(ok, mean - half, np.nan)
+    cols["ci_high"][sl] = np.where(ok, mean + half, np.nan)
+    cols["effect_size"][sl] = np.where(ok, es, np.nan)
+    cols["d_z"][sl] = np.where(ok, dz, np.nan)
+    cols["t"][sl] = np.where(ok, t, np.nan)
+    if p_value:
+        cols["p_t"][sl] = np.where(ok, p_t, 1.0)
+    return t
+
+
+def _p_sign(z0: np.ndarray) -> np.ndarray:
+    """Two-sided sign test: 2 P(Bin(k, 1/2) <= min(#z > 0, #z < 0)), k the non-zero differences."""
+    from scipy.special import bdtr
+
+    pos = (z0 > 0).sum(axis=1)
+    neg = (z0 < 0).sum(axis=1)
+    k = pos + neg
+    p = np.minimum(1.0, 2 * bdtr(np.minimum(pos, neg), np.maximum(k, 1), 0.5))
+    return np.where(k == 0, 1.0, p)
+
+
+def _p_randomisation(d: _Diffs, rs: _Resampling) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided paired randomisation (sign-flip) test's p and its Monte Carlo standard error."""
+    K, exact_signs = rs.K, rs.exact_signs
+    obs = np.where(d.nv > 0, d.mean, 0.0)
+    Tst = fmat_imat(d.z0, rs.St)   # exact sums: the same bits on every CPU (evalcore._exact)
+    Tst /= d.safe_n[:, None]
+    tol = TIE_RTOL * np.abs(obs)[:, None]
+    # (in place and counted, not summed: the same comparisons, ~2x less memory traffic)
+    less = np.count_nonzero(Tst <= obs[:, None] + tol, axis=1)
+    greater = np.count_nonzero(Tst >= obs[:, None] - tol, axis=1)
+    adj = 0 if exact_signs else 1
+    p = np.minimum(1.0, 2 * np.minimum(less + adj, greater + adj) / (K + adj))
+    p = np.where(d.ok, p, 1.0)
+    q = np.minimum(p / 2, 0.5)     # p = 2 q, q one-sided
+    return p, (0.0 if exact_signs else 2 * _binomial_se(q, K))
+
+
+def _bootstrap_columns(d: _Diffs, t: np.ndarray, rs: _Resampling, any_nan: bool, a2: float, cols: dict, sl) -> None:
+    """The bootstrap test's achieved significance level and the percentile CI, with their MC errors."""
+    mean_s, S0, ts = _bootstrap_t(d, rs, any_nan)
+    at = np.abs(np.nan_to_num(t, nan=0.0))
+    asl = np.count_nonzero(ts >= (at * (1 - TIE_RTOL))[:, None], axis=1) / ts.shape[1]
+    del ts
+    asl[np.all(d.z0 == 0, axis=1)] = 1.0
+    cols["p_bootstrap"][sl] = np.where(d.ok, asl, 1.0)
+    cols["mc_se_p_bootstrap"][sl] = _binomial_se(cols["p_bootstrap"][sl], rs.Bb)
+    _bootstrap_ci(d, mean_s, S0, any_nan, a2, cols, sl)
+
+
+def _bootstrap_t(d: _Diffs, rs: _Resampling, any_nan: bool):
+    """Per bootstrap sample of topics: the mean of the centred differences, the valid topics drawn
+    (None when no score is missing) and the studentised |t*| whose share >= |t| is the ASL (003 Fig. 6)."""
+    Ct, c = rs.Ct, rs.c
+    w0 = np.where(d.const[:, None], 0.0, d.dev)
+    S1 = fmat_imat(w0, Ct)
+    w0 *= w0
+    S2 = fmat_imat(w0, Ct)
+    del w0
+    if any_nan:  # topics per sample differ by pair: S0 = the valid topics drawn
+        S0 = d.valid.astype(np.float64) @ Ct
+        S0s = np.maximum(S0, 1.0)
+        den = np.maximum(S0 - 1, 1.0)
+    else:        # every sample has c topics: the same operations with scalars, in place
+        S0 = None
+        S0s = float(max(c, 1))
+        den = float(max(c - 1, 1))
+    mean_s = S1 / S0s
+    var_s = S1 * mean_s
+    np.subtract(S2, var_s, out=var_s)
+    var_s /= den                                      # (S2 - S1 mean*) / (S0 - 1)
+    ts = np.abs(mean_s)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(var_s, S0s, out=S2)
+        np.sqrt(S2, out=S2)
+        ts /= S2                                      # |mean*| / sqrt(var* / S0)
+    del S2
+    flat = ~(var_s > 0)
+    ts[flat] = np.where(S1[flat] == 0, 0.0, np.inf)
+    del flat, var_s
+    if any_nan:
+        ts[S0 < 2] = 0.0
+    elif c < 2:
+        ts[:] = 0.0
+    return mean_s, S0, ts
+
+
+def _bootstrap_ci(d: _Diffs, mean_s, S0, any_nan: bool, a2: float, cols: dict, sl) -> None:
+    """Percentile bootstrap CI of the mean difference (the sample means, shifted back) and its MC error."""
+    mean, nv, ok = d.mean, d.nv, d.ok
+    if any_nan:
+        bm = np.where(S0 > 0, mean_s, np.nan) + np.where(nv > 0, mean, 0.0)[:, None]
+    else:        # S0 = c > 0 and nv = n_topics > 0 on every row
+        bm = mean_s
+        bm += mean[:, None]
+    bm[d.const] = mean[d.const, None]
+    if np.isnan(bm).any():
+        lo = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), a2, axis=1)
+        hi = np.nanquantile(np.where(np.isnan(bm).all(axis=1)[:, None], 0.0, bm), 1 - a2, axis=1)
+    else:
+        lo, hi = np.quantile(bm, [a2, 1 - a2], axis=1)
+    cols["boot_ci_low"][sl] = np.where(ok, lo, np.nan)
+    cols["boot_ci_high"][sl] = np.where(ok, hi, np.nan)
+    for q, name in ((a2, "low"), (1 - a2, "high")):
+        cols[f"mc_se_boot_ci_{name}"][sl] = np.where(ok, _quantile_se(bm, q), np.nan)
