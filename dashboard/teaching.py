@@ -142,44 +142,71 @@ def worked_steps(metric: str, table: pd.DataFrame, *, r1: int, rp: int, R: int, 
     rel = table[table["count(r)"].diff().fillna(table["count(r)"]) > 0]          # relevant ranks
     if metric in ("O-measure", "P-measure", "RR", "NWRR") and (r1 == 0 if metric != "P-measure" else rp == 0):
         return [rf"\text{{no relevant document retrieved: }} {metric.replace('-', '')} = 0"], 0.0
-    if metric == "RR":
-        return [rf"RR = \frac{{1}}{{r_1}} = \frac{{1}}{{{r1}}} = {1 / r1:.4f}"], 1 / r1
-    if metric in ("O-measure", "P-measure"):
+    if metric not in _STEPS:
+        raise ValueError(f"no worked formula for {metric!r}; one of {', '.join(WORKED)}")
+    return _STEPS[metric](table, rel, r1=r1, rp=rp, R=R, beta=beta, penalties=penalties, top_level=top_level)
+
+
+def _brs(rows: pd.DataFrame, beta: float) -> list[float]:
+    """BR(r) of each row: (beta cg(r) + count(r)) / (beta cg_I(r) + r)."""
+    return [(beta * x["cg(r)"] + x["count(r)"]) / (beta * x["cg_I(r)"] + x["rank"]) for _, x in rows.iterrows()]
+
+
+def _rr_steps(table, rel, *, r1, **_):
+    return [rf"RR = \frac{{1}}{{r_1}} = \frac{{1}}{{{r1}}} = {1 / r1:.4f}"], 1 / r1
+
+
+def _br_at_steps(metric: str):
+    """O-measure = BR(r_1), P-measure = BR(r_p) (Sakai 2007)."""
+    def steps(table, rel, *, r1, rp, beta, **_):
         at = r1 if metric == "O-measure" else rp
         name = "O = BR(r_1)" if metric == "O-measure" else "P = BR(r_p)"
         row = table[table["rank"] == at].iloc[0]
         v = (beta * row["cg(r)"] + row["count(r)"]) / (beta * row["cg_I(r)"] + at)
         return [rf"{name} = BR({at})", _br(row, beta)], float(v)
-    if metric == "P+-measure":
-        if rp == 0:
-            return [r"\text{no relevant document retrieved: } P^{+} = 0"], 0.0
-        upto = rel[rel["rank"] <= rp]
-        brs = [(beta * x["cg(r)"] + x["count(r)"]) / (beta * x["cg_I(r)"] + x["rank"]) for _, x in upto.iterrows()]
-        k = int(upto["count(r)"].iloc[-1])
-        lines = [_br(x, beta) for _, x in upto.iterrows()]
-        terms = " + ".join(f"{b:.4f}" for b in brs)
-        v = sum(brs) / k
-        lines.append(rf"P^{{+}} = \frac{{1}}{{count(r_p)}}\sum_{{r \le r_p}} isrel(r)\,BR(r) = \frac{{1}}{{{k}}}"
-                     rf"({terms}) = {v:.4f}")
-        return lines, float(v)
-    if metric == "Q-measure":
-        brs = [(beta * x["cg(r)"] + x["count(r)"]) / (beta * x["cg_I(r)"] + x["rank"]) for _, x in rel.iterrows()]
-        lines = [_br(x, beta) for _, x in rel.iterrows()]
-        v = sum(brs) / R if R else 0.0
-        lines.append(rf"Q = \frac{{1}}{{R}}\sum_r isrel(r)\,BR(r) = \frac{{1}}{{{R}}}"
-                     rf"({' + '.join(f'{b:.4f}' for b in brs) or '0'}) = {v:.4f}")
-        return lines, float(v)
-    if metric == "AP":
-        parts = [(int(x["count(r)"]), int(x["rank"])) for _, x in rel.iterrows()]
-        v = sum(c / r for c, r in parts) / R if R else 0.0
-        frac = " + ".join(rf"\frac{{{c}}}{{{r}}}" for c, r in parts) or "0"
-        return [rf"AP = \frac{{1}}{{R}}\sum_r isrel(r)\,\frac{{count(r)}}{{r}} = \frac{{1}}{{{R}}}({frac})"
-                rf" = {v:.4f}"], float(v)
-    if metric == "NWRR":
-        row = table[table["rank"] == r1].iloc[0]
-        pi_l = float(row["pi(L)"])
-        pi_m = float(penalties[(top_level or len(penalties)) - 1])
-        v = (1 - 1 / pi_m) / (r1 - 1 / pi_l)
-        return [rf"NWRR = \frac{{1 - 1/\pi(M)}}{{r_1 - 1/\pi(L_{{r_1}})}} = \frac{{1 - 1/{_n(pi_m)}}}"
-                rf"{{{r1} - 1/{_n(pi_l)}}} = \frac{{{1 - 1 / pi_m:.4f}}}{{{r1 - 1 / pi_l:.4f}}} = {v:.4f}"], float(v)
-    raise ValueError(f"no worked formula for {metric!r}; one of {', '.join(WORKED)}")
+    return steps
+
+
+def _p_plus_steps(table, rel, *, rp, beta, **_):
+    if rp == 0:
+        return [r"\text{no relevant document retrieved: } P^{+} = 0"], 0.0
+    upto = rel[rel["rank"] <= rp]
+    brs = _brs(upto, beta)
+    k = int(upto["count(r)"].iloc[-1])
+    lines = [_br(x, beta) for _, x in upto.iterrows()]
+    terms = " + ".join(f"{b:.4f}" for b in brs)
+    v = sum(brs) / k
+    lines.append(rf"P^{{+}} = \frac{{1}}{{count(r_p)}}\sum_{{r \le r_p}} isrel(r)\,BR(r) = \frac{{1}}{{{k}}}"
+                 rf"({terms}) = {v:.4f}")
+    return lines, float(v)
+
+
+def _q_steps(table, rel, *, R, beta, **_):
+    brs = _brs(rel, beta)
+    lines = [_br(x, beta) for _, x in rel.iterrows()]
+    v = sum(brs) / R if R else 0.0
+    lines.append(rf"Q = \frac{{1}}{{R}}\sum_r isrel(r)\,BR(r) = \frac{{1}}{{{R}}}"
+                 rf"({' + '.join(f'{b:.4f}' for b in brs) or '0'}) = {v:.4f}")
+    return lines, float(v)
+
+
+def _ap_steps(table, rel, *, R, **_):
+    parts = [(int(x["count(r)"]), int(x["rank"])) for _, x in rel.iterrows()]
+    v = sum(c / r for c, r in parts) / R if R else 0.0
+    frac = " + ".join(rf"\frac{{{c}}}{{{r}}}" for c, r in parts) or "0"
+    return [rf"AP = \frac{{1}}{{R}}\sum_r isrel(r)\,\frac{{count(r)}}{{r}} = \frac{{1}}{{{R}}}({frac})"
+            rf" = {v:.4f}"], float(v)
+
+
+def _nwrr_steps(table, rel, *, r1, penalties, top_level, **_):
+    row = table[table["rank"] == r1].iloc[0]
+    pi_l = float(row["pi(L)"])
+    pi_m = float(penalties[(top_level or len(penalties)) - 1])
+    v = (1 - 1 / pi_m) / (r1 - 1 / pi_l)
+    return [rf"NWRR = \frac{{1 - 1/\pi(M)}}{{r_1 - 1/\pi(L_{{r_1}})}} = \frac{{1 - 1/{_n(pi_m)}}}"
+            rf"{{{r1} - 1/{_n(pi_l)}}} = \frac{{{1 - 1 / pi_m:.4f}}}{{{r1 - 1 / pi_l:.4f}}} = {v:.4f}"], float(v)
+
+
+#: metric -> its worked steps (one function per formula)
+_STEPS = {"RR": _rr_steps, "O-measure": _br_at_steps("O-measure"), "P-measure": _br_at_steps("P-measure"),
+          "P+-measure": _p_plus_steps, "Q-measure": _q_steps, "AP": _ap_steps, "NWRR": _nwrr_steps}
