@@ -24,6 +24,7 @@ import streamlit as st
 import evalcore
 from evalcore import meta as _meta
 from evalcore import registry
+from evalcore._cache import BytesLRU
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
@@ -341,8 +342,11 @@ def gain_sweep(c: Collection, key: str, s: Settings, level: int) -> pd.DataFrame
 
 
 # -- meta-evaluation: live, shared across sessions, never drawing ----------
-class _Store:
-    """A bounded, thread-safe LRU of finished results shared by every session.
+class _Store(BytesLRU):
+    """A bounded, thread-safe LRU of finished results shared by every session: evalcore's one
+    byte-bounded cache (:class:`evalcore._cache.BytesLRU`, its ``lookup`` / ``put`` side), bounded by
+    ``max_entries`` and, for results, by ``max_bytes`` (a 100-run pair table is several MB); the
+    newest entry is always kept.
 
     Why not ``st.cache_data`` with a progress callback: a cached function that
     draws into a bar created outside it raises ``CacheReplayClosureError`` on
@@ -353,58 +357,10 @@ class _Store:
     """
 
     def __init__(self, max_entries: int, max_bytes: int | None = None):
-        import threading
-        from collections import OrderedDict
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes
-        self._d: OrderedDict = OrderedDict()
-        self._sizes: dict = {}
-        self._lock = threading.Lock()
+        super().__init__(max_bytes, max_entries=max_entries)
 
-    def get(self, key):
-        with self._lock:
-            if key in self._d:
-                self._d.move_to_end(key)
-                return self._d[key]
-        return None
-
-    def put(self, key, value) -> None:
-        size = _nbytes(value) if self.max_bytes is not None else 0
-        with self._lock:
-            self._d[key] = value
-            self._sizes[key] = size
-            self._d.move_to_end(key)
-            # bounded by entries and, for results, by bytes (a 100-run pair table is several MB)
-            while len(self._d) > 1 and (len(self._d) > self.max_entries
-                                        or (self.max_bytes is not None and self.nbytes > self.max_bytes)):
-                old, _ = self._d.popitem(last=False)
-                self._sizes.pop(old, None)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(self._sizes.values())
-
-    def __len__(self) -> int:
-        return len(self._d)
-
-
-def _nbytes(v, depth: int = 0) -> int:
-    """Approximate memory held by a result (frames, arrays, and the objects holding them)."""
-    if depth > 4:
-        return 0
-    if isinstance(v, pd.DataFrame):
-        # 8 bytes a cell (numbers; an arrow string cell is about as much): DataFrame.memory_usage builds a
-        # Series per call and took a sixth of a live page's CPU when every metric's part was measured
-        return 8 * v.shape[0] * v.shape[1] + 128
-    if isinstance(v, (np.ndarray, pd.Series)):
-        return int(v.nbytes)
-    if isinstance(v, dict):
-        return sum(_nbytes(x, depth + 1) for x in v.values())
-    if isinstance(v, (list, tuple)):
-        return sum(_nbytes(x, depth + 1) for x in v)
-    if hasattr(v, "__dict__"):
-        return sum(_nbytes(x, depth + 1) for x in vars(v).values())
-    return 0
+    def get(self, key):  # type: ignore[override]  # the app looks results up by key alone
+        return self.lookup(key)
 
 
 #: Bytes the shared result store may hold (memory bounded by bytes, not entries:

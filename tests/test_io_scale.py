@@ -392,6 +392,29 @@ def test_bytes_lru_keeps_within_budget_and_drops_dead_owners():
     assert len(cache) == 0 and cache.nbytes == 0
 
 
+def test_bytes_lru_by_key_keeps_the_newest_and_bounds_bytes_and_entries():
+    """The dashboard's side of the one cache (lookup / put): a DataFrame counts 8 bytes a cell + 128,
+    an array its nbytes, a dict the sum of its values; the least recently used entry goes first, the
+    newest is kept even when it alone is over the budget; max_entries bounds the count."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"x": np.zeros(100), "y": np.ones(100)})              # 8 * 200 + 128 = 1728
+    assert _cache.nbytes({"f": frame, "a": np.zeros(10), "s": "text"}) == 1728 + 80
+    cache = _cache.BytesLRU(max_bytes=4000)
+    for k in range(3):
+        cache.put(k, {"f": frame})
+    assert len(cache) == 2 and cache.nbytes == 2 * 1728 and cache.lookup(0) is None
+    assert cache.lookup(1) is not None                  # now the most recently used: 2 goes next
+    cache.put(3, np.zeros(1000))                        # 8000 bytes, over the whole budget: kept alone
+    assert len(cache) == 1 and cache.lookup(3) is not None and cache.nbytes == 8000
+    cache.put(3, np.zeros(10))                          # replacing an entry replaces its size
+    assert cache.nbytes == 80
+    counted = _cache.BytesLRU(max_bytes=None, max_entries=2)
+    for k in range(5):
+        counted.put(k, np.zeros(10**6))
+    assert [k for k in range(5) if counted.lookup(k) is not None] == [3, 4] and counted.nbytes == 0
+
+
 def test_metric_cache_bounded_and_values_follow_the_equations(monkeypatch):
     """Many gain settings under a small budget: the cache stays within it, and Q-measure still equals
     the plain per-list reference (tests/reference.py) for every setting."""
