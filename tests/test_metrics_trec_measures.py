@@ -16,10 +16,8 @@ Each is one entry of the registry (evalcore.registry.METRICS) and one kernel (ev
 from __future__ import annotations
 
 import gzip
-import json
 import subprocess
 import sys
-from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
