@@ -21,7 +21,8 @@ closed form of the per-level counts.
 
 Edge policy, for every kernel:
 
-* a topic missing from a run (empty list) scores 0;
+* a topic missing from a run (empty list) scores 0 (but NumRel, which
+  counts the topic's judgments, not the list, as trec_eval ``-c`` does);
 * the one-document metrics (RR, O, WRR, NWRR, P, P+) are 0 when the list,
   within the cutoff, holds no relevant document;
 * a metric with a cutoff ``l`` divides by ``min(R, l)`` where it divides
@@ -780,7 +781,8 @@ def num_ret(c: Collection) -> np.ndarray:
 def num_rel(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
     """NumRel: the topic's relevant documents, level >= ``rel_threshold``
     (trec_eval ``num_rel`` under ``-l``, ir_measures ``NumRel(rel=L)``), a
-    count; the same for every run."""
+    count; the same for every run, also one that did not retrieve the topic
+    (as trec_eval ``-c`` fills it)."""
     t = _check_threshold(c, rel_threshold)
     return np.broadcast_to(_binary_R(c, t).astype(np.float64), (c.n_runs, c.n_topics)).copy()
 

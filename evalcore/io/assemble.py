@@ -234,13 +234,14 @@ def _aside(p: _Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int 
     n_side = len(J.topic_index) - n_eval
     side = np.where(tmap >= n_eval, tmap - n_eval, -1).astype(np.int32)
     starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
-    pos = np.arange(p.row_topic.size, dtype=np.int32) - starts[p.row_topic]
-    te = side[p.row_topic] if side.size else np.zeros(0, np.int32)
-    keep = te >= 0
+    rows = np.flatnonzero((side >= 0)[p.row_topic]) if side.size else np.zeros(0, np.int64)  # few rows
+    topic_of = p.row_topic[rows]
+    pos = (rows - starts[topic_of]).astype(np.int32)
+    te = side[topic_of]
     if depth is not None:
-        keep &= pos < depth
-    kept = np.flatnonzero(keep)
-    file_row, te, pos = p.perm[kept], te[kept], pos[kept]
+        keep = pos < depth
+        rows, te, pos = rows[keep], te[keep], pos[keep]
+    file_row = p.perm[rows]
     if p.levels is not None:
         level = p.levels[file_row]
     else:
