@@ -33,7 +33,10 @@ from . import state
 from .loader import load_in_worker
 from .state import Settings
 
-METRIC_KEYS = registry.METRIC_KEYS
+#: The metrics the app offers: every score of the registry, not the counts (NumRet, NumRel, NumRelRet:
+#: ``MetricSpec.count``), which its [0, 1] charts and meta-evaluation pages do not fit (the CLI and the
+#: Python API compute them).
+METRIC_KEYS = registry.SCORE_KEYS
 METRICS = registry.METRICS
 ONE_DOCUMENT_KEYS = registry.ONE_DOCUMENT_KEYS
 InputError = evalcore.InputError

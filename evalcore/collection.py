@@ -125,6 +125,13 @@ class Collection:
         ``topics="trec_eval"`` policy of :func:`evalcore.evaluate` averages over
         them too. Default (None): the loader's
         ``report.topics_without_relevant``; a collection built by hand has none.
+    no_relevant : Collection or None
+        The same runs' lists for ``topics_without_relevant`` (in that order):
+        levels all 0, their judged documents in ``level_counts[:, 0]`` and
+        the unjudged ones flagged in ``unjudged``. The loader fills it; it is
+        read only by the measures that are not 0 on such a topic (NumRet,
+        Judged@k) under trec_eval's topic policy. None: not known (a
+        collection built by hand), those measures score 0 there.
     """
 
     levels: np.ndarray
@@ -137,6 +144,7 @@ class Collection:
     name: str = ""
     report: LoadReport = field(default_factory=LoadReport)
     topics_without_relevant: tuple[str, ...] | None = None
+    no_relevant: "Collection | None" = None
 
     def __post_init__(self):
         if self.topics_without_relevant is None:
@@ -180,6 +188,10 @@ class Collection:
             if uj.shape != lv.shape:
                 raise ValueError(f"unjudged must have shape {lv.shape}; got {uj.shape}")
             object.__setattr__(self, "unjudged", uj)
+        side = self.no_relevant
+        if side is not None and (side.run_ids != self.run_ids or side.topic_ids != self.topics_without_relevant):
+            raise ValueError("no_relevant must hold the same runs and the topics_without_relevant, in order; got "
+                             f"runs {list(side.run_ids)[:3]}, topics {list(side.topic_ids)[:3]}")
         if self.level_names is not None and len(self.level_names) != self.max_level:
             raise ValueError(
                 f"level_names must name levels 1..{self.max_level}; got {list(self.level_names)}"
@@ -227,6 +239,8 @@ class Collection:
         h.update("\x1f".join(self.run_ids).encode())
         h.update("\x1e".join(self.topic_ids).encode())
         h.update(repr(self.level_names).encode())
+        if self.no_relevant is not None:
+            h.update(self.no_relevant.fingerprint.encode())
         return h.hexdigest()
 
     # -- derived views -----------------------------------------------------
@@ -274,6 +288,9 @@ class Collection:
         """The same runs with unjudged documents removed first (condensed
         lists, Sakai SIGIR 2007). Ranks close up; lengths shrink."""
         if self.unjudged is None or not self.unjudged.any():
+            side = self.no_relevant
+            if side is not None and side.condensed() is not side:
+                return replace(self, no_relevant=side.condensed())
             return self
         keep = ~self.unjudged
         in_list = np.arange(self.depth)[None, None, :] < self.lengths[:, :, None]
@@ -290,6 +307,7 @@ class Collection:
             lengths=new_len,
             unjudged=np.zeros_like(self.unjudged),
             name=(self.name + " (condensed)").strip(),
+            no_relevant=None if self.no_relevant is None else self.no_relevant.condensed(),
         )
 
     def truncated(self, depth: int) -> "Collection":
@@ -301,6 +319,7 @@ class Collection:
             levels=self.levels[:, :, :depth],
             lengths=np.minimum(self.lengths, depth),
             unjudged=None if self.unjudged is None else self.unjudged[:, :, :depth],
+            no_relevant=None if self.no_relevant is None else self.no_relevant.truncated(depth),
         )
 
     def subset(
@@ -319,6 +338,8 @@ class Collection:
             unjudged=None if self.unjudged is None else self.unjudged[np.ix_(r, t)],
             # a chosen topic subset is exactly those topics (no zero-scored extras under trec_eval's policy)
             topics_without_relevant=self.topics_without_relevant if topics is None else (),
+            no_relevant=(None if self.no_relevant is None or topics is not None
+                         else self.no_relevant.subset(runs=runs)),
         )
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic

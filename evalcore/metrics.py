@@ -21,12 +21,14 @@ closed form of the per-level counts.
 
 Edge policy, for every kernel:
 
-* a topic missing from a run (empty list) scores 0;
+* a topic missing from a run (empty list) scores 0 (but NumRel, which
+  counts the topic's judgments, not the list, as trec_eval ``-c`` does);
 * the one-document metrics (RR, O, WRR, NWRR, P, P+) are 0 when the list,
   within the cutoff, holds no relevant document;
 * a metric with a cutoff ``l`` divides by ``min(R, l)`` where it divides
   by ``R`` (NTCIREVAL);
-* binary metrics (AP, R-Prec, RR, P@k, Hit@k) count a document as relevant
+* binary metrics (AP, R-Prec, RR, P@k, Hit@k, R@k, bpref, NumRel,
+  NumRelRet) count a document as relevant
   when its level >= ``rel_threshold`` (1 = relaxed, 2 = rigid); a topic
   with no such document scores 0 on them. Graded metrics ignore
   ``rel_threshold``.
@@ -62,6 +64,12 @@ __all__ = [
     "hit",
     "rbp",
     "rbp_residual",
+    "recall",
+    "bpref",
+    "judged",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
     "preferred_rank",
     "first_rank",
     "blended_ratio",
@@ -658,3 +666,131 @@ def rbp_residual(c: Collection, *, cutoff: int, p: float = 0.8) -> np.ndarray:
         w = (1.0 - q) * q ** rank0.astype(np.float64)
         out += np.bincount(seg, weights=w, minlength=c.n_runs * c.n_topics).reshape(c.n_runs, c.n_topics)
     return out
+
+
+# --------------------------------------------------------------------------
+# the other measures researchers report with trec_eval and ir_measures
+# --------------------------------------------------------------------------
+def recall(c: Collection, *, cutoff: int, rel_threshold: int = 1) -> np.ndarray:
+    """R@l: the share of the topic's relevant documents found in the top l,
+    count(l)/R at the binary threshold (trec_eval ``recall_l``, ir_measures
+    ``R@l``). A topic with no document of level >= ``rel_threshold`` scores 0
+    (trec_eval's convention); a list shorter than l is read to its end.
+
+    >>> c = Collection.from_lists({"s": {"t": [1, 0, 2, 0]}}, {"t": [5, 2, 2]})
+    >>> float(recall(c, cutoff=3)[0, 0])   # 2 of R = 4 in the top 3
+    0.5
+    """
+    l = _check_cutoff(cutoff, required=True)
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    found = _per_list(c, h, np.ones(h.rank.shape), (h.level >= t) & (h.rank <= l))
+    return _divide(found, _binary_R(c, t).astype(np.float64))
+
+
+def _unjudged_above(c: Collection, h: Hits) -> np.ndarray:
+    """For every hit: the unjudged documents ranked above it in its own list (0 without an unjudged mask).
+
+    Sparse: the flat positions of the unjudged documents are sorted, so two binary searches per hit
+    count those between its list's start and its own rank - no cumulative sum over the dense tensor.
+    """
+    if c.unjudged is None or not h.rank.size:
+        return np.zeros(h.rank.shape, np.int64)
+    u = np.flatnonzero(c.unjudged)                     # seg * depth + rank - 1, sorted
+    at = h.seg * c.depth + (h.rank - 1)
+    return np.searchsorted(u, at) - np.searchsorted(u, h.seg * c.depth)
+
+
+def bpref(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
+    r"""bpref (Buckley & Voorhees 2004, as trec_eval computes it): how often
+    the judged relevant documents are ranked above judged non-relevant ones,
+    ignoring unjudged documents.
+
+    .. math:: bpref = \frac{1}{R}\sum_{r:\ rel(r)} \Bigl(1 - \frac{\min(n_r, R)}{\min(N, R)}\Bigr)
+
+    ``n_r`` is the number of judged non-relevant documents ranked above the
+    relevant document at rank r, ``N`` the topic's judged non-relevant
+    documents and R its relevant ones, all at ``rel_threshold`` L: a judged
+    document of level < L (level 0 or a lower relevant level) is non-relevant,
+    as under trec_eval's ``-l L``. Documents without a qrels entry
+    (``Collection.unjudged``) are skipped. Edge policy, trec_eval's: a
+    relevant document with no judged non-relevant one above it adds 1 (so a
+    topic without judged non-relevant documents scores count_ret/R, not 0/0);
+    a topic with R = 0 scores 0. A collection without an unjudged mask (built
+    by hand, :meth:`Collection.from_lists`) counts every retrieved level-0
+    document as judged; where the topic's counts hold fewer judged
+    non-relevant documents than the list shows, the larger number is N.
+    evalcore reads a negative qrels label as 0 (judged non-relevant), so it
+    counts here; trec_eval skips a label of -1 ("in the pool, unjudged").
+
+    Hand-computed: [N, R, U, R] with R = 2 and N = 3 judged non-relevant: the
+    first relevant document has 1 non-relevant above it (1 - 1/2), the second
+    also 1 (the unjudged one is skipped): (0.5 + 0.5) / 2 = 0.5.
+    >>> import numpy as np
+    >>> lv = np.array([[[0, 1, 0, 1]]], np.int8)
+    >>> uj = np.array([[[False, False, True, False]]])
+    >>> c = Collection(lv, np.array([[4]]), np.array([[3, 2]]), ("s",), ("t",), unjudged=uj)
+    >>> float(bpref(c)[0, 0])
+    0.5
+    """
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    R = _binary_R(c, t)
+    N = c.level_counts[:, :t].sum(axis=1) if t <= c.max_level else c.level_counts.sum(axis=1)
+    sel = h.level >= t
+    rel_above = (h.cnt[:, t - 1:].sum(axis=1) - 1) if t <= c.max_level else np.zeros_like(h.rank)
+    nonrel_above = (h.rank - 1) - _unjudged_above(c, h) - rel_above   # judged, level < t, above the hit
+    Rh, Nh = R[h.topic], np.maximum(N[h.topic], nonrel_above)
+    den = np.minimum(Nh, Rh)
+    frac = np.zeros(h.rank.shape)
+    np.divide(np.minimum(nonrel_above, Rh), den, out=frac, where=(nonrel_above > 0) & (den > 0))
+    return _divide(_per_list(c, h, 1.0 - frac, sel), R.astype(np.float64))
+
+
+def judged(c: Collection, *, cutoff: int) -> np.ndarray:
+    """Judged@l: the share of the top min(l, list length) documents that have a
+    qrels entry, of any level (ir_measures ``Judged@l``, which divides by the
+    list's length when it is shorter than l). An empty list (a topic missing
+    from the run) scores 0. A collection without an unjudged mask counts every
+    retrieved document as judged.
+
+    Hand-computed: [judged, unjudged, judged], l = 10: 2 of 3.
+    >>> import numpy as np
+    >>> uj = np.array([[[False, True, False]]])
+    >>> c = Collection(np.array([[[1, 0, 0]]], np.int8), np.array([[3]]), np.array([[5, 1]]), ("s",), ("t",),
+    ...                unjudged=uj)
+    >>> round(float(judged(c, cutoff=10)[0, 0]), 4)
+    0.6667
+    """
+    l = _check_cutoff(cutoff, required=True)
+    n = np.minimum(c.lengths.astype(np.int64), l)
+    unj = np.zeros(c.n_runs * c.n_topics, np.int64)
+    if c.unjudged is not None:
+        run, topic, _ = np.nonzero(c.unjudged[:, :, :min(l, c.depth)])
+        unj = np.bincount(run * c.n_topics + topic, minlength=c.n_runs * c.n_topics)
+    return _divide((n - unj.reshape(n.shape)).astype(np.float64), n.astype(np.float64))
+
+
+def num_ret(c: Collection) -> np.ndarray:
+    """NumRet: the documents retrieved (trec_eval ``num_ret``, ir_measures
+    ``NumRet``), a count; 0 for a topic missing from the run. The list's
+    length as loaded: a ``depth`` given to the loader truncates it."""
+    return c.lengths.astype(np.float64)
+
+
+def num_rel(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
+    """NumRel: the topic's relevant documents, level >= ``rel_threshold``
+    (trec_eval ``num_rel`` under ``-l``, ir_measures ``NumRel(rel=L)``), a
+    count; the same for every run, also one that did not retrieve the topic
+    (as trec_eval ``-c`` fills it)."""
+    t = _check_threshold(c, rel_threshold)
+    return np.broadcast_to(_binary_R(c, t).astype(np.float64), (c.n_runs, c.n_topics)).copy()
+
+
+def num_rel_ret(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
+    """NumRelRet: the relevant documents retrieved, level >= ``rel_threshold``,
+    anywhere in the list (trec_eval ``num_rel_ret``, ir_measures ``NumRelRet``
+    = ``NumRet(rel=1)``), a count."""
+    h = c.hits
+    t = _check_threshold(c, rel_threshold)
+    return _per_list(c, h, np.ones(h.rank.shape), h.level >= t).astype(np.float64)

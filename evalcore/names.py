@@ -51,9 +51,15 @@ Burges form, evalcore's ``MSnDCG@k``. So:
 
 Names whose peer definition differs from every evalcore measure are refused
 with the reason (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
-whole-list ``ndcg``); a peer measure evalcore does not compute (``R@100``,
-``recall_100``, ``bpref``, ``Judged@10``, ``num_rel_ret``) is an error
-saying so; any other unknown name is an error listing the closest known names.
+whole-list ``ndcg``); a peer measure evalcore does not compute (``infAP``,
+``set_P``, ``iprec_at_recall``, ``alpha_nDCG``) is an error saying so; any
+other unknown name is an error listing the closest known names.
+
+ir_measures writes the relevant documents retrieved as ``NumRet(rel=L)``
+(its ``NumRelRet`` is ``NumRet(rel=1)``): a ``NumRet`` name with ``rel=``
+is read as evalcore's ``NumRelRet`` with that threshold, in every
+convention that allows parameters; a bare ``NumRet`` counts every retrieved
+document.
 """
 from __future__ import annotations
 
@@ -91,12 +97,6 @@ _REFUSED = {
 # Peer measures evalcore does not compute: an error that says so (rather than suggesting a look-alike such as
 # RR for R@100). Checked only after every registered name, so a measure added to the registry is found first.
 _NOT_COMPUTED = {
-    "R": "recall at k (ir_measures R@k, trec_eval recall_k)", "recall": "recall at k (trec_eval recall_k)",
-    "bpref": "bpref (Buckley & Voorhees 2004)", "Bpref": "bpref (Buckley & Voorhees 2004)",
-    "Judged": "the judged fraction at k (ir_measures Judged@k)",
-    "NumRet": "the number retrieved (ir_measures NumRet, trec_eval num_ret)", "num_ret": "the number retrieved (trec_eval num_ret)",
-    "NumRel": "the number of relevant documents (ir_measures NumRel, trec_eval num_rel)", "num_rel": "the number of relevant documents (trec_eval num_rel)",
-    "NumRelRet": "relevant retrieved (ir_measures NumRelRet, trec_eval num_rel_ret)", "num_rel_ret": "relevant retrieved (trec_eval num_rel_ret)",
     "infAP": "inferred AP", "iprec_at_recall":
     "interpolated precision at recall levels", "set_P": "set precision", "set_recall": "set recall",
     "set_F": "set F-measure", "SetP": "set precision", "SetR": "set recall", "SetF": "set F-measure",
@@ -311,6 +311,8 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
     if not m:
         raise _unknown(text)
     base, raw, cut = m.group("base"), m.group("params"), m.group("cut")
+    if base == "NumRet" and raw and re.match(r"\s*rel\s*(=|>=)", raw):
+        base = "NumRelRet"        # ir_measures: NumRelRet = NumRet(rel=1) (module doc)
     registry = _registry()
     if names in (None, "evalcore") and base in registry:
         r = _canonical(text, base, raw, cut)

@@ -19,7 +19,7 @@ from .collection import Collection
 from .gains import gains_label, resolve_gains, resolve_penalties
 from .names import Resolved, metric_text, resolve
 
-__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means",
+__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means",
            "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC"]
 
 
@@ -115,6 +115,17 @@ class MetricSpec:
     ntcireval: str | None = None   # peer's definition is the same as this measure's
     ir_measures: str | None = None
     definition: str = ""           # one line, for the README crosswalk and `evalcore metrics`
+    # A count (NumRet, NumRel, NumRelRet), not a score in [0, 1]: its "all" row is the sum over the topics,
+    # as trec_eval and ir_measures aggregate it, and the dashboard, whose charts and meta-evaluation assume
+    # scores in [0, 1], does not offer it (``evalcore evaluate`` and the Python API do).
+    count: bool = False
+    # The measure can be other than 0 on a topic with no relevant document (NumRet, Judged@k): under
+    # trec_eval's topic policy it is computed there (``Collection.no_relevant``), not set to 0.
+    scores_without_relevant: bool = False
+    # The topic policy of the measure's own evalcore name when none is asked for (topic_policy): None =
+    # NTCIREVAL's; "trec_eval" for the measures only trec_eval / ir_measures define, whose evalcore key is
+    # their peer's name (bpref, NumRet, R@k), so that the name keeps the peer's mean.
+    topics: str | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -235,10 +246,43 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
           params=(PERSISTENCE,), cutoff="required",
           definition="(1 - p) sum_{r<=k, unjudged} p^(r-1) + p^k: full judgments would give a score in [RBP@k, RBP@k + residual]"),
+    _spec("R", M.recall, "Recall at l", "trec_eval recall_k",
+          "reads exactly the top l and counts the share of all relevant documents found",
+          params=(REL,), cutoff="required", trec_eval="recall", ir_measures="R",
+          topics="trec_eval",
+          definition="count(k)/R, binary at `rel_threshold`; 0 when R = 0"),
+    _spec("bpref", M.bpref, "bpref", "Buckley & Voorhees 2004",
+          "prefers each judged relevant document to the judged non-relevant ones; ignores unjudged documents",
+          params=(REL,), cutoff="none", trec_eval="bpref", ir_measures="Bpref",
+          topics="trec_eval",
+          definition="(1/R) sum_{rel r} (1 - min(n_r, R)/min(N, R)), n_r judged non-relevant above r, N judged "
+                     "non-relevant (level < `rel_threshold`); trec_eval's form"),
+    _spec("Judged", M.judged, "Judged at l", "ir_measures Judged@k",
+          "not a user model: how much of the top l the judgments cover",
+          cutoff="required", ir_measures="Judged", scores_without_relevant=True,
+          topics="trec_eval",
+          definition="share of the top min(k, list length) with a qrels entry (any level)"),
+    _spec("NumRet", M.num_ret, "Number retrieved", "trec_eval num_ret",
+          "not a user model: a count describing the run",
+          cutoff="none", trec_eval="num_ret", ir_measures="NumRet", count=True, scores_without_relevant=True,
+          topics="trec_eval",
+          definition="documents retrieved (a count; the mean row is the sum over topics)"),
+    _spec("NumRel", M.num_rel, "Number relevant", "trec_eval num_rel",
+          "not a user model: a count describing the judgments",
+          params=(REL,), cutoff="none", trec_eval="num_rel", ir_measures="NumRel", count=True,
+          topics="trec_eval",
+          definition="R at `rel_threshold` (a count; the mean row is the sum over topics)"),
+    _spec("NumRelRet", M.num_rel_ret, "Number relevant retrieved", "trec_eval num_rel_ret",
+          "not a user model: a count describing the run",
+          params=(REL,), cutoff="none", trec_eval="num_rel_ret", ir_measures="NumRelRet", count=True,
+          topics="trec_eval",
+          definition="relevant documents retrieved at `rel_threshold` (a count; the mean row is the sum over topics)"),
 ]}
 
 #: Every base key, in the order the papers discuss them.
 METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
+#: The scores (not counts): the measures the dashboard offers and meta-evaluation may compare.
+SCORE_KEYS: tuple[str, ...] = tuple(k for k, s in METRICS.items() if not s.count)
 #: The one-document family of 003, most to least graded.
 ONE_DOCUMENT_KEYS = ("P+-measure", "P-measure", "O-measure", "NWRR", "RR")
 
@@ -368,6 +412,14 @@ def topic_means(matrix: np.ndarray, mean: str = "arithmetic") -> np.ndarray:
     raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
 
 
+def _aggregate(key: str, matrix: np.ndarray, mean: str, names: str | None) -> np.ndarray:
+    """The "all" row of one metric: :func:`topic_means`, or the sum over topics for a count (NumRet,
+    NumRel, NumRelRet), as trec_eval and ir_measures aggregate counts, whatever ``mean`` says."""
+    if METRICS[resolve(key, names, warn=False).base].count:
+        return matrix.sum(axis=1)
+    return topic_means(matrix, mean)
+
+
 #: The topic label of the mean rows in :func:`evaluate` (and trec_eval's output).
 MEAN_TOPIC = "all"
 
@@ -389,7 +441,10 @@ def topic_policy(name, topics: str | None = None, names: str | None = None) -> s
       measure divided by R are undefined. A topic missing from a run scores 0.
     * ``None`` (auto) - per metric: ``"trec_eval"`` for a name read as a
       trec_eval or ir_measures name (``map``, ``P_10``, ``irm:nDCG@10``,
-      anything under ``names="trec_eval"``), ``"ntcireval"`` for evalcore's
+      anything under ``names="trec_eval"``) and for the measures only
+      trec_eval and ir_measures define, whose evalcore key is the peer's name
+      (``R@k``, ``bpref``, ``Judged@k``, ``NumRet``, ``NumRel``,
+      ``NumRelRet``; ``MetricSpec.topics``); ``"ntcireval"`` for evalcore's
       and NTCIREVAL's names (``AP``, ``Q-measure``, ``P-plus``).
 
     At ``rel_threshold`` L > 1 a topic with relevant documents but none of
@@ -404,8 +459,10 @@ def topic_policy(name, topics: str | None = None, names: str | None = None) -> s
             raise ValueError(f"topics must be one of {', '.join(TOPIC_POLICIES)} or None (auto: trec_eval's for "
                              f"trec_eval and ir_measures names, NTCIREVAL's otherwise); got {topics!r}")
         return topics
-    conv = resolve(name, names, warn=False).convention
-    return "trec_eval" if conv in ("trec_eval", "ir_measures") else "ntcireval"
+    r = resolve(name, names, warn=False)
+    if r.convention in ("trec_eval", "ir_measures") or METRICS[r.base].topics == "trec_eval":
+        return "trec_eval"
+    return "ntcireval"
 
 
 def _check_mean_topic(collection: Collection, per_topic: bool) -> None:
@@ -415,14 +472,25 @@ def _check_mean_topic(collection: Collection, per_topic: bool) -> None:
                          "ask for the means only (per_topic=False / no --per-topic)")
 
 
-def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str | None, names: str | None
-                  ) -> tuple[np.ndarray, tuple[str, ...], str]:
-    """(matrix over the policy's topics, their ids, the policy) for one metric's (n_runs, n_topics) matrix."""
+def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str | None, names: str | None,
+                  settings: dict | None = None) -> tuple[np.ndarray, tuple[str, ...], str]:
+    """(matrix over the policy's topics, their ids, the policy) for one metric's (n_runs, n_topics) matrix.
+
+    Under trec_eval's policy the topics without a relevant document are appended: 0 for every measure
+    (trec_eval computes 0 there), except the measures that describe the list itself (NumRet, Judged@k;
+    ``MetricSpec.scores_without_relevant``), computed on ``collection.no_relevant`` with ``settings``
+    (the call's keyword arguments) - 0 too when the collection does not carry those lists (built by
+    hand), as for a topic missing from a run."""
     policy = topic_policy(key, topics, names)
     zero_ids = collection.topics_without_relevant
-    if policy == "trec_eval" and zero_ids:   # trec_eval scores every measure 0 on these topics
-        return (np.concatenate([m, np.zeros((m.shape[0], len(zero_ids)))], axis=1),
-                collection.topic_ids + zero_ids, policy)
+    if policy == "trec_eval" and zero_ids:
+        extra = np.zeros((m.shape[0], len(zero_ids)))
+        r = resolve(key, names, warn=False)
+        spec, side = METRICS[r.base], collection.no_relevant
+        if spec.scores_without_relevant and side is not None and side.topic_ids == zero_ids:
+            kw = {k: v for k, v in (settings or {}).items() if k in PARAMS}
+            extra = spec.func(side, **_kwargs(spec, r.cutoff, **{**kw, **r.params}))
+        return np.concatenate([m, extra], axis=1), collection.topic_ids + zero_ids, policy
     return m, collection.topic_ids, policy
 
 
@@ -437,10 +505,13 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     given; ``names`` picks a convention). Rows with topic ``"all"`` hold the
     mean over the topics that :func:`topic_policy` picks for ``topics``
     (``"trec_eval"``, ``"ntcireval"`` or None = per metric by its name's
-    convention); a topic missing from a run counts as 0. With
+    convention); a topic missing from a run counts as 0. The "all" row of a
+    count (NumRet, NumRel, NumRelRet; ``MetricSpec.count``) is the sum over
+    those topics instead, as trec_eval and ir_measures aggregate counts
+    (``attrs["aggregate"][metric]`` says ``"sum"`` or the mean). With
     ``per_topic=True`` the per-topic rows come first, run by run; under
     trec_eval's policy they include the topics without a relevant document
-    (value 0).
+    (value 0, but for NumRet and Judged@k, computed on their lists).
 
     ``df.attrs`` states what was used, per metric: ``attrs["topics"][metric]
     = {"policy": ..., "n_topics": ...}`` and, for binary measures,
@@ -467,19 +538,23 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     frames = []
     used_topics: dict[str, dict] = {}
     used_threshold: dict[str, int] = {}
+    aggregate: dict[str, str] = {}
+    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base)
     for key, m in mats.items():
-        m, tids, policy = _under_policy(collection, key, m, topics, names)
+        m, tids, policy = _under_policy(collection, key, m, topics, names, settings)
         used_topics[key] = {"policy": policy, "n_topics": len(tids)}
         r = resolve(key, names, warn=False)
         if METRICS[r.base].uses_threshold:
             used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
+        aggregate[key] = "sum" if METRICS[r.base].count else mean
         nT = len(tids)
         if per_topic:
             frames.append(pd.DataFrame({
                 "run": np.repeat(runs, nT), "topic": np.tile(np.asarray(tids, dtype=object), nR),
                 "metric": key, "value": m.ravel(),
             }))
-        frames.append(pd.DataFrame({"run": runs, "topic": MEAN_TOPIC, "metric": key, "value": topic_means(m, mean)}))
+        frames.append(pd.DataFrame({"run": runs, "topic": MEAN_TOPIC, "metric": key,
+                                    "value": _aggregate(key, m, mean, names)}))
     if not frames:
         return pd.DataFrame(columns=["run", "topic", "metric", "value"])
     df = pd.concat(frames, ignore_index=True)
@@ -491,16 +566,18 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     df.attrs["topics"] = used_topics
     df.attrs["rel_threshold"] = used_threshold
     df.attrs["mean"] = mean
+    df.attrs["aggregate"] = aggregate
     return df
 
 
 def means_table(collection: Collection, metrics: Iterable[str] | None = None, *, mean: str = "arithmetic",
                 topics: str | None = None, **params) -> pd.DataFrame:
     """Wide table of means: index = runs, one column per metric key; each mean over the topics
-    :func:`topic_policy` picks (as in :func:`evaluate`)."""
+    :func:`topic_policy` picks (as in :func:`evaluate`; a count's column holds the sum)."""
     mats = score_matrices(collection, metrics, **params)
     names = params.get("names") or ("evalcore" if metrics is None else None)
-    return pd.DataFrame({k: topic_means(_under_policy(collection, k, m, topics, names)[0], mean)
+    settings = {k: v for k, v in params.items() if k in PARAMS}
+    return pd.DataFrame({k: _aggregate(k, _under_policy(collection, k, m, topics, names, settings)[0], mean, names)
                          for k, m in mats.items()}, index=pd.Index(collection.run_ids, name="run"))
 
 

@@ -186,11 +186,19 @@ class _Placed:
     lengths: np.ndarray
     ignored: list[str]
     missing: list[str]
+    aside: "_Placed | None" = None   # the qrels topics without a relevant document (``_aside``)
 
 
-def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None) -> _Placed:
-    n_eval = len(J.topic_index)
+def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, n_eval: int | None = None
+           ) -> _Placed:
+    """The run's rows on the evaluated topics (the first ``n_eval`` of ``J.topic_index``; default all);
+    the rows of the topics numbered after them (the qrels topics without a relevant document) are
+    placed alike in ``_Placed.aside`` (:func:`_aside`)."""
+    n_all = len(J.topic_index)
+    n_eval = n_all if n_eval is None else n_eval
     tmap = np.array([J.topic_index.get(t, -1) for t in p.topics], dtype=np.int32)
+    aside = _aside(p, J, tmap, n_eval, depth) if n_eval < n_all else None
+    tmap = np.where(tmap < n_eval, tmap, -1).astype(np.int32)
     starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
     pos = np.arange(p.row_topic.size, dtype=np.int32)
     pos -= starts[p.row_topic]
@@ -216,7 +224,34 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
     present = set(tmap[has].tolist())
     return _Placed(te, pos, level, lengths,
                    ignored=[t for t in p.topics if t not in qrels_topics],
-                   missing=[eval_names[i] for i in range(n_eval) if i not in present])
+                   missing=[eval_names[i] for i in range(n_eval) if i not in present], aside=aside)
+
+
+def _aside(p: _Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int | None) -> _Placed:
+    """The rows of the topics numbered ``n_eval`` and after (the qrels topics without a relevant document),
+    numbered from 0: their judged / unjudged documents, for the measures that read such a topic's list
+    (NumRet, Judged@k; ``Collection.no_relevant``)."""
+    n_side = len(J.topic_index) - n_eval
+    side = np.where(tmap >= n_eval, tmap - n_eval, -1).astype(np.int32)
+    starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
+    rows = np.flatnonzero((side >= 0)[p.row_topic]) if side.size else np.zeros(0, np.int64)  # few rows
+    topic_of = p.row_topic[rows]
+    pos = (rows - starts[topic_of]).astype(np.int32)
+    te = side[topic_of]
+    if depth is not None:
+        keep = pos < depth
+        rows, te, pos = rows[keep], te[keep], pos[keep]
+    file_row = p.perm[rows]
+    if p.levels is not None:
+        level = p.levels[file_row]
+    else:
+        level = J.lookup(pair_keys(p.doc_hash[file_row], te + n_eval), _Strings.of(p.docs), file_row)
+    lengths = np.zeros(n_side, dtype=np.int64)
+    has = side >= 0
+    lengths[side[has]] = p.counts[has]
+    if depth is not None:
+        lengths = np.minimum(lengths, depth)
+    return _Placed(te, pos, level, lengths, ignored=[], missing=[])
 
 
 def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None = None,
@@ -330,8 +365,11 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
         raise _too_many("evaluated topics (with a relevant document) in the qrels", len(topic_ids), L.max_topics,
                         "max-topics", q.source)
     K = q.max_level
-    J = _judgments(frame, topic_ids, K)
-    lc = J.level_counts
+    # the qrels topics without a relevant document are numbered after the evaluated ones: their lists are
+    # kept aside (Collection.no_relevant) for the measures that are not 0 there (NumRet, Judged@k)
+    zero_ids = [t for t in all_topics if t not in rel_topics]
+    J = _judgments(frame, topic_ids + zero_ids, K)
+    lc = J.level_counts[:len(topic_ids)]
 
     def read(s: _RunSource):
         """In the reader thread: the run's file read and parsed into columns (:func:`.runs._read_run`)."""
@@ -359,6 +397,14 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                               "or --max-memory SIZE")
     tensor = _Tensor(n_runs, n_topics, depth, check=too_big, max_depth=fit)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
+
+    def too_big_aside(need: int, r: int, pl) -> None:   # the aside tensor is held to the same limits
+        _check_size(n_runs, len(zero_ids), need, L, run_names[r], zero_ids[int(np.argmax(pl.lengths))])
+
+    fit_aside = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * len(zero_ids), 1))
+    aside = _Tensor(n_runs, len(zero_ids), depth, check=too_big_aside, max_depth=max(fit_aside, 1)) \
+        if zero_ids else None
+    aside_lengths = np.zeros((n_runs, len(zero_ids)), dtype=np.int32)
     report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
                         level_judgments=dict(q.level_judgments),
                         topics_without_relevant=[t for t in all_topics if t not in rel_topics],
@@ -371,7 +417,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
             try:
                 p = _finish_run(cols, order, keep_first_duplicate, J)
                 del cols
-                pl = _place(p, J, qrels_set, depth)
+                pl = _place(p, J, qrels_set, depth, n_topics)
                 run, n_lines, warnings = p.name, p.n_lines, p.warnings
                 del p  # the run's text and parsed columns end here
                 if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
@@ -382,6 +428,9 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                 raise _unforeseen(e, s.display) from e
             tensor.put(r, pl)
             lengths[r] = pl.lengths
+            if aside is not None and pl.aside is not None:
+                aside.put(r, pl.aside)
+                aside_lengths[r] = pl.aside.lengths
             run_ids.append(run)
             report.n_run_lines += n_lines
             report.warnings.extend(warnings)
@@ -398,8 +447,14 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     # (otherwise ~100 MB stay resident at 25 M lines, under whatever the caller allocates next)
     pa.default_memory_pool().release_unused()
     report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
+    side = None
+    if aside is not None:
+        a_levels, a_unjudged = aside.final()
+        side = Collection(levels=a_levels, lengths=aside_lengths, level_counts=J.level_counts[len(topic_ids):],
+                          run_ids=tuple(run_ids), topic_ids=tuple(zero_ids), unjudged=a_unjudged,
+                          level_names=q.level_names, topics_without_relevant=())
     c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
-                   topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names,
+                   topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names, no_relevant=side,
                    name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
