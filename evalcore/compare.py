@@ -76,6 +76,7 @@ CORRECTION_NAMES = {"none": "no correction", "bonferroni": "Bonferroni", "holm":
 POLICY_NAMES = {"trec_eval": "trec_eval's topics: every qrels topic, one without a relevant document scoring 0",
                 "ntcireval": "NTCIREVAL's topics: those with a relevant document",
                 None: "the topics of the scores given"}
+_SHORT = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH"}
 GAIN, LOSS = "\u25b2", "\u25bc"          # ▲ ▼
 _LATEX_MARK = {GAIN: r"$^{\blacktriangle}$", LOSS: r"$^{\blacktriangledown}$"}
 _DETAIL_COLUMNS = ["ci_low", "ci_high", "effect_size", "d_z"]
@@ -403,7 +404,7 @@ def _with_best(t: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
 def _md_escape(text: str) -> str:
     out = []
     for ch in str(text):
-        out.append("\\" + ch if ch in "\\`*_[]<>|#~" else ch)
+        out.append("\\" + ch if ch in "\\`*_[]<>|#~$" else ch)
     return "".join(out)
 
 
@@ -520,7 +521,8 @@ class CompareResult:
         top = {m: np.round(g["mean"].to_numpy(), digits).max() for m, g in t.groupby("metric", sort=False)}
         base_mode = self.baseline is not None
         lead = ["run"] if base_mode else ["", "run"]
-        subs = (["mean", "p", "+/-"] + (["effect size", f"{self.confidence:.0%} CI"] if details else [])
+        p_head = "p" if self.correction == "none" else f"p ({_SHORT[self.correction]})"
+        subs = (["mean", p_head, "+/-"] + (["effect size", f"{self.confidence:.0%} CI"] if details else [])
                 if base_mode else ["mean"])
         groups = [(m, subs) for m in self.metrics]
         body = []
@@ -631,7 +633,7 @@ def _digits(d) -> int:
 
 
 def _md_escape_legend(text: str) -> str:
-    return "".join("\\" + ch if ch in "\\`*_[]<>|#~" else ch for ch in text)
+    return "".join("\\" + ch if ch in "\\`*_[]<>|#~$" else ch for ch in text)
 
 
 def _written(text: str, path) -> str:
