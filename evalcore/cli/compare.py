@@ -15,7 +15,7 @@ from pathlib import Path
 from .._atomic import OutputError, check_writable_dir
 from ..compare import CORRECTIONS, FORMATS, TESTS, compare
 from .evaluate import add_topics_option
-from .options import MAX_B, SEED_MAX, file_settings, load_from_args, metric_params, number
+from .options import MAX_B, SEED_MAX, data_options_parser, file_settings, load_from_args, metric_params, number
 
 __all__ = ["register", "run_compare"]
 
@@ -23,6 +23,9 @@ HELP = "one results table for a paper: runs x metrics, p-values and significance
 
 
 def register(sub, data: argparse.ArgumentParser) -> None:
+    # a private copy of the data options: 'resolve' below replaces --topics by removing the shared action
+    # from its parser, which would take it from every later subcommand (as ``topics`` does in .stats)
+    data = data_options_parser()
     p = sub.add_parser(
         "compare", parents=[data], conflict_handler="resolve", help=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
