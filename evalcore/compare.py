@@ -293,11 +293,8 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
         B, seed = getattr(pairs, "B", B), getattr(pairs, "seed", seed)
     build = _baseline_table if baseline is not None else _pairs_table
     table, fam, pair_table = build(mats, runs, records, baseline, correction, alpha)
-    for m in mats:
-        sel = table["metric"] == m
-        table.loc[sel, "n_topics"] = topic_info[m]["n_topics"]
-        table.loc[sel, "topic_policy"] = topic_info[m]["policy"]
-    table["n_topics"] = table["n_topics"].astype(np.int64)
+    table["n_topics"] = table["metric"].map({m: v["n_topics"] for m, v in topic_info.items()}).astype(np.int64)
+    table["topic_policy"] = table["metric"].map({m: v["policy"] for m, v in topic_info.items()})
     resampled = test in ("randomisation", "bootstrap")
     return CompareResult(table=table, pairs=pair_table, runs=tuple(runs), metrics=tuple(mats), baseline=baseline,
                          test=test, correction=correction, alpha=float(alpha), confidence=float(conf),
@@ -327,40 +324,38 @@ def _pair_records(pairs, test: str, runs: list[str], metrics: list[str]) -> pd.D
 
 def _baseline_table(mats, runs, records, baseline, correction, alpha):
     b = runs.index(baseline)
-    rows = []
+    pos = {r: k for k, r in enumerate(runs)}
+    n = len(runs)
+    frames = []
     for m, M in mats.items():
-        rec = records[records["metric"] == m]
-        vs = rec[(rec["run_x"] == baseline) | (rec["run_y"] == baseline)]
-        other = np.where(vs["run_x"] == baseline, vs["run_y"], vs["run_x"])
-        flip = (vs["run_x"] == baseline).to_numpy()         # row is (baseline, run): negate the run - baseline view
-        by_run = {}
-        for k, r in enumerate(other):
-            x = vs.iloc[k]
-            s = -1.0 if flip[k] else 1.0
-            lo, hi = (-x["ci_high"], -x["ci_low"]) if flip[k] else (x["ci_low"], x["ci_high"])
-            by_run[r] = {"diff": s * x["mean_diff"], "ci_low": lo, "ci_high": hi, "effect_size": s * x["effect_size"],
-                         "d_z": s * x["d_z"], "p_value": x["p"]}
-        order = [r for r in runs if r != baseline]
-        p_adj = dict(zip(order, adjust(np.array([by_run[r]["p_value"] for r in order]), correction)))
+        rec = records[records["metric"].to_numpy() == m]
+        x, y = rec["run_x"].to_numpy(), rec["run_y"].to_numpy()
+        vs = (x == baseline) | (y == baseline)
+        flip = x[vs] == baseline                    # row (baseline, run): negate to read run - baseline
+        other = np.array([pos[r] for r in np.where(flip, y[vs], x[vs])], dtype=np.intp)
+        sgn = np.where(flip, -1.0, 1.0)
+        col = {c: np.full(n, np.nan) for c in ("p_value", "ci_low", "ci_high", "effect_size", "d_z")}
+        col["p_value"][other] = rec["p"].to_numpy()[vs]
+        lo, hi = rec["ci_low"].to_numpy()[vs], rec["ci_high"].to_numpy()[vs]
+        col["ci_low"][other] = np.where(flip, -hi, lo)
+        col["ci_high"][other] = np.where(flip, -lo, hi)
+        col["effect_size"][other] = sgn * rec["effect_size"].to_numpy()[vs]
+        col["d_z"][other] = sgn * rec["d_z"].to_numpy()[vs]
+        keep = np.arange(n) != b
+        p_adj = np.full(n, np.nan)
+        p_adj[keep] = adjust(col["p_value"][keep], correction)   # the family: the n - 1 runs, in run order
         means = M.mean(axis=1)
-        for i, r in enumerate(runs):
-            base = {"run": r, "metric": m, "is_baseline": r == baseline, "mean": float(means[i])}
-            if r == baseline:
-                rows.append({**base, "diff": 0.0, "p_value": np.nan, "p_adjusted": np.nan, "significant": False,
-                             "mark": "", "better": pd.NA, "worse": pd.NA,
-                             **{c: np.nan for c in _DETAIL_COLUMNS}})
-                continue
-            d = by_run[r]
-            sig = bool(p_adj[r] < alpha)
-            mark = (GAIN if d["diff"] > 0 else LOSS if d["diff"] < 0 else "") if sig else ""
-            rows.append({**base, "diff": float(means[i] - means[b]), "p_value": float(d["p_value"]),
-                         "p_adjusted": float(p_adj[r]), "significant": sig, "mark": mark,
-                         "better": int(np.sum(M[i] > M[b])), "worse": int(np.sum(M[i] < M[b])),
-                         **{c: float(d[c]) for c in _DETAIL_COLUMNS}})
-    t = pd.DataFrame(rows)
-    for c in ("better", "worse"):
-        t[c] = t[c].astype("Int64")
-    t = _with_best(t)
+        diff = means - means[b]
+        sig = keep & (p_adj < alpha)
+        better = pd.array(np.sum(M > M[b], axis=1), dtype="Int64")
+        worse = pd.array(np.sum(M < M[b], axis=1), dtype="Int64")
+        better[b] = worse[b] = pd.NA
+        frames.append(pd.DataFrame({
+            "run": runs, "metric": m, "is_baseline": ~keep, "mean": means, "diff": diff,
+            "p_value": col["p_value"], "p_adjusted": p_adj, "significant": sig,
+            "mark": np.where(sig & (diff > 0), GAIN, np.where(sig & (diff < 0), LOSS, "")),
+            "better": better, "worse": worse, **{c: col[c] for c in _DETAIL_COLUMNS}}))
+    t = _with_best(pd.concat(frames, ignore_index=True))
     return t, len(runs) - 1, None
 
 
@@ -395,8 +390,6 @@ def _with_best(t: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
     for _, idx in t.groupby("metric", sort=False).indices.items():
         r = np.round(t["mean"].to_numpy()[idx], digits)
         t.loc[t.index[idx], "best"] = r == r.max()
-    t["n_topics"] = 0
-    t["topic_policy"] = None
     return t
 
 
