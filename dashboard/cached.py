@@ -763,6 +763,22 @@ def spread_power(pvalues: pd.DataFrame, correction: str, alpha: float) -> pd.Dat
     return out.rename(columns={"std": "sd", "count": "repeats"}).fillna({"sd": 0.0})
 
 
+def compare_table(c: Collection, s: Settings, result, keys, *, baseline: str, test: str, correction: str,
+                  alpha: float, standardise: str = "none"):
+    """The paper table of the Significance page (:func:`evalcore.compare`, baseline mode): every run against
+    ``baseline`` on the metrics ``keys``, from the page's own pair statistics ``result`` (the same p-values
+    as its pair table; nothing is recomputed) and the same (standardised) scores. Metrics are shown under
+    their configured labels (the gains etc. used); the topics are the collection's topics with a relevant
+    document, NTCIREVAL's policy, as every score of the app. A few ms: not cached."""
+    keys = list(keys)
+    labels = {k: label(k, c, s) for k in keys}
+    sc = _standardised(scores(c, s, keys), standardise)
+    pairs = result.pairs[result.pairs["metric"].isin(keys)].assign(metric=lambda d: d["metric"].map(labels))
+    return evalcore.compare({labels[k]: sc[k] for k in keys}, run_ids=[str(r) for r in c.run_ids],
+                            baseline=str(baseline), test=test, correction=correction, alpha=alpha,
+                            topics="ntcireval", pairs=replace(result, pairs=pairs))
+
+
 def residual_variance(c: Collection, key: str, s: Settings, standardise: str = "none") -> float:
     """V_E of the two-way ANOVA without replication (runs x topics) of one metric's scores
     (Sakai 2016 Sec. 6), after the chosen standardisation; NaN with fewer than 2 runs/topics."""

@@ -34,6 +34,8 @@ _EXPORTS = {
     "paper_examples": "simulate",
     "to_trec_eval": "writers",
     "to_jsonl": "writers",
+    "compare": "compare",
+    "CompareResult": "compare",
 }
 
 __all__ = list(_EXPORTS)

@@ -3,7 +3,9 @@
 Every run pair with mean difference, CI, effect size, raw and adjusted p-values
 for the chosen test and correction (evalcore.meta.pair_statistics, one call
 with every test, so switching test/correction/alpha/CI recomputes nothing),
-with a forest plot for one run; discriminative power per metric with the
+with a forest plot for one run and, below it, the results table for a paper
+(evalcore.compare: every run against that baseline, with downloads as CSV,
+Markdown and LaTeX); discriminative power per metric with the
 Monte Carlo spread over seeds for the resampled tests; a topic set size
 calculator (evalcore.meta.topicsets, Sakai 2016) with its power curve.
 Quick pass + refine through widgets.live_meta, as the other meta pages.
@@ -149,6 +151,25 @@ def draw_pairs(frames, B_shown, B_chosen):
                f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
                + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
                   "statement." if corr != "none" else ""))
+
+    st.markdown(f"**Results table for a paper**: every run against the baseline {safe.md(frun)}, "
+                f"{TEST_LABELS[test]}, {sig_name}{std_note}")
+    if not isinstance(ss.get("sg_cmp_metrics"), list) or not set(ss["sg_cmp_metrics"]) <= set(metrics):
+        ss["sg_cmp_metrics"] = [fmet]
+    chosen = st.multiselect("metrics in the table", metrics, key="sg_cmp_metrics",
+                            format_func=lambda k: cached.label(k, c, s))
+    if chosen:
+        cmp = cached.compare_table(c, s, r, chosen, baseline=frun, test=test, correction=corr, alpha=alpha,
+                                   standardise=std)
+        st.markdown(cmp.to_markdown())
+        d1, d2, d3, _ = st.columns([1, 1, 1, 2])
+        d1.download_button("CSV", cmp.to_csv(), "evalcore-compare.csv", mime="text/csv", key="sg_cmp_csv")
+        d2.download_button("Markdown", cmp.to_markdown(), "evalcore-compare.md", mime="text/markdown",
+                           key="sg_cmp_md")
+        d3.download_button("LaTeX (booktabs)", cmp.to_latex(), "evalcore-compare.tex", mime="text/x-tex",
+                           key="sg_cmp_tex")
+    else:
+        st.caption("Choose at least one metric for the table.")
 
     st.markdown("**Every run pair**: the table behind the picture, for all metrics")
     f1, f2, f3 = st.columns([1.2, 1.6, 1], vertical_alignment="bottom")

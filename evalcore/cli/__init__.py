@@ -2,6 +2,7 @@
 
 * :mod:`.options`  - the data and metric options every subcommand shares;
 * :mod:`.evaluate` - ``evaluate``;
+* :mod:`.compare`  - ``compare`` (the runs x metrics table of :func:`evalcore.compare`);
 * :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``;
 * :mod:`.metrics`  - ``metrics`` (the crosswalk of metric names);
 * :mod:`.app`      - ``app`` (starts the Streamlit dashboard).
@@ -42,7 +43,7 @@ def __getattr__(name: str):
 #: order, with the subcommands each registers. They are imported only when needed, so that a call of
 #: ``evaluate`` does not import evalcore.meta (every CLI call pays its imports;
 #: docs/benchmarks.md sections 11 and 14.1).
-SUBCOMMANDS = {"evaluate": ("evaluate",),
+SUBCOMMANDS = {"evaluate": ("evaluate",), "compare": ("compare",),
                "meta": ("kendall", "swap", "bootstrap", "stability", "tukey", "pairs", "topics", "report"),
                "metrics": ("metrics",), "app": ("app",)}
 
@@ -60,6 +61,7 @@ def _command(argv) -> str | None:
 #: (docs/benchmarks.md, "Start-up"). tests/test_packaging.py keeps them equal to what the modules register.
 LEAN_HELP = {
     "evaluate": "score every run on every topic",
+    "compare": "one results table for a paper: runs x metrics, p-values and significance marks vs a baseline or all pairs",
     "kendall": "rank correlation between metrics' system rankings (003 Table 2)",
     "swap": "swap method: swap rates and sensitivity (003 Table 3, 004 Table 1)",
     "bootstrap": "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",

@@ -49,7 +49,7 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                          "measure<TAB>topic<TAB>value; per run the per-topic lines, then 'runid all NAME', num_q, "
                          "relevance_level and the means). Every format states the topics the means ran over")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
-    _add_topics_option(ev, data)
+    add_topics_option(ev, data)
     ev.set_defaults(func=run_evaluate, topic_policy=None)
 
 
@@ -70,9 +70,10 @@ class _TopicsAction(argparse.Action):
         namespace.topics = self.simulated_type(value)   # a number out of range: its bounds' error
 
 
-def _add_topics_option(ev: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
-    """``evaluate``'s --topics takes the topic policy too; a number stays the topics of --simulated
-    (the shared option's own type, default and help)."""
+def add_topics_option(ev: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """``--topics`` taking the topic policy too (``evaluate``, ``compare``); a number stays the topics of
+    --simulated (the shared option's own type, default and help). The parser must be made with
+    ``conflict_handler="resolve"``; the policy lands in ``args.topic_policy``."""
     shared = next(a for a in data._actions if "--topics" in a.option_strings)
     # (the subparser is made with conflict_handler="resolve", so this --topics replaces the shared one)
     ev.add_argument("--topics", dest="topics", default=shared.default, metavar="POLICY|N",

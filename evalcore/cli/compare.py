@@ -1,0 +1,93 @@
+"""``evalcore compare``: the runs x metrics table of a paper (:func:`evalcore.compare`).
+
+    evalcore compare --qrels q.txt --runs runs/ -m map -m nDCG@10 --baseline BM25 --format latex --out t.tex
+
+Data, metric settings and the topic policy (``--topics trec_eval|ntcireval``) are read exactly as by
+``evaluate``; the output is Markdown (default), CSV, TSV or LaTeX, printed or written atomically to
+``--out`` (the path is checked before anything is computed).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .._atomic import OutputError, check_writable_dir
+from ..compare import CORRECTIONS, FORMATS, TESTS, compare
+from .evaluate import add_topics_option
+from .options import MAX_B, SEED_MAX, data_options_parser, file_settings, load_from_args, metric_params, number
+
+__all__ = ["register", "run_compare"]
+
+HELP = "one results table for a paper: runs x metrics, p-values and significance marks vs a baseline or all pairs"
+
+
+def register(sub, data: argparse.ArgumentParser) -> None:
+    # a private copy of the data options: 'resolve' below replaces --topics by removing the shared action
+    # from its parser, which would take it from every later subcommand (as ``topics`` does in .stats)
+    data = data_options_parser()
+    p = sub.add_parser(
+        "compare", parents=[data], conflict_handler="resolve", help=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Means of every run on every metric with a paired test per run pair.\n\n"
+                    "With --baseline NAME (PyTerrier's pt.Experiment(..., baseline=...)): per metric the "
+                    "adjusted p-value of each run against the baseline, the topics it wins / loses (+/-) and "
+                    "a mark for a significant gain or loss. Without it (ranx's compare): every run gets a "
+                    "letter and each cell the letters of the runs it is significantly better than. The "
+                    "correction runs over the comparisons of one metric. Every output states the test, the "
+                    "correction, alpha, the number of topics and the topic policy.")
+    g = p.add_argument_group("compare")
+    g.add_argument("-m", "--metric", dest="metrics", action="extend", nargs=1, metavar="KEY",
+                   help="a metric column (repeat: -m map -m nDCG@10); names as in 'evalcore metrics'")
+    g.add_argument("--metrics", dest="metrics", action="extend", nargs="+", metavar="KEY",
+                   help="several metric columns at once")
+    g.add_argument("--baseline", metavar="RUN", help="the run every other run is tested against (its name, "
+                   "as in the run file's tag or the file name); default: every pair, ranx-style letters")
+    g.add_argument("--test", choices=TESTS, default="t", help="paired test (default t)")
+    g.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="p-value correction over the comparisons of one metric (default holm)")
+    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), default=0.05,
+                   help="significance level of the adjusted p-values (default 0.05)")
+    g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=1000, metavar="N",
+                   help="samples / sign flips of the randomisation and bootstrap tests (default 1000)")
+    g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
+                   help="seed of the resampled tests (default 0)")
+    g.add_argument("--digits", type=number("--digits", int, 0, 12), default=4, metavar="N",
+                   help="decimals of the means in md/latex (default 4)")
+    g.add_argument("--details", action="store_true",
+                   help="add effect size and CI (baseline mode; csv/tsv always carry them)")
+    g.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv, tsv or latex (booktabs)")
+    g.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of printing")
+    add_topics_option(p, data)
+    p.set_defaults(func=run_compare, topic_policy=None)
+
+
+def _target(path: str | None) -> Path | None:
+    if not path:
+        return None
+    t = Path(path)
+    if t.is_dir():
+        raise OutputError(f"{t}: is a directory; --out needs a file name, e.g. {t / 'table.tex'}")
+    check_writable_dir(t.parent)
+    return t
+
+
+def run_compare(args) -> int:
+    target = _target(args.out)     # a bad output path fails before the data is read
+    file_settings(args)
+    metrics = args.metrics or file_settings(args).get("metrics")
+    if not metrics:
+        raise ValueError("name the metric columns: -m KEY (repeatable), e.g. -m map -m nDCG@10 "
+                         "('evalcore metrics' lists every name)")
+    c = load_from_args(args)
+    params = metric_params(args)
+    r = compare(c, metrics, baseline=args.baseline, test=args.test, correction=args.correction, alpha=args.alpha,
+                topics=args.topic_policy, B=args.B, seed=args.seed, **params)
+    opts = {} if args.format in ("csv", "tsv") else {"digits": args.digits, "details": args.details}
+    text = r.write(args.format, target, **opts)
+    if target is None:
+        sys.stdout.write(text)
+    else:
+        print(f"wrote {target} ({len(r.runs)} runs x {len(r.metrics)} metrics; {r.topics_statement()})",
+              file=sys.stderr)
+    return 0
