@@ -353,7 +353,8 @@ def _fast_single(f: _File, data: bytes, fmt: str):
 
     Memory (docs/reliability.md, "Parse memory"): the reader's columns stay in ~1 MB chunks; only the
     topic and document columns are combined, one at a time, after the table is dropped; labels are
-    read as int8; every intermediate is dropped before the next is built. Peak: ~3 x the text."""
+    read as int8 and checked first; every intermediate is dropped before the next is built. Peak: 3.5-4 x
+    the text (a repeated judgment: 4 x)."""
     kind = _qrels_kind(f, data, fmt)
     if kind not in ("trec", "ntcir"):
         return None
@@ -395,16 +396,16 @@ def _fast_single(f: _File, data: bytes, fmt: str):
         return None  # not an integer: the line loop names the line
     levels = levels.to_numpy() if isinstance(levels, pa.Array) else np.concatenate(
         [c.to_numpy(zero_copy_only=False) for c in levels.chunks])
+    if levels.max(initial=0) > MAX_LEVEL:
+        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (never a wrap-around)
+    if (levels < 0).any() and not lines_match:
+        return None
     # labels first: a bad one ends here, before the topic and document columns are combined
     t, d = tb.column("t"), tb.column("d")
     del tb   # the iter column goes; the kept columns are combined one at a time, each chunked copy dropped
     t = t.combine_chunks()
     d = d.combine_chunks()
     pa.default_memory_pool().release_unused()   # the reader's buffers: back before numpy allocates
-    if levels.max(initial=0) > MAX_LEVEL:
-        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (never a wrap-around)
-    if (levels < 0).any() and not lines_match:
-        return None
     levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
     del labels
     lv, counts = np.unique(levels, return_counts=True)
