@@ -6,8 +6,12 @@
     EVALCORE_ROOT=/path/to/other/checkout python benchmarks/hostile_io.py --set large   # another version
 
 Two sets: ``small`` (labels, scores, bombs, deep topics, long lines) and ``large`` (files of ``--mb``
-MB each, under the app's limits: an NTCIR qrels, TREC qrels with an ir_metadata header or a repeated
-line, a run with a bad last line, a zip of 1 M members, 500 small ``.gz`` runs that expand to 8 GiB).
+MB each, under the app's limits: an NTCIR qrels (valid, or with a bad last line: the line loop), TREC
+qrels with an ir_metadata header or a repeated line, a run with a bad last line or a repeated document, a
+zip of 1 M members, 500 small ``.gz`` runs that expand to 8 GiB).
+
+``--stage parse`` measures parsing alone (``read_qrels`` of a large qrels, ``read_run`` of a single
+large run; other cases load); ``--stage both`` (the default for ``--set large``) prints both peaks.
 
 Peak memory is the child's own VmHWM (peak RSS) minus its RSS just before the
 load (imports and the input bytes already in memory), so it is what the
@@ -99,6 +103,12 @@ def large_cases(mb: int) -> dict:
                                                                             b"a header line\n" * 20)), run1), app),
         "trec_qrels_repeated_line": lambda: (((f"qrels-{mb}mb.txt", _text(mb, qrels_line, tail=qrels_line(7))),
                                               run1), app),
+        "ntcir_qrels_bad_last_line": lambda: (((f"qrels-{mb}mb.txt", _text(mb, lambda i: b"T%04d doc-%08d L%d\n"
+                                                                    % (i % 1000, i, i % 3), tail=b"T0001 doc-x Lx\n")),
+                                               run1), app),
+        "run_repeated_doc": lambda: ((("q.txt", b"1 0 doc-00000001 1\n"), [(f"run-{mb}mb.txt", _text(
+            mb, lambda i: b"%d Q0 doc-%08d %d %d x\n" % (i % 1000, i, i + 1, -i), tail=b"7 Q0 doc-00000007 1 1 x\n"))]),
+                                     app),
         "run_bad_last_line": lambda: ((("q.txt", b"1 0 doc-00000001 1\n"), [(f"run-{mb}mb.txt", _text(
             mb, lambda i: b"%d Q0 doc-%08d %d %d x\n" % (i % 1000, i, i + 1, -i), tail=b"1 Q0 bad\n"))]), app),
         "zip_1m_members": lambda: ((("q.txt", b"1 0 doc-00000001 1\n"), ("runs.zip", many_member_zip(1_000_000))),
@@ -116,24 +126,32 @@ def _rss(field: str) -> int:
     return 0
 
 
-def child(name: str, mb: int) -> None:
-    from evalcore.io import InputError, load_collection
+def child(name: str, mb: int, stage: str = "load") -> None:
+    from evalcore.io import InputError, load_collection, read_qrels, read_run
 
     (qrels, runs), kw = {**cases(), **large_cases(mb)}[name]()
+    text = sum(len(x[1]) for x in [qrels, *(runs if isinstance(runs, list) else [runs])])
     Path("/proc/self/clear_refs").write_text("5")   # reset VmHWM to the current RSS
     base = _rss("VmRSS")
     t = time.process_time()
     try:
-        c = load_collection(qrels, runs, **kw)
-        outcome = f"Collection {c.n_runs}x{c.n_topics}x{c.depth}; {len(c.report.warnings)} note(s)"
-        first = (c.report.warnings or [""])[0]
+        if stage == "parse" and len(qrels[1]) > MiB:
+            q = read_qrels(qrels, limits=kw.get("limits"))
+            outcome, first = f"Qrels {len(q.frame)} judgments; {len(q.warnings)} note(s)", (q.warnings or [""])[0]
+        elif stage == "parse" and isinstance(runs, list) and len(runs) == 1:
+            r = read_run(runs[0], limits=kw.get("limits"))
+            outcome, first = f"Run {len(r.docs)} rows; {len(r.warnings)} note(s)", (r.warnings or [""])[0]
+        else:
+            c = load_collection(qrels, runs, **kw)
+            outcome = f"Collection {c.n_runs}x{c.n_topics}x{c.depth}; {len(c.report.warnings)} note(s)"
+            first = (c.report.warnings or [""])[0]
     except InputError as e:
         outcome, first = "InputError", str(e).splitlines()[0]
     except Exception as e:  # noqa: BLE001 - reported as the failure it is
         outcome, first = f"FAILURE {type(e).__name__}", str(e)[:200]
     cpu = time.process_time() - t
     print(json.dumps({"case": name, "outcome": outcome, "message": first[:160], "cpu": cpu,
-                      "peak_mib": (_rss("VmHWM") - base) / MiB}))
+                      "peak_mib": (_rss("VmHWM") - base) / MiB, "text_mb": text / 1e6}))
 
 
 def main() -> int:
@@ -141,24 +159,33 @@ def main() -> int:
     ap.add_argument("--case")
     ap.add_argument("--set", choices=("small", "large", "all"), default="small")
     ap.add_argument("--mb", type=int, default=92, help="size of each large file (MB)")
+    ap.add_argument("--stage", choices=("load", "parse", "both"), help="load_collection (default for the small "
+                    "set), parsing alone, or both (default for the large set)")
     args = ap.parse_args()
     if args.case:
-        child(args.case, args.mb)
+        child(args.case, args.mb, args.stage or "load")
         return 0
+    stages = [args.stage or ("both" if args.set == "large" else "load")]
+    if stages == ["both"]:
+        stages = ["parse", "load"]
     names = {"small": list(cases()), "large": list(large_cases(args.mb)), "all": [*cases(), *large_cases(args.mb)]}
-    print("| case | outcome | loader's peak memory (MiB) | CPU (s) | message (first line) |")
-    print("|---|---|---:|---:|---|")
+    print("| case | input (MB) | outcome | loader's peak memory (MiB) | peak / input | CPU (s) | message (first line) |")
+    print("|---|---:|---|---:|---:|---:|---|")
     bad = 0
-    for name in names[args.set]:
-        r = subprocess.run([sys.executable, __file__, "--case", name, "--mb", str(args.mb)], capture_output=True,
-                           text=True, timeout=1200, check=False)
+    for name, stage in [(n, st) for n in names[args.set] for st in stages]:
+        r = subprocess.run([sys.executable, __file__, "--case", name, "--mb", str(args.mb), "--stage", stage],
+                           capture_output=True, text=True, timeout=1200, check=False)
         try:
             d = json.loads(r.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
-            d = {"outcome": f"FAILURE (exit {r.returncode})", "message": r.stderr[-200:], "cpu": 0, "peak_mib": 0}
+            d = {"outcome": f"FAILURE (exit {r.returncode})", "message": r.stderr[-200:], "cpu": 0, "peak_mib": 0,
+                 "text_mb": 0}
         bad += d["outcome"].startswith("FAILURE")
         msg = d["message"].replace("|", "\\|")
-        print(f"| {name} | {d['outcome']} | {d['peak_mib']:.1f} | {d['cpu']:.2f} | {msg} |")
+        ratio = d["peak_mib"] * MiB / (d["text_mb"] * 1e6) if d.get("text_mb") else 0
+        label = f"{name} (parse)" if stage == "parse" else name
+        print(f"| {label} | {d.get('text_mb', 0):.1f} | {d['outcome']} | {d['peak_mib']:.1f} | {ratio:.1f} | "
+              f"{d['cpu']:.2f} | {msg} |")
     print(f"\nfailures: {bad}")
     return 1 if bad else 0
 

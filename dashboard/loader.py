@@ -11,6 +11,12 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
 * at most ``LOAD_WORKERS`` loads run at once (a semaphore); a session that waits sees its place
   in the queue (``waiting(position)``); the worker runs at niceness ``LOAD_NICE`` (10), so the
   other sessions' reruns get the CPU first on a busy machine;
+* the uploaded bytes reach the worker as files, not through the pipe: each ``(name, bytes)`` is
+  written to a private temporary directory (``EVALCORE_LOAD_DIR``, default the system's temporary
+  directory; removed when the load ends, cancelled or not) and the worker is sent only their names and
+  paths (a few hundred bytes), reading each file once. Pickling the bytes cost the server a second
+  copy of the upload (the pickle) and the worker two (the pickle and the bytes); if the files cannot be
+  written (a full disk), the bytes go through the pipe as before;
 * the worker hands back only the compact collection (the levels tensor and its report), pickled
   through a pipe; its parse memory goes with the process;
 * the load is cancelled (the worker killed) as soon as the waiting session's callback raises -
@@ -25,13 +31,15 @@ interpreter, as before: for debugging).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from evalcore.collection import Collection
 from evalcore.io import InputError
@@ -59,8 +67,58 @@ def queue_length() -> int:
         return len(_queue)
 
 
+class _OnDisk(NamedTuple):
+    """An uploaded file handed to the worker by its path: ``name`` as uploaded (for the messages and
+    the format), ``path`` where the server wrote its bytes."""
+
+    name: str
+    path: str
+
+
+def _is_upload(x) -> bool:
+    return isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], (bytes, bytearray, memoryview))
+
+
+def _stage(source, where: str, count: list[int]):
+    """``source`` with every ``(name, bytes)`` written to a file in ``where`` and replaced by an
+    :class:`_OnDisk` (lists element by element; paths and other values unchanged)."""
+    if _is_upload(source):
+        count[0] += 1
+        path = os.path.join(where, str(count[0]))
+        with open(path, "wb") as fh:
+            fh.write(source[1])
+        return _OnDisk(str(source[0]), path)
+    if isinstance(source, list):
+        return [_stage(x, where, count) for x in source]
+    return source
+
+
+def _unstage(source):
+    """In the worker: every :class:`_OnDisk` read back into ``(name, bytes)``."""
+    if isinstance(source, _OnDisk):
+        return source.name, Path(source.path).read_bytes()
+    if isinstance(source, list):
+        return [_unstage(x) for x in source]
+    return source
+
+
+def _payload(qrels, runs) -> tuple[object, object, str | None]:
+    """(qrels, runs, directory): the uploads written to a new private directory, or, if that fails
+    (a full disk, no temporary directory), the sources unchanged and None."""
+    where = None
+    try:
+        where = tempfile.mkdtemp(prefix="evalcore-load-", dir=os.environ.get("EVALCORE_LOAD_DIR") or None)
+        count = [0]
+        return _stage(qrels, where, count), _stage(runs, where, count), where
+    except OSError:
+        if where is not None:
+            shutil.rmtree(where, ignore_errors=True)
+        return qrels, runs, None
+
+
 def _serve(fd_in: int, fd_out: int) -> None:
-    """The worker's main: read (qrels, runs, options, memory) from ``fd_in``, load, and send
+    """The worker's main: read (qrels, runs, options, memory) from ``fd_in`` (uploads as
+    :class:`_OnDisk` paths, read here, under the memory limit), load, and send
     ("progress", x) messages and then ("done", collection) or ("error", kind, text) on ``fd_out``."""
     src, conn = Connection(fd_in, writable=False), Connection(fd_out, readable=False)
     qrels, runs, options, memory = src.recv()
@@ -82,6 +140,7 @@ def _serve(fd_in: int, fd_out: int) -> None:
                 last[0] = x
                 conn.send(("progress", float(x)))
 
+        qrels, runs = _unstage(qrels), _unstage(runs)
         c = evalcore.load_collection(qrels, runs, progress=progress, **options)
         del qrels, runs
         conn.send(("done", c))
@@ -157,8 +216,9 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
 
         return evalcore.load_collection(qrels, runs, progress=progress, **options)
     _wait_for_slot(object(), waiting, cancelled)
-    proc = here = None
+    proc = here = where = None
     try:
+        qrels, runs, where = _payload(qrels, runs)
         proc, here = _start((qrels, runs, options, memory))
         t0 = time.perf_counter()
         while True:
@@ -196,4 +256,6 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
             if proc.poll() is None:
                 proc.kill()
             proc.wait(5)
+        if where is not None:
+            shutil.rmtree(where, ignore_errors=True)
         _slots.release()

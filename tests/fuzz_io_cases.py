@@ -212,11 +212,26 @@ def m_long_repeat(d, draw):
     return b"".join(ls + [ls[k]] * draw(st.sampled_from([2, 500, 20_000])))
 
 
+def m_ntcir_labels(d, draw):
+    """NTCIR label spellings in a 3-field qrels: some L<n> become S, A, B or a bare integer, one may
+    become ``LL1`` / ``L`` / ``L-1`` (the vectorised path must hand those to the line loop, or agree with it)."""
+    ls, out = _lines(d), []
+    odd = draw(st.sampled_from([b"LL1", b"L", b"L-1", b"L+1", b"L1"]))
+    k = draw(st.integers(0, len(ls) - 1))
+    for i, ln in enumerate(ls):
+        f = ln.split()
+        if len(f) == 3 and f[2][:1] == b"L":
+            lab = odd if i == k else draw(st.sampled_from([f[2], f[2], b"S", b"A", b"B", f[2][1:]]))
+            ln = b" ".join(f[:2] + [lab]) + b"\n"
+        out.append(ln)
+    return b"".join(out)
+
+
 MUTATIONS = {f.__name__[2:]: f for f in [m_flip, m_truncate, m_nul, m_bad_utf8, m_utf16, m_huge_line, m_label,
                                           m_score, m_rank, m_duplicate, m_windows, m_boms, m_blanks, m_empty,
                                           m_fake_gz, m_gz, m_bomb, m_many_topics, m_control, m_utf32,
-                                          m_comments_only, m_numeric_topics, m_long_repeat]}
-_QRELS_ONLY = {"label", "many_topics"}
+                                          m_comments_only, m_numeric_topics, m_long_repeat, m_ntcir_labels]}
+_QRELS_ONLY = {"label", "many_topics", "ntcir_labels"}
 _RUN_ONLY = {"score", "rank"}
 
 

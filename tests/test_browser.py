@@ -317,6 +317,38 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
             browser.close()
 
 
+
+@pytest.mark.browser
+def test_a_settings_file_nested_600_deep_is_a_clear_message(server, tmp_path):
+    """A settings file nested 600 containers deep (1.2 KB; json.loads would recurse 600 frames) uploaded
+    on the Report page: an error box saying how deep it may be, no exception element, no traceback, the
+    server alive."""
+    from playwright.sync_api import sync_playwright
+
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"settings":' + "[" * 600 + "]" * 600 + "}")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        try:
+            page = _new_page(browser, server)
+            page.goto(f"{server}/report")
+            _wait_idle(page)
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(deep))
+            page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=60000)
+            _wait_idle(page)
+            err = page.locator('[data-testid="stAlertContentError"]').first.inner_text().replace("\u200b", "")
+            assert "nested deeper than" in err and "nothing was changed" in err, err[:300]
+            exc = page.locator('[data-testid="stException"]')
+            assert exc.count() == 0, exc.first.inner_text()[:500]
+            assert "Traceback" not in page.inner_text("body")
+            with urllib.request.urlopen(server + "/_stcore/health", timeout=5) as r:
+                assert r.status == 200
+        finally:
+            browser.close()
+
+
 EVIL = "evil.example"
 _EVIL_JS = """(host) => {
     const hits = [];

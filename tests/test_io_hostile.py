@@ -302,3 +302,150 @@ def test_a_document_listed_twice_is_named_as_a_plain_loop_would(seed):
     with pytest.raises(InputError) as e:
         load_collection(qrels, [("r.txt", text.encode())])
     assert e.value.line == want[0] and f"(first on line {want[1]})" in str(e.value)
+
+
+# -- zip: the member count before the listing; the load's expansion budget counts actual bytes ---------
+def test_the_member_count_is_read_before_zipfile_lists_anything(monkeypatch):
+    import zipfile
+
+    from bombs import many_member_zip
+
+    from evalcore.io import Limits
+
+    def never(*a, **k):
+        raise AssertionError("zipfile.ZipFile opened an archive over the member limit")
+    z16, z64 = many_member_zip(300), many_member_zip(70_000)   # a plain end record, and zip64 records
+    monkeypatch.setattr(zipfile, "ZipFile", never)
+    for z, n in ((z16, 300), (z64, 70_000)):
+        with pytest.raises(InputError, match=f"lists {n:,} members .* more than the limit of 200 members"):
+            load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", z), limits=Limits(max_members=200))
+
+
+def test_zip_members_and_gz_files_share_the_loads_expansion_budget():
+    """Two zips (deflated members) and a .gz, each within its own limit, over the load's total: the
+    inflated bytes are counted as they come out, whatever the archives declare."""
+    import gzip
+    import io
+    import zipfile
+
+    from evalcore.io import Limits
+
+    text = b"".join(b"q1 Q0 d%d %d %d x\n" % (i, i + 1, -i) for i in range(20_000))
+
+    def zipped(name: str) -> bytes:
+        b = io.BytesIO()
+        with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(name, text)
+        return b.getvalue()
+    runs = [("a.zip", zipped("a.txt")), ("b.zip", zipped("b.txt")), ("c.txt.gz", gzip.compress(text))]
+    lim = Limits(max_total_expanded=2 * len(text) + 1000)
+    with pytest.raises(InputError, match="expand to more than .* together") as e:
+        load_collection(("q.txt", b"q1 0 d1 1\n"), runs, limits=lim)
+    assert e.value.file == "c.txt.gz"
+    with pytest.raises(InputError, match="expand to more than .* together") as e:
+        load_collection(("q.txt", b"q1 0 d1 1\n"), runs[:2], limits=Limits(max_total_expanded=len(text) + 10))
+    assert e.value.file == "b.zip:b.txt"
+    assert load_collection(("q.txt", b"q1 0 d1 1\n"), runs[:2], limits=lim).n_runs == 2
+
+
+# -- streamed line parsing: blocks, CRLF, lines across block boundaries ---------------------------------
+@pytest.mark.parametrize("seed", range(30))
+def test_blocks_of_lines_are_exactly_splitlines(seed):
+    import random
+
+    from evalcore.io.lines import raw_blocks
+
+    rng = random.Random(seed)
+    pieces = [b"a", b"bb", b"q1 0 d1 1", b"", b" ", b"\xc3\xa9"]
+    ends = [b"\n", b"\r\n", b"\r", b"\n\n", b"\r\r\n"]
+    data = b"".join(rng.choice(pieces) * rng.randint(0, 9) + rng.choice(ends) for _ in range(rng.randint(0, 60)))
+    if rng.random() < 0.5:
+        data += b"no end" * rng.randint(1, 3)
+    for block in (1, 2, 3, 5, 8, 13, 64, 1 << 20):
+        blocks = list(raw_blocks(data, block))
+        assert [ln for b in blocks for ln in b] == data.splitlines(), (block, data)
+        assert all(b for b in blocks) or not data
+
+
+def _at_boundary(body_lines: int, bad: bytes, eol: bytes, fmt: str) -> tuple[bytes, int]:
+    """A file of more than one block of lines whose line ``n`` (returned) is ``bad`` and sits just past
+    the first block boundary (``io.lines.BLOCK``)."""
+    from evalcore.io.lines import BLOCK
+
+    line = (b"T%04d doc-%08d L1" if fmt == "ntcir" else b"%d 0 doc-%08d 1")
+    rows, size, i = [], 0, 0
+    while size < BLOCK:
+        r = (line % (i % 50, i)) + eol
+        rows.append(r)
+        size += len(r)
+        i += 1
+    return b"".join(rows) + bad + eol + b"".join(rows[:body_lines]), len(rows) + 1
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("fmt", ["ntcir", "trec"])
+def test_errors_past_a_block_boundary_name_the_right_line(eol, fmt):
+    from evalcore.io import read_qrels
+
+    bad = b"T0001 doc-x L99" if fmt == "ntcir" else b"1 0 doc-x 99"
+    data, n = _at_boundary(10, bad, eol, fmt)
+    with pytest.raises(InputError) as e:
+        read_qrels(("q.txt", data))
+    assert e.value.line == n and "above 20" in str(e.value) and e.value.text == bad.decode()
+    assert str(e.value).startswith(f"q.txt, line {n}:")
+
+
+def test_a_run_line_across_the_block_boundary_is_read_whole():
+    """The first block ends in the middle of a line: that line is parsed whole, and a bad line after
+    it is named by its number (CRLF line ends, a header, blank lines)."""
+    from evalcore.io import read_run
+    from evalcore.io.lines import BLOCK
+
+    head = b"# ir_metadata\r\n\r\n"
+    line = b"q1 Q0 d%07d %d 1.5 tag\r\n"
+    rows = [line % (i, i + 1) for i in range(BLOCK // len(line % (0, 1)) + 50)]
+    ok = head + b"".join(rows)
+    assert len(ok) > BLOCK and (BLOCK - len(head)) % len(rows[0])      # a line straddles the boundary
+    r = read_run(("r.txt", ok), order="file")
+    assert len(r.docs) == len(rows) and r.docs[-1] == "d%07d" % (len(rows) - 1)
+    with pytest.raises(InputError) as e:
+        read_run(("r.txt", ok + b"q1 Q0 dx 1 nan tag\r\n"))
+    assert e.value.line == 2 + len(rows) + 1 and "not a finite number" in str(e.value)
+
+
+# -- NTCIR one-file qrels on the vectorised path: the same as a plain reading ---------------------------
+@pytest.mark.parametrize("seed", range(8))
+def test_ntcir_qrels_match_a_plain_reading(seed):
+    import random
+
+    from evalcore.io import read_qrels
+
+    rng = random.Random(seed)
+    labels = ["L0", "L1", "L2", "L3", "S", "A", "B", "2", "L-1", "-3"][: 7 if seed % 2 else 10]
+    rows = [(f"T{rng.randint(1, 4)}", f"d{i}", rng.choice(labels)) for i in range(rng.randint(5, 200))]
+    rows.append(("T9", "dz", "L1"))
+    text = "".join(f"{t} {d} {lab}\n" for t, d, lab in rows)
+
+    def level(lab: str) -> int:   # the NTCIR rule, written out
+        if lab in ("S", "A", "B"):
+            return {"B": 1, "A": 2, "S": 3}[lab]
+        v = int(lab[1:] if lab.startswith("L") else lab)
+        return max(v, 0)
+    q = read_qrels(("q.txt", text.encode()))
+    assert q.frame.values.tolist() == [[t, d, level(lab)] for t, d, lab in rows]
+    assert (q.level_names is not None) == any(lab in ("S", "A", "B") for _, _, lab in rows)
+    neg = [i for i, (_, _, lab) in enumerate(rows, 1) if lab.lstrip("L").startswith("-")]
+    warn = [w for w in q.warnings if "negative label" in w]
+    assert bool(warn) == bool(neg)
+    if neg:
+        assert f"{len(neg)} judgment" in warn[0] and f"e.g. line {neg[0]}: {rows[neg[0] - 1][2]})" in warn[0]
+
+
+@pytest.mark.parametrize("bad, words", [(b"T1 d9 LL1", "not of the form L<n>"), (b"T1 d9 L300", "above 20"),
+                                        (b"T1 d9 X", "not of the form L<n>"), (b"T1 d9", "expected 3 fields")])
+def test_bad_ntcir_lines_are_named(bad, words):
+    from evalcore.io import read_qrels
+
+    with pytest.raises(InputError) as e:
+        read_qrels(("q.txt", b"T1 d1 L1\nT1 d2 S\n\n" + bad + b"\nT1 d3 L0\n"))
+    assert e.value.line == 4 and words in str(e.value)

@@ -93,3 +93,57 @@ def test_a_second_load_waits_for_the_first_and_sees_its_place():
     c = load_in_worker(QRELS, RUNS, waiting=places.append)
     first.join()
     assert c.run_ids == ("a", "b") and places and set(places) == {1}
+
+
+def test_uploads_reach_the_worker_as_files_not_through_the_pipe(tmp_path, monkeypatch):
+    """The payload sent to the worker names the uploads by path (a few hundred bytes, not a pickled copy
+    of the upload); the worker reads the same bytes back; the files are gone when the load ends."""
+    import pickle
+
+    from dashboard import loader
+
+    monkeypatch.setenv("EVALCORE_LOAD_DIR", str(tmp_path))
+    big = _big_qrels(50_000)
+    runs = [RUNS[0], ("runs/b.txt", RUNS[1][1]), "/some/path.txt"]
+    q, r, where = loader._payload(big, runs)
+    try:
+        assert len(pickle.dumps((q, r))) < 1000 < len(big[1])
+        assert loader._unstage(q) == big and loader._unstage(r) == [RUNS[0], ("runs/b.txt", RUNS[1][1]),
+                                                                  "/some/path.txt"]
+    finally:
+        import shutil
+        shutil.rmtree(where)
+    sent = []
+    real = loader._start
+    monkeypatch.setattr(loader, "_start", lambda payload: sent.append(len(pickle.dumps(payload))) or real(payload))
+    ref = evalcore.load_collection(big, RUNS, limits=APP_LIMITS)
+    c = load_in_worker(big, RUNS, limits=APP_LIMITS)
+    assert np.array_equal(c.levels, ref.levels) and c.report.n_qrels_lines == ref.report.n_qrels_lines
+    assert sent and sent[0] < 2000 and list(tmp_path.iterdir()) == []
+    with pytest.raises(InputError) as e:                 # messages name the file as uploaded, not the path
+        load_in_worker(("my qrels.txt", b"q1 0 d1 x\n"), RUNS)
+    assert str(e.value).startswith("my qrels.txt, line 1:") and list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_sends_the_bytes_through_the_pipe(tmp_path, monkeypatch):
+    from dashboard import loader
+
+    monkeypatch.setenv("EVALCORE_LOAD_DIR", str(tmp_path / "missing"))   # mkdtemp fails: OSError
+    assert loader._payload(QRELS, RUNS) == (QRELS, RUNS, None)
+    c = load_in_worker(QRELS, RUNS)
+    assert c.run_ids == ("a", "b")
+
+
+def test_a_cancelled_load_leaves_no_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALCORE_LOAD_DIR", str(tmp_path))
+
+    class Gone(BaseException):
+        pass
+
+    def tick(seconds: float) -> None:
+        if seconds > 0.3:
+            assert len(list(tmp_path.iterdir())) == 1     # the load's directory, while it runs
+            raise Gone
+    with pytest.raises(Gone):
+        load_in_worker(_big_qrels(3_000_000), RUNS, tick=tick)
+    assert list(tmp_path.iterdir()) == [] and not _children()

@@ -75,8 +75,9 @@ Runs are parsed by pyarrow's CSV reader in 1 MB blocks (after turning
 tabs, repeated blanks and trailing blanks into single spaces when a file
 has any). Most runs are written in score order already: then only the
 rows of each group of equal scores are sorted (by document id), otherwise
-one vectorised three-key sort orders the run. A TREC qrels file is read
-the same way. Document ids are hashed once, in numpy, straight from the
+one vectorised three-key sort orders the run. A TREC or NTCIR one-file
+qrels file is read the same way (labels as int8; ``L<n>`` and S, A, B
+vectorised). Document ids are hashed once, in numpy, straight from the
 arrow buffers (:mod:`.dochash`: an id of 8-16 bytes is two overlapping
 8-byte reads); the judged (topic, document) keys are indexed once per
 collection by a slot table on their top bits (and a second one, on the
@@ -90,9 +91,16 @@ repeated within a topic is looked for by sorting each topic's keys on
 their own (their top 32 bits first, when topics are short). Hashes only
 propose matches: every match is confirmed on the key and on the id's
 bytes, and every repeated document on the strings, so results are exact. Whenever anything looks off (a parse error, an empty
-field, a duplicate document, a negative label) the file is re-read by a
+field, a label out of range) the file is re-read by a
 plain line-by-line parser whose job is to name the first bad line in an
-:class:`InputError` (or word the warning exactly).
+:class:`InputError` (or word the warning exactly); it reads a block of
+~1 MB of lines at a time (:mod:`.lines`) into arrow columns, so it holds the
+text plus ~40 bytes per line. A repeated document is named by one streamed
+scan of the text for its line, not a second parse.
+
+Parsing alone (``read_qrels``, ``read_run``) peaks at ~2-4 x the file's text
+beyond the text itself (docs/reliability.md, "Parse memory", measured by
+benchmarks/hostile_io.py); ``load_collection`` adds the judgment index below.
 
 Runs are *streamed*: one reader thread reads and parses the next run file
 while the current run is ordered and placed, and a run's text and parsed
@@ -100,8 +108,9 @@ columns are dropped as soon as its rows are in the tensor. Peak memory is
 therefore bounded by
 
     tensor (2 bytes per run x topic x rank cell: int8 levels + bool unjudged)
-    + qrels (~25 bytes per judgment, strings in arrow buffers, plus the
-      slot tables and the records: ~100 bytes per judgment)
+    + qrels (~33 bytes per judgment, strings in arrow buffers, plus the
+      slot tables (64 MB from ~2 M judgments on) and the records: ~75
+      bytes per judgment of 12-byte ids)
     + one run being placed (~4x its text) + one being read (its text + ~1 MB
       of parse blocks + its columns)
     + the interpreter with numpy, pandas and pyarrow (~105 MB),
@@ -120,7 +129,7 @@ Code map (one stage per module)
 ``frames`` DataFrames and pytrec_eval dicts; ``jsonl`` JSON-lines runs;
 ``text`` decompression, UTF-8 (UTF-16 / UTF-32 named), lines; ``lines`` a
 block of lines at a time; ``repeats`` repeated (topic, document) pairs, with arrays; ``qrels`` qrels formats (fast path
-for one TREC file, the line loop otherwise); ``dochash`` document-id hashes;
+for one TREC or NTCIR one-file qrels, the line loop otherwise); ``dochash`` document-id hashes;
 ``trec_fast`` the pyarrow fast path for TREC runs; ``trec_lines`` the line-by-line parser
 that names the first bad line; ``runs`` TREC / NTCIR ``.res`` runs and
 :func:`read_run`; ``order`` evaluation order (trec_eval ties); ``assemble``

@@ -58,7 +58,8 @@ class _Judgments:
     def __post_init__(self):
         self.several = bool((self.slot == -2).any())  # some slot holds several keys
         self.any_shared = bool(self.d_shared.any())   # some key is shared by several judged ids
-        self.d_keys = np.ascontiguousarray(self.d_docs.rec[:, 0])  # the distinct keys, sorted
+        # the distinct keys, sorted (the keys themselves when none is shared)
+        self.d_keys = self.keys if self.first.size == self.keys.size else np.ascontiguousarray(self.d_docs.rec[:, 0])
 
     def judge(self, docs: pa.Array, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(key, level) of every row of a run, in file order: row ``i`` is document ``docs[i]`` for the
@@ -134,20 +135,30 @@ def _slot_bits(n_keys: int, least: int = 16, most: int = 24) -> int:
 
 
 def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Judgments:
+    """The index of the evaluated topics' judgments. Memory: every intermediate is dropped as soon as
+    the next is built, and without a shared key (a 64-bit collision: almost always) the distinct-key
+    arrays are the sorted arrays themselves, not copies - ~75 bytes per judgment of 12-byte ids plus the
+    slot tables (docs/reliability.md, "Parse memory")."""
     tindex = {t: i for i, t in enumerate(topic_ids)}
-    sub = frame[frame["topic"].isin(tindex)]
+    inside = frame["topic"].isin(tindex)
+    sub = frame if inside.all() else frame[inside]   # (a copy only when some topic has no relevant document)
+    del inside
     tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
     lv = sub["level"].to_numpy(dtype=np.int64)
     counts = np.bincount(tcode * (max_level + 1) + lv, minlength=len(topic_ids) * (max_level + 1))
     counts = counts.reshape(len(topic_ids), max_level + 1).astype(np.int64, copy=False)
     docs = pa.array(sub["doc"])
+    del sub
     if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
         docs = docs.cast(pa.string())  # the type run ids have
     keys = pair_keys(hash_strings(docs), tcode)
+    del tcode
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     levels = lv.astype(np.int8)[order]
+    del lv
     docs = docs.take(pa.array(order))
+    del order
     shared = np.zeros(keys.size, bool)
     first = np.ones(keys.size, bool)
     if keys.size > 1:
@@ -155,25 +166,32 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Ju
         shared[1:] |= eq
         shared[:-1] |= eq
         first[1:] = ~eq
+        del eq
     starts = np.flatnonzero(first)
+    del first
+    distinct = starts.size == keys.size   # no key shared by two judgments: the distinct arrays are the arrays
+    d_keys = keys if distinct else keys[starts]
     bits = _slot_bits(starts.size)
     shift = np.uint64(64 - bits)
-    top = (keys[starts] >> shift).view(np.int64)  # non-decreasing, as the keys are sorted
+    top = (d_keys >> shift).view(np.int64)  # non-decreasing, as the keys are sorted
     slot = np.full(1 << bits, -1, np.int32)
     slot[top] = np.arange(starts.size, dtype=np.int32)
     if top.size > 1:
         slot[top[1:][top[1:] == top[:-1]]] = -2
     # the second table: the keys of shared slots, by their low bits (independent of the top bits)
     in_shared = np.flatnonzero(slot[top] == -2)
+    del top
     bits2 = _slot_bits(in_shared.size, 8, 22)
-    low = (keys[starts[in_shared]] & np.uint64((1 << bits2) - 1)).view(np.int64)
+    low = (d_keys[in_shared] & np.uint64((1 << bits2) - 1)).view(np.int64)
     slot2 = np.full(1 << bits2, -1, np.int32)
     slot2[low] = in_shared.astype(np.int32)
     if low.size > 1:
         srt = np.sort(low)
         slot2[srt[1:][srt[1:] == srt[:-1]]] = -2
-    return _Judgments(tindex, keys, levels, docs, starts, levels[starts], shared[starts],
-                      _Table(docs.take(pa.array(starts)), tag=keys[starts]), slot, shift, slot2, counts)
+    del low, in_shared
+    table = _Table(docs if distinct else docs.take(pa.array(starts)), tag=d_keys)
+    return _Judgments(tindex, keys, levels, docs, starts, levels if distinct else levels[starts],
+                      shared[starts], table, slot, shift, slot2, counts)
 
 
 @dataclass

@@ -265,7 +265,7 @@ def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
                              hint="add the rank column, or use order='score' (trec_eval's order)")
         rank = _numbers(df, "rank", display, integer=True, most=2.0 ** 62)
 
-    def on_dup():
+    def on_dup(*_):
         dup = pd.DataFrame({"t": topics, "d": docs}).duplicated(keep="first").to_numpy()
         i = int(np.flatnonzero(dup)[0])
         first = int(np.flatnonzero((topics == topics[i]) & (docs == docs[i]))[0])

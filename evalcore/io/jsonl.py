@@ -76,4 +76,4 @@ def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes |
         raise InputError("empty run: no JSON lines", file=f.name, hint=_HINT)
     return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
                        pa.array(scores, pa.float64()), np.asarray(ranks, np.int64) if order == "rank" else None,
-                       order, keep_first, len(topics), lambda: None)
+                       order, keep_first, len(topics), lambda *_: None)

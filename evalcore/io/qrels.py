@@ -61,9 +61,11 @@ class Qrels:
 
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
-_QRELS_CONVERT = pcsv.ConvertOptions(column_types={c: pa.string() for c in "tidr"},
-                                     null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                     check_utf8=False)  # _text_bytes checked it
+_QRELS_CONVERT = {kind: pcsv.ConvertOptions(column_types={c: pa.string() for c in cols}, null_values=[],
+                                            strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                            check_utf8=False)  # _text_bytes checked it
+                  for kind, cols in (("trec", "tidr"), ("ntcir", "tdr"))}
+_LETTERS = pa.array(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.get))   # by level: B, A, S
 
 
 def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
@@ -177,10 +179,13 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
     level_lines: dict[int, int] = {}
     any_letter = False
     first = _text_bytes(files[0]) if len(files) == 1 else None
-    if first is not None and fmt in ("auto", "trec"):
-        fast = _fast_single_trec(files[0], first, fmt)
+    if first is not None and fmt in ("auto", "trec", "ntcir"):
+        fast = _fast_single(files[0], first, fmt)
         if fast is not None:
             return _finish(display, *fast)
+        # the fast path's buffers go back to the system before the line loop's numpy and Python
+        # objects are allocated (arrow's pool would keep them: +70 MiB on a 92 MB file)
+        pa.default_memory_pool().release_unused()
     cols = _Columns()
     for fi, f in enumerate(files):
         data = first if first is not None else _text_bytes(f)
@@ -243,14 +248,18 @@ class _Columns:
 
     def flush(self) -> None:
         if self._ln:
-            self.blocks.append((pa.array(self._t, pa.string()), pa.array(self._d, pa.string()),
+            self.blocks.append([pa.array(self._t, pa.string()), pa.array(self._d, pa.string()),
                                 np.asarray(self._lv, np.int8), np.asarray(self._f, np.int32),
-                                np.asarray(self._ln, np.int64)))
+                                np.asarray(self._ln, np.int64)])
         for x in (self._t, self._d, self._lv, self._f, self._ln):
             x.clear()
 
     def column(self, j: int):
+        """Column ``j`` of every block, concatenated; the blocks' parts are dropped meanwhile, so that
+        the column and its blocks are never held twice for more than one column."""
         parts = [b[j] for b in self.blocks]
+        for b in self.blocks:
+            b[j] = None
         if j < 2:
             return pa.concat_arrays(parts) if parts else pa.array([], pa.string())
         return np.concatenate(parts) if parts else np.zeros(0, (np.int8, np.int32, np.int64)[j - 2])
@@ -293,6 +302,7 @@ def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
 def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, any_letter: bool,
             warnings: list[str], n_lines: int, level_lines: dict[int, int]) -> Qrels:
     # strings stay in arrow buffers (pandas' "str" dtype): ~25 bytes per judgment instead of ~130 as objects
+    levels = levels.astype(np.int64, copy=False)
     frame = pd.DataFrame({"topic": topics.to_pandas(), "doc": docs.to_pandas(), "level": levels})
     K = max(1, int(levels.max()) if levels.size else 1)
     names = None
@@ -316,7 +326,7 @@ def _qrels_from_python(source) -> Qrels:
     return Qrels(frame=frame, source=name, warnings=warnings, n_lines=sum(counts.values()), level_judgments=counts)
 
 
-def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) -> tuple[np.ndarray, list[str]]:
+def _negative_labels(levels: np.ndarray, tokens, fname: str, line_of) -> tuple[np.ndarray, list[str]]:
     """Label rule of the fast path, kept in one place (the line loop applies the same rule line by
     line): negative labels count as non-relevant (level 0), with one warning naming the first.
     ``tokens``: the labels as written; ``line_of(i)``: the file line of row i. Returns (levels, warnings).
@@ -326,63 +336,97 @@ def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) 
     if not neg.size:
         return levels, []
     first = int(neg[0])
+    tok = tokens[first].as_py()
     w = (f"{fname}: {neg.size} judgment{'s' if neg.size > 1 else ''} with a negative label "
-         f"(e.g. line {line_of(first)}: {tokens[first].as_py()}) count as non-relevant")
+         f"(e.g. line {line_of(first)}: {tok if len(tok) <= 40 else _short(tok, 40)}) count as non-relevant")
     return np.maximum(levels, 0), [w]
 
 
-def _fast_single_trec(f: _File, data: bytes, fmt: str):
-    """The only qrels file, TREC, read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
-    or None whenever anything looks off (another format, a parse error, an empty field, a judgment
-    repeated with another level, a warning whose line number comment or blank lines would shift) -
-    the line loop of :func:`read_qrels` then reads the file and names the first bad line. Same result
-    as the line loop: ``#`` comment lines (ir_metadata headers) are dropped first, and a judgment
-    repeated with the same level is kept once, with the line loop's warning."""
-    if _qrels_kind(f, data, fmt) != "trec":
+def _fast_single(f: _File, data: bytes, fmt: str):
+    """The only qrels file, TREC or NTCIR one-file, read by pyarrow's CSV reader, vectorised: the arguments
+    of :func:`_finish`, or None whenever anything looks off (another format, a parse error, an empty field,
+    a label that is not an integer (or NTCIR's ``L<n>`` / S, A, B) in -128..``MAX_LEVEL``, a judgment
+    repeated with another level, a warning whose line number comment or blank lines would shift) - the
+    line loop of :func:`read_qrels` then reads the file and names the first bad line. Same result as the
+    line loop: ``#`` comment lines (ir_metadata headers) are dropped first, and a judgment repeated with
+    the same level is kept once, with the line loop's warning.
+
+    Memory (docs/reliability.md, "Parse memory"): the reader's columns stay in ~1 MB chunks; only the
+    topic and document columns are combined, one at a time, after the table is dropped; labels are
+    read as int8 and checked first; every intermediate is dropped before the next is built. Peak: 3.5-4 x
+    the text (a repeated judgment: 4 x)."""
+    kind = _qrels_kind(f, data, fmt)
+    if kind not in ("trec", "ntcir"):
         return None
+    names = list("tidr") if kind == "trec" else list("tdr")
     clean = _drop_comments(data)
     commented = clean is not data   # ir_metadata headers: row i is then not line i + 1
     data = clean
+    del clean
     if _needs_cleaning(data) or b"\r" in data:
         data = _clean_blanks(data)
     try:
         tb = pcsv.read_csv(pa.py_buffer(data),
-                           read_options=pcsv.ReadOptions(column_names=list("tidr"), use_threads=False,
+                           read_options=pcsv.ReadOptions(column_names=names, use_threads=False,
                                                          block_size=BLOCK),
-                           parse_options=_PARSE, convert_options=_QRELS_CONVERT)
+                           parse_options=_PARSE, convert_options=_QRELS_CONVERT[kind])
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None
     n = tb.num_rows
-    if n == 0:
+    lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
+    del data   # (a cleaned copy, when there is one)
+    if n == 0 or any(pc.min(pc.binary_length(tb.column(c))).as_py() == 0 for c in names):
         return None
-    cols = {c: tb.column(c).combine_chunks() for c in ("t", "i", "d")}
-    labels = tb.column("r").combine_chunks()
-    if any(pc.min(pc.binary_length(a)).as_py() == 0 for a in (*cols.values(), labels)):
-        return None
+    labels = tb.column("r")
+    any_letter = False
     try:
-        levels = pc.cast(labels, pa.int64()).to_numpy().astype(np.int64)
+        if kind == "trec":
+            levels = pc.cast(labels, pa.int8())
+        else:
+            idx = pc.index_in(labels, value_set=_LETTERS)   # B, A, S -> 0, 1, 2; null for L<n> and integers
+            any_letter = idx.null_count < len(idx)
+            digits = pc.replace_substring_regex(labels, "^L", "")
+            if any_letter:
+                digits = pc.if_else(pc.is_valid(idx), "0", digits)
+            levels = pc.cast(digits, pa.int8())
+            del digits
+            if any_letter:
+                levels = pc.if_else(pc.is_valid(idx), pc.cast(pc.add(idx, 1), pa.int8()), levels)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None  # not an integer: the line loop names the line
+    levels = levels.to_numpy() if isinstance(levels, pa.Array) else np.concatenate(
+        [c.to_numpy(zero_copy_only=False) for c in levels.chunks])
     if levels.max(initial=0) > MAX_LEVEL:
-        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (never an int8 wrap-around)
-    lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
+        return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (never a wrap-around)
     if (levels < 0).any() and not lines_match:
         return None
+    # labels first: a bad one ends here, before the topic and document columns are combined
+    t, d = tb.column("t"), tb.column("d")
+    del tb   # the iter column goes; the kept columns are combined one at a time, each chunked copy dropped
+    t = t.combine_chunks()
+    d = d.combine_chunks()
+    pa.default_memory_pool().release_unused()   # the reader's buffers: back before numpy allocates
     levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
+    del labels
     lv, counts = np.unique(levels, return_counts=True)
-    t, d = cols["t"], cols["d"]
-    tenc = pc.dictionary_encode(t)
-    keys = np.sort(pair_keys(hash_strings(d), tenc.indices.to_numpy(zero_copy_only=False)))
-    if keys.size > 1 and (keys[1:] == keys[:-1]).any():   # a repeated judgment, or a hash collision
+    tenc = pc.dictionary_encode(t).indices.to_numpy(zero_copy_only=False)
+    keys = np.sort(pair_keys(hash_strings(d), tenc))
+    del tenc
+    repeated = keys.size > 1 and bool((keys[1:] == keys[:-1]).any())
+    del keys
+    if repeated:   # a repeated judgment, or a hash collision
         first = first_occurrence(t, d)
         rep = first != np.arange(n)
         if rep.any():
             if not lines_match or (levels[rep] != levels[first[rep]]).any():
                 return None   # another level (an error), or lines to name: the line loop reports it
+            del first
             k = int(np.flatnonzero(rep)[0])
             m = int(rep.sum())
             warnings.append(f"{f.name}: {m} duplicate judgment{'s' if m > 1 else ''} (same topic, document and "
                             f"level; e.g. line {k + 1}) counted once")
             keep = pa.array(~rep)
-            t, d, levels = t.filter(keep), d.filter(keep), levels[~rep]
-    return (t, d, levels, False, warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})
+            t = t.filter(keep)
+            d = d.filter(keep)
+            levels = levels[~rep]
+    return (t, d, levels, any_letter, warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})

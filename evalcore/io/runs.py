@@ -29,7 +29,7 @@ class _Columns:
     d: pa.Array
     s: pa.Array | None
     r: np.ndarray | None
-    redo: Callable[[], None]   # re-reads the text to name a repeated document's line
+    redo: Callable[[int, int], None]   # re-reads the text to name a repeated document's line
 
 
 def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
@@ -47,7 +47,27 @@ def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Par
         cols = _arrow_trec(_clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
-    return _Columns(src, *cols, lambda: _slow_trec(_text_bytes(f), f.name, order, False))
+    return _Columns(src, *cols, lambda k, j: _name_repeat(f, k, j, order))
+
+
+def _name_repeat(f, k: int, j: int, order: str) -> None:
+    """Raise the error naming row ``k`` of the run (0-based, counting only the lines that are neither
+    blank nor ``#`` comments, as the columns were read) as a repeat of row ``j``: the text is scanned a
+    block of lines at a time, so nothing but the text is held (the whole line parser, run again, held
+    its columns beside the caller's: ~6 x the text). Should the rows not line up (they do), the line
+    parser names it."""
+    data = _text_bytes(f)
+    i0 = None
+    for row, (i, text, fl) in enumerate(_lines(data)):
+        if row == j:
+            i0 = i
+        if row == k:
+            if i0 is not None and len(fl) == 6:
+                raise InputError(f"document {_short(fl[2].decode())} is listed twice for topic "
+                                 f"{_short(fl[0].decode())} (first on line {i0})", file=f.name, line=i, text=text,
+                                 hint=_DUP_FIX)
+            break
+    _slow_trec(data, f.name, order, False)
 
 
 def _read_run(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
@@ -98,7 +118,7 @@ def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
     if not topics:
         raise InputError("empty run: no document ids", file=src.display, hint="give non-empty TOPIC.res files")
     return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()), None, None, "file",
-                       keep_first, len(topics), lambda: None)
+                       keep_first, len(topics), lambda *_: None)
 
 
 def _parse_run(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
