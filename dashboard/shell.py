@@ -158,7 +158,7 @@ def guard(run, title: str = "") -> None:
         with st.expander("References", icon=":material/menu_book:"):
             st.markdown(references.as_markdown())
     except cached.InputError as e:
-        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(e)}",
+        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(errors.app_text(e))}",
                  icon=":material/error:")
     except Exception as e:  # noqa: BLE001 - the one place that turns a bug into a message
         if _raise_in_tests():

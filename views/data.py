@@ -82,7 +82,7 @@ with tab_up:
             except (cached.InputError, ValueError, OSError, OverflowError, MemoryError) as e:
                 prog.done()
                 status.update(label="These files could not be loaded", state="error", expanded=True)
-                ss["_load_error"] = str(e)
+                ss["_load_error"] = errors.app_text(e)      # fixes said with the app's controls
             else:
                 status.update(label=f"Loaded in {time.perf_counter() - t0:.1f} s", state="complete")
                 ss["uploaded"] = c
