@@ -92,7 +92,7 @@ def _figure(traces: list[dict], *, title: str | None = None, x: str | None = Non
 
 #: Longest line of a chart title (characters): a chart in half of a 1024 px screen is ~300 px wide and a
 #: 15 px bold title takes ~8 px a character; plotly neither wraps nor clips a title, it runs off the chart.
-TITLE_LINE = 36
+TITLE_LINE = 38
 
 
 def _wrap_title(title: str) -> tuple[str, int]:
@@ -228,7 +228,8 @@ def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
                 hovertemplate="run %{y}<br>topic %{x}<br>" + metric + " = %{z:.4f}<extra></extra>")
     return _figure([heat], x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120),
                    legend=False, yaxis=dict(autorange="reversed", tickfont=dict(size=10)),
-                   xaxis=dict(showticklabels=matrix.shape[1] <= 60, tickfont=dict(size=9)))
+                   # every topic named up to 50 (upright, 9 px: ~11 px a topic fits a 1024 px screen), none beyond
+                   xaxis=dict(showticklabels=matrix.shape[1] <= 50, dtick=1, tickangle=-90, tickfont=dict(size=9)))
 
 
 def run_difference(df: pd.DataFrame, run_x: str, run_y: str, metric: str) -> go.Figure:
@@ -291,9 +292,11 @@ def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, t
     if cell_text:
         heat.update(texttemplate="%{text}", textfont=dict(size=11))
     return _figure([heat], title=title, height=max(360, 48 * len(tau) + 120), legend=False,
-                   # dtick=1: every metric named (plotly drops every other category label when they crowd,
-                   # half a 1024 px screen); at -45 degrees eight labels fit in ~200 px
-                   yaxis=dict(autorange="reversed", dtick=1), xaxis=dict(side="bottom", tickangle=-45, dtick=1))
+                   # dtick=1: every metric named (plotly drops every other category label when they crowd);
+                   # without cell text the chart may be narrow (half a 1024 px screen, ~25 px a column):
+                   # upright labels then, which need only their line height side by side
+                   yaxis=dict(autorange="reversed", dtick=1),
+                   xaxis=dict(side="bottom", tickangle=-45 if cell_text else -90, dtick=1))
 
 
 def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title: str,
