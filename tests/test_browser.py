@@ -518,3 +518,45 @@ def test_the_view_exported_as_html_opens_with_its_charts_and_no_network(server, 
             assert [u for u in requests if not u.startswith("file:")] == [], requests[:5]
         finally:
             browser.close()
+
+
+#: Tables that scroll sideways at 1024 px by design, with why: (page, table number on the page).
+WIDE_TABLES = {
+    ("significance", 1): "every run pair with 14 statistics: no screen narrower than ~1300 px shows them all",
+}
+
+
+@pytest.mark.browser
+def test_every_page_is_readable_at_1024_x_768(server, tmp_path):
+    """Every page at 1024 x 768 (a laptop, a classroom projector): no chart title under its legend or
+    off its chart, every label of every heatmap drawn and no cell values overlapping, every table's
+    columns in view (no sideways scroll), no exception element - from the DOM and plotly's layout
+    (docs/screenshots/shoot.py LAYOUT_JS). The screenshots are the same as docs/screenshots' (one
+    command: shoot.py --size 1024)."""
+    from playwright.sync_api import sync_playwright
+
+    shoot = _shoot_module()
+    found: dict[str, list[str]] = {}
+
+    def check(page, spec):
+        if spec.button:
+            page.get_by_role("button", name=spec.button).click()
+            shoot.wait_idle(page, 60000)
+        page.wait_for_timeout(500)
+        found[spec.url_path] = shoot.layout_problems(page)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            shots = shoot.shoot(browser, server, tmp_path, check=check, **shoot.SIZES["1024"])
+        finally:
+            browser.close()
+    assert set(found) == {path for path, _, _ in PAGES} and all(png.stat().st_size > 20000 for png in shots.values())
+    problems = []
+    for page, msgs in found.items():
+        for m in msgs:
+            table = m.partition(":")[0]
+            if table.startswith("table ") and (page, int(table.split()[1])) in WIDE_TABLES:
+                continue
+            problems.append(f"{page}: {m}")
+    assert not problems, "\n".join(problems)
