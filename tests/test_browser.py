@@ -562,12 +562,18 @@ def test_every_page_is_readable_at_1024_x_768(server, tmp_path):
     assert not problems, "\n".join(problems)
 
 
-_MARKUP_JS = """(tokens) => {
+_MARKUP_JS = r"""(tokens) => {
     const main = document.querySelector('[data-testid="stMain"]');
     const made = [];
-    for (const el of main.querySelectorAll('a[href], img, em, strong, code, h1, h2, h3, h4, h5, h6, del')) {
+    // an element made of a name's markup holds exactly one of its words: <em>zq</em>, <code>cq</code>
+    for (const el of main.querySelectorAll('a, em, strong, code, del, h1, h2, h3, h4, h5, h6')) {
         const t = (el.textContent || '').trim();
-        if (tokens.some(k => t === k || t.includes(k))) made.push(el.tagName + ': ' + t.slice(0, 60));
+        if (tokens.includes(t)) made.push(el.tagName + ': ' + t);
+    }
+    // [r0](x), ![r1](y), [t2](z): a link or an image to x, y or z
+    for (const el of main.querySelectorAll('a[href], img[src]')) {
+        const u = el.getAttribute('href') || el.getAttribute('src');
+        if (['x', 'y', 'z'].includes(u) || /\/[xyz]$/.test(u)) made.push(el.tagName + ' -> ' + u);
     }
     return made;
 }"""
@@ -575,15 +581,15 @@ _MARKUP_JS = """(tokens) => {
 
 @pytest.mark.browser
 def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_path):
-    """Run names, topic ids and a collection name full of Markdown's specials ([](){}*_`#<>!): on the
+    """Run names, topic ids and a collection name full of Markdown's specials ([](){}*_`#<>!:@): on the
     Overview, Data and Rankings pages the text a reader copies (innerText) holds them exactly as in the
     files - no zero-width space or other added character - and no link, image, emphasis, code or heading
     is made of them."""
     from playwright.sync_api import sync_playwright
 
-    runs_named = ["[r0](x){a}*zq*_wq_`cq`#h<b>!", "![r1](y){b}**zq**__wq__<i>#1", "r2#`cq`*!"]
-    topics = ["t*zq*_1_", "[t2](z)", "#t3`cq`"]
-    name = "[coll](x) *zq* _wq_ `cq` #h <b>!"
+    runs_named = ["[r0](x){a}*zq*_wq_`cq`#h<b>!:v2@lab", "![r1](y){b}**zq**__wq__<i>#1", "r2#`cq`*!:1"]
+    topics = ["t*zq*_1_:a@b", "[t2](z)", "t3#`cq`!"]          # a line starting with # is a comment
+    name = "[coll](x) *zq* _wq_ `cq` #h <b>! v2: see www.evil.example or me@evil.example"
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{t} 0 d{d} {(d + i) % 3}\n" for i, t in enumerate(topics) for d in range(8)))
     files = []
@@ -592,7 +598,7 @@ def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_p
         f.write_text("".join(f"{t} Q0 d{(d * (2 * r + 3)) % 8} {d + 1} {9 - d} {tag}\n"
                              for t in topics for d in range(8)))
         files.append(str(f))
-    tokens = ["zq", "wq", "cq", "coll", "r0", "r1", "t2", "h"]
+    tokens = ["zq", "wq", "cq", "coll", "r0", "r1", "t2", "h <b>!", "1"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -628,7 +634,7 @@ def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_p
                 page.goto(f"{server}/{path}?{query}")
                 _wait_idle(page, 60000)
                 text = main.inner_text()
-                assert name in text and "\u200b" not in text, (path, text[:600])
+                assert "\u200b" not in text and (path != "overview" or name in text), (path, text[:600])
                 made = page.evaluate(_MARKUP_JS, tokens)
                 assert made == [], (path, made)
                 if path == "rankings":       # "x beats y on ... topics": two run names in one caption
