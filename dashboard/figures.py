@@ -6,6 +6,8 @@ deficiencies), names its axes with units, and carries hover details.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -90,26 +92,34 @@ def _figure(traces: list[dict], *, title: str | None = None, x: str | None = Non
     return go.Figure({"data": [_text_safe(t) for t in traces], "layout": lay})
 
 
-#: Longest line of a chart title (characters): a chart in half of a 1024 px screen is ~300 px wide and a
-#: 15 px bold title takes ~8 px a character; plotly neither wraps nor clips a title, it runs off the chart.
-TITLE_LINE = 38
+#: Longest line of a chart title (characters): a chart in half of a 1024 px screen is ~330 px wide and a
+#: 15 px bold title takes ~7.3 px a character; plotly neither wraps nor clips a title, it runs off the chart.
+TITLE_LINE = 42
 
 
 def _wrap_title(title: str) -> tuple[str, int]:
-    """``title`` broken at spaces into lines of at most :data:`TITLE_LINE` characters (a word longer
-    than that stays whole; a ``<br>`` already in it is kept), joined by ``<br>``; and the number of lines.
+    """``title`` in lines of at most :data:`TITLE_LINE` characters, joined by ``<br>`` (one already in it is
+    kept), and the number of lines. Lines break after a comma first, then before a parenthesis, then at any
+    space, so a clause ("quick pass: B = 100 (refining to B = 700)") stays whole when it fits a line;
+    a word longer than a line stays whole.
 
     >>> _wrap_title("Bootstrap test (Sakai 2007 Table 4), B = 200")
     ('Bootstrap test (Sakai 2007 Table 4),<br>B = 200', 2)
+    >>> _wrap_title("Does the Q-measure ranking change? (Sakai 2007 Table 5)")
+    ('Does the Q-measure ranking change?<br>(Sakai 2007 Table 5)', 2)
     """
     lines: list[str] = []
     for part in title.split("<br>"):
+        pieces: list[str] = []
+        for clause in re.split(r"(?<=,) ", part):
+            for sub in ([clause] if len(clause) <= TITLE_LINE else re.split(r" (?=\()", clause)):
+                pieces += [sub] if len(sub) <= TITLE_LINE else sub.split(" ")
         start = len(lines)
-        for word in part.split(" "):
-            if len(lines) > start and len(lines[-1]) + 1 + len(word) <= TITLE_LINE:
-                lines[-1] += " " + word
+        for piece in pieces:
+            if len(lines) > start and len(lines[-1]) + 1 + len(piece) <= TITLE_LINE:
+                lines[-1] += " " + piece
             else:
-                lines.append(word)
+                lines.append(piece)
     return "<br>".join(lines), len(lines)
 
 
