@@ -6,6 +6,8 @@ deficiencies), names its axes with units, and carries hover details.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -77,8 +79,48 @@ def _figure(traces: list[dict], *, title: str | None = None, x: str | None = Non
         **layout,
     }
     if title:
-        lay["title"] = {"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}}
+        text, n_lines = _wrap_title(title)
+        lay["title"] = {"text": text, "x": 0, "xanchor": "left", "font": {"size": 15},
+                        "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 14}}
+        lay["margin"]["t"] = max(lay["margin"]["t"], 28 + 20 * n_lines)
+        if legend:
+            # a legend above the plot grows upwards over the title when its entries wrap to a second row
+            # (half a 1024 px screen): under a title it goes to the figure's bottom edge, below the x axis,
+            # and plotly widens the bottom margin to fit it
+            lay["legend"] = {**lay["legend"], "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
+                             "x": 0, **(layout.get("legend") or {})}
     return go.Figure({"data": [_text_safe(t) for t in traces], "layout": lay})
+
+
+#: Longest line of a chart title (characters): a chart in half of a 1024 px screen is ~330 px wide and a
+#: 15 px bold title takes ~7.3 px a character; plotly neither wraps nor clips a title, it runs off the chart.
+TITLE_LINE = 42
+
+
+def _wrap_title(title: str) -> tuple[str, int]:
+    """``title`` in lines of at most :data:`TITLE_LINE` characters, joined by ``<br>`` (one already in it is
+    kept), and the number of lines. Lines break after a comma first, then before a parenthesis, then at any
+    space, so a clause ("quick pass: B = 100 (refining to B = 700)") stays whole when it fits a line;
+    a word longer than a line stays whole.
+
+    >>> _wrap_title("Bootstrap test (Sakai 2007 Table 4), B = 200")
+    ('Bootstrap test (Sakai 2007 Table 4),<br>B = 200', 2)
+    >>> _wrap_title("Does the Q-measure ranking change? (Sakai 2007 Table 5)")
+    ('Does the Q-measure ranking change?<br>(Sakai 2007 Table 5)', 2)
+    """
+    lines: list[str] = []
+    for part in title.split("<br>"):
+        pieces: list[str] = []
+        for clause in re.split(r"(?<=,) ", part):
+            for sub in ([clause] if len(clause) <= TITLE_LINE else re.split(r" (?=\()", clause)):
+                pieces += [sub] if len(sub) <= TITLE_LINE else sub.split(" ")
+        start = len(lines)
+        for piece in pieces:
+            if len(lines) > start and len(lines[-1]) + 1 + len(piece) <= TITLE_LINE:
+                lines[-1] += " " + piece
+            else:
+                lines.append(piece)
+    return "<br>".join(lines), len(lines)
 
 
 #: Trace properties whose strings plotly draws as (HTML-ish) labels: run and topic ids, settings.
@@ -179,12 +221,10 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
         textfont=dict(size=10), hoverinfo="skip", showlegend=False,
     ))
     n = len(df)
-    if title:       # the legend under the plot: beside a title it collides with it on a narrow screen
-        fig = _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 120), legend=True,
-                      top=100, xaxis=dict(range=[-0.2, 1.6], side="top"),
-                      yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
-        fig.layout.legend.update(yanchor="top", y=-0.02, xanchor="left", x=0)
-        return fig
+    if title:       # the legend goes under the plot (_figure), the x axis' labels on top
+        return _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 120), legend=True,
+                       top=100, xaxis=dict(range=[-0.2, 1.6], side="top"),
+                       yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
     return _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 80 + (40 if title else 0)),
                    legend=True, top=70 if title else None,
                    xaxis=dict(range=[-0.2, 1.6]), yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
@@ -198,7 +238,8 @@ def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
                 hovertemplate="run %{y}<br>topic %{x}<br>" + metric + " = %{z:.4f}<extra></extra>")
     return _figure([heat], x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120),
                    legend=False, yaxis=dict(autorange="reversed", tickfont=dict(size=10)),
-                   xaxis=dict(showticklabels=matrix.shape[1] <= 60, tickfont=dict(size=9)))
+                   # every topic named up to 50 (upright, 9 px: ~11 px a topic fits a 1024 px screen), none beyond
+                   xaxis=dict(showticklabels=matrix.shape[1] <= 50, dtick=1, tickangle=-90, tickfont=dict(size=9)))
 
 
 def run_difference(df: pd.DataFrame, run_x: str, run_y: str, metric: str) -> go.Figure:
@@ -261,7 +302,11 @@ def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, t
     if cell_text:
         heat.update(texttemplate="%{text}", textfont=dict(size=11))
     return _figure([heat], title=title, height=max(360, 48 * len(tau) + 120), legend=False,
-                   yaxis=dict(autorange="reversed"), xaxis=dict(side="bottom", tickangle=-30))
+                   # dtick=1: every metric named (plotly drops every other category label when they crowd);
+                   # without cell text the chart may be narrow (half a 1024 px screen, ~25 px a column):
+                   # upright labels then, which need only their line height side by side
+                   yaxis=dict(autorange="reversed", dtick=1),
+                   xaxis=dict(side="bottom", tickangle=-45 if cell_text else -90, dtick=1))
 
 
 def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title: str,

@@ -18,10 +18,9 @@ import re
 MAX_SHOWN = 500
 
 _ASCII_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
-#: What GFM's autolink literal starts from: a scheme's ``:``, an ``@``, a ``www`` before a dot.
-_AUTOLINK = re.compile(r"[:@]|(?i:www)(?=\.)")
-#: The invisible character :func:`md` puts after each of them.
-ZWSP = "\u200b"
+#: A word (up to the next space) that GFM's autolink literal would turn into a link: a ``http://``,
+#: ``https://`` or ``ftp://`` address, a ``www.`` host, an e-mail address (``x@host.tld``).
+_AUTOLINK_WORD = re.compile(r"[^ ]*?(?:(?i:https?|ftp)://|(?i:www)\.|@[\w-]+\.[\w-])[^ ]*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
 
@@ -31,14 +30,18 @@ def md(text, limit: int = MAX_SHOWN) -> str:
     Every ASCII punctuation character becomes a numeric character reference
     (``[`` -> ``&#91;``), which CommonMark shows as the character and never
     reads as syntax: no link, image, emphasis, HTML, ``:red[...]`` or ``$math$``
-    can form. GFM's bare-URL and e-mail autolinks are found in the decoded text,
-    so a zero-width space follows every ``:``, ``@`` and a ``www`` before a dot
-    (invisible on screen).
+    can form. GFM's bare-URL and e-mail autolinks are found in the text *after*
+    references are decoded (remark-gfm in the browser), so a word that would
+    become one (``https://...``, ``www.x``, ``a@b.c``) is put in a code span
+    instead: shown as code, never as a link, its characters exactly as written.
+    Nothing invisible is added: what a reader copies is the text itself.
     Line breaks become spaces, other control characters are dropped, and the
     text is cut at ``limit`` characters (with an ellipsis).
 
     >>> md("[x](https://evil.example)")
-    '&#91;x&#93;&#40;https&#58;\u200b&#47;&#47;evil&#46;example&#41;'
+    '`[x](https://evil.example)`'
+    >>> md("[x](y) *z*")
+    '&#91;x&#93;&#40;y&#41; &#42;z&#42;'
     >>> md("run_1")
     'run&#95;1'
     """
@@ -46,10 +49,25 @@ def md(text, limit: int = MAX_SHOWN) -> str:
     if len(s) > limit:
         s = s[:limit] + "..."
     s = _CONTROL.sub("", s.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
-    # Streamlit's Markdown (remark-gfm) finds bare URLs and e-mail addresses in the text *after*
-    # character references are decoded, so those are broken with an invisible zero-width space
-    s = _AUTOLINK.sub(lambda m: m.group() + ZWSP, s)
-    return _ASCII_PUNCT.sub(lambda m: f"&#{ord(m.group())};", s)
+    out, at = [], 0
+    for m in _AUTOLINK_WORD.finditer(s):
+        out += [_ASCII_PUNCT.sub(_reference, s[at:m.start()]), _code(m.group())]
+        at = m.end()
+    out.append(_ASCII_PUNCT.sub(_reference, s[at:]))
+    return "".join(out)
+
+
+def _reference(m: re.Match) -> str:
+    return f"&#{ord(m.group())};"
+
+
+def _code(word: str) -> str:
+    """``word`` (no spaces) as a CommonMark code span: its characters literal, no reference decoded.
+    The fence is one backtick longer than the longest run inside; a word starting or ending with a
+    backtick is padded with a space each side, which CommonMark strips again."""
+    fence = "`" * (max((len(r) for r in re.findall("`+", word)), default=0) + 1)
+    pad = " " if word.startswith("`") or word.endswith("`") else ""
+    return f"{fence}{pad}{word}{pad}{fence}"
 
 
 def md_lines(text, limit: int = 4000) -> str:

@@ -29,6 +29,7 @@ def setup(data_page: bool = False):
     st.session_state["_run_t0"] = time.perf_counter()
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
                        layout="wide", initial_sidebar_state="expanded")
+    st.html(NARROW_CSS)
     ss = st.session_state
     errors.show_pending()           # a widget callback that failed before this run
     state.init(cached.METRIC_KEYS)
@@ -50,6 +51,20 @@ def setup(data_page: bool = False):
         "content key": collection.fingerprint[:16]}
     ss["_view_settings"] = {**s.as_json(), "dataset": s.dataset}
     return s, collection
+
+
+#: On a 1024 x 768 screen or a projector the page keeps its width for the content: Streamlit's 5rem
+#: side padding left 564 of 724 px beside the sidebar, and tables of ten columns scrolled sideways;
+#: 1.5rem leaves 676 px. The top padding shrinks on screens under 800 px high (the title started at
+#: y = 150). A style element only: st.html draws nothing for it.
+NARROW_CSS = """<style>
+@media (max-width: 1280px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
+}
+@media (max-height: 800px) {
+  [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
+}
+</style>"""
 
 
 def _uploaded_data(data_page: bool) -> None:
@@ -158,7 +173,7 @@ def guard(run, title: str = "") -> None:
         with st.expander("References", icon=":material/menu_book:"):
             st.markdown(references.as_markdown())
     except cached.InputError as e:
-        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(e)}",
+        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(errors.app_text(e))}",
                  icon=":material/error:")
     except Exception as e:  # noqa: BLE001 - the one place that turns a bug into a message
         if _raise_in_tests():

@@ -141,3 +141,44 @@ def test_the_docs_list_the_same_references():
     from dashboard.references import as_markdown
     docs = (Path(__file__).resolve().parents[1] / "docs" / "dashboard.md").read_text()
     assert as_markdown() in docs
+
+
+@pytest.mark.parametrize("K, gains", [(2, "7:2"), (4, "9:7:3:1"), (5, "9:7:5:3:1")])
+def test_the_report_and_the_view_export_carry_the_gains_used(K, gains):
+    """On a K-level collection with gains from the address: the Report's tables (captions, LaTeX, CSV
+    names), its settings file and the HTML export's settings state exactly the K gains in use - no
+    three-level 3:2:1 left over - and every page's settings line names them per level."""
+    import io
+    import zipfile
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update(SMALL)
+    at.run()
+    at.session_state["uploaded"] = _collection(K)
+    at.run()
+    at.selectbox(key="dataset").set_value("upload").run()
+    used = [float(g) for g in gains.split(":")][::-1]          # ascending, level 1 first
+    for L, g in enumerate(used, start=1):                      # the sidebar's gain sliders, as a user sets them
+        at.session_state[f"g{L}"] = g
+    ref = state.paper(list(range(1, K + 1)))
+    at.switch_page("views/overview.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    view = at.session_state["_view_settings"]                  # what "Download this view (HTML)" writes
+    assert view["gains"] == used and view["gains_paper_notation"] == gains
+    names = state.level_names(K)
+    line = " : ".join(f"{names[L - 1]}={used[L - 1]:g}" for L in range(K, 0, -1))
+    at.switch_page("views/report.py").run()
+    assert line in " ".join(str(c.value) for c in at.caption), [c.value for c in at.caption]
+    at.button(key="rp_build").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    files, tables = at.session_state["_report"]
+    settings = json.loads(files["settings.json"])["settings"]
+    assert settings["gains"] == used and settings["gains_paper_notation"] == gains
+    assert line in tables["mean_scores"][1]
+    with zipfile.ZipFile(io.BytesIO(files["evalcore-report.zip"])) as z:
+        packed = "\n".join(z.read(n).decode() for n in z.namelist())
+    everything = "\n".join([files["tables.tex"].decode() if isinstance(files["tables.tex"], bytes)
+                            else files["tables.tex"], packed, _texts(at)])
+    assert "3:2:1" not in everything.replace(ref, "<ref>"), everything[everything.find("3:2:1") - 300:][:600]
+    if "kendall_gains" in tables:                             # the gain settings compared, on K levels
+        assert all(len(str(c).split(":")) == K for c in tables["kendall_gains"][0].columns)

@@ -29,18 +29,26 @@ HOSTILE = [
     ":red[alarm] $x^2$ **bold** `code` # head",
     "<https://evil.example/angle>",
     "[ref]\n\n[ref]: https://evil.example",
+    "write to me@evil.example or ME@EVIL.EXAMPLE",
 ]
 
 
 def _shown(rendered: str) -> str:
-    """What a reader sees: entities decoded, the invisible zero-width spaces gone."""
-    return html.unescape(rendered).replace(safe.ZWSP, "")
+    """What a reader sees (and copies): the text of the rendered HTML, code spans included."""
+    return html.unescape(re.sub(r"</?code>", "", rendered))
 
 
 def _no_bare_url(rendered: str) -> bool:
-    """GFM's autolink literal (remark-gfm in the browser) starts at "scheme://", "www." or "x@y"."""
-    text = html.unescape(rendered)
-    return not re.search(r"(?i)(https?|ftp|mailto|xmpp)://|www\.|[\w.+-]@[\w-]", text)
+    """GFM's autolink literal (remark-gfm in the browser) starts at "scheme://", "www." or an e-mail
+    address "x@y.z" (GFM spec 6.9: the domain has at least one period); inside a code span it does not
+    apply."""
+    text = html.unescape(re.sub(r"<code>.*?</code>", " ", rendered))
+    return not re.search(r"(?i)(https?|ftp|mailto|xmpp)://|www\.|[\w.+-]@[\w-]+\.[\w-]", text)
+
+
+def _only_code(rendered: str) -> bool:
+    """No element but ``<code>`` (no link, image, emphasis, HTML from the text)."""
+    return re.sub(r"</?code>", "", rendered).count("<") == 0
 
 
 def _render_inline(text: str) -> str:
@@ -52,8 +60,15 @@ def _render_inline(text: str) -> str:
 def test_hostile_markdown_renders_as_the_same_characters_and_no_element(text):
     out = _render_inline(safe.md(text))
     assert _no_bare_url(out), out
-    assert "<" not in out, out                       # no <a>, <img>, <code>, <strong>: only text
-    assert _shown(out) == text.replace("\n", " ")
+    assert _only_code(out), out                      # no <a>, <img>, <strong>: text, URLs in code spans
+    assert _shown(out) == text.replace("\n", " ")   # exactly the characters: nothing invisible added
+
+
+@pytest.mark.parametrize("text", ["run_1", "[r](x) {a} *b* _c_ `d` #e <f> !g", "nDCG@10", "topic 3: [x]"])
+def test_text_without_an_address_renders_without_any_element(text):
+    """Run and topic ids with Markdown's specials (no address in them) are plain text: no code span."""
+    out = _render_inline(safe.md(text))
+    assert "<" not in out and _shown(out) == text and "\u200b" not in out
 
 
 @settings(max_examples=300, deadline=None)
@@ -61,7 +76,7 @@ def test_hostile_markdown_renders_as_the_same_characters_and_no_element(text):
 def test_any_text_renders_as_itself(text):
     text = text.replace("\u2028", "").replace("\u2029", "")
     out = _render_inline(safe.md(text))
-    assert "<" not in out and _no_bare_url(out)
+    assert _only_code(out) and _no_bare_url(out)
     # CommonMark keeps a line's text as written, except spaces at the very end/start of the inline run
     assert _shown(out).strip() == text.strip()
 

@@ -550,3 +550,130 @@ def test_the_view_exported_as_html_opens_with_its_charts_and_no_network(server, 
             assert [u for u in requests if not u.startswith("file:")] == [], requests[:5]
         finally:
             browser.close()
+
+
+#: Tables that scroll sideways at 1024 px by design, with why: (page, table number on the page).
+WIDE_TABLES = {
+    ("significance", 1): "every run pair with 14 statistics: no screen narrower than ~1300 px shows them all",
+}
+
+
+@pytest.mark.browser
+def test_every_page_is_readable_at_1024_x_768(server, tmp_path):
+    """Every page at 1024 x 768 (a laptop, a classroom projector): no chart title under its legend or
+    off its chart, every label of every heatmap drawn and no cell values overlapping, every table's
+    columns in view (no sideways scroll), no exception element - from the DOM and plotly's layout
+    (docs/screenshots/shoot.py LAYOUT_JS). The screenshots are the same as docs/screenshots' (one
+    command: shoot.py --size 1024)."""
+    from playwright.sync_api import sync_playwright
+
+    shoot = _shoot_module()
+    found: dict[str, list[str]] = {}
+
+    def check(page, spec):
+        if spec.button:
+            page.get_by_role("button", name=spec.button).click()
+            shoot.wait_idle(page, 60000)
+        page.wait_for_timeout(500)
+        found[spec.url_path] = shoot.layout_problems(page)
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            shots = shoot.shoot(browser, server, tmp_path, check=check, **shoot.SIZES["1024"])
+        finally:
+            browser.close()
+    assert set(found) == {path for path, _, _ in PAGES} and all(png.stat().st_size > 20000 for png in shots.values())
+    problems = []
+    for page, msgs in found.items():
+        for m in msgs:
+            table = m.partition(":")[0]
+            if table.startswith("table ") and (page, int(table.split()[1])) in WIDE_TABLES:
+                continue
+            problems.append(f"{page}: {m}")
+    assert not problems, "\n".join(problems)
+
+
+_MARKUP_JS = r"""(tokens) => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const made = [];
+    // an element made of a name's markup holds exactly one of its words: <em>zq</em>, <code>cq</code>
+    for (const el of main.querySelectorAll('a, em, strong, code, del, h1, h2, h3, h4, h5, h6')) {
+        const t = (el.textContent || '').trim();
+        if (tokens.includes(t)) made.push(el.tagName + ': ' + t);
+    }
+    // [r0](x), ![r1](y), [t2](z): a link or an image to x, y or z
+    for (const el of main.querySelectorAll('a[href], img[src]')) {
+        const u = el.getAttribute('href') || el.getAttribute('src');
+        if (['x', 'y', 'z'].includes(u) || /\/[xyz]$/.test(u)) made.push(el.tagName + ' -> ' + u);
+    }
+    return made;
+}"""
+
+
+@pytest.mark.browser
+def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_path):
+    """Run names, topic ids and a collection name full of Markdown's specials ([](){}*_`#<>!:@): on the
+    Overview, Data and Rankings pages the text a reader copies (innerText) holds them exactly as in the
+    files - no zero-width space or other added character - and no link, image, emphasis, code or heading
+    is made of them."""
+    from playwright.sync_api import sync_playwright
+
+    runs_named = ["[r0](x){a}*zq*_wq_`cq`#h<b>!:v2@lab", "![r1](y){b}**zq**__wq__<i>#1", "r2#`cq`*!:1"]
+    topics = ["t*zq*_1_:a@b", "[t2](z)", "t3#`cq`!"]          # a line starting with # is a comment
+    name = "[coll](x) *zq* _wq_ `cq` #h <b>! v2: see www.evil.example or me@evil.example"
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 d{d} {(d + i) % 3}\n" for i, t in enumerate(topics) for d in range(8)))
+    files = []
+    for r, tag in enumerate(runs_named):
+        f = tmp_path / f"{tag}.txt"                  # a run is named after its file
+        f.write_text("".join(f"{t} Q0 d{(d * (2 * r + 3)) % 8} {d + 1} {9 - d} {tag}\n"
+                             for t in topics for d in range(8)))
+        files.append(str(f))
+    tokens = ["zq", "wq", "cq", "coll", "r0", "r1", "t2", "h <b>!", "1"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = _new_page(browser, server)
+            page.goto(f"{server}/data")
+            _wait_idle(page)
+            page.get_by_role("tab", name="Upload files").click()
+            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+            inputs.nth(0).set_input_files(str(qrels))
+            inputs.nth(1).set_input_files(files)
+            page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
+                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=60000)
+            _wait_idle(page)
+            box = page.get_by_role("textbox", name="Name of this collection")
+            box.fill(name)
+            box.press("Enter")
+            _wait_idle(page)
+            page.get_by_role("button", name="Load these files").click()
+            page.wait_for_function("""() => {
+                const m = document.querySelector('[data-testid="stMain"]');
+                return m && m.innerText.includes('relevance levels'); }""", timeout=60000)
+            _wait_idle(page, 60000)
+            main = page.locator('[data-testid="stMain"]')
+            text = main.inner_text()
+            assert name in text and "\u200b" not in text, text[:600]          # the collection name, as typed
+            page.get_by_text("Runs and topics").click()
+            page.wait_for_timeout(500)
+            text = main.inner_text()
+            assert all(r in text for r in runs_named) and all(t in text for t in topics), text[:1500]
+            assert page.evaluate(_MARKUP_JS, tokens) == []
+            query = page.url.partition("?")[2]
+            for path in ("overview", "rankings"):
+                page.goto(f"{server}/{path}?{query}")
+                _wait_idle(page, 60000)
+                text = main.inner_text()
+                assert "\u200b" not in text and (path != "overview" or name in text), (path, text[:600])
+                made = page.evaluate(_MARKUP_JS, tokens)
+                assert made == [], (path, made)
+                if path == "rankings":       # "x beats y on ... topics": two run names in one caption
+                    caption = next(c for c in main.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+                                   if " beats " in c)
+                    x, _, rest = caption.partition(" beats ")
+                    assert x in runs_named and rest.split(" on ")[0] in runs_named, caption
+            _no_exception(page, "pages with hostile names")
+        finally:
+            browser.close()

@@ -82,7 +82,7 @@ with tab_up:
             except (cached.InputError, ValueError, OSError, OverflowError, MemoryError) as e:
                 prog.done()
                 status.update(label="These files could not be loaded", state="error", expanded=True)
-                ss["_load_error"] = str(e)
+                ss["_load_error"] = errors.app_text(e)      # fixes said with the app's controls
             else:
                 status.update(label=f"Loaded in {time.perf_counter() - t0:.1f} s", state="complete")
                 ss["uploaded"] = c
@@ -105,11 +105,12 @@ m4.metric("list depth", c.depth)
 names = state.level_names(c.max_level, c.level_names)
 counts = pd.DataFrame({
     "level": [f"{names[L - 1]} (level {L})" for L in range(c.max_level, 0, -1)],
-    "relevant documents": [int(c.level_counts[:, L].sum()) for L in range(c.max_level, 0, -1)],
-    "per topic (mean)": [float(c.level_counts[:, L].mean()) for L in range(c.max_level, 0, -1)],
-    "topics with this level": [int((c.level_counts[:, L] > 0).sum()) for L in range(c.max_level, 0, -1)],
+    "documents": [int(c.level_counts[:, L].sum()) for L in range(c.max_level, 0, -1)],
+    "mean per topic": [float(c.level_counts[:, L].mean()) for L in range(c.max_level, 0, -1)],
+    "topics with it": [int((c.level_counts[:, L] > 0).sum()) for L in range(c.max_level, 0, -1)],
 })
-left, right = st.columns([1.2, 1])
+# short headers and the wider column: all four columns in view on a 1024 px screen
+left, right = st.columns([1.5, 1])
 with left:
     st.markdown("**Relevant documents per level**")
     widgets.table(counts, digits=1, hide_index=True)

@@ -85,13 +85,16 @@ else:
         summ = res["summary"]
         conf = summ["confidence"].max()
         row = summ[summ["confidence"] == conf][["metric", "abs_diff", "pct_comparisons"]]
-        shown = row.sort_values("abs_diff").rename(columns={"abs_diff": f"difference needed ({conf:.0%})",
-                                                            "pct_comparisons": "% of pairs that large"})
+        # short headers: the table shares a 1024 px screen with the bootstrap chart (~300 px)
+        shown = row.sort_values("abs_diff").rename(columns={"abs_diff": f"needed ({conf:.0%})",
+                                                            "pct_comparisons": "% pairs"})
         st.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
                     f"{widgets.b_title(B_shown, B_chosen)}")
         widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
-                      column_config={"% of pairs that large": st.column_config.NumberColumn(format="%.1f %%")})
-        st.caption("A smaller difference needed: a more sensitive metric. Settings on the Swap page.")
+                      column_config={"% pairs": st.column_config.NumberColumn(format="%.1f %%")})
+        st.caption(f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: share of run "
+                   "pairs at least that far apart. A smaller difference needed: a more sensitive metric. Settings "
+                   "on the Swap page.")
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
                  "seed": int(ss["sw_seed"])}

@@ -260,7 +260,8 @@ else:
 st.subheader("Every metric")
 widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
-                             "user model": st.column_config.TextColumn(width="large")})
+                             # "medium": every column in view on a 1024 px screen (hover a cell for the whole text)
+                             "user model": st.column_config.TextColumn(width="medium")})
 
 with st.expander("Formulas (Sakai 2007; Sakai 2004)", expanded=False):
     fcols = st.columns(2)

@@ -78,7 +78,7 @@ if ss.get("_report"):
                "`--save-settings FILE` writes one this page reloads.")
     for name, (df, caption) in tables.items():
         with st.expander(caption, expanded=name in ("mean_scores", "kendall_metrics")):
-            widgets.table(df, digits=4)
+            widgets.table(df, digits=3)     # 3 decimals on screen (all columns in view at 1024 px); files: all
             st.download_button(f"{name}.csv", files[f"{name}.csv"], f"{name}.csv", mime="text/csv",
                                key=f"rp_dl_{name}")
 

@@ -1,7 +1,37 @@
 """The one error type of evalcore.io: file, line, offending text and the fix."""
 from __future__ import annotations
 
+import re
+
 _DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
+
+#: The options a loading error's fix names, keyed by a plain name, each with the library's and the
+#: command line's wording as the messages write it (a regular expression: some carry a number).
+#: ``str(e)`` reads as before (the command line's and the library's words); a front end with controls
+#: of its own (the dashboard) says the same fix in its words with :func:`option_hints`, which finds the
+#: options in the text - an error's text crosses a process boundary, its attributes need not.
+OPTION_HINTS: dict[str, str] = {
+    "keep_first_duplicate": r"pass keep_first_duplicate=True / --keep-first-duplicate",
+    "depth": r"depth=[\d,]* / --depth (?:N|[\d,]+)",
+    "qrels_file": r"--qrels FILE; load_collection's first argument",
+    "qrels_format": (r"(?:say which format it is: )?--qrels-format trec\|ntcir\|rel on the command line, "
+                     r"qrels_fmt= in load_collection, fmt= in read_qrels"),
+    "limit": r"limits=Limits\([^)]*\)(?: or --[a-z-]+ (?:SIZE|N))?",
+    "save_settings": r" or by --save-settings",
+    "per_topic": r"per_topic=False / no --per-topic",
+}
+_OPTION_RE = re.compile("|".join(f"(?P<{k}>{v})" for k, v in OPTION_HINTS.items()))
+
+
+def option_hints(text: str) -> list[tuple[str, int, int]]:
+    """Where ``text`` (an error's message) names an option of :data:`OPTION_HINTS`: ``(key, start, end)``
+    for each, in order.
+
+    >>> option_hints("fix: pass keep_first_duplicate=True / --keep-first-duplicate to keep the first")
+    [('keep_first_duplicate', 5, 60)]
+    """
+    return [(m.lastgroup, m.start(), m.end()) for m in _OPTION_RE.finditer(text)]
+
 
 #: longest quoted line (characters) and longest message in an InputError; a 32 MB line is cut
 MAX_QUOTE = 200
@@ -24,8 +54,9 @@ class InputError(ValueError):
     """Bad input: names the file, the line, the offending text and the fix.
 
     Attributes ``file`` (str | None), ``line`` (1-based int | None), ``text``
-    (the offending line | None), ``hint`` (what to do | None) and
-    ``message`` (the bare problem). Quoted text and file names are cut to
+    (the offending line | None), ``hint`` (what to do | None),
+    ``message`` (the bare problem) and ``options`` (the keys of :data:`OPTION_HINTS`
+    the hint names, so a front end can word the fix for its own controls). Quoted text and file names are cut to
     ``MAX_QUOTE`` characters, messages to ``MAX_MESSAGE`` (a 32 MB line is
     never echoed whole). ``str(e)`` reads::
 
@@ -41,6 +72,7 @@ class InputError(ValueError):
         self.line = line
         self.text = None if text is None else _cut(str(text), MAX_QUOTE)
         self.hint = None if hint is None else _cut(str(hint), MAX_MESSAGE)
+        self.options = tuple(k for k, _, _ in option_hints(self.hint or ""))
         super().__init__(self._render())
 
     def _render(self) -> str:
