@@ -34,8 +34,8 @@ _EXPORTS = {
     "paper_examples": "simulate",
     "to_trec_eval": "writers",
     "to_jsonl": "writers",
-    "compare": "compare",
-    "CompareResult": "compare",
+    "compare": "comparison",
+    "CompareResult": "comparison",
 }
 
 __all__ = list(_EXPORTS)

@@ -350,15 +350,16 @@ def test_reused_pair_statistics_give_the_same_table(handmade):
         evalcore.compare({"RR": M}, run_ids=list(handmade.run_ids), test="wilcoxon", pairs=pr)
 
 
-def test_evalcore_compare_is_callable_after_importing_the_module():
-    code = ("import evalcore.compare, evalcore, numpy as np\n"
-            "from evalcore.compare import CompareResult\n"
+def test_evalcore_compare_is_the_function_after_importing_its_module():
+    """The function lives in evalcore.comparison, so importing that module cannot shadow evalcore.compare."""
+    code = ("import evalcore.comparison, evalcore, numpy as np\n"
+            "from evalcore.comparison import CompareResult\n"
             "r = evalcore.compare({'AP': np.array([[1., 2, 3], [0, 1, 1]])}, run_ids=['x', 'y'])\n"
-            "print(isinstance(r, CompareResult), r.labels)")
+            "print(isinstance(r, CompareResult), r.labels, evalcore.compare is evalcore.comparison.compare)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "True {'x': 'a', 'y': 'b'}"
+    assert out.stdout.strip() == "True {'x': 'a', 'y': 'b'} True"
 
 
 # -- command line ----------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .._atomic import OutputError, check_writable_dir
-from ..compare import CORRECTIONS, FORMATS, TESTS, compare
+from ..comparison import CORRECTIONS, FORMATS, TESTS, compare
 from .evaluate import add_topics_option
 from .options import MAX_B, SEED_MAX, data_options_parser, file_settings, load_from_args, metric_params, number
 

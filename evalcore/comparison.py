@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -633,15 +631,3 @@ def _written(text: str, path) -> str:
     if path is not None:
         write_text(os.fspath(path), text)
     return text
-
-
-class _CallableModule(types.ModuleType):
-    """``evalcore.compare(...)`` works even when ``import evalcore.compare`` made the package attribute
-    this module (the import system sets it after the module runs; ``evalcore.__getattr__`` otherwise
-    hands out the function)."""
-
-    def __call__(self, *args, **kwargs):
-        return compare(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
