@@ -174,6 +174,42 @@ def _hash_block(s: _Strings, keep: int = 0) -> tuple[np.ndarray, list[np.ndarray
     return h, words
 
 
+def as_numpy(arr) -> np.ndarray:
+    """A null-free arrow array (or chunked array) of numbers or booleans as numpy, read from its buffers.
+
+    Why not ``arr.to_numpy()``: pyarrow's conversion layer imports pandas on its first use (~0.4 s of
+    CPU, a third of ``evalcore evaluate`` on clef2015: docs/benchmarks.md section 14), and loading
+    plain files needs none of it. Numbers are a view of the buffer (read-only); booleans (one bit
+    each) are unpacked into a new array.
+    """
+    if isinstance(arr, pa.ChunkedArray):
+        parts = [as_numpy(c) for c in arr.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, arr.type.to_pandas_dtype())
+    if arr.null_count:
+        raise ValueError("as_numpy takes arrays without nulls")
+    n, off = len(arr), arr.offset
+    buf = arr.buffers()[1]
+    if pa.types.is_boolean(arr.type):
+        if n == 0:
+            return np.zeros(0, bool)
+        bits = np.frombuffer(buf, np.uint8)[off // 8:(off + n + 7) // 8]
+        return np.unpackbits(bits, bitorder="little")[off % 8:off % 8 + n].view(bool)
+    dt = np.dtype(arr.type.to_pandas_dtype())
+    if n == 0:
+        return np.zeros(0, dt)
+    return np.frombuffer(buf, dt, count=n, offset=off * dt.itemsize)
+
+
+def as_arrow(a: np.ndarray) -> pa.Array:
+    """A 1-d numpy array of numbers or booleans as an arrow array (a view of its buffer; booleans are
+    packed into bits). ``pa.array(a)`` would import pandas on first use, as ``to_numpy`` does
+    (:func:`as_numpy`)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype == bool:
+        return pa.Array.from_buffers(pa.bool_(), a.size, [None, pa.py_buffer(np.packbits(a, bitorder="little"))])
+    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), a.size, [None, pa.py_buffer(a)])
+
+
 def blocks(n: int):
     """``(start, stop)`` of the row blocks of ``n`` rows (:data:`BLOCK_ROWS` rows each)."""
     return ((a, min(n, a + BLOCK_ROWS)) for a in range(0, n, BLOCK_ROWS))
@@ -242,7 +278,7 @@ def same_rows(a: _Strings, rows_a: np.ndarray, b: _Table, rows_b: np.ndarray,
         eq &= same
     rest = np.flatnonzero(eq & (sa.lens > 8 * b.n_words))  # (b.n_words <= 32: every id over 256 bytes too)
     if rest.size:
-        eq[rest] = same_strings(a.arr.take(pa.array(rows_a[rest])), b.arr.take(pa.array(rows_b[rest])))
+        eq[rest] = same_strings(a.arr.take(as_arrow(rows_a[rest])), b.arr.take(as_arrow(rows_b[rest])))
     return eq
 
 
@@ -261,4 +297,4 @@ def same_strings(a: pa.Array, b: pa.Array) -> np.ndarray:
         return np.zeros(0, bool)
     if b.type != a.type:  # string vs large_string
         b = b.cast(a.type)
-    return pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool)
+    return as_numpy(pc.equal(a, b)).astype(bool)

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from .dochash import as_numpy
 from .lines import raw_blocks
 
 _RUN_COLS = ["t", "q", "d", "r", "s", "g"]
@@ -20,30 +21,18 @@ _PARSE = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, 
                            newlines_in_values=False, ignore_empty_lines=True)
 
 
-def _convert_options(rank: bool, narrow: bool) -> pcsv.ConvertOptions:
+def _convert_options(rank: bool) -> pcsv.ConvertOptions:
     types = {c: pa.string() for c in _RUN_COLS}
     types["s"] = pa.float64()
     if rank:
         types["r"] = pa.int64()
     # check_utf8=False: _text_bytes has already checked the whole file is UTF-8 (a second pass here cost
-    # ~15 % of the parse). narrow: only the columns kept are converted (the reader still splits every
-    # field and checks each line's field count); q, r and g then go unread (-30 % of the parse,
-    # docs/benchmarks.md section 14)
-    keep = ["t", "d", "s"] + (["r"] if rank else [])
-    return pcsv.ConvertOptions(column_types={c: types[c] for c in keep} if narrow else types,
-                               include_columns=keep if narrow else None, null_values=[],
-                               strings_can_be_null=False, quoted_strings_can_be_null=False, check_utf8=False)
+    # ~15 % of the parse)
+    return pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                               quoted_strings_can_be_null=False, check_utf8=False)
 
 
-_CONVERT = {(rank, narrow): _convert_options(rank, narrow) for rank in (False, True) for narrow in (False, True)}
-
-
-def _no_empty_field(data: bytes) -> bool:
-    """True when no field of ``data`` can be empty: fields are split on single blanks (the text has
-    been cleaned of tabs), so an empty field needs two blanks in a row or a blank at a line's start or
-    end. Five byte searches, instead of reading the columns the run does not need to check them."""
-    return not (data[:1] == b" " or data[-1:] == b" " or b"  " in data or b" \n" in data or b"\n " in data
-                or b" \r" in data or b"\r " in data)
+_CONVERT = {False: _convert_options(False), True: _convert_options(True)}
 
 
 def _drop_comments(data: bytes) -> bytes:
@@ -86,18 +75,17 @@ def _clean_blanks(d: bytes) -> bytes:
 
 def _arrow_trec(data: bytes, rank: bool):
     """(topic, doc, score, rank) arrow arrays, or None if anything looks off."""
-    narrow = _no_empty_field(data)
     try:
         tb = pcsv.read_csv(pa.py_buffer(data),
                            read_options=pcsv.ReadOptions(column_names=_RUN_COLS, use_threads=False,
                                                          block_size=BLOCK),
-                           parse_options=_PARSE, convert_options=_CONVERT[rank, narrow])
+                           parse_options=_PARSE, convert_options=_CONVERT[rank])
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None
     if tb.num_rows == 0:
         return None
-    for c in (("t", "d") if narrow else ("t", "q", "d", "r", "g")):  # (on the chunks: only the columns
-        if c == "r" and rank:                                       # kept are combined)
+    for c in ("t", "q", "d", "r", "g"):  # (on the chunks: only the columns kept are combined)
+        if c == "r" and rank:
             continue
         if pc.min(pc.binary_length(tb.column(c))).as_py() == 0:
             return None
@@ -106,7 +94,7 @@ def _arrow_trec(data: bytes, rank: bool):
         return None
     if not pc.all(pc.is_finite(s)).as_py():  # nan, inf, 1e999: the line parser names the line
         return None
-    r = tb.column("r").combine_chunks().to_numpy() if rank else None
+    r = as_numpy(tb.column("r")) if rank else None
     t, d = tb.column("t"), tb.column("d")
     del tb  # the other columns' chunks go before the kept ones are combined
     return t.combine_chunks(), d.combine_chunks(), s.combine_chunks(), r
