@@ -70,6 +70,8 @@ class _Strings:
     lens: np.ndarray     # int64 length of each string
     arr: pa.Array        # the strings themselves
     _last: np.ndarray | None = None  # (:meth:`last`)
+    contiguous: bool = False         # string i + 1 starts where string i ends (an arrow array or a slice of it)
+    _even: int | None = None         # (:meth:`even`)
 
     @classmethod
     def of(cls, arr: pa.Array) -> "_Strings":
@@ -86,11 +88,23 @@ class _Strings:
             buf = small
         starts = offs[:-1]
         lens = np.diff(offs)
-        return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, arr)
+        return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, arr,
+                   contiguous=True)
 
     def slice(self, a: int, b: int) -> "_Strings":
         """Strings ``a`` to ``b - 1`` (views)."""
-        return _Strings(self.win, self.starts[a:b], self.lens[a:b], self.arr)
+        return _Strings(self.win, self.starts[a:b], self.lens[a:b], self.arr, contiguous=self.contiguous)
+
+    def even(self) -> int:
+        """``L`` when these strings lie one after the other in the buffer and all have one length
+        ``L`` >= 8 (most collections' document ids: clef2015's are 19 bytes), else 0. Word ``k`` of every
+        string is then one strided read of the buffer, ~8x cheaper than a gather at each string's offset."""
+        if self._even is None:
+            n = self.lens.size
+            L = int(self.lens[0]) if n else 0
+            ok = self.contiguous and n > 1 and L >= 8 and int(self.lens.min()) == L == int(self.lens.max())
+            self._even = L if ok else 0
+        return self._even
 
     def take(self, rows: np.ndarray) -> "_Strings":
         """The strings ``rows`` (a view of the same buffer)."""
@@ -115,6 +129,10 @@ class _Strings:
         with the string (or its 256th byte). Strings under 8 bytes: their bytes, zero above.
         """
         starts, lens = self.starts, self.lens
+        L = self.even()
+        if L:   # word k of each: at byte min(8k, min(L, 256) - 8) of it, every L bytes from the first
+            a = int(starts[0]) + min(8 * k, min(L, _MAX_BYTES) - 8)
+            return self.win[a:a + L * (starts.size - 1) + 1:L].copy()
         if k:
             off = starts + 8 * k
             np.minimum(off, self.last(), out=off)
