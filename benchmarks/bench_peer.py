@@ -14,7 +14,11 @@ Same files, same five measures, same output (one line per run, topic and measure
 ``--runs N`` uses the first N runs (by file name) of the data's ``runs/`` directory through a temporary
 directory of links: ``--runs 10`` on clef2015 is a collection of about 0.66 M run lines. Prints a Markdown
 table of median wall and CPU (user + system of the child) seconds and the CPU ratio pytrec_eval / evalcore
-(docs/benchmarks.md, "Start-up and the peer benchmark").
+(docs/benchmarks.md, "Start-up and the peer benchmark"), the spread (min - max) of each command's CPU and
+the ratio within each round (both commands ran under the same load there).
+
+The children run without ``PYTHONDONTWRITEBYTECODE``: the warm-up call compiles evalcore's bytecode once,
+as installing it would (site-packages' numpy, pandas, pyarrow and pytrec_eval are compiled already).
 """
 from __future__ import annotations
 
@@ -85,8 +89,10 @@ def main(argv=None) -> dict:
         runs = sub
     q, r = str(args.data / "qrels.txt"), str(runs)
     py = sys.executable
+    # PYTHONDONTWRITEBYTECODE dropped: an installed evalcore has its bytecode compiled, as numpy, pandas and
+    # pyarrow have in site-packages; with it set, every call recompiled evalcore's ~40 modules (~0.05 s)
     base = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
-                                                             "MKL_NUM_THREADS")}
+                                                             "MKL_NUM_THREADS", "PYTHONDONTWRITEBYTECODE")}
     base["PYTHONPATH"] = str(ROOT)
     ev = [py, "-m", "evalcore", "evaluate", "--qrels", q, "--runs", r, "--metrics", *MEASURES, "--per-topic"]
     cmds = {
@@ -101,16 +107,20 @@ def main(argv=None) -> dict:
     for _ in range(args.repeat):   # interleaved rounds, so that the machine's load hits every command alike
         for name, (cmd, env) in cmds.items():
             res.setdefault(name, []).append(timed(cmd, 1, env))
+    spread = {k: (min(c for _, c in v), max(c for _, c in v)) for k, v in res.items()}
+    ratios = [p[1] / e[1] for p, e in zip(res["pytrec_eval script"], res[next(iter(cmds))])]  # per round
     res = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in res.items()}
     pw, pc = res["pytrec_eval script"]
     n = _lines(runs)
     print(f"\n{args.data.name}{f', first {args.runs} runs' if args.runs else ''}: {n:,} run lines; fresh process "
           f"per call, median of {args.repeat} interleaved rounds; {os.cpu_count()} cores\n")
-    print("| command | wall s | CPU s | pytrec_eval / this (CPU) |")
-    print("|---|---|---|---|")
+    print("| command | wall s | CPU s (median) | CPU s (min - max) | pytrec_eval / this (CPU medians) |")
+    print("|---|---|---|---|---|")
     for name, (w, c) in res.items():
         ratio = f"{pc / c:.2f}x" if name.startswith("evalcore") else ""
-        print(f"| {name} | {w:.2f} | {c:.2f} | {ratio} |")
+        print(f"| {name} | {w:.2f} | {c:.2f} | {spread[name][0]:.2f} - {spread[name][1]:.2f} | {ratio} |")
+    print(f"\nratio pytrec_eval / evalcore (one BLAS thread) within each round: "
+          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f}x)")
     tmp.cleanup()
     return res
 

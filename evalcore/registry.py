@@ -9,17 +9,19 @@ cache key, column header and plot label.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from . import metrics as M
 from .collection import Collection
 from .gains import gains_label, resolve_gains, resolve_penalties
 from .names import Resolved, metric_text, resolve
 
-__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means",
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore evaluate` never imports it
+    import pandas as pd
+
+__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "evaluate_rows", "ScoreRows", "topic_means",
            "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC"]
 
 
@@ -494,6 +496,90 @@ def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str |
     return m, collection.topic_ids, policy
 
 
+@dataclass
+class ScoreRows:
+    """:func:`evaluate`'s table without pandas: the columns as lists, in the table's row order, and the
+    table's ``attrs``. What :mod:`evalcore.writers` and ``evalcore evaluate`` read (a DataFrame works
+    there too); ``evalcore evaluate`` therefore never imports pandas (docs/benchmarks.md section 14)."""
+
+    run: list[str]
+    topic: list[str]
+    metric: list[str]
+    value: np.ndarray
+    attrs: dict
+    columns = ("run", "topic", "metric", "value")
+
+    def rows(self):
+        """(run, topic, metric, value) tuples, in order."""
+        return zip(self.run, self.topic, self.metric, self.value.tolist())
+
+    def to_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        df = pd.DataFrame({"run": self.run, "topic": self.topic, "metric": self.metric, "value": self.value})
+        df.attrs.update(self.attrs)
+        return df
+
+
+def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
+                  penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
+                  log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
+                  names: str | None = None, topics: str | None = None) -> ScoreRows | None:
+    """:func:`evaluate`'s rows and attrs as a :class:`ScoreRows` (None when no metric is asked for); same
+    arguments, same rows in the same order."""
+    if mean not in ("arithmetic", "geometric"):
+        raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
+    if topics is not None:
+        topic_policy("AP", topics)            # a bad policy fails before any work
+    _check_mean_topic(collection, per_topic)
+    mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
+                          rel_threshold=rel_threshold, log_base=log_base, names=names)
+    if metrics is None:
+        names = names or "evalcore"
+    if not mats:
+        return None
+    runs = list(collection.run_ids)
+    used_topics: dict[str, dict] = {}
+    used_threshold: dict[str, int] = {}
+    parts = []   # (key, matrix over the policy's topics, their ids, the means)
+    aggregate: dict[str, str] = {}
+    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base)
+    for key, m in mats.items():
+        m, tids, policy = _under_policy(collection, key, m, topics, names, settings)
+        used_topics[key] = {"policy": policy, "n_topics": len(tids)}
+        r = resolve(key, names, warn=False)
+        if METRICS[r.base].uses_threshold:
+            used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
+        aggregate[key] = "sum" if METRICS[r.base].count else mean
+        parts.append((key, m, list(tids), _aggregate(key, m, mean, names)))
+    run_col: list[str] = []
+    topic_col: list[str] = []
+    metric_col: list[str] = []
+    values = []
+    if per_topic:   # run by run: the per-topic rows of every metric, then the means
+        for i, run in enumerate(runs):
+            for key, m, tids, _ in parts:
+                run_col += [run] * len(tids)
+                topic_col += tids
+                metric_col += [key] * len(tids)
+                values.append(m[i])
+            for key, _, _, means in parts:
+                run_col.append(run)
+                topic_col.append(MEAN_TOPIC)
+                metric_col.append(key)
+                values.append(means[i:i + 1])
+    else:           # the means, metric after metric
+        for key, _, _, means in parts:
+            run_col += runs
+            topic_col += [MEAN_TOPIC] * len(runs)
+            metric_col += [key] * len(runs)
+            values.append(means)
+    value = np.concatenate(values).astype(np.float64, copy=False) if values else np.zeros(0)
+    return ScoreRows(run_col, topic_col, metric_col, value,
+                     {"topics": used_topics, "rel_threshold": used_threshold, "mean": mean,
+                      "aggregate": aggregate})
+
+
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
              log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
@@ -524,50 +610,14 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     >>> list(df.columns)
     ['run', 'topic', 'metric', 'value']
     """
-    if mean not in ("arithmetic", "geometric"):
-        raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
-    if topics is not None:
-        topic_policy("AP", topics)            # a bad policy fails before any work
-    _check_mean_topic(collection, per_topic)
-    mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
-                          rel_threshold=rel_threshold, log_base=log_base, names=names)
-    if metrics is None:
-        names = names or "evalcore"
-    runs = np.asarray(collection.run_ids, dtype=object)
-    nR = collection.n_runs
-    frames = []
-    used_topics: dict[str, dict] = {}
-    used_threshold: dict[str, int] = {}
-    aggregate: dict[str, str] = {}
-    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base)
-    for key, m in mats.items():
-        m, tids, policy = _under_policy(collection, key, m, topics, names, settings)
-        used_topics[key] = {"policy": policy, "n_topics": len(tids)}
-        r = resolve(key, names, warn=False)
-        if METRICS[r.base].uses_threshold:
-            used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
-        aggregate[key] = "sum" if METRICS[r.base].count else mean
-        nT = len(tids)
-        if per_topic:
-            frames.append(pd.DataFrame({
-                "run": np.repeat(runs, nT), "topic": np.tile(np.asarray(tids, dtype=object), nR),
-                "metric": key, "value": m.ravel(),
-            }))
-        frames.append(pd.DataFrame({"run": runs, "topic": MEAN_TOPIC, "metric": key,
-                                    "value": _aggregate(key, m, mean, names)}))
-    if not frames:
+    rows = evaluate_rows(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
+                         rel_threshold=rel_threshold, log_base=log_base, mean=mean, per_topic=per_topic,
+                         names=names, topics=topics)
+    if rows is None:
+        import pandas as pd
+
         return pd.DataFrame(columns=["run", "topic", "metric", "value"])
-    df = pd.concat(frames, ignore_index=True)
-    if per_topic:
-        # run by run: per-topic rows of every metric, then the means
-        df["_all"] = df["topic"].eq(MEAN_TOPIC)
-        df["_r"] = pd.Categorical(df["run"], categories=list(dict.fromkeys(runs)), ordered=True)
-        df = df.sort_values(["_r", "_all"], kind="stable").drop(columns=["_all", "_r"]).reset_index(drop=True)
-    df.attrs["topics"] = used_topics
-    df.attrs["rel_threshold"] = used_threshold
-    df.attrs["mean"] = mean
-    df.attrs["aggregate"] = aggregate
-    return df
+    return rows.to_frame()
 
 
 def means_table(collection: Collection, metrics: Iterable[str] | None = None, *, mean: str = "arithmetic",
@@ -576,6 +626,8 @@ def means_table(collection: Collection, metrics: Iterable[str] | None = None, *,
     :func:`topic_policy` picks (as in :func:`evaluate`; a count's column holds the sum)."""
     mats = score_matrices(collection, metrics, **params)
     names = params.get("names") or ("evalcore" if metrics is None else None)
+    import pandas as pd
+
     settings = {k: v for k, v in params.items() if k in PARAMS}
     return pd.DataFrame({k: _aggregate(k, _under_policy(collection, k, m, topics, names, settings)[0], mean, names)
                          for k, m in mats.items()}, index=pd.Index(collection.run_ids, name="run"))
@@ -584,6 +636,8 @@ def means_table(collection: Collection, metrics: Iterable[str] | None = None, *,
 def crosswalk() -> pd.DataFrame:
     """Every measure with its names in ir_measures, trec_eval and NTCIREVAL (from the registry;
     ``evalcore metrics`` prints it and the README's table is generated from it)."""
+    import pandas as pd
+
     from .names import crosswalk_rows
 
     return pd.DataFrame(crosswalk_rows(), columns=["key", "parameters", "definition", "ir_measures", "trec_eval",

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterator
-
-import pandas as pd
+from typing import TYPE_CHECKING, Iterator
 
 from ._atomic import write_text
+
+if TYPE_CHECKING:  # the writers take a DataFrame or evalcore.registry.ScoreRows; neither needs pandas here
+    import pandas as pd
 
 __all__ = ["to_tsv", "to_csv", "to_jsonl", "to_trec_eval", "FORMATS", "write"]
 
@@ -60,7 +61,18 @@ def _stated(topics: dict, metric: str) -> str:
 
 
 def _rows(df: pd.DataFrame):
+    if hasattr(df, "rows"):   # evalcore.registry.ScoreRows
+        return df.rows()
     return df[["run", "topic", "metric", "value"]].itertuples(index=False, name=None)
+
+
+def _groups(rows, col: int) -> dict:
+    """Rows grouped by column ``col``, groups in order of first appearance, rows in order within
+    each (``DataFrame.groupby(..., sort=False)``)."""
+    out: dict = {}
+    for row in rows:
+        out.setdefault(row[col], []).append(row)
+    return out
 
 
 def _delimited(df: pd.DataFrame, sep: str) -> Iterator[str]:
@@ -92,18 +104,18 @@ def _trec_eval(df: pd.DataFrame) -> Iterator[str]:
     topics = _topics_of(df)
     n_q = sorted({t["n_topics"] for t in topics.values()})
     levels = sorted(set((df.attrs.get("rel_threshold") or {}).values()))
-    for run, part in df.groupby("run", sort=False):
-        per = part[part["topic"] != MEAN_TOPIC]
-        for _, tpart in per.groupby("topic", sort=False):
-            for _, t, m, v in _rows(tpart):
+    for run, part in _groups(_rows(df), 0).items():
+        for tpart in _groups((row for row in part if row[1] != MEAN_TOPIC), 1).values():
+            for _, t, m, v in tpart:
                 yield f"{m:<22}\t{t}\t{_fmt(v)}\n"
         yield f"{'runid':<22}\tall\t{run}\n"
         if len(n_q) == 1:        # one topic set for every measure (as in trec_eval)
             yield f"{'num_q':<22}\tall\t{n_q[0]}\n"
         if len(levels) == 1:
             yield f"{'relevance_level':<22}\tall\t{levels[0]}\n"
-        for _, t, m, v in _rows(part[part["topic"] == MEAN_TOPIC]):
-            yield f"{m:<22}\tall\t{_fmt(v)}\n"
+        for _, t, m, v in part:
+            if t == MEAN_TOPIC:
+                yield f"{m:<22}\tall\t{_fmt(v)}\n"
 
 
 def _emit(lines: Iterator[str], path) -> str:

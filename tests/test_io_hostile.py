@@ -142,6 +142,7 @@ def test_memory_error_is_an_error_naming_the_sizing_options(monkeypatch, capsys)
     def no_memory(*a, **k):
         raise MemoryError
     monkeypatch.setattr(evalcore.registry, "evaluate", no_memory)
+    monkeypatch.setattr(evalcore.registry, "evaluate_rows", no_memory)  # (what `evalcore evaluate` calls)
     assert main(SIM) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: not enough memory") and "--B" in err and "--topics" in err

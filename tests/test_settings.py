@@ -120,6 +120,7 @@ def test_save_settings_path_is_checked_before_anything_is_computed(tmp_path, cap
     def must_not_run(*a, **k):
         raise AssertionError("scored although the output path is bad")
     monkeypatch.setattr(evalcore.registry, "evaluate", must_not_run)
+    monkeypatch.setattr(evalcore.registry, "evaluate_rows", must_not_run)  # (what `evalcore evaluate` calls)
     missing = tmp_path / "no-such-dir" / "s.json"
     assert main(SIM + ["--save-settings", str(missing)]) == 2
     out, err = capsys.readouterr()

@@ -6,12 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import _hash_block, _Strings, _Table, blocks, hash_strings, pair_keys, same_rows
+from .dochash import _hash_block, _Strings, _Table, as_arrow, as_numpy, blocks, hash_strings, pair_keys, same_rows
 from .errors import InputError, _short, _unforeseen
 from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
 from .names import _base, _natural_sorted, _written_differently
@@ -134,21 +133,33 @@ def _slot_bits(n_keys: int, least: int = 16, most: int = 24) -> int:
     return int(np.clip(np.ceil(np.log2(max(8 * n_keys, 1))), least, most))
 
 
-def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Judgments:
-    """The index of the evaluated topics' judgments. Memory: every intermediate is dropped as soon as
-    the next is built, and without a shared key (a 64-bit collision: almost always) the distinct-key
-    arrays are the sorted arrays themselves, not copies - ~75 bytes per judgment of 12-byte ids plus the
-    slot tables (docs/reliability.md, "Parse memory")."""
+def _topic_table(topics: pa.Array, levels: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(the distinct qrels topics in order of first appearance, each judgment's index into them, whether
+    each has a judgment of level >= 1)."""
+    enc = pc.dictionary_encode(topics)
+    code = as_numpy(enc.indices).astype(np.int64)
+    vals = enc.dictionary.to_pylist()
+    rel = np.zeros(len(vals), bool)
+    rel[code[levels >= 1]] = True
+    return vals, code, rel
+
+
+def _judgments(topics: pa.Array, docs: pa.Array, levels: np.ndarray, topic_ids: list[str],
+               max_level: int) -> _Judgments:
+    """The index of the evaluated topics' judgments (``topics``, ``docs``, ``levels``: :meth:`Qrels.arrays`).
+    Memory: every intermediate is dropped as soon as the next is built, and without a shared key (a 64-bit
+    collision: almost always) the distinct-key arrays are the sorted arrays themselves, not copies - ~75
+    bytes per judgment of 12-byte ids plus the slot tables (docs/reliability.md, "Parse memory")."""
     tindex = {t: i for i, t in enumerate(topic_ids)}
-    inside = frame["topic"].isin(tindex)
-    sub = frame if inside.all() else frame[inside]   # (a copy only when some topic has no relevant document)
-    del inside
-    tcode = sub["topic"].map(tindex).to_numpy(dtype=np.int64)
-    lv = sub["level"].to_numpy(dtype=np.int64)
+    vals, code, _ = _topic_table(topics, levels)
+    tcode = np.array([tindex.get(v, -1) for v in vals], np.int64)[code]
+    inside = tcode >= 0
+    if not inside.all():
+        tcode, levels, docs = tcode[inside], levels[inside], docs.filter(as_arrow(inside))
+    del inside, code
+    lv = levels.astype(np.int64, copy=False)
     counts = np.bincount(tcode * (max_level + 1) + lv, minlength=len(topic_ids) * (max_level + 1))
     counts = counts.reshape(len(topic_ids), max_level + 1).astype(np.int64, copy=False)
-    docs = pa.array(sub["doc"])
-    del sub
     if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
         docs = docs.cast(pa.string())  # the type run ids have
     keys = pair_keys(hash_strings(docs), tcode)
@@ -157,7 +168,7 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Ju
     keys = keys[order]
     levels = lv.astype(np.int8)[order]
     del lv
-    docs = docs.take(pa.array(order))
+    docs = docs.take(as_arrow(order))
     del order
     shared = np.zeros(keys.size, bool)
     first = np.ones(keys.size, bool)
@@ -189,7 +200,7 @@ def _judgments(frame: pd.DataFrame, topic_ids: list[str], max_level: int) -> _Ju
         srt = np.sort(low)
         slot2[srt[1:][srt[1:] == srt[:-1]]] = -2
     del low, in_shared
-    table = _Table(docs if distinct else docs.take(pa.array(starts)), tag=d_keys)
+    table = _Table(docs if distinct else docs.take(as_arrow(starts)), tag=d_keys)
     return _Judgments(tindex, keys, levels, docs, starts, levels if distinct else levels[starts],
                       shared[starts], table, slot, shift, slot2, counts)
 
@@ -374,9 +385,10 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                              hint="rename one of the files (the run name is the file name without extensions)")
         by_name[s.name] = s.display
 
-    frame = q.frame
-    rel_topics = set(frame.loc[frame["level"] >= 1, "topic"].unique())
-    all_topics = _natural_sorted(frame["topic"].unique())
+    q_topics, q_docs, q_levels = q.arrays()
+    vals, _, rel = _topic_table(q_topics, q_levels)
+    rel_topics = {v for v, r in zip(vals, rel) if r}
+    all_topics = _natural_sorted(vals)
     qrels_set = set(all_topics)
     topic_ids = [t for t in all_topics if t in rel_topics]
     if len(topic_ids) > L.max_topics:
@@ -386,7 +398,8 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     # the qrels topics without a relevant document are numbered after the evaluated ones: their lists are
     # kept aside (Collection.no_relevant) for the measures that are not 0 there (NumRet, Judged@k)
     zero_ids = [t for t in all_topics if t not in rel_topics]
-    J = _judgments(frame, topic_ids + zero_ids, K)
+    J = _judgments(q_topics, q_docs, q_levels, topic_ids + zero_ids, K)
+    del q_topics, q_docs, q_levels
     lc = J.level_counts[:len(topic_ids)]
 
     def read(s: _RunSource):

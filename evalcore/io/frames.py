@@ -31,15 +31,27 @@ position in the DataFrame; the qid/docno for a dict) and the column.
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from .errors import _DUP_FIX, InputError
 from .limits import MAX_LEVEL
 from .order import _order_rows, _Parsed
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read, not with the module
+    import pandas as pd
+
+
+def _is_df(obj) -> bool:
+    """A pandas DataFrame? Without importing pandas: none can exist before pandas is imported, and
+    ``evalcore evaluate`` on files does not import it (docs/benchmarks.md section 14)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
 
 _QRELS_COLS = (("qid", "docno", "label"), ("query_id", "doc_id", "relevance"))
 _RUN_COLS = (("qid", "docno", "score"), ("query_id", "doc_id", "score"))
@@ -59,6 +71,8 @@ def _is_pair(x) -> bool:
 
 
 def _records_frame(rows: list, what: str, name: str) -> pd.DataFrame:
+    import pandas as pd
+
     first = rows[0]
     kind = type(first)
     odd = next((i for i, r in enumerate(rows) if type(r) is not kind), None)
@@ -90,7 +104,7 @@ def as_frame(obj, what: str, name: str):
     """
     if isinstance(obj, (pa.Table, pa.RecordBatch)):
         return obj.to_pandas()
-    if isinstance(obj, (str, bytes, bytearray, memoryview, pd.DataFrame, Mapping)) or hasattr(obj, "__fspath__"):
+    if isinstance(obj, (str, bytes, bytearray, memoryview, Mapping)) or _is_df(obj) or hasattr(obj, "__fspath__"):
         return obj
     if _is_pair(obj):
         return obj
@@ -126,13 +140,13 @@ def python_sources(qrels, runs):
 
 
 def is_frame(obj) -> bool:
-    return isinstance(obj, pd.DataFrame)
+    return _is_df(obj)
 
 
 def is_nested_dict(obj) -> bool:
     """``{qid: {docno: value}}``: a mapping whose values are mappings of scalars (or empty)."""
     return isinstance(obj, Mapping) and all(
-        isinstance(v, Mapping) and not any(isinstance(x, (Mapping, pd.DataFrame)) for x in v.values())
+        isinstance(v, Mapping) and not any(isinstance(x, Mapping) or _is_df(x) for x in v.values())
         for v in obj.values())
 
 
@@ -172,6 +186,8 @@ def _show(v) -> str:
 def _numbers(df: pd.DataFrame, col: str, name: str, *, integer: bool, most: float | None = None) -> np.ndarray:
     """The column as float64 / int64; not numeric, not finite, not integer (when ``integer``) or above
     ``most`` (checked before the int64 conversion) is an InputError naming the row."""
+    import pandas as pd
+
     s = df[col]
     v = pd.to_numeric(s, errors="coerce")
     bad = (v.isna() | ~np.isfinite(v.astype(float))).to_numpy() if len(v) else np.zeros(0, bool)
@@ -202,6 +218,8 @@ def _numbers(df: pd.DataFrame, col: str, name: str, *, integer: bool, most: floa
 
 
 def _dict_frame(d: Mapping, value: str, name: str) -> pd.DataFrame:
+    import pandas as pd
+
     rows_q, rows_d, rows_v = [], [], []
     for q, docs in d.items():
         if not isinstance(docs, Mapping):
@@ -217,6 +235,8 @@ def _dict_frame(d: Mapping, value: str, name: str) -> pd.DataFrame:
 
 def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict[int, int]]:
     """(frame with topic, doc, level; warnings; judgments per level) from a DataFrame or dict."""
+    import pandas as pd
+
     df = _dict_frame(obj, "label", name) if isinstance(obj, Mapping) else obj
     q, d, lab = _columns(df, _QRELS_COLS, "qrels", name)
     topics, docs = _ids(df, q, name), _ids(df, d, name)
@@ -249,6 +269,8 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
 
 def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
     """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`.order`)."""
+    import pandas as pd
+
     from .sources import _RunSource
 
     display = f"run {name!r}"

@@ -6,11 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .dochash import hash_strings, pair_keys
+from .dochash import as_arrow, as_numpy, hash_strings, pair_keys
 from .errors import _DUP_FIX, InputError
 from .names import _natural_key
 from .repeats import first_occurrence
@@ -32,15 +31,15 @@ def _topic_codes(t: pa.Array) -> tuple[tuple[str, ...], np.ndarray]:
     t = t.combine_chunks() if isinstance(t, pa.ChunkedArray) else t
     n = len(t)
     if n > 1:
-        starts = np.flatnonzero(pc.not_equal(t.slice(1), t.slice(0, n - 1)).to_numpy(zero_copy_only=False)) + 1
+        starts = np.flatnonzero(as_numpy(pc.not_equal(t.slice(1), t.slice(0, n - 1)))) + 1
         if starts.size < n // 16:
             starts = np.concatenate(([0], starts))
             first: dict[str, int] = {}
-            block = np.array([first.setdefault(v, len(first)) for v in t.take(pa.array(starts)).to_pylist()],
+            block = np.array([first.setdefault(v, len(first)) for v in t.take(as_arrow(starts)).to_pylist()],
                              np.int32)
             return tuple(first), np.repeat(block, np.diff(np.append(starts, n)))
     enc = pc.dictionary_encode(t)
-    return tuple(enc.dictionary.to_pylist()), enc.indices.to_numpy(zero_copy_only=False)
+    return tuple(enc.dictionary.to_pylist()), as_numpy(enc.indices)
 
 
 @functools.lru_cache(maxsize=4)
@@ -77,7 +76,7 @@ class _Parsed:
     #                                   judgments were at hand (``_order_rows``' ``judgments``)
 
     def docs_in_order(self) -> pa.Array:
-        return self.docs.take(pa.array(self.perm))
+        return self.docs.take(as_arrow(self.perm))
 
 
 def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,
@@ -130,9 +129,9 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
             rt, keys = rt[ki], keys[ki]
             h = None if h is None else h[ki]
             levels = None if levels is None else levels[ki]
-            d = d.take(pa.array(ki))
+            d = d.take(as_arrow(ki))
             if score is not None:
-                score = score.take(pa.array(ki))
+                score = score.take(as_arrow(ki))
             if rank is not None:
                 rank = rank[ki]
     if order == "score":
@@ -185,6 +184,8 @@ def _may_repeat(keys: np.ndarray, tind: np.ndarray, n_topics: int) -> bool:
                 return False
             if not narrow:
                 return True
+    import pandas as pd  # (here only: loading plain files does not import pandas)
+
     return bool(pd.Series(keys, copy=False).duplicated().any())  # (one hash-set pass)
 
 
@@ -213,15 +214,15 @@ def _score_order(rt: np.ndarray, score: pa.Array, d: pa.Array) -> np.ndarray:
     n = rt.size
     grouped = _grouped(rt)
     idx = np.arange(n, dtype=np.int64) if grouped else np.argsort(rt, kind="stable").astype(np.int64, copy=False)
-    s = score.to_numpy(zero_copy_only=False)
+    s = as_numpy(score)
     if n < 2:
         return idx
     s, t = (s, rt) if grouped else (s[idx], rt[idx])
     same = t[1:] == t[:-1]
     if (same & (s[1:] > s[:-1])).any():  # not in score order: sort everything
-        srt = pc.sort_indices(pa.table({"t": rt, "s": score, "d": d}),
+        srt = pc.sort_indices(pa.table({"t": as_arrow(rt), "s": score, "d": d}),
                               sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")])
-        return srt.to_numpy().astype(np.int64, copy=False)
+        return as_numpy(srt).astype(np.int64, copy=False)
     tie = same & (s[1:] == s[:-1])  # row i and i + 1 (of this order) tie
     if not tie.any():
         return idx
@@ -231,7 +232,8 @@ def _score_order(rt: np.ndarray, score: pa.Array, d: pa.Array) -> np.ndarray:
     rows = np.flatnonzero(in_group)
     group = np.cumsum(~np.concatenate(([False], tie)))[rows]  # the same number for the rows of one group
     sub = idx[rows]
-    o = pc.sort_indices(pa.table({"g": group, "d": d.take(pa.array(sub))}),
-                        sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    o = pc.sort_indices(pa.table({"g": as_arrow(group), "d": d.take(as_arrow(sub))}),
+                        sort_keys=[("g", "ascending"), ("d", "descending")])
+    o = as_numpy(o)
     idx[rows] = sub[o]
     return idx

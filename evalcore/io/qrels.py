@@ -5,14 +5,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from .dochash import hash_strings, pair_keys
+from .dochash import as_numpy, hash_strings, pair_keys
 from .errors import InputError, _short, _unforeseen
 from .frames import is_frame, qrels_frame
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
@@ -23,12 +23,37 @@ from .sources import _File, _qrels_files, _source_name
 from .text import _INT_RE, _first_fields, _lines, _text_bytes
 from .trec_fast import _PARSE, BLOCK, _clean_blanks, _drop_comments, _needs_cleaning
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 _QRELS_FIELDS = "topic iter doc rel"
 _ROWS = 65_536   # judgments per block of columns
 _LETTER_LEVELS = {"B": 1, "A": 2, "S": 3}
 _NTCIR_LEVEL_RE = re.compile(r"L([+-]?[0-9]++)\Z")
 _LEVEL_FIX = (f"relevance levels are 0..{MAX_LEVEL} (TREC and NTCIR use 0..4); map larger labels onto "
               f"0..{MAX_LEVEL} before loading")
+
+
+class _LazyFrame:
+    """``Qrels.frame`` as a data descriptor: given to the constructor (a DataFrame), or made on first
+    read from the arrays :func:`_finish` keeps (pandas is imported then, not before: ``evalcore
+    evaluate`` on files never imports it; docs/benchmarks.md section 14). No class-level default, so
+    the dataclass field stays required."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            raise AttributeError("frame")
+        f = obj.__dict__.get("_frame")
+        if f is None:
+            import pandas as pd
+
+            t, d, lv = obj.__dict__["_arrays"]
+            # strings stay in arrow buffers (pandas' "str" dtype): ~25 bytes per judgment instead of ~130
+            f = obj.__dict__["_frame"] = pd.DataFrame({"topic": t.to_pandas(), "doc": d.to_pandas(), "level": lv})
+        return f
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__["_frame"] = value
 
 
 @dataclass
@@ -42,22 +67,33 @@ class Qrels:
     per level (after negative labels became 0).
     """
 
-    frame: pd.DataFrame
+    frame: pd.DataFrame = _LazyFrame()
     source: str
     level_names: tuple[str, ...] | None = None
     warnings: list[str] = field(default_factory=list)
     n_lines: int = 0
     level_judgments: dict[int, int] = field(default_factory=dict)
 
+    def arrays(self) -> tuple[pa.Array, pa.Array, np.ndarray]:
+        """(topic, doc, level) of every judgment: arrow string arrays and an int64 array, without pandas
+        when the qrels were read from text (the loader's input; :attr:`frame` is then made on first use)."""
+        cols = self.__dict__.get("_arrays")
+        if cols is not None:
+            return cols
+        f = self.frame
+        return (pa.array(f["topic"], pa.string()), pa.array(f["doc"], pa.string()),
+                f["level"].to_numpy(dtype=np.int64))
+
     @property
     def max_level(self) -> int:
         """K: the highest level judged (at least 1)."""
-        return max(1, int(self.frame["level"].max()) if len(self.frame) else 1)
+        levels = self.arrays()[2]
+        return max(1, int(levels.max()) if levels.size else 1)
 
     @property
     def topics(self) -> list[str]:
         """Every qrels topic, natural order."""
-        return _natural_sorted(self.frame["topic"].unique())
+        return _natural_sorted(pc.unique(self.arrays()[0]).to_pylist())
 
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
@@ -301,9 +337,6 @@ def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
 
 def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, any_letter: bool,
             warnings: list[str], n_lines: int, level_lines: dict[int, int]) -> Qrels:
-    # strings stay in arrow buffers (pandas' "str" dtype): ~25 bytes per judgment instead of ~130 as objects
-    levels = levels.astype(np.int64, copy=False)
-    frame = pd.DataFrame({"topic": topics.to_pandas(), "doc": docs.to_pandas(), "level": levels})
     K = max(1, int(levels.max()) if levels.size else 1)
     names = None
     if any_letter:
@@ -313,8 +346,10 @@ def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, 
         raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated",
                          file=display,
                          hint="check that this is the qrels file and that relevant documents have a label >= 1")
-    return Qrels(frame=frame, source=display, level_names=names, warnings=warnings, n_lines=n_lines,
-                 level_judgments=dict(sorted(level_lines.items())))
+    q = Qrels(frame=None, source=display, level_names=names, warnings=warnings, n_lines=n_lines,
+              level_judgments=dict(sorted(level_lines.items())))
+    q.__dict__["_arrays"] = (topics, docs, levels.astype(np.int64, copy=False))   # the frame: on first use
+    return q
 
 
 def _qrels_from_python(source) -> Qrels:
@@ -394,8 +429,7 @@ def _fast_single(f: _File, data: bytes, fmt: str):
                 levels = pc.if_else(pc.is_valid(idx), pc.cast(pc.add(idx, 1), pa.int8()), levels)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None  # not an integer: the line loop names the line
-    levels = levels.to_numpy() if isinstance(levels, pa.Array) else np.concatenate(
-        [c.to_numpy(zero_copy_only=False) for c in levels.chunks])
+    levels = as_numpy(levels)
     if levels.max(initial=0) > MAX_LEVEL:
         return None  # a label above MAX_LEVEL: the line loop refuses it, naming the line (never a wrap-around)
     if (levels < 0).any() and not lines_match:
@@ -409,7 +443,7 @@ def _fast_single(f: _File, data: bytes, fmt: str):
     levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
     del labels
     lv, counts = np.unique(levels, return_counts=True)
-    tenc = pc.dictionary_encode(t).indices.to_numpy(zero_copy_only=False)
+    tenc = as_numpy(pc.dictionary_encode(t).indices)
     keys = np.sort(pair_keys(hash_strings(d), tenc))
     del tenc
     repeated = keys.size > 1 and bool((keys[1:] == keys[:-1]).any())

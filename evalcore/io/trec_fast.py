@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from .dochash import as_numpy
 from .lines import raw_blocks
 
 _RUN_COLS = ["t", "q", "d", "r", "s", "g"]
@@ -93,7 +94,7 @@ def _arrow_trec(data: bytes, rank: bool):
         return None
     if not pc.all(pc.is_finite(s)).as_py():  # nan, inf, 1e999: the line parser names the line
         return None
-    r = tb.column("r").combine_chunks().to_numpy() if rank else None
+    r = as_numpy(tb.column("r")) if rank else None
     t, d = tb.column("t"), tb.column("d")
     del tb  # the other columns' chunks go before the kept ones are combined
     return t.combine_chunks(), d.combine_chunks(), s.combine_chunks(), r
