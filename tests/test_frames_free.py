@@ -62,7 +62,9 @@ def test_evaluate_rows_are_evaluates_table(per_topic, metrics, topics):
         if per_topic:
             frames.append(pd.DataFrame({"run": np.repeat(c.run_ids, len(tids)), "topic": tids * c.n_runs,
                                         "metric": key, "value": m.ravel()}))
-        frames.append(pd.DataFrame({"run": list(c.run_ids), "topic": "all", "metric": key, "value": m.mean(axis=1)}))
+        count = evalcore.registry.METRICS[evalcore.registry.resolve_metric(key).base].count  # "all" = the sum
+        frames.append(pd.DataFrame({"run": list(c.run_ids), "topic": "all", "metric": key,
+                                    "value": m.sum(axis=1) if count else m.mean(axis=1)}))
     ref = pd.concat(frames, ignore_index=True)
     if per_topic:
         ref["_r"] = ref["run"].map({r: i for i, r in enumerate(c.run_ids)})

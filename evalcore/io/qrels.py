@@ -101,7 +101,9 @@ _QRELS_CONVERT = {kind: pcsv.ConvertOptions(column_types={c: pa.string() for c i
                                             strings_can_be_null=False, quoted_strings_can_be_null=False,
                                             check_utf8=False)  # _text_bytes checked it
                   for kind, cols in (("trec", "tidr"), ("ntcir", "tdr"))}
-_LETTERS = pa.array(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.get))   # by level: B, A, S
+#: the letters by level (B, A, S), as the value set of ``pc.index_in``: made on first use, since
+#: ``pa.array`` of Python strings imports pandas (which loading TREC files does without)
+_LETTERS: list[pa.Array] = []
 
 
 def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
@@ -377,6 +379,12 @@ def _negative_labels(levels: np.ndarray, tokens, fname: str, line_of) -> tuple[n
     return np.maximum(levels, 0), [w]
 
 
+def _letters() -> pa.Array:
+    if not _LETTERS:
+        _LETTERS.append(pa.array(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.get), pa.string()))
+    return _LETTERS[0]
+
+
 def _fast_single(f: _File, data: bytes, fmt: str):
     """The only qrels file, TREC or NTCIR one-file, read by pyarrow's CSV reader, vectorised: the arguments
     of :func:`_finish`, or None whenever anything looks off (another format, a parse error, an empty field,
@@ -418,7 +426,7 @@ def _fast_single(f: _File, data: bytes, fmt: str):
         if kind == "trec":
             levels = pc.cast(labels, pa.int8())
         else:
-            idx = pc.index_in(labels, value_set=_LETTERS)   # B, A, S -> 0, 1, 2; null for L<n> and integers
+            idx = pc.index_in(labels, value_set=_letters())   # B, A, S -> 0, 1, 2; null for L<n> and integers
             any_letter = idx.null_count < len(idx)
             digits = pc.replace_substring_regex(labels, "^L", "")
             if any_letter:
