@@ -448,7 +448,7 @@ def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = N
         shapes.append(shape)
     return _figure([point], title=title, x="gain setting (highest level first, values used)", y=y_title,
                    height=400, legend=False, shapes=shapes, annotations=notes,
-                   xaxis=dict(tickangle=-35, type="category"),
+                   xaxis=dict(tickangle=-90, type="category"),       # upright: no overlap at 1024 px
                    yaxis=dict(range=list(y_range)) if y_range is not None else None)
 
 
