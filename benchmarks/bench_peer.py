@@ -37,7 +37,8 @@ PYTREC = r'''
 import gzip, os, sys, pytrec_eval
 qrels, runs = sys.argv[1], sys.argv[2]
 with open(qrels) as f:
-    ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f), {"map", "recip_rank", "P_10", "ndcg_cut_10", "Rprec"})
+    ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f),
+                                        {"map", "recip_rank", "P_10", "ndcg_cut_10", "Rprec"})
 out = sys.stdout
 for name in sorted(os.listdir(runs)):
     with gzip.open(os.path.join(runs, name), "rt") as f:

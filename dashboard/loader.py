@@ -29,9 +29,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Callable
 
 from evalcore.collection import Collection
 from evalcore.io import InputError

@@ -132,7 +132,8 @@ def export_button(title: str) -> None:
         return export.view_html(f"evalcore · {title}", figs, settings={**settings, "page": extra},
                                 summary=data, link=link).encode()
 
-    st.download_button("Download this view (HTML)", data=build, file_name=f"evalcore-{title.lower().replace(' ', '-')}.html",
+    st.download_button("Download this view (HTML)", data=build,
+                       file_name=f"evalcore-{title.lower().replace(' ', '-')}.html",
                        mime="text/html", on_click="ignore", icon=":material/download:", key="_export_html",
                        help="One file with these charts (interactive), the settings, the data summary and the "
                             "link: a colleague opens it in a browser, no installation, no network.")

@@ -7,9 +7,9 @@ kernels, never baked in here.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ class LoadReport:
     warnings: list[str] = field(default_factory=list)
     tensor_bytes: int = 0  # levels tensor + unjudged mask, known (and checked) before they are allocated
 
-    def summary(self, collection: "Collection | None" = None) -> str:
+    def summary(self, collection: Collection | None = None) -> str:
         lines = []
         if collection is not None:
             c = collection
@@ -270,7 +270,7 @@ class Collection:
             n_seg=n_runs * n_topics,
         )
 
-    def condensed(self) -> "Collection":
+    def condensed(self) -> Collection:
         """The same runs with unjudged documents removed first (condensed
         lists, Sakai SIGIR 2007). Ranks close up; lengths shrink."""
         if self.unjudged is None or not self.unjudged.any():
@@ -292,7 +292,7 @@ class Collection:
             name=(self.name + " (condensed)").strip(),
         )
 
-    def truncated(self, depth: int) -> "Collection":
+    def truncated(self, depth: int) -> Collection:
         """Only the top ``depth`` documents of every list (after condensing, if any)."""
         if depth >= self.depth:
             return self
@@ -305,7 +305,7 @@ class Collection:
 
     def subset(
         self, runs: Sequence[int] | None = None, topics: Sequence[int] | None = None
-    ) -> "Collection":
+    ) -> Collection:
         """A collection with only the given run / topic indices (in that order)."""
         r = np.arange(self.n_runs) if runs is None else np.asarray(runs, dtype=np.int64)
         t = np.arange(self.n_topics) if topics is None else np.asarray(topics, dtype=np.int64)
@@ -335,7 +335,7 @@ class Collection:
         *,
         level_names: Sequence[str] | None = None,
         name: str = "",
-    ) -> "Collection":
+    ) -> Collection:
         """Build a small collection from ranked lists of levels.
 
         ``lists[run][topic]`` is the sequence of relevance levels of the
@@ -350,7 +350,7 @@ class Collection:
         topics = list(level_counts)
         runs = list(lists)
         K = max(len(v) for v in level_counts.values()) - 1
-        depth = max([len(l) for r in lists.values() for l in r.values()] + [1])
+        depth = max([len(ranked) for r in lists.values() for ranked in r.values()] + [1])
         levels = np.zeros((len(runs), len(topics), depth), dtype=np.int8)
         lengths = np.zeros((len(runs), len(topics)), dtype=np.int32)
         for i, r in enumerate(runs):

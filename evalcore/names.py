@@ -83,8 +83,9 @@ _REFUSED = {
                             "on binary judgments: use RBP(p=...)@k or evalcore:RBP(p=...)@k",
     ("trec_eval", "ndcg"): "trec_eval's ndcg scores the whole list against all relevant documents; evalcore's "
                            "nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k >= the list length",
-    ("ir_measures", "nDCG (no cutoff)"): "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
-                             "use nDCG@k (= MSnDCG@k under --names ir_measures) with k >= the list length",
+    ("ir_measures", "nDCG (no cutoff)"):
+        "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
+        "use nDCG@k (= MSnDCG@k under --names ir_measures) with k >= the list length",
 }
 
 
@@ -94,9 +95,12 @@ _NOT_COMPUTED = {
     "R": "recall at k (ir_measures R@k, trec_eval recall_k)", "recall": "recall at k (trec_eval recall_k)",
     "bpref": "bpref (Buckley & Voorhees 2004)", "Bpref": "bpref (Buckley & Voorhees 2004)",
     "Judged": "the judged fraction at k (ir_measures Judged@k)",
-    "NumRet": "the number retrieved (ir_measures NumRet, trec_eval num_ret)", "num_ret": "the number retrieved (trec_eval num_ret)",
-    "NumRel": "the number of relevant documents (ir_measures NumRel, trec_eval num_rel)", "num_rel": "the number of relevant documents (trec_eval num_rel)",
-    "NumRelRet": "relevant retrieved (ir_measures NumRelRet, trec_eval num_rel_ret)", "num_rel_ret": "relevant retrieved (trec_eval num_rel_ret)",
+    "NumRet": "the number retrieved (ir_measures NumRet, trec_eval num_ret)",
+    "num_ret": "the number retrieved (trec_eval num_ret)",
+    "NumRel": "the number of relevant documents (ir_measures NumRel, trec_eval num_rel)",
+    "num_rel": "the number of relevant documents (trec_eval num_rel)",
+    "NumRelRet": "relevant retrieved (ir_measures NumRelRet, trec_eval num_rel_ret)",
+    "num_rel_ret": "relevant retrieved (trec_eval num_rel_ret)",
     "infAP": "inferred AP", "iprec_at_recall":
     "interpolated precision at recall levels", "set_P": "set precision", "set_recall": "set recall",
     "set_F": "set F-measure", "SetP": "set precision", "SetR": "set recall", "SetF": "set F-measure",
@@ -331,21 +335,24 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
     raise _unknown(text)
 
 
+def _peer_name(name: str | None, style: str, needs_cut: bool) -> str:
+    """A measure's name in one peer tool, with the cutoff placeholder (``map_cut_k`` style for trec_eval)."""
+    if not name:
+        return ""
+    if needs_cut:
+        return f"{name}_k" if style == "trec_eval" else name + "@k"
+    return name
+
+
 def crosswalk_rows() -> list[dict]:
     """One row per measure: evalcore key, the parameters its name may fix (with their defaults, from the
     registry's parameter table) and its names in ir_measures, trec_eval and NTCIREVAL."""
     rows = []
     for key, s in _registry().items():
-        cut = "@k" if s.cutoff == "required" else ""
-
-        def peer(name, style):
-            if not name:
-                return ""
-            if style == "trec_eval" and s.cutoff == "required":
-                return f"{name}_k"
-            return name + cut
-
+        needs_cut = s.cutoff == "required"
         params = ", ".join(p.spellings[0] + ("" if p.default is None else f"={p.default:g}") for p in s.params)
-        rows.append({"key": key + cut, "parameters": params, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
-                     "trec_eval": peer(s.trec_eval, "trec_eval"), "ntcireval": peer(s.ntcireval, "ntcir")})
+        rows.append({"key": key + ("@k" if needs_cut else ""), "parameters": params, "definition": s.definition,
+                     "ir_measures": _peer_name(s.ir_measures, "irm", needs_cut),
+                     "trec_eval": _peer_name(s.trec_eval, "trec_eval", needs_cut),
+                     "ntcireval": _peer_name(s.ntcireval, "ntcir", needs_cut)})
     return rows

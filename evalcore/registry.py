@@ -8,8 +8,9 @@ cache key, column header and plot label.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,8 @@ from .collection import Collection
 from .gains import gains_label, resolve_gains, resolve_penalties
 from .names import Resolved, metric_text, resolve
 
-__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means",
+__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "parse_metric",
+           "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate", "topic_means",
            "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC"]
 
 
@@ -218,7 +220,8 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
           "stops at each document with a probability that grows with its gain",
           params=(GAINS,), cutoff="required", ntcireval="nERR",
-          definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's (NTCIREVAL's gain(K)+1 for ascending gains)"),
+          definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's (NTCIREVAL's "
+                     "gain(K)+1 for ascending gains)"),
     _spec("P", M.precision, "Precision at l", "004 (PDoc)",
           "reads exactly the top l and counts relevant documents",
           params=(REL,), cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec",
@@ -234,7 +237,8 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("RBP-residual", M.rbp_residual, "RBP residual", "Moffat & Zobel 2008",
           "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
           params=(PERSISTENCE,), cutoff="required",
-          definition="(1 - p) sum_{r<=k, unjudged} p^(r-1) + p^k: full judgments would give a score in [RBP@k, RBP@k + residual]"),
+          definition="(1 - p) sum_{r<=k, unjudged} p^(r-1) + p^k: full judgments would give a score in "
+                     "[RBP@k, RBP@k + residual]"),
 ]}
 
 #: Every base key, in the order the papers discuss them.
@@ -267,7 +271,7 @@ def expand_metrics(metrics: Iterable[str] | None, cutoffs: Sequence[int] = (10, 
     for k in keys:
         r = resolve(k, names, warn=False)
         if r.cutoff is None and METRICS[r.base].cutoff == "required":
-            out.extend(f"{k}@{int(l)}" for l in cutoffs)
+            out.extend(f"{k}@{int(cut)}" for cut in cutoffs)
         else:
             out.append(k)
     return list(dict.fromkeys(out))

@@ -33,7 +33,8 @@ of floats, cutoffs as a list of ints, metrics as given).
 file, which overrides :data:`DEFAULTS`.
 
 This module also holds the presets, bounds and defaults the dashboard's
-widgets use, so each rule is written once (one source of truth: the CLI, the app and the settings file read the same rules).
+widgets use, so each rule is written once (one source of truth: the CLI, the app and the settings file read the same
+rules).
 """
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ import re
 from .gains import GAIN_PRESETS
 
 __all__ = ["SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
-           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS", "MAX_BYTES", "MAX_DEPTH",
+           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS",
+           "MAX_BYTES", "MAX_DEPTH",
            "MAX_GAIN"]
 
 #: Largest settings file read (bytes), deepest JSON nesting accepted.

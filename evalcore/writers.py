@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterator
+from collections.abc import Iterator
 
 import pandas as pd
 
@@ -102,7 +102,7 @@ def _trec_eval(df: pd.DataFrame) -> Iterator[str]:
             yield f"{'num_q':<22}\tall\t{n_q[0]}\n"
         if len(levels) == 1:
             yield f"{'relevance_level':<22}\tall\t{levels[0]}\n"
-        for _, t, m, v in _rows(part[part["topic"] == MEAN_TOPIC]):
+        for _, _, m, v in _rows(part[part["topic"] == MEAN_TOPIC]):
             yield f"{m:<22}\tall\t{_fmt(v)}\n"
 
 

@@ -168,7 +168,8 @@ def test_hash_equal_strings_equal_hashes_any_slice():
     a = pa.array(strs)
     h = dochash.hash_strings(a)
     for i, s in enumerate(strs):
-        assert h[i] == dochash.hash_strings(pa.array([s]))[0] == dochash.hash_strings(pa.array([s], pa.large_string()))[0]
+        assert h[i] == dochash.hash_strings(pa.array([s]))[0] == \
+            dochash.hash_strings(pa.array([s], pa.large_string()))[0]
     assert (dochash.hash_strings(a.slice(2, 5)) == h[2:7]).all()
     assert len(set(h[:9].tolist())) == 9
 
@@ -230,7 +231,7 @@ def test_same_rows_is_string_equality():
     rb[1:401:2] = [pos[t] for _, t in pairs]
     other = ids[::-1]
     rb_o = len(ids) - 1 - rb  # same strings, in another array (large_string, reversed, sliced)
-    expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb)])
+    expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb, strict=True)])
     a = dochash._Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
     for typ in (pa.string(), pa.large_string()):
         for max_words in (1, 2, 4, 40):
@@ -247,7 +248,7 @@ def test_hash_depends_on_the_string_only():
                        (pa.array(["z" * 300, ids[i]], pa.large_string()).slice(1), 0)):
             assert dochash.hash_strings(ctx)[j] == h[i], ids[i]
     by_hash = {}
-    for s, x in zip(ids, h.tolist()):
+    for s, x in zip(ids, h.tolist(), strict=True):
         b = s.encode()
         by_hash.setdefault(x, set()).add((b[:256], len(b)))
     assert all(len(v) == 1 for v in by_hash.values())  # no collision among these (past 256 bytes: by design)
@@ -331,7 +332,7 @@ def test_score_order_equals_plain_sort(layout):
             scores = np.array([f"{1 + 1e-9 * (n - i):.10f}" if i % 3 else f"{2 - 0.25 * i}" for i in range(n)])
         if layout == "signed_zero":
             scores = np.array(["1.5", "0", "-0", "0.0", "-0.0", "-1"] * (n // 6 + 1))[:n]
-        trs = [(t, f"D{d}" + "x" * int(d % 13), s) for d, s in zip(docs, scores)]
+        trs = [(t, f"D{d}" + "x" * int(d % 13), s) for d, s in zip(docs, scores, strict=True)]
         if layout == "ties_in_doc_order":
             trs.sort(key=lambda r: (float(r[2]), r[1].encode()), reverse=True)
         rows.extend(trs)
@@ -488,7 +489,7 @@ def test_may_repeat_equals_a_set_reference(layout):
         n_first = len(np.unique(tind))
         first = {v: k for k, v in enumerate(dict.fromkeys(tind.tolist()))}
         tind = np.array([first[v] for v in tind.tolist()], np.int32)  # numbered by first appearance
-        expected = len(set(zip(tind.tolist(), keys.tolist()))) < tind.size
+        expected = len(set(zip(tind.tolist(), keys.tolist(), strict=True))) < tind.size
         assert _may_repeat(keys, tind, n_first) == expected, (layout, trial)
 
 

@@ -32,7 +32,8 @@ def draw_boot(res, B_shown, B_chosen):
     st.markdown(f"**Discriminative power (Sakai 2007 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
     widgets.table(res["summary"], digits=4, hide_index=True,
                   column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
-    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
+    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the "
+               "bootstrap sample at the "
                "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
                "difference in means needed for significance.")
     pairs = res["pairs"]

@@ -39,7 +39,8 @@ def register(sub, data: argparse.ArgumentParser) -> None:
         epilog=EPILOG_LEVELS)
     ev.add_argument("--seed", dest="seed_data", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                     help="seed of --simulated (same as --seed-data; default 0)")
-    ev.add_argument("--metrics", nargs="+", metavar="KEY", help="metric names (default: every evalcore key; see 'evalcore metrics')")
+    ev.add_argument("--metrics", nargs="+", metavar="KEY",
+                    help="metric names (default: every evalcore key; see 'evalcore metrics')")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
     ev.add_argument("--output", choices=OUTPUTS, default="tsv",
                     help="tsv (default), csv, json (one object with the settings), jsonl (one {run, topic, "
@@ -63,7 +64,8 @@ class _TopicsAction(argparse.Action):
             namespace.topic_policy = value
             return
         if not str(value).strip().lstrip("+-").isdigit():
-            parser.error(f"argument --topics: {value!r} is neither a topic policy ({', '.join(registry.TOPIC_POLICIES)}) "
+            policies = ", ".join(registry.TOPIC_POLICIES)
+            parser.error(f"argument --topics: {value!r} is neither a topic policy ({policies}) "
                          "nor a whole number of topics for --simulated")
         namespace.topics = self.simulated_type(value)   # a number out of range: its bounds' error
 

@@ -90,14 +90,17 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str], 
                    help="metric keys to compare (default: " + " ".join(DEFAULT_METRICS) + "; with --scores: "
                         "every metric in the file)")
     if default_B:
-        g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N", help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
+        g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N",
+                       help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
     else:
         p.set_defaults(B=None)
     g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples / permutations (default 0); same seed, same result")
-    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha, metavar="A",
+    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha,
+                   metavar="A",
                    help="significance level(s) (default " + " ".join(map(str, default_alpha)) + ")")
-    g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), metavar="N", help="keep only the N best runs by --top-by (the papers: 30)")
+    g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), metavar="N",
+                   help="keep only the N best runs by --top-by (the papers: 30)")
     g.add_argument("--top-by", default="AP", metavar="KEY",
                    help="metric that ranks runs for --top (default AP, i.e. relaxed AP at --rel-threshold 1)")
     g.add_argument("--scores", metavar="CSV", help="read per-topic scores from a CSV/TSV with columns run, topic, "
@@ -137,12 +140,16 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
             "sampling.", 1000, [0.05], ["summary", "curves"], run_swap)
     s.add_argument("--sampling", choices=SAMPLINGS, default="replacement",
                    help="topic sampling (default replacement, c = |Q|)")
-    s.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C", help="c (default |Q| for replacement, else |Q|//2)")
+    s.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C",
+                   help="c (default |Q| for replacement, else |Q|//2)")
     s.add_argument("--rule", choices=("003", "004"), default="003",
                    help="003: a swap unless D*D' > 0 (default); 004: sign disagreement or exactly one zero")
-    s.add_argument("--bin-width", type=number("--bin-width", float, 0, 1e6, strict=True), default=0.01, help="width of a difference bin (default 0.01)")
-    s.add_argument("--bins", type=number("--bins", int, 1, 100_000), default=21, help="number of bins, the last open-ended (default 21)")
-    s.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), nargs="+", default=[0.95, 0.90, 0.80],
+    s.add_argument("--bin-width", type=number("--bin-width", float, 0, 1e6, strict=True), default=0.01,
+                   help="width of a difference bin (default 0.01)")
+    s.add_argument("--bins", type=number("--bins", int, 1, 100_000), default=21,
+                   help="number of bins, the last open-ended (default 21)")
+    s.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), nargs="+",
+                   default=[0.95, 0.90, 0.80],
                    help="confidence levels of the summary (default 0.95 0.90 0.80)")
 
     add("bootstrap", "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
@@ -152,7 +159,8 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     st = add("stability", "Buckley/Voorhees stability: error rate vs ties (002)",
              "Error rate and proportion of ties over topic subsets for each fuzziness value.", 1000, [0.05],
              ["summary", "pairs"], run_stability)
-    st.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C", help="c (default |Q|//2, or |Q| with --replacement)")
+    st.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C",
+                    help="c (default |Q|//2, or |Q| with --replacement)")
     st.add_argument("--fuzziness", type=number("--fuzziness", float, 0, 1), nargs="+", default=[0.01, 0.02, 0.05, 0.1],
                     help="fuzziness values f (default 0.01 0.02 0.05 0.1)")
     st.add_argument("--replacement", action="store_true", help="draw the subsets with replacement")

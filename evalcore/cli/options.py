@@ -17,7 +17,8 @@ from ..gains import GAIN_PRESETS, parse_ascending
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, LIMITS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, read_settings
 
-__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
+__all__ = ["data_options_parser", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError",
+           "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 #: Largest seed an option takes (numpy's generators take any, the settings file this range).
@@ -85,7 +86,8 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--runs", metavar="DIR|ZIP", help="a directory or .zip holding the run files")
     d.add_argument("--simulated", action="store_true", help="use the built-in simulated NTCIR-like collection")
     d.add_argument("--paper-examples", action="store_true", help="use the 003 worked examples (X, Y, Z, ...)")
-    d.add_argument("--seed-data", type=number("--seed-data", int, 0, SEED_MAX), default=0, metavar="N", help="seed of --simulated (default 0)")
+    d.add_argument("--seed-data", type=number("--seed-data", int, 0, SEED_MAX), default=0, metavar="N",
+                   help="seed of --simulated (default 0)")
     d.add_argument("--topics", type=number("--topics", int, 1, SIM_MAX_TOPICS), default=50, metavar="N",
                    help=f"topics of --simulated (default 50, at most {SIM_MAX_TOPICS:,})")
     d.add_argument("--systems", type=number("--systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
@@ -93,7 +95,8 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--order", choices=("score", "rank", "file"), default="score",
                    help="ranking of a TREC run: score (default; score descending, ties by document id "
                         "descending, exactly as trec_eval), rank (the rank column), file (file order)")
-    d.add_argument("--depth", type=number("--depth", int, 1, MAX_COUNT), metavar="N", help="evaluate only the top N documents of each list")
+    d.add_argument("--depth", type=number("--depth", int, 1, MAX_COUNT), metavar="N",
+                   help="evaluate only the top N documents of each list")
     d.add_argument("--condensed", action="store_true",
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
     d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
@@ -110,18 +113,22 @@ def data_options_parser() -> argparse.ArgumentParser:
                           "compressed files of one load together: 16G, or SIZE if larger)")
     lim.add_argument("--max-memory", metavar="SIZE", help="most memory for the levels tensor, 2 bytes per "
                      "run x topic x rank (default 2G)")
-    lim.add_argument("--max-runs", type=number("--max-runs", int, 1, MAX_COUNT), metavar="N", help="most runs (default 2000)")
-    lim.add_argument("--max-topics", type=number("--max-topics", int, 1, MAX_COUNT), metavar="N", help="most evaluated topics (default 200000)")
+    lim.add_argument("--max-runs", type=number("--max-runs", int, 1, MAX_COUNT), metavar="N",
+                     help="most runs (default 2000)")
+    lim.add_argument("--max-topics", type=number("--max-topics", int, 1, MAX_COUNT), metavar="N",
+                     help="most evaluated topics (default 200000)")
     lim.add_argument("--max-members", type=number("--max-members", int, 1, MAX_COUNT), metavar="N",
                      help="most members of one .zip archive, checked before they are listed (default 200000)")
-    lim.add_argument("--max-depth", type=number("--max-depth", int, 1, MAX_COUNT), metavar="N", help="most documents per ranked list, after --depth "
+    lim.add_argument("--max-depth", type=number("--max-depth", int, 1, MAX_COUNT), metavar="N",
+                     help="most documents per ranked list, after --depth "
                      "(default 100000)")
     m = p.add_argument_group("metric settings")
     m.add_argument("--gains", metavar="G1:G2:..", help="gain of each level, ASCENDING L1:L2:..:LK (default L, "
                    "i.e. 1:2:3 = the papers' S:A:B 3:2:1)")
     m.add_argument("--gain-preset", metavar="NAME", choices=list(GAIN_PRESETS),
                    help="a paper preset, highest level first: " + ", ".join(GAIN_PRESETS))
-    m.add_argument("--beta", type=number("--beta", float, *_BETA), help=f"beta of the blended ratio (default 1; {_BETA[0]:g} to {_BETA[1]:g})")
+    m.add_argument("--beta", type=number("--beta", float, *_BETA),
+                   help=f"beta of the blended ratio (default 1; {_BETA[0]:g} to {_BETA[1]:g})")
     m.add_argument("--penalties", metavar="P1:P2:..", help="NWRR/WRR penalty of each level, ASCENDING "
                    "(default K-L+2, i.e. 4:3:2 = S:A:B 2:3:4); all > 1")
     m.add_argument("--cutoffs", metavar="L1,L2",

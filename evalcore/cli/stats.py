@@ -76,8 +76,10 @@ def add_standardise_options(group) -> None:
     group.add_argument("--standardise", choices=STANDARDISATIONS, default="none",
                        help="standardise scores per topic over the loaded runs before the meta-evaluation: "
                             "z (Webber et al. 2008), cdf (std-CDF), ab (A z + B, Sakai 2016); default none")
-    group.add_argument("--std-a", type=number("--std-a", float, -1e6, 1e6), default=0.15, metavar="A", help="A of --standardise ab (0.15)")
-    group.add_argument("--std-b", type=number("--std-b", float, -1e6, 1e6), default=0.5, metavar="B", help="B of --standardise ab (0.5)")
+    group.add_argument("--std-a", type=number("--std-a", float, -1e6, 1e6), default=0.15, metavar="A",
+                       help="A of --standardise ab (0.15)")
+    group.add_argument("--std-b", type=number("--std-b", float, -1e6, 1e6), default=0.5, metavar="B",
+                       help="B of --standardise ab (0.5)")
 
 
 def apply_standardise(args, scores: dict) -> dict:
@@ -133,7 +135,8 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                        epilog=TOPICS_HELP, formatter_class=fmt)
     d = t.add_argument_group("design")
     d.add_argument("--test", choices=DESIGNS, default="paired-t", help="design (default paired-t)")
-    d.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), default=0.05, help="significance level (default 0.05)")
+    d.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), default=0.05,
+                   help="significance level (default 0.05)")
     d.add_argument("--beta", dest="power_beta", type=number("--beta", float, 0, 1, strict=True), default=0.2,
                    help="type II error rate, 1 - power (default 0.2)")
     d.add_argument("--min-diff", type=number("--min-diff", float, 0, 1e6, strict=True), required=True, metavar="D",
@@ -152,7 +155,8 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                    "instead of a collection")
     d.add_argument("--metric-beta", dest="beta", type=number("--metric-beta", float, *LIMITS["beta"][1]), default=1.0,
                    help="beta of the blended ratio (Q-measure, P+, ...; default 1)")
-    d.add_argument("--sim-systems", dest="systems", type=number("--sim-systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
+    d.add_argument("--sim-systems", dest="systems", type=number("--sim-systems", int, 1, SIM_MAX_SYSTEMS), default=30,
+                   metavar="N",
                    help="runs of --simulated (default 30)")
     d.add_argument("--output", choices=("json", "tsv"), default="json")
     add_standardise_options(d)
@@ -244,7 +248,8 @@ def run_topics(args) -> int:
                        variance=variance, systems=m)
     doc.update(r)
     doc.update({**est, "variance_source": source, "sigma2": _finite(sigma2), "v_e": _finite(v_e),
-                "metric": args.metric if data is not None else None, "collection": name, "metric_settings": metric_settings, **_standardise_settings(args)})
+                "metric": args.metric if data is not None else None, "collection": name,
+                "metric_settings": metric_settings, **_standardise_settings(args)})
     if n_coll is not None and n_coll >= 2:
         doc["collection_n_topics"] = n_coll
         doc["collection_min_diff"] = min_detectable_difference(args.test, n_coll, alpha=args.alpha,

@@ -72,7 +72,7 @@ class _Strings:
     _last: np.ndarray | None = None  # (:meth:`last`)
 
     @classmethod
-    def of(cls, arr: pa.Array) -> "_Strings":
+    def of(cls, arr: pa.Array) -> _Strings:
         arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
         n = len(arr)
         otype = np.int64 if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) else np.int32
@@ -88,11 +88,11 @@ class _Strings:
         lens = np.diff(offs)
         return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, arr)
 
-    def slice(self, a: int, b: int) -> "_Strings":
+    def slice(self, a: int, b: int) -> _Strings:
         """Strings ``a`` to ``b - 1`` (views)."""
         return _Strings(self.win, self.starts[a:b], self.lens[a:b], self.arr)
 
-    def take(self, rows: np.ndarray) -> "_Strings":
+    def take(self, rows: np.ndarray) -> _Strings:
         """The strings ``rows`` (a view of the same buffer)."""
         return _Strings(self.win, self.starts[rows], self.lens[rows], self.arr)
 

@@ -143,7 +143,8 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
     Labels are ASCII integers (or NTCIR's ``L<n>`` / S, A, B) up to
     ``MAX_LEVEL`` (20); a larger label is an :class:`InputError` naming the
     file and line. Negative labels count as non-relevant (level 0), with one
-    warning per file. ``limits`` bounds decompression (:mod:`.limits`). A document judged twice for one topic with different labels is an
+    warning per file. ``limits`` bounds decompression (:mod:`.limits`). A document judged twice for one topic with
+    different labels is an
     error; identical duplicates are kept once, with a warning.
 
     >>> q = read_qrels(("q.txt", b"t1 0 d1 2\\nt1 0 d2 0\\n"))
@@ -385,4 +386,4 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
                             f"level; e.g. line {k + 1}) counted once")
             keep = pa.array(~rep)
             t, d, levels = t.filter(keep), d.filter(keep), levels[~rep]
-    return (t, d, levels, False, warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})
+    return (t, d, levels, False, warnings, n, {int(a): int(b) for a, b in zip(lv, counts, strict=True)})

@@ -91,7 +91,8 @@ def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
             if first != i:
                 if keep_first:
                     continue
-                raise InputError(f"document {_short(doc)} is listed twice for topic {_short(topic)} (first on line {first})",
+                raise InputError(f"document {_short(doc)} is listed twice for topic {_short(topic)} (first on line "
+                                 f"{first})",
                                  file=f.name, line=i, text=text, hint=_DUP_FIX)
             topics.append(topic)
             docs.append(doc)

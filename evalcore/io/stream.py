@@ -7,8 +7,8 @@ reader thread): two runs at most, one of them only as its parsed columns.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class _ReadAhead:
         self.ex = ThreadPoolExecutor(max_workers=1) if ahead and len(items) > 1 else None
         self.next: Future | None = None
 
-    def __enter__(self) -> "_ReadAhead":
+    def __enter__(self) -> _ReadAhead:
         return self
 
     def __exit__(self, *exc) -> None:

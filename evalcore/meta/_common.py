@@ -187,7 +187,8 @@ def work_arrays(rows: int, cols: int, *dtypes) -> list[np.ndarray]:
         at += size
     raw = np.empty(at + 4096, dtype=np.uint8)
     base = -raw.ctypes.data % 4096
-    return [raw[base + o: base + o + size].view(d).reshape(rows, cols) for o, size, d in zip(starts, sizes, dtypes)]
+    return [raw[base + o: base + o + size].view(d).reshape(rows, cols)
+            for o, size, d in zip(starts, sizes, dtypes, strict=True)]
 
 
 def count_rows(mask: np.ndarray) -> np.ndarray:

@@ -140,8 +140,9 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     P = pi.size
     chunks = pair_chunks(P, 1, budget=pairs_per_task, min_chunks=1)   # pairs_per_task pairs per slice
     # the means are small (runs x B): computed first, so that every chunk task knows the fast path
-    means = dict(zip(metrics, dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct, samples.shape[1]) for m in metrics],
-                                           scheduler=scheduler)))
+    means = dict(zip(metrics,
+                     dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct, samples.shape[1]) for m in metrics],
+                                  scheduler=scheduler), strict=True))
     task = dask.delayed(_stability_task, pure=True)
     graph = {}
     for m in metrics:

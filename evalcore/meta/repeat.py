@@ -89,7 +89,7 @@ def aggregate(per_repeat: pd.DataFrame, keys: Sequence[str], figures: Sequence[s
             v = g[f].to_numpy(dtype=np.float64)
             v = v[~np.isnan(v)]
             n = int(v.size)
-            rows.append({**dict(zip(keys, key_vals)), "figure": f,
+            rows.append({**dict(zip(keys, key_vals, strict=True)), "figure": f,
                          "mean": float(v.mean()) if n else np.nan,
                          "sd": float(v.std(ddof=1)) if n > 1 else np.nan,
                          "min": float(v.min()) if n else np.nan, "max": float(v.max()) if n else np.nan,

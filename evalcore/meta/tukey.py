@@ -14,7 +14,8 @@ one gather and one mean per block. A range within 1e-9 (relative) of the
 observed difference counts as reaching it (so the identity permutation
 reaches the largest observed difference whatever the summation order).
 
-Order invariance (the p-value must not depend on the order the runs were given in): before the drawn permutations are applied, the
+Order invariance (the p-value must not depend on the order the runs were given in): before the drawn permutations are
+applied, the
 scores of every topic are sorted (a canonical order of the runs' scores on
 that topic). The permutation distribution of the range depends only on the
 multiset of scores per topic, so this changes nothing in law, but it makes

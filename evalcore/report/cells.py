@@ -1,6 +1,7 @@
 """Cell formatting of the report: Monte Carlo spread as "mean ± sd [min–max]", order claims, shares."""
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -56,7 +57,7 @@ def numeric_spread(rr: RepeatResult, where: dict, figures: list[str], order: lis
 
 def order_text(values: dict, names: list[str], label: Callable[[str], str], fmt="{:.1f}") -> str:
     txt = ", ".join(f"{label(m)} {fmt.format(values[m])}" for m in names)
-    broken = [f"{label(a)} < {label(b)}" for a, b in zip(names, names[1:]) if values[a] < values[b]]
+    broken = [f"{label(a)} < {label(b)}" for a, b in itertools.pairwise(names) if values[a] < values[b]]
     return txt + (f" (in the means: {', '.join(broken)})" if broken else "")
 
 

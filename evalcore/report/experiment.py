@@ -465,7 +465,8 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
                [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
                 "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
                 "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
-                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The means "
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The "
+                f"means "
                 "here run higher than Tables 3-4's: a sample with repeated topics makes run differences look more "
                 "consistent, so read the sd, the interval's width and the shares, not the level."])
     rows_n, rows_d = [], []
@@ -505,7 +506,8 @@ def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
         wide = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False)
         point = wide.mean(axis=0).to_dict()
         txt = (f"{words[0].upper()}{words[1:]}{' (mean over ' + str(R) + ' seeds)' if R > 1 else ''}: "
-               f"{relation_text(point, CLAIM_STEPS, lab)}; {shares_text(claim_shares(wide, CLAIM_STEPS), lab, 'seeds')}")
+               f"{relation_text(point, CLAIM_STEPS, lab)}; "
+               f"{shares_text(claim_shares(wide, CLAIM_STEPS), lab, 'seeds')}")
         if k in tbs:
             txt += "; " + shares_text(tbs[k].claim(CLAIM_STEPS, fig, **where), lab, "topic samples")
         parts.append(txt + ".")
