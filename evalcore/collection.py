@@ -7,7 +7,7 @@ kernels, never baked in here.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -136,7 +136,8 @@ class Collection:
     level_names: tuple[str, ...] | None = None
     name: str = ""
     report: LoadReport = field(default_factory=LoadReport)
-    topics_without_relevant: tuple[str, ...] | None = None
+    # None takes the report's; __post_init__ always stores a tuple, which is what every reader gets
+    topics_without_relevant: tuple[str, ...] = None  # type: ignore[assignment]
 
     def __post_init__(self):
         if self.topics_without_relevant is None:
@@ -330,8 +331,8 @@ class Collection:
     @classmethod
     def from_lists(
         cls,
-        lists: dict[str, dict[str, Sequence[int]]],
-        level_counts: dict[str, Sequence[int]],
+        lists: Mapping[str, Mapping[str, Sequence[int]]],
+        level_counts: Mapping[str, Sequence[int]],
         *,
         level_names: Sequence[str] | None = None,
         name: str = "",

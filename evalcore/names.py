@@ -322,9 +322,9 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
             _warn_ambiguous(text, base, cut)
         return r
     for conv in ([names] if names not in (None, "evalcore") else ["trec_eval", "ir_measures", "ntcireval"]):
-        r = _peer(text, conv, base, raw, cut)
-        if r is not None:
-            return r
+        peer = _peer(text, conv, base, raw, cut)
+        if peer is not None:
+            return peer
     if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
         return _canonical(text, base, raw, cut)
     trec = _TREC_CUT_RE.match(base)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 from .gains import GAIN_PRESETS
 
@@ -81,7 +82,8 @@ WIDGET_BOUNDS = {
 
 _SAMPLINGS = ("replacement", "disjoint", "independent")
 #: key -> (kind, bounds or choices); kinds: int, float, choice, str, int|None
-LIMITS = {
+#: setting -> (kind, its bounds or choices): what _scalar checks
+LIMITS: dict[str, tuple[str, Any]] = {
     "beta": ("float", (0.0, 1000.0)),
     "rel_threshold": ("int", (1, MAX_LEVEL)),
     "log_base": ("float", (1.0 + 1e-9, 1e6)),
@@ -93,7 +95,7 @@ LIMITS = {
     "collection": ("str", None),
     "collection_fingerprint": ("str", None),
 }
-_GROUPS = {
+_GROUPS: dict[str, dict[str, tuple[str, tuple[Any, ...]]]] = {
     "simulated": {"n_topics": ("int", (1, 100_000)), "n_runs": ("int", (1, 100_000)), "seed": ("int", (0, 2**32 - 1))},
     "swap": {"sampling": ("choice", _SAMPLINGS), "subset_size": ("int|None", (0, 10**7)),
              "B": ("int", (1, 10**7)), "seed": ("int", (0, 2**32 - 1))},

@@ -142,6 +142,7 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
         rel = p.relative_to(ROOT).as_posix()
         assert (rel if rel.startswith("dashboard/") else f"evalcore_app/{rel}") in names, rel
     assert "evalcore_app/.streamlit/config.toml" in names
+    assert "evalcore/py.typed" in names     # PEP 561: type checkers read evalcore's annotations
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: MIT" in meta and "License-File: LICENSE" in meta

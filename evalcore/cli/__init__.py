@@ -148,7 +148,7 @@ def main(argv=None) -> int:
         extra = _EXTRAS.get((e.name or "").split(".")[0])
         if extra is None:
             raise
-        print(f"error: 'evalcore {args.command}' needs {e.name.split('.')[0]}, which is not installed: "
+        print(f"error: 'evalcore {args.command}' needs {(e.name or '').split('.')[0]}, which is not installed: "
               f"pip install \"evalcore[{extra}]\"", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:   # InputError, SettingsError and OutputError are ValueError / OSError

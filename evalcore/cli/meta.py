@@ -208,7 +208,7 @@ def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
                 ranker = score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
         runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
     chosen = cli_stats.apply_standardise(args, chosen)
-    if args.top is not None:
+    if ranker is not None:        # (set exactly when --top is given)
         idx = top_runs(ranker.mean(axis=1), args.top)
         chosen = subset_runs(chosen, idx)
         runs = [runs[i] for i in idx]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import Any
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, parse_ascending
@@ -212,7 +213,7 @@ def limits_from_args(args):
 
     from ..io.limits import DEFAULT_LIMITS, parse_size
 
-    kw = {}
+    kw: dict[str, Any] = {}
     if getattr(args, "max_expanded", None):
         n = parse_size(args.max_expanded, "--max-expanded")
         kw.update(max_expanded_bytes=n, expansion_floor=n, expansion_ratio=float(max(n, 1)),
@@ -292,7 +293,7 @@ def metric_params(args) -> dict:
 
 def mean_of(args) -> str:
     """``--mean``, else the settings file's, else arithmetic."""
-    return args.mean or file_settings(args).get("mean") or DEFAULTS["mean"]
+    return str(args.mean or file_settings(args).get("mean") or DEFAULTS["mean"])
 
 
 def metrics_of(args) -> list[str] | None:

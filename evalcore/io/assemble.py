@@ -206,6 +206,7 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None)
     if p.levels is not None:  # looked up while the run was ordered (``_Judgments.judge``)
         level = p.levels[file_row]
     else:
+        assert p.doc_hash is not None   # _Parsed holds doc_hash whenever it holds no levels
         level = J.lookup(pair_keys(p.doc_hash[file_row], te), _Strings.of(p.docs), file_row)
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0

@@ -132,8 +132,8 @@ class _Strings:
         np.bitwise_and(w, mask, out=w, where=short)
         # ... but one whose forward read would leave the buffer reads the 8 bytes that end it and shifts
         # its bytes down (a string within the buffer's first 8 bytes is read forwards instead)
-        short = np.flatnonzero(short & (starts > self.win.size - 1))
-        if not short.size:
+        tail = np.flatnonzero(short & (starts > self.win.size - 1))
+        if not tail.size:
             return w
         s, n = starts[short], lens[short]
         back = s + n >= 8

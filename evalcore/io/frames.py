@@ -66,7 +66,7 @@ def _records_frame(rows: list, what: str, name: str) -> pd.DataFrame:
         raise InputError(f"record {odd} is a {type(rows[odd]).__name__}, record 0 a {kind.__name__}", file=name,
                          hint=f"give records of one kind (e.g. only {kind.__name__}s)")
     if isinstance(first, tuple):
-        cols = list(first._fields)
+        cols = list(first._fields)  # type: ignore[attr-defined]  # a namedtuple: the records readers accept
         return pd.DataFrame({c: pd.Series([r[i] for r in rows], dtype=object) for i, c in enumerate(cols)})
     return pd.DataFrame.from_records(rows)
 
@@ -243,7 +243,8 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
         warnings.append(f"{name}: {n} duplicate judgment{'s' if n > 1 else ''} (same topic, document and level) "
                         "counted once")
         frame = frame.drop_duplicates(["topic", "doc"]).reset_index(drop=True)
-    counts = {int(k): int(v) for k, v in sorted(pd.Series(levels).value_counts().items())}
+    per_level = pd.Series(levels).value_counts().sort_index()
+    counts = {int(k): int(v) for k, v in zip(per_level.index.tolist(), per_level.tolist(), strict=True)}
     return frame, warnings, counts
 
 

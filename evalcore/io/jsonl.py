@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -51,7 +52,7 @@ def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes |
             raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=f.name, line=i, text=text,
                              hint=_HINT)
         t, d = _field(obj, _KEYS[0], f.name, i, text), _field(obj, _KEYS[1], f.name, i, text)
-        sc = obj.get("score")
+        sc: Any = obj.get("score")
         try:  # a JSON integer beyond 1.8e308 does not fit a float (OverflowError): not finite either
             ok = not isinstance(sc, bool) and isinstance(sc, (int, float)) and math.isfinite(float(sc))
         except OverflowError:

@@ -80,7 +80,7 @@ class _Parsed:
 
 
 def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,
-                keep_first: bool, n_lines: int, on_dup: Callable[[], None], judgments=None) -> _Parsed:
+                keep_first: bool, n_lines: int, on_dup: Callable[[], object], judgments=None) -> _Parsed:
     """Sort the rows into evaluation order, vectorised (pyarrow / numpy).
 
     Topics are dictionary-encoded; documents are hashed (:mod:`.dochash`) and

@@ -216,7 +216,7 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
             level_lines[level] = level_lines.get(level, 0) + 1
             cols.add(topic, doc, level, fi, i)
         cols.flush()
-        if neg:
+        if neg and neg_first is not None:
             warnings.append(f"{f.name}: {neg} judgment{'s' if neg > 1 else ''} with a negative label "
                             f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
         if first is None:

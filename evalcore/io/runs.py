@@ -29,7 +29,7 @@ class _Columns:
     d: pa.Array
     s: pa.Array | None
     r: np.ndarray | None
-    redo: Callable[[], None]   # re-reads the text to name a repeated document's line
+    redo: Callable[[], object]   # re-reads the text to name a repeated document's line
 
 
 def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
@@ -39,7 +39,7 @@ def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Par
     if first and first[0].startswith(b"{"):  # a JSON-lines run under another extension
         return parse_jsonl_run(src, order, keep_first, data)
     rank = order == "rank"
-    cols = None
+    cols: tuple[pa.Array, pa.Array, pa.Array | None, np.ndarray | None] | None = None
     fast = _drop_comments(data)
     if not _needs_cleaning(fast):
         cols = _arrow_trec(fast, rank)
@@ -47,7 +47,8 @@ def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Par
         cols = _arrow_trec(_clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = _slow_trec(data, f.name, order, keep_first)
-    return _Columns(src, *cols, lambda: _slow_trec(_text_bytes(f), f.name, order, False))
+    t, d, s, r = cols
+    return _Columns(src, t, d, s, r, lambda: _slow_trec(_text_bytes(f), f.name, order, False))
 
 
 def _read_run(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:

@@ -49,6 +49,11 @@ class _File:
         return _base(self.name)
 
 
+def _holding(data: bytes) -> Callable[[], bytes]:
+    """The loader of bytes already in memory (an upload)."""
+    return lambda: data
+
+
 def _is_hidden(name: str) -> bool:
     return any(p.startswith(".") or p == "__MACOSX" for p in re.split(r"[/\\]", name) if p)
 
@@ -226,7 +231,7 @@ def _qrels_files(source, ctx: _Ctx) -> list[_File]:
         return out
     if isinstance(source, tuple):
         name, data = _check_tuple(source)
-        return _zip_members(name, data, ctx) if _is_zip_name(name) else [_File(name, lambda d=data: d, ctx.limits)]
+        return _zip_members(name, data, ctx) if _is_zip_name(name) else [_File(name, _holding(data), ctx.limits)]
     p = _path_of(source)
     if p.is_dir():
         files = _dir_files(p, ctx)
@@ -264,8 +269,8 @@ def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSourc
     for f in files:
         inner = f.name[len(container) + 1:] if f.name.startswith(container) else f.name
         if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(f.name) == "res"):
-            folder = re.split(r"[/\\]", inner)[:-1]
-            res_groups.setdefault("/".join(folder), []).append(f)
+            folders = re.split(r"[/\\]", inner)[:-1]
+            res_groups.setdefault("/".join(folders), []).append(f)
         else:
             out.append(_RunSource(run_name(f.base), f.name, _file_kind(f.name, fmt), [f]))
     for folder, fs in res_groups.items():
@@ -307,7 +312,7 @@ def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
                 out.extend(_group_files(_zip_members(name, data, ctx), name, fmt))
             else:
                 out.append(_RunSource(run_name(name), name, _file_kind(name, fmt),
-                                      [_File(name, lambda d=data: d, ctx.limits)]))
+                                      [_File(name, _holding(data), ctx.limits)]))
             continue
         p = _path_of(src)
         name = str(src)

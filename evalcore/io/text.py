@@ -19,7 +19,7 @@ from .sources import _File
 try:  # ISA-L inflates about twice as fast as zlib; optional, same bytes out
     from isal.igzip import GzipFile as _GzipFile
 except ImportError:  # pragma: no cover - depends on the environment
-    from gzip import GzipFile as _GzipFile
+    from gzip import GzipFile as _GzipFile  # type: ignore[assignment]  # the same file interface
 
 _INT_RE = re.compile(r"[+-]?[0-9]++\Z")
 # unambiguous and possessive (Python >= 3.11): one pass even over a 32 MB token of digits ending in a
@@ -59,8 +59,8 @@ def _text_bytes(f: _File) -> bytes:
     data = f.load()
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data, f)
-    if data[:3] == _BOM:
-        data = data[_BOMS.match(data).end():]
+    if data[:3] == _BOM and (boms := _BOMS.match(data)):
+        data = data[boms.end():]
     if data[:4] == b"PK\x03\x04":
         raise InputError("this is a zip archive, not a text file", file=f.name,
                          hint="give the archive itself with a .zip name (archives inside archives are not opened)")

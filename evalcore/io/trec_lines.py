@@ -59,10 +59,15 @@ def _rank(r: str, i: int, text: str, fname: str) -> int:
     return int(r)
 
 
-def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
+def _slow_trec(data: bytes, fname: str, order: str,
+               keep_first: bool) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray | None]:
     """Line-by-line TREC run parser: raises the precise InputError for the first bad line."""
     chunks: list[tuple] = []
-    topics, docs, scores, ranks, lines = [], [], [], [], []
+    topics: list[str] = []
+    docs: list[str] = []
+    scores: list[float] = []
+    ranks: list[int] = []
+    lines: list[int] = []
 
     def flush():
         chunks.append((pa.array(topics, pa.string()), pa.array(docs, pa.string()), np.asarray(scores, np.float64),

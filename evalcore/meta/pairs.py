@@ -301,7 +301,8 @@ class PairsResult:
                              "significant": adj < alpha, "d_z": df["d_z"], "n_topics": df["n_topics"],
                              "p_mc_se": (df[f"mc_se_{col}"].to_numpy() if f"mc_se_{col}" in df
                                          else np.zeros(len(df))),
-                             "ci_mc_se": (np.fmax(df["mc_se_boot_ci_low"], df["mc_se_boot_ci_high"]).to_numpy()
+                             "ci_mc_se": (np.fmax(df["mc_se_boot_ci_low"].to_numpy(),
+                                                  df["mc_se_boot_ci_high"].to_numpy())
                                           if ci == "bootstrap" else np.zeros(len(df)))})
 
     def power(self, test: str = "t", correction: str = "none", alpha=0.05) -> pd.DataFrame:
@@ -539,8 +540,8 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
                     lo, hi = np.quantile(bm, [a2, 1 - a2], axis=1)
                 cols["boot_ci_low"][sl] = np.where(ok, lo, np.nan)
                 cols["boot_ci_high"][sl] = np.where(ok, hi, np.nan)
-                for q, name in ((a2, "low"), (1 - a2, "high")):
-                    cols[f"mc_se_boot_ci_{name}"][sl] = np.where(ok, _quantile_se(bm, q), np.nan)
+                for share, name in ((a2, "low"), (1 - a2, "high")):
+                    cols[f"mc_se_boot_ci_{name}"][sl] = np.where(ok, _quantile_se(bm, share), np.nan)
             prog.step()
         frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols})
         frame["n_topics"] = frame["n_topics"].astype(np.int64)

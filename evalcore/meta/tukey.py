@@ -136,6 +136,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     for s, e in blocks:
         k = e - s
         if permutations is None:
+            assert draw is not None                       # allocated above exactly when none are given
             d = draw[:k]
             np.copyto(d, np.arange(n_runs, dtype=np.intp))
             rng.permuted(d, axis=2, out=d)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -37,7 +38,7 @@ def range_cell(lo, hi, fmt="{:.1f}") -> str:
 def spread_cell(t: pd.DataFrame, m: str, fmt: str, R: int, with_range: bool = True) -> str:
     if m not in t.index or t.loc[m, "n"] == 0:
         return "-"
-    row = t.loc[m]
+    row = cast(pd.Series, t.loc[m])      # one metric's row
     s = pm_cell(row["mean"], row["sd"] if R > 1 else None, fmt)
     if R > 1 and with_range:
         s += range_cell(row["min"], row["max"], fmt)
