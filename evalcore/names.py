@@ -62,6 +62,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+from .specs import METRICS, PARAM_SPELLINGS, MetricSpec
+
 __all__ = ["resolve", "metric_text", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
 
 #: The conventions a name can be read in; ``None`` = auto (see the module doc).
@@ -129,16 +131,14 @@ class Resolved:
 
 _NAME_RE = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
 _TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z_]+?)[_.](?P<cut>\d+)$")
-def _registry():
-    from .registry import METRICS  # late: the registry imports this module's users
 
+
+def _registry() -> dict[str, MetricSpec]:
     return METRICS
 
 
 def _param_keys() -> dict:
     """Spelling in a name (``rel``, ``b``, ``p``) -> the registry's parameter (its table, :data:`PARAMS`)."""
-    from .registry import PARAM_SPELLINGS
-
     return PARAM_SPELLINGS
 
 

@@ -2,7 +2,9 @@
 
 * :mod:`.options`  - the data and metric options every subcommand shares;
 * :mod:`.evaluate` - ``evaluate``;
-* :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``;
+* :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``, and the plumbing
+  every meta-evaluation command shares (its parent parser, score loading, JSON/table output);
+* :mod:`.stats`    - ``pairs``, ``topics`` and ``report``;
 * :mod:`.metrics`  - ``metrics`` (the crosswalk of metric names);
 * :mod:`.app`      - ``app`` (starts the Streamlit dashboard).
 
@@ -43,7 +45,8 @@ def __getattr__(name: str):
 #: ``evaluate`` does not import evalcore.meta (every CLI call pays its imports;
 #: docs/benchmarks.md sections 11 and 14.1).
 SUBCOMMANDS = {"evaluate": ("evaluate",),
-               "meta": ("kendall", "swap", "bootstrap", "stability", "tukey", "pairs", "topics", "report"),
+               "meta": ("kendall", "swap", "bootstrap", "stability", "tukey"),
+               "stats": ("pairs", "topics", "report"),
                "metrics": ("metrics",), "app": ("app",)}
 
 

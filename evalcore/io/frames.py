@@ -38,6 +38,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import _DUP_FIX, InputError
+from .kinds import is_nested_dict
 from .limits import MAX_LEVEL
 from .order import _order_rows, _Parsed
 
@@ -123,24 +124,6 @@ def python_sources(qrels, runs):
     else:
         runs = as_frame(runs, "run", "run")
     return qrels, runs
-
-
-def is_frame(obj) -> bool:
-    return isinstance(obj, pd.DataFrame)
-
-
-def is_nested_dict(obj) -> bool:
-    """``{qid: {docno: value}}``: a mapping whose values are mappings of scalars (or empty)."""
-    return isinstance(obj, Mapping) and all(
-        isinstance(v, Mapping) and not any(isinstance(x, (Mapping, pd.DataFrame)) for x in v.values())
-        for v in obj.values())
-
-
-def is_named_runs(obj) -> bool:
-    """``{name: run}`` with every run a DataFrame or a pytrec_eval dict."""
-    return isinstance(obj, Mapping) and len(obj) > 0 and all(
-        is_frame(v) or (isinstance(v, Mapping) and is_nested_dict(v) and v) for v in obj.values()) \
-        and not is_nested_dict(obj)
 
 
 def _columns(df: pd.DataFrame, choices, what: str, name: str) -> tuple[str, str, str]:

@@ -14,7 +14,8 @@ import pyarrow.csv as pcsv
 
 from .dochash import hash_strings, pair_keys
 from .errors import InputError, _short, _unforeseen
-from .frames import is_frame, qrels_frame
+from .frames import qrels_frame
+from .kinds import is_frame
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
 from .lines import raw_lines
 from .names import _ext, _natural_sorted, run_name

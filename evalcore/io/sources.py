@@ -283,7 +283,7 @@ def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSourc
 def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
     if runs is None:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
-    from .frames import is_frame, is_named_runs, is_nested_dict
+    from .kinds import is_frame, is_named_runs, is_nested_dict
 
     if isinstance(runs, tuple) and len(runs) == 2 and isinstance(runs[1], (bytes, bytearray, memoryview)):
         runs = [runs]
