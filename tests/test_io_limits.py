@@ -288,7 +288,7 @@ def test_unforeseen_errors_inside_the_loader_become_input_errors(monkeypatch, ex
 
     def boom(*a, **k):
         raise exc
-    for stage in ("_read_run", "_finish_run", "_place"):  # in the reader thread, then while placing
+    for stage in ("read_run_file", "finish_run", "_place"):  # in the reader thread, then while placing
         with monkeypatch.context() as m:
             m.setattr(A, stage, boom)
             e = fails(lambda: load_collection(("q.txt", b"q1 0 d1 1\n"), [RUN, ("s.txt", b"q1 Q0 d1 1 1 x\n")]))

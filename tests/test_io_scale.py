@@ -108,7 +108,7 @@ def test_at_most_two_runs_in_memory_at_once(monkeypatch):
     """Runs are streamed: the reader thread reads one run ahead of the one being placed, and
     a run's columns and parsed form are dropped once it is placed - never more than two runs alive."""
     alive, peak, lock = [0], [0], threading.Lock()
-    real_read, real_finish = assemble._read_run, assemble._finish_run
+    real_read, real_finish = assemble.read_run_file, assemble.finish_run
     import weakref
 
     def count(obj):
@@ -133,8 +133,8 @@ def test_at_most_two_runs_in_memory_at_once(monkeypatch):
             count(p)
         return p
 
-    monkeypatch.setattr(assemble, "_read_run", read)
-    monkeypatch.setattr(assemble, "_finish_run", finish)
+    monkeypatch.setattr(assemble, "read_run_file", read)
+    monkeypatch.setattr(assemble, "finish_run", finish)
     qrels = ("q.txt", b"".join(b"t%d 0 d%d 1\n" % (t, t) for t in range(5)))
     runs = [(f"r{i}.txt", b"".join(b"t%d Q0 d%d 1 %d.0 x\n" % (t, j, j) for t in range(5) for j in range(50)))
             for i in range(12)]
@@ -184,12 +184,12 @@ def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
     qrels, runs = ("q.txt", qtext.encode()), [("a.txt", rtext.encode()), ("b.txt", back.encode())]
     for mod in (assemble, qrels_mod, evalcore.io.order):
         monkeypatch.setattr(mod, "hash_strings", lambda arr: real(arr) % np.uint64(2))
-    real_block = dochash._hash_block
+    real_block = dochash.hash_block
 
     def block(s, keep=0):
         h, words = real_block(s, keep)
         return h % np.uint64(2), words
-    monkeypatch.setattr(assemble, "_hash_block", block)
+    monkeypatch.setattr(assemble, "hash_block", block)
     monkeypatch.setattr(dochash, "BLOCK_ROWS", 7)  # blocks end mid-topic, and a run is several blocks
     c = evalcore.load_collection(qrels, runs)
     q = plain_qrels(qtext)
@@ -232,10 +232,10 @@ def test_same_rows_is_string_equality():
     other = ids[::-1]
     rb_o = len(ids) - 1 - rb  # same strings, in another array (large_string, reversed, sliced)
     expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb, strict=True)])
-    a = dochash._Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
+    a = dochash.Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
     for typ in (pa.string(), pa.large_string()):
         for max_words in (1, 2, 4, 40):
-            b = dochash._Table(pa.array(other, typ), max_words=max_words)
+            b = dochash.HashTable(pa.array(other, typ), max_words=max_words)
             assert np.array_equal(dochash.same_rows(a, ra, b, rb_o), expected), (typ, max_words)
 
 

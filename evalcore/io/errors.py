@@ -1,7 +1,7 @@
 """The one error type of evalcore.io: file, line, offending text and the fix."""
 from __future__ import annotations
 
-_DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
+DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
 
 #: longest quoted line (characters) and longest message in an InputError; a 32 MB line is cut
 MAX_QUOTE = 200
@@ -13,7 +13,7 @@ def _cut(s: str, n: int) -> str:
     return s if len(s) <= n else f"{s[:n]}... [{len(s) - n:,} more characters]"
 
 
-def _short(token, n: int = 60) -> str:
+def shorten(token, n: int = 60) -> str:
     """``repr`` of a token for a message, cut to about ``n`` characters."""
     r = repr(token)
     size = len(token) if isinstance(token, (str, bytes)) else len(r)
@@ -60,7 +60,7 @@ class InputError(ValueError):
         return self._render()
 
 
-def _unforeseen(e: BaseException, file: str | None) -> InputError:
+def unforeseen(e: BaseException, file: str | None) -> InputError:
     """An InputError for an exception the loader did not foresee (never a bare traceback)."""
     if isinstance(e, MemoryError):
         return InputError("not enough memory to load this input", file=file,

@@ -37,10 +37,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError
+from .errors import DUP_FIX, InputError
 from .kinds import is_nested_dict
 from .limits import MAX_LEVEL
-from .order import _order_rows, _Parsed
+from .order import Parsed, order_rows
 
 _QRELS_COLS = (("qid", "docno", "label"), ("query_id", "doc_id", "relevance"))
 _RUN_COLS = (("qid", "docno", "score"), ("query_id", "doc_id", "score"))
@@ -231,9 +231,9 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
     return frame, warnings, counts
 
 
-def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
+def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> Parsed:
     """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`.order`)."""
-    from .sources import _RunSource
+    from .sources import RunSource
 
     display = f"run {name!r}"
     df = _dict_frame(obj, "score", display) if isinstance(obj, Mapping) else obj
@@ -254,8 +254,8 @@ def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
         i = int(np.flatnonzero(dup)[0])
         first = int(np.flatnonzero((topics == topics[i]) & (docs == docs[i]))[0])
         raise InputError(f"row {i}: document {docs[i]!r} is listed twice for topic {topics[i]!r} (first in row "
-                         f"{first})", file=display, hint=_DUP_FIX)
+                         f"{first})", file=display, hint=DUP_FIX)
 
-    src = _RunSource(name, display, "frame", [])
-    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
+    src = RunSource(name, display, "frame", [])
+    return order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
                        pa.array(score, pa.float64()), rank, order, keep_first, len(df), on_dup)

@@ -13,16 +13,16 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .dochash import hash_strings, pair_keys
-from .errors import InputError, _short, _unforeseen
+from .errors import InputError, shorten, unforeseen
 from .frames import qrels_frame
 from .kinds import is_frame
-from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
+from .limits import DEFAULT_LIMITS, MAX_LEVEL, Ctx, Limits
 from .lines import raw_lines
-from .names import _ext, _natural_sorted, run_name
+from .names import extension, natural_sorted, run_name
 from .repeats import first_occurrence
-from .sources import _File, _qrels_files, _source_name
-from .text import _INT_RE, _first_fields, _lines, _text_bytes
-from .trec_fast import _PARSE, BLOCK, _clean_blanks, _drop_comments, _needs_cleaning
+from .sources import SourceFile, qrels_files, source_name
+from .text import INT_RE, content_lines, first_fields, text_bytes
+from .trec_fast import BLOCK, PARSE_OPTIONS, clean_blanks, drop_comments, needs_cleaning
 
 _QRELS_FIELDS = "topic iter doc rel"
 _ROWS = 65_536   # judgments per block of columns
@@ -58,22 +58,22 @@ class Qrels:
     @property
     def topics(self) -> list[str]:
         """Every qrels topic, natural order."""
-        return _natural_sorted(self.frame["topic"].unique())
+        return natural_sorted(self.frame["topic"].unique())
 
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
 _QRELS_CONVERT = pcsv.ConvertOptions(column_types={c: pa.string() for c in "tidr"},
                                      null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                     check_utf8=False)  # _text_bytes checked it
+                                     check_utf8=False)  # text_bytes checked it
 
 
-def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
-    n = len(_first_fields(data))
+def _qrels_kind(f: SourceFile, data: bytes, fmt: str) -> str:
+    n = len(first_fields(data))
     if fmt == "ntcir":  # either NTCIR form
-        return "rel" if _ext(f.name) == "rel" or n == 2 else "ntcir"
+        return "rel" if extension(f.name) == "rel" or n == 2 else "ntcir"
     if fmt != "auto":
         return fmt
-    if _ext(f.name) == "rel":
+    if extension(f.name) == "rel":
         return "rel"
     if n == 4:
         return "trec"
@@ -81,7 +81,7 @@ def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
         return "ntcir"
     if n == 2:
         return "rel"
-    first = next(_lines(data), None)
+    first = next(content_lines(data), None)
     if first is None:
         raise InputError("no judgment lines: the file holds only comments (#) and blank lines", file=f.name,
                          hint="give the qrels file itself (topic iter doc rel per line)")
@@ -102,7 +102,7 @@ def _level(digits: str, tok: str, *, fname, line, text) -> int:
     if neg:
         return -1 if mag != "0" else 0
     if len(mag) > 2 or int(mag) > MAX_LEVEL:
-        raise InputError(f"relevance label {_short(tok)} is above {MAX_LEVEL}, the highest level read",
+        raise InputError(f"relevance label {shorten(tok)} is above {MAX_LEVEL}, the highest level read",
                          file=fname, line=line, text=text, hint=_LEVEL_FIX)
     return int(mag)
 
@@ -114,9 +114,9 @@ def _ascii_note(tok: str) -> str:
 def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
     """(level, is_letter); negative labels -> -1, labels above MAX_LEVEL refused."""
     if kind == "trec":
-        if _INT_RE.match(tok):
+        if INT_RE.match(tok):
             return _level(tok, tok, fname=fname, line=line, text=text), False
-        raise InputError(f"relevance label {_short(tok)} is not an integer{_ascii_note(tok)}", file=fname,
+        raise InputError(f"relevance label {shorten(tok)} is not an integer{_ascii_note(tok)}", file=fname,
                          line=line, text=text,
                          hint="TREC relevance labels are integers: 0 = non-relevant, 1, 2, ... = relevant")
     if tok in _LETTER_LEVELS:
@@ -124,9 +124,9 @@ def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
     m = _NTCIR_LEVEL_RE.match(tok)
     if m:
         return _level(m.group(1), tok, fname=fname, line=line, text=text), False
-    if _INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
+    if INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
         return _level(tok, tok, fname=fname, line=line, text=text), False
-    raise InputError(f"relevance level {_short(tok)} is not of the form L<n> (or S, A, B){_ascii_note(tok)}",
+    raise InputError(f"relevance level {shorten(tok)} is not of the form L<n> (or S, A, B){_ascii_note(tok)}",
                      file=fname, line=line, text=text,
                      hint="NTCIR relevance levels are L0 (non-relevant), L1, L2, ... or S, A, B")
 
@@ -159,39 +159,39 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
     try:
         if is_frame(source) or isinstance(source, Mapping):
             return _qrels_from_python(source)
-        return _read_qrels(source, fmt, _Ctx(limits or DEFAULT_LIMITS))
+        return _read_qrels(source, fmt, Ctx(limits or DEFAULT_LIMITS))
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee
-        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
+        raise unforeseen(e, source_name(source) if isinstance(source, (str, tuple)) else None) from e
 
 
-def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
+def _read_qrels(source, fmt: str, ctx: Ctx) -> Qrels:
     """The line loop (every format; the fast path first for one TREC file). Memory: lines are read a
     block at a time and each block's fields become arrow arrays (:class:`_Columns`), so what parsing
     holds is the text plus a few bytes per judgment; repeated judgments are found at the end, with
     arrays (:func:`.repeats.first_occurrence`), not with a dict of Python tuples (~200 bytes a line)."""
-    files = _qrels_files(source, ctx)
+    files = qrels_files(source, ctx)
     for f in files:
         f.total = ctx.total
-    display = _source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
+    display = source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
     warnings: list[str] = list(ctx.notes)
     level_lines: dict[int, int] = {}
     any_letter = False
-    first = _text_bytes(files[0]) if len(files) == 1 else None
+    first = text_bytes(files[0]) if len(files) == 1 else None
     if first is not None and fmt in ("auto", "trec"):
         fast = _fast_single_trec(files[0], first, fmt)
         if fast is not None:
             return _finish(display, *fast)
     cols = _Columns()
     for fi, f in enumerate(files):
-        data = first if first is not None else _text_bytes(f)
+        data = first if first is not None else text_bytes(f)
         kind = _qrels_kind(f, data, fmt)
         want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
         what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
         stem = run_name(f.base)
         neg, neg_first = 0, None
-        for i, text, fl in _lines(data):
+        for i, text, fl in content_lines(data):
             if len(fl) != want:
                 hint = ("each line needs all fields; remove extra text or fix the separator"
                         if len(fl) > want else "each line needs all fields; complete or remove the line")
@@ -212,7 +212,7 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
             if level < 0:
                 neg += 1
                 if neg_first is None:
-                    neg_first = (i, lab if len(lab) <= 40 else _short(lab, 40))
+                    neg_first = (i, lab if len(lab) <= 40 else shorten(lab, 40))
                 level = 0
             level_lines[level] = level_lines.get(level, 0) + 1
             cols.add(topic, doc, level, fi, i)
@@ -275,10 +275,10 @@ def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
             j = int(first[k])
             f, f0 = files[int(fidx[k])], files[int(fidx[j])]
             where = f"line {lines[j]}" if f0.name == f.name else f"{f0.name}, line {lines[j]}"
-            data = first_data if first_data is not None else _text_bytes(f)
+            data = first_data if first_data is not None else text_bytes(f)
             text = next(islice(raw_lines(data), int(lines[k]) - 1, None)).decode("utf-8", "replace")
             raise InputError(
-                f"document {_short(docs[k].as_py())} is judged twice for topic {_short(topics[k].as_py())} with "
+                f"document {shorten(docs[k].as_py())} is judged twice for topic {shorten(topics[k].as_py())} with "
                 f"different levels ({levels[j]} on {where}, {levels[k]} here)", file=f.name, line=int(lines[k]),
                 text=text, hint="keep exactly one judgment per (topic, document)")
         rows = np.flatnonzero(rep)
@@ -333,7 +333,7 @@ def _negative_labels(levels: np.ndarray, tokens: pa.Array, fname: str, line_of) 
     return np.maximum(levels, 0), [w]
 
 
-def _fast_single_trec(f: _File, data: bytes, fmt: str):
+def _fast_single_trec(f: SourceFile, data: bytes, fmt: str):
     """The only qrels file, TREC, read by pyarrow's CSV reader, vectorised: the arguments of :func:`_finish`,
     or None whenever anything looks off (another format, a parse error, an empty field, a judgment
     repeated with another level, a warning whose line number comment or blank lines would shift) -
@@ -342,16 +342,16 @@ def _fast_single_trec(f: _File, data: bytes, fmt: str):
     repeated with the same level is kept once, with the line loop's warning."""
     if _qrels_kind(f, data, fmt) != "trec":
         return None
-    clean = _drop_comments(data)
+    clean = drop_comments(data)
     commented = clean is not data   # ir_metadata headers: row i is then not line i + 1
     data = clean
-    if _needs_cleaning(data) or b"\r" in data:
-        data = _clean_blanks(data)
+    if needs_cleaning(data) or b"\r" in data:
+        data = clean_blanks(data)
     try:
         tb = pcsv.read_csv(pa.py_buffer(data),
                            read_options=pcsv.ReadOptions(column_names=list("tidr"), use_threads=False,
                                                          block_size=BLOCK),
-                           parse_options=_PARSE, convert_options=_QRELS_CONVERT)
+                           parse_options=PARSE_OPTIONS, convert_options=_QRELS_CONVERT)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None
     n = tb.num_rows
