@@ -12,7 +12,7 @@ A private name is one with a single leading underscore (``_x``; dunders such as 
 module may import a private *module* of its package (``from . import _common``, as scikit-learn's modules import
 ``_ranking``) and use the public names inside it, but never another module's ``_private`` name, neither as
 ``from m import _x`` nor as ``m._x`` on an imported module: what is shared is a plain public name of the module
-that owns it (STYLE.md, "Public names plain, internals private").
+that owns it (public names plain, internals private, as scikit-learn keeps them).
 """
 from __future__ import annotations
 
