@@ -2,7 +2,8 @@
 
 Navigation only: every page calls dashboard.shell.setup() (page config, the
 shared sidebar, settings <-> URL) and draws from dashboard/ -> evalcore
-(one direction: views draw, only dashboard/cached.py computes with evalcore). dashboard.shell.guard turns any unexpected exception into an
+(one direction: views draw, only dashboard/cached.py computes with evalcore). dashboard.shell.guard turns any
+unexpected exception into an
 error box (traceback in the server log), never an stException element.
 """
 import os

@@ -36,7 +36,8 @@ class BuildWithApp(build_py):
             dst = target / src.relative_to(ROOT)
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
-        (target / "__init__.py").write_text('"""The evalcore dashboard\'s script and pages (run by `evalcore app`)."""\n')
+        (target / "__init__.py").write_text('"""The evalcore dashboard\'s script and pages (run by `evalcore '
+                                            'app`)."""\n')
 
 
 setup(cmdclass={"build_py": BuildWithApp})

@@ -1,4 +1,5 @@
-"""End to end, as a command-line user runs it: one fresh process per call, imports included (docs/benchmarks.md section 11).
+"""End to end, as a command-line user runs it: one fresh process per call, imports included (docs/benchmarks.md section
+11).
 
     python benchmarks/bench_cli.py [--repeat 5] [--data ../shared/data/clef2015]
 
@@ -36,7 +37,8 @@ PYTREC = r'''
 import gzip, os, sys, pytrec_eval
 qrels, runs = sys.argv[1], sys.argv[2]
 with open(qrels) as f:
-    ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f), {"map", "recip_rank", "P.10", "ndcg_cut.10", "Rprec"})
+    ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f),
+                                        {"map", "recip_rank", "P.10", "ndcg_cut.10", "Rprec"})
 out = sys.stdout
 for name in sorted(os.listdir(runs)):
     with gzip.open(os.path.join(runs, name), "rt") as f:
@@ -78,7 +80,7 @@ def main(argv=None) -> dict:
         "python -c pass": [py, "-c", "pass"],
     }
     res = {}
-    for name, cmd in cmds.items():  # interleaved warm-up: page cache, .pyc files
+    for cmd in cmds.values():  # interleaved warm-up: page cache, .pyc files
         subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
                        cwd=ROOT)
     for name, cmd in cmds.items():

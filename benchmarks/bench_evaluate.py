@@ -70,18 +70,19 @@ def ranx_end_to_end(qrels, plain_runs):
     from ranx import Qrels, Run, evaluate
 
     q = Qrels.from_file(str(qrels), kind="trec")
-    return {p.name: evaluate(q, Run.from_file(str(p), kind="trec"), RANX_MEASURES, make_comparable=True) for p in plain_runs}
+    return {p.name: evaluate(q, Run.from_file(str(p), kind="trec"), RANX_MEASURES,
+                             make_comparable=True) for p in plain_runs}
 
 
 def peak_memory_mb(qrels, runs_dir) -> float:
     # VmHWM of the child's own address space: ru_maxrss would carry over the
     # parent's high-water mark through fork + exec.
     code = (
-        "import sys; sys.path.insert(0, %r); import evalcore;"
-        "c = evalcore.load_collection(%r, %r); evalcore.score_matrices(c);"
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); import evalcore;"
+        f"c = evalcore.load_collection({str(qrels)!r}, {str(runs_dir)!r}); evalcore.score_matrices(c);"
         "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0];"
         "print(int(hwm.split()[1]) / 1024)"
-    ) % (str(ROOT), str(qrels), str(runs_dir))
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.strip())
 
@@ -123,7 +124,7 @@ def main(argv=None):
 
     rng = np.random.default_rng(0)
     settings = [None] + [sorted(rng.uniform(0.1, 10, c.max_level).tolist()) for _ in range(19)]
-    c.hits  # built once at load in practice (first evaluation)
+    _ = c.hits  # built once at load in practice (first evaluation)
     ts = []
     for g in settings:
         t = time.perf_counter()

@@ -1,4 +1,5 @@
-"""DataFrame input (docs/benchmarks.md section 6): evalcore vs pytrec_eval on the same PyTerrier-style DataFrames, same run.
+"""DataFrame input (docs/benchmarks.md section 6): evalcore vs pytrec_eval on the same PyTerrier-style DataFrames, same
+run.
 
     python benchmarks/bench_frames.py [--repeat 5] [--data ../shared/data/clef2015]
 

@@ -264,7 +264,7 @@ class Session:
         await self.ws.send(b.SerializeToString())
         resp = await asyncio.wait_for(self.pending_urls, self.timeout)
         infos = []
-        for (name, data), urls in zip(files, resp.file_urls):
+        for (name, data), urls in zip(files, resp.file_urls, strict=True):
             await loop.run_in_executor(None, _put, self.http + urls.upload_url if urls.upload_url.startswith("/")
                                        else urls.upload_url, name, data, self.xsrf)
             infos.append((urls.file_id, name, len(data), urls))
@@ -402,7 +402,7 @@ async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: li
             out.append(await s.rerun(page))
             if starts is not None:
                 starts.append(t)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             errs.append("timeout")
         done += 1
         await asyncio.sleep(rng.uniform(0.0, 0.3))   # a human's pause between moves
@@ -422,7 +422,8 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
         errs: list[str] = []
         cpu0 = server.cpu_s() if server else 0.0
         before = sum(s.exceptions for s in sessions)
-        await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{0 if identical else i}/{identical}"), times, errs, key, page=page)
+        await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{0 if identical else i}/{identical}"),
+                                      times, errs, key, page=page)
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
         exc = sum(s.exceptions for s in sessions) - before
@@ -450,7 +451,7 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
         tasks = [_mover(s, moves, random.Random(seed + i), times, errs, gain_key(s), until, starts)
                  for i, s in enumerate(sessions)]
         if up is not None:
-            async def do_upload(up=up, until=until):
+            async def do_upload(up=up, until=until, window=window):
                 try:
                     await upload_clef(up, window)
                 finally:
@@ -458,7 +459,7 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
             tasks.append(do_upload())
         await asyncio.gather(*tasks)
         if window:
-            times = [dt for t, dt in zip(starts, times) if window[0] <= t <= window[1]]
+            times = [dt for t, dt in zip(starts, times, strict=True) if window[0] <= t <= window[1]]
             label += f" (load {window[1] - window[0]:.1f} s)"
         exc = sum(s.exceptions for s in sessions)
         rows.append(f"| {label} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | "

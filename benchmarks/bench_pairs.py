@@ -136,7 +136,7 @@ def main(argv=None) -> int:
           "per pair.\n")
     print("| data | pairs | evalcore | target | scipy loop | loop / evalcore | max abs p diff |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for r_, target in zip(res, ("<= 0.1 s", "<= 2 s")):
+    for r_, target in zip(res, ("<= 0.1 s", "<= 2 s"), strict=False):
         scaled = "" if r_["looped"] == len(METRICS) else " (1 of 7 metrics x 7)" if r_["looped"] == 1 else \
             f" ({r_['looped']} of 7 metrics, scaled)"
         print(f"| {r_['label']}: {r_['shape']} | {r_['pairs']} | {r_['ours']:.3f} s | {target} | "

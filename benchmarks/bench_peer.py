@@ -41,7 +41,8 @@ PYTREC = r'''
 import gzip, os, sys, pytrec_eval
 qrels, runs = sys.argv[1], sys.argv[2]
 with open(qrels) as f:
-    ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f), {"map", "recip_rank", "P_10", "ndcg_cut_10", "Rprec"})
+    ev = pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(f),
+                                        {"map", "recip_rank", "P_10", "ndcg_cut_10", "Rprec"})
 out = sys.stdout
 for name in sorted(os.listdir(runs)):
     with gzip.open(os.path.join(runs, name), "rt") as f:
@@ -108,7 +109,7 @@ def main(argv=None) -> dict:
         for name, (cmd, env) in cmds.items():
             res.setdefault(name, []).append(timed(cmd, 1, env))
     spread = {k: (min(c for _, c in v), max(c for _, c in v)) for k, v in res.items()}
-    ratios = [p[1] / e[1] for p, e in zip(res["pytrec_eval script"], res[next(iter(cmds))])]  # per round
+    ratios = [p[1] / e[1] for p, e in zip(res["pytrec_eval script"], res[next(iter(cmds))], strict=True)]  # per round
     res = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in res.items()}
     pw, pc = res["pytrec_eval script"]
     n = _lines(runs)

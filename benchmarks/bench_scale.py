@@ -1,4 +1,5 @@
-"""Loading + evaluating at scale: evalcore vs pytrec_eval vs ranx, side by side, in one run (docs/benchmarks.md section 10).
+"""Loading + evaluating at scale: evalcore vs pytrec_eval vs ranx, side by side, in one run (docs/benchmarks.md section
+10).
 
     python benchmarks/gen_scale.py --shape 100x250x1000                  # the curve: 2, 6, 12, 25 M lines
     python benchmarks/gen_scale.py --shape 50x5000x100 --lines 25
@@ -145,7 +146,8 @@ def collections(root: Path) -> list[tuple[str, Path, Path, int]]:
         for d in sizes:
             n_runs = len(list(d.iterdir()))
             long_ids = ", long ids" if shape_dir.name.endswith("-prefixed") else ""  # (gen_scale.py --doc-prefix)
-            out.append((f"{n_runs} x {topics} x {depth}{long_ids}", shape_dir / "qrels.txt", d, n_runs * topics * depth))
+            out.append((f"{n_runs} x {topics} x {depth}{long_ids}", shape_dir / "qrels.txt", d,
+                        n_runs * topics * depth))
     return out
 
 
@@ -206,12 +208,14 @@ def main(argv=None) -> dict:
         ratio = (f"{median([r[0] for r in rs]):.2f}x ({median([r[1] for r in rs]):.2f}x)" if rs else "")
         spread = (f"{min(r[0] for r in rs):.2f}-{max(r[0] for r in rs):.2f}x "
                   f"({min(r[1] for r in rs):.2f}-{max(r[1] for r in rs):.2f}x)" if rs else "")
-        print(f"| {row['label']} | {row['lines'] / 1e6:.1f} M | " + " | ".join(cells) + f" | {bound} | {ratio} | {spread} |")
+        print(f"| {row['label']} | {row['lines'] / 1e6:.1f} M | " + " | ".join(cells)
+              + f" | {bound} | {ratio} | {spread} |")
     curve = [r for r in res.values() if r["label"].endswith(" x 250 x 1000") and "cpu" in r.get("evalcore", {})]
     if len(curve) >= 2:
         a, b = curve[0], curve[-1]
         k = b["lines"] / a["lines"]
-        print(f"\nevalcore linearity: {b['lines'] / 1e6:g} M lines took {b['evalcore']['cpu'] / a['evalcore']['cpu']:.2f}x "
+        print(f"\nevalcore linearity: {b['lines'] / 1e6:g} M lines took "
+              f"{b['evalcore']['cpu'] / a['evalcore']['cpu']:.2f}x "
               f"the CPU of {a['lines'] / 1e6:g} M ({k:.1f}x the lines; target <= {1.3 * k:.1f}x)")
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))

@@ -2,7 +2,8 @@
 
     python benchmarks/bench_significance.py [--moves 6]
 
-1. **Slider to update with the quick pass** (target: <= 500 ms, as for the other live pages in docs/benchmarks.md section 8). clef2015
+1. **Slider to update with the quick pass** (target: <= 500 ms, as for the other live pages in docs/benchmarks.md
+section 8). clef2015
    (30 runs x 66 topics) is put into an AppTest session as an upload; on the
    significance page the top-level gain slider moves to a value never used
    before (no cache hits) and the page's script run is timed *without* the

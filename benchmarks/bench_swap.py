@@ -87,8 +87,8 @@ def main() -> int:
             cur = new.curves[new.curves.metric == m]
             diff = np.abs(cur["count"].to_numpy() - old[m][0]).sum()
             assert diff <= 1e-6 * cur["count"].sum() + 2, (name, m, diff)
-        t_old = cpu(lambda: pair_products(S, Q, Q2), args.repeat)
-        t_new = cpu(lambda: swap_method(S, samples=(Q, Q2), confidences=(0.95,)), args.repeat)
+        t_old = cpu(lambda S=S, Q=Q, Q2=Q2: pair_products(S, Q, Q2), args.repeat)
+        t_new = cpu(lambda S=S, Q=Q, Q2=Q2: swap_method(S, samples=(Q, Q2), confidences=(0.95,)), args.repeat)
         print(f"| {name} | {t_old:.3f} | {t_new:.3f} | {t_old / t_new:.1f}x |")
     return 0
 

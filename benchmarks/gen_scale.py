@@ -97,7 +97,8 @@ def generate(shape: tuple[int, int, int], sizes_m: list[float], seed: int, out: 
         # decaying scores, 2 decimals: the tail ties often, as BM25 scores do
         base = 25.0 * np.exp(-np.arange(depth) / (depth / 3)) + rr.uniform(0, 0.5, size=(n_topics, 1))
         score = np.round(base, 2).ravel()
-        t = pa.table({"t": np.repeat(topics, depth), "q": pa.array(["Q0"] * 1).take(pa.array(np.zeros(per_run, np.int64))),
+        t = pa.table({"t": np.repeat(topics, depth),
+                      "q": pa.array(["Q0"] * 1).take(pa.array(np.zeros(per_run, np.int64))),
                       "d": corpus.take(pa.array(docs)), "k": np.tile(np.arange(1, depth + 1), n_topics),
                       "s": score, "g": pa.array([f"run{r:03d}"]).take(pa.array(np.zeros(per_run, np.int64)))})
         _write(t, path)
@@ -127,7 +128,8 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("/tmp/evalcore_scale"))
     ap.add_argument("--doc-prefix", default="", help="text before every document id (e.g. clueweb12-0000tw-, "
-                                                      "for ids as long as ClueWeb's); the directory name gets -prefixed")
+                                                      "for ids as long as ClueWeb's); the directory name gets "
+                                                      "-prefixed")
     args = ap.parse_args(argv)
     if any(c.isspace() for c in args.doc_prefix):
         raise SystemExit("--doc-prefix must not contain blanks")

@@ -169,7 +169,8 @@ def main() -> int:
     if stages == ["both"]:
         stages = ["parse", "load"]
     names = {"small": list(cases()), "large": list(large_cases(args.mb)), "all": [*cases(), *large_cases(args.mb)]}
-    print("| case | input (MB) | outcome | loader's peak memory (MiB) | peak / input | CPU (s) | message (first line) |")
+    print("| case | input (MB) | outcome | loader's peak memory (MiB) | peak / input | CPU (s) "
+          "| message (first line) |")
     print("|---|---:|---|---:|---:|---:|---|")
     bad = 0
     for name, stage in [(n, st) for n in names[args.set] for st in stages]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -61,7 +61,7 @@ def example_notes() -> dict[str, str]:
 
 
 @st.cache_resource
-def _uploads() -> "_Store":
+def _uploads() -> _Store:
     return _Store(4)
 
 
@@ -135,7 +135,7 @@ def upload_links_on() -> bool:
 
 
 @st.cache_resource
-def _links() -> "_Store":
+def _links() -> _Store:
     return _Store(UPLOAD_LINKS_KEPT)
 
 
@@ -402,7 +402,8 @@ META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootst
 #: Kinds whose frames all carry a ``metric`` column. The dashboard keeps these one metric at a time and
 #: computes only the metrics not kept yet (in one call: a call has a fixed cost of a few ms), so a slider
 #: move recomputes only what it changes: a gain move leaves AP, RR and NWRR (and their bootstrap, swap and
-#: Tukey results) as they were, a beta move nDCG too (docs/reliability.md, "What a slider move costs"). Every method draws its samples from
+#: Tukey results) as they were, a beta move nDCG too (docs/reliability.md, "What a slider move costs"). Every method
+#: draws its samples from
 #: the seed alone, so a metric's rows do not depend on which metrics share the call
 #: (``tests/test_app_live.py``), except that the bootstrap's ``estimated_diff_raw`` may differ in the last
 #: bit (BLAS block sizes); the rounded ``estimated_diff`` and everything else are identical.
@@ -496,7 +497,7 @@ def _assemble(frames: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
 
 def _assemble_and_keep(kind: str, c: Collection, s: Settings, params: dict, B: int, parts: list) -> dict:
     store = _results()
-    per = {k: p["seconds"] for k, p in zip(s.metric_keys, parts)}
+    per = {k: p["seconds"] for k, p in zip(s.metric_keys, parts, strict=True)}
     out = {"frames": _assemble([p["frames"] for p in parts]), "seconds": sum(per.values()), "B": int(B),
            "metric_seconds": per}
     store.put(meta_key(kind, c, s, params, B), out)
@@ -620,7 +621,8 @@ def kendall_critical(n: int, alpha: float) -> float:
 
 
 # -- the overview and the gains view -----------------------------------------
-def rank_comparison(c: Collection, key: str, s: Settings, ref: str = "3:2:1") -> tuple[pd.DataFrame, float, list[float]]:
+def rank_comparison(c: Collection, key: str, s: Settings,
+                    ref: str = "3:2:1") -> tuple[pd.DataFrame, float, list[float]]:
     """Runs ranked by ``key`` under the paper preset ``ref`` (extended to K levels, e.g. 3:2:1 as
     gain = level) and under the current gains:
     ``(df with run/value_left/value_right/rank_left/rank_right, tau, ref gains)``."""

@@ -28,7 +28,7 @@ def view_html(title: str, figures: list[tuple[str, object]], *, settings: dict, 
     """One HTML document: ``title``, a table of ``summary`` (the data), every ``(label, plotly figure)``,
     the ``settings`` as JSON and the ``link``. Every text is HTML-escaped (names and ids come from users)."""
     esc = html.escape
-    when = (generated or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    when = (generated or _dt.datetime.now(_dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{esc(title)}</title>", f"<style>{_CSS}</style>",
              f"<script>{_plotly_js()}</script>", "</head><body>",

@@ -66,7 +66,8 @@ def _figure(traces: list[dict], *, title: str | None = None, x: str | None = Non
 
     Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` made plotly parse
     property paths and re-validate on every call: 12-19 ms a figure, most of a dashboard rerun's CPU
-    under a class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)`` checks the same properties in
+    under a class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)`` checks the same
+    properties in
     1-2 ms and still raises on a misspelt one.
     """
     lay = {
@@ -155,8 +156,9 @@ def _esc_array(v):
 METRIC_COLOR_ORDER = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 _TOL_MUTED = ["#332288", "#117733", "#44AA99", "#88CCEE", "#DDCC77", "#CC6677", "#AA4499", "#882255", "#999933"]
 _OTHER_METRICS = ("R-measure", "AWP", "R-Prec", "WRR", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
-_METRIC_COLORS = {**dict(zip(METRIC_COLOR_ORDER, OKABE_ITO[:7] + ["#882255"])),
-                  **{m: c for m, c in zip(_OTHER_METRICS, _TOL_MUTED[:7] + ["#999933", "#117733", "#44AA99", "#AA4499"])}}
+_METRIC_COLORS = {**dict(zip(METRIC_COLOR_ORDER, OKABE_ITO[:7] + ["#882255"], strict=True)),
+                  **dict(zip(_OTHER_METRICS, _TOL_MUTED[:7] + ["#999933", "#117733", "#44AA99", "#AA4499"],
+                             strict=True))}
 
 
 def metric_color(name) -> str:
@@ -291,7 +293,8 @@ def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, t
     z = tau.values.astype(float)
     sig = significant.values.astype(bool) if significant is not None else np.zeros_like(z, bool)
     text = [[("" if not np.isfinite(v) else f"{v:.3f}" + ("*" if s_ and i != j else ""))
-             for j, (v, s_) in enumerate(zip(row, srow))] for i, (row, srow) in enumerate(zip(z, sig))]
+             for j, (v, s_) in enumerate(zip(row, srow, strict=True))]
+            for i, (row, srow) in enumerate(zip(z, sig, strict=True))]
     lo, hi = tau_scale(tau)
     if zmin is not None:
         lo = zmin
@@ -371,7 +374,7 @@ def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = 
     cmap = level_colors or {}
     traces = [
         dict(type="bar", x=table["rank"].to_numpy(), y=table["g"].to_numpy(), name="g(r), gain", yaxis="y",
-             marker=dict(color=[cmap.get(l, GREY) for l in table["level"]]), customdata=table["level"].to_numpy(),
+             marker=dict(color=[cmap.get(lv, GREY) for lv in table["level"]]), customdata=table["level"].to_numpy(),
              hovertemplate="rank %{x}: level %{customdata}, g = %{y:g}<extra></extra>"),
         dict(type="scatter", x=table["rank"].to_numpy(), y=table["BR"].to_numpy(), name="BR(r), blended ratio",
              yaxis="y2", mode="lines+markers", line=dict(color=OKABE_ITO[6], width=2), marker=dict(size=8),

@@ -37,9 +37,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from evalcore.collection import Collection
 from evalcore.io import InputError

@@ -147,7 +147,8 @@ def export_button(title: str) -> None:
         return export.view_html(f"evalcore · {title}", figs, settings={**settings, "page": extra},
                                 summary=data, link=link).encode()
 
-    st.download_button("Download this view (HTML)", data=build, file_name=f"evalcore-{title.lower().replace(' ', '-')}.html",
+    st.download_button("Download this view (HTML)", data=build,
+                       file_name=f"evalcore-{title.lower().replace(' ', '-')}.html",
                        mime="text/html", on_click="ignore", icon=":material/download:", key="_export_html",
                        help="One file with these charts (interactive), the settings, the data summary and the "
                             "link: a colleague opens it in a browser, no installation, no network.")
@@ -173,7 +174,8 @@ def guard(run, title: str = "") -> None:
         with st.expander("References", icon=":material/menu_book:"):
             st.markdown(references.as_markdown())
     except cached.InputError as e:
-        st.error(f"This view could not be computed with the current data and settings: {safe.md_lines(errors.app_text(e))}",
+        st.error("This view could not be computed with the current data and settings: "
+                 f"{safe.md_lines(errors.app_text(e))}",
                  icon=":material/error:")
     except Exception as e:  # noqa: BLE001 - the one place that turns a bug into a message
         if _raise_in_tests():

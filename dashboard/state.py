@@ -17,8 +17,9 @@ truth: the rules live in evalcore; cached.py is the only module that computes wi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 

@@ -51,7 +51,7 @@ def sidebar(c) -> None:
         st.caption("Paper presets (highest level first)")
         # two buttons a row: a label such as 0.4:0.3:0.2:0.1 (four levels) fits without being cut
         slots = [col for _ in range((len(state.PRESETS) + 1) // 2) for col in st.columns(2)]
-        for slot, name in zip(slots, state.PRESETS):
+        for slot, name in zip(slots, state.PRESETS, strict=False):
             g = cached.preset_gains(name, K)
             used = state.paper(g) if g is not None else name
             if g is not None and max(g) > state.GAIN_MAX:
@@ -72,7 +72,8 @@ def sidebar(c) -> None:
                        "and none larger than the penalty of a lower level (Sakai 2007 Sec. 3.2; otherwise NWRR is left "
                        "out).")
             # Each input is bounded by its neighbours, so the widgets cannot make a penalty grow with the
-            # level (NWRR requires penalties that do not grow with the level). Values that already do (from a URL or a settings file) are left
+            # level (NWRR requires penalties that do not grow with the level). Values that already do (from a URL or a
+            # settings file) are left
             # as they are, unbounded, with NWRR left out and a warning, until they are put in order.
             pen = {L: float(ss[f"p{L}"]) for L in range(1, K + 1)}
             ordered = all(pen[L] <= pen[L - 1] for L in range(2, K + 1))

@@ -21,7 +21,8 @@ TARGET = ROOT / "docs" / "api.md"
 
 #: the modules of the reference, in reading order (the package's own exports first)
 MODULES = ("evalcore", "evalcore.io", "evalcore.collection", "evalcore.registry", "evalcore.names",
-           "evalcore.metrics", "evalcore.gains", "evalcore.writers", "evalcore.comparison", "evalcore.simulate", "evalcore.settings",
+           "evalcore.metrics", "evalcore.gains", "evalcore.writers",
+           "evalcore.comparison", "evalcore.simulate", "evalcore.settings",
            "evalcore.meta")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

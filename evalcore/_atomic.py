@@ -12,6 +12,9 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
+
+_P = TypeVar("_P", bound=str | os.PathLike)
 
 __all__ = ["OutputError", "check_writable_dir", "write_bytes", "write_files", "write_text"]
 
@@ -52,7 +55,7 @@ def _temp_for(target: Path, data: bytes) -> Path:
     return Path(name)
 
 
-def write_files(files: Mapping[str | os.PathLike, bytes | str]) -> None:
+def write_files(files: Mapping[_P, bytes | str]) -> None:
     """Write several files all-or-nothing: each to a temporary file beside it, then all renamed into place.
 
     Text is written as UTF-8. If any file cannot be written, no target is changed and the temporaries

@@ -7,9 +7,9 @@ kernels, never baked in here.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ class LoadReport:
     warnings: list[str] = field(default_factory=list)
     tensor_bytes: int = 0  # levels tensor + unjudged mask, known (and checked) before they are allocated
 
-    def summary(self, collection: "Collection | None" = None) -> str:
+    def summary(self, collection: Collection | None = None) -> str:
         lines = []
         if collection is not None:
             c = collection
@@ -143,8 +143,9 @@ class Collection:
     level_names: tuple[str, ...] | None = None
     name: str = ""
     report: LoadReport = field(default_factory=LoadReport)
-    topics_without_relevant: tuple[str, ...] | None = None
-    no_relevant: "Collection | None" = None
+    # None takes the report's; __post_init__ always stores a tuple, which is what every reader gets
+    topics_without_relevant: tuple[str, ...] = None  # type: ignore[assignment]
+    no_relevant: Collection | None = None
 
     def __post_init__(self):
         if self.topics_without_relevant is None:
@@ -284,7 +285,7 @@ class Collection:
             n_seg=n_runs * n_topics,
         )
 
-    def condensed(self) -> "Collection":
+    def condensed(self) -> Collection:
         """The same runs with unjudged documents removed first (condensed
         lists, Sakai SIGIR 2007). Ranks close up; lengths shrink."""
         if self.unjudged is None or not self.unjudged.any():
@@ -310,7 +311,7 @@ class Collection:
             no_relevant=None if self.no_relevant is None else self.no_relevant.condensed(),
         )
 
-    def truncated(self, depth: int) -> "Collection":
+    def truncated(self, depth: int) -> Collection:
         """Only the top ``depth`` documents of every list (after condensing, if any)."""
         if depth >= self.depth:
             return self
@@ -324,7 +325,7 @@ class Collection:
 
     def subset(
         self, runs: Sequence[int] | None = None, topics: Sequence[int] | None = None
-    ) -> "Collection":
+    ) -> Collection:
         """A collection with only the given run / topic indices (in that order)."""
         r = np.arange(self.n_runs) if runs is None else np.asarray(runs, dtype=np.int64)
         t = np.arange(self.n_topics) if topics is None else np.asarray(topics, dtype=np.int64)
@@ -351,12 +352,12 @@ class Collection:
     @classmethod
     def from_lists(
         cls,
-        lists: dict[str, dict[str, Sequence[int]]],
-        level_counts: dict[str, Sequence[int]],
+        lists: Mapping[str, Mapping[str, Sequence[int]]],
+        level_counts: Mapping[str, Sequence[int]],
         *,
         level_names: Sequence[str] | None = None,
         name: str = "",
-    ) -> "Collection":
+    ) -> Collection:
         """Build a small collection from ranked lists of levels.
 
         ``lists[run][topic]`` is the sequence of relevance levels of the
@@ -371,7 +372,7 @@ class Collection:
         topics = list(level_counts)
         runs = list(lists)
         K = max(len(v) for v in level_counts.values()) - 1
-        depth = max([len(l) for r in lists.values() for l in r.values()] + [1])
+        depth = max([len(ranked) for r in lists.values() for ranked in r.values()] + [1])
         levels = np.zeros((len(runs), len(topics), depth), dtype=np.int8)
         lengths = np.zeros((len(runs), len(topics)), dtype=np.int32)
         for i, r in enumerate(runs):

@@ -224,7 +224,7 @@ def _letters(n: int) -> list[str]:
 def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t", correction: str = "holm",
             alpha: float = 0.05, run_ids: Sequence[str] | None = None, topics: str | None = None,
             confidence: float | None = None, B: int = 1000, seed: int | None = 0, pairs=None,
-            **params) -> "CompareResult":
+            **params) -> CompareResult:
     """Runs x metrics: means with significance marks, as one table for a paper.
 
     Parameters
@@ -282,7 +282,8 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
             groups.setdefault(a.shape[1], {})[m] = a
         results = [pair_statistics(g, run_ids=runs, confidence=conf, tests=(test,), B=B, seed=seed)
                    for g in groups.values()]
-        records = pd.concat([_pair_records(r, test, runs, list(g)) for r, g in zip(results, groups.values())],
+        records = pd.concat([_pair_records(r, test, runs, list(g))
+                             for r, g in zip(results, groups.values(), strict=True)],
                             ignore_index=True)
         B, seed = results[0].B, results[0].seed
     else:
@@ -298,7 +299,7 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
                          test=test, correction=correction, alpha=float(alpha), confidence=float(conf),
                          topics={m: dict(v) for m, v in topic_info.items()}, family_size=fam,
                          B=int(B) if resampled else None, seed=seed if resampled else None,
-                         labels=dict(zip(runs, _letters(len(runs)))) if baseline is None else {})
+                         labels=dict(zip(runs, _letters(len(runs)), strict=True)) if baseline is None else {})
 
 
 def _pair_records(pairs, test: str, runs: list[str], metrics: list[str]) -> pd.DataFrame:
@@ -358,7 +359,7 @@ def _baseline_table(mats, runs, records, baseline, correction, alpha):
 
 
 def _pairs_table(mats, runs, records, baseline, correction, alpha):
-    lab = dict(zip(runs, _letters(len(runs))))
+    lab = dict(zip(runs, _letters(len(runs)), strict=True))
     rows, frames = [], []
     for m, M in mats.items():
         rec = records[records["metric"] == m].copy()
@@ -503,12 +504,13 @@ class CompareResult:
         return f"{head}; best mean per metric in bold. Means over {self.topics_statement()}."
 
     # -- display tables ---------------------------------------------------------------------
-    def _grid(self, fmt: str, digits: int, details: bool) -> tuple[list[str], list[tuple[str, list[str]]], list[list[str]]]:
+    def _grid(self, fmt: str, digits: int, details: bool
+              ) -> tuple[list[str], list[tuple[str, list[str]]], list[list[str]]]:
         """(leading headers, [(metric, sub-headers)], body rows) for Markdown (fmt "md") or LaTeX."""
         esc = _latex_escape if fmt == "latex" else _md_escape
         bold = (lambda s: rf"\textbf{{{s}}}") if fmt == "latex" else (lambda s: f"**{s}**")
         t = self.table
-        by = {(r, m): row for r, m, row in zip(t["run"], t["metric"], t.to_dict("records"))}
+        by = {(r, m): row for r, m, row in zip(t["run"], t["metric"], t.to_dict("records"), strict=True)}
         top = {m: np.round(g["mean"].to_numpy(), digits).max() for m, g in t.groupby("metric", sort=False)}
         base_mode = self.baseline is not None
         lead = ["run"] if base_mode else ["", "run"]
@@ -577,7 +579,8 @@ class CompareResult:
             top = [""] * len(lead) + [rf"\multicolumn{{{k}}}{{c}}{{{_latex_escape(m)}}}" for m, _ in groups]
             out.append(" & ".join(top) + r" \\")
             start = len(lead) + 1
-            out.append(" ".join(rf"\cmidrule(lr){{{start + i * k}-{start + i * k + k - 1}}}" for i in range(len(groups))))
+            out.append(" ".join(rf"\cmidrule(lr){{{start + i * k}-{start + i * k + k - 1}}}"
+                                for i in range(len(groups))))
             out.append(" & ".join([_latex_escape(h) for h in lead]
                                   + [_latex_escape(s) for _, subs in groups for s in subs]) + r" \\")
         out.append(r"\midrule")

@@ -35,6 +35,8 @@ Edge policy, for every kernel:
 """
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
 
 from ._cache import BytesLRU
@@ -79,6 +81,10 @@ __all__ = [
 # --------------------------------------------------------------------------
 # validation and shared pieces
 # --------------------------------------------------------------------------
+@overload
+def _check_cutoff(cutoff, required: Literal[True]) -> int: ...
+@overload
+def _check_cutoff(cutoff, required: bool = False) -> int | None: ...
 def _check_cutoff(cutoff, required: bool = False) -> int | None:
     if cutoff is None:
         if required:

@@ -68,6 +68,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+from .specs import METRICS, PARAM_SPELLINGS, MetricSpec
+
 __all__ = ["resolve", "metric_text", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
 
 #: The conventions a name can be read in; ``None`` = auto (see the module doc).
@@ -89,8 +91,9 @@ _REFUSED = {
                             "on binary judgments: use RBP(p=...)@k or evalcore:RBP(p=...)@k",
     ("trec_eval", "ndcg"): "trec_eval's ndcg scores the whole list against all relevant documents; evalcore's "
                            "nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k >= the list length",
-    ("ir_measures", "nDCG (no cutoff)"): "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
-                             "use nDCG@k (= MSnDCG@k under --names ir_measures) with k >= the list length",
+    ("ir_measures", "nDCG (no cutoff)"):
+        "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
+        "use nDCG@k (= MSnDCG@k under --names ir_measures) with k >= the list length",
 }
 
 
@@ -125,16 +128,14 @@ class Resolved:
 
 _NAME_RE = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
 _TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z_]+?)[_.](?P<cut>\d+)$")
-def _registry():
-    from .registry import METRICS  # late: the registry imports this module's users
 
+
+def _registry() -> dict[str, MetricSpec]:
     return METRICS
 
 
 def _param_keys() -> dict:
     """Spelling in a name (``rel``, ``b``, ``p``) -> the registry's parameter (its table, :data:`PARAMS`)."""
-    from .registry import PARAM_SPELLINGS
-
     return PARAM_SPELLINGS
 
 
@@ -320,9 +321,9 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
             _warn_ambiguous(text, base, cut)
         return r
     for conv in ([names] if names not in (None, "evalcore") else ["trec_eval", "ir_measures", "ntcireval"]):
-        r = _peer(text, conv, base, raw, cut)
-        if r is not None:
-            return r
+        peer = _peer(text, conv, base, raw, cut)
+        if peer is not None:
+            return peer
     if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
         return _canonical(text, base, raw, cut)
     trec = _TREC_CUT_RE.match(base)
@@ -333,21 +334,24 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
     raise _unknown(text)
 
 
+def _peer_name(name: str | None, style: str, needs_cut: bool) -> str:
+    """A measure's name in one peer tool, with the cutoff placeholder (``map_cut_k`` style for trec_eval)."""
+    if not name:
+        return ""
+    if needs_cut:
+        return f"{name}_k" if style == "trec_eval" else name + "@k"
+    return name
+
+
 def crosswalk_rows() -> list[dict]:
     """One row per measure: evalcore key, the parameters its name may fix (with their defaults, from the
     registry's parameter table) and its names in ir_measures, trec_eval and NTCIREVAL."""
     rows = []
     for key, s in _registry().items():
-        cut = "@k" if s.cutoff == "required" else ""
-
-        def peer(name, style):
-            if not name:
-                return ""
-            if style == "trec_eval" and s.cutoff == "required":
-                return f"{name}_k"
-            return name + cut
-
+        needs_cut = s.cutoff == "required"
         params = ", ".join(p.spellings[0] + ("" if p.default is None else f"={p.default:g}") for p in s.params)
-        rows.append({"key": key + cut, "parameters": params, "definition": s.definition, "ir_measures": peer(s.ir_measures, "irm"),
-                     "trec_eval": peer(s.trec_eval, "trec_eval"), "ntcireval": peer(s.ntcireval, "ntcir")})
+        rows.append({"key": key + ("@k" if needs_cut else ""), "parameters": params, "definition": s.definition,
+                     "ir_measures": _peer_name(s.ir_measures, "irm", needs_cut),
+                     "trec_eval": _peer_name(s.trec_eval, "trec_eval", needs_cut),
+                     "ntcireval": _peer_name(s.ntcireval, "ntcir", needs_cut)})
     return rows

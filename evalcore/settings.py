@@ -42,7 +42,8 @@ log_base <= 1e6), a limit on hostile input rather than a property of the metric.
 bound (log_base > 1) is open in the file too.
 
 This module also holds the presets, bounds and defaults the dashboard's
-widgets use, so each rule is written once (one source of truth: the CLI, the app and the settings file read the same rules).
+widgets use, so each rule is written once (one source of truth: the CLI, the app and the settings file read the same
+rules).
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ from .gains import GAIN_PRESETS
 from .names import CONVENTIONS
 
 __all__ = ["Field", "FIELDS", "SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
-           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS", "MAX_BYTES", "MAX_DEPTH",
+           "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS",
+           "MAX_BYTES", "MAX_DEPTH",
            "MAX_GAIN"]
 
 #: Largest settings file read (bytes), deepest JSON nesting accepted.

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ._atomic import write_text
 

@@ -79,11 +79,11 @@ def random_lists(rng: np.random.Generator, counts, n_runs: int, max_depth: int) 
             slots = list(range(min(R, length), length))
             if len(slots) < n_rel:
                 slots = list(range(length))
-            for L, pos in zip(chosen, sorted(rng.choice(slots, size=n_rel, replace=False))):
+            for L, pos in zip(chosen, sorted(rng.choice(slots, size=n_rel, replace=False)), strict=True):
                 lst[pos] = L
         else:                                     # random positions
             lst = [0] * length
-            for L, pos in zip(chosen, rng.choice(length, size=n_rel, replace=False)):
+            for L, pos in zip(chosen, rng.choice(length, size=n_rel, replace=False), strict=True):
                 lst[int(pos)] = L
         out.append([int(v) for v in lst])
     return out

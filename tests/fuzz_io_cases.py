@@ -47,7 +47,8 @@ def seeds() -> dict[str, bytes]:
         runs[p.name.replace(".gz", "")] = mine[:mine.index(b"\n", 40_000) + 1]  # whole lines
     ntcir = b"".join(b"%s %s L%s\n" % tuple(ln.split()[i] for i in (0, 2, 3)) for ln in qrels.splitlines())
     first = next(iter(runs.values()))
-    jsonl = b"".join(b'{"qid": "%s", "docno": "%s", "rank": %s, "score": %s}\n' % tuple(ln.split()[i] for i in (0, 2, 3, 4))
+    jsonl = b"".join(b'{"qid": "%s", "docno": "%s", "rank": %s, "score": %s}\n'
+                     % tuple(ln.split()[i] for i in (0, 2, 3, 4))
                      for ln in first.splitlines())
     from evalcore.io import load_collection  # the seeds themselves must load
     for q in (qrels, ntcir):

@@ -216,7 +216,8 @@ def test_a_bad_settings_file_changes_nothing_and_says_why():
     assert not at.exception
     assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == before
     # the message quotes the file: shown as text (escaped Markdown), read here as the browser shows it
-    assert any("bad.json: NaN is not a finite number" in html.unescape(e.value).replace("\u200b", "") and "nothing was changed" in e.value
+    assert any("bad.json: NaN is not a finite number" in html.unescape(e.value).replace("\u200b", "")
+               and "nothing was changed" in e.value
                for e in at.error)
 
 

@@ -73,7 +73,7 @@ def test_results_table_with_run_names_values_and_downloads():
     assert [r[0] for r in rows] == [r + (" (baseline)" if r == base else "") for r in runs]
     b = runs.index(base)
     others = [i for i in range(len(runs)) if i != b]
-    adj = dict(zip(others, plain_holm([stats.ttest_rel(M[i], M[b]).pvalue for i in others])))
+    adj = dict(zip(others, plain_holm([stats.ttest_rel(M[i], M[b]).pvalue for i in others]), strict=True))
     for i in others:
         mean, p, pm = rows[i][1:]
         assert mean.rstrip("\u25b2\u25bc") == f"{M[i].mean():.4f}"

@@ -18,7 +18,7 @@ import pytest
 
 from dashboard import errors, safe
 from evalcore.io import InputError, Limits, load_collection, read_qrels, read_run
-from evalcore.io.errors import OPTION_HINTS, _unforeseen
+from evalcore.io.errors import OPTION_HINTS, unforeseen
 from evalcore.io.limits import read_limited
 
 Q = b"q1 0 d1 1\nq2 0 d1 1\n"
@@ -62,7 +62,7 @@ CASES = [
      "limit", "upload limits"),
     ("a zip bomb", lambda: load_collection(("q.txt", Q), ("runs.zip", _zip({"r.txt": R * 2000})),
                                            limits=Limits(max_expanded_bytes=5000)), "limit", "upload limits"),
-    ("out of memory", lambda: (_ for _ in ()).throw(_unforeseen(MemoryError(), "runs.zip")),
+    ("out of memory", lambda: (_ for _ in ()).throw(unforeseen(MemoryError(), "runs.zip")),
      "depth", "cut each run to its top documents"),
 ]
 
@@ -112,7 +112,8 @@ def test_text_without_an_option_is_left_as_it_is():
 def test_read_limited_hint_and_settings_hint(tmp_path):
     p = tmp_path / "big.json"
     p.write_bytes(b"x" * 100)
-    e = _raise(lambda: read_limited(p, 10, hint="raise it: limits=Limits(max_expanded_bytes=...) or --max-expanded SIZE"))
+    e = _raise(lambda: read_limited(p, 10,
+                                    hint="raise it: limits=Limits(max_expanded_bytes=...) or --max-expanded SIZE"))
     assert e.options == ("limit",)
     from evalcore.settings import SettingsError, read_settings
     big = tmp_path / "s.json"

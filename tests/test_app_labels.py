@@ -97,7 +97,7 @@ def test_one_colour_per_metric_in_every_chart():
     spread = pd.DataFrame({"metric": ["AP", "nDCG@10"], "mean": [1.0, 2.0], "sd": [0.1, 0.1],
                            "min": [0.9, 1.9], "max": [1.1, 2.1], "n": [5, 5]})
     bars = figures.spread_bars(spread, y_title="y")
-    assert dict(zip(bars.data[0].x, bars.data[0].marker.color)) == {"nDCG@10": col(la)["nDCG@10"],
+    assert dict(zip(bars.data[0].x, bars.data[0].marker.color, strict=True)) == {"nDCG@10": col(la)["nDCG@10"],
                                                                      "AP": col(la)["AP"]}
     share = figures.share_bars(pd.DataFrame({"metric": ["AP", "nDCG@10"], "share": [0.5, 0.6]}), "metric", "share",
                                y_title="y")
@@ -128,7 +128,7 @@ def test_every_paper_cited_on_screen_is_in_the_reference_list():
 
     from dashboard.references import REFERENCES
     root = Path(__file__).resolve().parents[1]
-    src = "\n".join(p.read_text() for p in list((root / "views").glob("*.py")) + list((root / "dashboard").glob("*.py")))
+    src = "\n".join(p.read_text() for folder in ("views", "dashboard") for p in (root / folder).glob("*.py"))
     cited = set(re.findall(r"\b((?:Sakai|Carterette|Webber et al\.|Voorhees & Buckley|Buckley & Voorhees|Tol)"
                            r"(?: SIGIR)? (?:19|20)\d\d)\b", src))
     listed = {short for short, _ in REFERENCES}

@@ -91,7 +91,8 @@ def test_the_bootstrap_tab_is_in_the_address():
 
 QRELS = b"".join(f"t{t} 0 d{d} {(d + t) % 3}\n".encode() for t in range(1, 4) for d in range(1, 9))
 RUNS = [(f"run{r}.txt", b"".join(f"t{t} Q0 d{d} {i + 1} {20 - i - r} run{r}\n".encode()
-                                 for t in range(1, 4) for i, d in enumerate(sorted(range(1, 9), key=lambda d: (d * (r + 2)) % 9))))
+                                 for t in range(1, 4) for i, d in enumerate(sorted(range(1, 9),
+                                                                                   key=lambda d: (d * (r + 2)) % 9))))
         for r in range(4)]
 
 

@@ -314,10 +314,11 @@ def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
     conf = runs[0]["confidence"].max()
     vals = {m: [float(r[(r["metric"] == m) & (r["confidence"] == conf)]["pct_comparisons"].iloc[0]) for r in runs]
             for m in KEYS}
-    got = dict(zip(bars["x"], bars["y"]))
+    got = dict(zip(bars["x"], bars["y"], strict=True))
     for m in KEYS:
         assert got[m] == pytest.approx(np.mean(vals[m]))
-    assert dict(zip(bars["x"], bars["error_y"]["array"]))["AP"] == pytest.approx(np.std(vals["AP"], ddof=1))
+    errors = dict(zip(bars["x"], bars["error_y"]["array"], strict=True))
+    assert errors["AP"] == pytest.approx(np.std(vals["AP"], ddof=1))
     assert f"over {R} repetitions" in _captions(at)
 
     at = _goto(_app({**SMALL, "bsb": "200"}), "bootstrap")
@@ -327,7 +328,7 @@ def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
         summ = meta.bootstrap_sensitivity(sc, run_ids=list(small.run_ids), B=200, seed=s, alpha=0.05).summary
         for m in KEYS:
             vals[m].append(float(summ[summ["metric"] == m]["pct_significant"].iloc[0]))
-    got = dict(zip(bars["x"], bars["y"]))
+    got = dict(zip(bars["x"], bars["y"], strict=True))
     for m in KEYS:
         assert got[m] == pytest.approx(np.mean(vals[m]))
 
@@ -358,7 +359,8 @@ def test_a_gain_move_recomputes_only_the_metrics_that_read_the_gains(kind, param
     meta-evaluation runs evalcore for the graded metrics alone, and what it shows equals one call of
     evalcore.meta on every metric's scores under the new gains (the reference)."""
     from dashboard import cached
-    monkeypatch.setattr(cached, "_results", lambda store=cached._Store(64): store)   # a fresh store
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)   # a fresh store
     c = evalcore.simulated_collection(n_topics=25, n_runs=7, seed=11)
     fn, _, parts = cached.META_KINDS[kind]
     seen = []
@@ -388,7 +390,8 @@ def test_a_measured_cost_lets_the_next_move_skip_the_quick_pass(monkeypatch):
     """After one computation of the chosen B, the cost of the metrics a move must recompute is known:
     never for data or a B not measured, and proportional to the metrics still missing."""
     from dashboard import cached
-    monkeypatch.setattr(cached, "_results", lambda store=cached._Store(64): store)
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)
     monkeypatch.setattr(cached, "_COSTS", {})
     c = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=2)
     params = {"alpha": 0.05, "seed": 1}
@@ -410,7 +413,8 @@ def test_short_live_computations_take_turns_and_long_ones_never_wait(monkeypatch
     import threading
 
     from dashboard import cached
-    monkeypatch.setattr(cached, "_results", lambda store=cached._Store(64): store)
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)
     c = evalcore.simulated_collection(n_topics=15, n_runs=5, seed=4)
     params = {"alpha": 0.05, "seed": 2}
     with cached._SHORT_LOCK:                       # another session's quick pass is running

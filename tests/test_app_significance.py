@@ -133,7 +133,7 @@ def reference_table(small, scores, test: str, correction: str, conf: float = 0.9
                         "es": d.mean() / np.sqrt(v_e), "p": p})
         p = np.array([f["p"] for f in fam])
         adj = {"none": p, "holm": plain_holm(p), "bh": plain_bh(p)}[correction]
-        for f, a in zip(fam, adj):
+        for f, a in zip(fam, adj, strict=True):
             f["adj"] = a
         rows += fam
     return pd.DataFrame(rows)

@@ -95,7 +95,7 @@ def _local_only(page, server: str, blocked: list | None = None) -> None:
     aborted (and noted in ``blocked``), so no test reaches the network and a leak is seen."""
     def handle(route):
         url = route.request.url
-        if url.startswith(server) or url.startswith(server.replace("http", "ws", 1)):
+        if url.startswith((server, server.replace("http", "ws", 1))):
             route.continue_()
         else:
             if blocked is not None:
@@ -231,10 +231,11 @@ def test_swap_and_bootstrap_are_live_in_a_real_browser(server):
                 _move_to(page, thumb, "ArrowRight", "5")     # 3 -> 4 -> 5 along the log-scale stops, as a hand does
                 assert thumb.get_attribute("aria-valuetext") != start
                 _no_exception(page, f"{path} after a slider move")
-                assert _settles(page, lambda svg: svg != before), f"the {path} chart did not follow the gain slider"
+                assert _settles(page, lambda svg, before=before: svg != before), \
+                    f"the {path} chart did not follow the gain slider"
                 _move_to(page, thumb, "ArrowLeft", start)
                 assert thumb.get_attribute("aria-valuetext") == start
-                assert _settles(page, lambda svg: svg == before), f"the {path} chart did not come back"
+                assert _settles(page, lambda svg, before=before: svg == before), f"the {path} chart did not come back"
                 for _ in range(2):                       # any button, pressed twice
                     page.get_by_role("button", name="new seed").click()
                     _wait_idle(page, 60000)
@@ -394,7 +395,7 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
         f.write_text("".join(lines))
         runs.append(str(f))
     settings = tmp_path / f"[s](https:{EVIL}).json"
-    settings.write_text('{"top_by": "%s"}' % image)
+    settings.write_text(f'{{"top_by": "{image}"}}')
 
     blocked: list[str] = []
     with sync_playwright() as p:
@@ -511,7 +512,7 @@ def test_the_first_screen_shows_sliders_beta_and_a_chart_that_moves(server, tmp_
             assert thumb.get_attribute("aria-valuetext") == "30"
             box = page.locator('[data-testid="stSidebar"] input[type="number"]').first
             assert float(box.input_value()) == 30.0                       # the box and the slider agree
-            assert _settles(page, lambda svg: svg != before), "the chart did not follow the slider"
+            assert _settles(page, lambda svg, before=before: svg != before), "the chart did not follow the slider"
             new_title = page.locator('[data-testid="stPlotlyChart"]').first.locator(".gtitle").first.text_content()
             assert new_title != title
             _no_exception(page, "the first screen")

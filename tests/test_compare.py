@@ -84,10 +84,10 @@ def test_baseline_p_values_equal_scipy_per_pair_and_holm_equals_a_plain_loop(cle
     assert got == pytest.approx(ref, rel=1e-9, abs=1e-12)
     adj = [_row(t, runs[i], "AP")["p_adjusted"] for i in others]
     assert adj == pytest.approx(plain_holm(ref), rel=1e-9, abs=1e-12)
-    for i, a in zip(others, plain_holm(ref)):
+    for i, a in zip(others, plain_holm(ref), strict=True):
         row = _row(t, runs[i], "AP")
-        assert row["better"] == sum(int(x > y) for x, y in zip(ap[i], ap[b]))
-        assert row["worse"] == sum(int(x < y) for x, y in zip(ap[i], ap[b]))
+        assert row["better"] == sum(int(x > y) for x, y in zip(ap[i], ap[b], strict=True))
+        assert row["worse"] == sum(int(x < y) for x, y in zip(ap[i], ap[b], strict=True))
         assert row["mean"] == pytest.approx(ap[i].mean(), rel=1e-12)
         assert row["diff"] == pytest.approx(ap[i].mean() - ap[b].mean(), rel=1e-9, abs=1e-12)
         want = "" if a >= 0.05 else ("\u25b2" if ap[i].mean() > ap[b].mean() else "\u25bc")
@@ -122,7 +122,7 @@ def test_trec_eval_policy_pads_topics_and_matches_evaluate(clef):
     assert r.topics == {"map": {"policy": "trec_eval", "n_topics": 66}, "AP": {"policy": "ntcireval", "n_topics": 65}}
     means = evalcore.evaluate(clef, ["map"])
     t = r.to_dataframe()
-    for run, v in zip(means["run"], means["value"]):
+    for run, v in zip(means["run"], means["value"], strict=True):
         assert _row(t, run, "map")["mean"] == pytest.approx(v, rel=1e-12)
     assert _row(t, BASE, "map")["mean"] == pytest.approx(0.2236, abs=5e-5)      # trec_eval's map
     m = np.concatenate([registry.score_matrix(clef, "AP"), np.zeros((30, 1))], axis=1)   # the 66th topic scores 0

@@ -26,12 +26,12 @@ def _pyterrier_frames(seed=7, n_topics=8, n_docs=40, depth=25):
         docs = [f"d{t}_{i:02d}" for i in range(n_docs)]
         labels = rng.choice([0, 0, 0, 1, 2], size=n_docs)
         labels[0] = 2 if t % 2 else 1                       # every topic has a relevant document
-        qrels += [(qid, d, int(L)) for d, L in zip(docs, labels)]
+        qrels += [(qid, d, int(L)) for d, L in zip(docs, labels, strict=True)]
         for name in runs:
             got = rng.choice(n_docs + 10, size=depth, replace=False)   # some unjudged documents
             scores = np.round(rng.normal(size=depth), 1)               # rounding makes exact ties
             scores[:2] = [0.0019528380786704603, 0.0019528380786704601]
-            for i, (g, s) in enumerate(zip(got, scores)):
+            for i, (g, s) in enumerate(zip(got, scores, strict=True)):
                 d = docs[g] if g < n_docs else f"u{t}_{g}"
                 runs[name].append((qid, d, float(s), i + 1))
     q = pd.DataFrame(qrels, columns=["qid", "docno", "label"])

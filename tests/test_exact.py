@@ -20,7 +20,7 @@ from evalcore.meta._common import round_sig, topic_counts
 
 def exact_row_sum(a, c) -> float:
     """sum_j a_j c_j in exact arithmetic, rounded once to the nearest double."""
-    return float(sum((Fraction(float(x)) * int(k) for x, k in zip(a, c)), Fraction(0)))
+    return float(sum((Fraction(float(x)) * int(k) for x, k in zip(a, c, strict=True)), Fraction(0)))
 
 
 def test_fmat_imat_is_the_correctly_rounded_exact_sum():

@@ -408,7 +408,7 @@ def test_a_run_line_across_the_block_boundary_is_read_whole():
     ok = head + b"".join(rows)
     assert len(ok) > BLOCK and (BLOCK - len(head)) % len(rows[0])      # a line straddles the boundary
     r = read_run(("r.txt", ok), order="file")
-    assert len(r.docs) == len(rows) and r.docs[-1] == "d%07d" % (len(rows) - 1)
+    assert len(r.docs) == len(rows) and r.docs[-1] == f"d{len(rows) - 1:07d}"
     with pytest.raises(InputError) as e:
         read_run(("r.txt", ok + b"q1 Q0 dx 1 nan tag\r\n"))
     assert e.value.line == 2 + len(rows) + 1 and "not a finite number" in str(e.value)

@@ -246,7 +246,8 @@ def test_reproduced_case_one_deep_topic_among_100k_topics_is_refused_with_its_co
 
 def test_tensor_cost_is_reported_before_and_after():
     c = load_collection(("q.txt", b"q1 0 d1 1\nq2 0 d1 1\n"),
-                        [("a.txt", b"q1 Q0 d1 1 1 x\nq1 Q0 d2 2 0 x\nq1 Q0 d3 3 -1 x\n"), ("b.txt", b"q2 Q0 d1 1 1 x\n")])
+                        [("a.txt", b"q1 Q0 d1 1 1 x\nq1 Q0 d2 2 0 x\nq1 Q0 d3 3 -1 x\n"),
+                         ("b.txt", b"q2 Q0 d1 1 1 x\n")])
     assert c.levels.shape == (2, 2, 3) and c.report.tensor_bytes == 2 * 2 * 2 * 3
     assert "memory: 24 bytes" in c.report.summary(c)
     tight = Limits(max_tensor_bytes=23)
@@ -287,7 +288,7 @@ def test_unforeseen_errors_inside_the_loader_become_input_errors(monkeypatch, ex
 
     def boom(*a, **k):
         raise exc
-    for stage in ("_read_run", "_finish_run", "_place"):  # in the reader thread, then while placing
+    for stage in ("read_run_file", "finish_run", "_place"):  # in the reader thread, then while placing
         with monkeypatch.context() as m:
             m.setattr(A, stage, boom)
             e = fails(lambda: load_collection(("q.txt", b"q1 0 d1 1\n"), [RUN, ("s.txt", b"q1 Q0 d1 1 1 x\n")]))
@@ -302,7 +303,7 @@ def test_the_callers_progress_exceptions_pass_through_unchanged():
         pass
 
     def progress(x):
-        raise Stop()
+        raise Stop
     with pytest.raises(Stop):
         load_collection(("q.txt", b"q1 0 d1 1\n"), [RUN], progress=progress)
 

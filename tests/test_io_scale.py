@@ -108,7 +108,7 @@ def test_at_most_two_runs_in_memory_at_once(monkeypatch):
     """Runs are streamed: the reader thread reads one run ahead of the one being placed, and
     a run's columns and parsed form are dropped once it is placed - never more than two runs alive."""
     alive, peak, lock = [0], [0], threading.Lock()
-    real_read, real_finish = assemble._read_run, assemble._finish_run
+    real_read, real_finish = assemble.read_run_file, assemble.finish_run
     import weakref
 
     def count(obj):
@@ -133,8 +133,8 @@ def test_at_most_two_runs_in_memory_at_once(monkeypatch):
             count(p)
         return p
 
-    monkeypatch.setattr(assemble, "_read_run", read)
-    monkeypatch.setattr(assemble, "_finish_run", finish)
+    monkeypatch.setattr(assemble, "read_run_file", read)
+    monkeypatch.setattr(assemble, "finish_run", finish)
     qrels = ("q.txt", b"".join(b"t%d 0 d%d 1\n" % (t, t) for t in range(5)))
     runs = [(f"r{i}.txt", b"".join(b"t%d Q0 d%d 1 %d.0 x\n" % (t, j, j) for t in range(5) for j in range(50)))
             for i in range(12)]
@@ -168,7 +168,8 @@ def test_hash_equal_strings_equal_hashes_any_slice():
     a = pa.array(strs)
     h = dochash.hash_strings(a)
     for i, s in enumerate(strs):
-        assert h[i] == dochash.hash_strings(pa.array([s]))[0] == dochash.hash_strings(pa.array([s], pa.large_string()))[0]
+        assert h[i] == dochash.hash_strings(pa.array([s]))[0] == \
+            dochash.hash_strings(pa.array([s], pa.large_string()))[0]
     assert (dochash.hash_strings(a.slice(2, 5)) == h[2:7]).all()
     assert len(set(h[:9].tolist())) == 9
 
@@ -183,12 +184,12 @@ def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
     qrels, runs = ("q.txt", qtext.encode()), [("a.txt", rtext.encode()), ("b.txt", back.encode())]
     for mod in (assemble, qrels_mod, evalcore.io.order):
         monkeypatch.setattr(mod, "hash_strings", lambda arr: real(arr) % np.uint64(2))
-    real_block = dochash._hash_block
+    real_block = dochash.hash_block
 
     def block(s, keep=0):
         h, words = real_block(s, keep)
         return h % np.uint64(2), words
-    monkeypatch.setattr(assemble, "_hash_block", block)
+    monkeypatch.setattr(assemble, "hash_block", block)
     monkeypatch.setattr(dochash, "BLOCK_ROWS", 7)  # blocks end mid-topic, and a run is several blocks
     c = evalcore.load_collection(qrels, runs)
     q = plain_qrels(qtext)
@@ -230,11 +231,11 @@ def test_same_rows_is_string_equality():
     rb[1:401:2] = [pos[t] for _, t in pairs]
     other = ids[::-1]
     rb_o = len(ids) - 1 - rb  # same strings, in another array (large_string, reversed, sliced)
-    expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb)])
-    a = dochash._Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
+    expected = np.array([ids[i] == ids[j] for i, j in zip(ra, rb, strict=True)])
+    a = dochash.Strings.of(pa.array(["pad"] + ids, pa.string()).slice(1))
     for typ in (pa.string(), pa.large_string()):
         for max_words in (1, 2, 4, 40):
-            b = dochash._Table(pa.array(other, typ), max_words=max_words)
+            b = dochash.HashTable(pa.array(other, typ), max_words=max_words)
             assert np.array_equal(dochash.same_rows(a, ra, b, rb_o), expected), (typ, max_words)
 
 
@@ -247,7 +248,7 @@ def test_hash_depends_on_the_string_only():
                        (pa.array(["z" * 300, ids[i]], pa.large_string()).slice(1), 0)):
             assert dochash.hash_strings(ctx)[j] == h[i], ids[i]
     by_hash = {}
-    for s, x in zip(ids, h.tolist()):
+    for s, x in zip(ids, h.tolist(), strict=True):
         b = s.encode()
         by_hash.setdefault(x, set()).add((b[:256], len(b)))
     assert all(len(v) == 1 for v in by_hash.values())  # no collision among these (past 256 bytes: by design)
@@ -331,7 +332,7 @@ def test_score_order_equals_plain_sort(layout):
             scores = np.array([f"{1 + 1e-9 * (n - i):.10f}" if i % 3 else f"{2 - 0.25 * i}" for i in range(n)])
         if layout == "signed_zero":
             scores = np.array(["1.5", "0", "-0", "0.0", "-0.0", "-1"] * (n // 6 + 1))[:n]
-        trs = [(t, f"D{d}" + "x" * int(d % 13), s) for d, s in zip(docs, scores)]
+        trs = [(t, f"D{d}" + "x" * int(d % 13), s) for d, s in zip(docs, scores, strict=True)]
         if layout == "ties_in_doc_order":
             trs.sort(key=lambda r: (float(r[2]), r[1].encode()), reverse=True)
         rows.extend(trs)
@@ -511,7 +512,7 @@ def test_may_repeat_equals_a_set_reference(layout):
         n_first = len(np.unique(tind))
         first = {v: k for k, v in enumerate(dict.fromkeys(tind.tolist()))}
         tind = np.array([first[v] for v in tind.tolist()], np.int32)  # numbered by first appearance
-        expected = len(set(zip(tind.tolist(), keys.tolist()))) < tind.size
+        expected = len(set(zip(tind.tolist(), keys.tolist(), strict=True))) < tind.size
         assert _may_repeat(keys, tind, n_first) == expected, (layout, trial)
 
 

@@ -143,7 +143,7 @@ def test_bootstrap_equals_loop_exactly_with_ties(seed):
     alphas = (0.05, 0.01, 0.2, 0.5)
     r = bootstrap_sensitivity({"M": M}, samples=samples, alpha=alphas)
     sm = r.summary.set_index("alpha")
-    for q, alpha in enumerate(alphas):
+    for alpha in alphas:
         asl, est = [], 0.0
         for x in range(7):
             for y in range(x + 1, 7):

@@ -77,7 +77,8 @@ def test_reproduce_script_on_simulated_data(tmp_path, monkeypatch):
         runpy.run_path(str(script), run_name="__main__")
     assert e.value.code == 0
     text = out.read_text()
-    for head in ("Table 2", "Table 3", "Table 4", "Table 5", "Table 6", "Tukey", "P(+) > O > NWRR > RR", "Table 7", "Table 8",
+    for head in ("Table 2", "Table 3", "Table 4", "Table 5", "Table 6", "Tukey", "P(+) > O > NWRR > RR", "Table 7",
+                 "Table 8",
                  "a simulated collection"):
         assert head in text
     assert (tmp_path / "r" / "table3_swap.csv").is_file()

@@ -56,7 +56,7 @@ def test_wilcoxon_and_sign_equal_scipy(rand, res):
 def test_wilcoxon_exact_distribution_equals_enumeration(n):
     cdf = wilcoxon_exact_cdf(n)
     if n <= 17:   # plain enumeration of all 2^n sign patterns
-        sums = np.array([sum(r for r, b in zip(range(1, n + 1), bits) if b)
+        sums = np.array([sum(r for r, b in zip(range(1, n + 1), bits, strict=True) if b)
                          for bits in itertools.product((0, 1), repeat=n)])
         ref = np.cumsum(np.bincount(sums, minlength=n * (n + 1) // 2 + 1)) / 2 ** n
         np.testing.assert_allclose(cdf, ref, rtol=1e-14)
@@ -237,7 +237,7 @@ def test_clef2015_t_and_wilcoxon_equal_scipy(clef2015_collection):
     S = evalcore.score_matrices(clef2015_collection, ["AP"])
     A = S["AP"]
     r = pair_statistics(S, tests=("t", "wilcoxon"))
-    for k, (i, j) in enumerate(_pairs(A.shape[0])[::37]):
+    for i, j in _pairs(A.shape[0])[::37]:
         kk = _pairs(A.shape[0]).index((i, j))
         d = A[i] - A[j]
         if np.all(d == 0):

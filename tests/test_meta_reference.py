@@ -114,7 +114,7 @@ def ref_stability(M, samples, f):
                 # else: equal means that are not a tie (only when max(mx, my) < 0): neither
             W.append(w), L.append(l_), T.append(t)
     total = sum(W) + sum(L) + sum(T)
-    return sum(min(a, b) for a, b in zip(W, L)) / total, sum(T) / total, W, L, T
+    return sum(min(a, b) for a, b in zip(W, L, strict=True)) / total, sum(T) / total, W, L, T
 
 
 def ref_tukey(M, perms, alpha=0.05):

@@ -46,7 +46,7 @@ def test_relative_is_abs_diff_over_max_performance_and_rows_sorted_by_pct():
     ok = s["abs_diff"].notna()
     np.testing.assert_allclose(s.loc[ok, "relative"], s.loc[ok, "abs_diff"] / s.loc[ok, "max_performance"])
     assert s["confidence"].tolist() == [0.95] * 2 + [0.8] * 2
-    for conf, g in s.groupby("confidence", sort=False):
+    for _, g in s.groupby("confidence", sort=False):
         p = g["pct_comparisons"].fillna(-1).tolist()
         assert p == sorted(p, reverse=True)
 

@@ -34,7 +34,8 @@ def test_swap_hand_example_both_rules():
 
 
 def test_summary_row_by_hand():
-    count = np.array([10, 0, 5, 4]); swaps = np.array([5, 0, 0, 0])
+    count = np.array([10, 0, 5, 4])
+    swaps = np.array([5, 0, 0, 0])
     row = _summary_row("M", 0.95, count, swaps, 0.5, 0.01, 19)
     assert row["abs_diff"] == 0.02 and row["relative"] == pytest.approx(0.04)
     assert row["pct_comparisons"] == pytest.approx(100 * 9 / 19)
@@ -79,10 +80,10 @@ def test_swap_equals_loop_on_continuous_data():
 def test_sampling_shapes_and_rules():
     Q, Q2 = sample_topics(20, sampling="disjoint", B=50, seed=0)
     assert Q.shape == (50, 10)
-    assert all(len(set(a)) == 10 and set(a).isdisjoint(b) for a, b in zip(Q, Q2))
+    assert all(len(set(a)) == 10 and set(a).isdisjoint(b) for a, b in zip(Q, Q2, strict=True))
     Q, Q2 = sample_topics(20, sampling="independent", subset_size=15, B=50, seed=0)
-    assert all(len(set(a)) == 15 and len(set(b)) == 15 for a, b in zip(Q, Q2))
-    assert any(set(a) & set(b) for a, b in zip(Q, Q2))
+    assert all(len(set(a)) == 15 and len(set(b)) == 15 for a, b in zip(Q, Q2, strict=True))
+    assert any(set(a) & set(b) for a, b in zip(Q, Q2, strict=True))
     Q, Q2 = sample_topics(20, sampling="replacement", B=50, seed=0)
     assert Q.shape == (50, 20) and any(len(set(a)) < 20 for a in Q)
     with pytest.raises(ValueError, match="subset_size must be <= 10 for disjoint"):
@@ -142,7 +143,7 @@ def test_chunking_does_not_change_results(monkeypatch):
     blocks = swap_mod._row_blocks(9, 3)
     assert max(j1 - j0 for _, j0, j1 in blocks) == 3
     pairs = [(i, j) for i, j0, j1 in blocks for j in range(j0, j1)]
-    assert pairs == list(zip(*[a.tolist() for a in _common.pair_index(9)]))
+    assert pairs == list(zip(*[a.tolist() for a in _common.pair_index(9)], strict=True))
 
 
 def test_memory_bound_of_chunks():

@@ -169,7 +169,7 @@ def test_cli_topics(capsys):
     assert "number of systems" in capsys.readouterr().err
     assert main(["topics", "--min-diff", "0.1", "--variance", "0.02", "--output", "tsv"]) == 0
     head, row = capsys.readouterr().out.splitlines()
-    assert dict(zip(head.split("\t"), row.split("\t")))["n_topics"] == "18"
+    assert dict(zip(head.split("\t"), row.split("\t"), strict=True))["n_topics"] == "18"
 
 
 def test_cli_pairs(capsys):

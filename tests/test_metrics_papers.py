@@ -33,7 +33,7 @@ def topic3():
 
 @pytest.mark.parametrize("gains", [None, "3:2:1", [1, 2, 3]])
 @pytest.mark.parametrize(
-    "run, O, P",
+    "run, expect_o, expect_p",
     [
         ("X", 0.50, 0.50),   # B at rank 1: (1+1)/(3+1)
         ("Y", 0.57, 0.57),   # S at rank 2: (3+1)/(5+2) = 4/7
@@ -41,10 +41,10 @@ def topic3():
         ("inverse", 0.50, 1.00),   # B, A, S: P = BR(3) = (6+3)/(6+3)
     ],
 )
-def test_003_fig3_topic3_o_and_p_measure(topic3, run, O, P, gains):
+def test_003_fig3_topic3_o_and_p_measure(topic3, run, expect_o, expect_p, gains):
     i = topic3.run_ids.index(run)
-    assert round(one(o_measure(topic3, gains=gains), i), 2) == O
-    assert round(one(p_measure(topic3, gains=gains), i), 2) == P
+    assert round(one(o_measure(topic3, gains=gains), i), 2) == expect_o
+    assert round(one(p_measure(topic3, gains=gains), i), 2) == expect_p
 
 
 def test_003_fig3_exact_fractions(topic3):
@@ -192,7 +192,7 @@ def ntcir5_j034_list() -> list[int]:
     lst[2 - 1] = B
     between = [B] * 28 + [A] * 137
     ranks = list(range(3, 3 + 62)) + [218 + 2 * i for i in range(103)]
-    for r, L in zip(ranks, between):
+    for r, L in zip(ranks, between, strict=True):
         lst[r - 1] = L
     lst[424 - 1] = S
     return lst

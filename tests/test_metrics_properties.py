@@ -8,6 +8,7 @@ ranked list is perfect on the graded metrics.
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -237,7 +238,7 @@ def test_ideal_list_scores_one(cg, cut, beta):
         "RR": M.reciprocal_rank(c),
     }
     g = ref.gain_values(gains, c.max_level)[1:]
-    if all(a <= b for a, b in zip(g, g[1:])):
+    if all(a <= b for a, b in itertools.pairwise(g)):
         # gains grow with the level: the ideal list starts with the topic's highest level M
         # (so NWRR's best case), and nERR's stop probabilities are below one
         checks["NWRR"] = M.nwrr(c)

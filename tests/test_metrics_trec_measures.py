@@ -456,6 +456,6 @@ def test_dashboard_offers_the_scores_not_the_counts():
     assert {"R@10", "Judged@10", "AP"} <= set(map(str, table.columns))
     c = evalcore.simulated_collection(n_topics=50, n_runs=30, seed=0)      # the app's default data
     for key in ("R@10", "bpref", "Judged@10"):
-        want = dict(zip(c.run_ids, registry.score_matrix(c, key).mean(axis=1)))
-        got = dict(zip(map(str, table.index), table[key]))
+        want = dict(zip(c.run_ids, registry.score_matrix(c, key).mean(axis=1), strict=True))
+        got = dict(zip(map(str, table.index), table[key], strict=True))
         assert got == pytest.approx(want, abs=1e-9), key

@@ -129,7 +129,7 @@ def test_metrics_command_prints_every_measure_and_alias(capsys):
     assert main(["metrics"]) == 0
     out = capsys.readouterr().out
     for row in registry.crosswalk().itertuples(index=False):
-        line = next(l for l in out.splitlines() if l.startswith(row.key + " "))
+        line = next(ln for ln in out.splitlines() if ln.startswith(row.key + " "))
         for alias in (row.ir_measures, row.trec_eval, row.ntcireval):
             assert alias in line
 

@@ -142,7 +142,8 @@ def test_a_missing_scipy_names_the_extra(tmp_path):
              "        if name.split('.')[0] == 'scipy':\n"
              "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
              "sys.meta_path.insert(0, Block())\nfrom evalcore.cli import main\n"
-             "sys.exit(main(['topics', '--test', 'anova', '--min-diff', '0.1', '--variance', '0.05', '--systems', '5']))\n")
+             "sys.exit(main(['topics', '--test', 'anova', '--min-diff', '0.1', '--variance', '0.05', '--systems', "
+             "'5']))\n")
     r = _py("-c", block)
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == "error: 'evalcore topics' needs scipy, which is not installed: " \
@@ -168,6 +169,7 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
         rel = p.relative_to(ROOT).as_posix()
         assert (rel if rel.startswith("dashboard/") else f"evalcore_app/{rel}") in names, rel
     assert "evalcore_app/.streamlit/config.toml" in names
+    assert "evalcore/py.typed" in names     # PEP 561: type checkers read evalcore's annotations
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: MIT" in meta and "License-File: LICENSE" in meta
@@ -197,7 +199,8 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
 def test_the_cli_runs_one_blas_thread_unless_told_otherwise():
     pytest.importorskip("threadpoolctl")
     code = ("import io, contextlib\nfrom evalcore.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n    main(['evaluate', '--paper-examples', '--metrics', 'AP'])\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    main(['evaluate', '--paper-examples', '--metrics', "
+            "'AP'])\n"
             "import threadpoolctl\nprint(sorted({p['num_threads'] for p in threadpoolctl.threadpool_info() "
             "if p['internal_api'] == 'openblas'}))")
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",

@@ -62,8 +62,7 @@ def test_report_five_levels(tmp_path):
     assert header == "| metric | 50:40:30:20:10 | 0.5:0.4:0.3:0.2:0.1 | 1:1:1:1:1 | 20:15:10:5:1 |"
     assert "default gain values (5:4:3:2:1)" in t5
     t6 = _section(md, "Table 6")
-    fams = [line.split("|")[1].strip().split(" ")[0] for line in t6.splitlines() if line.startswith("| P") or
-            line.startswith("| O")]
+    fams = [line.split("|")[1].strip().split(" ")[0] for line in t6.splitlines() if line.startswith(("| P", "| O"))]
     assert fams == ["P+"] * 5 + ["P"] * 5 + ["O"] * 5                     # 003 Table 6 family order
     assert "| P+ 5:4:3:2:1 (default) |" in t6
     for stem in STEMS:

@@ -121,7 +121,8 @@ def test_topic_seed_changes_only_the_topic_tables(tmp_path, coll):
     q, r = coll
     _run(q, r, tmp_path / "a")
     _run(q, r, tmp_path / "b", "--topic-seed", "5")
-    same = (tmp_path / "a" / "table4_bootstrap.csv").read_bytes() == (tmp_path / "b" / "table4_bootstrap.csv").read_bytes()
+    same = (tmp_path / "a" / "table4_bootstrap.csv").read_bytes() == \
+        (tmp_path / "b" / "table4_bootstrap.csv").read_bytes()
     diff = (tmp_path / "a" / "table7_topic_uncertainty.csv").read_bytes() != \
         (tmp_path / "b" / "table7_topic_uncertainty.csv").read_bytes()
     assert same and diff

@@ -199,7 +199,7 @@ def test_trec_eval_names_give_trec_evals_means_and_topics(evalcore_side, pytrec_
         for m in PEER:
             rows = part[part["metric"] == m]
             per = rows[rows["topic"] != "all"]
-            got = dict(zip(per["topic"], per["value"]))
+            got = dict(zip(per["topic"], per["value"], strict=True))
             assert set(got) == set(want), (f.name, m)                     # pytrec_eval's own topic set
             bad = [(t, got[t], want[t][m]) for t in want if abs(got[t] - want[t][m]) > TOL]
             assert not bad, (f.name, m, level, bad[:3])
@@ -255,7 +255,7 @@ def test_ir_measures_objects_give_ir_measures_numbers(clef2015, evalcore_side):
             want_topics.setdefault(str(r.measure), {})[r.query_id] = r.value
         for name, want in want_topics.items():
             rows = part[part["metric"] == labels[name]]
-            got = dict(zip(rows["topic"], rows["value"]))
+            got = dict(zip(rows["topic"], rows["value"], strict=True))
             mean = got.pop("all")
             assert set(got) == set(want), (f.name, name)
             assert got == pytest.approx(want, abs=TOL), (f.name, name)

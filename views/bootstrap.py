@@ -34,7 +34,8 @@ def draw_boot(res, B_shown, B_chosen):
     # then shows every column without scrolling sideways
     widgets.table(res["summary"].drop(columns=["estimated_diff_raw"], errors="ignore"), digits=4, hide_index=True,
                   column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
-    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the bootstrap sample at the "
+    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the "
+               "bootstrap sample at the "
                "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
                "difference in means needed for significance.")
     pairs = res["pairs"]

@@ -46,7 +46,8 @@ st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain s
            f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
            f"out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly matters "
            "for this metric on this data; the **Which gains should I report?** page adds discriminative power.")
-# full width: one column per setting plus "current (...)" is wider than half a page (so it is drawn full width, not in a column)
+# full width: one column per setting plus "current (...)" is wider than half a page (so it is drawn full width, not in
+# a column)
 st.markdown(f"**Mean {metric} per run under each setting**")
 widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4, height=420)
 
@@ -61,7 +62,8 @@ sweep = cached.gain_sweep(c, metric, s, level)
 sweep["metric"] = metric
 widgets.chart(
     figures.lines(sweep, "gain", "tau", "metric", x_title=f"gain of {names[level - 1]} (log scale)",
-                  y_title=f"Kendall tau-b against {state.paper(cached.preset_gains('3:2:1', K))}", log_x=True, ref_x=s.gains[level - 1],
+                  y_title=f"Kendall tau-b against {state.paper(cached.preset_gains('3:2:1', K))}", log_x=True,
+                  ref_x=s.gains[level - 1],
                   ref_label="current"),
     width="stretch", key="kc_sweep")
 st.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "

@@ -53,7 +53,7 @@ ref = cached.preset_gains("3:2:1", K)
 rows = []
 prog = st.empty()
 settings = cached.gain_settings(K, ratio, s.gains)
-for i, (label, family, g) in enumerate(settings):
+for label, family, g in settings:
     try:
         tau = cached.tau_against(c, metric, s, g, ref)
         pw = cached.power_spread(c, metric, s, g, alpha=alpha, B=B, seed=seed, repeats=reps)

@@ -37,7 +37,7 @@ def _set(levels, counts=None):
     ss["pl_list"] = ",".join(str(int(v)) for v in levels)
     if counts is not None:
         ss["pl_counts"] = ",".join(str(int(v)) for v in counts)
-    for k in [k for k in ss if (k.startswith("pl_r") or k.startswith("pl_c")) and k[4:].isdigit()]:
+    for k in [k for k in ss if k.startswith(("pl_r", "pl_c")) and k[4:].isdigit()]:
         del ss[k]
     ss.pop("pl_n", None)
 
@@ -109,7 +109,7 @@ right, left = st.columns([1, 1.05], gap="large")
 with left:
     st.markdown(f"**Presets** (Sakai 2007 Fig. 3 topic: {FIG3_WHAT})")
     cols = st.columns(len(PRESETS))
-    for col, (name, (lv, what)) in zip(cols, PRESETS.items()):
+    for col, (name, (lv, what)) in zip(cols, PRESETS.items(), strict=True):
         col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS),
                    help=f"{what}. Why: {WHY[name]}.", width="stretch")
     st.caption("  \n".join(f"**{name}**: {WHY[name]}" for name in PRESETS))
@@ -176,7 +176,7 @@ table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta, penalti
 with strip:
     focus = vals[vals["metric"].isin(cached.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
     fcols = st.columns(len(focus) + 3)
-    for col, (k, v) in zip(fcols, focus.items()):
+    for col, (k, v) in zip(fcols, focus.items(), strict=False):
         col.metric(k, f"{v:.4f}")
     fcols[-3].metric("r_1", r1 or "none", help="rank of the first relevant document")
     fcols[-2].metric("r_p", rp or "none", help="preferred rank: the first document of the highest level in the list")
@@ -270,5 +270,6 @@ with st.expander("Formulas (Sakai 2007; Sakai 2004)", expanded=False):
             st.markdown(f"**{name}**")
             st.latex(tex)
     st.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
-               "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's highest "
+               "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's "
+               "highest "
                "level; beta: the blended ratio's weight of gain against rank.")

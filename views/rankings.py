@@ -19,7 +19,8 @@ order = means[metric].sort_values(ascending=False).index
 
 widgets.chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
 st.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
-# full width: with one column per metric the table is wider than half a page (so it is drawn full width, not in a column)
+# full width: with one column per metric the table is wider than half a page (so it is drawn full width, not in a
+# column)
 st.markdown("**Mean over topics, every metric** (click a header to sort)")
 shown = means.loc[order].copy()
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))

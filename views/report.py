@@ -10,7 +10,8 @@ c = cached.analysis_collection(full, s)
 st.title("Report")
 st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
 st.markdown("One click turns the current data and settings into the papers' tables: mean scores per run, "
-            "Kendall's tau between metrics (Sakai 2007 Table 2) and between gain settings (Table 5), the swap (Table 3), "
+            "Kendall's tau between metrics (Sakai 2007 Table 2) and between gain settings (Table 5), the swap (Table "
+            "3), "
             "bootstrap (Table 4), Tukey and stability summaries. Results already on screen elsewhere (in any "
             "session) are reused; anything missing is computed now, with progress, at each page's B and seed.")
 

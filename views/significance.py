@@ -147,7 +147,8 @@ def draw_pairs(frames, B_shown, B_chosen):
     widgets.chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
                     width="stretch", key="sg_forest")
     nsig = int(fd["significant"].sum())
-    st.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = {ci_name}. "
+    st.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = "
+               f"{ci_name}. "
                f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
                + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
                   "statement." if corr != "none" else ""))

@@ -3,7 +3,9 @@
 * :mod:`.options`  - the data and metric options every subcommand shares;
 * :mod:`.evaluate` - ``evaluate``;
 * :mod:`.compare`  - ``compare`` (the runs x metrics table of :func:`evalcore.compare`);
-* :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``;
+* :mod:`.meta`     - ``kendall``, ``swap``, ``bootstrap``, ``stability``, ``tukey``, and the plumbing
+  every meta-evaluation command shares (its parent parser, score loading, JSON/table output);
+* :mod:`.stats`    - ``pairs``, ``topics`` and ``report``;
 * :mod:`.metrics`  - ``metrics`` (the crosswalk of metric names);
 * :mod:`.app`      - ``app`` (starts the Streamlit dashboard).
 
@@ -44,7 +46,8 @@ def __getattr__(name: str):
 #: ``evaluate`` does not import evalcore.meta (every CLI call pays its imports;
 #: docs/benchmarks.md sections 11 and 14.1).
 SUBCOMMANDS = {"evaluate": ("evaluate",), "compare": ("compare",),
-               "meta": ("kendall", "swap", "bootstrap", "stability", "tukey", "pairs", "topics", "report"),
+               "meta": ("kendall", "swap", "bootstrap", "stability", "tukey"),
+               "stats": ("pairs", "topics", "report"),
                "metrics": ("metrics",), "app": ("app",)}
 
 
@@ -61,7 +64,8 @@ def _command(argv) -> str | None:
 #: (docs/benchmarks.md, "Start-up"). tests/test_packaging.py keeps them equal to what the modules register.
 LEAN_HELP = {
     "evaluate": "score every run on every topic",
-    "compare": "one results table for a paper: runs x metrics, p-values and significance marks vs a baseline or all pairs",
+    "compare": "one results table for a paper: runs x metrics, p-values and significance marks vs a baseline or "
+               "all pairs",
     "kendall": "rank correlation between metrics' system rankings (003 Table 2)",
     "swap": "swap method: swap rates and sensitivity (003 Table 3, 004 Table 1)",
     "bootstrap": "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
@@ -150,7 +154,7 @@ def main(argv=None) -> int:
         extra = _EXTRAS.get((e.name or "").split(".")[0])
         if extra is None:
             raise
-        print(f"error: 'evalcore {args.command}' needs {e.name.split('.')[0]}, which is not installed: "
+        print(f"error: 'evalcore {args.command}' needs {(e.name or '').split('.')[0]}, which is not installed: "
               f"pip install \"evalcore[{extra}]\"", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:   # InputError, SettingsError and OutputError are ValueError / OSError

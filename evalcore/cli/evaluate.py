@@ -65,7 +65,8 @@ class _TopicsAction(argparse.Action):
             namespace.topic_policy = value
             return
         if not str(value).strip().lstrip("+-").isdigit():
-            parser.error(f"argument --topics: {value!r} is neither a topic policy ({', '.join(registry.TOPIC_POLICIES)}) "
+            policies = ", ".join(registry.TOPIC_POLICIES)
+            parser.error(f"argument --topics: {value!r} is neither a topic policy ({policies}) "
                          "nor a whole number of topics for --simulated")
         namespace.topics = self.simulated_type(value)   # a number out of range: its bounds' error
 
@@ -144,7 +145,7 @@ def run_evaluate(args) -> int:
         settings["rel_threshold_used"] = df.attrs["rel_threshold"]
         json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
                    "topics_without_relevant": list(c.topics_without_relevant),
-                   "settings": settings, "results": [dict(zip(df.columns, row)) for row in df.rows()]},
+                   "settings": settings, "results": [dict(zip(df.columns, row, strict=True)) for row in df.rows()]},
                   out, indent=1)
         out.write("\n")
     else:

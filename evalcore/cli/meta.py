@@ -29,8 +29,8 @@ from ..meta import (
 from ..meta.correlation import METHODS
 from ..meta.repeat import order_share, repeat
 from ..meta.sampling import SAMPLINGS
+from ..meta.standardise import STANDARDISATIONS, standardise_scores
 from ..registry import score_matrices, score_matrix
-from . import stats as cli_stats
 from .options import MAX_B, MAX_COUNT, MAX_REPEATS, SEED_MAX, load_from_args, metric_params, metrics_of, number
 
 __all__ = ["register", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
@@ -82,7 +82,7 @@ header line.
 """
 
 
-def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str], repeats: bool = False
+def meta_parent(default_B: int, default_alpha: list[float], tables: list[str], repeats: bool = False
                  ) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("meta-evaluation")
@@ -90,19 +90,22 @@ def _meta_parent(default_B: int, default_alpha: list[float], tables: list[str], 
                    help="metric keys to compare (default: " + " ".join(DEFAULT_METRICS) + "; with --scores: "
                         "every metric in the file)")
     if default_B:
-        g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N", help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
+        g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N",
+                       help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
     else:
         p.set_defaults(B=None)
     g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples / permutations (default 0); same seed, same result")
-    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha, metavar="A",
+    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha,
+                   metavar="A",
                    help="significance level(s) (default " + " ".join(map(str, default_alpha)) + ")")
-    g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), metavar="N", help="keep only the N best runs by --top-by (the papers: 30)")
+    g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), metavar="N",
+                   help="keep only the N best runs by --top-by (the papers: 30)")
     g.add_argument("--top-by", default="AP", metavar="KEY",
                    help="metric that ranks runs for --top (default AP, i.e. relaxed AP at --rel-threshold 1)")
     g.add_argument("--scores", metavar="CSV", help="read per-topic scores from a CSV/TSV with columns run, topic, "
                    "metric, value instead of scoring a collection")
-    cli_stats.add_standardise_options(g)
+    add_standardise_options(g)
     g.add_argument("--output", choices=("tsv", "json"), default="tsv")
     if repeats:
         g.add_argument("--repeats", type=number("--repeats", int, 1, MAX_REPEATS), default=1, metavar="N",
@@ -122,7 +125,7 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
 
     def add(name, help_, desc, B, alpha, tables, func):
-        sp = subparsers.add_parser(name, parents=[data_parent, _meta_parent(B, alpha, tables, name != "kendall")],
+        sp = subparsers.add_parser(name, parents=[data_parent, meta_parent(B, alpha, tables, name != "kendall")],
                                    help=help_, description=desc, epilog=JSON_HELP, formatter_class=fmt)
         sp.set_defaults(func=func)
         return sp
@@ -137,12 +140,16 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
             "sampling.", 1000, [0.05], ["summary", "curves"], run_swap)
     s.add_argument("--sampling", choices=SAMPLINGS, default="replacement",
                    help="topic sampling (default replacement, c = |Q|)")
-    s.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C", help="c (default |Q| for replacement, else |Q|//2)")
+    s.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C",
+                   help="c (default |Q| for replacement, else |Q|//2)")
     s.add_argument("--rule", choices=("003", "004"), default="003",
                    help="003: a swap unless D*D' > 0 (default); 004: sign disagreement or exactly one zero")
-    s.add_argument("--bin-width", type=number("--bin-width", float, 0, 1e6, strict=True), default=0.01, help="width of a difference bin (default 0.01)")
-    s.add_argument("--bins", type=number("--bins", int, 1, 100_000), default=21, help="number of bins, the last open-ended (default 21)")
-    s.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), nargs="+", default=[0.95, 0.90, 0.80],
+    s.add_argument("--bin-width", type=number("--bin-width", float, 0, 1e6, strict=True), default=0.01,
+                   help="width of a difference bin (default 0.01)")
+    s.add_argument("--bins", type=number("--bins", int, 1, 100_000), default=21,
+                   help="number of bins, the last open-ended (default 21)")
+    s.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), nargs="+",
+                   default=[0.95, 0.90, 0.80],
                    help="confidence levels of the summary (default 0.95 0.90 0.80)")
 
     add("bootstrap", "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
@@ -152,7 +159,8 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     st = add("stability", "Buckley/Voorhees stability: error rate vs ties (002)",
              "Error rate and proportion of ties over topic subsets for each fuzziness value.", 1000, [0.05],
              ["summary", "pairs"], run_stability)
-    st.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C", help="c (default |Q|//2, or |Q| with --replacement)")
+    st.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C",
+                    help="c (default |Q|//2, or |Q| with --replacement)")
     st.add_argument("--fuzziness", type=number("--fuzziness", float, 0, 1), nargs="+", default=[0.01, 0.02, 0.05, 0.1],
                     help="fuzziness values f (default 0.01 0.02 0.05 0.1)")
     st.add_argument("--replacement", action="store_true", help="draw the subsets with replacement")
@@ -160,14 +168,37 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     add("tukey", "randomised Tukey HSD over all run pairs (Sakai 2012)",
         "Permute scores within each topic across runs; a pair is significant if its mean difference is "
         "rarely reached by the permutation range.", 5000, [0.05], ["summary", "pairs"], run_tukey)
-    cli_stats.add_subparsers(subparsers, data_parent)
 
-    from evalcore.report.cli import add_report_subcommand
-    add_report_subcommand(subparsers, data_parent)
+
+# -- --standardise (also pairs and topics, evalcore.cli.stats) -----------------------
+
+def add_standardise_options(group) -> None:
+    """``--standardise none|z|cdf|ab`` with ``--std-a``/``--std-b`` (evalcore.meta.standardise)."""
+    group.add_argument("--standardise", choices=STANDARDISATIONS, default="none",
+                       help="standardise scores per topic over the loaded runs before the meta-evaluation: "
+                            "z (Webber et al. 2008), cdf (std-CDF), ab (A z + B, Sakai 2016); default none")
+    group.add_argument("--std-a", type=number("--std-a", float, -1e6, 1e6), default=0.15, metavar="A",
+                       help="A of --standardise ab (0.15)")
+    group.add_argument("--std-b", type=number("--std-b", float, -1e6, 1e6), default=0.5, metavar="B",
+                       help="B of --standardise ab (0.5)")
+
+
+def apply_standardise(args, scores: dict) -> dict:
+    """Standardise ``scores`` as the options say (all loaded runs are the standardising runs)."""
+    method = getattr(args, "standardise", "none") or "none"
+    if method == "none":
+        return scores
+    return standardise_scores(scores, method, A=args.std_a, B=args.std_b)
+
+
+def standardise_settings(args) -> dict:
+    """The ``--standardise`` settings, as the JSON output records them."""
+    m = getattr(args, "standardise", "none")
+    return {"standardise": m, "std_a": args.std_a if m == "ab" else None, "std_b": args.std_b if m == "ab" else None}
 
 
 # -- input ------------------------------------------------------------------------
-def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
+def load_scores(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
     if args.top is not None and args.top < 2:
         raise ValueError(f"--top must be >= 2 (runs to compare); got {args.top}")
     if args.B is not None and args.B < 1:
@@ -199,8 +230,8 @@ def _load(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
             if ranker is None:
                 ranker = score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
         runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
-    chosen = cli_stats.apply_standardise(args, chosen)
-    if args.top is not None:
+    chosen = apply_standardise(args, chosen)
+    if ranker is not None:        # (set exactly when --top is given)
         idx = top_runs(ranker.mean(axis=1), args.top)
         chosen = subset_runs(chosen, idx)
         runs = [runs[i] for i in idx]
@@ -232,7 +263,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return out
 
 
-def _emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics: list[str], settings: dict,
+def emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics: list[str], settings: dict,
           tables: dict[str, pd.DataFrame]) -> int:
     out = sys.stdout
     if args.output == "json":
@@ -250,16 +281,16 @@ def _emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics
     return 0
 
 
-def _common_settings(args) -> dict:
+def common_settings(args) -> dict:
     return {"B": args.B, "seed": args.seed, "alpha": list(args.alpha), "top": args.top,
             "top_by": args.top_by if args.top is not None else None, "scores": args.scores,
-            **cli_stats._standardise_settings(args)}
+            **standardise_settings(args)}
 
 
 # -- subcommands ------------------------------------------------------------------
 def run_kendall(args) -> int:
     """``kendall``: correlation matrix of the metrics' system rankings."""
-    name, runs, n_topics, scores = _load(args)
+    name, runs, n_topics, scores = load_scores(args)
     if len(runs) < 2:
         raise ValueError(f"kendall correlates the metrics' rankings of runs, so it needs at least 2 runs; "
                          f"{name} has {len(runs)} ({', '.join(runs)}). Give more run files (--run A B ..., "
@@ -267,8 +298,8 @@ def run_kendall(args) -> int:
     means = pd.DataFrame({m: v.mean(axis=1) for m, v in scores.items()}, index=runs)
     r = correlation_matrix(means, method=args.method, alpha=args.alpha[0])
     matrix = r.tau.reset_index().rename(columns={"index": "metric"})
-    st = {**_common_settings(args), "method": args.method, "alpha": args.alpha[0], "B": None, "seed": None}
-    return _emit(args, "kendall", name, runs, n_topics, list(scores), st, {"matrix": matrix, "pairs": r.tidy})
+    st = {**common_settings(args), "method": args.method, "alpha": args.alpha[0], "B": None, "seed": None}
+    return emit(args, "kendall", name, runs, n_topics, list(scores), st, {"matrix": matrix, "pairs": r.tidy})
 
 
 #: the figure an order claim is made on, and the summary row it is read from
@@ -300,13 +331,13 @@ def _run_repeated(args, method: str, name, runs, n_topics, scores, settings: dic
     st = {**settings, "repeats": args.repeats, "seeds": list(r.seeds)}
     if "subset_size" in st:
         st["subset_size"] = r.first.subset_size
-    return _emit(args, method, name, runs, n_topics, list(scores), st, tables)
+    return emit(args, method, name, runs, n_topics, list(scores), st, tables)
 
 
 def run_swap(args) -> int:
     """``swap``: swap-rate curves and the Table 3 summary."""
-    name, runs, n_topics, scores = _load(args)
-    st = {**_common_settings(args), "sampling": args.sampling, "subset_size": args.subset_size, "rule": args.rule,
+    name, runs, n_topics, scores = load_scores(args)
+    st = {**common_settings(args), "sampling": args.sampling, "subset_size": args.subset_size, "rule": args.rule,
           "bin_width": args.bin_width, "bins": args.bins, "confidence": list(args.confidence), "alpha": None}
     return _run_repeated(args, "swap", name, runs, n_topics, scores, st,
                          lambda r: {"summary": r.summary, "curves": r.curves},
@@ -316,16 +347,16 @@ def run_swap(args) -> int:
 
 def run_bootstrap(args) -> int:
     """``bootstrap``: ASL of every pair, discriminative power, estimated difference."""
-    name, runs, n_topics, scores = _load(args)
-    return _run_repeated(args, "bootstrap", name, runs, n_topics, scores, _common_settings(args),
+    name, runs, n_topics, scores = load_scores(args)
+    return _run_repeated(args, "bootstrap", name, runs, n_topics, scores, common_settings(args),
                          lambda r: {"summary": r.summary, "pairs": r.pairs, "curves": r.asl_curves},
                          run_ids=runs, B=args.B, alpha=tuple(args.alpha))
 
 
 def run_stability(args) -> int:
     """``stability``: error rate and proportion of ties per fuzziness."""
-    name, runs, n_topics, scores = _load(args)
-    st = {**_common_settings(args), "subset_size": args.subset_size, "fuzziness": list(args.fuzziness),
+    name, runs, n_topics, scores = load_scores(args)
+    st = {**common_settings(args), "subset_size": args.subset_size, "fuzziness": list(args.fuzziness),
           "replacement": args.replacement, "alpha": None}
     return _run_repeated(args, "stability", name, runs, n_topics, scores, st,
                          lambda r: {"summary": r.summary, "pairs": r.pairs},
@@ -335,7 +366,7 @@ def run_stability(args) -> int:
 
 def run_tukey(args) -> int:
     """``tukey``: randomised Tukey HSD."""
-    name, runs, n_topics, scores = _load(args)
-    return _run_repeated(args, "tukey", name, runs, n_topics, scores, _common_settings(args),
+    name, runs, n_topics, scores = load_scores(args)
+    return _run_repeated(args, "tukey", name, runs, n_topics, scores, common_settings(args),
                          lambda r: {"summary": r.summary, "pairs": r.pairs},
                          run_ids=runs, B=args.B, alpha=tuple(args.alpha))

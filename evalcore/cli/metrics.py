@@ -13,7 +13,8 @@ import sys
 from ..registry import crosswalk
 
 FORMATS = ("text", "markdown", "tsv", "json")
-_HEAD = {"key": "evalcore", "parameters": "parameters (default)", "definition": "definition", "ir_measures": "ir_measures", "trec_eval": "trec_eval",
+_HEAD = {"key": "evalcore", "parameters": "parameters (default)", "definition": "definition",
+         "ir_measures": "ir_measures", "trec_eval": "trec_eval",
          "ntcireval": "NTCIREVAL"}
 NOTE = ("A peer name means the peer's definition (gain = level, level >= 1 relevant unless the name says rel=). "
         "Bare nDCG@k is evalcore's original nDCG (a warning says so); irm:nDCG@10 / --names ir_measures gives "
@@ -35,7 +36,7 @@ def markdown() -> str:
     df = crosswalk()
     lines = ["| " + " | ".join(_HEAD[c] for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
     for row in df.itertuples(index=False):
-        cells = [f"`{v}`" if v and c != "definition" else v for c, v in zip(df.columns, row)]
+        cells = [f"`{v}`" if v and c != "definition" else v for c, v in zip(df.columns, row, strict=True)]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import Any
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, parse_ascending
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, Field, read_settings
 
-__all__ = ["data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
+__all__ = ["data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number",
+           "OptionError", "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 #: Largest seed an option takes (numpy's generators take any, the settings file this range).
@@ -90,7 +92,8 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--runs", metavar="DIR|ZIP", help="a directory or .zip holding the run files")
     d.add_argument("--simulated", action="store_true", help="use the built-in simulated NTCIR-like collection")
     d.add_argument("--paper-examples", action="store_true", help="use the 003 worked examples (X, Y, Z, ...)")
-    d.add_argument("--seed-data", type=number("--seed-data", int, 0, SEED_MAX), default=0, metavar="N", help="seed of --simulated (default 0)")
+    d.add_argument("--seed-data", type=number("--seed-data", int, 0, SEED_MAX), default=0, metavar="N",
+                   help="seed of --simulated (default 0)")
     d.add_argument("--topics", type=number("--topics", int, 1, SIM_MAX_TOPICS), default=50, metavar="N",
                    help=f"topics of --simulated (default 50, at most {SIM_MAX_TOPICS:,})")
     d.add_argument("--systems", type=number("--systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
@@ -98,7 +101,8 @@ def data_options_parser() -> argparse.ArgumentParser:
     d.add_argument("--order", choices=("score", "rank", "file"), default="score",
                    help="ranking of a TREC run: score (default; score descending, ties by document id "
                         "descending, exactly as trec_eval), rank (the rank column), file (file order)")
-    d.add_argument("--depth", type=number("--depth", int, 1, MAX_COUNT), metavar="N", help="evaluate only the top N documents of each list")
+    d.add_argument("--depth", type=number("--depth", int, 1, MAX_COUNT), metavar="N",
+                   help="evaluate only the top N documents of each list")
     d.add_argument("--condensed", action="store_true",
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
     d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
@@ -115,11 +119,14 @@ def data_options_parser() -> argparse.ArgumentParser:
                           "compressed files of one load together: 16G, or SIZE if larger)")
     lim.add_argument("--max-memory", metavar="SIZE", help="most memory for the levels tensor, 2 bytes per "
                      "run x topic x rank (default 2G)")
-    lim.add_argument("--max-runs", type=number("--max-runs", int, 1, MAX_COUNT), metavar="N", help="most runs (default 2000)")
-    lim.add_argument("--max-topics", type=number("--max-topics", int, 1, MAX_COUNT), metavar="N", help="most evaluated topics (default 200000)")
+    lim.add_argument("--max-runs", type=number("--max-runs", int, 1, MAX_COUNT), metavar="N",
+                     help="most runs (default 2000)")
+    lim.add_argument("--max-topics", type=number("--max-topics", int, 1, MAX_COUNT), metavar="N",
+                     help="most evaluated topics (default 200000)")
     lim.add_argument("--max-members", type=number("--max-members", int, 1, MAX_COUNT), metavar="N",
                      help="most members of one .zip archive, checked before they are listed (default 200000)")
-    lim.add_argument("--max-depth", type=number("--max-depth", int, 1, MAX_COUNT), metavar="N", help="most documents per ranked list, after --depth "
+    lim.add_argument("--max-depth", type=number("--max-depth", int, 1, MAX_COUNT), metavar="N",
+                     help="most documents per ranked list, after --depth "
                      "(default 100000)")
     m = p.add_argument_group("metric settings")
     m.add_argument("--gains", metavar="G1:G2:..", help="gain of each level, ASCENDING L1:L2:..:LK (default L, "
@@ -212,7 +219,7 @@ def limits_from_args(args):
 
     from ..io.limits import DEFAULT_LIMITS, parse_size
 
-    kw = {}
+    kw: dict[str, Any] = {}
     if getattr(args, "max_expanded", None):
         n = parse_size(args.max_expanded, "--max-expanded")
         kw.update(max_expanded_bytes=n, expansion_floor=n, expansion_ratio=float(max(n, 1)),
@@ -292,7 +299,7 @@ def metric_params(args) -> dict:
 
 def mean_of(args) -> str:
     """``--mean``, else the settings file's, else arithmetic."""
-    return args.mean or file_settings(args).get("mean") or DEFAULTS["mean"]
+    return str(args.mean or file_settings(args).get("mean") or DEFAULTS["mean"])
 
 
 def metrics_of(args) -> list[str] | None:

@@ -1,7 +1,7 @@
 """Subcommands ``pairs`` and ``topics`` of ``evalcore`` and the ``--standardise`` option.
 
-Registered by :func:`add_subparsers` (called from the meta CLI with the
-subparsers and the shared data/metric parent parser). Input, output and
+Registered by :func:`register` (with the subparsers and the shared data/metric parent parser); the
+``--standardise`` option and the input/output plumbing are :mod:`.meta`'s. Input, output and
 ``--top``/``--scores`` work as for the other meta-evaluation subcommands.
 
 The JSON layouts are :data:`PAIRS_HELP` and :data:`TOPICS_HELP` (shown by
@@ -17,7 +17,6 @@ import sys
 import numpy as np
 
 from ..meta.pairs import CI_METHODS, CORRECTIONS, TESTS, pair_statistics
-from ..meta.standardise import STANDARDISATIONS, standardise_scores
 from ..meta.topicsets import (
     DESIGNS,
     ESTIMATORS,
@@ -29,9 +28,18 @@ from ..meta.topicsets import (
     within_system_variance,
 )
 from ..settings import LIMITS
+from .meta import (
+    add_standardise_options,
+    apply_standardise,
+    common_settings,
+    emit,
+    load_scores,
+    meta_parent,
+    standardise_settings,
+)
 from .options import SIM_MAX_SYSTEMS, number
 
-__all__ = ["add_subparsers", "add_standardise_options", "apply_standardise", "run_pairs", "run_topics"]
+__all__ = ["register", "add_subparsers", "add_standardise_options", "apply_standardise", "run_pairs", "run_topics"]
 
 PAIRS_HELP = """\
 ``pairs`` (JSON, with ``--output json``): command, collection, runs, n_topics,
@@ -71,34 +79,20 @@ line and one row.
 """
 
 
-def add_standardise_options(group) -> None:
-    """``--standardise none|z|cdf|ab`` with ``--std-a``/``--std-b`` (evalcore.meta.standardise)."""
-    group.add_argument("--standardise", choices=STANDARDISATIONS, default="none",
-                       help="standardise scores per topic over the loaded runs before the meta-evaluation: "
-                            "z (Webber et al. 2008), cdf (std-CDF), ab (A z + B, Sakai 2016); default none")
-    group.add_argument("--std-a", type=number("--std-a", float, -1e6, 1e6), default=0.15, metavar="A", help="A of --standardise ab (0.15)")
-    group.add_argument("--std-b", type=number("--std-b", float, -1e6, 1e6), default=0.5, metavar="B", help="B of --standardise ab (0.5)")
+def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
+    """Register ``pairs``, ``topics`` and ``report`` (the last, 003's whole experiment, builds on every
+    meta-evaluation command; registered here so that ``--help`` lists it last)."""
+    add_subparsers(subparsers, data_parent)
 
-
-def apply_standardise(args, scores: dict) -> dict:
-    """Standardise ``scores`` as the options say (all loaded runs are the standardising runs)."""
-    method = getattr(args, "standardise", "none") or "none"
-    if method == "none":
-        return scores
-    return standardise_scores(scores, method, A=args.std_a, B=args.std_b)
-
-
-def _standardise_settings(args) -> dict:
-    m = getattr(args, "standardise", "none")
-    return {"standardise": m, "std_a": args.std_a if m == "ab" else None, "std_b": args.std_b if m == "ab" else None}
+    from evalcore.report.cli import add_report_subcommand
+    add_report_subcommand(subparsers, data_parent)
 
 
 def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
     """Register ``pairs`` and ``topics`` on ``sub``."""
-    from .meta import _meta_parent
 
     fmt = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("pairs", parents=[data_parent, _meta_parent(1000, [0.05], ["pairs", "summary", "curves"])],
+    p = sub.add_parser("pairs", parents=[data_parent, meta_parent(1000, [0.05], ["pairs", "summary", "curves"])],
                        help="every run pair: mean difference, CI, effect size, p-value, adjusted p-value",
                        description="Paired comparison of every run pair of every metric (Sakai 2014/2018; "
                                    "Carterette 2012): CI, effect size over sqrt(V_E), the p-value of one test "
@@ -133,7 +127,8 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                        epilog=TOPICS_HELP, formatter_class=fmt)
     d = t.add_argument_group("design")
     d.add_argument("--test", choices=DESIGNS, default="paired-t", help="design (default paired-t)")
-    d.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), default=0.05, help="significance level (default 0.05)")
+    d.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), default=0.05,
+                   help="significance level (default 0.05)")
     d.add_argument("--beta", dest="power_beta", type=number("--beta", float, 0, 1, strict=True), default=0.2,
                    help="type II error rate, 1 - power (default 0.2)")
     d.add_argument("--min-diff", type=number("--min-diff", float, 0, 1e6, strict=True), required=True, metavar="D",
@@ -152,7 +147,8 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                    "instead of a collection")
     d.add_argument("--metric-beta", dest="beta", type=number("--metric-beta", float, *LIMITS["beta"][1]), default=1.0,
                    help="beta of the blended ratio (Q-measure, P+, ...; default 1)")
-    d.add_argument("--sim-systems", dest="systems", type=number("--sim-systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
+    d.add_argument("--sim-systems", dest="systems", type=number("--sim-systems", int, 1, SIM_MAX_SYSTEMS), default=30,
+                   metavar="N",
                    help="runs of --simulated (default 30)")
     d.add_argument("--output", choices=("json", "tsv"), default="json")
     add_standardise_options(d)
@@ -162,24 +158,23 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
 # -- pairs -------------------------------------------------------------------------------
 def run_pairs(args) -> int:
     """``pairs``: one record per (metric, run_x, run_y)."""
-    from .meta import _common_settings, _emit, _load
 
     alpha = args.alpha[0]
     confidence = 1 - alpha if args.confidence is None else args.confidence
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must lie in (0, 1); got {confidence}")
-    name, runs, n_topics, scores = _load(args)
+    name, runs, n_topics, scores = load_scores(args)
     tests = tuple(dict.fromkeys(["t", args.test] + (["bootstrap"] if args.ci == "bootstrap" else [])))
     r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=tests, B=args.B, seed=args.seed)
-    st = {**_common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
-          "confidence": confidence, **_standardise_settings(args), "effect_size_runs": r.v_e_runs,
+    st = {**common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
+          "confidence": confidence, **standardise_settings(args), "effect_size_runs": r.v_e_runs,
           "effect_size_variance": f"V_E of the two-way ANOVA over the {r.v_e_runs} runs compared (after --top) "
                                   "and the topics every one of them scored; it changes with the run set"}
     if args.test not in ("randomisation", "bootstrap") and args.ci != "bootstrap":
         st.update(B=None, seed=None)
     if args.test == "randomisation":
         st.update(n_flips=r.n_flips, exact_randomisation=r.exact_randomisation)
-    return _emit(args, "pairs", name, runs, n_topics, list(scores), st,
+    return emit(args, "pairs", name, runs, n_topics, list(scores), st,
                  {"pairs": r.table(args.test, args.correction, alpha, ci=args.ci),
                   "summary": r.power(args.test, args.correction, tuple(args.alpha)),
                   "curves": r.curves(args.test, args.correction)})
@@ -244,7 +239,8 @@ def run_topics(args) -> int:
                        variance=variance, systems=m)
     doc.update(r)
     doc.update({**est, "variance_source": source, "sigma2": _finite(sigma2), "v_e": _finite(v_e),
-                "metric": args.metric if data is not None else None, "collection": name, "metric_settings": metric_settings, **_standardise_settings(args)})
+                "metric": args.metric if data is not None else None, "collection": name,
+                "metric_settings": metric_settings, **standardise_settings(args)})
     if n_coll is not None and n_coll >= 2:
         doc["collection_n_topics"] = n_coll
         doc["collection_min_diff"] = min_detectable_difference(args.test, n_coll, alpha=args.alpha,

@@ -90,8 +90,9 @@ read once and compared while they sit in the CPU cache. A document
 repeated within a topic is looked for by sorting each topic's keys on
 their own (their top 32 bits first, when topics are short). Hashes only
 propose matches: every match is confirmed on the key and on the id's
-bytes, and every repeated document on the strings, so results are exact. Whenever anything looks off (a parse error, an empty
-field, a label out of range) the file is re-read by a
+bytes, and every repeated document on the strings, so results are exact.
+Whenever anything looks off (a parse error, an empty field, a label out of
+range) the file is re-read by a
 plain line-by-line parser whose job is to name the first bad line in an
 :class:`InputError` (or word the warning exactly); it reads a block of
 ~1 MB of lines at a time (:mod:`.lines`) into arrow columns, so it holds the

@@ -10,15 +10,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import _hash_block, _Strings, _Table, as_arrow, as_numpy, blocks, hash_strings, pair_keys, same_rows
-from .errors import InputError, _short, _unforeseen
-from .limits import DEFAULT_LIMITS, Limits, _Ctx, human_bytes
-from .names import _base, _natural_sorted, _written_differently
-from .order import _check_order, _Parsed
+from .dochash import HashTable, Strings, as_arrow, as_numpy, blocks, hash_block, hash_strings, pair_keys, same_rows
+from .errors import InputError, shorten, unforeseen
+from .limits import DEFAULT_LIMITS, Ctx, Limits, human_bytes
+from .names import base_name, natural_sorted, written_differently
+from .order import Parsed, check_order
 from .qrels import Qrels, read_qrels
-from .runs import _finish_run, _read_run
-from .sources import _RUN_FMTS, _run_sources, _RunSource
-from .stream import _ReadAhead, _settle_malloc, _Tensor
+from .runs import finish_run, read_run_file
+from .sources import RUN_FORMATS, RunSource, run_sources
+from .stream import ReadAhead, TensorFill, settle_malloc
 
 
 @dataclass
@@ -48,7 +48,7 @@ class _Judgments:
     first: np.ndarray      # per distinct key: its first position in ``keys``
     d_levels: np.ndarray   # per distinct key: the level at ``first``
     d_shared: np.ndarray   # per distinct key: shared by several judgments (a hash collision; checked one by one)
-    d_docs: _Table         # per distinct key: the key and the doc id at ``first``, read out for the comparison
+    d_docs: HashTable         # per distinct key: the key and the doc id at ``first``, read out for the comparison
     slot: np.ndarray       # int32 per value of a key's top bits: the distinct key with them, -1 none, -2 several
     shift: np.uint64       # 64 - the number of those bits
     slot2: np.ndarray      # int32 per value of a key's low bits, for the keys in shared slots only (same codes)
@@ -68,18 +68,18 @@ class _Judgments:
         Hashing, keys and lookup run block by block (:func:`.dochash.blocks`), so that a block's ids,
         read once from the arrow buffer, are hashed and compared while they sit in the CPU cache.
         """
-        s = _Strings.of(docs)
+        s = Strings.of(docs)
         n = len(s.lens)
         keys = np.empty(n, np.uint64)
         out = np.full(n, -1, dtype=np.int8)
         for a, b in blocks(n):
-            h, words = _hash_block(s.slice(a, b), keep=self.d_docs.n_words)
+            h, words = hash_block(s.slice(a, b), keep=self.d_docs.n_words)
             k = pair_keys(h, group[a:b])
             keys[a:b] = k
             out[a:b] = self._levels(k, s, np.arange(a, b), words)
         return keys, out
 
-    def lookup(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray) -> np.ndarray:
+    def lookup(self, k: np.ndarray, docs: Strings, rows_of: np.ndarray) -> np.ndarray:
         """Level per row (its (topic index, document) key, :func:`.dochash.pair_keys`); -1 where unjudged.
 
         ``docs`` holds the run's document ids and row ``i``'s id is ``docs``' string ``rows_of[i]``:
@@ -91,7 +91,7 @@ class _Judgments:
             out[a:b] = self._levels(k[a:b], docs, rows_of[a:b], None)
         return out
 
-    def _levels(self, k: np.ndarray, docs: _Strings, rows_of: np.ndarray, words: list | None) -> np.ndarray:
+    def _levels(self, k: np.ndarray, docs: Strings, rows_of: np.ndarray, words: list | None) -> np.ndarray:
         """:meth:`lookup` of one block; ``words``: the first words of the block's ids, if at hand."""
         out = np.full(k.shape, -1, dtype=np.int8)
         if not self.keys.size or not k.size:
@@ -200,7 +200,7 @@ def _judgments(topics: pa.Array, docs: pa.Array, levels: np.ndarray, topic_ids: 
         srt = np.sort(low)
         slot2[srt[1:][srt[1:] == srt[:-1]]] = -2
     del low, in_shared
-    table = _Table(docs if distinct else docs.take(as_arrow(starts)), tag=d_keys)
+    table = HashTable(docs if distinct else docs.take(as_arrow(starts)), tag=d_keys)
     return _Judgments(tindex, keys, levels, docs, starts, levels if distinct else levels[starts],
                       shared[starts], table, slot, shift, slot2, counts)
 
@@ -215,10 +215,10 @@ class _Placed:
     lengths: np.ndarray
     ignored: list[str]
     missing: list[str]
-    aside: "_Placed | None" = None   # the qrels topics without a relevant document (``_aside``)
+    aside: _Placed | None = None   # the qrels topics without a relevant document (``_aside``)
 
 
-def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, n_eval: int | None = None
+def _place(p: Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, n_eval: int | None = None
            ) -> _Placed:
     """The run's rows on the evaluated topics (the first ``n_eval`` of ``J.topic_index``; default all);
     the rows of the topics numbered after them (the qrels topics without a relevant document) are
@@ -243,7 +243,8 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None,
     if p.levels is not None:  # looked up while the run was ordered (``_Judgments.judge``)
         level = p.levels[file_row]
     else:
-        level = J.lookup(pair_keys(p.doc_hash[file_row], te), _Strings.of(p.docs), file_row)
+        assert p.doc_hash is not None   # Parsed holds doc_hash whenever it holds no levels
+        level = J.lookup(pair_keys(p.doc_hash[file_row], te), Strings.of(p.docs), file_row)
     lengths = np.zeros(n_eval, dtype=np.int64)
     has = tmap >= 0
     lengths[tmap[has]] = p.counts[has]
@@ -256,7 +257,7 @@ def _place(p: _Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None,
                    missing=[eval_names[i] for i in range(n_eval) if i not in present], aside=aside)
 
 
-def _aside(p: _Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int | None) -> _Placed:
+def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int | None) -> _Placed:
     """The rows of the topics numbered ``n_eval`` and after (the qrels topics without a relevant document),
     numbered from 0: their judged / unjudged documents, for the measures that read such a topic's list
     (NumRet, Judged@k; ``Collection.no_relevant``)."""
@@ -274,7 +275,7 @@ def _aside(p: _Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int 
     if p.levels is not None:
         level = p.levels[file_row]
     else:
-        level = J.lookup(pair_keys(p.doc_hash[file_row], te + n_eval), _Strings.of(p.docs), file_row)
+        level = J.lookup(pair_keys(p.doc_hash[file_row], te + n_eval), Strings.of(p.docs), file_row)
     lengths = np.zeros(n_side, dtype=np.int64)
     has = side >= 0
     lengths[side[has]] = p.counts[has]
@@ -336,14 +337,14 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     >>> c.levels.tolist(), c.run_ids
     ([[[1]]], ('r',))
     """
-    _check_order(order)
+    check_order(order)
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
         raise ValueError(f"depth must be a positive integer or None; got {depth!r}")
-    if fmt not in _RUN_FMTS:
-        raise ValueError(f"fmt must be one of {', '.join(_RUN_FMTS)}; got {fmt!r}")
+    if fmt not in RUN_FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
     if limits is not None and not isinstance(limits, Limits):
         raise ValueError(f"limits must be an evalcore.io.Limits; got {type(limits).__name__}")
-    ctx = _Ctx(limits or DEFAULT_LIMITS)
+    ctx = Ctx(limits or DEFAULT_LIMITS)
     cb = None
     if progress is not None:
         def cb(x: float) -> None:  # the caller's own exceptions pass through unchanged
@@ -358,7 +359,7 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee
-        raise _unforeseen(e, None) from e
+        raise unforeseen(e, None) from e
 
 
 class _CallbackError(Exception):
@@ -372,23 +373,23 @@ def _too_many(what: str, n: int, limit: int, option: str, file: str | None = Non
 
 
 def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, progress, fmt, qrels_fmt,
-          ctx: _Ctx) -> Collection:
+          ctx: Ctx) -> Collection:
     L = ctx.limits
     q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, fmt=qrels_fmt, limits=L)
-    srcs = _run_sources(runs, fmt, ctx)
+    srcs = run_sources(runs, fmt, ctx)
     if len(srcs) > L.max_runs:
         raise _too_many("runs", len(srcs), L.max_runs, "max-runs")
     by_name: dict[str, str] = {}
     for s in srcs:
         if s.name in by_name:
-            raise InputError(f"two runs have the same name {_short(s.name)}: {by_name[s.name]} and {s.display}",
+            raise InputError(f"two runs have the same name {shorten(s.name)}: {by_name[s.name]} and {s.display}",
                              hint="rename one of the files (the run name is the file name without extensions)")
         by_name[s.name] = s.display
 
     q_topics, q_docs, q_levels = q.arrays()
     vals, _, rel = _topic_table(q_topics, q_levels)
-    rel_topics = {v for v, r in zip(vals, rel) if r}
-    all_topics = _natural_sorted(vals)
+    rel_topics = {v for v, r in zip(vals, rel, strict=True) if r}
+    all_topics = natural_sorted(vals)
     qrels_set = set(all_topics)
     topic_ids = [t for t in all_topics if t in rel_topics]
     if len(topic_ids) > L.max_topics:
@@ -402,14 +403,14 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     del q_topics, q_docs, q_levels
     lc = J.level_counts[:len(topic_ids)]
 
-    def read(s: _RunSource):
-        """In the reader thread: the run's file read and parsed into columns (:func:`.runs._read_run`)."""
+    def read(s: RunSource):
+        """In the reader thread: the run's file read and parsed into columns (:func:`.runs.read_run_file`)."""
         try:
-            return s, _read_run(s, order, keep_first_duplicate)
+            return s, read_run_file(s, order, keep_first_duplicate)
         except InputError:
             raise
         except Exception as e:  # never a traceback for input we failed to foresee
-            raise _unforeseen(e, s.display) from e
+            raise unforeseen(e, s.display) from e
 
     n_runs, n_topics = len(srcs), len(topic_ids)
     run_names = [src.name for src in srcs]
@@ -426,14 +427,14 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                          f"rank, more than the tensor limit of {human_bytes(L.max_tensor_bytes)}",
                          hint="load fewer runs or topics, or raise the limit: limits=Limits(max_tensor_bytes=...) "
                               "or --max-memory SIZE")
-    tensor = _Tensor(n_runs, n_topics, depth, check=too_big, max_depth=fit)
+    tensor = TensorFill(n_runs, n_topics, depth, check=too_big, max_depth=fit)
     lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
 
     def too_big_aside(need: int, r: int, pl) -> None:   # the aside tensor is held to the same limits
         _check_size(n_runs, len(zero_ids), need, L, run_names[r], zero_ids[int(np.argmax(pl.lengths))])
 
     fit_aside = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * len(zero_ids), 1))
-    aside = _Tensor(n_runs, len(zero_ids), depth, check=too_big_aside, max_depth=max(fit_aside, 1)) \
+    aside = TensorFill(n_runs, len(zero_ids), depth, check=too_big_aside, max_depth=max(fit_aside, 1)) \
         if zero_ids else None
     aside_lengths = np.zeros((n_runs, len(zero_ids)), dtype=np.int32)
     report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
@@ -442,21 +443,21 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                         warnings=list(q.warnings) + ctx.notes)
     run_ids = []
     r = -1
-    with _ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
+    with ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
         for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
             r += 1
             try:
-                p = _finish_run(cols, order, keep_first_duplicate, J)
+                p = finish_run(cols, order, keep_first_duplicate, J)
                 del cols
                 pl = _place(p, J, qrels_set, depth, n_topics)
                 run, n_lines, warnings = p.name, p.n_lines, p.warnings
                 del p  # the run's text and parsed columns end here
                 if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
-                    _settle_malloc()
+                    settle_malloc()
             except InputError:
                 raise
             except Exception as e:  # never a traceback for input we failed to foresee
-                raise _unforeseen(e, s.display) from e
+                raise unforeseen(e, s.display) from e
             tensor.put(r, pl)
             lengths[r] = pl.lengths
             if aside is not None and pl.aside is not None:
@@ -486,7 +487,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
                           level_names=q.level_names, topics_without_relevant=())
     c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
                    topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names, no_relevant=side,
-                   name=name if name is not None else _base(q.source.split(", ")[0]) or q.source,
+                   name=name if name is not None else base_name(q.source.split(", ")[0]) or q.source,
                    report=report)
     return c.condensed() if condensed else c
 
@@ -495,12 +496,12 @@ def _check_topic_ids(run: str, display: str, pl, n_topics: int, warnings: list[s
     """Run topics that are not in the qrels as written but are the same number as a qrels topic the run
     lacks (run ``1`` vs qrels ``1.0`` or ``001``): an error when the run then matches no qrels topic at
     all (it would score 0 everywhere), a warning naming the first pair otherwise."""
-    pairs = _written_differently(pl.ignored, pl.missing or ())
+    pairs = written_differently(pl.ignored, pl.missing or ())
     if not pairs:
         return
     (rt, qt), n = pairs[0], len(pairs)
-    what = (f"topic ids are compared as text, as trec_eval does: run topic {_short(rt)} is not qrels topic "
-            f"{_short(qt)}, though they are the same number")
+    what = (f"topic ids are compared as text, as trec_eval does: run topic {shorten(rt)} is not qrels topic "
+            f"{shorten(qt)}, though they are the same number")
     fix = "write the topic ids the same way in the qrels and the runs (e.g. 1, not 1.0 or 001)"
     if len(pl.missing or ()) >= n_topics:
         raise InputError(f"no topic of this run is in the qrels as written ({what}; {n:,} such topic"
@@ -516,7 +517,7 @@ def _check_size(n_runs: int, n_topics: int, D: int, L: Limits, run: str, topic: 
     cost = 2 * n_runs * n_topics * D
     if D <= L.max_depth and cost <= L.max_tensor_bytes:
         return cost
-    deepest = f"the deepest list is run {_short(run)}, topic {_short(topic)}, with {D:,} documents"
+    deepest = f"the deepest list is run {shorten(run)}, topic {shorten(topic)}, with {D:,} documents"
     fit = max(1, min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1)))
     if D > L.max_depth:
         msg = f"lists {D:,} deep, more than the depth limit of {L.max_depth:,} ({deepest})"

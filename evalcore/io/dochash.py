@@ -62,7 +62,7 @@ def _mix(h: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class _Strings:
+class Strings:
     """The buffers of a string array, as numpy views: ``win[i]`` = the 8 bytes from byte ``i``."""
 
     win: np.ndarray      # every 8-byte window of the data buffer (unaligned, a view)
@@ -74,7 +74,7 @@ class _Strings:
     _even: int | None = None         # (:meth:`even`)
 
     @classmethod
-    def of(cls, arr: pa.Array) -> "_Strings":
+    def of(cls, arr: pa.Array) -> Strings:
         arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
         n = len(arr)
         otype = np.int64 if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type) else np.int32
@@ -91,9 +91,9 @@ class _Strings:
         return cls(np.ndarray(shape=(buf.size - 7,), dtype="<u8", buffer=buf, strides=(1,)), starts, lens, arr,
                    contiguous=True)
 
-    def slice(self, a: int, b: int) -> "_Strings":
+    def slice(self, a: int, b: int) -> Strings:
         """Strings ``a`` to ``b - 1`` (views)."""
-        return _Strings(self.win, self.starts[a:b], self.lens[a:b], self.arr, contiguous=self.contiguous)
+        return Strings(self.win, self.starts[a:b], self.lens[a:b], self.arr, contiguous=self.contiguous)
 
     def even(self) -> int:
         """``L`` when these strings lie one after the other in the buffer and all have one length
@@ -106,9 +106,9 @@ class _Strings:
             self._even = L if ok else 0
         return self._even
 
-    def take(self, rows: np.ndarray) -> "_Strings":
+    def take(self, rows: np.ndarray) -> Strings:
         """The strings ``rows`` (a view of the same buffer)."""
-        return _Strings(self.win, self.starts[rows], self.lens[rows], self.arr)
+        return Strings(self.win, self.starts[rows], self.lens[rows], self.arr)
 
     def last(self) -> np.ndarray:
         """Where each string's last word starts: byte ``min(L, 256) - 8`` of it (computed once).
@@ -150,8 +150,8 @@ class _Strings:
         np.bitwise_and(w, mask, out=w, where=short)
         # ... but one whose forward read would leave the buffer reads the 8 bytes that end it and shifts
         # its bytes down (a string within the buffer's first 8 bytes is read forwards instead)
-        short = np.flatnonzero(short & (starts > self.win.size - 1))
-        if not short.size:
+        tail = np.flatnonzero(short & (starts > self.win.size - 1))
+        if not tail.size:
             return w
         s, n = starts[short], lens[short]
         back = s + n >= 8
@@ -163,12 +163,12 @@ class _Strings:
 
 
 def _n_words(n_bytes: int) -> int:
-    """Words of an id of ``n_bytes`` bytes (:meth:`_Strings.word`): at least 1, at most MAX_WORDS."""
+    """Words of an id of ``n_bytes`` bytes (:meth:`Strings.word`): at least 1, at most MAX_WORDS."""
     return max(1, -(-min(n_bytes, _MAX_BYTES) // 8))
 
 
-def _hash_block(s: _Strings, keep: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
-    """(uint64 hash of every string of ``s``, its first ``keep`` words (:meth:`_Strings.word`)).
+def hash_block(s: Strings, keep: int = 0) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(uint64 hash of every string of ``s``, its first ``keep`` words (:meth:`Strings.word`)).
 
     The words are handed back so that a caller comparing these strings with others (the judgment
     lookup) does not read them from the buffer a second time (:func:`same_rows`' ``words``).
@@ -247,21 +247,21 @@ def hash_strings(arr: pa.Array) -> np.ndarray:
     n = len(arr)
     if n == 0:
         return np.zeros(0, np.uint64)
-    s = _Strings.of(arr)
+    s = Strings.of(arr)
     out = np.empty(n, np.uint64)
     for a, b in blocks(n):
-        out[a:b] = _hash_block(s.slice(a, b))[0]
+        out[a:b] = hash_block(s.slice(a, b))[0]
     return out
 
 
-class _Table:
+class HashTable:
     """A fixed set of strings (the judged ids) with their length and first words read out once, to
     compare many strings against: row ``i`` of ``rec`` = (tag, length, word 0, word 1, ...) of string
-    ``i`` (:meth:`_Strings.word`; 0 past its words; ``tag``: any uint64 the caller keeps with it, e.g.
+    ``i`` (:meth:`Strings.word`; 0 past its words; ``tag``: any uint64 the caller keeps with it, e.g.
     its hash key), one row per string so that a comparison costs one random read, not one per word."""
 
     def __init__(self, arr: pa.Array, max_words: int = 4, tag: np.ndarray | None = None):
-        s = _Strings.of(arr)
+        s = Strings.of(arr)
         self.arr = s.arr
         self.n_words = min(_n_words(int(s.lens.max(initial=0))), max_words)
         self.rec = np.zeros((len(s.lens), 2 + self.n_words), np.uint64)
@@ -276,15 +276,15 @@ class _Table:
         return np.take(self.rec, rows, axis=0)
 
 
-def same_rows(a: _Strings, rows_a: np.ndarray, b: _Table, rows_b: np.ndarray,
+def same_rows(a: Strings, rows_a: np.ndarray, b: HashTable, rows_b: np.ndarray,
               rec: np.ndarray | None = None, words: list[np.ndarray] | None = None) -> np.ndarray:
     """Whether string ``rows_a[i]`` of ``a`` equals string ``rows_b[i]`` of ``b``, byte for byte, as a bool array.
 
-    Compares lengths and the words of :meth:`_Strings.word` (which hold every byte of the string);
+    Compares lengths and the words of :meth:`Strings.word` (which hold every byte of the string);
     strings with more words than ``b`` keeps (over 32 bytes by default) or over 256 bytes are
     compared whole, with arrow. ``rec``: ``b.rows(rows_b)`` when the caller has it already;
     ``words``: the first words of the strings ``rows_a`` (``words[k][i]`` = word ``k`` of string
-    ``rows_a[i]``, as :func:`_hash_block` returns them), when the caller has them already.
+    ``rows_a[i]``, as :func:`hash_block` returns them), when the caller has them already.
     """
     sa = a.take(rows_a)
     rec = b.rows(rows_b) if rec is None else rec

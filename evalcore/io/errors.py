@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-_DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
+DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
 
 #: The options a loading error's fix names, keyed by a plain name, each with the library's and the
 #: command line's wording as the messages write it (a regular expression: some carry a number).
@@ -43,7 +43,7 @@ def _cut(s: str, n: int) -> str:
     return s if len(s) <= n else f"{s[:n]}... [{len(s) - n:,} more characters]"
 
 
-def _short(token, n: int = 60) -> str:
+def shorten(token, n: int = 60) -> str:
     """``repr`` of a token for a message, cut to about ``n`` characters."""
     r = repr(token)
     size = len(token) if isinstance(token, (str, bytes)) else len(r)
@@ -92,7 +92,7 @@ class InputError(ValueError):
         return self._render()
 
 
-def _unforeseen(e: BaseException, file: str | None) -> InputError:
+def unforeseen(e: BaseException, file: str | None) -> InputError:
     """An InputError for an exception the loader did not foresee (never a bare traceback)."""
     if isinstance(e, MemoryError):
         return InputError("not enough memory to load this input", file=file,

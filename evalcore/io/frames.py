@@ -38,9 +38,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError
+from .errors import DUP_FIX, InputError
+from .kinds import is_nested_dict
 from .limits import MAX_LEVEL
-from .order import _order_rows, _Parsed
+from .order import Parsed, order_rows
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read, not with the module
     import pandas as pd
@@ -80,7 +81,7 @@ def _records_frame(rows: list, what: str, name: str) -> pd.DataFrame:
         raise InputError(f"record {odd} is a {type(rows[odd]).__name__}, record 0 a {kind.__name__}", file=name,
                          hint=f"give records of one kind (e.g. only {kind.__name__}s)")
     if isinstance(first, tuple):
-        cols = list(first._fields)
+        cols = list(first._fields)  # type: ignore[attr-defined]  # a namedtuple: the records readers accept
         return pd.DataFrame({c: pd.Series([r[i] for r in rows], dtype=object) for i, c in enumerate(cols)})
     return pd.DataFrame.from_records(rows)
 
@@ -137,24 +138,6 @@ def python_sources(qrels, runs):
     else:
         runs = as_frame(runs, "run", "run")
     return qrels, runs
-
-
-def is_frame(obj) -> bool:
-    return _is_df(obj)
-
-
-def is_nested_dict(obj) -> bool:
-    """``{qid: {docno: value}}``: a mapping whose values are mappings of scalars (or empty)."""
-    return isinstance(obj, Mapping) and all(
-        isinstance(v, Mapping) and not any(isinstance(x, Mapping) or _is_df(x) for x in v.values())
-        for v in obj.values())
-
-
-def is_named_runs(obj) -> bool:
-    """``{name: run}`` with every run a DataFrame or a pytrec_eval dict."""
-    return isinstance(obj, Mapping) and len(obj) > 0 and all(
-        is_frame(v) or (isinstance(v, Mapping) and is_nested_dict(v) and v) for v in obj.values()) \
-        and not is_nested_dict(obj)
 
 
 def _columns(df: pd.DataFrame, choices, what: str, name: str) -> tuple[str, str, str]:
@@ -263,15 +246,16 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
         warnings.append(f"{name}: {n} duplicate judgment{'s' if n > 1 else ''} (same topic, document and level) "
                         "counted once")
         frame = frame.drop_duplicates(["topic", "doc"]).reset_index(drop=True)
-    counts = {int(k): int(v) for k, v in sorted(pd.Series(levels).value_counts().items())}
+    per_level = pd.Series(levels).value_counts().sort_index()
+    counts = {int(k): int(v) for k, v in zip(per_level.index.tolist(), per_level.tolist(), strict=True)}
     return frame, warnings, counts
 
 
-def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
+def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> Parsed:
     """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`.order`)."""
     import pandas as pd
 
-    from .sources import _RunSource
+    from .sources import RunSource
 
     display = f"run {name!r}"
     df = _dict_frame(obj, "score", display) if isinstance(obj, Mapping) else obj
@@ -292,8 +276,8 @@ def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> _Parsed:
         i = int(np.flatnonzero(dup)[0])
         first = int(np.flatnonzero((topics == topics[i]) & (docs == docs[i]))[0])
         raise InputError(f"row {i}: document {docs[i]!r} is listed twice for topic {topics[i]!r} (first in row "
-                         f"{first})", file=display, hint=_DUP_FIX)
+                         f"{first})", file=display, hint=DUP_FIX)
 
-    src = _RunSource(name, display, "frame", [])
-    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
+    src = RunSource(name, display, "frame", [])
+    return order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
                        pa.array(score, pa.float64()), rank, order, keep_first, len(df), on_dup)

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError, _short
+from .errors import DUP_FIX, InputError, shorten
 from .lines import raw_lines
-from .order import _order_rows, _Parsed
-from .sources import _RunSource
-from .text import _text_bytes
+from .order import Parsed, order_rows
+from .sources import RunSource
+from .text import text_bytes
 
 _KEYS = (("query_id", "qid"), ("doc_id", "docno"))
 _HINT = 'each line is one JSON object such as {"query_id": "q1", "doc_id": "d7", "score": 12.5}'
@@ -31,9 +32,9 @@ def _field(obj: dict, names: tuple[str, str], fname: str, i: int, text: str) -> 
     raise InputError(f"missing or empty {names[0]!r} (or {names[1]!r})", file=fname, line=i, text=text, hint=_HINT)
 
 
-def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes | None = None) -> _Parsed:
+def parse_jsonl_run(src: RunSource, order: str, keep_first: bool, data: bytes | None = None) -> Parsed:
     f = src.files[0]
-    data = _text_bytes(f) if data is None else data
+    data = text_bytes(f) if data is None else data
     topics, docs, scores, ranks = [], [], [], []
     seen: dict[tuple[str, str], int] = {}
     for i, raw in enumerate(raw_lines(data), 1):
@@ -51,29 +52,29 @@ def parse_jsonl_run(src: _RunSource, order: str, keep_first: bool, data: bytes |
             raise InputError(f"expected a JSON object, found {type(obj).__name__}", file=f.name, line=i, text=text,
                              hint=_HINT)
         t, d = _field(obj, _KEYS[0], f.name, i, text), _field(obj, _KEYS[1], f.name, i, text)
-        sc = obj.get("score")
+        sc: Any = obj.get("score")
         try:  # a JSON integer beyond 1.8e308 does not fit a float (OverflowError): not finite either
             ok = not isinstance(sc, bool) and isinstance(sc, (int, float)) and math.isfinite(float(sc))
         except OverflowError:
             ok = False
         if not ok:
-            raise InputError(f"score {_short(sc)} is not a finite number", file=f.name, line=i, text=text,
+            raise InputError(f"score {shorten(sc)} is not a finite number", file=f.name, line=i, text=text,
                              hint=_HINT)
         if order == "rank":
             r = obj.get("rank")
             if isinstance(r, bool) or not isinstance(r, int) or abs(r) >= 2 ** 62:
-                raise InputError(f"rank {_short(r)} is not an integer below 2**62", file=f.name, line=i, text=text,
+                raise InputError(f"rank {shorten(r)} is not an integer below 2**62", file=f.name, line=i, text=text,
                                  hint="give each line an integer \"rank\", or use order='score' (trec_eval's order)")
             ranks.append(r)
         first = seen.setdefault((t, d), i)
         if first != i and not keep_first:
-            raise InputError(f"document {_short(d)} is listed twice for topic {_short(t)} (first on line {first})",
-                             file=f.name, line=i, text=text, hint=_DUP_FIX)
+            raise InputError(f"document {shorten(d)} is listed twice for topic {shorten(t)} (first on line {first})",
+                             file=f.name, line=i, text=text, hint=DUP_FIX)
         topics.append(t)
         docs.append(d)
         scores.append(float(sc))
     if not topics:
         raise InputError("empty run: no JSON lines", file=f.name, hint=_HINT)
-    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
+    return order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
                        pa.array(scores, pa.float64()), np.asarray(ranks, np.int64) if order == "rank" else None,
                        order, keep_first, len(topics), lambda *_: None)

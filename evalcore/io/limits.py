@@ -52,7 +52,7 @@ from .errors import InputError
 MAX_LEVEL = 20
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-_STEP = 4 * MiB  # bytes inflated per step (the "small buffer" past a limit)
+INFLATE_STEP = 4 * MiB  # bytes inflated per step (the "small buffer" past a limit)
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,10 @@ class Limits:
         """Bytes a compressed source of ``compressed`` bytes may expand to."""
         return int(min(self.max_expanded_bytes, max(self.expansion_floor, self.expansion_ratio * compressed)))
 
-    def _budget(self, source: str, compressed: int) -> _Budget:
+    def _budget(self, source: str, compressed: int) -> Budget:
         rule = (f"min({human_bytes(self.max_expanded_bytes)}, max({human_bytes(self.expansion_floor)}, "
                 f"{self.expansion_ratio:g} x {human_bytes(compressed)} compressed))")
-        return _Budget(source, self.expanded_limit(compressed), rule)
+        return Budget(source, self.expanded_limit(compressed), rule)
 
 
 #: the API's and the CLI's defaults
@@ -131,7 +131,7 @@ def parse_size(text: str, what: str = "size") -> int:
 
 
 @dataclass
-class _Budget:
+class Budget:
     """Expanded bytes left for one compressed source (a .gz file, or a zip and all it holds).
 
     Thread-safe: members of one zip may be inflated by two loader threads."""
@@ -162,22 +162,23 @@ class _Budget:
 
 
 @dataclass
-class _Ctx:
+class Ctx:
     """Limits plus the notes (skipped files, ignored zip members) for the load report, and the
     expansion budget shared by every compressed file of one load (``max_total_expanded``)."""
 
     limits: Limits = DEFAULT_LIMITS
     notes: list[str] = field(default_factory=list)
-    total: _Budget | None = None
+    total: Budget | None = None
 
     def __post_init__(self):
         if self.total is None:
             n = self.limits.max_total_expanded
-            self.total = _Budget("this load", n, f"max_total_expanded = {human_bytes(n)} for all the "
+            self.total = Budget("this load", n, f"max_total_expanded = {human_bytes(n)} for all the "
                                                   "compressed files of one load")
 
 
-_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO (named pipe)"),
           (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 
@@ -208,7 +209,7 @@ def read_limited(path, limit: int, *, hint: str) -> bytes:
         chunks, total = [], 0
         want = min(st.st_size, limit) + 1   # one read for a file as large as it says; more only if it grew
         while True:
-            b = os.read(fd, min(want, _STEP) if total else want)
+            b = os.read(fd, min(want, INFLATE_STEP) if total else want)
             if not b:
                 break
             chunks.append(b)
@@ -216,7 +217,7 @@ def read_limited(path, limit: int, *, hint: str) -> bytes:
             if total > limit:
                 raise InputError(f"the file holds more than {human_bytes(limit)}, the input limit (its size on "
                                  f"disk said {human_bytes(st.st_size)})", file=name, hint=hint)
-            want = _STEP
+            want = INFLATE_STEP
     except OSError as e:
         raise InputError(f"cannot read the file ({e.strerror or e})", file=name) from None
     finally:

@@ -21,7 +21,7 @@ def run_name(filename: str) -> str:
     return stem if dot and stem else base
 
 
-def _natural_key(s: str):
+def natural_key(s: str):
     """Natural order: digit runs compare as numbers ("qtest.2" < "qtest.10"),
     the plain string breaks what is left ("01" vs "1")."""
     parts = re.split(r"([0-9]+)", s)
@@ -30,17 +30,17 @@ def _natural_key(s: str):
     return tuple((len(p.lstrip("0")), p.lstrip("0")) if i % 2 else p for i, p in enumerate(parts)), s
 
 
-def _natural_sorted(items: Iterable[str]) -> list[str]:
-    return sorted(items, key=_natural_key)
+def natural_sorted(items: Iterable[str]) -> list[str]:
+    return sorted(items, key=natural_key)
 
 
-def _base(name: str) -> str:
+def base_name(name: str) -> str:
     return re.split(r"[/\\:]", name.rstrip("/\\"))[-1]
 
 
-def _ext(name: str) -> str:
+def extension(name: str) -> str:
     """Lower-case last extension, ignoring a final .gz ("a.res.gz" -> "res")."""
-    b = _base(name).lower()
+    b = base_name(name).lower()
     b = b.removesuffix(".gz")
     return b.rpartition(".")[2] if "." in b else ""
 
@@ -55,17 +55,17 @@ _NOT_DATA_EXT = {"md", "markdown", "rst", "pdf", "html", "htm", "json", "yaml", 
 _ARCHIVE_EXT = {"zip", "tar", "tgz", "tbz2", "txz", "7z", "rar", "bz2", "xz", "lz4", "zst", "jar", "whl"}
 
 
-def _not_data(name: str) -> str | None:
+def not_data(name: str) -> str | None:
     """Why a file in a directory / zip is not read as qrels or a run, or None.
 
-    >>> _not_data("runs/README.md"), _not_data("Thumbs.db"), _not_data("bm25.txt")
+    >>> not_data("runs/README.md"), not_data("Thumbs.db"), not_data("bm25.txt")
     ('documentation or metadata', 'documentation or metadata', None)
-    >>> _not_data("README"), _not_data("readme.txt"), _not_data("license_run.txt")
+    >>> not_data("README"), not_data("readme.txt"), not_data("license_run.txt")
     ('documentation or metadata', 'documentation or metadata', None)
-    >>> _not_data("inner.zip")
+    >>> not_data("inner.zip")
     'an archive (only archives given directly are opened)'
     """
-    b = _base(name).lower()
+    b = base_name(name).lower()
     stem = b.removesuffix(".gz")
     ext = stem.rpartition(".")[2] if "." in stem else ""
     if ext in _ARCHIVE_EXT or b.endswith((".tar.gz", ".tgz")):
@@ -88,7 +88,7 @@ def _as_number(topic: str):
         return None
 
 
-def _written_differently(run_topics, qrels_topics) -> list[tuple[str, str]]:
+def written_differently(run_topics, qrels_topics) -> list[tuple[str, str]]:
     """(run topic, qrels topic) pairs that are different text but the same number: ``("1", "1.0")``,
     ``("7", "007")``. Topic ids are compared as text (as trec_eval compares them), so such a run topic
     scores nothing on its qrels topic; the loader says so instead of scoring 0 quietly."""

@@ -10,15 +10,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .dochash import as_arrow, as_numpy, hash_strings, pair_keys
-from .errors import _DUP_FIX, InputError
-from .names import _natural_key
+from .errors import DUP_FIX, InputError
+from .names import natural_key
 from .repeats import first_occurrence
-from .sources import _RunSource
+from .sources import RunSource
 
 _ORDERS = ("score", "rank", "file")
 
 
-def _check_order(order: str) -> None:
+def check_order(order: str) -> None:
     if order not in _ORDERS:
         raise ValueError(f"order must be one of {', '.join(_ORDERS)}; got {order!r}")
 
@@ -47,7 +47,7 @@ def _natural_ranks(tvals: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
     """(positions of ``tvals`` in natural order, natural rank of each value). Cached: the runs of one
     collection usually list the same topics in the same order, and sorting 5,000 topic ids by their
     natural key cost ~35 ms per run (the rank array is read-only)."""
-    nat = sorted(range(len(tvals)), key=lambda i: _natural_key(tvals[i]))
+    nat = sorted(range(len(tvals)), key=lambda i: natural_key(tvals[i]))
     rank_of = np.empty(len(tvals), np.int32)
     rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
     rank_of.flags.writeable = False
@@ -55,7 +55,7 @@ def _natural_ranks(tvals: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
 
 
 @dataclass
-class _Parsed:
+class Parsed:
     """One run, rows in evaluation order, grouped by topic (natural order).
 
     Row ``i`` of the evaluation order is row ``perm[i]`` of ``docs`` /
@@ -73,14 +73,14 @@ class _Parsed:
     n_lines: int
     warnings: list[str]
     levels: np.ndarray | None = None  # int8 judged level per file row (-1 unjudged), when the loader's
-    #                                   judgments were at hand (``_order_rows``' ``judgments``)
+    #                                   judgments were at hand (``order_rows``' ``judgments``)
 
     def docs_in_order(self) -> pa.Array:
         return self.docs.take(as_arrow(self.perm))
 
 
-def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,
-                keep_first: bool, n_lines: int, on_dup: Callable[[int, int], None], judgments=None) -> _Parsed:
+def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,
+                keep_first: bool, n_lines: int, on_dup: Callable[[int, int], None], judgments=None) -> Parsed:
     """Sort the rows into evaluation order, vectorised (pyarrow / numpy).
 
     Topics are dictionary-encoded; documents are hashed (:mod:`.dochash`) and
@@ -93,7 +93,7 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
 
     ``judgments`` (the loader's ``assemble._Judgments``): the (topic, document) keys of the duplicate
     check are then made with its topic numbers (other topics numbered after them) by its ``judge``,
-    which looks every row's judged level up on the way (``_Parsed.levels``).
+    which looks every row's judged level up on the way (``Parsed.levels``).
     """
     tvals, tind = _topic_codes(t)
     nat, rank_of = _natural_ranks(tvals)
@@ -120,7 +120,7 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
                 j = int(first[k])
                 del first, rep
                 on_dup(k, j)  # raises the precise error, naming their lines
-                raise InputError("a document is listed twice for one topic", file=src.display, hint=_DUP_FIX)
+                raise InputError("a document is listed twice for one topic", file=src.display, hint=DUP_FIX)
             ki = np.flatnonzero(~rep)   # first occurrences, in file order
             del first, rep
             n_drop = int(keys.size - ki.size)
@@ -142,7 +142,7 @@ def _order_rows(src: _RunSource, t: pa.Array, d: pa.Array, score, rank, order: s
     else:
         idx = _by_topic(rt)
     del tind
-    return _Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
+    return Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
                    rt[idx], idx, d, h, n_lines, warnings, levels)
 
 

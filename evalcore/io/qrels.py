@@ -13,15 +13,16 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
 from .dochash import as_numpy, hash_strings, pair_keys
-from .errors import InputError, _short, _unforeseen
-from .frames import is_frame, qrels_frame
-from .limits import DEFAULT_LIMITS, MAX_LEVEL, Limits, _Ctx
+from .errors import InputError, shorten, unforeseen
+from .frames import qrels_frame
+from .kinds import is_frame
+from .limits import DEFAULT_LIMITS, MAX_LEVEL, Ctx, Limits
 from .lines import raw_lines
-from .names import _ext, _natural_sorted, run_name
+from .names import extension, natural_sorted, run_name
 from .repeats import first_occurrence
-from .sources import _File, _qrels_files, _source_name
-from .text import _INT_RE, _first_fields, _lines, _text_bytes
-from .trec_fast import _PARSE, BLOCK, _clean_blanks, _drop_comments, _needs_cleaning
+from .sources import SourceFile, qrels_files, source_name
+from .text import INT_RE, content_lines, first_fields, text_bytes
+from .trec_fast import BLOCK, PARSE_OPTIONS, clean_blanks, drop_comments, needs_cleaning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,26 +94,26 @@ class Qrels:
     @property
     def topics(self) -> list[str]:
         """Every qrels topic, natural order."""
-        return _natural_sorted(pc.unique(self.arrays()[0]).to_pylist())
+        return natural_sorted(pc.unique(self.arrays()[0]).to_pylist())
 
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
 _QRELS_CONVERT = {kind: pcsv.ConvertOptions(column_types={c: pa.string() for c in cols}, null_values=[],
                                             strings_can_be_null=False, quoted_strings_can_be_null=False,
-                                            check_utf8=False)  # _text_bytes checked it
+                                            check_utf8=False)  # text_bytes checked it
                   for kind, cols in (("trec", "tidr"), ("ntcir", "tdr"))}
 #: the letters by level (B, A, S), as the value set of ``pc.index_in``: made on first use, since
 #: ``pa.array`` of Python strings imports pandas (which loading TREC files does without)
 _LETTERS: list[pa.Array] = []
 
 
-def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
-    n = len(_first_fields(data))
+def _qrels_kind(f: SourceFile, data: bytes, fmt: str) -> str:
+    n = len(first_fields(data))
     if fmt == "ntcir":  # either NTCIR form
-        return "rel" if _ext(f.name) == "rel" or n == 2 else "ntcir"
+        return "rel" if extension(f.name) == "rel" or n == 2 else "ntcir"
     if fmt != "auto":
         return fmt
-    if _ext(f.name) == "rel":
+    if extension(f.name) == "rel":
         return "rel"
     if n == 4:
         return "trec"
@@ -120,7 +121,7 @@ def _qrels_kind(f: _File, data: bytes, fmt: str) -> str:
         return "ntcir"
     if n == 2:
         return "rel"
-    first = next(_lines(data), None)
+    first = next(content_lines(data), None)
     if first is None:
         raise InputError("no judgment lines: the file holds only comments (#) and blank lines", file=f.name,
                          hint="give the qrels file itself (topic iter doc rel per line)")
@@ -141,7 +142,7 @@ def _level(digits: str, tok: str, *, fname, line, text) -> int:
     if neg:
         return -1 if mag != "0" else 0
     if len(mag) > 2 or int(mag) > MAX_LEVEL:
-        raise InputError(f"relevance label {_short(tok)} is above {MAX_LEVEL}, the highest level read",
+        raise InputError(f"relevance label {shorten(tok)} is above {MAX_LEVEL}, the highest level read",
                          file=fname, line=line, text=text, hint=_LEVEL_FIX)
     return int(mag)
 
@@ -153,9 +154,9 @@ def _ascii_note(tok: str) -> str:
 def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
     """(level, is_letter); negative labels -> -1, labels above MAX_LEVEL refused."""
     if kind == "trec":
-        if _INT_RE.match(tok):
+        if INT_RE.match(tok):
             return _level(tok, tok, fname=fname, line=line, text=text), False
-        raise InputError(f"relevance label {_short(tok)} is not an integer{_ascii_note(tok)}", file=fname,
+        raise InputError(f"relevance label {shorten(tok)} is not an integer{_ascii_note(tok)}", file=fname,
                          line=line, text=text,
                          hint="TREC relevance labels are integers: 0 = non-relevant, 1, 2, ... = relevant")
     if tok in _LETTER_LEVELS:
@@ -163,9 +164,9 @@ def _parse_label(tok: str, kind: str, *, fname, line, text) -> tuple[int, bool]:
     m = _NTCIR_LEVEL_RE.match(tok)
     if m:
         return _level(m.group(1), tok, fname=fname, line=line, text=text), False
-    if _INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
+    if INT_RE.match(tok):  # "topic doc 2": a TREC-style label without the iter column
         return _level(tok, tok, fname=fname, line=line, text=text), False
-    raise InputError(f"relevance level {_short(tok)} is not of the form L<n> (or S, A, B){_ascii_note(tok)}",
+    raise InputError(f"relevance level {shorten(tok)} is not of the form L<n> (or S, A, B){_ascii_note(tok)}",
                      file=fname, line=line, text=text,
                      hint="NTCIR relevance levels are L0 (non-relevant), L1, L2, ... or S, A, B")
 
@@ -183,7 +184,8 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
     Labels are ASCII integers (or NTCIR's ``L<n>`` / S, A, B) up to
     ``MAX_LEVEL`` (20); a larger label is an :class:`InputError` naming the
     file and line. Negative labels count as non-relevant (level 0), with one
-    warning per file. ``limits`` bounds decompression (:mod:`.limits`). A document judged twice for one topic with different labels is an
+    warning per file. ``limits`` bounds decompression (:mod:`.limits`). A document judged twice for one topic with
+    different labels is an
     error; identical duplicates are kept once, with a warning.
 
     >>> q = read_qrels(("q.txt", b"t1 0 d1 2\\nt1 0 d2 0\\n"))
@@ -197,26 +199,26 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
     try:
         if is_frame(source) or isinstance(source, Mapping):
             return _qrels_from_python(source)
-        return _read_qrels(source, fmt, _Ctx(limits or DEFAULT_LIMITS))
+        return _read_qrels(source, fmt, Ctx(limits or DEFAULT_LIMITS))
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee
-        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
+        raise unforeseen(e, source_name(source) if isinstance(source, (str, tuple)) else None) from e
 
 
-def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
+def _read_qrels(source, fmt: str, ctx: Ctx) -> Qrels:
     """The line loop (every format; the fast path first for one TREC file). Memory: lines are read a
     block at a time and each block's fields become arrow arrays (:class:`_Columns`), so what parsing
     holds is the text plus a few bytes per judgment; repeated judgments are found at the end, with
     arrays (:func:`.repeats.first_occurrence`), not with a dict of Python tuples (~200 bytes a line)."""
-    files = _qrels_files(source, ctx)
+    files = qrels_files(source, ctx)
     for f in files:
         f.total = ctx.total
-    display = _source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
+    display = source_name(source) if not isinstance(source, list) else ", ".join(f.name for f in files[:3])
     warnings: list[str] = list(ctx.notes)
     level_lines: dict[int, int] = {}
     any_letter = False
-    first = _text_bytes(files[0]) if len(files) == 1 else None
+    first = text_bytes(files[0]) if len(files) == 1 else None
     if first is not None and fmt in ("auto", "trec", "ntcir"):
         fast = _fast_single(files[0], first, fmt)
         if fast is not None:
@@ -226,13 +228,13 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
         pa.default_memory_pool().release_unused()
     cols = _Columns()
     for fi, f in enumerate(files):
-        data = first if first is not None else _text_bytes(f)
+        data = first if first is not None else text_bytes(f)
         kind = _qrels_kind(f, data, fmt)
         want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
         what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
         stem = run_name(f.base)
         neg, neg_first = 0, None
-        for i, text, fl in _lines(data):
+        for i, text, fl in content_lines(data):
             if len(fl) != want:
                 hint = ("each line needs all fields; remove extra text or fix the separator"
                         if len(fl) > want else "each line needs all fields; complete or remove the line")
@@ -253,12 +255,12 @@ def _read_qrels(source, fmt: str, ctx: _Ctx) -> Qrels:
             if level < 0:
                 neg += 1
                 if neg_first is None:
-                    neg_first = (i, lab if len(lab) <= 40 else _short(lab, 40))
+                    neg_first = (i, lab if len(lab) <= 40 else shorten(lab, 40))
                 level = 0
             level_lines[level] = level_lines.get(level, 0) + 1
             cols.add(topic, doc, level, fi, i)
         cols.flush()
-        if neg:
+        if neg and neg_first is not None:
             warnings.append(f"{f.name}: {neg} judgment{'s' if neg > 1 else ''} with a negative label "
                             f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
         if first is None:
@@ -320,10 +322,10 @@ def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
             j = int(first[k])
             f, f0 = files[int(fidx[k])], files[int(fidx[j])]
             where = f"line {lines[j]}" if f0.name == f.name else f"{f0.name}, line {lines[j]}"
-            data = first_data if first_data is not None else _text_bytes(f)
+            data = first_data if first_data is not None else text_bytes(f)
             text = next(islice(raw_lines(data), int(lines[k]) - 1, None)).decode("utf-8", "replace")
             raise InputError(
-                f"document {_short(docs[k].as_py())} is judged twice for topic {_short(topics[k].as_py())} with "
+                f"document {shorten(docs[k].as_py())} is judged twice for topic {shorten(topics[k].as_py())} with "
                 f"different levels ({levels[j]} on {where}, {levels[k]} here)", file=f.name, line=int(lines[k]),
                 text=text, hint="keep exactly one judgment per (topic, document)")
         rows = np.flatnonzero(rep)
@@ -375,7 +377,7 @@ def _negative_labels(levels: np.ndarray, tokens, fname: str, line_of) -> tuple[n
     first = int(neg[0])
     tok = tokens[first].as_py()
     w = (f"{fname}: {neg.size} judgment{'s' if neg.size > 1 else ''} with a negative label "
-         f"(e.g. line {line_of(first)}: {tok if len(tok) <= 40 else _short(tok, 40)}) count as non-relevant")
+         f"(e.g. line {line_of(first)}: {tok if len(tok) <= 40 else shorten(tok, 40)}) count as non-relevant")
     return np.maximum(levels, 0), [w]
 
 
@@ -385,7 +387,7 @@ def _letters() -> pa.Array:
     return _LETTERS[0]
 
 
-def _fast_single(f: _File, data: bytes, fmt: str):
+def _fast_single(f: SourceFile, data: bytes, fmt: str):
     """The only qrels file, TREC or NTCIR one-file, read by pyarrow's CSV reader, vectorised: the arguments
     of :func:`_finish`, or None whenever anything looks off (another format, a parse error, an empty field,
     a label that is not an integer (or NTCIR's ``L<n>`` / S, A, B) in -128..``MAX_LEVEL``, a judgment
@@ -402,17 +404,17 @@ def _fast_single(f: _File, data: bytes, fmt: str):
     if kind not in ("trec", "ntcir"):
         return None
     names = list("tidr") if kind == "trec" else list("tdr")
-    clean = _drop_comments(data)
+    clean = drop_comments(data)
     commented = clean is not data   # ir_metadata headers: row i is then not line i + 1
     data = clean
     del clean
-    if _needs_cleaning(data) or b"\r" in data:
-        data = _clean_blanks(data)
+    if needs_cleaning(data) or b"\r" in data:
+        data = clean_blanks(data)
     try:
         tb = pcsv.read_csv(pa.py_buffer(data),
                            read_options=pcsv.ReadOptions(column_names=names, use_threads=False,
                                                          block_size=BLOCK),
-                           parse_options=_PARSE, convert_options=_QRELS_CONVERT[kind])
+                           parse_options=PARSE_OPTIONS, convert_options=_QRELS_CONVERT[kind])
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None
     n = tb.num_rows
@@ -471,4 +473,4 @@ def _fast_single(f: _File, data: bytes, fmt: str):
             t = t.filter(keep)
             d = d.filter(keep)
             levels = levels[~rep]
-    return (t, d, levels, any_letter, warnings, n, {int(a): int(b) for a, b in zip(lv, counts)})
+    return (t, d, levels, any_letter, warnings, n, {int(a): int(b) for a, b in zip(lv, counts, strict=True)})

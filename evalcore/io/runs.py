@@ -7,24 +7,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError, _short, _unforeseen
+from .errors import DUP_FIX, InputError, shorten, unforeseen
 from .frames import parse_frame_run
 from .jsonl import parse_jsonl_run
-from .limits import DEFAULT_LIMITS, Limits, _Ctx
+from .limits import DEFAULT_LIMITS, Ctx, Limits
 from .names import run_name
-from .order import _check_order, _order_rows, _Parsed
-from .sources import _RUN_FMTS, _run_sources, _RunSource, _source_name
-from .text import _first_fields, _lines, _text_bytes
-from .trec_fast import _arrow_trec, _clean_blanks, _drop_comments, _needs_cleaning
-from .trec_lines import _slow_trec
+from .order import Parsed, check_order, order_rows
+from .sources import RUN_FORMATS, RunSource, run_sources, source_name
+from .text import content_lines, first_fields, text_bytes
+from .trec_fast import arrow_trec, clean_blanks, drop_comments, needs_cleaning
+from .trec_lines import slow_trec
 
 
 @dataclass
 class _Columns:
     """A TREC run's columns as read from the file, before ordering: what the loader's reader thread
-    hands over (:func:`_read_run`), one run ahead of the placing."""
+    hands over (:func:`read_run_file`), one run ahead of the placing."""
 
-    src: _RunSource
+    src: RunSource
     t: pa.Array
     d: pa.Array
     s: pa.Array | None
@@ -32,21 +32,21 @@ class _Columns:
     redo: Callable[[int, int], None]   # re-reads the text to name a repeated document's line
 
 
-def _read_trec(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
+def _read_trec(src: RunSource, order: str, keep_first: bool) -> _Columns | Parsed:
     f = src.files[0]
-    data = _text_bytes(f)
-    first = _first_fields(data)
+    data = text_bytes(f)
+    first = first_fields(data)
     if first and first[0].startswith(b"{"):  # a JSON-lines run under another extension
         return parse_jsonl_run(src, order, keep_first, data)
     rank = order == "rank"
-    cols = None
-    fast = _drop_comments(data)
-    if not _needs_cleaning(fast):
-        cols = _arrow_trec(fast, rank)
+    cols: tuple[pa.Array, pa.Array, pa.Array | None, np.ndarray | None] | None = None
+    fast = drop_comments(data)
+    if not needs_cleaning(fast):
+        cols = arrow_trec(fast, rank)
     if cols is None:
-        cols = _arrow_trec(_clean_blanks(fast), rank)
+        cols = arrow_trec(clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
-        cols = _slow_trec(data, f.name, order, keep_first)
+        cols = slow_trec(data, f.name, order, keep_first)
     return _Columns(src, *cols, lambda k, j: _name_repeat(f, k, j, order))
 
 
@@ -56,52 +56,52 @@ def _name_repeat(f, k: int, j: int, order: str) -> None:
     block of lines at a time, so nothing but the text is held (the whole line parser, run again, held
     its columns beside the caller's: ~6 x the text). Should the rows not line up (they do), the line
     parser names it."""
-    data = _text_bytes(f)
+    data = text_bytes(f)
     i0 = None
-    for row, (i, text, fl) in enumerate(_lines(data)):
+    for row, (i, text, fl) in enumerate(content_lines(data)):
         if row == j:
             i0 = i
         if row == k:
             if i0 is not None and len(fl) == 6:
-                raise InputError(f"document {_short(fl[2].decode())} is listed twice for topic "
-                                 f"{_short(fl[0].decode())} (first on line {i0})", file=f.name, line=i, text=text,
-                                 hint=_DUP_FIX)
+                raise InputError(f"document {shorten(fl[2].decode())} is listed twice for topic "
+                                 f"{shorten(fl[0].decode())} (first on line {i0})", file=f.name, line=i, text=text,
+                                 hint=DUP_FIX)
             break
-    _slow_trec(data, f.name, order, False)
+    slow_trec(data, f.name, order, False)
 
 
-def _read_run(src: _RunSource, order: str, keep_first: bool) -> _Columns | _Parsed:
+def read_run_file(src: RunSource, order: str, keep_first: bool) -> _Columns | Parsed:
     """The part of parsing a run that reads its file: the columns of a TREC run (ordered later by
-    :func:`_finish_run`), any other run parsed whole."""
+    :func:`finish_run`), any other run parsed whole."""
     if src.kind in ("res", "frame", "jsonl"):
         return _parse_run(src, order, keep_first)
     return _read_trec(src, order, keep_first)
 
 
-def _finish_run(x: _Columns | _Parsed, order: str, keep_first: bool, judgments=None) -> _Parsed:
-    """A run's rows put in order (:func:`.order._order_rows`; ``judgments``: the loader's, to look
+def finish_run(x: _Columns | Parsed, order: str, keep_first: bool, judgments=None) -> Parsed:
+    """A run's rows put in order (:func:`.order.order_rows`; ``judgments``: the loader's, to look
     every row's judged level up on the way)."""
-    if isinstance(x, _Parsed):
+    if isinstance(x, Parsed):
         return x
-    return _order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, judgments)
+    return order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, judgments)
 
 
-def _parse_trec(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
-    return _finish_run(_read_trec(src, order, keep_first), order, keep_first)
+def _parse_trec(src: RunSource, order: str, keep_first: bool) -> Parsed:
+    return finish_run(_read_trec(src, order, keep_first), order, keep_first)
 
 
-def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
+def _parse_res(src: RunSource, keep_first: bool) -> Parsed:
     topics, docs = [], []
     seen_topics: dict[str, str] = {}
     for f in src.files:
         topic = run_name(f.base)
         if topic in seen_topics:
-            raise InputError(f"two files hold topic {_short(topic)}: {seen_topics[topic]} and {f.name}",
+            raise InputError(f"two files hold topic {shorten(topic)}: {seen_topics[topic]} and {f.name}",
                              file=src.display, hint="keep one TOPIC.res file per topic")
         seen_topics[topic] = f.name
-        data = _text_bytes(f)
+        data = text_bytes(f)
         seen: dict[str, int] = {}
-        for i, text, fl in _lines(data):
+        for i, text, fl in content_lines(data):
             if len(fl) != 1:
                 raise InputError(f"expected 1 field (a document id) in an NTCIR .res file, found {len(fl)}",
                                  file=f.name, line=i, text=text,
@@ -111,17 +111,18 @@ def _parse_res(src: _RunSource, keep_first: bool) -> _Parsed:
             if first != i:
                 if keep_first:
                     continue
-                raise InputError(f"document {_short(doc)} is listed twice for topic {_short(topic)} (first on line {first})",
-                                 file=f.name, line=i, text=text, hint=_DUP_FIX)
+                raise InputError(f"document {shorten(doc)} is listed twice for topic {shorten(topic)} (first on line "
+                                 f"{first})",
+                                 file=f.name, line=i, text=text, hint=DUP_FIX)
             topics.append(topic)
             docs.append(doc)
     if not topics:
         raise InputError("empty run: no document ids", file=src.display, hint="give non-empty TOPIC.res files")
-    return _order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()), None, None, "file",
+    return order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()), None, None, "file",
                        keep_first, len(topics), lambda *_: None)
 
 
-def _parse_run(src: _RunSource, order: str, keep_first: bool) -> _Parsed:
+def _parse_run(src: RunSource, order: str, keep_first: bool) -> Parsed:
     if src.kind == "res":
         return _parse_res(src, keep_first)
     if src.kind == "frame":
@@ -183,22 +184,22 @@ def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_dupl
     >>> r.name, r.ranking("q1")
     ('bm25', ['c', 'b', 'a'])
     """
-    _check_order(order)
-    if fmt not in _RUN_FMTS:
-        raise ValueError(f"fmt must be one of {', '.join(_RUN_FMTS)}; got {fmt!r}")
+    check_order(order)
+    if fmt not in RUN_FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(RUN_FORMATS)}; got {fmt!r}")
     if limits is not None and not isinstance(limits, Limits):
         raise ValueError(f"limits must be an evalcore.io.Limits; got {type(limits).__name__}")
-    ctx = _Ctx(limits or DEFAULT_LIMITS)
+    ctx = Ctx(limits or DEFAULT_LIMITS)
     try:
-        srcs = _run_sources(source, fmt, ctx)
+        srcs = run_sources(source, fmt, ctx)
         if len(srcs) != 1:
-            raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=_source_name(source),
+            raise InputError(f"read_run reads one run; this source holds {len(srcs)}", file=source_name(source),
                              hint="use load_collection for several runs")
         p = _parse_run(srcs[0], order, keep_first_duplicate)
         docs = p.docs_in_order().to_pylist()
     except InputError:
         raise
     except Exception as e:  # never a traceback for input we failed to foresee
-        raise _unforeseen(e, _source_name(source) if isinstance(source, (str, tuple)) else None) from e
+        raise unforeseen(e, source_name(source) if isinstance(source, (str, tuple)) else None) from e
     return Run(name=name or p.name, topics=tuple(p.topics), docs=tuple(docs), lengths=p.counts.astype(np.int64),
                source=p.display, n_lines=p.n_lines, warnings=ctx.notes + list(p.warnings))

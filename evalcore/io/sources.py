@@ -1,9 +1,9 @@
 """Where the bytes come from: paths, directories, zip archives, ``(filename, bytes)`` uploads.
 
-Qrels sources become a flat list of :class:`_File`; run sources become
-:class:`_RunSource` objects (one per run: a TREC file, or a directory / zip
+Qrels sources become a flat list of :class:`SourceFile`; run sources become
+:class:`RunSource` objects (one per run: a TREC file, or a directory / zip
 folder of NTCIR ``TOPIC.res`` files). Nothing is read here beyond zip
-directories: each ``_File`` loads its bytes when a parser asks.
+directories: each ``SourceFile`` loads its bytes when a parser asks.
 
 Zip archives are read in memory (nothing is written to disk). Members are
 inflated in steps against one expansion budget per archive (see
@@ -26,27 +26,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError, _short
-from .limits import _STEP, DEFAULT_LIMITS, Limits, _Budget, _Ctx, human_bytes, read_limited
-from .names import _base, _ext, _not_data, run_name
+from .errors import InputError, shorten
+from .kinds import is_frame, is_named_runs, is_nested_dict
+from .limits import DEFAULT_LIMITS, INFLATE_STEP, Budget, Ctx, Limits, human_bytes, read_limited
+from .names import base_name, extension, not_data, run_name
 
-_RUN_FMTS = ("auto", "trec", "ntcir", "res", "jsonl")
+RUN_FORMATS = ("auto", "trec", "ntcir", "res", "jsonl")
 _JSONL_EXTS = ("jsonl", "ndjson")
 
 
 @dataclass
-class _File:
+class SourceFile:
     """One input file: display name (for messages) and a loader of its raw bytes."""
 
     name: str
     load: Callable[[], bytes]
     limits: Limits = DEFAULT_LIMITS
-    budget: _Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
-    total: _Budget | None = None   # the load's budget for all its compressed files
+    budget: Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
+    total: Budget | None = None   # the load's budget for all its compressed files
 
     @property
     def base(self) -> str:
-        return _base(self.name)
+        return base_name(self.name)
+
+
+def _holding(data: bytes) -> Callable[[], bytes]:
+    """The loader of bytes already in memory (an upload)."""
+    return lambda: data
 
 
 def _is_hidden(name: str) -> bool:
@@ -71,17 +77,17 @@ def _member_problem(i: zipfile.ZipInfo) -> str | None:
         return "an absolute or '..' path"
     if (i.external_attr >> 16) & 0o170000 == 0o120000:
         return "a symbolic link"
-    return _not_data(i.filename)
+    return not_data(i.filename)
 
 
-def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, budget: _Budget,
-                       total: _Budget | None = None):
+def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, budget: Budget,
+                       total: Budget | None = None):
     def load() -> bytes:
         chunks = []
         try:
             with zf.open(info) as fh:
                 while True:
-                    b = fh.read(_STEP)
+                    b = fh.read(INFLATE_STEP)
                     if not b:
                         break
                     budget.charge(len(b), name)
@@ -129,9 +135,9 @@ def _check_members(zname: str, data: bytes, limits: Limits) -> None:
                               " or --max-members N")
 
 
-def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
+def _zip_members(zname: str, data: bytes, ctx: Ctx) -> list[SourceFile]:
     budget = ctx.limits._budget(zname, len(data))
-    members: list[_File] = []
+    members: list[SourceFile] = []
     declared = 0
     _check_members(zname, data, ctx.limits)
     try:
@@ -143,7 +149,7 @@ def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
             if why is None and _is_hidden(i.filename):
                 continue
             if why:
-                ctx.notes.append(f"{zname}: member {_short(i.filename)} skipped: {why}")
+                ctx.notes.append(f"{zname}: member {shorten(i.filename)} skipped: {why}")
                 continue
             name = f"{zname}:{i.filename}"
             if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
@@ -158,7 +164,7 @@ def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
                     f"this looks like a zip bomb",
                     file=name, hint="if the data is genuine, raise the limit: limits=Limits("
                                     "max_expanded_bytes=..., expansion_ratio=...) or --max-expanded SIZE")
-            members.append(_File(name, _zip_member_loader(zf, i, name, budget, ctx.total), ctx.limits, budget,
+            members.append(SourceFile(name, _zip_member_loader(zf, i, name, budget, ctx.total), ctx.limits, budget,
                                  ctx.total))
     except InputError:
         raise
@@ -171,29 +177,29 @@ def _zip_members(zname: str, data: bytes, ctx: _Ctx) -> list[_File]:
     return members
 
 
-def _dir_files(p: Path, ctx: _Ctx, keep=lambda c: True) -> list[_File]:
+def _dir_files(p: Path, ctx: Ctx, keep=lambda c: True) -> list[SourceFile]:
     """The regular, non-hidden files of a directory, by name; documentation and archives skipped with a note."""
     out = []
     for c in sorted(p.iterdir(), key=lambda c: c.name):
         if not c.is_file() or c.name.startswith(".") or not keep(c):
             continue
-        why = _not_data(c.name)
+        why = not_data(c.name)
         if why:
             ctx.notes.append(f"{c}: skipped: {why}")
             continue
-        out.append(_File(str(c), _read_path(c, ctx.limits), ctx.limits))
+        out.append(SourceFile(str(c), _read_path(c, ctx.limits), ctx.limits))
     return out
 
 
-def _zip_bytes(p: Path, ctx: _Ctx) -> bytes:
+def _zip_bytes(p: Path, ctx: Ctx) -> bytes:
     return _read_path(p, ctx.limits)()
 
 
 def _is_zip_name(name: str) -> bool:
-    return _base(name).lower().endswith(".zip")
+    return base_name(name).lower().endswith(".zip")
 
 
-def _source_name(source) -> str:
+def source_name(source) -> str:
     if isinstance(source, tuple):
         return str(source[0])
     return str(source)
@@ -214,19 +220,19 @@ def _path_of(source) -> Path:
     return p
 
 
-def _qrels_files(source, ctx: _Ctx) -> list[_File]:
+def qrels_files(source, ctx: Ctx) -> list[SourceFile]:
     if isinstance(source, (list, tuple)) and not (
         isinstance(source, tuple) and len(source) == 2 and isinstance(source[1], (bytes, bytearray, memoryview))
     ):
         out = []
         for s in source:
-            out.extend(_qrels_files(s, ctx))
+            out.extend(qrels_files(s, ctx))
         if not out:
             raise InputError("no qrels files given", hint="give a qrels file (or NTCIREVAL .rel files)")
         return out
     if isinstance(source, tuple):
         name, data = _check_tuple(source)
-        return _zip_members(name, data, ctx) if _is_zip_name(name) else [_File(name, lambda d=data: d, ctx.limits)]
+        return _zip_members(name, data, ctx) if _is_zip_name(name) else [SourceFile(name, _holding(data), ctx.limits)]
     p = _path_of(source)
     if p.is_dir():
         files = _dir_files(p, ctx)
@@ -236,49 +242,49 @@ def _qrels_files(source, ctx: _Ctx) -> list[_File]:
         return files
     if _is_zip_name(p.name):
         return _zip_members(str(source), _zip_bytes(p, ctx), ctx)
-    return [_File(str(source), _read_path(p, ctx.limits), ctx.limits)]
+    return [SourceFile(str(source), _read_path(p, ctx.limits), ctx.limits)]
 
 
 @dataclass
-class _RunSource:
+class RunSource:
     name: str                 # run name
     display: str              # file / directory / zip name for messages
     kind: str                 # "trec" | "res" | "jsonl" | "frame"
-    files: list[_File]
+    files: list[SourceFile]
     obj: object = None        # kind "frame": the DataFrame or pytrec_eval dict
 
 
 def _file_kind(name: str, fmt: str) -> str:
     """A single run file's format: forced by ``fmt``, else by its extension (before ``.gz``)."""
-    if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(name) == "res"):
+    if fmt in ("ntcir", "res") or (fmt == "auto" and extension(name) == "res"):
         return "res"
-    if fmt == "jsonl" or (fmt == "auto" and _ext(name) in _JSONL_EXTS):
+    if fmt == "jsonl" or (fmt == "auto" and extension(name) in _JSONL_EXTS):
         return "jsonl"
     return "trec"
 
 
-def _group_files(files: list[_File], container: str, fmt: str) -> list[_RunSource]:
+def _group_files(files: list[SourceFile], container: str, fmt: str) -> list[RunSource]:
     """Files of a directory or zip -> runs: ``.res`` files grouped by folder, every other file a run."""
-    res_groups: dict[str, list[_File]] = {}
-    out: list[_RunSource] = []
+    res_groups: dict[str, list[SourceFile]] = {}
+    out: list[RunSource] = []
     for f in files:
         inner = f.name[len(container) + 1:] if f.name.startswith(container) else f.name
-        if fmt in ("ntcir", "res") or (fmt == "auto" and _ext(f.name) == "res"):
-            folder = re.split(r"[/\\]", inner)[:-1]
-            res_groups.setdefault("/".join(folder), []).append(f)
+        if fmt in ("ntcir", "res") or (fmt == "auto" and extension(f.name) == "res"):
+            folders = re.split(r"[/\\]", inner)[:-1]
+            res_groups.setdefault("/".join(folders), []).append(f)
         else:
-            out.append(_RunSource(run_name(f.base), f.name, _file_kind(f.name, fmt), [f]))
+            out.append(RunSource(run_name(f.base), f.name, _file_kind(f.name, fmt), [f]))
     for folder, fs in res_groups.items():
         nm = folder.split("/")[-1] if folder else (
-            run_name(container) if _is_zip_name(container) else _base(container))
-        out.append(_RunSource(nm, f"{container}/{folder}" if folder else container, "res", fs))
+            run_name(container) if _is_zip_name(container) else base_name(container))
+        out.append(RunSource(nm, f"{container}/{folder}" if folder else container, "res", fs))
     return out
 
 
-def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+def run_sources(runs, fmt: str, ctx: Ctx) -> list[RunSource]:
     if runs is None:
         raise InputError("no runs given", hint="give run files, a directory of runs or a .zip of runs")
-    out: list[_RunSource] = []
+    out: list[RunSource] = []
     for src in _run_list(runs):
         out.extend(_source_runs(src, fmt, ctx))
     if not out:
@@ -291,8 +297,6 @@ def _run_sources(runs, fmt: str, ctx: _Ctx) -> list[_RunSource]:
 
 def _run_list(runs) -> list:
     """The ``runs`` argument as a list of sources (one upload, a {name: run} mapping or one source)."""
-    from .frames import is_named_runs
-
     if isinstance(runs, tuple) and len(runs) == 2 and isinstance(runs[1], (bytes, bytearray, memoryview)):
         runs = [runs]
     if is_named_runs(runs):
@@ -302,10 +306,8 @@ def _run_list(runs) -> list:
     return runs
 
 
-def _source_runs(src, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+def _source_runs(src, fmt: str, ctx: Ctx) -> list[RunSource]:
     """The runs of one source: an in-memory run, an upload ``(name, bytes)``, or a path."""
-    from .frames import is_frame, is_named_runs
-
     if is_frame(src) or is_named_runs(src) or isinstance(src, dict):
         return _memory_runs(src)
     if isinstance(src, tuple):
@@ -313,30 +315,28 @@ def _source_runs(src, fmt: str, ctx: _Ctx) -> list[_RunSource]:
     return _path_runs(src, fmt, ctx)
 
 
-def _memory_runs(src) -> list[_RunSource]:
+def _memory_runs(src) -> list[RunSource]:
     """A DataFrame, a {run name: run} mapping or a pytrec_eval {qid: {docno: score}} dict."""
-    from .frames import is_frame, is_named_runs, is_nested_dict
-
     if is_frame(src):
         nm = str(src.attrs.get("name", "run"))
-        return [_RunSource(nm, f"run {nm!r}", "frame", [], src)]
+        return [RunSource(nm, f"run {nm!r}", "frame", [], src)]
     if is_named_runs(src):
-        return [_RunSource(str(k), f"run {str(k)!r}", "frame", [], v) for k, v in src.items()]
+        return [RunSource(str(k), f"run {str(k)!r}", "frame", [], v) for k, v in src.items()]
     if not src or not is_nested_dict(src):
         raise InputError("a dict of runs must be {qid: {docno: score}} (pytrec_eval) or "
                          "{run name: DataFrame or such a dict}", hint="check the layout of the dict")
-    return [_RunSource("run", "run 'run'", "frame", [], src)]
+    return [RunSource("run", "run 'run'", "frame", [], src)]
 
 
-def _upload_runs(src: tuple, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+def _upload_runs(src: tuple, fmt: str, ctx: Ctx) -> list[RunSource]:
     """An upload ``(filename, bytes)``: a zip of runs, or one run file."""
     name, data = _check_tuple(src)
     if _is_zip_name(name):
         return _group_files(_zip_members(name, data, ctx), name, fmt)
-    return [_RunSource(run_name(name), name, _file_kind(name, fmt), [_File(name, lambda d=data: d, ctx.limits)])]
+    return [RunSource(run_name(name), name, _file_kind(name, fmt), [SourceFile(name, lambda d=data: d, ctx.limits)])]
 
 
-def _path_runs(src, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+def _path_runs(src, fmt: str, ctx: Ctx) -> list[RunSource]:
     """A path: a directory of runs, a zip of runs, or one run file."""
     p = _path_of(src)
     name = str(src)
@@ -344,11 +344,11 @@ def _path_runs(src, fmt: str, ctx: _Ctx) -> list[_RunSource]:
         return _dir_runs(p, name, fmt, ctx)
     if _is_zip_name(p.name):
         return _group_files(_zip_members(name, _zip_bytes(p, ctx), ctx), name, fmt)
-    return [_RunSource(run_name(p.name), name, _file_kind(name, fmt),
-                       [_File(name, _read_path(p, ctx.limits), ctx.limits)])]
+    return [RunSource(run_name(p.name), name, _file_kind(name, fmt),
+                       [SourceFile(name, _read_path(p, ctx.limits), ctx.limits)])]
 
 
-def _dir_runs(p: Path, name: str, fmt: str, ctx: _Ctx) -> list[_RunSource]:
+def _dir_runs(p: Path, name: str, fmt: str, ctx: Ctx) -> list[RunSource]:
     """A directory: its files (one run each, or ``.res`` files grouped), and each sub-directory of
     NTCIR ``.res`` files as one run."""
     entries = sorted((c for c in p.iterdir() if not c.name.startswith(".")), key=lambda c: c.name)
@@ -356,11 +356,11 @@ def _dir_runs(p: Path, name: str, fmt: str, ctx: _Ctx) -> list[_RunSource]:
     got = _group_files(files, name.rstrip("/\\"), fmt) if files else []
     for d in entries:  # sub-directories holding NTCIR .res files: one run each
         if d.is_dir():
-            sub = [_File(str(c), _read_path(c, ctx.limits), ctx.limits)
+            sub = [SourceFile(str(c), _read_path(c, ctx.limits), ctx.limits)
                    for c in sorted(d.iterdir(), key=lambda c: c.name)
-                   if c.is_file() and not c.name.startswith(".") and _ext(c.name) == "res"]
+                   if c.is_file() and not c.name.startswith(".") and extension(c.name) == "res"]
             if sub:
-                got.append(_RunSource(d.name, str(d), "res", sub))
+                got.append(RunSource(d.name, str(d), "res", sub))
     if not got:
         raise InputError("the directory holds no run files", file=name,
                          hint="put the run files in it (hidden files are skipped)")

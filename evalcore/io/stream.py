@@ -7,13 +7,13 @@ reader thread): two runs at most, one of them only as its parsed columns.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, Iterator
 
 import numpy as np
 
 
-def _settle_malloc() -> None:
+def settle_malloc() -> None:
     """Let glibc's malloc keep the loader's per-run arrays instead of returning them to the system
     after every run.
 
@@ -30,7 +30,7 @@ def _settle_malloc() -> None:
     np.empty(31 << 20, np.uint8)
 
 
-class _ReadAhead:
+class ReadAhead:
     """``fn(item)`` for every item, in order, each computed one item ahead in one reader thread.
 
     While the caller works on item ``i``'s result, the reader computes item ``i + 1`` (reading and
@@ -45,7 +45,7 @@ class _ReadAhead:
         self.ex = ThreadPoolExecutor(max_workers=1) if ahead and len(items) > 1 else None
         self.next: Future | None = None
 
-    def __enter__(self) -> "_ReadAhead":
+    def __enter__(self) -> ReadAhead:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -70,7 +70,7 @@ class _ReadAhead:
         return fut.result()
 
 
-class _Tensor:
+class TensorFill:
     """The levels and unjudged tensors, filled one run at a time.
 
     The rank axis grows to the longest list seen so far (by half again at

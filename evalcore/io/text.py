@@ -12,34 +12,34 @@ import re
 from itertools import islice
 
 from .errors import InputError
-from .limits import _STEP
+from .limits import INFLATE_STEP
 from .lines import raw_blocks, raw_lines
-from .sources import _File
+from .sources import SourceFile
 
 try:  # ISA-L inflates about twice as fast as zlib; optional, same bytes out
     from isal.igzip import GzipFile as _GzipFile
 except ImportError:  # pragma: no cover - depends on the environment
-    from gzip import GzipFile as _GzipFile
+    from gzip import GzipFile as _GzipFile  # type: ignore[assignment]  # the same file interface
 
-_INT_RE = re.compile(r"[+-]?[0-9]++\Z")
+INT_RE = re.compile(r"[+-]?[0-9]++\Z")
 # unambiguous and possessive (Python >= 3.11): one pass even over a 32 MB token of digits ending in a
 # letter (r"\d+\.?\d*" backtracks quadratically there: hours)
-_FLOAT_RE = re.compile(
+FLOAT_RE = re.compile(
     r"[+-]?(?:[0-9]++(?:\.[0-9]*+)?|\.[0-9]++)(?:[eE][+-]?[0-9]++)?\Z|[+-]?(?:inf|infinity|nan)\Z",
     re.IGNORECASE)
 _BOM = b"\xef\xbb\xbf"
 _BOMS = re.compile(b"(?:" + re.escape(_BOM) + b")+")
 
 
-def _gunzip(data: bytes, f: _File) -> bytes:
-    """Inflate a (multi-member) gzip file in ``_STEP`` steps against the expansion budget:
+def _gunzip(data: bytes, f: SourceFile) -> bytes:
+    """Inflate a (multi-member) gzip file in ``INFLATE_STEP`` steps against the expansion budget:
     a bomb stops when the limit is reached, with at most one step past it in memory."""
     budget = f.budget or f.limits._budget(f.name, len(data))
     chunks = []
     try:
         with _GzipFile(fileobj=io.BytesIO(data)) as g:
             while True:
-                b = g.read(_STEP)
+                b = g.read(INFLATE_STEP)
                 if not b:
                     break
                 budget.charge(len(b), f.name)
@@ -54,13 +54,13 @@ def _gunzip(data: bytes, f: _File) -> bytes:
     return b"".join(chunks)
 
 
-def _text_bytes(f: _File) -> bytes:
+def text_bytes(f: SourceFile) -> bytes:
     """Decompressed, BOM-free, validated UTF-8 bytes of a text file."""
     data = f.load()
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data, f)
-    if data[:3] == _BOM:
-        data = data[_BOMS.match(data).end():]
+    if data[:3] == _BOM and (boms := _BOMS.match(data)):
+        data = data[boms.end():]
     if data[:4] == b"PK\x03\x04":
         raise InputError("this is a zip archive, not a text file", file=f.name,
                          hint="give the archive itself with a .zip name (archives inside archives are not opened)")
@@ -109,7 +109,7 @@ def _wide_encoding(head: bytes) -> str | None:
     return None
 
 
-def _lines(data: bytes):
+def content_lines(data: bytes):
     """(1-based line number, decoded line, fields) for every line that is neither blank nor a ``#``
     comment (ir_metadata headers)."""
     for i, raw in enumerate(raw_lines(data), 1):
@@ -118,11 +118,11 @@ def _lines(data: bytes):
             yield i, raw.decode("utf-8", "replace"), fields
 
 
-def _first_fields(data: bytes) -> list[bytes]:
+def first_fields(data: bytes) -> list[bytes]:
     for raw in data[:65536].splitlines():
         f = raw.split()
         if f and not f[0].startswith(b"#"):
             return f
-    for _, _, f in _lines(data):
+    for _, _, f in content_lines(data):
         return f
     return []

@@ -17,7 +17,7 @@ _RUN_COLS = ["t", "q", "d", "r", "s", "g"]
 # 1 MB blocks: the reader's working memory stays ~1 MB of parsed fields per block instead of the whole
 # file's (a 64 MB block cost ~60 MB more peak memory on a 500k-line run, and was no faster)
 BLOCK = 1 << 20
-_PARSE = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+PARSE_OPTIONS = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
                            newlines_in_values=False, ignore_empty_lines=True)
 
 
@@ -26,7 +26,7 @@ def _convert_options(rank: bool) -> pcsv.ConvertOptions:
     types["s"] = pa.float64()
     if rank:
         types["r"] = pa.int64()
-    # check_utf8=False: _text_bytes has already checked the whole file is UTF-8 (a second pass here cost
+    # check_utf8=False: text_bytes has already checked the whole file is UTF-8 (a second pass here cost
     # ~15 % of the parse)
     return pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
                                quoted_strings_can_be_null=False, check_utf8=False)
@@ -35,7 +35,7 @@ def _convert_options(rank: bool) -> pcsv.ConvertOptions:
 _CONVERT = {False: _convert_options(False), True: _convert_options(True)}
 
 
-def _drop_comments(data: bytes) -> bytes:
+def drop_comments(data: bytes) -> bytes:
     """Without ``#`` comment lines (ir_metadata headers); the same bytes when there are none."""
     if b"#" not in data:  # one memchr pass; the common case
         return data
@@ -46,7 +46,7 @@ def _drop_comments(data: bytes) -> bytes:
                       for lines in raw_blocks(data))
 
 
-def _needs_cleaning(data: bytes) -> bool:
+def needs_cleaning(data: bytes) -> bool:
     """Whitespace other than single blanks? Tabs anywhere (a fast byte search over
     the whole file: a tab inside a 6-field line would otherwise glue two fields);
     repeated, leading or trailing blanks in the first 64 kB (elsewhere they leave an
@@ -56,7 +56,7 @@ def _needs_cleaning(data: bytes) -> bool:
             or b" \r" in head or b"\n " in head or head[:1] == b" ")
 
 
-def _clean_blanks(d: bytes) -> bytes:
+def clean_blanks(d: bytes) -> bytes:
     """Any whitespace run inside a line -> one blank; no blanks at line ends.
     Keeps the number of lines (a lone CR counts as a line end, like splitlines)."""
     if b"\r" in d:
@@ -73,13 +73,13 @@ def _clean_blanks(d: bytes) -> bytes:
     return d.strip(b" ")
 
 
-def _arrow_trec(data: bytes, rank: bool):
+def arrow_trec(data: bytes, rank: bool):
     """(topic, doc, score, rank) arrow arrays, or None if anything looks off."""
     try:
         tb = pcsv.read_csv(pa.py_buffer(data),
                            read_options=pcsv.ReadOptions(column_names=_RUN_COLS, use_threads=False,
                                                          block_size=BLOCK),
-                           parse_options=_PARSE, convert_options=_CONVERT[rank])
+                           parse_options=PARSE_OPTIONS, convert_options=_CONVERT[rank])
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None
     if tb.num_rows == 0:

@@ -14,17 +14,17 @@ from itertools import islice
 import numpy as np
 import pyarrow as pa
 
-from .errors import _DUP_FIX, InputError, _short
+from .errors import DUP_FIX, InputError, shorten
 from .lines import raw_lines
 from .repeats import first_occurrence
-from .text import _FLOAT_RE, _INT_RE, _lines
+from .text import FLOAT_RE, INT_RE, content_lines
 
 _RUN_FIELDS = "topic Q0 doc rank score tag"
 _ROWS = 65_536   # rows per block of columns
 
 
 def _bad_fields(fl: list, i: int, text: str, fname: str) -> InputError:
-    if len(fl) == 4 and _INT_RE.match(fl[3].decode("utf-8", "replace")):
+    if len(fl) == 4 and INT_RE.match(fl[3].decode("utf-8", "replace")):
         hint = ("this looks like a qrels line (topic iter doc rel), not a run line: if this file is "
                 "the qrels, give it as the qrels (--qrels FILE; load_collection's first argument), "
                 "and only run files as runs")
@@ -38,31 +38,36 @@ def _bad_fields(fl: list, i: int, text: str, fname: str) -> InputError:
 
 
 def _score(s: str, i: int, text: str, fname: str) -> float:
-    if not _FLOAT_RE.match(s):
+    if not FLOAT_RE.match(s):
         note = " (only ASCII digits 0-9 are read)" if not s.isascii() and any(c.isdigit() for c in s) else ""
-        raise InputError(f"score {_short(s)} is not a number{note}", file=fname, line=i, text=text,
+        raise InputError(f"score {shorten(s)} is not a number{note}", file=fname, line=i, text=text,
                          hint="the 5th field of a TREC run line is the score, e.g. 12.5 or -3.2e-4")
     score = float(s)
     if not math.isfinite(score):
-        raise InputError(f"score {_short(s)} is not a finite number", file=fname, line=i, text=text,
+        raise InputError(f"score {shorten(s)} is not a finite number", file=fname, line=i, text=text,
                          hint="give finite scores (nan, inf and numbers beyond +-1.8e308 are refused: "
                               "their ranking order is undefined)")
     return score
 
 
 def _rank(r: str, i: int, text: str, fname: str) -> int:
-    if not _INT_RE.match(r) or len(r.lstrip("+-").lstrip("0")) > 18:
-        what = "is not an integer" if not _INT_RE.match(r) else "is too large (at most 18 digits)"
-        raise InputError(f"rank {_short(r)} {what}", file=fname, line=i, text=text,
+    if not INT_RE.match(r) or len(r.lstrip("+-").lstrip("0")) > 18:
+        what = "is not an integer" if not INT_RE.match(r) else "is too large (at most 18 digits)"
+        raise InputError(f"rank {shorten(r)} {what}", file=fname, line=i, text=text,
                          hint="the 4th field is the rank (1, 2, ...); or use order='score' "
                               "(trec_eval's order), which ignores it")
     return int(r)
 
 
-def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
+def slow_trec(data: bytes, fname: str, order: str,
+               keep_first: bool) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray | None]:
     """Line-by-line TREC run parser: raises the precise InputError for the first bad line."""
     chunks: list[tuple] = []
-    topics, docs, scores, ranks, lines = [], [], [], [], []
+    topics: list[str] = []
+    docs: list[str] = []
+    scores: list[float] = []
+    ranks: list[int] = []
+    lines: list[int] = []
 
     def flush():
         chunks.append((pa.array(topics, pa.string()), pa.array(docs, pa.string()), np.asarray(scores, np.float64),
@@ -70,7 +75,7 @@ def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
         for x in (topics, docs, scores, ranks, lines):
             x.clear()
 
-    for i, text, fl in _lines(data):
+    for i, text, fl in content_lines(data):
         if len(fl) != 6:
             raise _bad_fields(fl, i, text, fname)
         scores.append(_score(fl[4].decode(), i, text, fname))
@@ -98,6 +103,6 @@ def _slow_trec(data: bytes, fname: str, order: str, keep_first: bool):
             line_of = np.concatenate([c[4] for c in chunks])
             i, i0 = int(line_of[k]), int(line_of[first[k]])
             text = next(islice(raw_lines(data), i - 1, None)).decode("utf-8", "replace")
-            raise InputError(f"document {_short(d[k].as_py())} is listed twice for topic {_short(t[k].as_py())} "
-                             f"(first on line {i0})", file=fname, line=i, text=text, hint=_DUP_FIX)
+            raise InputError(f"document {shorten(d[k].as_py())} is listed twice for topic {shorten(t[k].as_py())} "
+                             f"(first on line {i0})", file=fname, line=i, text=text, hint=DUP_FIX)
     return t, d, s, r

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def check_scores(scores: Mapping[str, np.ndarray], *, min_runs: int = 2, min_top
     if not isinstance(scores, Mapping) or len(scores) == 0:
         raise ValueError(f"scores must be a non-empty mapping {{metric: (n_runs, n_topics) array}}; got {scores!r:.60}")
     out: dict[str, np.ndarray] = {}
-    shape = None
+    shape: tuple[int, ...] | None = None
     for key, m in scores.items():
         a = np.asarray(m, dtype=np.float64)
         if a.ndim != 2:
@@ -69,6 +70,7 @@ def check_scores(scores: Mapping[str, np.ndarray], *, min_runs: int = 2, min_top
         if not np.all(np.isfinite(a)):
             raise ValueError(f"scores[{key!r}] holds NaN or infinite values; fill missing (run, topic) cells first")
         out[str(key)] = a
+    assert shape is not None          # scores is a non-empty mapping (checked above)
     n_runs, n_topics = shape
     if n_runs < min_runs:
         raise ValueError(f"need at least {min_runs} runs; got {n_runs}")
@@ -121,7 +123,7 @@ def pair_chunks(n_pairs: int, per_row_bytes: int, *, n_jobs: int = 1, budget: in
 
 
 _blas_lock = threading.Lock()
-_blas_state = {"depth": 0, "limiter": None, "controller": None}
+_blas_state: dict[str, Any] = {"depth": 0, "limiter": None, "controller": None}
 
 
 @contextmanager
@@ -187,7 +189,8 @@ def work_arrays(rows: int, cols: int, *dtypes) -> list[np.ndarray]:
         at += size
     raw = np.empty(at + 4096, dtype=np.uint8)
     base = -raw.ctypes.data % 4096
-    return [raw[base + o: base + o + size].view(d).reshape(rows, cols) for o, size, d in zip(starts, sizes, dtypes)]
+    return [raw[base + o: base + o + size].view(d).reshape(rows, cols)
+            for o, size, d in zip(starts, sizes, dtypes, strict=True)]
 
 
 def count_rows(mask: np.ndarray) -> np.ndarray:

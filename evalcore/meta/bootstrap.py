@@ -170,7 +170,7 @@ def _kth_in_rows(vals: np.ndarray, k: int) -> np.ndarray:
     return bp
 
 
-def _pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None):
+def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None):
     """ASL, mean, t and the Fig. 7 estimates of a chunk of pairs; z = x - y, shape (pairs, n).
 
     Returns (asl, zbar, t, est) with est[q] = max over the chunk's pairs of
@@ -269,7 +269,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     >>> r.pairs[["run_x", "run_y", "asl"]].values.tolist()[1]
     ['0', '2', 1.0]
     """
-    metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = _setup(scores, run_ids, B, seed, alpha, samples)
+    metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = prepare_bootstrap(scores, run_ids, B, seed, alpha, samples)
     B, c = samples.shape
     P = pi.size
     chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), n_jobs=len(metrics), budget=CHUNK_BYTES)
@@ -283,14 +283,14 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
             asl, mdiff, tobs = np.empty(P), np.empty(P), np.empty(P)
             est = np.zeros(len(alphas))
             for sl in chunks:
-                asl[sl], mdiff[sl], tobs[sl], e = _pairs_chunk(M[pi[sl]] - M[pj[sl]], Ct, c, ks, work)
+                asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(M[pi[sl]] - M[pj[sl]], Ct, c, ks, work)
                 est = np.maximum(est, e)
                 prog.step()
             per_metric[m] = asl, mdiff, tobs, est
-    return _result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
+    return bootstrap_result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
 
 
-def _setup(scores, run_ids, B, seed, alpha, samples):
+def prepare_bootstrap(scores, run_ids, B, seed, alpha, samples):
     """Checked inputs and what every chunk of pairs shares: (metrics, matrices, run ids, alphas,
     samples, Ct = topic counts per sample (n_topics, B), pair index i, j, ks = B alpha)."""
     metrics, mats, n_runs, n_topics = check_scores(scores, min_topics=2)
@@ -304,7 +304,7 @@ def _setup(scores, run_ids, B, seed, alpha, samples):
     return metrics, mats, ids, alphas, samples, Ct, pi, pj, ks
 
 
-def _result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -> BootstrapResult:
+def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -> BootstrapResult:
     """The result tables from each metric's (asl, mean_diff, t, est) over all pairs."""
     P = pi.size
     run_x, run_y = [ids[i] for i in pi], [ids[j] for j in pj]

@@ -8,7 +8,7 @@ pair-chunked methods (:func:`bootstrap_sensitivity`, :func:`stability`). For the
   (:func:`~evalcore.meta.bootstrap_samples`, as in memory) and shared by
   every task;
 * one task = one metric x one chunk of run pairs, computed by the same kernel
-  as the in-memory path (``bootstrap._pairs_chunk``: the ASL of 003 Sec. 4.3,
+  as the in-memory path (``bootstrap.pairs_chunk``: the ASL of 003 Sec. 4.3,
   Fig. 5-6, and Fig. 7's estimated difference; Sakai SIGIR 2006), with one
   BLAS thread per task;
 * the per-pair columns are concatenated in pair order, and Fig. 7's estimated
@@ -35,10 +35,8 @@ import numpy as np
 
 from .._exact import fmat_imat
 from ._common import check_positive_int, one_blas_thread, pair_chunks, work_arrays
-from .bootstrap import BootstrapResult, _pairs_chunk, _result, _setup
-from .stability import StabilityResult, _count_chunk, _fast
-from .stability import _result as _stability_result
-from .stability import _setup as _stability_setup
+from .bootstrap import BootstrapResult, bootstrap_result, pairs_chunk, prepare_bootstrap
+from .stability import StabilityResult, count_chunk, fast_path_ok, prepare_stability, stability_result
 
 #: Default pairs per task of the bootstrap: about 43 MB of (pairs x B) work arrays at B = 1000.
 PAIRS_PER_TASK = 1300
@@ -51,7 +49,7 @@ STABILITY_PAIRS_PER_TASK = 500
 def _task(M: np.ndarray, pi: np.ndarray, pj: np.ndarray, Ct: np.ndarray, c: int, ks: list[int]):
     """One metric's chunk of pairs (in a Dask worker)."""
     with one_blas_thread():
-        return _pairs_chunk(M[pi] - M[pj], Ct, c, ks)
+        return pairs_chunk(M[pi] - M[pj], Ct, c, ks)
 
 
 def _dask():
@@ -82,7 +80,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     """
     dask = _dask()
     pairs_per_task = check_positive_int(pairs_per_task, "pairs_per_task")
-    metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = _setup(scores, run_ids, B, seed, alpha, samples)
+    metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = prepare_bootstrap(scores, run_ids, B, seed, alpha, samples)
     c = samples.shape[1]
     P = pi.size
     chunks = pair_chunks(P, 1, budget=pairs_per_task, min_chunks=1)   # pairs_per_task pairs per slice
@@ -101,7 +99,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
             est = np.maximum(est, p[3])
         per_metric[m] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                          np.concatenate([p[2] for p in parts]), est)
-    return _result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
+    return bootstrap_result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
 
 
 def _means(M: np.ndarray, Ct: np.ndarray, c: int) -> np.ndarray:
@@ -114,7 +112,7 @@ def _stability_task(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, fz: tuple
     """Wins, losses and ties of one chunk of pairs (in a Dask worker)."""
     W = np.zeros((len(fz), pi.size), dtype=np.int64)
     L, T = np.zeros_like(W), np.zeros_like(W)
-    _count_chunk(means, pi, pj, fz, fast, W, L, T, work_arrays(pi.size, means.shape[1], *[np.float64] * 5, np.bool_))
+    count_chunk(means, pi, pj, fz, fast, W, L, T, work_arrays(pi.size, means.shape[1], *[np.float64] * 5, np.bool_))
     return W, L, T
 
 
@@ -135,19 +133,20 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     """
     dask = _dask()
     pairs_per_task = check_positive_int(pairs_per_task, "pairs_per_task")
-    metrics, mats, ids, fz, samples, Ct, pi, pj = _stability_setup(scores, run_ids, subset_size, B, seed, fuzziness,
+    metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                                   replacement, samples)
     P = pi.size
     chunks = pair_chunks(P, 1, budget=pairs_per_task, min_chunks=1)   # pairs_per_task pairs per slice
     # the means are small (runs x B): computed first, so that every chunk task knows the fast path
-    means = dict(zip(metrics, dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct, samples.shape[1]) for m in metrics],
-                                           scheduler=scheduler)))
+    means = dict(zip(metrics,
+                     dask.compute(*[dask.delayed(_means, pure=True)(mats[m], Ct, samples.shape[1]) for m in metrics],
+                                  scheduler=scheduler), strict=True))
     task = dask.delayed(_stability_task, pure=True)
     graph = {}
     for m in metrics:
         mm = dask.delayed(means[m], pure=True)
-        fast = _fast(means[m])
+        fast = fast_path_ok(means[m])
         graph[m] = [task(mm, pi[sl], pj[sl], fz, fast) for sl in chunks]
     done = dask.compute(graph, scheduler=scheduler)[0]
     counts = {m: tuple(np.concatenate([part[k] for part in done[m]], axis=1) for k in range(3)) for m in metrics}
-    return _stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
+    return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)

@@ -28,7 +28,8 @@ p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, averag
                ``scipy.stats.wilcoxon(d[d != 0], method="exact")`` in the first case and
                ``scipy.stats.wilcoxon(d[d != 0], method="asymptotic", correction=False)`` in the second
                (tested). SciPy's ``method="asymptotic"`` on all differences can differ: one non-zero
-               difference among zeros gives 0.317 there, 1.0 here (the exact value); sign test (ties dropped; exact binomial,
+               difference among zeros gives 0.317 there, 1.0 here (the exact value); sign test (ties dropped; exact
+               binomial,
                two-sided = min(1, 2 P(X <= min(pos, neg))), = scipy ``binomtest``); paired randomisation
                test (random sign flips of z, statistic the mean; all 2^n flips when 2^n <= B, else B
                random ones with p = 2 min(#{T* <= T}+1, #{T* >= T}+1)/(B+1), scipy
@@ -66,7 +67,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -143,7 +144,7 @@ def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
 
 
 # -- Wilcoxon ------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def wilcoxon_exact_cdf(n: int) -> np.ndarray:
     """P(W+ <= w) for w = 0..n(n+1)/2 under H0 with n non-zero, untied differences.
 
@@ -300,7 +301,8 @@ class PairsResult:
                              "significant": adj < alpha, "d_z": df["d_z"], "n_topics": df["n_topics"],
                              "p_mc_se": (df[f"mc_se_{col}"].to_numpy() if f"mc_se_{col}" in df
                                          else np.zeros(len(df))),
-                             "ci_mc_se": (np.fmax(df["mc_se_boot_ci_low"], df["mc_se_boot_ci_high"]).to_numpy()
+                             "ci_mc_se": (np.fmax(df["mc_se_boot_ci_low"].to_numpy(),
+                                                  df["mc_se_boot_ci_high"].to_numpy())
                                           if ci == "bootstrap" else np.zeros(len(df)))})
 
     def power(self, test: str = "t", correction: str = "none", alpha=0.05) -> pd.DataFrame:

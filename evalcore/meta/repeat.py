@@ -24,8 +24,9 @@ repetitions defined it.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,8 @@ from .tukey import tukey_hsd
 __all__ = ["repeat", "RepeatResult", "derive_seeds", "aggregate", "order_share", "METHODS"]
 
 #: method name -> (function, key columns of its summary, figures aggregated)
-METHODS = {
+#: method -> (function, key columns of its summary, its figures)
+METHODS: dict[str, tuple[Callable[..., Any], tuple[str, str], tuple[str, ...]]] = {
     "swap": (swap_method, ("metric", "confidence"), ("abs_diff", "max_performance", "relative", "pct_comparisons")),
     "bootstrap": (bootstrap_sensitivity, ("metric", "alpha"),
                   ("n_significant", "pct_significant", "estimated_diff", "estimated_diff_raw")),
@@ -56,7 +58,9 @@ def derive_seeds(seed: int | None, repeats: int) -> list[int]:
     """
     repeats = check_positive_int(repeats, "repeats")
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        entropy = np.random.SeedSequence().entropy
+        assert isinstance(entropy, int)      # drawn by SeedSequence itself: always one int
+        seed = entropy % (1 << 63)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0 or None; got {seed!r}")
     out = [int(seed)]
@@ -89,7 +93,7 @@ def aggregate(per_repeat: pd.DataFrame, keys: Sequence[str], figures: Sequence[s
             v = g[f].to_numpy(dtype=np.float64)
             v = v[~np.isnan(v)]
             n = int(v.size)
-            rows.append({**dict(zip(keys, key_vals)), "figure": f,
+            rows.append({**dict(zip(keys, key_vals, strict=True)), "figure": f,
                          "mean": float(v.mean()) if n else np.nan,
                          "sd": float(v.std(ddof=1)) if n > 1 else np.nan,
                          "min": float(v.min()) if n else np.nan, "max": float(v.max()) if n else np.nan,
@@ -115,7 +119,7 @@ class RepeatResult:
     method: str
     spread: pd.DataFrame
     per_repeat: pd.DataFrame
-    first: object = field(repr=False)
+    first: Any = field(repr=False)
     seeds: tuple = ()
     keys: tuple = ()
     figures: tuple = ()

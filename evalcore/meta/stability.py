@@ -64,7 +64,7 @@ def stability_samples(n_topics: int, *, subset_size: int | None = None, B: int =
 CHUNK_BYTES = 4 << 20
 
 
-def _count_chunk(means: np.ndarray, ix: np.ndarray, iy: np.ndarray, fz: tuple[float, ...], fast: bool,
+def count_chunk(means: np.ndarray, ix: np.ndarray, iy: np.ndarray, fz: tuple[float, ...], fast: bool,
                  W: np.ndarray, L: np.ndarray, T: np.ndarray, work: list[np.ndarray]) -> None:
     """Wins, losses and ties of a chunk of pairs (runs ix[k] vs iy[k]) into W, L, T (fuzziness x pairs).
 
@@ -147,7 +147,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
     [[0.0, 0.0]]
     """
-    metrics, mats, ids, fz, samples, Ct, pi, pj = _setup(scores, run_ids, subset_size, B, seed, fuzziness,
+    metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
     B, c = samples.shape
     P = pi.size
@@ -163,20 +163,20 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
             W = np.zeros((len(fz), P), dtype=np.int64)
             L = np.zeros_like(W)
             T = np.zeros_like(W)
-            fast = _fast(means)
+            fast = fast_path_ok(means)
             for sl in chunks:
-                _count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
+                count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
                 prog.step()
             counts[m] = W, L, T
-    return _result(counts, ids, fz, pi, pj, samples, seed, replacement)
+    return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
 
 
-def _fast(means: np.ndarray) -> bool:
-    """Every mean finite and >= 0 (:func:`_count_chunk`'s two-comparison path)."""
+def fast_path_ok(means: np.ndarray) -> bool:
+    """Every mean finite and >= 0 (:func:`count_chunk`'s two-comparison path)."""
     return bool(np.isfinite(means).all() and means.min() >= 0)
 
 
-def _setup(scores, run_ids, subset_size, B, seed, fuzziness, replacement, samples):
+def prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness, replacement, samples):
     """Checked inputs and what every chunk of pairs shares: (metrics, matrices, run ids, fuzziness values,
     samples, Ct = topic counts per trial (n_topics, B), pair index i, j)."""
     metrics, mats, n_runs, n_topics = check_scores(scores)
@@ -196,7 +196,7 @@ def _setup(scores, run_ids, subset_size, B, seed, fuzziness, replacement, sample
     return metrics, mats, ids, fz, samples, Ct, pi, pj
 
 
-def _result(counts: dict, ids, fz, pi, pj, samples, seed, replacement) -> StabilityResult:
+def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement) -> StabilityResult:
     """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs)."""
     B, c = samples.shape
     P = pi.size

@@ -107,6 +107,7 @@ power = 0.8070. So 17 topics per system, one fewer than paired (phi is larger):
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -267,7 +268,7 @@ def _chi_mixture(tc, df, ncp):
     pts = sorted({lo, hi, *(c for c in cuts if lo < c < hi)})
     with warnings.catch_warnings():         # roundoff notices near 1e-15: the result is clipped below
         warnings.simplefilter("ignore")
-        val = sum(integrate.quad(f, a, b, epsabs=1e-16, epsrel=1e-12, limit=200)[0] for a, b in zip(pts, pts[1:]))
+        val = sum(integrate.quad(f, a, b, epsabs=1e-16, epsrel=1e-12, limit=200)[0] for a, b in itertools.pairwise(pts))
     return min(1.0, max(0.0, 1.0 - val))
 
 

@@ -14,7 +14,8 @@ one gather and one mean per block. A range within 1e-9 (relative) of the
 observed difference counts as reaching it (so the identity permutation
 reaches the largest observed difference whatever the summation order).
 
-Order invariance (the p-value must not depend on the order the runs were given in): before the drawn permutations are applied, the
+Order invariance (the p-value must not depend on the order the runs were given in): before the drawn permutations are
+applied, the
 scores of every topic are sorted (a canonical order of the runs' scores on
 that topic). The permutation distribution of the range depends only on the
 multiset of scores per topic, so this changes nothing in law, but it makes
@@ -135,6 +136,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     for s, e in blocks:
         k = e - s
         if permutations is None:
+            assert draw is not None                       # allocated above exactly when none are given
             d = draw[:k]
             np.copyto(d, np.arange(n_runs, dtype=np.intp))
             rng.permuted(d, axis=2, out=d)

@@ -17,15 +17,15 @@ the figures further (the report's topic bootstrap measures that).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["gain_choice_verdict"]
 
 
-def gain_choice_verdict(taus: Sequence[float], pct_mean: Sequence[float], pct_min: Sequence[float],
-                        pct_max: Sequence[float], n_pairs: int, *, reference: str = "the default",
+def gain_choice_verdict(taus: ArrayLike, pct_mean: ArrayLike, pct_min: ArrayLike,
+                        pct_max: ArrayLike, n_pairs: int, *, reference: str = "the default",
                         tau_floor: float = 0.9) -> dict:
     """Verdict over gain settings (one value per setting; NaN entries are left out).
 

@@ -1,8 +1,10 @@
 """Cell formatting of the report: Monte Carlo spread as "mean ± sd [min–max]", order claims, shares."""
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -36,7 +38,7 @@ def range_cell(lo, hi, fmt="{:.1f}") -> str:
 def spread_cell(t: pd.DataFrame, m: str, fmt: str, R: int, with_range: bool = True) -> str:
     if m not in t.index or t.loc[m, "n"] == 0:
         return "-"
-    row = t.loc[m]
+    row = cast(pd.Series, t.loc[m])      # one metric's row
     s = pm_cell(row["mean"], row["sd"] if R > 1 else None, fmt)
     if R > 1 and with_range:
         s += range_cell(row["min"], row["max"], fmt)
@@ -56,7 +58,7 @@ def numeric_spread(rr: RepeatResult, where: dict, figures: list[str], order: lis
 
 def order_text(values: dict, names: list[str], label: Callable[[str], str], fmt="{:.1f}") -> str:
     txt = ", ".join(f"{label(m)} {fmt.format(values[m])}" for m in names)
-    broken = [f"{label(a)} < {label(b)}" for a, b in zip(names, names[1:]) if values[a] < values[b]]
+    broken = [f"{label(a)} < {label(b)}" for a, b in itertools.pairwise(names) if values[a] < values[b]]
     return txt + (f" (in the means: {', '.join(broken)})" if broken else "")
 
 

@@ -27,11 +27,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import registry
+from ..collection import Collection
 from ..gains import level_label, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
 from ..meta.repeat import RepeatResult, repeat
@@ -53,7 +55,7 @@ GAIN_METRICS = ["P+-measure", "P-measure", "O-measure"]
 FAMILY = {"P+-measure": "P+", "P-measure": "P", "O-measure": "O"}
 
 # 003's numbers quoted in the comparison (Tables 2-5, four NTCIR data sets)
-PAPER = {
+PAPER: dict[str, Any] = {
     "boot_RR": (12, 57), "boot_Q": (31, 70),                      # Table 4, % pairs significant
     "swap_RR": (4.5, 47), "swap_Q": (16, 67),                     # Table 3, % comparisons
     "tau_O_NWRR": (0.8391, 0.9356),                               # Table 2
@@ -99,7 +101,7 @@ class Experiment:
 @dataclass
 class _Setup:
     """What every table needs: the collection, the chosen runs' score matrices and the run settings."""
-    c: object
+    c: Collection
     name: str
     K: int
     params: dict            # gains, beta, penalties, rel_threshold as used
@@ -161,6 +163,10 @@ def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties,
                   topic_B=int(topic_B), topic_seed=int(topic_seed))
 
 
+def _display_name(metric: str) -> str:
+    return NAMES.get(metric, metric)
+
+
 def _selection_notes(s: _Setup) -> list[str]:
     notes = []
     thr = s.params["rel_threshold"]
@@ -199,14 +205,14 @@ def _table2(s: _Setup):
     letters = "abcdefg"
     rows_num, rows_disp = [], []
     for i, a in enumerate(METRICS):
-        num = {"metric": f"({letters[i]}) {NAMES[a]}"}
-        disp = dict(num)
+        num: dict[str, str | float] = {"metric": f"({letters[i]}) {NAMES[a]}"}
+        disp: dict[str, str] = {"metric": f"({letters[i]}) {NAMES[a]}"}
         for j, b in enumerate(METRICS[1:], start=1):
             col = f"({letters[j]})"
             if j <= i:
                 num[col], disp[col] = np.nan, "-"
                 continue
-            tau = float(corr.tau.loc[a, b])
+            tau = float(corr.tau[b][a])
             num[col] = tau
             disp[col] = _tau_text(tau) + ("°" if can_sig and not bool(corr.significant.loc[a, b]) else "")
         rows_num.append(num)
@@ -306,7 +312,8 @@ def _table4(s: _Setup):
 
 def _gain_scores(s: _Setup):
     """Scores of P+, P and O under the default and every other (mapped) gain setting, and what was left out."""
-    variants, gain_scores, used, skipped = {m: {} for m in GAIN_METRICS}, {}, {s.g_label: "default"}, []
+    variants: dict[str, dict[str, np.ndarray]] = {m: {} for m in GAIN_METRICS}
+    gain_scores, used, skipped = {}, {s.g_label: "default"}, []
     for fam in GAIN_METRICS:
         gain_scores[f"{FAMILY[fam]} {s.g_label} (default)"] = s.S[fam]
     for setting in GAIN_SETTINGS:
@@ -465,7 +472,8 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
                [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
                 "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
                 "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
-                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The means "
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The "
+                f"means "
                 "here run higher than Tables 3-4's: a sample with repeated topics makes run differences look more "
                 "consistent, so read the sd, the interval's width and the shares, not the level."])
     rows_n, rows_d = [], []
@@ -493,7 +501,7 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
 
 
 def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
-    lab = NAMES.get
+    lab = _display_name
     R, P = s.R, s.P
     res = {"swap": sw, "bootstrap": bs, "tukey": tk}
     parts = []
@@ -505,7 +513,8 @@ def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
         wide = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False)
         point = wide.mean(axis=0).to_dict()
         txt = (f"{words[0].upper()}{words[1:]}{' (mean over ' + str(R) + ' seeds)' if R > 1 else ''}: "
-               f"{relation_text(point, CLAIM_STEPS, lab)}; {shares_text(claim_shares(wide, CLAIM_STEPS), lab, 'seeds')}")
+               f"{relation_text(point, CLAIM_STEPS, lab)}; "
+               f"{shares_text(claim_shares(wide, CLAIM_STEPS), lab, 'seeds')}")
         if k in tbs:
             txt += "; " + shares_text(tbs[k].claim(CLAIM_STEPS, fig, **where), lab, "topic samples")
         parts.append(txt + ".")
@@ -543,7 +552,7 @@ def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> 
     s.say("comparison with 003's findings")
     R, n, K, T, name = s.R, s.n, s.K, s.T, s.name
     b_pct = bpct["mean"].to_dict()
-    lab = NAMES.get
+    lab = _display_name
     mapped = "" if K == 3 else f" (settings mapped onto {K} levels: not 003's)"
     findings = [_claim_finding(s, sw, bs, tk, tbs), _recall_finding(s, sw, bs, tbs)]
     findings.append(

@@ -44,7 +44,8 @@ def data_lines(e) -> list[str]:
             counts = sorted({len(v) for v in ignored.values()})
             all_t = sorted({t for v in ignored.values() for t in v})
             policy += (f" Run topics not in the qrels, ignored: {_plural(len(ignored), 'run')} "
-                       f"({_plural(counts[0], 'topic') if len(counts) == 1 else f'{counts[0]}-{counts[-1]} topics'} each; "
+                       f"({_plural(counts[0], 'topic') if len(counts) == 1 else f'{counts[0]}-{counts[-1]} topics'} "
+                       f"each; "
                        f"{_plural(len(all_t), 'distinct topic')}: {_ids(all_t)}).")
         else:
             policy += " Run topics not in the qrels: none."

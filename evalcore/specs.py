@@ -1,0 +1,279 @@
+"""The registry's table: every metric's spec and every parameter a metric name may set, as data.
+
+:mod:`evalcore.registry` (evaluation by name) and :mod:`evalcore.names` (the name parser) both read it; it
+sits below them and imports neither. ``evalcore.registry`` re-exports every name here, its public home.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import metrics as M
+from .gains import gains_label, resolve_gains
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a metric, as data (cf. ir_measures' ``SUPPORTED_PARAMS`` and trec_eval's
+    ``te_trec_measures[]``): everything about it that the name parser, the labels, the kernels' keyword
+    arguments, the settings a metric reads and the docs need.
+
+    ``name`` is the kernel's keyword and the setting it reads (the call's ``gains``, ``beta``,
+    ``penalties``, ``rel_threshold``, ``log_base``, ``p``); ``spellings`` the keys a metric name may
+    write it with (``AP(rel=2)``, ``nDCG(b=10)``); ``kind`` ``"int"``, ``"float"`` or ``"levels"``
+    (one number per level, written highest level first: ``gains=3:2:1``); ``low`` / ``high`` the
+    bounds a value in a name must respect (``low_open`` / ``high_open``: excluded); ``default`` the
+    value a canonical label leaves out (None: the label shows any value given); ``label`` how a
+    non-default value is shown in a label (a format with ``{v}``).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    spellings: tuple[str, ...]
+    label: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    doc: str = ""
+
+    def bounds_text(self) -> str:
+        lo = "" if self.low is None else f"{'>' if self.low_open else '>='} {self.low:g}"
+        hi = "" if self.high is None else f"{'<' if self.high_open else '<='} {self.high:g}"
+        return " and ".join(x for x in (lo, hi) if x)
+
+    def in_bounds(self, v: float) -> bool:
+        if self.low is not None and (v < self.low or (self.low_open and v == self.low)):
+            return False
+        return not (self.high is not None and (v > self.high or (self.high_open and v == self.high)))
+
+    def parse(self, v: str):
+        """A value as written in a metric name -> the value passed on; ValueError if it is not one."""
+        if self.kind == "levels":
+            [float(x) for x in v.split(":")]
+            return v
+        x = int(v) if self.kind == "int" else float(v)
+        if x != x or x in (float("inf"), float("-inf")) or not self.in_bounds(x):
+            raise ValueError
+        return x
+
+    def show(self, v, K: int | None = None) -> str | None:
+        """The label part for the value ``v`` (None when it is the default, left out)."""
+        if self.kind == "levels":
+            if v is None:
+                return None
+            if isinstance(v, str):
+                txt = v
+            elif self.name == "gains" and K:
+                txt = gains_label(resolve_gains(v, K))
+            else:
+                txt = ":".join(f"{x:g}" for x in list(v)[::-1])
+            return self.label.format(v=txt)
+        x = int(v) if self.kind == "int" else float(v)
+        if x == self.default:
+            return None
+        return self.label.format(v=x) if self.kind == "int" else self.label.format(v=f"{x:g}")
+
+
+#: Every parameter a metric may read, in the order labels write them. A metric lists the ones it reads.
+GAINS = Param("gains", "levels", None, ("gains",), "gains={v}", doc="gain per relevance level")
+BETA = Param("beta", "float", 1.0, ("beta",), "beta={v}", low=0.0, doc="weight of the gains in BR(r)")
+PENALTIES = Param("penalties", "levels", None, ("penalties",), "penalties={v}", doc="WRR penalty per level")
+REL = Param("rel_threshold", "int", 1, ("rel",), "rel>={v}", low=1,
+            doc="the lowest level counted as relevant by a binary measure")
+LOG_BASE = Param("log_base", "float", 2.0, ("b", "log_base"), "b={v}", low=1.0, low_open=True,
+                 doc="base b of the Jarvelin-Kekalainen discount log_b(r)")
+PERSISTENCE = Param("p", "float", 0.8, ("p",), "p={v}", low=0.0, high=1.0, low_open=True, high_open=True,
+                    doc="persistence: the chance the user goes on to the next rank")
+PARAMS: dict[str, Param] = {p.name: p for p in (GAINS, BETA, PENALTIES, REL, LOG_BASE, PERSISTENCE)}
+#: A spelling in a metric name -> the parameter (``rel`` -> rel_threshold, ``b`` -> log_base).
+PARAM_SPELLINGS: dict[str, Param] = {k: p for p in PARAMS.values() for k in p.spellings}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    key: str
+    func: Callable
+    name: str                      # display name
+    citation: str
+    user_model: str                # one line: what the user is assumed to do
+    params: tuple[Param, ...] = () # the settings the kernel reads, besides the cutoff
+    cutoff: str = "optional"       # "none" | "optional" | "required"
+    trec_eval: str | None = None   # crosswalk to other tools' names (see evalcore.names): only where the
+    ntcireval: str | None = None   # peer's definition is the same as this measure's
+    ir_measures: str | None = None
+    definition: str = ""           # one line, for the README crosswalk and `evalcore metrics`
+    # A count (NumRet, NumRel, NumRelRet), not a score in [0, 1]: its "all" row is the sum over the topics,
+    # as trec_eval and ir_measures aggregate it, and the dashboard, whose charts and meta-evaluation assume
+    # scores in [0, 1], does not offer it (``evalcore evaluate`` and the Python API do).
+    count: bool = False
+    # The measure can be other than 0 on a topic with no relevant document (NumRet, Judged@k): under
+    # trec_eval's topic policy it is computed there (``Collection.no_relevant``), not set to 0.
+    scores_without_relevant: bool = False
+    # The topic policy of the measure's own evalcore name when none is asked for (topic_policy): None =
+    # NTCIREVAL's; "trec_eval" for the measures only trec_eval / ir_measures define, whose evalcore key is
+    # their peer's name (bpref, NumRet, R@k), so that the name keeps the peer's mean.
+    topics: str | None = None
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    # Read-only views of the parameter table, for callers that ask one question.
+    @property
+    def uses_gains(self) -> bool:
+        return GAINS in self.params
+
+    @property
+    def uses_beta(self) -> bool:
+        return BETA in self.params
+
+    @property
+    def uses_penalties(self) -> bool:
+        return PENALTIES in self.params
+
+    @property
+    def uses_threshold(self) -> bool:
+        return REL in self.params
+
+    @property
+    def uses_log_base(self) -> bool:
+        return LOG_BASE in self.params
+
+    def reads(self, settings: dict) -> dict:
+        """The part of ``settings`` (keyword -> value) this metric depends on: what a change recomputes."""
+        return {k: v for k, v in settings.items() if k in self.param_names}
+
+
+def _spec(key, func, name, citation, model, params=(), **kw):
+    return MetricSpec(key, func, name, citation, model, tuple(params), **kw)
+
+
+METRICS: dict[str, MetricSpec] = {s.key: s for s in [
+    _spec("AP", M.average_precision, "Average Precision", "003 Eq. 1",
+          "scans down the list for every relevant document; precision at each",
+          params=(REL,), trec_eval="map", ntcireval="AP", ir_measures="AP",
+          definition="003 Eq. 1, binary at `rel_threshold` (relaxed = 1, rigid = 2)"),
+    _spec("Q-measure", M.q_measure, "Q-measure", "003 Eq. 2; 001 (beta form)",
+          "like AP, but graded: rewards highly relevant documents ranked early",
+          params=(GAINS, BETA), ntcireval="Q-measure",
+          definition="003 Eq. 2 with the beta form of 001: BR(r) = (beta cg(r) + count(r)) / (beta cg_I(r) + r)"),
+    _spec("R-measure", M.r_measure, "R-measure", "001 Sec. 2.3",
+          "looks at the top R documents only; graded R-Precision",
+          params=(GAINS, BETA), cutoff="none", ntcireval="R-measure",
+          definition="BR(R) (001)"),
+    _spec("AWP", M.awp, "Average Weighted Precision", "001 Sec. 2.2",
+          "graded AP without the late-arrival penalty: 'freezes' below rank R",
+          params=(GAINS,),
+          definition="(1/R) sum isrel(r) cg(r)/cg_I(r) (001 Sec. 2.2)"),
+    _spec("R-Prec", M.r_precision, "R-Precision", "004",
+          "counts relevant documents in the top R",
+          params=(REL,), cutoff="none", trec_eval="Rprec", ir_measures="Rprec",
+          definition="count(R_b)/R_b at the binary threshold"),
+    _spec("RR", M.reciprocal_rank, "Reciprocal Rank", "003 Sec. 1",
+          "stops at the first relevant document, however relevant",
+          params=(REL,), trec_eval="recip_rank", ir_measures="RR", ntcireval="RR",
+          definition="1/r_1, binary at `rel_threshold`"),
+    _spec("O-measure", M.o_measure, "O-measure", "003 Eq. 3",
+          "stops at the first relevant document; graded against the ideal list",
+          params=(GAINS, BETA), ntcireval="O-measure",
+          definition="BR(r_1) (003 Eq. 3)"),
+    _spec("WRR", M.wrr, "Weighted Reciprocal Rank", "003 Eq. 4",
+          "stops at the first relevant document; rank matters more than level",
+          params=(PENALTIES,),
+          definition="1/(r_1 - 1/penalty(L_1)) (003 Eq. 4)"),
+    _spec("NWRR", M.nwrr, "Normalised WRR", "003 Eq. 5",
+          "stops at the first relevant document; WRR scaled to a maximum of 1",
+          params=(PENALTIES,), ntcireval="NWRR",
+          definition="(1 - 1/penalty(M)) / (r_1 - 1/penalty(L_1)), M = the topic's highest level (003 Eq. 5)"),
+    _spec("P-measure", M.p_measure, "P-measure", "003 Eq. 6; 002",
+          "keeps scanning for the best document in the list, then stops",
+          params=(GAINS, BETA), ntcireval="P-measure",
+          definition="BR(r_p), r_p = first document of the highest level present in the list (003 Eq. 6)"),
+    _spec("P+-measure", M.p_plus_measure, "P+-measure", "003 Eq. 7",
+          "keeps scanning for the best one, averaging BR over what it passes",
+          params=(GAINS, BETA), ntcireval="P-plus",
+          definition="(1/count(r_p)) sum_{r<=r_p} isrel(r) BR(r) (003 Eq. 7)"),
+    _spec("nDCG", M.ndcg, "nDCG (Jarvelin-Kekalainen)", "004; Jarvelin & Kekalainen 2002",
+          "reads the top l with a patience that decays as log_b(rank)",
+          params=(GAINS, LOG_BASE), cutoff="required", ntcireval="nDCG",
+          definition="Jarvelin-Kekalainen original: gain/log_b(r) for r >= b, b = 2 by default"),
+    _spec("MSnDCG", M.msndcg, "nDCG (Microsoft, log2(r+1))", "Burges et al. 2005",
+          "reads the top l, discounting by log2(rank + 1)",
+          params=(GAINS,), cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG", ir_measures="nDCG",
+          definition="Burges (Microsoft) form: gain/log2(r+1); peers use gain = level"),
+    _spec("nCG", M.ncg, "normalised Cumulative Gain", "004",
+          "reads exactly the top l; order within it does not matter",
+          params=(GAINS,), cutoff="required",
+          definition="004: normalised cumulative gain"),
+    _spec("AnDCG", M.andcg, "Average nDCG over ranks 1..l", "004",
+          "stops at any rank 1..l with equal probability (discounted gain)",
+          params=(GAINS, LOG_BASE), cutoff="required",
+          definition="004: nDCG averaged over ranks 1..k"),
+    _spec("AnCG", M.ancg, "Average nCG over ranks 1..l", "004",
+          "stops at any rank 1..l with equal probability (cumulated gain)",
+          params=(GAINS,), cutoff="required",
+          definition="004: nCG averaged over ranks 1..k"),
+    _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
+          "stops at each document with a probability that grows with its gain",
+          params=(GAINS,), cutoff="required", ntcireval="nERR",
+          definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's "
+                     "(NTCIREVAL's gain(K)+1 for ascending gains)"),
+    _spec("P", M.precision, "Precision at l", "004 (PDoc)",
+          "reads exactly the top l and counts relevant documents",
+          params=(REL,), cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec",
+          definition="binary at `rel_threshold`; divides by k"),
+    _spec("Hit", M.hit, "Hit at l", "",
+          "is satisfied by any relevant document in the top l",
+          params=(REL,), cutoff="required", ir_measures="Success", trec_eval="success", ntcireval="Hit",
+          definition="1 if the top k hold a document at `rel_threshold`"),
+    _spec("RBP", M.rbp, "Rank-Biased Precision", "Moffat & Zobel 2008",
+          "reads rank 1, then goes on to each next rank with probability p",
+          params=(PERSISTENCE, REL), cutoff="required",
+          definition="(1 - p) sum_{r<=k} rel(r) p^(r-1), binary at `rel_threshold`, p = 0.8 by default"),
+    _spec("RBP-residual", M.rbp_residual, "RBP residual", "Moffat & Zobel 2008",
+          "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
+          params=(PERSISTENCE,), cutoff="required",
+          definition="(1 - p) sum_{r<=k, unjudged} p^(r-1) + p^k: full judgments would give a score in "
+                     "[RBP@k, RBP@k + residual]"),
+    _spec("R", M.recall, "Recall at l", "trec_eval recall_k",
+          "reads exactly the top l and counts the share of all relevant documents found",
+          params=(REL,), cutoff="required", trec_eval="recall", ir_measures="R",
+          topics="trec_eval",
+          definition="count(k)/R, binary at `rel_threshold`; 0 when R = 0"),
+    _spec("bpref", M.bpref, "bpref", "Buckley & Voorhees 2004",
+          "prefers each judged relevant document to the judged non-relevant ones; ignores unjudged documents",
+          params=(REL,), cutoff="none", trec_eval="bpref", ir_measures="Bpref",
+          topics="trec_eval",
+          definition="(1/R) sum_{rel r} (1 - min(n_r, R)/min(N, R)), n_r judged non-relevant above r, N judged "
+                     "non-relevant (level < `rel_threshold`); trec_eval's form"),
+    _spec("Judged", M.judged, "Judged at l", "ir_measures Judged@k",
+          "not a user model: how much of the top l the judgments cover",
+          cutoff="required", ir_measures="Judged", scores_without_relevant=True,
+          topics="trec_eval",
+          definition="share of the top min(k, list length) with a qrels entry (any level)"),
+    _spec("NumRet", M.num_ret, "Number retrieved", "trec_eval num_ret",
+          "not a user model: a count describing the run",
+          cutoff="none", trec_eval="num_ret", ir_measures="NumRet", count=True, scores_without_relevant=True,
+          topics="trec_eval",
+          definition="documents retrieved (a count; the mean row is the sum over topics)"),
+    _spec("NumRel", M.num_rel, "Number relevant", "trec_eval num_rel",
+          "not a user model: a count describing the judgments",
+          params=(REL,), cutoff="none", trec_eval="num_rel", ir_measures="NumRel", count=True,
+          topics="trec_eval",
+          definition="R at `rel_threshold` (a count; the mean row is the sum over topics)"),
+    _spec("NumRelRet", M.num_rel_ret, "Number relevant retrieved", "trec_eval num_rel_ret",
+          "not a user model: a count describing the run",
+          params=(REL,), cutoff="none", trec_eval="num_rel_ret", ir_measures="NumRelRet", count=True,
+          topics="trec_eval",
+          definition="relevant documents retrieved at `rel_threshold` (a count; the mean row is the sum over topics)"),
+]}
+
+#: Every base key, in the order the papers discuss them.
+METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
+#: The scores (not counts): the measures the dashboard offers and meta-evaluation may compare.
+SCORE_KEYS: tuple[str, ...] = tuple(k for k, s in METRICS.items() if not s.count)
+#: The one-document family of 003, most to least graded.
+ONE_DOCUMENT_KEYS = ("P+-measure", "P-measure", "O-measure", "NWRR", "RR")
