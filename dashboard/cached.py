@@ -29,7 +29,7 @@ from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
-from . import state
+from . import safe, state
 from .loader import load_in_worker
 from .state import Settings
 
@@ -219,7 +219,8 @@ def usable(c: Collection, s: Settings) -> Settings:
             score(c, key, s)
             ok.append(base)
         except ValueError as e:
-            st.sidebar.warning(f"{key} is left out with these settings: {e}", icon=":material/warning:")
+            st.sidebar.warning(f"{safe.md(key)} is left out with these settings: {safe.md(e)}",
+                               icon=":material/warning:")
     return replace(s, metrics=tuple(ok) or ("AP",))
 
 
@@ -242,7 +243,8 @@ def top_runs(c: Collection, s: Settings) -> np.ndarray:
     try:
         m = score(c, key, s).mean(axis=1)
     except ValueError as e:
-        st.sidebar.warning(f"Top N by {key} is off with these settings: {e}", icon=":material/warning:")
+        st.sidebar.warning(f"Top N by {safe.md(key)} is off with these settings: {safe.md(e)}",
+                           icon=":material/warning:")
         return np.arange(c.n_runs)
     order = np.argsort(-m, kind="stable")
     return np.sort(order[: s.top_n])
