@@ -1,4 +1,4 @@
-"""Document-id words and hashes (evalcore.io.dochash): the strided read of evenly long ids (one read per
+"""Document-id words and hashes (evalcore.io._dochash): the strided read of evenly long ids (one read per
 word for a whole block) gives the words and hashes of the gather at each id's own offset."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from evalcore.io.dochash import Strings, hash_block, hash_strings
+from evalcore.io._dochash import Strings, hash_block, hash_strings
 
 
 def _ids(n: int, length: int, seed: int) -> list[str]:

@@ -8,7 +8,7 @@ import pytest
 
 import evalcore
 from evalcore import writers
-from evalcore.io.dochash import as_arrow, as_numpy
+from evalcore.io._dochash import as_arrow, as_numpy
 from evalcore.registry import evaluate_rows
 
 

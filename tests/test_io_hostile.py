@@ -354,7 +354,7 @@ def test_zip_members_and_gz_files_share_the_loads_expansion_budget():
 def test_blocks_of_lines_are_exactly_splitlines(seed):
     import random
 
-    from evalcore.io.lines import raw_blocks
+    from evalcore.io._lines import raw_blocks
 
     rng = random.Random(seed)
     pieces = [b"a", b"bb", b"q1 0 d1 1", b"", b" ", b"\xc3\xa9"]
@@ -370,8 +370,8 @@ def test_blocks_of_lines_are_exactly_splitlines(seed):
 
 def _at_boundary(body_lines: int, bad: bytes, eol: bytes, fmt: str) -> tuple[bytes, int]:
     """A file of more than one block of lines whose line ``n`` (returned) is ``bad`` and sits just past
-    the first block boundary (``io.lines.BLOCK``)."""
-    from evalcore.io.lines import BLOCK
+    the first block boundary (``io._lines.BLOCK``)."""
+    from evalcore.io._lines import BLOCK
 
     line = (b"T%04d doc-%08d L1" if fmt == "ntcir" else b"%d 0 doc-%08d 1")
     rows, size, i = [], 0, 0
@@ -400,7 +400,7 @@ def test_a_run_line_across_the_block_boundary_is_read_whole():
     """The first block ends in the middle of a line: that line is parsed whole, and a bad line after
     it is named by its number (CRLF line ends, a header, blank lines)."""
     from evalcore.io import read_run
-    from evalcore.io.lines import BLOCK
+    from evalcore.io._lines import BLOCK
 
     head = b"# ir_metadata\r\n\r\n"
     line = b"q1 Q0 d%07d %d 1.5 tag\r\n"

@@ -284,7 +284,7 @@ def test_limits_are_validated_and_sizes_parsed():
 # -- nothing but InputError ----------------------------------------------------------------------
 @pytest.mark.parametrize("exc", [MemoryError(), OverflowError("int too large"), KeyError("x"), IndexError("y")])
 def test_unforeseen_errors_inside_the_loader_become_input_errors(monkeypatch, exc):
-    import evalcore.io.assemble as A
+    import evalcore.io._assemble as A
 
     def boom(*a, **k):
         raise exc

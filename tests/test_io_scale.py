@@ -22,8 +22,10 @@ from reference import ref_q_measure
 
 import evalcore
 from evalcore import _cache, metrics
-from evalcore.io import assemble, dochash, read_run
-from evalcore.io import qrels as qrels_mod
+from evalcore.io import _assemble as assemble
+from evalcore.io import _dochash as dochash
+from evalcore.io import _qrels as qrels_mod
+from evalcore.io import read_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,7 +184,7 @@ def test_every_hash_colliding_gives_the_same_collection(monkeypatch):
     rtext = "".join(f"t{t} Q0 d{j} {j} {(50 - j) // 2} x\n" for t in range(4) for j in range(30))
     back = "".join(reversed(rtext.splitlines(keepends=True)))
     qrels, runs = ("q.txt", qtext.encode()), [("a.txt", rtext.encode()), ("b.txt", back.encode())]
-    for mod in (assemble, qrels_mod, evalcore.io.order):
+    for mod in (assemble, qrels_mod, evalcore.io._order):
         monkeypatch.setattr(mod, "hash_strings", lambda arr: real(arr) % np.uint64(2))
     real_block = dochash.hash_block
 
@@ -357,7 +359,7 @@ def test_topic_codes_equal_dictionary_encode(layout):
     appearance, one index per row), whatever the layout."""
     import pyarrow.compute as pc
 
-    from evalcore.io.order import _topic_codes
+    from evalcore.io._order import _topic_codes
     rng = np.random.default_rng(11)
     names = ["q1", "q10", "q2", "é", "q1 ", "Q1"]
     rows = {"grouped": [n for n in names for _ in range(40)],
@@ -492,7 +494,7 @@ _LAYOUTS = ["equal_topics", "unequal_topics", "one_long_topic", "interleaved"]
 def test_may_repeat_equals_a_set_reference(layout):
     """``order._may_repeat`` (per-topic sorts, or pandas' hash set) answers exactly as a Python set
     does, on random keys with and without a planted repeat, in every file layout."""
-    from evalcore.io.order import _may_repeat
+    from evalcore.io._order import _may_repeat
     rng = np.random.default_rng(100 + _LAYOUTS.index(layout))  # (a fixed seed per layout)
     for trial in range(60):
         n_topics = int(rng.integers(1, 12))
@@ -521,7 +523,7 @@ def test_may_repeat_pads_and_shared_top_bits_never_hide_a_repeat():
     Keys equal to a pad or sharing their top 32 bits get the exact answer of a set (short topics: the
     whole keys are checked next) or True (topics past 23,170 rows, padded with 64-bit numbers) -
     never False for a real repeat."""
-    from evalcore.io.order import _may_repeat
+    from evalcore.io._order import _may_repeat
     tind = np.array([0, 0, 0, 1], np.int32)
     hi = np.uint64(5 << 32)
     assert not _may_repeat(np.array([7, 8, 9, 1], np.uint64), tind, 2)  # key 1 = a whole-key pad of topic 1

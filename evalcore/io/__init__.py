@@ -19,7 +19,7 @@ Runs
     * JSON lines (``.jsonl`` / ``.ndjson``, or any file whose first line
       starts with ``{``): ``{"query_id": ..., "doc_id": ..., "score": ...}``
       per line (PyTerrier's ``qid`` / ``docno`` too).
-Python objects (:mod:`evalcore.io.frames`)
+Python objects (:mod:`evalcore.io._frames`)
     * DataFrames with PyTerrier's (``qid, docno, label`` / ``qid, docno,
       score[, rank]``) or ir_measures' columns (``query_id, doc_id,
       relevance`` / ``query_id, doc_id, score``); pyarrow Tables with the
@@ -78,7 +78,7 @@ rows of each group of equal scores are sorted (by document id), otherwise
 one vectorised three-key sort orders the run. A TREC or NTCIR one-file
 qrels file is read the same way (labels as int8; ``L<n>`` and S, A, B
 vectorised). Document ids are hashed once, in numpy, straight from the
-arrow buffers (:mod:`.dochash`: an id of 8-16 bytes is two overlapping
+arrow buffers (:mod:`._dochash`: an id of 8-16 bytes is two overlapping
 8-byte reads); the judged (topic, document) keys are indexed once per
 collection by a slot table on their top bits (and a second one, on the
 low bits, for the keys that share a slot) plus one packed record per key
@@ -95,7 +95,7 @@ Whenever anything looks off (a parse error, an empty field, a label out of
 range) the file is re-read by a
 plain line-by-line parser whose job is to name the first bad line in an
 :class:`InputError` (or word the warning exactly); it reads a block of
-~1 MB of lines at a time (:mod:`.lines`) into arrow columns, so it holds the
+~1 MB of lines at a time (:mod:`._lines`) into arrow columns, so it holds the
 text plus ~40 bytes per line. A repeated document is named by one streamed
 scan of the text for its line, not a second parse.
 
@@ -142,21 +142,21 @@ from __future__ import annotations
 
 import functools
 
-from .assemble import load_collection as _load_collection
+from ._assemble import load_collection as _load_collection
+from ._frames import python_sources
+from ._names import run_name
+from ._qrels import Qrels
+from ._qrels import read_qrels as _read_qrels
+from ._runs import Run, read_run
 from .errors import InputError
-from .frames import python_sources
 from .limits import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, Limits
-from .names import run_name
-from .qrels import Qrels
-from .qrels import read_qrels as _read_qrels
-from .runs import Run, read_run
 
 _PYTHON_INPUTS = """
     Also, for qrels and runs: a pyarrow ``Table`` / ``RecordBatch`` with a
     DataFrame's columns, and ir_datasets-style iterables of records
     (``dataset.qrels_iter()``, ``dataset.scoreddocs_iter()``: namedtuples
     with ``query_id, doc_id, relevance`` / ``query_id, doc_id, score``), as
-    :mod:`evalcore.io.frames` describes; a dict ``{name: iterable}`` names
+    :mod:`evalcore.io._frames` describes; a dict ``{name: iterable}`` names
     several runs.
 """
 

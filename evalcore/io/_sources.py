@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._kinds import is_frame, is_named_runs, is_nested_dict
+from ._names import base_name, extension, not_data, run_name
 from .errors import InputError, shorten
-from .kinds import is_frame, is_named_runs, is_nested_dict
 from .limits import DEFAULT_LIMITS, INFLATE_STEP, Budget, Ctx, Limits, human_bytes, read_limited
-from .names import base_name, extension, not_data, run_name
 
 RUN_FORMATS = ("auto", "trec", "ntcir", "res", "jsonl")
 _JSONL_EXTS = ("jsonl", "ndjson")

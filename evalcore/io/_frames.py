@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from ._kinds import is_nested_dict
+from ._order import Parsed, order_rows
 from .errors import DUP_FIX, InputError
-from .kinds import is_nested_dict
 from .limits import MAX_LEVEL
-from .order import Parsed, order_rows
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made or read, not with the module
     import pandas as pd
@@ -252,10 +252,10 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
 
 
 def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> Parsed:
-    """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`.order`)."""
+    """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`._order`)."""
     import pandas as pd
 
-    from .sources import RunSource
+    from ._sources import RunSource
 
     display = f"run {name!r}"
     df = _dict_frame(obj, "score", display) if isinstance(obj, Mapping) else obj

@@ -1,10 +1,10 @@
 """Run parsing, slow path: line by line, to name the first bad line of a TREC run in an InputError.
 
-Memory: lines are read a block at a time (:mod:`.lines`) and each block's fields become arrow
+Memory: lines are read a block at a time (:mod:`._lines`) and each block's fields become arrow
 arrays before the next block is read, so a 96 MB run with a bad last line holds its text plus its
 columns (a few bytes per line beyond the text), not 20 x the text in Python objects. The first
 malformed line is named (fields, score, rank); a file without one is then checked, all at once, for
-a document listed twice (:func:`.repeats.first_occurrence`), naming the first such line.
+a document listed twice (:func:`._repeats.first_occurrence`), naming the first such line.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from itertools import islice
 import numpy as np
 import pyarrow as pa
 
+from ._lines import raw_lines
+from ._repeats import first_occurrence
+from ._text import FLOAT_RE, INT_RE, content_lines
 from .errors import DUP_FIX, InputError, shorten
-from .lines import raw_lines
-from .repeats import first_occurrence
-from .text import FLOAT_RE, INT_RE, content_lines
 
 _RUN_FIELDS = "topic Q0 doc rank score tag"
 _ROWS = 65_536   # rows per block of columns

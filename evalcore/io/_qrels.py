@@ -12,17 +12,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from .dochash import as_numpy, hash_strings, pair_keys
+from ._dochash import as_numpy, hash_strings, pair_keys
+from ._frames import qrels_frame
+from ._kinds import is_frame
+from ._lines import raw_lines
+from ._names import extension, natural_sorted, run_name
+from ._repeats import first_occurrence
+from ._sources import SourceFile, qrels_files, source_name
+from ._text import INT_RE, content_lines, first_fields, text_bytes
+from ._trec_fast import BLOCK, PARSE_OPTIONS, clean_blanks, drop_comments, needs_cleaning
 from .errors import InputError, shorten, unforeseen
-from .frames import qrels_frame
-from .kinds import is_frame
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Ctx, Limits
-from .lines import raw_lines
-from .names import extension, natural_sorted, run_name
-from .repeats import first_occurrence
-from .sources import SourceFile, qrels_files, source_name
-from .text import INT_RE, content_lines, first_fields, text_bytes
-from .trec_fast import BLOCK, PARSE_OPTIONS, clean_blanks, drop_comments, needs_cleaning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,7 +178,7 @@ def read_qrels(source, *, fmt: str = "auto", limits: Limits | None = None) -> Qr
     files (e.g. per-topic ``.rel`` files), or a list of these; all judgments
     are merged. Also a DataFrame (``qid, docno, label`` or ``query_id,
     doc_id, relevance``) or a dict ``{qid: {docno: level}}``
-    (:mod:`evalcore.io.frames`). See the module docstring for the formats and how ``fmt="auto"``
+    (:mod:`evalcore.io._frames`). See the module docstring for the formats and how ``fmt="auto"``
     sniffs them.
 
     Labels are ASCII integers (or NTCIR's ``L<n>`` / S, A, B) up to
@@ -210,7 +210,7 @@ def _read_qrels(source, fmt: str, ctx: Ctx) -> Qrels:
     """The line loop (every format; the fast path first for one TREC file). Memory: lines are read a
     block at a time and each block's fields become arrow arrays (:class:`_Columns`), so what parsing
     holds is the text plus a few bytes per judgment; repeated judgments are found at the end, with
-    arrays (:func:`.repeats.first_occurrence`), not with a dict of Python tuples (~200 bytes a line)."""
+    arrays (:func:`._repeats.first_occurrence`), not with a dict of Python tuples (~200 bytes a line)."""
     files = qrels_files(source, ctx)
     for f in files:
         f.total = ctx.total

@@ -10,15 +10,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
-from .dochash import HashTable, Strings, as_arrow, as_numpy, blocks, hash_block, hash_strings, pair_keys, same_rows
+from ._dochash import HashTable, Strings, as_arrow, as_numpy, blocks, hash_block, hash_strings, pair_keys, same_rows
+from ._names import base_name, natural_sorted, written_differently
+from ._order import Parsed, check_order
+from ._qrels import Qrels, read_qrels
+from ._runs import finish_run, read_run_file
+from ._sources import RUN_FORMATS, RunSource, run_sources
+from ._stream import ReadAhead, TensorFill, settle_malloc
 from .errors import InputError, shorten, unforeseen
 from .limits import DEFAULT_LIMITS, Ctx, Limits, human_bytes
-from .names import base_name, natural_sorted, written_differently
-from .order import Parsed, check_order
-from .qrels import Qrels, read_qrels
-from .runs import finish_run, read_run_file
-from .sources import RUN_FORMATS, RunSource, run_sources
-from .stream import ReadAhead, TensorFill, settle_malloc
 
 
 @dataclass
@@ -29,7 +29,7 @@ class _Judgments:
     costs, per row, one read of a slot table indexed by the key's top bits
     (which judged key, if any, has them), one read of that key's record
     (key, length and first words of its doc id) and a byte-wise comparison
-    (:func:`.dochash.same_rows`); rows whose slot several judged keys share
+    (:func:`._dochash.same_rows`); rows whose slot several judged keys share
     read a second slot table, indexed by the key's low bits, that holds
     only those keys, and the few rows whose second slot is shared too find
     their key by binary search. Nothing here is rebuilt per run, so loading
@@ -63,9 +63,9 @@ class _Judgments:
     def judge(self, docs: pa.Array, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(key, level) of every row of a run, in file order: row ``i`` is document ``docs[i]`` for the
         topic numbered ``group[i]`` (the evaluated topics numbered as ``topic_index``, others past
-        them); level -1 = unjudged. The keys (:func:`.dochash.pair_keys`) are the run's duplicate check.
+        them); level -1 = unjudged. The keys (:func:`._dochash.pair_keys`) are the run's duplicate check.
 
-        Hashing, keys and lookup run block by block (:func:`.dochash.blocks`), so that a block's ids,
+        Hashing, keys and lookup run block by block (:func:`._dochash.blocks`), so that a block's ids,
         read once from the arrow buffer, are hashed and compared while they sit in the CPU cache.
         """
         s = Strings.of(docs)
@@ -80,7 +80,7 @@ class _Judgments:
         return keys, out
 
     def lookup(self, k: np.ndarray, docs: Strings, rows_of: np.ndarray) -> np.ndarray:
-        """Level per row (its (topic index, document) key, :func:`.dochash.pair_keys`); -1 where unjudged.
+        """Level per row (its (topic index, document) key, :func:`._dochash.pair_keys`); -1 where unjudged.
 
         ``docs`` holds the run's document ids and row ``i``'s id is ``docs``' string ``rows_of[i]``:
         every match is confirmed on the key and on the ids themselves, byte for byte (equal keys and
@@ -404,7 +404,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     lc = J.level_counts[:len(topic_ids)]
 
     def read(s: RunSource):
-        """In the reader thread: the run's file read and parsed into columns (:func:`.runs.read_run_file`)."""
+        """In the reader thread: the run's file read and parsed into columns (:func:`._runs.read_run_file`)."""
         try:
             return s, read_run_file(s, order, keep_first_duplicate)
         except InputError:

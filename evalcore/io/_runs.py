@@ -7,16 +7,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from ._frames import parse_frame_run
+from ._jsonl import parse_jsonl_run
+from ._names import run_name
+from ._order import Parsed, check_order, order_rows
+from ._sources import RUN_FORMATS, RunSource, run_sources, source_name
+from ._text import content_lines, first_fields, text_bytes
+from ._trec_fast import arrow_trec, clean_blanks, drop_comments, needs_cleaning
+from ._trec_lines import slow_trec
 from .errors import DUP_FIX, InputError, shorten, unforeseen
-from .frames import parse_frame_run
-from .jsonl import parse_jsonl_run
 from .limits import DEFAULT_LIMITS, Ctx, Limits
-from .names import run_name
-from .order import Parsed, check_order, order_rows
-from .sources import RUN_FORMATS, RunSource, run_sources, source_name
-from .text import content_lines, first_fields, text_bytes
-from .trec_fast import arrow_trec, clean_blanks, drop_comments, needs_cleaning
-from .trec_lines import slow_trec
 
 
 @dataclass
@@ -79,7 +79,7 @@ def read_run_file(src: RunSource, order: str, keep_first: bool) -> _Columns | Pa
 
 
 def finish_run(x: _Columns | Parsed, order: str, keep_first: bool, judgments=None) -> Parsed:
-    """A run's rows put in order (:func:`.order.order_rows`; ``judgments``: the loader's, to look
+    """A run's rows put in order (:func:`._order.order_rows`; ``judgments``: the loader's, to look
     every row's judged level up on the way)."""
     if isinstance(x, Parsed):
         return x
@@ -163,7 +163,7 @@ class Run:
 def read_run(source, *, fmt: str = "auto", order: str = "score", keep_first_duplicate: bool = False,
              name: str | None = None, limits: Limits | None = None) -> Run:
     """Read one run: a TREC run file, a JSON-lines run, an NTCIR run (directory / zip of ``TOPIC.res``
-    files), a DataFrame or a pytrec_eval dict (see :mod:`evalcore.io.frames`).
+    files), a DataFrame or a pytrec_eval dict (see :mod:`evalcore.io._frames`).
 
     **Order** (TREC runs): ``order="score"`` (default) ranks each topic's
     documents by score, descending, and breaks exact score ties by document

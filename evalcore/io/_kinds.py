@@ -1,6 +1,6 @@
 """What kind of in-memory input an object is: a DataFrame, a pytrec_eval-style dict, or named runs.
 
-Read by :mod:`.sources` (to tell the inputs apart) and by the parsers (:mod:`.frames`, :mod:`.qrels`); it
+Read by :mod:`._sources` (to tell the inputs apart) and by the parsers (:mod:`._frames`, :mod:`._qrels`); it
 imports no other stage, so every stage may ask it.
 """
 from __future__ import annotations

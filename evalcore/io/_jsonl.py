@@ -3,7 +3,7 @@
 PyTerrier's names ``qid`` / ``docno`` are accepted too, and ``rank`` is used
 with ``order="rank"``; other keys are ignored. Blank lines and ``#`` comment
 lines are skipped. The same ordering, tie and duplicate policy as TREC runs
-applies (:mod:`.order`); a bad line is named with its number and text.
+applies (:mod:`._order`); a bad line is named with its number and text.
 """
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ._lines import raw_lines
+from ._order import Parsed, order_rows
+from ._sources import RunSource
+from ._text import text_bytes
 from .errors import DUP_FIX, InputError, shorten
-from .lines import raw_lines
-from .order import Parsed, order_rows
-from .sources import RunSource
-from .text import text_bytes
 
 _KEYS = (("query_id", "qid"), ("doc_id", "docno"))
 _HINT = 'each line is one JSON object such as {"query_id": "q1", "doc_id": "d7", "score": 12.5}'

@@ -4,7 +4,7 @@ The line-by-line parsers used to keep a ``dict[(topic, doc)] -> line`` to spot a
 twice: ~200 bytes per line (a tuple, two strings, a dict slot), 18-22 x the text of a 100 MB file.
 Here the parsers keep their columns as arrow arrays (a few bytes per line beyond the text) and
 :func:`first_occurrence` finds every repeat at once: 64-bit keys of (topic, document) hashes
-(:mod:`.dochash`), one stable sort, and every proposed match confirmed on the strings themselves
+(:mod:`._dochash`), one stable sort, and every proposed match confirmed on the strings themselves
 (hashes only propose; results are exact, collisions included).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .dochash import hash_strings, pair_keys, same_strings
+from ._dochash import hash_strings, pair_keys, same_strings
 
 
 def first_occurrence(topics: pa.Array, docs: pa.Array) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Run parsing, fast path: pyarrow's CSV reader over a whole TREC run file.
 
 Returns ``None`` whenever anything looks off (parse error, empty field, a
-missing or non-finite score); the caller then falls back to :mod:`.trec_lines`, whose job
+missing or non-finite score); the caller then falls back to :mod:`._trec_lines`, whose job
 is to name the first bad line.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from .dochash import as_numpy
-from .lines import raw_blocks
+from ._dochash import as_numpy
+from ._lines import raw_blocks
 
 _RUN_COLS = ["t", "q", "d", "r", "s", "g"]
 # 1 MB blocks: the reader's working memory stays ~1 MB of parsed fields per block instead of the whole

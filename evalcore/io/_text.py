@@ -11,10 +11,10 @@ import io
 import re
 from itertools import islice
 
+from ._lines import raw_blocks, raw_lines
+from ._sources import SourceFile
 from .errors import InputError
 from .limits import INFLATE_STEP
-from .lines import raw_blocks, raw_lines
-from .sources import SourceFile
 
 try:  # ISA-L inflates about twice as fast as zlib; optional, same bytes out
     from isal.igzip import GzipFile as _GzipFile

@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .dochash import as_arrow, as_numpy, hash_strings, pair_keys
+from ._dochash import as_arrow, as_numpy, hash_strings, pair_keys
+from ._names import natural_key
+from ._repeats import first_occurrence
+from ._sources import RunSource
 from .errors import DUP_FIX, InputError
-from .names import natural_key
-from .repeats import first_occurrence
-from .sources import RunSource
 
 _ORDERS = ("score", "rank", "file")
 
@@ -69,7 +69,7 @@ class Parsed:
     row_topic: np.ndarray    # int32 per row in evaluation order, index into topics, sorted ascending
     perm: np.ndarray         # int64: evaluation order -> file row
     docs: pa.Array           # doc id per file row
-    doc_hash: np.ndarray | None  # uint64 per file row (:func:`.dochash.hash_strings`); None when ``levels`` is set
+    doc_hash: np.ndarray | None  # uint64 per file row (:func:`._dochash.hash_strings`); None when ``levels`` is set
     n_lines: int
     warnings: list[str]
     levels: np.ndarray | None = None  # int8 judged level per file row (-1 unjudged), when the loader's
@@ -83,7 +83,7 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
                 keep_first: bool, n_lines: int, on_dup: Callable[[int, int], None], judgments=None) -> Parsed:
     """Sort the rows into evaluation order, vectorised (pyarrow / numpy).
 
-    Topics are dictionary-encoded; documents are hashed (:mod:`.dochash`) and
+    Topics are dictionary-encoded; documents are hashed (:mod:`._dochash`) and
     repeated (topic, document) pairs are looked for among integer keys - an
     equal pair of keys is confirmed on the strings (dictionary codes) before
     anything is reported. For ``order="score"`` a single multi-key sort
@@ -109,7 +109,7 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
         keys, levels = judgments.judge(d, code[tind])
     warnings = []
     if _may_repeat(keys, tind, len(tvals)):  # a repeated document, or (rarely) a hash collision
-        # exact, with arrays (:func:`.repeats.first_occurrence`: hashes propose, the strings confirm);
+        # exact, with arrays (:func:`._repeats.first_occurrence`: hashes propose, the strings confirm);
         # a dictionary of every document id (the earlier way) held ~2 x the run's text more
         first = first_occurrence(t.combine_chunks() if isinstance(t, pa.ChunkedArray) else t,
                                  d.combine_chunks() if isinstance(d, pa.ChunkedArray) else d)
