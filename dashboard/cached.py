@@ -191,7 +191,8 @@ def current_collection(s: Settings | None = None) -> Collection:
 def _relevant(key: str, s: Settings) -> tuple:
     """The sidebar settings this metric reads (its registry parameters), as hashable (name, value) pairs:
     only these key its cached scores, so a slider move recomputes only the metrics that read it."""
-    sidebar = {"gains": s.gains, "beta": s.beta, "penalties": s.penalties, "rel_threshold": s.rel_threshold}
+    sidebar = {"gains": s.gains, "beta": s.beta, "penalties": s.penalties, "rel_threshold": s.rel_threshold,
+               "p": s.p}
     return tuple(sorted(METRICS[key.partition("@")[0]].reads(sidebar).items()))
 
 
@@ -272,7 +273,7 @@ def preset_gains(name: str, K: int) -> list[float] | None:
 def label(key: str, c: Collection, s: Settings) -> str:
     """The canonical configured label, e.g. ``Q-measure(gains=10:5:1)``."""
     return registry.metric_label(key, c, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties),
-                                 rel_threshold=s.rel_threshold)
+                                 rel_threshold=s.rel_threshold, p=s.p)
 
 
 def first_and_preferred(c: Collection, s: Settings) -> tuple[np.ndarray, np.ndarray]:

@@ -85,6 +85,7 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "sim_runs": ("nr", 30, int),
     "sim_seed": ("seed", 0, int),
     "beta": ("beta", DEFAULTS["beta"], float),
+    "rbp_p": ("p", DEFAULTS["p"], float),        # RBP's persistence (Moffat & Zobel 2008)
     "cutoff": ("cutoff", DEFAULTS["cutoffs"][0], int),
     "threshold": ("thr", "relaxed", str),
     "top_n": ("top", 0, int),
@@ -161,6 +162,7 @@ class Settings:
     metrics: tuple[str, ...]       # base keys, as chosen
     top_n: int
     top_by: str
+    p: float = DEFAULTS["p"]       # RBP's persistence
 
     @property
     def K(self) -> int:
@@ -174,14 +176,14 @@ class Settings:
     def params(self) -> dict:
         """Keyword arguments of ``evalcore.score_matrices`` / ``evaluate``."""
         return {"gains": list(self.gains), "beta": self.beta, "penalties": list(self.penalties),
-                "rel_threshold": self.rel_threshold}
+                "rel_threshold": self.rel_threshold, "p": self.p}
 
     def as_json(self) -> dict:
         """The settings file the CLI (``--settings``) and the Data page both read."""
         return {
             "gains": list(self.gains), "gains_paper_notation": paper(self.gains),
             "beta": self.beta, "penalties": list(self.penalties), "cutoffs": [self.cutoff],
-            "rel_threshold": self.rel_threshold, "metrics": list(self.metric_keys),
+            "rel_threshold": self.rel_threshold, "p": self.p, "metrics": list(self.metric_keys),
             "top_n": self.top_n, "top_by": self.top_by,
         }
 
@@ -192,8 +194,8 @@ CUTOFF_REQUIRED = cutoff_required()
 
 def page_keys() -> list[str]:
     """The settings in the address that belong to one page (its choices), not to the sidebar."""
-    shared = {"dataset", "sim_topics", "sim_runs", "sim_seed", "beta", "cutoff", "threshold", "top_n", "top_by",
-              "upload_fp", "upload_name"}
+    shared = {"dataset", "sim_topics", "sim_runs", "sim_seed", "beta", "rbp_p", "cutoff", "threshold", "top_n",
+              "top_by", "upload_fp", "upload_name"}
     return [k for k in _SCALARS if k not in shared]
 
 
@@ -339,6 +341,7 @@ def current() -> Settings:
         metrics=tuple(ss["metrics"]) or DEFAULT_METRICS,
         top_n=int(ss["top_n"]),
         top_by=str(ss["top_by"]),
+        p=float(ss["rbp_p"]),
     )
 
 

@@ -95,6 +95,11 @@ def sidebar(c) -> None:
                  disabled=K < 2)
         st.multiselect("Metrics", list(cached.METRIC_KEYS), key="metrics",
                        help="Metrics shown on every page (cutoff metrics use l).")
+        if any(m.startswith("RBP") for m in ss["metrics"]) or str(ss["top_by"]).startswith("RBP"):
+            lo, hi = state.WIDGET_BOUNDS["rbp_p"]
+            st.slider("RBP persistence p", lo, hi, step=0.01, key="rbp_p", format="%.2f",
+                      help="Rank-biased precision (Moffat & Zobel 2008): the user reads rank 1, then goes on to "
+                           "each next rank with probability p; RBP@l = (1 - p) sum_{r <= l} rel(r) p^(r-1).")
         c1, c2 = st.columns([1, 1.4])
         c1.number_input("top N runs", min_value=0, max_value=1000, step=1, key="top_n",
                         help="Analyse only the best N runs (0 = all runs).")
@@ -154,8 +159,9 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) ->
 def settings_line(s: state.Settings, c) -> str:
     names = [safe.md(n, 40) for n in state.level_names(s.K, c.level_names)]
     gains = " : ".join(f"{names[L - 1]}={s.gains[L - 1]:g}" for L in range(s.K, 0, -1))
+    rbp = f" · RBP p = {s.p:g}" if any(m.startswith("RBP") for m in s.metrics) else ""
     return (f"gains {gains} · beta {s.beta:g} · cutoff l = {s.cutoff} · "
-            f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold")
+            f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold{rbp}")
 
 
 #: Quick pass size and the interactive budget (CPU seconds) a full-B run must

@@ -28,7 +28,7 @@ ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
 #: The order in which the app fits a file's keys (and so the order of its notes); how each key is
 #: fitted, and which widget it sets, is the key's :class:`~evalcore.settings.Field` (``app``, ``widget``).
-_ORDER = ("gains", "penalties", "beta", "cutoffs", "rel_threshold", "metrics", "top_n", "top_by", "dataset",
+_ORDER = ("gains", "penalties", "beta", "p", "cutoffs", "rel_threshold", "metrics", "top_n", "top_by", "dataset",
           "log_base", "mean", "simulated", "swap", "bootstrap", "stability")
 
 

@@ -99,7 +99,8 @@ def metric_label(key: str, collection: Collection | None = None, *, gains=None, 
 
 
 def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 1.0, penalties=None,
-                 rel_threshold: int = 1, log_base: float = 2, names: str | None = None) -> np.ndarray:
+                 rel_threshold: int = 1, log_base: float = 2, p: float = 0.8, names: str | None = None
+                 ) -> np.ndarray:
     """Per-topic scores of one metric, shape (n_runs, n_topics).
 
     ``key``: any name :mod:`evalcore.names` accepts (``Q-measure(beta=2)``,
@@ -107,17 +108,18 @@ def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 
     override the keyword arguments. ``names``: the convention to read it in
     (None = auto: the ambiguous ``nDCG@k`` is evalcore's; :func:`score_matrices`
     and :func:`evaluate`, where users paste lists of names, warn about it).
+    ``p``: the persistence of RBP (Moffat & Zobel 2008), for RBP@k and RBP-residual@k without ``(p=...)``.
     """
     spec, cutoff = parse_metric(key, names)
     r = resolve(key, names, warn=False)
-    kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base)
+    kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
     kw.update(r.params)
     return spec.func(collection, **_kwargs(spec, cutoff, **kw))
 
 
 def score_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None,
                    beta: float = 1.0, penalties=None, cutoffs: Sequence[int] = (10, 1000),
-                   rel_threshold: int = 1, log_base: float = 2, names: str | None = None,
+                   rel_threshold: int = 1, log_base: float = 2, p: float = 0.8, names: str | None = None,
                    standardise: str | None = None, std_a: float = 0.15, std_b: float = 0.5
                    ) -> dict[str, np.ndarray]:
     """``{key: (n_runs, n_topics) array}`` for every requested metric key.
@@ -139,7 +141,7 @@ def score_matrices(collection: Collection, metrics: Iterable[str] | None = None,
     for k in (keys if metrics is None else dict.fromkeys(metric_text(m) for m in metrics)):
         resolve(k, names, warn=True)
     out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
-                           rel_threshold=rel_threshold, log_base=log_base, names=names) for k in keys}
+                           rel_threshold=rel_threshold, log_base=log_base, p=p, names=names) for k in keys}
     if standardise in (None, "none"):
         return out
     from .meta.standardise import standardise_scores
@@ -269,7 +271,7 @@ class ScoreRows:
 
 def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
                   penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
-                  log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
+                  log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
                   names: str | None = None, topics: str | None = None) -> ScoreRows | None:
     """:func:`evaluate`'s rows and attrs as a :class:`ScoreRows` (None when no metric is asked for); same
     arguments, same rows in the same order."""
@@ -279,7 +281,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
         topic_policy("AP", topics)            # a bad policy fails before any work
     _check_mean_topic(collection, per_topic)
     mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
-                          rel_threshold=rel_threshold, log_base=log_base, names=names)
+                          rel_threshold=rel_threshold, log_base=log_base, p=p, names=names)
     if metrics is None:
         names = names or "evalcore"
     if not mats:
@@ -289,7 +291,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     used_threshold: dict[str, int] = {}
     parts = []   # (key, matrix over the policy's topics, their ids, the means)
     aggregate: dict[str, str] = {}
-    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base)
+    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
     for key, m in mats.items():
         m, tids, policy = _under_policy(collection, key, m, topics, names, settings)
         used_topics[key] = {"policy": policy, "n_topics": len(tids)}
@@ -328,7 +330,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
 
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
-             log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
+             log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
              names: str | None = None, topics: str | None = None) -> pd.DataFrame:
     """Evaluate every run on every topic; a tidy DataFrame (run, topic, metric, value).
 
@@ -348,7 +350,8 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     ``df.attrs`` states what was used, per metric: ``attrs["topics"][metric]
     = {"policy": ..., "n_topics": ...}`` and, for binary measures,
     ``attrs["rel_threshold"][metric]`` (a threshold written in the name,
-    ``AP(rel=2)``, wins over ``rel_threshold``).
+    ``AP(rel=2)``, wins over ``rel_threshold``). ``p``: RBP's persistence
+    (Moffat & Zobel 2008) where the name does not fix it (``RBP(p=0.9)@10``).
 
     >>> import evalcore
     >>> c = evalcore.paper_examples()
@@ -357,7 +360,7 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     ['run', 'topic', 'metric', 'value']
     """
     rows = evaluate_rows(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
-                         rel_threshold=rel_threshold, log_base=log_base, mean=mean, per_topic=per_topic,
+                         rel_threshold=rel_threshold, log_base=log_base, p=p, mean=mean, per_topic=per_topic,
                          names=names, topics=topics)
     if rows is None:
         import pandas as pd

@@ -84,6 +84,7 @@ WIDGET_BOUNDS = {
     "sim_topics": (2, SIM_MAX_TOPICS), "sim_runs": (2, SIM_MAX_RUNS), "beta": (0.0, 10.0), "cutoff": (1, 1000),
     "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
     "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
+    "rbp_p": (0.01, 0.99),
     "sim_seed": (0, 10**6), "sw_seed": (0, 10**6), "bs_seed": (0, 10**6), "st_seed": (0, 10**6),
 }
 
@@ -101,7 +102,7 @@ class Field:
     ``choices``), ``"str"``, ``"metric"`` (one metric name), ``"metrics"`` (a list of names),
     ``"levels"`` (one number per level, > ``low``), ``"paper_levels"`` (levels in the papers'
     notation, stored under ``store``), ``"cutoffs"`` (whole numbers ``low..high``) or ``"group"`` (an
-    object of ``fields``). ``low`` / ``high``: inclusive bounds (``low_open``: ``low`` excluded);
+    object of ``fields``). ``low`` / ``high``: inclusive bounds (``low_open`` / ``high_open``: excluded);
     ``default``: the value used when neither an option nor the file gives one; ``role``: ``"metric"``
     (read by the command line and the app), ``"app"`` (the dashboard's only) or ``"info"``
     (informational, never applied). ``widget``: the app's session key it sets (its range is
@@ -115,6 +116,7 @@ class Field:
     low: float | None = None
     high: float | None = None
     low_open: bool = False
+    high_open: bool = False
     choices: tuple[str, ...] = ()
     default: Any = None
     help: str = ""
@@ -141,7 +143,7 @@ def _param_field(name: str, *, cap: float, **kw) -> Field:
     from .registry import PARAMS
 
     p = PARAMS[name]
-    return Field(p.name, p.kind, p.low, cap if p.high is None else p.high, low_open=p.low_open,
+    return Field(p.name, p.kind, p.low, cap if p.high is None else p.high, low_open=p.low_open, high_open=p.high_open,
                  default=p.default, help=p.doc, role="metric", **kw)
 
 
@@ -159,6 +161,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     _param_field("beta", cap=1000.0, widget="beta", app="clamp"),
     _param_field("rel_threshold", cap=MAX_LEVEL, app="threshold"),
     _param_field("log_base", cap=1e6, app="not_shown", why="the app's nDCG uses log base 2"),
+    _param_field("p", cap=1.0, widget="rbp_p", app="clamp"),
     Field("mean", "choice", choices=("arithmetic", "geometric"), default="arithmetic", role="metric",
           app="not_shown", why="the app averages over topics arithmetically", help="mean over topics"),
     Field("names", "choice", choices=CONVENTIONS, role="metric", help="how metric names are read"),
@@ -203,23 +206,26 @@ def _type(v) -> str:
             dict: "an object", type(None): "null"}.get(type(v), type(v).__name__)
 
 
-def _number(where: str, v, lo: float, hi: float, *, integer: bool, low_open: bool = False):
+def _number(where: str, v, lo: float, hi: float, *, integer: bool, low_open: bool = False,
+            high_open: bool = False):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise SettingsError(f"{where} must be {'a whole number' if integer else 'a number'}; got {_type(v)} {v!r}")
     if not math.isfinite(v):
         raise SettingsError(f"{where} must be a finite number; got {v!r}")
     if integer and v != int(v):
         raise SettingsError(f"{where} must be a whole number; got {v!r}")
-    if not lo <= v <= hi or (low_open and v == lo):
-        raise SettingsError(f"{where} must be between {lo:g} and {hi:g}; got {v!r}")
+    if not lo <= v <= hi or (low_open and v == lo) or (high_open and v == hi):
+        raise SettingsError(f"{where} must be between {lo:g} and {hi:g}"
+                            f"{' (both excluded)' if low_open and high_open else ''}; got {v!r}")
     return int(v) if integer else float(v)
 
 
-def _scalar(where: str, kind: str, spec, v, names: str | None = None, low_open: bool = False):
+def _scalar(where: str, kind: str, spec, v, names: str | None = None, low_open: bool = False,
+            high_open: bool = False):
     if kind == "int|None":
         return None if v is None else _number(where, v, *spec, integer=True)
     if kind in ("int", "float"):
-        return _number(where, v, *spec, integer=kind == "int", low_open=low_open)
+        return _number(where, v, *spec, integer=kind == "int", low_open=low_open, high_open=high_open)
     if not isinstance(v, str):
         raise SettingsError(f"{where} must be a string; got {_type(v)} {v!r}")
     if len(v) > 1000:
@@ -234,7 +240,7 @@ def _scalar(where: str, kind: str, spec, v, names: str | None = None, low_open: 
 def _field_scalar(f: Field, v, names: str | None = None, where: str | None = None):
     """One value of a scalar field (int, float, int|None, choice, str, metric), checked."""
     spec = f.choices or (None if f.low is None else f.bounds)
-    return _scalar(where or f.key, f.kind, spec, v, names, low_open=f.low_open)
+    return _scalar(where or f.key, f.kind, spec, v, names, low_open=f.low_open, high_open=f.high_open)
 
 
 def _metric(where: str, name: str, one: bool, names: str | None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,6 +172,75 @@ def test_dashboard_offers_rbp_and_recomputes_it_only_for_its_settings():
     object.__setattr__(s, "beta", 2.0)
     object.__setattr__(s, "penalties", (4.0, 3.0, 2.0))
     object.__setattr__(s, "rel_threshold", 2)
-    # a gain, beta or penalty slider does not touch RBP's cache key; the threshold does
-    assert cached._relevant("RBP@10", s) == (("rel_threshold", 2),)
-    assert cached._relevant("RBP-residual@10", s) == ()
+    object.__setattr__(s, "p", 0.9)
+    # a gain, beta or penalty slider does not touch RBP's cache key; the threshold and the persistence do
+    assert cached._relevant("RBP@10", s) == (("p", 0.9), ("rel_threshold", 2))
+    assert cached._relevant("RBP-residual@10", s) == (("p", 0.9),)
+    assert cached._relevant("AP", s) == (("rel_threshold", 2),)
+
+
+# -- the persistence as a setting: Python keyword, CLI option, settings file, dashboard slider ----------
+def _plain(c, k, p):
+    return ref.reference_matrix(c, "RBP", cutoff=k, p=p)
+
+
+def test_persistence_keyword_equals_the_plain_formula():
+    c = evalcore.simulated_collection(12, 5, seed=4)
+    got = registry.score_matrix(c, "RBP@10", p=0.9)
+    assert np.asarray(got) == pytest.approx(np.asarray(_plain(c, 10, 0.9)), abs=ATOL)
+    # a p written in the name wins over the keyword
+    assert np.asarray(registry.score_matrix(c, "RBP(p=0.5)@10", p=0.9)) == pytest.approx(
+        np.asarray(_plain(c, 10, 0.5)), abs=ATOL)
+    df = evalcore.evaluate(c, ["RBP@10"], p=0.9)
+    assert df["value"].to_numpy() == pytest.approx(np.asarray(_plain(c, 10, 0.9)).mean(axis=1), abs=1e-9)
+
+
+def test_cli_persistence_option_settings_file_and_save_settings(tmp_path, capsys):
+    c = evalcore.paper_examples()
+    want = np.asarray(_plain(c, 10, 0.9)).mean(axis=1)
+
+    def means(argv):
+        assert main(["evaluate", "--paper-examples", "--metrics", "evalcore:RBP@10", *argv]) == 0
+        rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()[1:]]
+        return np.array([float(r[3]) for r in rows])
+
+    saved = tmp_path / "s.json"
+    assert means(["--persistence", "0.9", "--save-settings", str(saved)]) == pytest.approx(want, abs=1e-9)
+    assert json.loads(saved.read_text())["settings"]["p"] == 0.9
+    assert means(["--settings", str(saved)]) == pytest.approx(want, abs=1e-9)          # read back
+    other = np.asarray(_plain(c, 10, 0.5)).mean(axis=1)
+    assert means(["--settings", str(saved), "--persistence", "0.5"]) == pytest.approx(other, abs=1e-9)
+    for bad in ("1", "0", "1.5"):   # p is in (0, 1), as the metric table says
+        assert main(["evaluate", "--paper-examples", "--metrics", "RBP@10", "--persistence", bad]) == 2
+        assert "--persistence must be > 0 and < 1" in capsys.readouterr().err
+    with pytest.raises(Exception, match="p must be between 0 and 1"):
+        parse_settings(json.dumps({"p": 1.0}))
+
+
+def test_app_takes_the_persistence_from_a_settings_file():
+    from evalcore.app_settings import fit_to_app
+
+    a = fit_to_app(parse_settings(json.dumps({"metrics": ["RBP@10"], "p": 0.9})), 3)
+    assert a.values["rbp_p"] == 0.9 and a.values["metrics"] == ["RBP"] and a.notes == []
+    a = fit_to_app(parse_settings(json.dumps({"metrics": ["RBP@10"], "p": 0.999})), 3)
+    assert a.values["rbp_p"] == 0.99 and "0.999" in a.notes[0]
+
+
+def test_dashboard_slider_sets_the_persistence():
+    pytest.importorskip("streamlit")
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import cached
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.query_params.update({"nt": "10", "nr": "4", "seed": "3", "p": "0.9"})
+    at.session_state["metrics"] = ["RBP", "AP"]
+    at.run()
+    assert not at.exception
+    slider = next(s for s in at.sidebar.slider if s.label == "RBP persistence p")
+    assert slider.value == pytest.approx(0.9)
+    c = evalcore.simulated_collection(10, 4, seed=3)
+    s = cached.state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0),
+                              cutoff=10, rel_threshold=1, metrics=("RBP",), top_n=0, top_by="AP", p=0.9)
+    assert np.asarray(cached.score(c, "RBP@10", s)) == pytest.approx(np.asarray(_plain(c, 10, 0.9)), abs=ATOL)
+    assert cached.label("RBP@10", c, s) == "RBP(p=0.9)@10"

@@ -72,7 +72,7 @@ def field_option(option: str, f: Field):
     return number(option, int if f.kind == "int" else float, f.low, f.high, strict=f.low_open)
 
 
-_BETA, _LOG_BASE, _REL = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"]
+_BETA, _LOG_BASE, _REL, _P = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"], FIELDS["p"]
 
 EPILOG_LEVELS = (
     "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as "
@@ -144,6 +144,9 @@ def data_options_parser() -> argparse.ArgumentParser:
     m.add_argument("--log-base", type=field_option("--log-base", _LOG_BASE),
                    help=f"b of the Jarvelin-Kekalainen discount (default {_LOG_BASE.default:g}; > {_LOG_BASE.low:g} "
                         f"and < {_LOG_BASE.high:g})")
+    m.add_argument("--persistence", type=field_option("--persistence", _P), metavar="P",
+                   help=f"p of RBP@k and RBP-residual@k where the name does not fix it, RBP(p=0.9)@10 "
+                        f"(Moffat & Zobel 2008; default {_P.default:g}; > {_P.low:g} and < {_P.high:g})")
     m.add_argument("--mean", choices=("arithmetic", "geometric"),
                    help="mean over topics (geometric: exp mean log max(x, 1e-5))")
     m.add_argument("--names", choices=CONVENTIONS, help="read metric names in this convention (ir_measures: "
@@ -294,7 +297,8 @@ def metric_params(args) -> dict:
     cutoffs = _cutoffs(args.cutoffs) if args.cutoffs is not None else pick(None, "cutoffs")
     return dict(gains=gains, beta=float(pick(args.beta, "beta")), penalties=penalties, cutoffs=list(cutoffs),
                 rel_threshold=int(pick(args.rel_threshold, "rel_threshold")),
-                log_base=float(pick(args.log_base, "log_base")), names=pick(args.names, "names"))
+                log_base=float(pick(args.log_base, "log_base")), p=float(pick(args.persistence, "p")),
+                names=pick(args.names, "names"))
 
 
 def mean_of(args) -> str:
