@@ -52,6 +52,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -255,6 +256,32 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
     >>> r.to_dataframe()[["run", "mean", "better", "worse", "mark"]].values.tolist()
     [['A', 0.4, 5, 0, '▲'], ['B', 0.3, <NA>, <NA>, ''], ['C', 0.37, 3, 0, '']]
     """
+    conf = _check_settings(test, correction, alpha, confidence, topics)
+    runs, mats, topic_info = _scores(data, metrics, run_ids, topics, params)
+    _check_matrices(runs, mats)
+    baseline = _check_baseline(baseline, runs)
+    if pairs is None:
+        records, B, used_seed = _tested_pairs(mats, runs, test, conf, B, seed)
+    else:
+        conf = float(getattr(pairs, "confidence", conf))
+        records = _pair_records(pairs, test, runs, list(mats))
+        B, used_seed = getattr(pairs, "B", B), getattr(pairs, "seed", seed)
+    build = _baseline_table if baseline is not None else _pairs_table
+    table, fam, pair_table = build(mats, runs, records, baseline, correction, alpha)
+    table["n_topics"] = table["metric"].map({m: v["n_topics"] for m, v in topic_info.items()}).astype(np.int64)
+    table["topic_policy"] = table["metric"].map({m: v["policy"] for m, v in topic_info.items()})
+    resampled = test in ("randomisation", "bootstrap")
+    return CompareResult(table=table, pairs=pair_table, runs=tuple(runs), metrics=tuple(mats), baseline=baseline,
+                         test=test, correction=correction, alpha=float(alpha), confidence=float(conf),
+                         topics={m: dict(v) for m, v in topic_info.items()}, family_size=fam,
+                         B=int(B) if resampled else None, seed=used_seed if resampled else None,
+                         labels=dict(zip(runs, _letters(len(runs)), strict=True)) if baseline is None else {})
+
+
+def _check_settings(test: str, correction: str, alpha: float, confidence: float | None, topics: str | None
+                    ) -> float:
+    """:func:`compare`'s settings checked, in the order of its signature; returns the CI level (default
+    1 - alpha)."""
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if correction not in CORRECTIONS:
@@ -266,40 +293,33 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
         raise ValueError(f"confidence must be a number in (0, 1); got {confidence!r}")
     if topics is not None and topics not in POLICY_NAMES:
         raise ValueError(f"topics must be one of trec_eval, ntcireval or None; got {topics!r}")
-    runs, mats, topic_info = _scores(data, metrics, run_ids, topics, params)
-    _check_matrices(runs, mats)
+    return conf
+
+
+def _check_baseline(baseline, runs: list[str]) -> str | None:
+    """The baseline as a run name (None: all-pairs mode); an unknown name is an error listing the runs."""
     if baseline is not None and str(baseline) not in runs:
         shown = ", ".join(runs[:30]) + (f", ... ({len(runs)} runs)" if len(runs) > 30 else "")
         raise ValueError(f"unknown baseline {baseline!r}; the runs are: {shown}")
-    baseline = None if baseline is None else str(baseline)
-    if pairs is None:
-        from .meta.pairs import pair_statistics
+    return None if baseline is None else str(baseline)
 
-        # one call per topic count: under the auto policy, map (trec_eval's topics) and AP (NTCIREVAL's)
-        # of one collection cover different topics. The same seed gives each call the same samples.
-        groups: dict[int, dict] = {}
-        for m, a in mats.items():
-            groups.setdefault(a.shape[1], {})[m] = a
-        results = [pair_statistics(g, run_ids=runs, confidence=conf, tests=(test,), B=B, seed=seed)
-                   for g in groups.values()]
-        records = pd.concat([_pair_records(r, test, runs, list(g))
-                             for r, g in zip(results, groups.values(), strict=True)],
-                            ignore_index=True)
-        B, seed = results[0].B, results[0].seed
-    else:
-        conf = float(getattr(pairs, "confidence", conf))
-        records = _pair_records(pairs, test, runs, list(mats))
-        B, seed = getattr(pairs, "B", B), getattr(pairs, "seed", seed)
-    build = _baseline_table if baseline is not None else _pairs_table
-    table, fam, pair_table = build(mats, runs, records, baseline, correction, alpha)
-    table["n_topics"] = table["metric"].map({m: v["n_topics"] for m, v in topic_info.items()}).astype(np.int64)
-    table["topic_policy"] = table["metric"].map({m: v["policy"] for m, v in topic_info.items()})
-    resampled = test in ("randomisation", "bootstrap")
-    return CompareResult(table=table, pairs=pair_table, runs=tuple(runs), metrics=tuple(mats), baseline=baseline,
-                         test=test, correction=correction, alpha=float(alpha), confidence=float(conf),
-                         topics={m: dict(v) for m, v in topic_info.items()}, family_size=fam,
-                         B=int(B) if resampled else None, seed=seed if resampled else None,
-                         labels=dict(zip(runs, _letters(len(runs)), strict=True)) if baseline is None else {})
+
+def _tested_pairs(mats: dict, runs: list[str], test: str, conf: float, B: int, seed: int | None
+                  ) -> tuple[pd.DataFrame, int, object]:
+    """Every run pair of every metric tested (:func:`evalcore.meta.pair_statistics`): (records, B, seed)."""
+    from .meta.pairs import pair_statistics
+
+    # one call per topic count: under the auto policy, map (trec_eval's topics) and AP (NTCIREVAL's)
+    # of one collection cover different topics. The same seed gives each call the same samples.
+    groups: dict[int, dict] = {}
+    for m, a in mats.items():
+        groups.setdefault(a.shape[1], {})[m] = a
+    results = [pair_statistics(g, run_ids=runs, confidence=conf, tests=(test,), B=B, seed=seed)
+               for g in groups.values()]
+    records = pd.concat([_pair_records(r, test, runs, list(g))
+                         for r, g in zip(results, groups.values(), strict=True)],
+                        ignore_index=True)
+    return records, results[0].B, results[0].seed
 
 
 def _pair_records(pairs, test: str, runs: list[str], metrics: list[str]) -> pd.DataFrame:
@@ -470,7 +490,7 @@ class CompareResult:
         fields = [c for c in t.columns if c not in ("run", "metric", "n_topics", "topic_policy")]
         w = t.pivot(index="run", columns="metric", values=fields)
         w = w.reindex(index=list(self.runs))
-        w.columns = w.columns.swaplevel(0, 1)
+        w = w.swaplevel(0, 1, axis=1)
         return w.reindex(columns=pd.MultiIndex.from_product([list(self.metrics), fields]))
 
     # -- legend ------------------------------------------------------------------------
@@ -508,7 +528,6 @@ class CompareResult:
               ) -> tuple[list[str], list[tuple[str, list[str]]], list[list[str]]]:
         """(leading headers, [(metric, sub-headers)], body rows) for Markdown (fmt "md") or LaTeX."""
         esc = _latex_escape if fmt == "latex" else _md_escape
-        bold = (lambda s: rf"\textbf{{{s}}}") if fmt == "latex" else (lambda s: f"**{s}**")
         t = self.table
         by = {(r, m): row for r, m, row in zip(t["run"], t["metric"], t.to_dict("records"), strict=True)}
         top = {m: np.round(g["mean"].to_numpy(), digits).max() for m, g in t.groupby("metric", sort=False)}
@@ -524,26 +543,8 @@ class CompareResult:
             row = [name] if base_mode else [self.labels[r], name]
             for m in self.metrics:
                 x = by[(r, m)]
-                v = f"{x['mean']:.{digits}f}"
-                v = bold(v) if round(x["mean"], digits) == top[m] else v
-                if base_mode:
-                    mk = x["mark"]
-                    v += (_LATEX_MARK[mk] if fmt == "latex" else mk) if mk else ""
-                    if x["is_baseline"]:
-                        row += [v, "-", "-"] + (["-", "-"] if details else [])
-                        continue
-                    pm = f"{x['better']}/{x['worse']}"
-                    row += [v, _fmt_p(x["p_adjusted"], fmt), pm]
-                    if details:
-                        es = f"{x['effect_size']:.2f}"
-                        ci = f"[{x['ci_low']:.{digits}f}, {x['ci_high']:.{digits}f}]"
-                        row += [f"${es}$", f"${ci}$"] if fmt == "latex" else [es, ci]
-                else:
-                    won = x["better_than"]
-                    if won:
-                        sup = "".join(won) if all(len(w) == 1 for w in won) else ",".join(won)
-                        v += f"$^{{{sup}}}$" if fmt == "latex" else f"<sup>{sup}</sup>"
-                    row.append(v)
+                v = _mean_cell(x["mean"], digits, top[m], fmt)
+                row += _baseline_cells(x, v, fmt, digits, details) if base_mode else [_letters_cell(x, v, fmt)]
             body.append(row)
         return lead, groups, body
 
@@ -601,7 +602,7 @@ class CompareResult:
         if self.baseline is not None:
             t.insert(5, "baseline", self.baseline)
         if self.B is not None:
-            t["B"], t["seed"] = self.B, self.seed
+            t["B"], t["seed"] = self.B, cast(Any, self.seed)   # (an int or None; typed ``object``)
         text = t.to_csv(sep=sep, index=False, float_format="%.12g", lineterminator="\n")
         return _written(text, path)
 
@@ -618,6 +619,38 @@ class CompareResult:
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
+
+
+def _mean_cell(mean: float, digits: int, best: float, fmt: str) -> str:
+    """A mean with ``digits`` decimals, in bold when it rounds to the metric's best mean ``best``."""
+    v = f"{mean:.{digits}f}"
+    if round(mean, digits) != best:
+        return v
+    return rf"\textbf{{{v}}}" if fmt == "latex" else f"**{v}**"
+
+
+def _baseline_cells(x: dict, v: str, fmt: str, digits: int, details: bool) -> list[str]:
+    """Baseline mode: one run's cells under one metric (mean ``v`` with its mark, adjusted p, +/-, and with
+    ``details`` effect size and CI); dashes for the baseline itself."""
+    mk = x["mark"]
+    v += (_LATEX_MARK[mk] if fmt == "latex" else mk) if mk else ""
+    if x["is_baseline"]:
+        return [v, "-", "-"] + (["-", "-"] if details else [])
+    cells = [v, _fmt_p(x["p_adjusted"], fmt), f"{x['better']}/{x['worse']}"]
+    if details:
+        es = f"{x['effect_size']:.2f}"
+        ci = f"[{x['ci_low']:.{digits}f}, {x['ci_high']:.{digits}f}]"
+        cells += [f"${es}$", f"${ci}$"] if fmt == "latex" else [es, ci]
+    return cells
+
+
+def _letters_cell(x: dict, v: str, fmt: str) -> str:
+    """All-pairs mode: the mean ``v`` with the letters of the runs this run is significantly better than."""
+    won = x["better_than"]
+    if won:
+        sup = "".join(won) if all(len(w) == 1 for w in won) else ",".join(won)
+        v += f"$^{{{sup}}}$" if fmt == "latex" else f"<sup>{sup}</sup>"
+    return v
 
 
 def _digits(d) -> int:

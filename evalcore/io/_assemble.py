@@ -275,6 +275,7 @@ def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int |
     if p.levels is not None:
         level = p.levels[file_row]
     else:
+        assert p.doc_hash is not None   # Parsed holds doc_hash whenever it holds no levels
         level = J.lookup(pair_keys(p.doc_hash[file_row], te + n_eval), Strings.of(p.docs), file_row)
     lengths = np.zeros(n_side, dtype=np.int64)
     has = side >= 0
@@ -376,6 +377,47 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
           ctx: Ctx) -> Collection:
     L = ctx.limits
     q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, fmt=qrels_fmt, limits=L)
+    srcs = _checked_sources(runs, fmt, ctx)
+    T, J = _qrels_topics(q, L)
+
+    def read(s: RunSource):
+        """In the reader thread: the run's file read and parsed into columns (:func:`._runs.read_run_file`)."""
+        try:
+            return s, read_run_file(s, order, keep_first_duplicate)
+        except InputError:
+            raise
+        except Exception as e:  # never a traceback for input we failed to foresee
+            raise unforeseen(e, s.display) from e
+
+    n_runs, n_topics = len(srcs), len(T.topic_ids)
+    fill = _Fill.sized(q, T, [src.name for src in srcs], depth, L, ctx)
+    r = -1
+    with ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
+        for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
+            r += 1
+            try:
+                p = finish_run(cols, order, keep_first_duplicate, J)
+                del cols
+                pl = _place(p, J, T.qrels_set, depth, n_topics)
+                run, n_lines, warnings = p.name, p.n_lines, p.warnings
+                del p  # the run's text and parsed columns end here
+                if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
+                    settle_malloc()
+            except InputError:
+                raise
+            except Exception as e:  # never a traceback for input we failed to foresee
+                raise unforeseen(e, s.display) from e
+            fill.put(r, pl, run, s.display, n_lines, warnings)
+            del pl
+            if progress:
+                progress((r + 1) / n_runs)
+    c = fill.collection(q, J, T, name)
+    return c.condensed() if condensed else c
+
+
+def _checked_sources(runs, fmt: str, ctx: Ctx) -> list[RunSource]:
+    """The run sources (:func:`.sources.run_sources`), at most ``max_runs`` of them, no two with one name."""
+    L = ctx.limits
     srcs = run_sources(runs, fmt, ctx)
     if len(srcs) > L.max_runs:
         raise _too_many("runs", len(srcs), L.max_runs, "max-runs")
@@ -385,7 +427,24 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
             raise InputError(f"two runs have the same name {shorten(s.name)}: {by_name[s.name]} and {s.display}",
                              hint="rename one of the files (the run name is the file name without extensions)")
         by_name[s.name] = s.display
+    return srcs
 
+
+@dataclass
+class _Topics:
+    """The qrels' topics: all of them in natural order, the evaluated ones (with a relevant document) and
+    the others (``zero_ids``, numbered after the evaluated ones)."""
+
+    all_topics: list[str]
+    qrels_set: set[str]
+    rel_topics: set[str]
+    topic_ids: list[str]
+    zero_ids: list[str]
+
+
+def _qrels_topics(q: Qrels, L: Limits) -> tuple[_Topics, _Judgments]:
+    """The topics of the qrels ``q`` (at most ``max_topics`` evaluated) and the :class:`_Judgments` of both
+    kinds, the evaluated topics numbered first."""
     q_topics, q_docs, q_levels = q.arrays()
     vals, _, rel = _topic_table(q_topics, q_levels)
     rel_topics = {v for v, r in zip(vals, rel, strict=True) if r}
@@ -401,95 +460,96 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
     zero_ids = [t for t in all_topics if t not in rel_topics]
     J = _judgments(q_topics, q_docs, q_levels, topic_ids + zero_ids, K)
     del q_topics, q_docs, q_levels
-    lc = J.level_counts[:len(topic_ids)]
+    return _Topics(all_topics, qrels_set, rel_topics, topic_ids, zero_ids), J
 
-    def read(s: RunSource):
-        """In the reader thread: the run's file read and parsed into columns (:func:`._runs.read_run_file`)."""
-        try:
-            return s, read_run_file(s, order, keep_first_duplicate)
-        except InputError:
-            raise
-        except Exception as e:  # never a traceback for input we failed to foresee
-            raise unforeseen(e, s.display) from e
 
-    n_runs, n_topics = len(srcs), len(topic_ids)
-    run_names = [src.name for src in srcs]
+@dataclass
+class _Fill:
+    """What the runs are placed into, one at a time: the levels tensor of the evaluated topics, that of
+    the topics without a relevant document (None when there are none), the list lengths, the run ids
+    and the load report."""
 
-    def too_big(need: int, r: int, pl) -> None:
-        """Checked before the tensor grows to depth ``need`` for run ``r`` (nothing is sized by the
-        input before it is checked, so a hostile file cannot make the loader allocate its claimed size)."""
-        t = int(np.argmax(pl.lengths))
-        _check_size(n_runs, n_topics, need, L, run_names[r], topic_ids[t])
+    tensor: TensorFill
+    lengths: np.ndarray
+    aside: TensorFill | None
+    aside_lengths: np.ndarray
+    report: LoadReport
+    n_topics: int
+    run_ids: list[str]
 
-    fit = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1))
-    if fit < 1:  # not even one rank fits: refuse before the first (n_runs, n_topics, 1) allocation
-        raise InputError(f"{n_runs:,} runs x {n_topics:,} topics need {human_bytes(2 * n_runs * n_topics)} per "
-                         f"rank, more than the tensor limit of {human_bytes(L.max_tensor_bytes)}",
-                         hint="load fewer runs or topics, or raise the limit: limits=Limits(max_tensor_bytes=...) "
-                              "or --max-memory SIZE")
-    tensor = TensorFill(n_runs, n_topics, depth, check=too_big, max_depth=fit)
-    lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
+    @classmethod
+    def sized(cls, q: Qrels, T: _Topics, run_names: list[str], depth: int | None, L: Limits, ctx: Ctx) -> _Fill:
+        """Empty tensors for ``run_names`` x the topics of ``T``, refused at once when not even one rank fits
+        the limits; each grows later only after :func:`_check_size` allows it."""
+        topic_ids, zero_ids = T.topic_ids, T.zero_ids
+        n_runs, n_topics = len(run_names), len(topic_ids)
 
-    def too_big_aside(need: int, r: int, pl) -> None:   # the aside tensor is held to the same limits
-        _check_size(n_runs, len(zero_ids), need, L, run_names[r], zero_ids[int(np.argmax(pl.lengths))])
+        def too_big(need: int, r: int, pl) -> None:
+            """Checked before the tensor grows to depth ``need`` for run ``r`` (nothing is sized by the
+            input before it is checked, so a hostile file cannot make the loader allocate its claimed size)."""
+            t = int(np.argmax(pl.lengths))
+            _check_size(n_runs, n_topics, need, L, run_names[r], topic_ids[t])
 
-    fit_aside = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * len(zero_ids), 1))
-    aside = TensorFill(n_runs, len(zero_ids), depth, check=too_big_aside, max_depth=max(fit_aside, 1)) \
-        if zero_ids else None
-    aside_lengths = np.zeros((n_runs, len(zero_ids)), dtype=np.int32)
-    report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
-                        level_judgments=dict(q.level_judgments),
-                        topics_without_relevant=[t for t in all_topics if t not in rel_topics],
-                        warnings=list(q.warnings) + ctx.notes)
-    run_ids = []
-    r = -1
-    with ReadAhead(read, srcs, ahead=(os.cpu_count() or 1) > 1) as reads:
-        for s, cols in reads:  # (not enumerate: its reused result tuple would keep the columns alive)
-            r += 1
-            try:
-                p = finish_run(cols, order, keep_first_duplicate, J)
-                del cols
-                pl = _place(p, J, qrels_set, depth, n_topics)
-                run, n_lines, warnings = p.name, p.n_lines, p.warnings
-                del p  # the run's text and parsed columns end here
-                if r == 0 and n_lines >= 50_000:  # runs whose temporaries glibc would return after each run
-                    settle_malloc()
-            except InputError:
-                raise
-            except Exception as e:  # never a traceback for input we failed to foresee
-                raise unforeseen(e, s.display) from e
-            tensor.put(r, pl)
-            lengths[r] = pl.lengths
-            if aside is not None and pl.aside is not None:
-                aside.put(r, pl.aside)
-                aside_lengths[r] = pl.aside.lengths
-            run_ids.append(run)
-            report.n_run_lines += n_lines
-            report.warnings.extend(warnings)
-            if pl.ignored:
-                report.ignored_run_topics[run] = pl.ignored
-                _check_topic_ids(run, s.display, pl, n_topics, report.warnings)
-            if pl.missing:
-                report.missing_run_topics[run] = pl.missing
-            del pl
-            if progress:
-                progress((r + 1) / n_runs)
-    levels, unjudged = tensor.final()
-    # the parse buffers arrow's pool kept for the next run: back to the system once the last run is in
-    # (otherwise ~100 MB stay resident at 25 M lines, under whatever the caller allocates next)
-    pa.default_memory_pool().release_unused()
-    report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
-    side = None
-    if aside is not None:
-        a_levels, a_unjudged = aside.final()
-        side = Collection(levels=a_levels, lengths=aside_lengths, level_counts=J.level_counts[len(topic_ids):],
-                          run_ids=tuple(run_ids), topic_ids=tuple(zero_ids), unjudged=a_unjudged,
-                          level_names=q.level_names, topics_without_relevant=())
-    c = Collection(levels=levels, lengths=lengths, level_counts=lc, run_ids=tuple(run_ids),
-                   topic_ids=tuple(topic_ids), unjudged=unjudged, level_names=q.level_names, no_relevant=side,
-                   name=name if name is not None else base_name(q.source.split(", ")[0]) or q.source,
-                   report=report)
-    return c.condensed() if condensed else c
+        fit = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * n_topics, 1))
+        if fit < 1:  # not even one rank fits: refuse before the first (n_runs, n_topics, 1) allocation
+            raise InputError(f"{n_runs:,} runs x {n_topics:,} topics need {human_bytes(2 * n_runs * n_topics)} "
+                             f"per rank, more than the tensor limit of {human_bytes(L.max_tensor_bytes)}",
+                             hint="load fewer runs or topics, or raise the limit: "
+                                  "limits=Limits(max_tensor_bytes=...) or --max-memory SIZE")
+        tensor = TensorFill(n_runs, n_topics, depth, check=too_big, max_depth=fit)
+        lengths = np.zeros((n_runs, n_topics), dtype=np.int32)
+
+        def too_big_aside(need: int, r: int, pl) -> None:   # the aside tensor is held to the same limits
+            _check_size(n_runs, len(zero_ids), need, L, run_names[r], zero_ids[int(np.argmax(pl.lengths))])
+
+        fit_aside = min(L.max_depth, L.max_tensor_bytes // max(2 * n_runs * len(zero_ids), 1))
+        aside = TensorFill(n_runs, len(zero_ids), depth, check=too_big_aside, max_depth=max(fit_aside, 1)) \
+            if zero_ids else None
+        aside_lengths = np.zeros((n_runs, len(zero_ids)), dtype=np.int32)
+        report = LoadReport(qrels_source=q.source, n_qrels_lines=q.n_lines,
+                            level_judgments=dict(q.level_judgments),
+                            topics_without_relevant=[t for t in T.all_topics if t not in T.rel_topics],
+                            warnings=list(q.warnings) + ctx.notes)
+        return cls(tensor, lengths, aside, aside_lengths, report, n_topics, [])
+
+    def put(self, r: int, pl: _Placed, run: str, display: str, n_lines: int, warnings: list[str]) -> None:
+        """Run ``r`` (named ``run``, read from ``display``) written into the tensors, its topics and
+        warnings into the report."""
+        self.tensor.put(r, pl)
+        self.lengths[r] = pl.lengths
+        if self.aside is not None and pl.aside is not None:
+            self.aside.put(r, pl.aside)
+            self.aside_lengths[r] = pl.aside.lengths
+        self.run_ids.append(run)
+        report = self.report
+        report.n_run_lines += n_lines
+        report.warnings.extend(warnings)
+        if pl.ignored:
+            report.ignored_run_topics[run] = pl.ignored
+            _check_topic_ids(run, display, pl, self.n_topics, report.warnings)
+        if pl.missing:
+            report.missing_run_topics[run] = pl.missing
+
+    def collection(self, q: Qrels, J: _Judgments, T: _Topics, name: str | None) -> Collection:
+        """The :class:`Collection` of every run placed (the aside tensor as its ``no_relevant``)."""
+        levels, unjudged = self.tensor.final()
+        # the parse buffers arrow's pool kept for the next run: back to the system once the last run is in
+        # (otherwise ~100 MB stay resident at 25 M lines, under whatever the caller allocates next)
+        pa.default_memory_pool().release_unused()
+        self.report.tensor_bytes = int(levels.nbytes + unjudged.nbytes)
+        topic_ids, run_ids = T.topic_ids, self.run_ids
+        side = None
+        if self.aside is not None:
+            a_levels, a_unjudged = self.aside.final()
+            side = Collection(levels=a_levels, lengths=self.aside_lengths,
+                              level_counts=J.level_counts[len(topic_ids):], run_ids=tuple(run_ids),
+                              topic_ids=tuple(T.zero_ids), unjudged=a_unjudged, level_names=q.level_names,
+                              topics_without_relevant=())
+        return Collection(levels=levels, lengths=self.lengths, level_counts=J.level_counts[:len(topic_ids)],
+                          run_ids=tuple(run_ids), topic_ids=tuple(topic_ids), unjudged=unjudged,
+                          level_names=q.level_names, no_relevant=side,
+                          name=name if name is not None else base_name(q.source.split(", ")[0]) or q.source,
+                          report=self.report)
 
 
 def _check_topic_ids(run: str, display: str, pl, n_topics: int, warnings: list[str]) -> None:

@@ -5,7 +5,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
@@ -68,7 +68,10 @@ class Qrels:
     per level (after negative labels became 0).
     """
 
-    frame: pd.DataFrame = _LazyFrame()
+    if TYPE_CHECKING:   # (a required field for the type checker, as for the dataclass: see _LazyFrame)
+        frame: pd.DataFrame
+    else:
+        frame: pd.DataFrame = _LazyFrame()
     source: str
     level_names: tuple[str, ...] | None = None
     warnings: list[str] = field(default_factory=list)
@@ -220,53 +223,78 @@ def _read_qrels(source, fmt: str, ctx: Ctx) -> Qrels:
     any_letter = False
     first = text_bytes(files[0]) if len(files) == 1 else None
     if first is not None and fmt in ("auto", "trec", "ntcir"):
-        fast = _fast_single(files[0], first, fmt)
+        fast = _fast_qrels(files[0], first, fmt, display)
         if fast is not None:
-            return _finish(display, *fast)
-        # the fast path's buffers go back to the system before the line loop's numpy and Python
-        # objects are allocated (arrow's pool would keep them: +70 MiB on a 92 MB file)
-        pa.default_memory_pool().release_unused()
+            return fast
     cols = _Columns()
     for fi, f in enumerate(files):
         data = first if first is not None else text_bytes(f)
-        kind = _qrels_kind(f, data, fmt)
-        want = {"trec": 4, "ntcir": 3, "rel": 2}[kind]
-        what = {"trec": _QRELS_FIELDS, "ntcir": "topic doc L<n>", "rel": "doc L<n>"}[kind]
-        stem = run_name(f.base)
-        neg, neg_first = 0, None
-        for i, text, fl in content_lines(data):
-            if len(fl) != want:
-                hint = ("each line needs all fields; remove extra text or fix the separator"
-                        if len(fl) > want else "each line needs all fields; complete or remove the line")
-                if kind == "trec" and fmt == "auto" and len(fl) == 6:
-                    hint = ("this looks like a run line (topic Q0 doc rank score tag): give the qrels file as "
-                            "the qrels (--qrels FILE; load_collection's first argument) and this file as a run")
-                raise InputError(f"expected {want} fields ({what}), found {len(fl)}", file=f.name, line=i,
-                                 text=text, hint=hint)
-            toks = [t.decode() for t in fl]
-            if kind == "trec":
-                topic, doc, lab = toks[0], toks[2], toks[3]
-            elif kind == "ntcir":
-                topic, doc, lab = toks
-            else:
-                topic, (doc, lab) = stem, toks
-            level, letter = _parse_label(lab, kind, fname=f.name, line=i, text=text)
-            any_letter |= letter
-            if level < 0:
-                neg += 1
-                if neg_first is None:
-                    neg_first = (i, lab if len(lab) <= 40 else shorten(lab, 40))
-                level = 0
-            level_lines[level] = level_lines.get(level, 0) + 1
-            cols.add(topic, doc, level, fi, i)
-        cols.flush()
-        if neg and neg_first is not None:
-            warnings.append(f"{f.name}: {neg} judgment{'s' if neg > 1 else ''} with a negative label "
-                            f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
+        any_letter |= _read_lines(f, fi, data, fmt, cols, level_lines, warnings)
         if first is None:
             del data
     topics, docs, levels, n_lines = _judged_once(cols, files, first, warnings)
     return _finish(display, topics, docs, levels, any_letter, warnings, n_lines, level_lines)
+
+
+def _fast_qrels(f: SourceFile, data: bytes, fmt: str, display: str) -> Qrels | None:
+    """The only qrels file read by :func:`_fast_single`; None when it hands the file to the line loop."""
+    fast = _fast_single(f, data, fmt)
+    if fast is not None:
+        return _finish(display, *fast)
+    # the fast path's buffers go back to the system before the line loop's numpy and Python
+    # objects are allocated (arrow's pool would keep them: +70 MiB on a 92 MB file)
+    pa.default_memory_pool().release_unused()
+    return None
+
+
+_KIND_FIELDS = {"trec": (4, _QRELS_FIELDS), "ntcir": (3, "topic doc L<n>"), "rel": (2, "doc L<n>")}
+
+
+def _read_lines(f: SourceFile, fi: int, data: bytes, fmt: str, cols: _Columns, level_lines: dict[int, int],
+                warnings: list[str]) -> bool:
+    """The judgments of file number ``fi`` (text ``data``) added to ``cols`` and counted per level in
+    ``level_lines``, with one warning for its negative labels; returns whether a label was a letter."""
+    kind = _qrels_kind(f, data, fmt)
+    want, what = _KIND_FIELDS[kind]
+    stem = run_name(f.base)
+    any_letter = False
+    neg, neg_first = 0, None
+    for i, text, fl in content_lines(data):
+        if len(fl) != want:
+            raise _field_count_error(fl, want, what, kind, fmt, f.name, i, text)
+        toks = [t.decode() for t in fl]
+        if kind == "trec":
+            topic, doc, lab = toks[0], toks[2], toks[3]
+        elif kind == "ntcir":
+            topic, doc, lab = toks
+        else:
+            topic, (doc, lab) = stem, toks
+        level, letter = _parse_label(lab, kind, fname=f.name, line=i, text=text)
+        any_letter |= letter
+        if level < 0:
+            neg += 1
+            if neg_first is None:
+                neg_first = (i, lab if len(lab) <= 40 else shorten(lab, 40))
+            level = 0
+        level_lines[level] = level_lines.get(level, 0) + 1
+        cols.add(topic, doc, level, fi, i)
+    cols.flush()
+    if neg and neg_first is not None:
+        warnings.append(f"{f.name}: {neg} judgment{'s' if neg > 1 else ''} with a negative label "
+                        f"(e.g. line {neg_first[0]}: {neg_first[1]}) count as non-relevant")
+    return any_letter
+
+
+def _field_count_error(fl: list, want: int, what: str, kind: str, fmt: str, fname: str, i: int, text
+                       ) -> InputError:
+    """A line with ``len(fl)`` fields where the format has ``want``; a run line given as qrels is named."""
+    hint = ("each line needs all fields; remove extra text or fix the separator"
+            if len(fl) > want else "each line needs all fields; complete or remove the line")
+    if kind == "trec" and fmt == "auto" and len(fl) == 6:
+        hint = ("this looks like a run line (topic Q0 doc rank score tag): give the qrels file as "
+                "the qrels (--qrels FILE; load_collection's first argument) and this file as a run")
+    return InputError(f"expected {want} fields ({what}), found {len(fl)}", file=fname, line=i,
+                      text=text, hint=hint)
 
 
 class _Columns:
@@ -274,7 +302,7 @@ class _Columns:
     the file and line each came from), filled from short Python lists."""
 
     def __init__(self):
-        self.blocks: list[tuple] = []
+        self.blocks: list[list] = []
         self._t, self._d, self._lv, self._f, self._ln = [], [], [], [], []
 
     def add(self, topic: str, doc: str, level: int, file: int, line: int) -> None:
@@ -350,7 +378,7 @@ def _finish(display: str, topics: pa.Array, docs: pa.Array, levels: np.ndarray, 
         raise InputError("no relevant document (level >= 1) in the qrels: nothing can be evaluated",
                          file=display,
                          hint="check that this is the qrels file and that relevant documents have a label >= 1")
-    q = Qrels(frame=None, source=display, level_names=names, warnings=warnings, n_lines=n_lines,
+    q = Qrels(frame=cast("pd.DataFrame", None), source=display, level_names=names, warnings=warnings, n_lines=n_lines,
               level_judgments=dict(sorted(level_lines.items())))
     q.__dict__["_arrays"] = (topics, docs, levels.astype(np.int64, copy=False))   # the frame: on first use
     return q
@@ -383,7 +411,7 @@ def _negative_labels(levels: np.ndarray, tokens, fname: str, line_of) -> tuple[n
 
 def _letters() -> pa.Array:
     if not _LETTERS:
-        _LETTERS.append(pa.array(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.get), pa.string()))
+        _LETTERS.append(pa.array(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.__getitem__), pa.string()))
     return _LETTERS[0]
 
 
