@@ -95,11 +95,7 @@ def sidebar(c) -> None:
                  disabled=K < 2)
         st.multiselect("Metrics", list(cached.METRIC_KEYS), key="metrics",
                        help="Metrics shown on every page (cutoff metrics use l).")
-        if any(m.startswith("RBP") for m in ss["metrics"]) or str(ss["top_by"]).startswith("RBP"):
-            lo, hi = state.WIDGET_BOUNDS["rbp_p"]
-            st.slider("RBP persistence p", lo, hi, step=0.01, key="rbp_p", format="%.2f",
-                      help="Rank-biased precision (Moffat & Zobel 2008): the user reads rank 1, then goes on to "
-                           "each next rank with probability p; RBP@l = (1 - p) sum_{r <= l} rel(r) p^(r-1).")
+        _rbp_slider(ss)
         c1, c2 = st.columns([1, 1.4])
         c1.number_input("top N runs", min_value=0, max_value=1000, step=1, key="top_n",
                         help="Analyse only the best N runs (0 = all runs).")
@@ -107,6 +103,15 @@ def sidebar(c) -> None:
         st.divider()
         st.button("Reset all settings", on_click=state.reset, width="stretch", icon=":material/restart_alt:")
         st.caption("The address bar holds every setting: copy it to share this view.")
+
+
+def _rbp_slider(ss) -> None:
+    """RBP's persistence, shown while an RBP metric is chosen (a setting no other metric reads)."""
+    if any(m.startswith("RBP") for m in ss["metrics"]) or str(ss["top_by"]).startswith("RBP"):
+        lo, hi = state.WIDGET_BOUNDS["rbp_p"]
+        st.slider("RBP persistence p", lo, hi, step=0.01, key="rbp_p", format="%.2f",
+                  help="Rank-biased precision (Moffat & Zobel 2008): the user reads rank 1, then goes on to "
+                       "each next rank with probability p; RBP@l = (1 - p) sum_{r <= l} rel(r) p^(r-1).")
 
 
 def chart(fig, label: str | None = None, **kw) -> None:

@@ -416,7 +416,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
 
 
 def _checked_sources(runs, fmt: str, ctx: Ctx) -> list[RunSource]:
-    """The run sources (:func:`.sources.run_sources`), at most ``max_runs`` of them, no two with one name."""
+    """The run sources (:func:`._sources.run_sources`), at most ``max_runs`` of them, no two with one name."""
     L = ctx.limits
     srcs = run_sources(runs, fmt, ctx)
     if len(srcs) > L.max_runs:
