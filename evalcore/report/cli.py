@@ -30,7 +30,7 @@ every order claim with the share of repetitions in which it held.
 Every data and metric option applies to every table it affects
 (--rel-threshold: RR, AveP and the run selection; --depth, --order,
 --condensed: the lists read); options no table can use (--cutoffs,
---log-base, --names, --mean geometric, --save-settings) are refused.
+--log-base, --persistence, --names, --mean geometric, --save-settings) are refused.
 The "Written by" line of report.md repeats every option that differs from
 its default, so re-running it writes the same bytes.
 """
@@ -88,6 +88,7 @@ REFUSED = {
     "cutoffs": "003's seven metrics (RR, NWRR, O, P, P+, AveP, Q) have no cutoff: use --depth to evaluate the "
                "top N documents of each list",
     "log_base": "none of 003's seven metrics has a log discount",
+    "persistence": "none of 003's seven metrics is RBP",
     "names": "the report's metrics are fixed (003's seven) and --top-by takes evalcore's keys",
     "save_settings": "the report records its settings in report.md and its command line; use `evalcore evaluate "
                      "--save-settings`",
@@ -107,11 +108,12 @@ def _refuse_unused(args) -> None:
         raise ValueError("report does not take --mean geometric: 003's Kendall's tau, swap and bootstrap tests "
                          "are defined on arithmetic means of per-topic scores")
     st = file_settings(args)
-    for key in ("cutoffs", "log_base", "names", "metrics", "mean"):
+    for key in ("cutoffs", "log_base", "p", "names", "metrics", "mean"):
         if st.get(key) is not None and st[key] != DEFAULTS[key]:
+            why = REFUSED.get("persistence" if key == "p" else key,
+                              "the report's metrics are fixed (003's seven) and averaged arithmetically")
             raise ValueError(f"report cannot use {key} = {st[key]!r} from --settings {args.settings}: "
-                             + REFUSED.get(key, "the report's metrics are fixed (003's seven) and averaged "
-                                                "arithmetically") + "; remove it from the file")
+                             + why + "; remove it from the file")
 
 
 def _check_output(args) -> None:
