@@ -17,7 +17,9 @@ keys and their ranges :data:`evalcore.settings.WIDGET_BOUNDS` (one source of tru
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .settings import DEFAULTS, FIELDS, GAIN_MAX, GAIN_MIN, WIDGET_BOUNDS, Field, SettingsError
 
@@ -52,6 +54,18 @@ def _clamp(out: AppSettings, where: str, key: str, v):
         out.notes.append(f"{where} {_fmt(v)} is outside the app's range {_fmt(lo)}..{_fmt(hi)}: set to {_fmt(c)}")
     out.values[key] = c
     return c
+
+
+def _how(f: Field) -> str:
+    """How the app fits ``f`` (:attr:`Field.app`): every key the app fits names a way."""
+    assert f.app is not None, f"{f.key} names no way to fit it"
+    return f.app
+
+
+def _widget(f: Field) -> str:
+    """The session key ``f`` sets (:attr:`Field.widget`): every clamped or copied key names one."""
+    assert f.widget is not None, f"{f.key} names no widget"
+    return f.widget
 
 
 def _metrics(new: dict, out: AppSettings, metric_keys) -> None:
@@ -114,12 +128,12 @@ def fit_to_app(new: dict, K: int, *, metric_keys=None) -> AppSettings:
     out = AppSettings()
     for key in _ORDER:
         if new.get(key) is not None:
-            _FIT[FIELDS[key].app](out, FIELDS[key], new[key], new, metric_keys)
+            _FIT[_how(FIELDS[key])](out, FIELDS[key], new[key], new, metric_keys)
     return out
 
 
 def _fit_clamp(out: AppSettings, f: Field, v, where: str | None = None) -> None:
-    _clamp(out, where or f.key, f.widget, 0 if v is None else v)
+    _clamp(out, where or f.key, _widget(f), 0 if v is None else v)
 
 
 def _fit_copy(out: AppSettings, f: Field, v, where: str | None = None) -> None:
@@ -142,7 +156,7 @@ _FIT_IN_GROUP = {"clamp": _fit_clamp, "copy": _fit_copy, "snap": _fit_snap}
 def _fit_group(out: AppSettings, f: Field, v: dict, new: dict, metric_keys) -> None:
     fields = f.group
     for name, x in v.items():
-        _FIT_IN_GROUP[fields[name].app](out, fields[name], x, f"{f.key}.{name}")
+        _FIT_IN_GROUP[_how(fields[name])](out, fields[name], x, f"{f.key}.{name}")
 
 
 def _fit_gains(out: AppSettings, f: Field, v: list, new: dict, metric_keys) -> None:
@@ -161,7 +175,7 @@ def _fit_penalties(out: AppSettings, f: Field, v: list, new: dict, metric_keys) 
 
 def _fit_cutoffs(out: AppSettings, f: Field, v: list, new: dict, metric_keys) -> None:
     if v:
-        _clamp(out, "cutoff", f.widget, v[0])
+        _clamp(out, "cutoff", _widget(f), v[0])
     if len(v) > 1:
         out.notes.append(f"cutoffs {v}: the app shows one cutoff, {v[0]}; the others are not used")
 
@@ -191,7 +205,8 @@ def _fit_not_shown(out: AppSettings, f: Field, v, new: dict, metric_keys) -> Non
 
 
 #: Field.app -> how the app fits a top-level key
-_FIT = {"gains": _fit_gains, "penalties": _fit_penalties, "cutoffs": _fit_cutoffs, "threshold": _fit_threshold,
+_FIT: dict[str, Callable[[AppSettings, Field, Any, dict, Any], None]] = {
+        "gains": _fit_gains, "penalties": _fit_penalties, "cutoffs": _fit_cutoffs, "threshold": _fit_threshold,
         "metrics": _fit_metrics, "dataset": _fit_dataset, "not_shown": _fit_not_shown, "group": _fit_group,
         "clamp": lambda out, f, v, new, mk: _fit_clamp(out, f, v),
         "copy": lambda out, f, v, new, mk: _fit_copy(out, f, v)}

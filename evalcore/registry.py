@@ -306,10 +306,10 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     values = []
     if per_topic:   # run by run: the per-topic rows of every metric, then the means
         for i, run in enumerate(runs):
-            for key, m, tids, _ in parts:
-                run_col += [run] * len(tids)
-                topic_col += tids
-                metric_col += [key] * len(tids)
+            for key, m, ids, _ in parts:
+                run_col += [run] * len(ids)
+                topic_col += ids
+                metric_col += [key] * len(ids)
                 values.append(m[i])
             for key, _, _, means in parts:
                 run_col.append(run)

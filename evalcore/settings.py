@@ -129,6 +129,8 @@ class Field:
 
     @property
     def bounds(self) -> tuple[float, float]:
+        """``(low, high)``: only for a field that has both (every number, levels and cutoffs field)."""
+        assert self.low is not None and self.high is not None, f"{self.key} has no bounds"
         return (self.low, self.high)
 
     @property
@@ -271,10 +273,11 @@ def _levels(key: str, v, f: Field | None = None) -> list[float]:
                             f"\"3:2:1\" (highest level first); got {_type(v)} {v!r}")
     if not 1 <= len(vals) <= MAX_LEVEL:
         raise SettingsError(f"{key} must give 1 to {MAX_LEVEL} values (one per level); got {len(vals)}")
-    out = [_number(f"{key}[{i}]", x, -f.high, f.high, integer=False) for i, x in enumerate(vals)]
+    low, high = f.bounds
+    out = [_number(f"{key}[{i}]", x, -high, high, integer=False) for i, x in enumerate(vals)]
     for i, x in enumerate(out, 1):
-        if not x > f.low:
-            raise SettingsError(f"{key} must be > {f.low:g} for every level; got {x:g} for level {i}")
+        if not x > low:
+            raise SettingsError(f"{key} must be > {low:g} for every level; got {x:g} for level {i}")
     return out
 
 
@@ -287,6 +290,7 @@ def _read_levels(f: Field, v, data: dict, names):
 
 def _read_paper_levels(f: Field, v, data: dict, names):
     """``gains_paper_notation``: must agree with ``gains`` when both are given; else it gives the gains."""
+    assert f.store is not None   # a paper_levels field names the key it gives
     g = _levels(f.key, v, f) if v is not None else None
     given = data.get(f.store) is not None
     if given and g != _levels(f.store, data[f.store]):
@@ -298,7 +302,7 @@ def _read_cutoffs(f: Field, v, data: dict, names):
     vals = v if isinstance(v, list) else [v]
     if not 1 <= len(vals) <= MAX_LIST:
         raise SettingsError(f"cutoffs must give 1 to {MAX_LIST} whole numbers; got {len(vals)}")
-    return [_number(f"cutoffs[{i}]", x, f.low, f.high, integer=True) for i, x in enumerate(vals)]
+    return [_number(f"cutoffs[{i}]", x, *f.bounds, integer=True) for i, x in enumerate(vals)]
 
 
 def _read_metrics(f: Field, v, data: dict, names):

@@ -24,12 +24,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ._atomic import write_text
 
 if TYPE_CHECKING:  # the writers take a DataFrame or evalcore.registry.ScoreRows; neither needs pandas here
     import pandas as pd
+
+    from .registry import ScoreRows
 
 __all__ = ["to_tsv", "to_csv", "to_jsonl", "to_trec_eval", "FORMATS", "write"]
 
@@ -45,14 +47,14 @@ def _json_value(v):
     return v if v == v and abs(v) != float("inf") else None
 
 
-def _check(df: pd.DataFrame) -> None:
+def _check(df: pd.DataFrame | ScoreRows) -> None:
     missing = [c for c in ("run", "topic", "metric", "value") if c not in df.columns]
     if missing:
         raise ValueError(f"the writers take evalcore.evaluate()'s table (columns run, topic, metric, value); "
                          f"this one lacks {', '.join(missing)}")
 
 
-def _topics_of(df: pd.DataFrame) -> dict:
+def _topics_of(df: pd.DataFrame | ScoreRows) -> dict:
     return df.attrs.get("topics") or {}
 
 
@@ -61,10 +63,11 @@ def _stated(topics: dict, metric: str) -> str:
     return f"{t['policy']}:{t['n_topics']}" if t else ""
 
 
-def _rows(df: pd.DataFrame):
+def _rows(df: pd.DataFrame | ScoreRows):
     if hasattr(df, "rows"):   # evalcore.registry.ScoreRows
-        return df.rows()
-    return df[["run", "topic", "metric", "value"]].itertuples(index=False, name=None)
+        return cast("ScoreRows", df).rows()
+    frame = cast("pd.DataFrame", df)
+    return frame[["run", "topic", "metric", "value"]].itertuples(index=False, name=None)
 
 
 def _groups(rows, col: int) -> dict:
@@ -76,7 +79,7 @@ def _groups(rows, col: int) -> dict:
     return out
 
 
-def _delimited(df: pd.DataFrame, sep: str) -> Iterator[str]:
+def _delimited(df: pd.DataFrame | ScoreRows, sep: str) -> Iterator[str]:
     _check(df)
     topics = _topics_of(df)
     yield sep.join(["run", "topic", "metric", "value", "topics"]) + "\n"
@@ -85,7 +88,7 @@ def _delimited(df: pd.DataFrame, sep: str) -> Iterator[str]:
         yield f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}{sep}{note}\n"
 
 
-def _jsonl(df: pd.DataFrame) -> Iterator[str]:
+def _jsonl(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     _check(df)
     topics = _topics_of(df)
     for r, t, m, v in _rows(df):
@@ -95,7 +98,7 @@ def _jsonl(df: pd.DataFrame) -> Iterator[str]:
         yield json.dumps(rec) + "\n"
 
 
-def _trec_eval(df: pd.DataFrame) -> Iterator[str]:
+def _trec_eval(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     """trec_eval -q's layout, run after run: every topic's measures (topics in the table's order), then
     ``runid<TAB>all<TAB>NAME``, ``num_q`` (the topics the means ran over) and ``relevance_level``
     (trec_eval's ``-l``) where the table states them, and the means with topic ``all``. The measure is
@@ -126,17 +129,17 @@ def _emit(lines: Iterator[str], path) -> str:
     return text
 
 
-def to_tsv(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+def to_tsv(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None) -> str:
     """Tab-separated ``run, topic, metric, value, topics`` (the default ``--output tsv``)."""
     return _emit(_delimited(df, "\t"), path)
 
 
-def to_csv(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+def to_csv(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None) -> str:
     """Comma-separated, as :func:`to_tsv` (``--output csv``)."""
     return _emit(_delimited(df, ","), path)
 
 
-def to_jsonl(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+def to_jsonl(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None) -> str:
     """One JSON object per row (``--output jsonl``); the mean rows say which topics they ran over.
 
     >>> import evalcore
@@ -147,7 +150,7 @@ def to_jsonl(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
     return _emit(_jsonl(df), path)
 
 
-def to_trec_eval(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str:
+def to_trec_eval(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None) -> str:
     """trec_eval ``-q``'s layout (``--output trec_eval``); see the module doc.
 
     For trec_eval's numbers under trec_eval's names, evaluate with ``topics="trec_eval"`` (the CLI's
@@ -160,7 +163,7 @@ def to_trec_eval(df: pd.DataFrame, path: str | os.PathLike | None = None) -> str
 FORMATS = {"tsv": to_tsv, "csv": to_csv, "jsonl": to_jsonl, "trec_eval": to_trec_eval}
 
 
-def write(df: pd.DataFrame, fmt: str, path: str | os.PathLike | None = None) -> str:
+def write(df: pd.DataFrame | ScoreRows, fmt: str, path: str | os.PathLike | None = None) -> str:
     """``FORMATS[fmt](df, path)``, with a clear error for an unknown format."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -69,7 +69,7 @@ def field_option(option: str, f: Field):
     """The argparse ``type`` of a settings-file field (:data:`evalcore.settings.FIELDS`): the same kind
     and bounds as the file, so an option and the file accept the same values. A field whose lower
     bound is open (``log_base`` > 1) is checked strictly at both ends, as ``--log-base`` always was."""
-    return number(option, int if f.kind == "int" else float, f.low, f.high, strict=f.low_open)
+    return number(option, int if f.kind == "int" else float, *f.bounds, strict=f.low_open)
 
 
 _BETA, _LOG_BASE, _REL, _P = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"], FIELDS["p"]

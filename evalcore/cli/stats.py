@@ -27,7 +27,7 @@ from ..meta.topicsets import (
     topic_set_size,
     within_system_variance,
 )
-from ..settings import LIMITS
+from ..settings import FIELDS
 from .meta import (
     add_standardise_options,
     apply_standardise,
@@ -145,7 +145,8 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
     d.add_argument("--metric", metavar="KEY", help="metric whose V_E estimates the variance (e.g. AP)")
     d.add_argument("--scores", metavar="CSV", help="per-topic scores CSV/TSV (run, topic, metric, value) "
                    "instead of a collection")
-    d.add_argument("--metric-beta", dest="beta", type=number("--metric-beta", float, *LIMITS["beta"][1]), default=1.0,
+    d.add_argument("--metric-beta", dest="beta", type=number("--metric-beta", float, *FIELDS["beta"].bounds),
+                   default=1.0,
                    help="beta of the blended ratio (Q-measure, P+, ...; default 1)")
     d.add_argument("--sim-systems", dest="systems", type=number("--sim-systems", int, 1, SIM_MAX_SYSTEMS), default=30,
                    metavar="N",

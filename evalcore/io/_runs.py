@@ -47,7 +47,8 @@ def _read_trec(src: RunSource, order: str, keep_first: bool) -> _Columns | Parse
         cols = arrow_trec(clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
         cols = slow_trec(data, f.name, order, keep_first)
-    return _Columns(src, *cols, lambda k, j: _name_repeat(f, k, j, order))
+    t, d, s, r = cols
+    return _Columns(src, t, d, s, r, lambda k, j: _name_repeat(f, k, j, order))
 
 
 def _name_repeat(f, k: int, j: int, order: str) -> None:

@@ -333,7 +333,7 @@ def _upload_runs(src: tuple, fmt: str, ctx: Ctx) -> list[RunSource]:
     name, data = _check_tuple(src)
     if _is_zip_name(name):
         return _group_files(_zip_members(name, data, ctx), name, fmt)
-    return [RunSource(run_name(name), name, _file_kind(name, fmt), [SourceFile(name, lambda d=data: d, ctx.limits)])]
+    return [RunSource(run_name(name), name, _file_kind(name, fmt), [SourceFile(name, _holding(data), ctx.limits)])]
 
 
 def _path_runs(src, fmt: str, ctx: Ctx) -> list[RunSource]:

@@ -30,7 +30,7 @@ def option_hints(text: str) -> list[tuple[str, int, int]]:
     >>> option_hints("fix: pass keep_first_duplicate=True / --keep-first-duplicate to keep the first")
     [('keep_first_duplicate', 5, 60)]
     """
-    return [(m.lastgroup, m.start(), m.end()) for m in _OPTION_RE.finditer(text)]
+    return [(str(m.lastgroup), m.start(), m.end()) for m in _OPTION_RE.finditer(text)]
 
 
 #: longest quoted line (characters) and longest message in an InputError; a 32 MB line is cut

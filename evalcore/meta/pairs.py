@@ -404,7 +404,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
         frame["n_topics"] = frame["n_topics"].astype(np.int64)
         frames.append(frame)
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
-                       B=B, seed=seed, tests=tests, samples=rs.samples, n_flips=int(rs.K),
+                       B=B, seed=seed, tests=tuple(tests), samples=rs.samples, n_flips=int(rs.K),
                        exact_randomisation=bool(rs.exact_signs), v_e_runs=int(n_runs))
 
 
@@ -544,10 +544,11 @@ def _p_sign(z0: np.ndarray) -> np.ndarray:
     return np.where(k == 0, 1.0, p)
 
 
-def _p_randomisation(d: _Diffs, rs: _Resampling) -> tuple[np.ndarray, np.ndarray]:
+def _p_randomisation(d: _Diffs, rs: _Resampling) -> tuple[np.ndarray, np.ndarray | float]:
     """Two-sided paired randomisation (sign-flip) test's p and its Monte Carlo standard error."""
     K, exact_signs = rs.K, rs.exact_signs
     obs = np.where(d.nv > 0, d.mean, 0.0)
+    assert rs.St is not None   # called only when the randomisation test is asked for (rs.do_rand)
     Tst = fmat_imat(d.z0, rs.St)   # exact sums: the same bits on every CPU (evalcore._exact)
     Tst /= d.safe_n[:, None]
     tol = TIE_RTOL * np.abs(obs)[:, None]
@@ -577,6 +578,7 @@ def _bootstrap_t(d: _Diffs, rs: _Resampling, any_nan: bool):
     """Per bootstrap sample of topics: the mean of the centred differences, the valid topics drawn
     (None when no score is missing) and the studentised |t*| whose share >= |t| is the ASL (003 Fig. 6)."""
     Ct, c = rs.Ct, rs.c
+    assert Ct is not None   # called only when the bootstrap is asked for (rs.do_boot)
     w0 = np.where(d.const[:, None], 0.0, d.dev)
     S1 = fmat_imat(w0, Ct)
     w0 *= w0
