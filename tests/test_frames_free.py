@@ -75,3 +75,18 @@ def test_evaluate_rows_are_evaluates_table(per_topic, metrics, topics):
     assert rows.value == pytest.approx(ref["value"].to_numpy(), rel=1e-12, abs=1e-15)
     for fmt in writers.FORMATS:
         assert writers.write(rows, fmt) == writers.write(df, fmt)
+
+
+def test_numpy_dtype_equals_pyarrows_own_mapping():
+    """``numpy_dtype`` (what ``as_numpy`` reads buffers as) equals pyarrow's ``to_pandas_dtype`` for every number
+    and boolean type, without importing pandas (pyarrow 16's ``to_pandas_dtype`` does)."""
+    import pyarrow as pa
+
+    from evalcore.io._dochash import numpy_dtype
+
+    types = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64(),
+             pa.float16(), pa.float32(), pa.float64(), pa.bool_()]
+    for t in types:
+        assert numpy_dtype(t) == np.dtype(t.to_pandas_dtype()), t
+    with pytest.raises(TypeError, match="numbers or booleans"):
+        numpy_dtype(pa.string())

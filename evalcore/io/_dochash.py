@@ -192,6 +192,18 @@ def hash_block(s: Strings, keep: int = 0) -> tuple[np.ndarray, list[np.ndarray]]
     return h, words
 
 
+def numpy_dtype(t: pa.DataType) -> np.dtype:
+    """The numpy dtype of an arrow number or boolean type, without ``DataType.to_pandas_dtype`` (which
+    imports pandas in pyarrow 16, the lowest version evalcore supports)."""
+    if pa.types.is_boolean(t):
+        return np.dtype(bool)
+    for is_kind, code in ((pa.types.is_signed_integer, "i"), (pa.types.is_unsigned_integer, "u"),
+                          (pa.types.is_floating, "f")):
+        if is_kind(t):
+            return np.dtype(f"{code}{t.bit_width // 8}")
+    raise TypeError(f"as_numpy takes arrays of numbers or booleans; got {t}")
+
+
 def as_numpy(arr) -> np.ndarray:
     """A null-free arrow array (or chunked array) of numbers or booleans as numpy, read from its buffers.
 
@@ -202,7 +214,7 @@ def as_numpy(arr) -> np.ndarray:
     """
     if isinstance(arr, pa.ChunkedArray):
         parts = [as_numpy(c) for c in arr.chunks]
-        return np.concatenate(parts) if parts else np.zeros(0, arr.type.to_pandas_dtype())
+        return np.concatenate(parts) if parts else np.zeros(0, numpy_dtype(arr.type))
     if arr.null_count:
         raise ValueError("as_numpy takes arrays without nulls")
     n, off = len(arr), arr.offset
@@ -212,7 +224,7 @@ def as_numpy(arr) -> np.ndarray:
             return np.zeros(0, bool)
         bits = np.frombuffer(buf, np.uint8)[off // 8:(off + n + 7) // 8]
         return np.unpackbits(bits, bitorder="little")[off % 8:off % 8 + n].view(bool)
-    dt = np.dtype(arr.type.to_pandas_dtype())
+    dt = numpy_dtype(arr.type)
     if n == 0:
         return np.zeros(0, dt)
     return np.frombuffer(buf, dt, count=n, offset=off * dt.itemsize)
