@@ -39,6 +39,18 @@ def check_writable_dir(directory: str | os.PathLike, *, create: bool = False) ->
     return d
 
 
+def check_output_file(path: str | os.PathLike | None, option: str, example: str) -> Path | None:
+    """The output file an option names, checked before any computation (None when none is given): not a
+    directory, in a writable directory. ``example``: a file name suggested when a directory is given."""
+    if not path:
+        return None
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"{p}: is a directory; {option} needs a file name, e.g. {p / example}")
+    check_writable_dir(p.parent)
+    return p
+
+
 def _temp_for(target: Path, data: bytes) -> Path:
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

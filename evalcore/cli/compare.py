@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .._atomic import OutputError, check_writable_dir
+from .._atomic import check_output_file
 from ..comparison import CORRECTIONS, FORMATS, TESTS, compare
 from .evaluate import add_topics_option
 from .options import MAX_B, SEED_MAX, data_options_parser, file_settings, load_from_args, metric_params, number
@@ -63,13 +63,7 @@ def register(sub, data: argparse.ArgumentParser) -> None:
 
 
 def _target(path: str | None) -> Path | None:
-    if not path:
-        return None
-    t = Path(path)
-    if t.is_dir():
-        raise OutputError(f"{t}: is a directory; --out needs a file name, e.g. {t / 'table.tex'}")
-    check_writable_dir(t.parent)
-    return t
+    return check_output_file(path, "--out", "table.tex")
 
 
 def run_compare(args) -> int:

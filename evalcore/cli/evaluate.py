@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import registry, writers
-from .._atomic import OutputError, check_writable_dir, write_text
+from .._atomic import check_output_file, write_text
 from ..settings import dump_settings
 from .options import (
     EPILOG_LEVELS,
@@ -97,14 +97,7 @@ def settings_used(args, params: dict, metrics) -> dict:
 def settings_target(args) -> Path | None:
     """The ``--save-settings`` file, checked before anything is computed: its directory exists and is
     writable and the name is not a directory (:class:`evalcore._atomic.OutputError` naming it)."""
-    path = getattr(args, "save_settings", None)
-    if not path:
-        return None
-    p = Path(path)
-    if p.is_dir():
-        raise OutputError(f"{p}: is a directory; --save-settings needs a file name, e.g. {p / 'settings.json'}")
-    check_writable_dir(p.parent)
-    return p
+    return check_output_file(getattr(args, "save_settings", None), "--save-settings", "settings.json")
 
 
 def save_settings(target: Path | None, args, params: dict, metrics) -> None:

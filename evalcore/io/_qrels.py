@@ -20,7 +20,7 @@ from ._names import extension, natural_sorted, run_name
 from ._repeats import first_occurrence
 from ._sources import SourceFile, qrels_files, source_name
 from ._text import INT_RE, content_lines, first_fields, text_bytes
-from ._trec_fast import BLOCK, PARSE_OPTIONS, clean_blanks, drop_comments, needs_cleaning
+from ._trec_fast import clean_blanks, drop_comments, needs_cleaning, read_table
 from .errors import InputError, shorten, unforeseen
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Ctx, Limits
 
@@ -438,12 +438,8 @@ def _fast_single(f: SourceFile, data: bytes, fmt: str):
     del clean
     if needs_cleaning(data) or b"\r" in data:
         data = clean_blanks(data)
-    try:
-        tb = pcsv.read_csv(pa.py_buffer(data),
-                           read_options=pcsv.ReadOptions(column_names=names, use_threads=False,
-                                                         block_size=BLOCK),
-                           parse_options=PARSE_OPTIONS, convert_options=_QRELS_CONVERT[kind])
-    except (pa.ArrowInvalid, pa.ArrowException, ValueError):
+    tb = read_table(data, names, _QRELS_CONVERT[kind])
+    if tb is None:
         return None
     n = tb.num_rows
     lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1

@@ -73,16 +73,22 @@ def clean_blanks(d: bytes) -> bytes:
     return d.strip(b" ")
 
 
-def arrow_trec(data: bytes, rank: bool):
-    """(topic, doc, score, rank) arrow arrays, or None if anything looks off."""
+def read_table(data: bytes, names, convert: pcsv.ConvertOptions) -> pa.Table | None:
+    """pyarrow's CSV reader over space-separated ``data`` (columns ``names``, one thread, chunks of
+    ``BLOCK`` bytes), or None when it refuses the text (the line loops then name the bad line)."""
     try:
-        tb = pcsv.read_csv(pa.py_buffer(data),
-                           read_options=pcsv.ReadOptions(column_names=_RUN_COLS, use_threads=False,
-                                                         block_size=BLOCK),
-                           parse_options=PARSE_OPTIONS, convert_options=_CONVERT[rank])
+        return pcsv.read_csv(pa.py_buffer(data),
+                             read_options=pcsv.ReadOptions(column_names=list(names), use_threads=False,
+                                                           block_size=BLOCK),
+                             parse_options=PARSE_OPTIONS, convert_options=convert)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None
-    if tb.num_rows == 0:
+
+
+def arrow_trec(data: bytes, rank: bool):
+    """(topic, doc, score, rank) arrow arrays, or None if anything looks off."""
+    tb = read_table(data, _RUN_COLS, _CONVERT[rank])
+    if tb is None or tb.num_rows == 0:
         return None
     for c in ("t", "q", "d", "r", "g"):  # (on the chunks: only the columns kept are combined)
         if c == "r" and rank:
