@@ -31,7 +31,7 @@ ALPHAS = (0.001, 0.01, 0.05, 0.1)
 #: The order in which the app fits a file's keys (and so the order of its notes); how each key is
 #: fitted, and which widget it sets, is the key's :class:`~evalcore.settings.Field` (``app``, ``widget``).
 _ORDER = ("gains", "penalties", "beta", "p", "cutoffs", "rel_threshold", "metrics", "top_n", "top_by", "dataset",
-          "log_base", "mean", "simulated", "swap", "bootstrap", "stability")
+          "log_base", "mean", "topics", "simulated", "swap", "bootstrap", "stability")
 
 
 @dataclass
@@ -204,9 +204,18 @@ def _fit_not_shown(out: AppSettings, f: Field, v, new: dict, metric_keys) -> Non
         out.notes.append(f"{f.key} {_fmt(v)} is not used: {f.why}")
 
 
+def _fit_topics(out: AppSettings, f: Field, v, new: dict, metric_keys) -> None:
+    """The topic policy: the app's means always run over the topics with a relevant document."""
+    if v not in (None, "ntcireval"):
+        out.notes.append(f"topics {_fmt(v)} is not used: the app's means run over the topics with a relevant "
+                         "document (NTCIREVAL's convention); the command line's --topics trec_eval averages over "
+                         "every qrels topic")
+
+
 #: Field.app -> how the app fits a top-level key
 _FIT: dict[str, Callable[[AppSettings, Field, Any, dict, Any], None]] = {
         "gains": _fit_gains, "penalties": _fit_penalties, "cutoffs": _fit_cutoffs, "threshold": _fit_threshold,
         "metrics": _fit_metrics, "dataset": _fit_dataset, "not_shown": _fit_not_shown, "group": _fit_group,
+        "topics": _fit_topics,
         "clamp": lambda out, f, v, new, mk: _fit_clamp(out, f, v),
         "copy": lambda out, f, v, new, mk: _fit_copy(out, f, v)}

@@ -26,6 +26,7 @@ from .specs import PARAM_SPELLINGS as PARAM_SPELLINGS
 from .specs import PENALTIES as PENALTIES
 from .specs import PERSISTENCE as PERSISTENCE
 from .specs import REL as REL
+from .specs import TOPIC_POLICIES as TOPIC_POLICIES
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore evaluate` never imports it
     import pandas as pd
@@ -173,8 +174,6 @@ def _aggregate(key: str, matrix: np.ndarray, mean: str, names: str | None) -> np
 #: The topic label of the mean rows in :func:`evaluate` (and trec_eval's output).
 MEAN_TOPIC = "all"
 
-#: How the mean over topics treats qrels topics without a relevant document (:func:`topic_policy`).
-TOPIC_POLICIES = ("trec_eval", "ntcireval")
 
 
 def topic_policy(name, topics: str | None = None, names: str | None = None) -> str:

@@ -14,6 +14,8 @@ such as ``"beat"`` must not be ignored silently)::
     log_base       number > 1 (nDCG's discount)
     mean           "arithmetic" | "geometric"
     names          how metric names are read: "evalcore" | "ir_measures" | "trec_eval" | "ntcireval"
+    topics         the topics each mean runs over: "trec_eval" | "ntcireval" (absent or null: per metric,
+                   by its name; :func:`evalcore.registry.topic_policy`)
     metrics        list of metric names (any name :func:`evalcore.registry.parse_metric` knows)
     top_n, top_by  the dashboard's top-N filter (0 = all runs) and the metric ranking it
     dataset        "sim" | "examples" | "upload"
@@ -55,6 +57,7 @@ from typing import Any
 
 from .gains import GAIN_PRESETS
 from .names import CONVENTIONS
+from .specs import TOPIC_POLICIES
 
 __all__ = ["Field", "FIELDS", "SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
            "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS",
@@ -167,6 +170,9 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("mean", "choice", choices=("arithmetic", "geometric"), default="arithmetic", role="metric",
           app="not_shown", why="the app averages over topics arithmetically", help="mean over topics"),
     Field("names", "choice", choices=CONVENTIONS, role="metric", help="how metric names are read"),
+    Field("topics", "choice", choices=TOPIC_POLICIES, role="metric", app="topics",
+          help="the topics each mean runs over (trec_eval: every qrels topic; ntcireval: only topics with a "
+               "relevant document; absent: per metric, by its name)"),
     Field("top_n", "int", 0, 100_000, widget="top_n", app="clamp", help="the top-N filter (0 = all runs)"),
     Field("top_by", "metric", widget="top_by", app="copy", help="the metric the top-N filter ranks by"),
     Field("dataset", "choice", choices=("sim", "examples", "upload"), widget="dataset", app="dataset"),

@@ -77,6 +77,11 @@ class Param:
         return self.label.format(v=x) if self.kind == "int" else self.label.format(v=f"{x:g}")
 
 
+#: How a mean over topics treats qrels topics without a relevant document: ``"trec_eval"`` (every qrels
+#: topic; such a topic scores 0) or ``"ntcireval"`` (only topics with a relevant document);
+#: :func:`evalcore.registry.topic_policy` says which a metric's mean uses.
+TOPIC_POLICIES = ("trec_eval", "ntcireval")
+
 #: Every parameter a metric may read, in the order labels write them. A metric lists the ones it reads.
 GAINS = Param("gains", "levels", None, ("gains",), "gains={v}", doc="gain per relevance level")
 BETA = Param("beta", "float", 1.0, ("beta",), "beta={v}", low=0.0, doc="weight of the gains in BR(r)")

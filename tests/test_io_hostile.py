@@ -322,6 +322,30 @@ def test_the_member_count_is_read_before_zipfile_lists_anything(monkeypatch):
             load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", z), limits=Limits(max_members=200))
 
 
+def test_a_zip_of_more_runs_than_the_limit_is_refused_at_the_first_run_over_it(monkeypatch):
+    """Every member of a zip of TREC runs is a run of its own: the archive is refused at member
+    ``max_runs + 1``, before the members after it are looked at (70,000 members within the member limit
+    would otherwise each be checked and grouped before the run count refused them). NTCIR ``.res``
+    members are one topic each and group into runs by folder, so they do not count one run each."""
+    from bombs import many_member_zip
+
+    from evalcore.io import Limits, _sources
+
+    seen = []
+    check = _sources._member_problem
+    monkeypatch.setattr(_sources, "_member_problem", lambda i: seen.append(i.filename) or check(i))
+    with pytest.raises(InputError, match=r"runs\.zip: 51 runs or more \(one a member\), more than the limit of "
+                                         r"50(.|\n)*--max-runs"):
+        load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", many_member_zip(5_000)), limits=Limits(max_runs=50))
+    assert len(seen) == 51
+    res = many_member_zip(60, b"d1\n", name="run{}/q1.res")   # 60 runs of one .res file each: over 50
+    with pytest.raises(InputError, match="60 runs, more than the limit of 50"):
+        load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", res), limits=Limits(max_runs=50))
+    one = many_member_zip(60, b"d1\n", name="run/q{}.res")     # one run of 60 topics: within the limit
+    c = load_collection(("q.txt", b"q1 0 d1 1\n"), ("runs.zip", one), limits=Limits(max_runs=50))
+    assert c.run_ids == ("run",) and c.n_topics == 1   # q1 of the qrels; q0..q59 are unjudged topics
+
+
 def test_zip_members_and_gz_files_share_the_loads_expansion_budget():
     """Two zips (deflated members) and a .gz, each within its own limit, over the load's total: the
     inflated bytes are counted as they come out, whatever the archives declare."""

@@ -150,6 +150,26 @@ def test_a_missing_scipy_names_the_extra(tmp_path):
                                'pip install "evalcore[stats]"'
 
 
+def test_a_missing_scipy_names_the_extra_from_python_too():
+    """The statistics called from Python without scipy: a ModuleNotFoundError (name "scipy") whose text names
+    the module that needs it and the extra, for each of the four modules that use scipy."""
+    calls = {
+        "evalcore.meta.pairs": "meta.pair_statistics({'AP': np.array([[.1, .2, .3, .5], [.2, .2, .4, .4]])})",
+        "evalcore.meta.topicsets": "meta.topic_set_size('anova', min_diff=0.1, variance=0.05, systems=5)",
+        "evalcore.meta.standardise": "meta.standardise(np.array([[.1, .2], [.3, .5]]), 'cdf')",
+    }
+    for module, call in calls.items():
+        code = ("import sys\nclass Block:\n    def find_spec(self, name, path=None, target=None):\n"
+                "        if name.split('.')[0] == 'scipy':\n"
+                "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+                "sys.meta_path.insert(0, Block())\nimport numpy as np\nfrom evalcore import meta\n"
+                f"try:\n    {call}\nexcept ModuleNotFoundError as e:\n    print(e.name, '|', e)\n")
+        r = _py("-c", code)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == f'scipy | {module} needs scipy, which is not installed: pip install ' \
+                                   '"evalcore[stats]"', (module, r.stdout, r.stderr)
+
+
 @pytest.mark.slow
 def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_path):
     """Build the wheel from a copy of the checkout, install it in a fresh venv (the app's dependencies come

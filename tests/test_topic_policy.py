@@ -109,6 +109,58 @@ def test_cli_topics_option_and_statement(tiny, capsys):
     assert capsys.readouterr().out.splitlines()[1].endswith("\ttrec_eval:4")
 
 
+def test_the_topic_policy_is_saved_read_back_and_refused_where_unused(tiny, capsys, tmp_path):
+    """--save-settings records the policy asked for (--topics, or trec_eval's under --output trec_eval);
+    --settings reads it back (an explicit --topics wins); ``compare`` reads it too; the report and the app,
+    whose means always run over the topics with a relevant document, say they do not use trec_eval's."""
+    from evalcore.app_settings import fit_to_app
+    from evalcore.settings import parse_settings, read_settings
+
+    d, _ = tiny
+    base = ["evaluate", "--qrels", str(d / "q.txt"), "--run", str(d / "r.txt"), "--metrics", "AP", "--output", "json"]
+    f = tmp_path / "s.json"
+    want = sum(v["map"] for v in _pytrec(1).values())          # pytrec_eval's AP per topic, t2 included as 0
+
+    def ap(argv):
+        assert main(argv) == 0
+        doc = json.loads(capsys.readouterr().out)
+        return doc["settings"]["topic_policy"]["AP"], doc["results"][0]["value"]
+
+    assert ap(base + ["--topics", "trec_eval", "--save-settings", str(f)]) == (
+        {"policy": "trec_eval", "n_topics": 3}, pytest.approx(want / 3, abs=1e-12))
+    assert read_settings(f)["topics"] == "trec_eval"
+    assert ap(base + ["--settings", str(f)]) == ({"policy": "trec_eval", "n_topics": 3},
+                                                  pytest.approx(want / 3, abs=1e-12))
+    assert ap(base + ["--settings", str(f), "--topics", "ntcireval"]) == (
+        {"policy": "ntcireval", "n_topics": 2}, pytest.approx(want / 2, abs=1e-12))
+    g = tmp_path / "auto.json"                                   # no policy asked: none recorded (per metric)
+    ap(base + ["--save-settings", str(g)])
+    assert "topics" not in read_settings(g)
+    h = tmp_path / "te.json"                                     # --output trec_eval implies trec_eval's topics
+    assert main(base[:-2] + ["--output", "trec_eval", "--save-settings", str(h)]) == 0
+    capsys.readouterr()
+    assert read_settings(h)["topics"] == "trec_eval"
+    # compare reads it: the AP column's mean over 3 topics
+    (tmp_path / "r2.txt").write_text(RUN.replace(" r\n", " r2\n"))
+    assert main(["compare", "--qrels", str(d / "q.txt"), "--run", str(d / "r.txt"), str(tmp_path / "r2.txt"),
+                 "-m", "AP", "--settings", str(f), "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    head = out[0].split(",")
+    row = next(r.split(",") for r in out[1:] if r.split(",")[head.index("run")] == "r")
+    assert float(row[head.index("mean")]) == pytest.approx(want / 3, abs=1e-12)
+    assert row[head.index("topic_policy")] == "trec_eval"
+    with pytest.raises(ValueError, match="settings: topics must be one of trec_eval, ntcireval; got 'all'"):
+        parse_settings('{"topics": "all"}')
+    assert main(["report", "--qrels", str(d / "q.txt"), "--run", str(d / "r.txt"), "--settings", str(f), "--out",
+                 str(tmp_path / "rep")]) == 2
+    assert "report cannot use topics = 'trec_eval'" in capsys.readouterr().err
+    notes = fit_to_app(parse_settings('{"topics": "trec_eval"}'), 3).notes
+    assert notes == ["topics 'trec_eval' is not used: the app's means run over the topics with a relevant document "
+                     "(NTCIREVAL's convention); the command line's --topics trec_eval averages over every qrels "
+                     "topic"]
+    assert fit_to_app(parse_settings('{"topics": "ntcireval"}'), 3).notes == []
+
+
 def test_output_trec_eval_defaults_to_trec_evals_topics(tiny, capsys):
     d, _ = tiny
     assert main(["evaluate", "--qrels", str(d / "q.txt"), "--run", str(d / "r.txt"), "--metrics", "AP",

@@ -105,10 +105,6 @@ def build_parser(command: str | None = None, *, lean: bool = False) -> argparse.
     return parser
 
 
-#: optional dependency -> the extra of pyproject.toml that installs it
-_EXTRAS = {"scipy": "stats", "streamlit": "app", "plotly": "app", "dask": "dask"}
-
-
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
@@ -151,11 +147,13 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         return 0
     except ModuleNotFoundError as e:     # an optional dependency: name the extra that brings it
-        extra = _EXTRAS.get((e.name or "").split(".")[0])
-        if extra is None:
+        from .._extras import missing_extra
+
+        found = missing_extra(e)
+        if found is None:
             raise
-        print(f"error: 'evalcore {args.command}' needs {(e.name or '').split('.')[0]}, which is not installed: "
-              f"pip install \"evalcore[{extra}]\"", file=sys.stderr)
+        print(f"error: 'evalcore {args.command}' needs {found[0]}, which is not installed: "
+              f"pip install \"evalcore[{found[1]}]\"", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:   # InputError, SettingsError and OutputError are ValueError / OSError
         print(f"error: {e}", file=sys.stderr)

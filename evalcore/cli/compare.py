@@ -15,7 +15,16 @@ from pathlib import Path
 from .._atomic import check_output_file
 from ..comparison import CORRECTIONS, FORMATS, TESTS, compare
 from .evaluate import add_topics_option
-from .options import MAX_B, SEED_MAX, data_options_parser, file_settings, load_from_args, metric_params, number
+from .options import (
+    MAX_B,
+    SEED_MAX,
+    data_options_parser,
+    file_settings,
+    load_from_args,
+    metric_params,
+    number,
+    policy_of,
+)
 
 __all__ = ["register", "run_compare"]
 
@@ -76,7 +85,7 @@ def run_compare(args) -> int:
     c = load_from_args(args)
     params = metric_params(args)
     r = compare(c, metrics, baseline=args.baseline, test=args.test, correction=args.correction, alpha=args.alpha,
-                topics=args.topic_policy, B=args.B, seed=args.seed, **params)
+                topics=policy_of(args), B=args.B, seed=args.seed, **params)
     opts = {} if args.format in ("csv", "tsv") else {"digits": args.digits, "details": args.details}
     text = r.write(args.format, target, **opts)
     if target is None:

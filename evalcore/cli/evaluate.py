@@ -20,6 +20,7 @@ from .options import (
     metric_params,
     metrics_of,
     number,
+    policy_of,
 )
 
 OUTPUTS = ("tsv", "csv", "json", "jsonl", "trec_eval")
@@ -90,6 +91,7 @@ def settings_used(args, params: dict, metrics) -> dict:
     """Everything that shaped the scores, in the settings-file form (:mod:`evalcore.settings`)."""
     out = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in params.items()}
     out["mean"] = mean_of(args)
+    out["topics"] = topics_of(args)
     out["metrics"] = list(metrics) if metrics is not None else None
     return out
 
@@ -109,9 +111,10 @@ def save_settings(target: Path | None, args, params: dict, metrics) -> None:
 
 
 def topics_of(args) -> str | None:
-    """The topic policy: ``--topics trec_eval|ntcireval``; else trec_eval's for ``--output trec_eval``
-    (trec_eval's layout promises trec_eval's numbers); else None (per metric, by its name)."""
-    policy = getattr(args, "topic_policy", None)
+    """The topic policy: ``--topics trec_eval|ntcireval``, else the ``--settings`` file's ``topics``; else
+    trec_eval's for ``--output trec_eval`` (trec_eval's layout promises trec_eval's numbers); else None
+    (per metric, by its name)."""
+    policy = policy_of(args)
     if policy is None and args.output == "trec_eval":
         return "trec_eval"
     return policy

@@ -306,6 +306,13 @@ def mean_of(args) -> str:
     return str(args.mean or file_settings(args).get("mean") or DEFAULTS["mean"])
 
 
+def policy_of(args) -> str | None:
+    """The topic policy asked for: ``--topics trec_eval|ntcireval``, else the settings file's ``topics``,
+    else None (per metric, by its name: :func:`evalcore.registry.topic_policy`)."""
+    policy = getattr(args, "topic_policy", None)
+    return policy if policy is not None else file_settings(args).get("topics")
+
+
 def metrics_of(args) -> list[str] | None:
     """``--metrics``, else the settings file's, else None (every metric / the subcommand's default)."""
     return args.metrics if args.metrics is not None else file_settings(args).get("metrics")

@@ -17,7 +17,7 @@ from ._qrels import Qrels, read_qrels
 from ._runs import finish_run, read_run_file
 from ._sources import RUN_FORMATS, RunSource, run_sources
 from ._stream import ReadAhead, TensorFill, settle_malloc
-from .errors import InputError, shorten, unforeseen
+from .errors import InputError, shorten, too_many, unforeseen
 from .limits import DEFAULT_LIMITS, Ctx, Limits, human_bytes
 
 
@@ -367,12 +367,6 @@ class _CallbackError(Exception):
     """Carries an exception raised by the caller's progress callback past the loader's guard."""
 
 
-def _too_many(what: str, n: int, limit: int, option: str, file: str | None = None) -> InputError:
-    return InputError(f"{n:,} {what}, more than the limit of {limit:,}", file=file,
-                      hint=f"raise it: limits=Limits({option.replace('-', '_').lstrip('_')}=...) or "
-                           f"--{option} N")
-
-
 def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, progress, fmt, qrels_fmt,
           ctx: Ctx) -> Collection:
     L = ctx.limits
@@ -420,7 +414,7 @@ def _checked_sources(runs, fmt: str, ctx: Ctx) -> list[RunSource]:
     L = ctx.limits
     srcs = run_sources(runs, fmt, ctx)
     if len(srcs) > L.max_runs:
-        raise _too_many("runs", len(srcs), L.max_runs, "max-runs")
+        raise too_many("runs", len(srcs), L.max_runs, "max-runs")
     by_name: dict[str, str] = {}
     for s in srcs:
         if s.name in by_name:
@@ -452,7 +446,7 @@ def _qrels_topics(q: Qrels, L: Limits) -> tuple[_Topics, _Judgments]:
     qrels_set = set(all_topics)
     topic_ids = [t for t in all_topics if t in rel_topics]
     if len(topic_ids) > L.max_topics:
-        raise _too_many("evaluated topics (with a relevant document) in the qrels", len(topic_ids), L.max_topics,
+        raise too_many("evaluated topics (with a relevant document) in the qrels", len(topic_ids), L.max_topics,
                         "max-topics", q.source)
     K = q.max_level
     # the qrels topics without a relevant document are numbered after the evaluated ones: their lists are

@@ -5,6 +5,9 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
+_SEP = re.compile(r"[/\\]")
+_BASE_SEP = re.compile(r"[/\\:]")
+
 
 def run_name(filename: str) -> str:
     """The file name without ``.gz`` and without its last extension.
@@ -14,7 +17,7 @@ def run_name(filename: str) -> str:
     >>> run_name("bm25")
     'bm25'
     """
-    base = re.split(r"[/\\]", str(filename).rstrip("/\\"))[-1]
+    base = _SEP.split(str(filename).rstrip("/\\"))[-1]
     if base.lower().endswith(".gz"):
         base = base[:-3]
     stem, dot, _ = base.rpartition(".")
@@ -35,7 +38,7 @@ def natural_sorted(items: Iterable[str]) -> list[str]:
 
 
 def base_name(name: str) -> str:
-    return re.split(r"[/\\:]", name.rstrip("/\\"))[-1]
+    return _BASE_SEP.split(name.rstrip("/\\"))[-1]
 
 
 def extension(name: str) -> str:

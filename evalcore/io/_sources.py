@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ._kinds import is_frame, is_named_runs, is_nested_dict
 from ._names import base_name, extension, not_data, run_name
-from .errors import InputError, shorten
+from .errors import InputError, shorten, too_many
 from .limits import DEFAULT_LIMITS, INFLATE_STEP, Budget, Ctx, Limits, human_bytes, read_limited
 
 RUN_FORMATS = ("auto", "trec", "ntcir", "res", "jsonl")
@@ -55,8 +55,12 @@ def _holding(data: bytes) -> Callable[[], bytes]:
     return lambda: data
 
 
+_SEP = re.compile(r"[/\\]")
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
 def _is_hidden(name: str) -> bool:
-    return any(p.startswith(".") or p == "__MACOSX" for p in re.split(r"[/\\]", name) if p)
+    return any(p.startswith(".") or p == "__MACOSX" for p in _SEP.split(name) if p)
 
 
 def _read_path(p: Path, limits: Limits) -> Callable[[], bytes]:
@@ -72,8 +76,8 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplemented
 
 def _member_problem(i: zipfile.ZipInfo) -> str | None:
     """Why a zip member is skipped, or None."""
-    parts = re.split(r"[/\\]", i.filename)
-    if i.filename.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", i.filename) or ".." in parts:
+    parts = _SEP.split(i.filename)
+    if i.filename.startswith(("/", "\\")) or _DRIVE.match(i.filename) or ".." in parts:
         return "an absolute or '..' path"
     if (i.external_attr >> 16) & 0o170000 == 0o120000:
         return "a symbolic link"
@@ -135,10 +139,14 @@ def _check_members(zname: str, data: bytes, limits: Limits) -> None:
                               " or --max-members N")
 
 
-def _zip_members(zname: str, data: bytes, ctx: Ctx) -> list[SourceFile]:
+def _zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) -> list[SourceFile]:
+    """The usable members of a zip, by name. ``run_fmt``: the archive holds runs in that format, so every
+    member that is not an NTCIR ``.res`` file is a run of its own, and the archive is refused as soon as
+    those exceed ``limits.max_runs`` (before the rest of a large archive is looked at)."""
     budget = ctx.limits._budget(zname, len(data))
     members: list[SourceFile] = []
     declared = 0
+    single_runs = 0
     _check_members(zname, data, ctx.limits)
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
@@ -152,6 +160,11 @@ def _zip_members(zname: str, data: bytes, ctx: Ctx) -> list[SourceFile]:
                 ctx.notes.append(f"{zname}: member {shorten(i.filename)} skipped: {why}")
                 continue
             name = f"{zname}:{i.filename}"
+            if run_fmt is not None and not _is_res(name, run_fmt):
+                single_runs += 1
+                if single_runs > ctx.limits.max_runs:
+                    raise too_many("runs or more (one a member)", single_runs, ctx.limits.max_runs, "max-runs",
+                                   file=zname)
             if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 raise InputError(f"this member is compressed with method {i.compress_type}, which is not read "
                                  f"(only stored and deflate members can be inflated in bounded steps)",
@@ -254,9 +267,15 @@ class RunSource:
     obj: object = None        # kind "frame": the DataFrame or pytrec_eval dict
 
 
+def _is_res(name: str, fmt: str) -> bool:
+    """Whether a run file is an NTCIR ``.res`` file (one topic of a run): forced by ``fmt``, else by its
+    extension (before ``.gz``)."""
+    return fmt in ("ntcir", "res") or (fmt == "auto" and extension(name) == "res")
+
+
 def _file_kind(name: str, fmt: str) -> str:
     """A single run file's format: forced by ``fmt``, else by its extension (before ``.gz``)."""
-    if fmt in ("ntcir", "res") or (fmt == "auto" and extension(name) == "res"):
+    if _is_res(name, fmt):
         return "res"
     if fmt == "jsonl" or (fmt == "auto" and extension(name) in _JSONL_EXTS):
         return "jsonl"
@@ -269,8 +288,8 @@ def _group_files(files: list[SourceFile], container: str, fmt: str) -> list[RunS
     out: list[RunSource] = []
     for f in files:
         inner = f.name[len(container) + 1:] if f.name.startswith(container) else f.name
-        if fmt in ("ntcir", "res") or (fmt == "auto" and extension(f.name) == "res"):
-            folders = re.split(r"[/\\]", inner)[:-1]
+        if _is_res(f.name, fmt):
+            folders = _SEP.split(inner)[:-1]
             res_groups.setdefault("/".join(folders), []).append(f)
         else:
             out.append(RunSource(run_name(f.base), f.name, _file_kind(f.name, fmt), [f]))
@@ -332,7 +351,7 @@ def _upload_runs(src: tuple, fmt: str, ctx: Ctx) -> list[RunSource]:
     """An upload ``(filename, bytes)``: a zip of runs, or one run file."""
     name, data = _check_tuple(src)
     if _is_zip_name(name):
-        return _group_files(_zip_members(name, data, ctx), name, fmt)
+        return _group_files(_zip_members(name, data, ctx, run_fmt=fmt), name, fmt)
     return [RunSource(run_name(name), name, _file_kind(name, fmt), [SourceFile(name, _holding(data), ctx.limits)])]
 
 
@@ -343,7 +362,7 @@ def _path_runs(src, fmt: str, ctx: Ctx) -> list[RunSource]:
     if p.is_dir():
         return _dir_runs(p, name, fmt, ctx)
     if _is_zip_name(p.name):
-        return _group_files(_zip_members(name, _zip_bytes(p, ctx), ctx), name, fmt)
+        return _group_files(_zip_members(name, _zip_bytes(p, ctx), ctx, run_fmt=fmt), name, fmt)
     return [RunSource(run_name(p.name), name, _file_kind(name, fmt),
                        [SourceFile(name, _read_path(p, ctx.limits), ctx.limits)])]
 

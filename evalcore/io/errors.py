@@ -92,6 +92,14 @@ class InputError(ValueError):
         return self._render()
 
 
+def too_many(what: str, n: int, limit: int, option: str, file: str | None = None) -> InputError:
+    """The error for a count over one of :class:`~evalcore.io.limits.Limits`' bounds, naming the option that
+    raises it."""
+    return InputError(f"{n:,} {what}, more than the limit of {limit:,}", file=file,
+                      hint=f"raise it: limits=Limits({option.replace('-', '_').lstrip('_')}=...) or "
+                           f"--{option} N")
+
+
 def unforeseen(e: BaseException, file: str | None) -> InputError:
     """An InputError for an exception the loader did not foresee (never a bare traceback)."""
     if isinstance(e, MemoryError):

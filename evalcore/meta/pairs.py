@@ -73,6 +73,7 @@ import numpy as np
 import pandas as pd
 
 from .._exact import fmat_imat
+from .._extras import needs
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -184,7 +185,8 @@ def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _wilcoxon(z0: np.ndarray, valid: np.ndarray) -> np.ndarray:
-    from scipy.special import ndtr
+    with needs(__name__):
+        from scipy.special import ndtr
 
     nz = valid & (z0 != 0)
     a = np.where(nz, np.abs(z0), np.inf)
@@ -507,7 +509,8 @@ class _Diffs:
 
 def _t_columns(d: _Diffs, v_e: float, a2: float, cols: dict, sl, p_value: bool) -> np.ndarray:
     """Mean difference, t-based CI, effect sizes, t and (``p_value``) the paired t-test's p; returns t."""
-    from scipy.special import stdtr, stdtrit
+    with needs(__name__):
+        from scipy.special import stdtr, stdtrit
 
     const, sign, mean, ok = d.const, d.sign, d.mean, d.ok
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -535,7 +538,8 @@ def _t_columns(d: _Diffs, v_e: float, a2: float, cols: dict, sl, p_value: bool) 
 
 def _p_sign(z0: np.ndarray) -> np.ndarray:
     """Two-sided sign test: 2 P(Bin(k, 1/2) <= min(#z > 0, #z < 0)), k the non-zero differences."""
-    from scipy.special import bdtr
+    with needs(__name__):
+        from scipy.special import bdtr
 
     pos = (z0 > 0).sum(axis=1)
     neg = (z0 < 0).sum(axis=1)

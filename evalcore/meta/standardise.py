@@ -22,6 +22,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._extras import needs
+
 __all__ = ["standardise", "standardise_scores", "STANDARDISATIONS"]
 
 STANDARDISATIONS = ("none", "z", "cdf", "ab")
@@ -70,7 +72,8 @@ def standardise(matrix, method: str = "z", *, A: float = 0.15, B: float = 0.5, r
         return z
     if method == "ab":
         return float(A) * z + float(B)
-    from scipy.special import ndtr
+    with needs(__name__):
+        from scipy.special import ndtr
 
     return ndtr(z)
 

@@ -113,6 +113,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._extras import needs
+
 __all__ = ["residual_variance", "within_system_variance", "design_variance", "topic_set_size", "power",
            "min_detectable_difference", "power_curve", "variance_for", "nct_two_sided_sf", "ncf_sf",
            "DESIGNS", "ESTIMATORS", "MAX_TOPICS"]
@@ -252,7 +254,8 @@ def _chi_mixture(tc, df, ncp):
     """P(|Z + ncp| >= tc X / sqrt(df)), X ~ chi(df): the t mixture of the module docstring."""
     import warnings
 
-    from scipy import integrate, special, stats
+    with needs(__name__):
+        from scipy import integrate, special, stats
 
     rd = math.sqrt(df)
 
@@ -274,7 +277,8 @@ def _chi_mixture(tc, df, ncp):
 
 def _poisson_beta(y, a2, b1, mu):
     """sum_k Pois(k; mu) I_y(a2, b1 + k) over k in mu +- (20 sqrt(mu) + 30)."""
-    from scipy import special
+    with needs(__name__):
+        from scipy import special
 
     half = 20 * math.sqrt(mu) + 30
     k = np.arange(max(0.0, math.floor(mu - half)), math.ceil(mu + half) + 1)
@@ -325,7 +329,8 @@ def _df(design, n, m=None):
 
 def _power1(design, n, a, d, v, m):
     """Exact power with n topics (a float n >= 2)."""
-    from scipy import stats
+    with needs(__name__):
+        from scipy import stats
 
     phi = _df(design, n, m)
     if design == "anova":
@@ -338,8 +343,9 @@ def _power1(design, n, a, d, v, m):
 
 def _ci_width(design, n, a, v):
     """Expected CI width with n topics (array), ci or unpaired-ci."""
-    from scipy import stats
-    from scipy.special import gammaln
+    with needs(__name__):
+        from scipy import stats
+        from scipy.special import gammaln
 
     n = np.asarray(n, dtype=np.float64)
     phi = _df(design, n)
@@ -372,7 +378,8 @@ def power(design: str, n, *, alpha: float = 0.05, min_diff: float, variance: flo
 
 
 def _approx_n(design, a, b, d, v):
-    from scipy.stats import norm
+    with needs(__name__):
+        from scipy.stats import norm
 
     za, zb = float(norm.isf(a / 2)), float(norm.isf(b))
     if design == "paired-t":
@@ -439,7 +446,8 @@ def min_detectable_difference(design: str, n: int, *, alpha: float = 0.05, beta:
                               systems: int | None = None) -> float:
     """The inverse: the smallest difference (t designs) or range (anova) that n topics detect with
     power 1 - beta; for the CI designs the expected CI width with n topics. Exact for any n >= 2."""
-    from scipy import optimize
+    with needs(__name__):
+        from scipy import optimize
 
     _check_design(design)
     a = _check_prob(alpha, "alpha")

@@ -108,6 +108,10 @@ def _refuse_unused(args) -> None:
         raise ValueError("report does not take --mean geometric: 003's Kendall's tau, swap and bootstrap tests "
                          "are defined on arithmetic means of per-topic scores")
     st = file_settings(args)
+    if st.get("topics") not in (None, "ntcireval"):
+        raise ValueError(f"report cannot use topics = {st['topics']!r} from --settings {args.settings}: the "
+                         "report's means run over the topics with a relevant document (NTCIREVAL's convention, "
+                         "where 003's P, P+, O, Q and NWRR are defined); remove it from the file")
     for key in ("cutoffs", "log_base", "p", "names", "metrics", "mean"):
         if st.get(key) is not None and st[key] != DEFAULTS[key]:
             why = REFUSED.get("persistence" if key == "p" else key,
