@@ -236,6 +236,23 @@ def means(c: Collection, s: Settings, keys=None) -> pd.DataFrame:
                         index=pd.Index(c.run_ids, name="run"))
 
 
+#: The counts the Data page tabulates (trec_eval's num_ret, num_rel, num_rel_ret).
+COUNT_KEYS = tuple(k for k, spec in METRICS.items() if spec.count)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _counts(_c: Collection, fp: str, rel_threshold: int) -> pd.DataFrame:
+    sums = registry.means_table(_c, list(COUNT_KEYS), rel_threshold=rel_threshold, topics="trec_eval")
+    return sums.round().astype("int64")
+
+
+def counts(c: Collection, s: Settings) -> pd.DataFrame:
+    """Index = runs, one column per count (NumRet, NumRel, NumRelRet): the sum over every qrels topic at the
+    sidebar's threshold, as trec_eval's num_ret / num_rel / num_rel_ret and ir_measures report them (a topic
+    without a relevant document adds its retrieved documents to NumRet and nothing to the others)."""
+    return _counts(_c=c, fp=c.fingerprint, rel_threshold=s.rel_threshold)
+
+
 def top_runs(c: Collection, s: Settings) -> np.ndarray:
     """Indices of the runs the analysis pages use: the top N by a metric (all if N = 0)."""
     if s.top_n <= 0 or s.top_n >= c.n_runs:

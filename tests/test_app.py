@@ -319,3 +319,38 @@ def test_uploading_runs_as_one_zip_and_gzipped_qrels():
     at.selectbox(key="pl_src_run").set_value("Z")
     at.button(key="pl_copy").click().run()
     assert _metric(at, "P-measure") == "0.8571"
+
+
+@pytest.mark.parametrize("threshold,level", [("relaxed", 1), ("rigid", 2)])
+def test_data_page_counts_equal_trec_evals_num_ret_num_rel_num_rel_ret(clef2015, clef2015_collection,
+                                                                        threshold, level):
+    """The Data page's counts table on the real collection: per run, the sums over every qrels topic (the one
+    without a relevant document included) equal pytrec_eval's num_ret, num_rel, num_rel_ret at -l 1 / -l 2."""
+    import gzip
+
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels: dict = {}
+    for line in (clef2015 / "qrels.txt").read_text().splitlines():
+        t, _, d, r = line.split()
+        qrels.setdefault(t, {})[d] = int(r)
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret", "num_rel", "num_rel_ret"}, relevance_level=level)
+    want = {}
+    for p in sorted((clef2015 / "runs").iterdir()):
+        run: dict = {}
+        for line in gzip.decompress(p.read_bytes()).decode().splitlines():
+            t, _, d, _, score, _ = line.split()
+            run.setdefault(t, {})[d] = float(score)
+        res = ev.evaluate(run)
+        want[p.name.removesuffix(".gz").rpartition(".")[0]] = [
+            int(sum(v[m] for v in res.values())) for m in ("num_ret", "num_rel", "num_rel_ret")]
+    at = _app()
+    at.session_state["uploaded"] = clef2015_collection
+    at.run()
+    at.selectbox(key="dataset").set_value("upload").run()
+    at.radio(key="threshold").set_value(threshold).run()
+    _goto(at, "data")
+    table = next(df.value for df in at.dataframe
+                 if isinstance(df.value, pd.DataFrame) and "NumRelRet" in df.value.columns)
+    assert {r: [int(x) for x in table.loc[r, ["NumRet", "NumRel", "NumRelRet"]]] for r in table.index} == want
+    cap = next(x.value for x in at.caption if "qrels topics" in x.value)
+    assert f"Sums over all 66 qrels topics, relevant meaning level {level} or higher" in cap

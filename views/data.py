@@ -131,6 +131,15 @@ with right:
                 st.warning(safe.md_lines(w), icon=":material/warning:")
     elif not info:
         st.success("No warnings.", icon=":material/check_circle:")
+with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret, num_rel, num_rel_ret)"):
+    n_all = c.n_topics + len(c.topics_without_relevant)
+    level = f"level {s.rel_threshold} or higher"
+    st.caption(f"Sums over all {n_all} qrels topics, relevant meaning {level} (the sidebar's "
+               f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold), as trec_eval -l "
+               f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
+               "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
+               "and the meta-evaluation pages do not offer them.")
+    widgets.table(cached.counts(c, s), digits=0, height=min(38 + 35 * c.n_runs, 420))
 with st.expander("Runs and topics"):
     st.text("Runs: " + ", ".join(c.run_ids))         # ids from the files: plain text, never Markdown
     st.text("Topics: " + ", ".join(c.topic_ids))
