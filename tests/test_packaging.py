@@ -196,6 +196,14 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
     py = venv / "bin" / "python"
+    # the app's dependencies are this interpreter's, also when it is itself a venv (whose packages
+    # --system-site-packages does not reach): its site-packages go on the new venv's path, after its own
+    import sysconfig
+
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    ours = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    Path(site, "outer_site_packages.pth").write_text("".join(f"{d}\n" for d in ours))
     r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
