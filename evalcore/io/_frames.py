@@ -39,7 +39,8 @@ import numpy as np
 import pyarrow as pa
 
 from ._kinds import is_nested_dict
-from ._order import Parsed, order_rows
+from ._order import order_rows
+from ._types import Parsed
 from .errors import DUP_FIX, InputError
 from .limits import MAX_LEVEL
 
@@ -255,7 +256,7 @@ def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> Parsed:
     """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`._order`)."""
     import pandas as pd
 
-    from ._sources import RunSource
+    from ._types import RunSource
 
     display = f"run {name!r}"
     df = _dict_frame(obj, "score", display) if isinstance(obj, Mapping) else obj

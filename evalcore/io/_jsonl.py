@@ -15,9 +15,9 @@ import numpy as np
 import pyarrow as pa
 
 from ._lines import raw_lines
-from ._order import Parsed, order_rows
-from ._sources import RunSource
+from ._order import order_rows
 from ._text import text_bytes
+from ._types import Parsed, RunSource
 from .errors import DUP_FIX, InputError, shorten
 
 _KEYS = (("query_id", "qid"), ("doc_id", "docno"))

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -12,7 +11,7 @@ import pyarrow.compute as pc
 from ._dochash import as_arrow, as_numpy, hash_strings, pair_keys
 from ._names import natural_key
 from ._repeats import first_occurrence
-from ._sources import RunSource
+from ._types import Parsed, RunSource
 from .errors import DUP_FIX, InputError
 
 _ORDERS = ("score", "rank", "file")
@@ -52,31 +51,6 @@ def _natural_ranks(tvals: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
     rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
     rank_of.flags.writeable = False
     return nat, rank_of
-
-
-@dataclass
-class Parsed:
-    """One run, rows in evaluation order, grouped by topic (natural order).
-
-    Row ``i`` of the evaluation order is row ``perm[i]`` of ``docs`` /
-    ``doc_hash`` (file order, repeated documents already dropped).
-    """
-
-    name: str
-    display: str
-    topics: list[str]        # the run's topics, natural order
-    counts: np.ndarray       # rows per topic
-    row_topic: np.ndarray    # int32 per row in evaluation order, index into topics, sorted ascending
-    perm: np.ndarray         # int64: evaluation order -> file row
-    docs: pa.Array           # doc id per file row
-    doc_hash: np.ndarray | None  # uint64 per file row (:func:`._dochash.hash_strings`); None when ``levels`` is set
-    n_lines: int
-    warnings: list[str]
-    levels: np.ndarray | None = None  # int8 judged level per file row (-1 unjudged), when the loader's
-    #                                   judgments were at hand (``order_rows``' ``judgments``)
-
-    def docs_in_order(self) -> pa.Array:
-        return self.docs.take(as_arrow(self.perm))
 
 
 def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str,

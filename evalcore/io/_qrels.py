@@ -18,9 +18,10 @@ from ._kinds import is_frame
 from ._lines import raw_lines
 from ._names import extension, natural_sorted, run_name
 from ._repeats import first_occurrence
-from ._sources import SourceFile, qrels_files, source_name
+from ._sources import qrels_files, source_name
 from ._text import INT_RE, content_lines, first_fields, text_bytes
 from ._trec_fast import clean_blanks, drop_comments, needs_cleaning, read_table
+from ._types import SourceFile
 from .errors import InputError, shorten, unforeseen
 from .limits import DEFAULT_LIMITS, MAX_LEVEL, Ctx, Limits
 

@@ -10,11 +10,12 @@ import pyarrow as pa
 from ._frames import parse_frame_run
 from ._jsonl import parse_jsonl_run
 from ._names import run_name
-from ._order import Parsed, check_order, order_rows
-from ._sources import RUN_FORMATS, RunSource, run_sources, source_name
+from ._order import check_order, order_rows
+from ._sources import RUN_FORMATS, run_sources, source_name
 from ._text import content_lines, first_fields, text_bytes
 from ._trec_fast import arrow_trec, clean_blanks, drop_comments, needs_cleaning
 from ._trec_lines import slow_trec
+from ._types import Parsed, RunSource
 from .errors import DUP_FIX, InputError, shorten, unforeseen
 from .limits import DEFAULT_LIMITS, Ctx, Limits
 

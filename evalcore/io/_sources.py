@@ -23,31 +23,16 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ._kinds import is_frame, is_named_runs, is_nested_dict
 from ._names import base_name, extension, not_data, run_name
+from ._types import RunSource, SourceFile
 from .errors import InputError, shorten, too_many
-from .limits import DEFAULT_LIMITS, INFLATE_STEP, Budget, Ctx, Limits, human_bytes, read_limited
+from .limits import INFLATE_STEP, Budget, Ctx, Limits, human_bytes, read_limited
 
 RUN_FORMATS = ("auto", "trec", "ntcir", "res", "jsonl")
 _JSONL_EXTS = ("jsonl", "ndjson")
-
-
-@dataclass
-class SourceFile:
-    """One input file: display name (for messages) and a loader of its raw bytes."""
-
-    name: str
-    load: Callable[[], bytes]
-    limits: Limits = DEFAULT_LIMITS
-    budget: Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
-    total: Budget | None = None   # the load's budget for all its compressed files
-
-    @property
-    def base(self) -> str:
-        return base_name(self.name)
 
 
 def _holding(data: bytes) -> Callable[[], bytes]:
@@ -256,15 +241,6 @@ def qrels_files(source, ctx: Ctx) -> list[SourceFile]:
     if _is_zip_name(p.name):
         return _zip_members(str(source), _zip_bytes(p, ctx), ctx)
     return [SourceFile(str(source), _read_path(p, ctx.limits), ctx.limits)]
-
-
-@dataclass
-class RunSource:
-    name: str                 # run name
-    display: str              # file / directory / zip name for messages
-    kind: str                 # "trec" | "res" | "jsonl" | "frame"
-    files: list[SourceFile]
-    obj: object = None        # kind "frame": the DataFrame or pytrec_eval dict
 
 
 def _is_res(name: str, fmt: str) -> bool:

@@ -12,7 +12,7 @@ import re
 from itertools import islice
 
 from ._lines import raw_blocks, raw_lines
-from ._sources import SourceFile
+from ._types import SourceFile
 from .errors import InputError
 from .limits import INFLATE_STEP
 

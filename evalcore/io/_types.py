@@ -1,0 +1,70 @@
+"""The types the io stages hand each other, in one module below them all.
+
+:class:`SourceFile` (one input file and the loader of its bytes; made by :mod:`._sources`, read by
+:mod:`._text`, :mod:`._qrels` and :mod:`._runs`), :class:`RunSource` (one run's files; made by
+:mod:`._sources`, ordered by :mod:`._order`, parsed by :mod:`._runs` and :mod:`._jsonl`, placed by
+:mod:`._assemble`) and :class:`Parsed` (one run's rows in evaluation order; made by :mod:`._order`,
+read by :mod:`._assemble`). The budgets and limits they carry are :mod:`.limits`'.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ._dochash import as_arrow
+from ._names import base_name
+from .limits import DEFAULT_LIMITS, Budget, Limits
+
+__all__ = ["SourceFile", "RunSource", "Parsed"]
+
+
+@dataclass
+class SourceFile:
+    """One input file: display name (for messages) and a loader of its raw bytes."""
+
+    name: str
+    load: Callable[[], bytes]
+    limits: Limits = DEFAULT_LIMITS
+    budget: Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
+    total: Budget | None = None   # the load's budget for all its compressed files
+
+    @property
+    def base(self) -> str:
+        return base_name(self.name)
+
+
+@dataclass
+class RunSource:
+    name: str                 # run name
+    display: str              # file / directory / zip name for messages
+    kind: str                 # "trec" | "res" | "jsonl" | "frame"
+    files: list[SourceFile]
+    obj: object = None        # kind "frame": the DataFrame or pytrec_eval dict
+
+
+@dataclass
+class Parsed:
+    """One run, rows in evaluation order, grouped by topic (natural order).
+
+    Row ``i`` of the evaluation order is row ``perm[i]`` of ``docs`` /
+    ``doc_hash`` (file order, repeated documents already dropped).
+    """
+
+    name: str
+    display: str
+    topics: list[str]        # the run's topics, natural order
+    counts: np.ndarray       # rows per topic
+    row_topic: np.ndarray    # int32 per row in evaluation order, index into topics, sorted ascending
+    perm: np.ndarray         # int64: evaluation order -> file row
+    docs: pa.Array           # doc id per file row
+    doc_hash: np.ndarray | None  # uint64 per file row (:func:`._dochash.hash_strings`); None when ``levels`` is set
+    n_lines: int
+    warnings: list[str]
+    levels: np.ndarray | None = None  # int8 judged level per file row (-1 unjudged), when the loader's
+    #                                   judgments were at hand (``order_rows``' ``judgments``)
+
+    def docs_in_order(self) -> pa.Array:
+        return self.docs.take(as_arrow(self.perm))
