@@ -351,6 +351,7 @@ def test_data_page_counts_equal_trec_evals_num_ret_num_rel_num_rel_ret(clef2015,
     _goto(at, "data")
     table = next(df.value for df in at.dataframe
                  if isinstance(df.value, pd.DataFrame) and "NumRelRet" in df.value.columns)
-    assert {r: [int(x) for x in table.loc[r, ["NumRet", "NumRel", "NumRelRet"]]] for r in table.index} == want
+    assert {r["run"]: [int(r["NumRet"]), int(r["NumRel"]), int(r["NumRelRet"])]
+            for _, r in table.iterrows()} == want
     cap = next(x.value for x in at.caption if "qrels topics" in x.value)
     assert f"Sums over all 66 qrels topics, relevant meaning level {level} or higher" in cap
