@@ -133,6 +133,39 @@ def test_bad_qrels_files(data, words):
     assert e.file == "qrels.txt" and words in str(e) and e.hint
 
 
+GZ_RUN = b"t1 Q0 dA 1 3 x\nt1 Q0 dZ 2 2 x\nt2 Q0 dC 1 1 x\n"
+
+
+def _gz_members(*texts: bytes) -> bytes:
+    return b"".join(gzip.compress(t) for t in texts)
+
+
+@pytest.mark.parametrize("data", [
+    _gz_members(GZ_RUN),
+    _gz_members(GZ_RUN[:20], GZ_RUN[20:]),            # two members, as ``cat a.gz b.gz`` makes
+    _gz_members(GZ_RUN[:20], b"", GZ_RUN[20:]),       # an empty member between them
+    _gz_members(GZ_RUN) + b"\x00" * 7,               # zero padding after the last member
+])
+def test_gzip_runs_read_as_pythons_gzip_reads_them(data):
+    assert gzip.GzipFile(fileobj=io.BytesIO(data)).read() == GZ_RUN   # the reference
+    assert read_run(("r.txt.gz", data)).ranking("q1") == read_run(("r.txt", GZ_RUN)).ranking("q1")
+
+
+@pytest.mark.parametrize("data", [
+    _gz_members(GZ_RUN)[:-3],                                   # truncated trailer
+    _gz_members(GZ_RUN)[:30],                                   # truncated stream
+    _gz_members(GZ_RUN) + b"junk",                              # not a member after the last one
+    _gz_members(GZ_RUN)[:-4] + (2**32 - 1).to_bytes(4, "little"),   # a trailer stating the wrong size
+    _gz_members(GZ_RUN)[:-8] + b"\x00\x00\x00\x00" + _gz_members(GZ_RUN)[-4:],  # a wrong CRC
+])
+def test_damaged_gzip_runs_are_refused(data):
+    with pytest.raises((OSError, EOFError)):
+        gzip.GzipFile(fileobj=io.BytesIO(data)).read()   # the reference refuses them too
+    with pytest.raises(InputError) as ei:
+        read_run(("r.txt.gz", data))
+    assert "not a valid gzip file" in str(ei.value) and "re-compress" in ei.value.hint
+
+
 def test_undecodable_qrels_names_the_line():
     with pytest.raises(InputError) as ei:
         read_qrels(("qrels.txt", b"t1 0 d1 1\nt1 0 d\xff\xfe 1\n"))
@@ -481,6 +514,36 @@ def test_a_tab_deep_in_a_clean_file_is_still_a_separator():
     assert ei.value.line == 20001 and "found 7" in str(ei.value)
     ok = body + b"q1\tQ0\tdX\t1\t2.5\tx\n"
     assert read_run(("r.txt", ok)).lengths.tolist() == [20001]
+
+
+def test_a_run_whose_lines_end_in_a_blank_is_read_without_a_cleaned_copy(monkeypatch):
+    """One blank ending every line (as some systems write runs) is read as it is, with a seventh, empty
+    column; a line deep in the file that breaks the pattern sends the file to the cleaner, which then
+    reads it or names the bad line as for any other file."""
+    from evalcore.io import _runs
+
+    body = b"".join(b"q1 Q0 d%d %d %d x \n" % (i, i, 100000 - i) for i in range(20000))
+    plain = body.replace(b" \n", b"\n")
+    calls = []
+    real = _runs.clean_blanks
+    monkeypatch.setattr(_runs, "clean_blanks", lambda d: calls.append(1) or real(d))
+    a, b = read_run(("r.txt", body)), read_run(("r.txt", plain))
+    assert calls == []
+    assert a.ranking("q1") == b.ranking("q1") and len(a.ranking("q1")) == 20000
+    assert read_run(("r.txt", body.replace(b"\r", b"").replace(b" \n", b" \r\n"))).ranking("q1") == b.ranking("q1")
+    assert calls == []
+    # the last line without its blank: read after all (cleaned), the same rows
+    assert read_run(("r.txt", body + b"q1 Q0 dX 0 200000 x\n")).ranking("q1")[0] == "dX"
+    assert calls == [1]
+    assert read_run(("r.txt", body + b"q1 Q0 dX 0 200000 x  \n")).ranking("q1")[0] == "dX"  # two blanks
+    for bad, n in ((b"q1 Q0 dX 1 2.5 \n", 5), (b"q1 Q0 dX 1 2.5 x y \n", 7)):
+        with pytest.raises(InputError) as ei:
+            read_run(("r.txt", body + bad))
+        assert ei.value.line == 20001 and f"found {n}" in str(ei.value), bad
+    # a seventh field that is not empty is no trailing blank
+    with pytest.raises(InputError) as ei:
+        read_run(("r.txt", body[:-2] + b" y \n"))
+    assert ei.value.line == 20000 and "found 7" in str(ei.value)
 
 
 def test_missing_field_hidden_by_blanks_deep_in_the_file_is_an_error():

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..collection import Collection, LoadReport
+from . import _arrow as ak
 from ._dochash import HashTable, Strings, as_arrow, as_numpy, blocks, hash_block, hash_strings, pair_keys, same_rows
 from ._names import base_name, natural_sorted, written_differently
 from ._order import check_order
@@ -137,7 +137,7 @@ def _slot_bits(n_keys: int, least: int = 16, most: int = 24) -> int:
 def _topic_table(topics: pa.Array, levels: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(the distinct qrels topics in order of first appearance, each judgment's index into them, whether
     each has a judgment of level >= 1)."""
-    enc = pc.dictionary_encode(topics)
+    enc = ak.dictionary_encode(topics)
     code = as_numpy(enc.indices).astype(np.int64)
     vals = enc.dictionary.to_pylist()
     rel = np.zeros(len(vals), bool)
@@ -156,20 +156,20 @@ def _judgments(topics: pa.Array, docs: pa.Array, levels: np.ndarray, topic_ids: 
     tcode = np.array([tindex.get(v, -1) for v in vals], np.int64)[code]
     inside = tcode >= 0
     if not inside.all():
-        tcode, levels, docs = tcode[inside], levels[inside], docs.filter(as_arrow(inside))
+        tcode, levels, docs = tcode[inside], levels[inside], ak.filter_(docs, as_arrow(inside))
     del inside, code
     lv = levels.astype(np.int64, copy=False)
     counts = np.bincount(tcode * (max_level + 1) + lv, minlength=len(topic_ids) * (max_level + 1))
     counts = counts.reshape(len(topic_ids), max_level + 1).astype(np.int64, copy=False)
-    if pa.types.is_large_string(docs.type) and len(docs) and pc.sum(pc.binary_length(docs)).as_py() < 2**31 - 1:
-        docs = docs.cast(pa.string())  # the type run ids have
+    if pa.types.is_large_string(docs.type) and len(docs) and ak.total_length(docs) < 2**31 - 1:
+        docs = ak.cast(docs, pa.string())  # the type run ids have
     keys = pair_keys(hash_strings(docs), tcode)
     del tcode
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     levels = lv.astype(np.int8)[order]
     del lv
-    docs = docs.take(as_arrow(order))
+    docs = ak.take(docs, as_arrow(order))
     del order
     shared = np.zeros(keys.size, bool)
     first = np.ones(keys.size, bool)
@@ -201,7 +201,7 @@ def _judgments(topics: pa.Array, docs: pa.Array, levels: np.ndarray, topic_ids: 
         srt = np.sort(low)
         slot2[srt[1:][srt[1:] == srt[:-1]]] = -2
     del low, in_shared
-    table = HashTable(docs if distinct else docs.take(as_arrow(starts)), tag=d_keys)
+    table = HashTable(docs if distinct else ak.take(docs, as_arrow(starts)), tag=d_keys)
     return _Judgments(tindex, keys, levels, docs, starts, levels if distinct else levels[starts],
                       shared[starts], table, slot, shift, slot2, counts)
 

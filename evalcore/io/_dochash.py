@@ -1,7 +1,7 @@
 """64-bit hashes of arrow string arrays, vectorised, for the judgment lookup and duplicate checks.
 
 Why: matching every run's document ids against the judged ids with a hash
-set built per run (``pc.index_in``) rebuilds the set of all judged ids for
+set built per run (arrow's ``index_in``) rebuilds the set of all judged ids for
 every run - on a Robust-sized qrels that was the largest cost of loading.
 Here each id is hashed once, in numpy, straight from the arrow buffers, and
 the judged (topic, doc) keys sit in one hash table per collection; a run then
@@ -27,7 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from . import _arrow as ak
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xBF58476D1CE4E5B9)
@@ -308,7 +309,7 @@ def same_rows(a: Strings, rows_a: np.ndarray, b: HashTable, rows_b: np.ndarray,
         eq &= same
     rest = np.flatnonzero(eq & (sa.lens > 8 * b.n_words))  # (b.n_words <= 32: every id over 256 bytes too)
     if rest.size:
-        eq[rest] = same_strings(a.arr.take(as_arrow(rows_a[rest])), b.arr.take(as_arrow(rows_b[rest])))
+        eq[rest] = same_strings(ak.take(a.arr, as_arrow(rows_a[rest])), ak.take(b.arr, as_arrow(rows_b[rest])))
     return eq
 
 
@@ -326,5 +327,5 @@ def same_strings(a: pa.Array, b: pa.Array) -> np.ndarray:
     if len(a) == 0:
         return np.zeros(0, bool)
     if b.type != a.type:  # string vs large_string
-        b = b.cast(a.type)
-    return as_numpy(pc.equal(a, b)).astype(bool)
+        b = ak.cast(b, a.type)
+    return as_numpy(ak.call("equal", a, b)).astype(bool)

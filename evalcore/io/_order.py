@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from . import _arrow as ak
 from ._dochash import as_arrow, as_numpy, hash_strings, pair_keys
 from ._names import natural_key
 from ._repeats import first_occurrence
@@ -24,20 +24,20 @@ def check_order(order: str) -> None:
 
 def _topic_codes(t: pa.Array) -> tuple[tuple[str, ...], np.ndarray]:
     """(the distinct topics in order of first appearance, int32 index into them per row), as
-    ``pc.dictionary_encode`` gives. Most runs list each topic's lines together: then the topics are
+    arrow's ``dictionary_encode`` gives. Most runs list each topic's lines together: then the topics are
     read once per block of equal neighbours (an exact string comparison of each row with the one
     before), ~2x cheaper than hashing every row."""
     t = t.combine_chunks() if isinstance(t, pa.ChunkedArray) else t
     n = len(t)
     if n > 1:
-        starts = np.flatnonzero(as_numpy(pc.not_equal(t.slice(1), t.slice(0, n - 1)))) + 1
+        starts = np.flatnonzero(as_numpy(ak.call("not_equal", t.slice(1), t.slice(0, n - 1)))) + 1
         if starts.size < n // 16:
             starts = np.concatenate(([0], starts))
             first: dict[str, int] = {}
-            block = np.array([first.setdefault(v, len(first)) for v in t.take(as_arrow(starts)).to_pylist()],
+            block = np.array([first.setdefault(v, len(first)) for v in ak.take(t, as_arrow(starts)).to_pylist()],
                              np.int32)
             return tuple(first), np.repeat(block, np.diff(np.append(starts, n)))
-    enc = pc.dictionary_encode(t)
+    enc = ak.dictionary_encode(t)
     return tuple(enc.dictionary.to_pylist()), as_numpy(enc.indices)
 
 
@@ -103,14 +103,14 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
             rt, keys = rt[ki], keys[ki]
             h = None if h is None else h[ki]
             levels = None if levels is None else levels[ki]
-            d = d.take(as_arrow(ki))
+            d = ak.take(d, as_arrow(ki))
             if score is not None:
-                score = score.take(as_arrow(ki))
+                score = ak.take(score, as_arrow(ki))
             if rank is not None:
                 rank = rank[ki]
     if order == "score":
         # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
-        idx = _score_order(rt, pc.cast(score, pa.float32(), safe=False), d)
+        idx = _score_order(rt, ak.cast(score, pa.float32(), safe=False), d)
     elif order == "rank":
         idx = np.lexsort((rank, rt))
     else:
@@ -194,8 +194,8 @@ def _score_order(rt: np.ndarray, score: pa.Array, d: pa.Array) -> np.ndarray:
     s, t = (s, rt) if grouped else (s[idx], rt[idx])
     same = t[1:] == t[:-1]
     if (same & (s[1:] > s[:-1])).any():  # not in score order: sort everything
-        srt = pc.sort_indices(pa.table({"t": as_arrow(rt), "s": score, "d": d}),
-                              sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")])
+        srt = ak.sort_indices(pa.table({"t": as_arrow(rt), "s": score, "d": d}),
+                              [("t", "ascending"), ("s", "descending"), ("d", "descending")])
         return as_numpy(srt).astype(np.int64, copy=False)
     tie = same & (s[1:] == s[:-1])  # row i and i + 1 (of this order) tie
     if not tie.any():
@@ -206,8 +206,8 @@ def _score_order(rt: np.ndarray, score: pa.Array, d: pa.Array) -> np.ndarray:
     rows = np.flatnonzero(in_group)
     group = np.cumsum(~np.concatenate(([False], tie)))[rows]  # the same number for the rows of one group
     sub = idx[rows]
-    o = pc.sort_indices(pa.table({"g": as_arrow(group), "d": d.take(as_arrow(sub))}),
-                        sort_keys=[("g", "ascending"), ("d", "descending")])
+    o = ak.sort_indices(pa.table({"g": as_arrow(group), "d": ak.take(d, as_arrow(sub))}),
+                        [("g", "ascending"), ("d", "descending")])
     o = as_numpy(o)
     idx[rows] = sub[o]
     return idx

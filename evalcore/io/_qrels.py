@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from . import _arrow as ak
 from ._dochash import as_numpy, hash_strings, pair_keys
 from ._frames import qrels_frame
 from ._kinds import is_frame
@@ -98,7 +98,7 @@ class Qrels:
     @property
     def topics(self) -> list[str]:
         """Every qrels topic, natural order."""
-        return natural_sorted(pc.unique(self.arrays()[0]).to_pylist())
+        return natural_sorted(ak.unique(self.arrays()[0]).to_pylist())
 
 
 _QRELS_FMTS = ("auto", "trec", "ntcir", "rel")
@@ -106,7 +106,7 @@ _QRELS_CONVERT = {kind: pcsv.ConvertOptions(column_types={c: pa.string() for c i
                                             strings_can_be_null=False, quoted_strings_can_be_null=False,
                                             check_utf8=False)  # text_bytes checked it
                   for kind, cols in (("trec", "tidr"), ("ntcir", "tdr"))}
-#: the letters by level (B, A, S), as the value set of ``pc.index_in``: made on first use, since
+#: the letters by level (B, A, S), as the value set of arrow's ``index_in``: made on first use, since
 #: ``pa.array`` of Python strings imports pandas (which loading TREC files does without)
 _LETTERS: list[pa.Array] = []
 
@@ -445,23 +445,24 @@ def _fast_single(f: SourceFile, data: bytes, fmt: str):
     n = tb.num_rows
     lines_match = not commented and data.count(b"\n") + (not data.endswith(b"\n")) == n  # row i is line i + 1
     del data   # (a cleaned copy, when there is one)
-    if n == 0 or any(pc.min(pc.binary_length(tb.column(c))).as_py() == 0 for c in names):
+    if n == 0 or any(ak.min_length(tb.column(c)) == 0 for c in names):
         return None
     labels = tb.column("r")
     any_letter = False
     try:
         if kind == "trec":
-            levels = pc.cast(labels, pa.int8())
+            levels = ak.cast(labels, pa.int8())
         else:
-            idx = pc.index_in(labels, value_set=_letters())   # B, A, S -> 0, 1, 2; null for L<n> and integers
+            idx = ak.index_in(labels, _letters())   # B, A, S -> 0, 1, 2; null for L<n> and integers
             any_letter = idx.null_count < len(idx)
-            digits = pc.replace_substring_regex(labels, "^L", "")
+            digits = ak.replace_regex(labels, "^L", "")
             if any_letter:
-                digits = pc.if_else(pc.is_valid(idx), "0", digits)
-            levels = pc.cast(digits, pa.int8())
+                digits = ak.call("if_else", ak.call("is_valid", idx), "0", digits)
+            levels = ak.cast(digits, pa.int8())
             del digits
             if any_letter:
-                levels = pc.if_else(pc.is_valid(idx), pc.cast(pc.add(idx, 1), pa.int8()), levels)
+                letter_level = ak.cast(ak.call("add", idx, 1), pa.int8())
+                levels = ak.call("if_else", ak.call("is_valid", idx), letter_level, levels)
     except (pa.ArrowInvalid, pa.ArrowException, ValueError):
         return None  # not an integer: the line loop names the line
     levels = as_numpy(levels)
@@ -478,7 +479,7 @@ def _fast_single(f: SourceFile, data: bytes, fmt: str):
     levels, warnings = _negative_labels(levels, labels, f.name, lambda i: i + 1)
     del labels
     lv, counts = np.unique(levels, return_counts=True)
-    tenc = as_numpy(pc.dictionary_encode(t).indices)
+    tenc = as_numpy(ak.dictionary_encode(t).indices)
     keys = np.sort(pair_keys(hash_strings(d), tenc))
     del tenc
     repeated = keys.size > 1 and bool((keys[1:] == keys[:-1]).any())
@@ -495,7 +496,7 @@ def _fast_single(f: SourceFile, data: bytes, fmt: str):
             warnings.append(f"{f.name}: {m} duplicate judgment{'s' if m > 1 else ''} (same topic, document and "
                             f"level; e.g. line {k + 1}) counted once")
             keep = pa.array(~rep)
-            t = t.filter(keep)
-            d = d.filter(keep)
+            t = ak.filter_(t, keep)
+            d = ak.filter_(d, keep)
             levels = levels[~rep]
     return (t, d, levels, any_letter, warnings, n, {int(a): int(b) for a, b in zip(lv, counts, strict=True)})

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from ._dochash import hash_strings, pair_keys, same_strings
+from . import _arrow as ak
+from ._dochash import as_arrow, as_numpy, hash_strings, pair_keys, same_strings
 
 
 def first_occurrence(topics: pa.Array, docs: pa.Array) -> np.ndarray:
@@ -27,7 +27,7 @@ def first_occurrence(topics: pa.Array, docs: pa.Array) -> np.ndarray:
     first = np.arange(n, dtype=np.int64)
     if n < 2:
         return first
-    codes = pc.dictionary_encode(topics).indices.to_numpy(zero_copy_only=False)
+    codes = as_numpy(ak.dictionary_encode(topics).indices)
     keys = pair_keys(hash_strings(docs), codes)
     order = np.argsort(keys, kind="stable")        # equal keys keep file order
     sk = keys[order]
@@ -39,9 +39,9 @@ def first_occurrence(topics: pa.Array, docs: pa.Array) -> np.ndarray:
     group_first = order[np.flatnonzero(start)][np.cumsum(start) - 1]
     cand = np.flatnonzero(group_first != order)    # sorted positions proposed as repeats
     rows, heads = order[cand], group_first[cand]
-    take_r, take_h = pa.array(rows), pa.array(heads)
-    equal = (same_strings(topics.take(take_r), topics.take(take_h))
-             & same_strings(docs.take(take_r), docs.take(take_h)))
+    take_r, take_h = as_arrow(rows), as_arrow(heads)
+    equal = (same_strings(ak.take(topics, take_r), ak.take(topics, take_h))
+             & same_strings(ak.take(docs, take_r), ak.take(docs, take_h)))
     first[rows[equal]] = heads[equal]
     if not equal.all():   # a hash collision inside a group: settle those groups exactly, by the strings
         for g in np.unique(heads[~equal]):

@@ -7,9 +7,9 @@ is to name the first bad line.
 from __future__ import annotations
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
+from . import _arrow as ak
 from ._dochash import as_numpy
 from ._lines import raw_blocks
 
@@ -21,8 +21,8 @@ PARSE_OPTIONS = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=
                            newlines_in_values=False, ignore_empty_lines=True)
 
 
-def _convert_options(rank: bool) -> pcsv.ConvertOptions:
-    types = {c: pa.string() for c in _RUN_COLS}
+def _convert_options(rank: bool, trailing: bool) -> pcsv.ConvertOptions:
+    types = {c: pa.string() for c in _RUN_COLS + ["x"] * trailing}
     types["s"] = pa.float64()
     if rank:
         types["r"] = pa.int64()
@@ -32,7 +32,7 @@ def _convert_options(rank: bool) -> pcsv.ConvertOptions:
                                quoted_strings_can_be_null=False, check_utf8=False)
 
 
-_CONVERT = {False: _convert_options(False), True: _convert_options(True)}
+_CONVERT = {(rank, trailing): _convert_options(rank, trailing) for rank in (False, True) for trailing in (False, True)}
 
 
 def drop_comments(data: bytes) -> bytes:
@@ -54,6 +54,17 @@ def needs_cleaning(data: bytes) -> bool:
     head = data[:65536]
     return (b"\t" in data or b"\x0b" in data or b"\x0c" in data or b"  " in head or b" \n" in head
             or b" \r" in head or b"\n " in head or head[:1] == b" ")
+
+
+def trailing_blanks(data: bytes) -> bool:
+    """Single blanks between fields and one blank ending each line (as some systems write runs), as far
+    as the first 64 kB show: arrow then reads the text as it is, with a seventh, empty column (checked
+    on every line: a line without it, or with more, sends the file to :func:`clean_blanks` after all).
+    Saves the cleaned copy of the text: ~15 ms per 4 MB run."""
+    head = data[:65536]
+    return ((b" \n" in head or b" \r" in head) and not (
+        b"\t" in data or b"\x0b" in data or b"\x0c" in data or b"  " in head or b"\n " in head
+        or head[:1] == b" "))
 
 
 def clean_blanks(d: bytes) -> bytes:
@@ -85,20 +96,23 @@ def read_table(data: bytes, names, convert: pcsv.ConvertOptions) -> pa.Table | N
         return None
 
 
-def arrow_trec(data: bytes, rank: bool):
-    """(topic, doc, score, rank) arrow arrays, or None if anything looks off."""
-    tb = read_table(data, _RUN_COLS, _CONVERT[rank])
+def arrow_trec(data: bytes, rank: bool, trailing: bool = False):
+    """(topic, doc, score, rank) arrow arrays, or None if anything looks off. ``trailing``: every line
+    ends in one blank (:func:`trailing_blanks`), read as a seventh column that must be empty throughout."""
+    tb = read_table(data, _RUN_COLS + ["x"] * trailing, _CONVERT[rank, trailing])
     if tb is None or tb.num_rows == 0:
+        return None
+    if trailing and ak.total_length(tb.column("x")):
         return None
     for c in ("t", "q", "d", "r", "g"):  # (on the chunks: only the columns kept are combined)
         if c == "r" and rank:
             continue
-        if pc.min(pc.binary_length(tb.column(c))).as_py() == 0:
+        if ak.min_length(tb.column(c)) == 0:
             return None
     s = tb.column("s")
     if s.null_count or (rank and tb.column("r").null_count):
         return None
-    if not pc.all(pc.is_finite(s)).as_py():  # nan, inf, 1e999: the line parser names the line
+    if not ak.all_finite(s):  # nan, inf, 1e999: the line parser names the line
         return None
     r = as_numpy(tb.column("r")) if rank else None
     t, d = tb.column("t"), tb.column("d")

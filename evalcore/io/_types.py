@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from . import _arrow as ak
 from ._dochash import as_arrow
 from ._names import base_name
 from .limits import DEFAULT_LIMITS, Budget, Limits
@@ -67,4 +68,4 @@ class Parsed:
     #                                   judgments were at hand (``order_rows``' ``judgments``)
 
     def docs_in_order(self) -> pa.Array:
-        return self.docs.take(as_arrow(self.perm))
+        return ak.take(self.docs, as_arrow(self.perm))
