@@ -9,7 +9,6 @@ of them are complete are they renamed into place. Errors name the file.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
@@ -52,6 +51,8 @@ def check_output_file(path: str | os.PathLike | None, option: str, example: str)
 
 
 def _temp_for(target: Path, data: bytes) -> Path:
+    import tempfile  # (here: importing it costs ~5 ms at every start, writing files is rare)
+
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:

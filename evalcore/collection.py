@@ -6,7 +6,6 @@ kernels, never baked in here.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -231,6 +230,8 @@ class Collection:
     @cached_property
     def fingerprint(self) -> str:
         """A content hash: the data's identity for caches."""
+        import hashlib  # (here: a command-line evaluation never hashes)
+
         h = hashlib.sha1()
         for a in (self.levels, self.lengths, self.level_counts):
             h.update(str(a.shape).encode())

@@ -63,7 +63,6 @@ document.
 """
 from __future__ import annotations
 
-import difflib
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -154,6 +153,8 @@ def known_names() -> list[str]:
 
 
 def _unknown(text: str) -> ValueError:
+    import difflib  # (here: only a misspelt name needs it)
+
     base = re.split(r"[(@]", text, maxsplit=1)[0]
     pool = known_names()
     lower: dict[str, str] = {}

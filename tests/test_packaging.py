@@ -21,6 +21,10 @@ def _py(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
+#: the environment without PYTHONUNBUFFERED: standard output block-buffered, as in most shells
+_BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
 def test_runtime_dependencies_are_only_numpy_pandas_pyarrow():
     names = sorted(d.split(">")[0].split("=")[0].strip() for d in PYPROJECT["project"]["dependencies"])
     assert names == ["numpy", "pandas", "pyarrow"]
@@ -28,9 +32,50 @@ def test_runtime_dependencies_are_only_numpy_pandas_pyarrow():
     assert "streamlit" in app and "plotly" in app
 
 
-def test_console_command_points_at_main():
+def test_console_command_points_at_the_entry_that_runs_main():
     module, _, func = PYPROJECT["project"]["scripts"]["evalcore"].partition(":")
-    assert getattr(importlib.import_module(module), func) is evalcore.cli.main
+    assert getattr(importlib.import_module(module), func) is evalcore.cli.run
+    assert (ROOT / "evalcore" / "__main__.py").read_text().strip().endswith("run()")
+
+
+_SMALL_QRELS = "".join(f"t{t} 0 d{d} {(d + t) % 3}\n" for t in range(1, 201) for d in range(40))
+_SMALL_RUN = "".join(f"t{t} Q0 d{d} {d} {100 - d} r\n" for t in range(1, 201) for d in range(0, 80, 2))
+
+
+def test_the_command_line_prints_all_it_computed_and_keeps_its_exit_code(tmp_path, capsys):
+    """``python -m evalcore`` ends without Python's teardown (``evalcore.cli.run``): what it printed is
+    still all there, byte for byte what ``main`` prints in process, and the exit code is main's."""
+    (tmp_path / "q.txt").write_text(_SMALL_QRELS)
+    (tmp_path / "r.txt").write_text(_SMALL_RUN)
+    argv = ["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.txt"),
+            "-m", "map", "P_10", "ndcg_cut_10", "AP", "Q-measure", "--output", "jsonl"]
+    for extra, lines in (([], 5), (["--per-topic"], 5 * 201)):   # one buffer's worth, and ~80 kB
+        assert evalcore.cli.main(argv + extra) == 0
+        want = capsys.readouterr().out
+        r = subprocess.run([sys.executable, "-m", "evalcore", *argv, *extra], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120, env=_BUFFERED)
+        assert r.returncode == 0 and r.stdout == want and len(want.splitlines()) == lines
+    saved = tmp_path / "out" / "settings.json"
+    saved.parent.mkdir()
+    r = _py("-m", "evalcore", *argv, "--save-settings", str(saved))
+    assert r.returncode == 0 and saved.read_text().endswith("}\n")   # written whole before the process ends
+    r = _py("-m", "evalcore", "evaluate", "--qrels", str(tmp_path / "none.txt"), "--run", str(tmp_path / "r.txt"))
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and "none.txt" in r.stderr
+
+
+def test_the_command_line_ends_quietly_when_its_reader_goes_away(tmp_path):
+    """``evalcore evaluate ... | head -1``: the first line arrives, then no traceback, whatever the exit."""
+    (tmp_path / "q.txt").write_text(_SMALL_QRELS)
+    (tmp_path / "r.txt").write_text(_SMALL_RUN)
+    cmd = [sys.executable, "-m", "evalcore", "evaluate", "--qrels", str(tmp_path / "q.txt"), "--run",
+           str(tmp_path / "r.txt"), "-m", "map", "P_10", "--per-topic"]
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_BUFFERED)
+    assert p.stdout is not None and p.stderr is not None
+    first = p.stdout.readline()
+    p.stdout.close()
+    err = p.stderr.read()
+    p.wait(timeout=120)
+    assert first.startswith(b"run\t") and b"Traceback" not in err
 
 
 def test_help_works_under_python_OO_and_version_is_the_package_version():
