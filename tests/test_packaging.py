@@ -155,6 +155,30 @@ def test_evaluate_imports_only_what_it_uses():
     assert {"evalcore.registry", "evalcore.metrics", "evalcore.writers"} <= mods
 
 
+def test_loading_text_never_imports_pyarrow_compute_or_pandas(tmp_path):
+    """Importing ``pyarrow.compute`` costs ~0.04 s of CPU and pandas ~0.4 s (docs/benchmarks.md section 14.4);
+    the loader needs neither on any path from text: gzip, blanks to clean or ending lines, topics out of
+    order (the full sort and the duplicate check on all keys), a repeated document kept once, NTCIR
+    per-topic qrels with letter labels and a repeated judgment (the line-by-line reader)."""
+    import gzip
+
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "1.rel").write_text("a L2\nb B\n")
+    (tmp_path / "qrels" / "2.rel").write_text("c S\nc S\n")
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(b"2 Q0 c 1 2.0 x \n1 Q0 a 1 2.0 x \n1 Q0 b 2 2.0 x \n"))
+    (tmp_path / "b.txt").write_text("1\tQ0\ta 1 1.0 x\n1 Q0 a 2 0.5 x\n2 Q0  c 1 3.0 x\n")
+    code = (f"from evalcore.io import load_collection\n"
+            f"c = load_collection({str(tmp_path / 'qrels')!r}, [{str(tmp_path / 'a.txt.gz')!r}, "
+            f"{str(tmp_path / 'b.txt')!r}], keep_first_duplicate=True)\n"
+            "print(c.levels.sum(), file=sys.stderr)")
+    r = _py("-c", "import sys\n" + code + "\nprint(' '.join(sorted(sys.modules)))")
+    assert r.returncode == 0, r.stderr
+    mods = r.stdout.split()
+    assert "pyarrow.compute" not in mods and "pandas" not in mods and "pyarrow" in mods
+    # levels placed (L2 = 2, B = 1, S = 3): run a holds c, a, b (3 + 2 + 1); run b a and c (2 + 3), its repeat dropped
+    assert r.stderr.strip().splitlines()[-1] == "11"
+
+
 def test_evaluate_on_files_does_not_import_pandas(tmp_path):
     """``evalcore evaluate`` on TREC files reads, scores and writes without pandas (~0.4 s of CPU per call;
     docs/benchmarks.md section 14), in every output format; the output is that of evalcore.evaluate's
@@ -170,7 +194,7 @@ def test_evaluate_on_files_does_not_import_pandas(tmp_path):
                 "print(repr(out.getvalue()), file=sys.stderr)")
         r_ = _py("-c", "import sys\n" + code + "\nprint(' '.join(sorted(sys.modules)))")
         assert r_.returncode == 0, r_.stderr
-        assert "pandas" not in r_.stdout.split(), fmt
+        assert "pandas" not in r_.stdout.split() and "pyarrow.compute" not in r_.stdout.split(), fmt
         import ast
 
         from evalcore import evaluate, load_collection, writers

@@ -12,8 +12,9 @@ import math
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
+from . import _arrow as ak
+from ._dochash import as_arrow
 from ._lines import raw_lines
 from ._order import order_rows
 from ._text import text_bytes
@@ -75,6 +76,6 @@ def parse_jsonl_run(src: RunSource, order: str, keep_first: bool, data: bytes | 
         scores.append(float(sc))
     if not topics:
         raise InputError("empty run: no JSON lines", file=f.name, hint=_HINT)
-    return order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()),
-                       pa.array(scores, pa.float64()), np.asarray(ranks, np.int64) if order == "rank" else None,
-                       order, keep_first, len(topics), lambda *_: None)
+    rank = np.asarray(ranks, np.int64) if order == "rank" else None
+    return order_rows(src, ak.strings(topics), ak.strings(docs), as_arrow(np.asarray(scores, np.float64)), rank,
+                      order, keep_first, len(topics), lambda *_: None)

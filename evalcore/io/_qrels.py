@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from . import _arrow as ak
-from ._dochash import as_numpy, hash_strings, pair_keys
+from ._dochash import as_arrow, as_numpy, hash_strings, pair_keys
 from ._frames import qrels_frame
 from ._kinds import is_frame
 from ._lines import raw_lines
@@ -317,7 +317,7 @@ class _Columns:
 
     def flush(self) -> None:
         if self._ln:
-            self.blocks.append([pa.array(self._t, pa.string()), pa.array(self._d, pa.string()),
+            self.blocks.append([ak.strings(self._t), ak.strings(self._d),
                                 np.asarray(self._lv, np.int8), np.asarray(self._f, np.int32),
                                 np.asarray(self._ln, np.int64)])
         for x in (self._t, self._d, self._lv, self._f, self._ln):
@@ -330,7 +330,7 @@ class _Columns:
         for b in self.blocks:
             b[j] = None
         if j < 2:
-            return pa.concat_arrays(parts) if parts else pa.array([], pa.string())
+            return pa.concat_arrays(parts) if parts else ak.strings([])
         return np.concatenate(parts) if parts else np.zeros(0, (np.int8, np.int32, np.int64)[j - 2])
 
 
@@ -363,8 +363,8 @@ def _judged_once(cols: _Columns, files, first_data, warnings: list[str]):
             nd = mine.size
             warnings.append(f"{files[int(fi)].name}: {nd} duplicate judgment{'s' if nd > 1 else ''} (same topic, "
                             f"document and level; e.g. line {lines[mine[0]]}) counted once")
-        keep = pa.array(~rep)
-        topics, docs, levels = topics.filter(keep), docs.filter(keep), levels[~rep]
+        keep = as_arrow(~rep)
+        topics, docs, levels = ak.filter_(topics, keep), ak.filter_(docs, keep), levels[~rep]
     return topics, docs, levels, n
 
 
@@ -412,7 +412,7 @@ def _negative_labels(levels: np.ndarray, tokens, fname: str, line_of) -> tuple[n
 
 def _letters() -> pa.Array:
     if not _LETTERS:
-        _LETTERS.append(pa.array(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.__getitem__), pa.string()))
+        _LETTERS.append(ak.strings(sorted(_LETTER_LEVELS, key=_LETTER_LEVELS.__getitem__)))
     return _LETTERS[0]
 
 
@@ -495,7 +495,7 @@ def _fast_single(f: SourceFile, data: bytes, fmt: str):
             m = int(rep.sum())
             warnings.append(f"{f.name}: {m} duplicate judgment{'s' if m > 1 else ''} (same topic, document and "
                             f"level; e.g. line {k + 1}) counted once")
-            keep = pa.array(~rep)
+            keep = as_arrow(~rep)
             t = ak.filter_(t, keep)
             d = ak.filter_(d, keep)
             levels = levels[~rep]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from . import _arrow as ak
 from ._frames import parse_frame_run
 from ._jsonl import parse_jsonl_run
 from ._names import run_name
@@ -122,7 +123,7 @@ def _parse_res(src: RunSource, keep_first: bool) -> Parsed:
             docs.append(doc)
     if not topics:
         raise InputError("empty run: no document ids", file=src.display, hint="give non-empty TOPIC.res files")
-    return order_rows(src, pa.array(topics, pa.string()), pa.array(docs, pa.string()), None, None, "file",
+    return order_rows(src, ak.strings(topics), ak.strings(docs), None, None, "file",
                        keep_first, len(topics), lambda *_: None)
 
 

@@ -14,6 +14,8 @@ from itertools import islice
 import numpy as np
 import pyarrow as pa
 
+from . import _arrow as ak
+from ._dochash import as_arrow
 from ._lines import raw_lines
 from ._repeats import first_occurrence
 from ._text import FLOAT_RE, INT_RE, content_lines
@@ -70,7 +72,7 @@ def slow_trec(data: bytes, fname: str, order: str,
     lines: list[int] = []
 
     def flush():
-        chunks.append((pa.array(topics, pa.string()), pa.array(docs, pa.string()), np.asarray(scores, np.float64),
+        chunks.append((ak.strings(topics), ak.strings(docs), np.asarray(scores, np.float64),
                        np.asarray(ranks, np.int64), np.asarray(lines, np.int64)))
         for x in (topics, docs, scores, ranks, lines):
             x.clear()
@@ -93,7 +95,7 @@ def slow_trec(data: bytes, fname: str, order: str,
                          hint="give the run file itself (topic Q0 doc rank score tag per line)")
     t = pa.concat_arrays([c[0] for c in chunks])
     d = pa.concat_arrays([c[1] for c in chunks])
-    s = pa.array(np.concatenate([c[2] for c in chunks]), pa.float64())
+    s = as_arrow(np.concatenate([c[2] for c in chunks]))
     r = np.concatenate([c[3] for c in chunks]) if order == "rank" else None
     if not keep_first:
         first = first_occurrence(t, d)
