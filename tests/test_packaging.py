@@ -63,6 +63,20 @@ def test_the_command_line_prints_all_it_computed_and_keeps_its_exit_code(tmp_pat
     assert r.returncode == 2 and r.stderr.startswith("error: ") and "none.txt" in r.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_output_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path):
+    """Standard output on a full disk (``> /dev/full``): the last buffer fails when it is flushed, after
+    ``main`` returned; the command says so and exits 1."""
+    (tmp_path / "q.txt").write_text(_SMALL_QRELS)
+    (tmp_path / "r.txt").write_text(_SMALL_RUN)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "evalcore", "evaluate", "--qrels", str(tmp_path / "q.txt"), "--run",
+                            str(tmp_path / "r.txt"), "-m", "map"], cwd=ROOT, stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=120, env=_BUFFERED)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("error: could not write the output") and "No space left" in r.stderr
+
+
 def test_the_command_line_ends_quietly_when_its_reader_goes_away(tmp_path):
     """``evalcore evaluate ... | head -1``: the first line arrives, then no traceback, whatever the exit."""
     (tmp_path / "q.txt").write_text(_SMALL_QRELS)

@@ -138,8 +138,14 @@ def run() -> NoReturn:
     rc = main()
     try:
         sys.stdout.flush()
-        sys.stderr.flush()
     except BrokenPipeError:   # the reader went away (``| head``): nothing more can be shown
+        pass
+    except OSError as e:      # e.g. a full disk under ``> out.tsv``: the output is incomplete
+        print(f"error: could not write the output: {e}", file=sys.stderr)
+        rc = rc or 1
+    try:
+        sys.stderr.flush()
+    except OSError:
         pass
     os._exit(rc)
 
