@@ -145,6 +145,7 @@ def _gz_members(*texts: bytes) -> bytes:
     _gz_members(GZ_RUN[:20], GZ_RUN[20:]),            # two members, as ``cat a.gz b.gz`` makes
     _gz_members(GZ_RUN[:20], b"", GZ_RUN[20:]),       # an empty member between them
     _gz_members(GZ_RUN) + b"\x00" * 7,               # zero padding after the last member
+    b"\x00\x00".join(_gz_members(line) for line in GZ_RUN.splitlines(keepends=True)),  # a member a line, padded
 ])
 def test_gzip_runs_read_as_pythons_gzip_reads_them(data):
     assert gzip.GzipFile(fileobj=io.BytesIO(data)).read() == GZ_RUN   # the reference
