@@ -14,7 +14,7 @@ from ._names import run_name
 from ._order import check_order, order_rows
 from ._sources import RUN_FORMATS, run_sources, source_name
 from ._text import content_lines, first_fields, text_bytes
-from ._trec_fast import arrow_trec, clean_blanks, drop_comments, needs_cleaning, trailing_blanks
+from ._trec_fast import arrow_trec, blank_layout, clean_blanks, drop_comments
 from ._trec_lines import slow_trec
 from ._types import Parsed, RunSource
 from .errors import DUP_FIX, InputError, shorten, unforeseen
@@ -43,10 +43,9 @@ def _read_trec(src: RunSource, order: str, keep_first: bool) -> _Columns | Parse
     rank = order == "rank"
     cols: tuple[pa.Array, pa.Array, pa.Array | None, np.ndarray | None] | None = None
     fast = drop_comments(data)
-    if not needs_cleaning(fast):
-        cols = arrow_trec(fast, rank)
-    elif trailing_blanks(fast):
-        cols = arrow_trec(fast, rank, trailing=True)
+    layout = blank_layout(fast)
+    if layout != "messy":
+        cols = arrow_trec(fast, rank, trailing=layout == "trailing")
     if cols is None:
         cols = arrow_trec(clean_blanks(fast), rank)
     if cols is None:  # the slow parser reads the original text, to quote lines as they are
