@@ -36,4 +36,7 @@ pages.append(st.Page(HOME.script, title=HOME.title, icon=HOME.icon, url_path=ROO
 # navigation in the top bar: the sidebar starts with the data and the gain sliders (the first screen
 # at 1440 x 900 shows sliders, beta and a chart; docs/dashboard.md)
 page = st.navigation(pages, position="top")
+# which page this run draws: a page's first run writes the settings into its widgets
+# (dashboard.state.keep_alive), later runs of the same page leave the widgets to the user
+st.session_state["_page_now"] = page.url_path
 shell.guard(page.run, page.title)

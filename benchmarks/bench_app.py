@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "clef2015"
 
 import evalcore  # noqa: E402
+from dashboard.state import gain_keys  # noqa: E402
 from evalcore.collection import Collection  # noqa: E402
 
 
@@ -69,14 +70,13 @@ def slider_to_update(c: Collection, moves: int = 15, pages=("views/rankings.py",
     """Per page: wall ms, CPU ms and (live pages) ms to the first meta chart, per slider move."""
     at = _session(c)
     out: dict[str, dict[str, list[float]]] = {}
-    top = f"_gs{c.max_level}"
     values = np.round(np.linspace(seed0, 9.9, moves * len(pages)), 2)   # every move a new value: no cache hits
     for k, page in enumerate(pages):
         at.switch_page(page).run()
         assert not at.exception, [e.message for e in at.exception]
         rec = {"wall": [], "cpu": [], "first": []}
         for v in values[k::len(pages)]:
-            at.slider(key=top).set_value(float(v))
+            at.number_input(key=gain_keys(at.session_state, c.max_level)[1]).set_value(float(v))
             at.session_state["_live_log"] = []
             t0, c0 = time.perf_counter(), time.process_time()
             at.run()

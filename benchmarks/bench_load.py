@@ -305,10 +305,14 @@ async def open_session(url: str, timeout: float, page: str = "rankings") -> Sess
 
 
 def gain_key(s: Session) -> str:
-    """The key of the level-1 gain slider in the sidebar ("g1" before the live dashboard, "_gs1" after)."""
+    """The key of the level-1 gain slider in the sidebar ("g1" before the live dashboard, "_gs1" after,
+    "_gs1_<n>" since the slider gets a fresh key when another control sets the gain)."""
     for k in ("_gs1", "g1"):
         if k in s.widgets:
             return k
+    fresh = [k for k in s.widgets if k.startswith("_gs1_")]
+    if fresh:
+        return max(fresh, key=lambda k: int(k.rpartition("_")[2]))
     return next(k for k, v in s.widgets.items() if v[1] == "slider")
 
 

@@ -37,6 +37,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_app import load_clef  # noqa: E402
 
+from dashboard.state import gain_keys  # noqa: E402
+
 KEYS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 
 
@@ -57,10 +59,9 @@ def page_moves(c, test: str, values, refine: bool) -> list[float]:
         at.switch_page("views/significance.py").run()
         at.selectbox(key="_w_sg_test").set_value(test).run()
         assert not at.exception, [e.message for e in at.exception]
-        top = f"_gs{c.max_level}"            # the sidebar slider of the top level
         out = []
         for v in values:
-            at.slider(key=top).set_value(float(v))
+            at.number_input(key=gain_keys(at.session_state, c.max_level)[1]).set_value(float(v))
             t0 = time.process_time()
             at.run()
             out.append(time.process_time() - t0)

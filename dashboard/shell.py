@@ -32,8 +32,8 @@ def setup(data_page: bool = False):
     st.html(NARROW_CSS)
     ss = st.session_state
     errors.show_pending()           # a widget callback that failed before this run
+    state.keep_alive()              # restores what Streamlit dropped; before init's defaults
     state.init(cached.METRIC_KEYS)
-    state.keep_alive()
     if ss.get("_switch_to_upload"):  # the Data page just loaded files
         ss["dataset"] = "upload"
     _uploaded_data(data_page)

@@ -54,9 +54,11 @@ GAIN_STOPS = tuple(sorted({round(m * 10.0 ** e, 6) for e in (-1, 0, 1) for m in 
 GAIN_SLIDER_MAX = GAIN_MAX
 
 
-def gain_stops(current: float) -> list[float]:
-    """The slider's stops, with the current gain among them (the slider and the box agree)."""
-    return sorted(set(GAIN_STOPS) | {round(float(current), 4)})
+def nearest_stop(value: float) -> float:
+    """The slider stop closest to ``value`` on the log scale (the slider shows it; the box beside it
+    keeps the exact value)."""
+    v = min(max(float(value), GAIN_MIN), GAIN_MAX)
+    return min(GAIN_STOPS, key=lambda s: abs(math.log(s) - math.log(v)))
 
 
 def inverted_levels(gains, names) -> list[str]:
@@ -312,12 +314,54 @@ def set_levels(K: int) -> None:
     ss["_K"] = K
 
 
+def gain_keys(ss, L: int) -> tuple[str, str]:
+    """The session keys of level ``L``'s gain slider and gain box as drawn in this run, in the session
+    state ``ss`` (the gain itself is ``g{L}``); :func:`sync_gain_widgets` chooses them. Tests and
+    benchmarks that drive the sidebar find the widgets with it."""
+    sv = ss[f"_gsv{L}"] if f"_gsv{L}" in ss else 0
+    nv = ss[f"_gnv{L}"] if f"_gnv{L}" in ss else 0
+    return f"_gs{L}_{sv}", f"_gn{L}_{nv}"
+
+
+def gain_widgets(L: int) -> tuple[str, str]:
+    """:func:`gain_keys` of this session."""
+    return gain_keys(st.session_state, L)
+
+
+def sync_gain_widgets(L: int) -> tuple[str, str]:
+    """The keys under which level ``L``'s slider and box are drawn in this run.
+
+    No value is ever written into a live gain widget. Streamlit sends a value written into a widget's
+    key back to the browser, and a browser that has not received it yet sends the widget's old value
+    with the next key press, which then counts as a change: the slider jumped back and presses were
+    lost. Instead, where one of the two widgets (or a preset, reset, a settings file, the address, a
+    page change) sets the gain, the *other* widget gets a new key and is drawn afresh with the gain as
+    its initial value: a new widget has no old value in any browser. The widget under the user's hand
+    keeps its key, so a slider being moved is never redrawn."""
+    ss = st.session_state
+    g = float(ss[f"g{L}"])
+    if ss.get(f"_gsync{L}") != g:        # set by something other than these two widgets
+        ss[f"_gsv{L}"] = ss.get(f"_gsv{L}", 0) + 1
+        ss[f"_gnv{L}"] = ss.get(f"_gnv{L}", 0) + 1
+        ss[f"_gsync{L}"] = g
+    return gain_widgets(L)
+
+
 @guarded
-def gain_from_widget(L: int, prefix: str) -> None:
-    """Slider / number-box callback: the widget's value becomes gain ``g{L}``."""
-    v = st.session_state.get(f"{prefix}{L}")
-    if v is not None and math.isfinite(float(v)):
-        st.session_state[f"g{L}"] = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
+def gain_from_widget(L: int, which: str) -> None:
+    """Slider (``which="slider"``) / box callback: the widget's value becomes gain ``g{L}``, and the
+    other widget is drawn afresh showing it (the slider shows the nearest stop of a value typed in the
+    box)."""
+    ss = st.session_state
+    slider, box = gain_widgets(L)
+    v = ss.get(slider if which == "slider" else box)
+    if v is None or not math.isfinite(float(v)):
+        return
+    g = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
+    ss[f"g{L}"] = g
+    other = f"_gnv{L}" if which == "slider" else f"_gsv{L}"
+    ss[other] = ss.get(other, 0) + 1
+    ss[f"_gsync{L}"] = g
 
 
 @guarded
@@ -346,14 +390,38 @@ def current() -> Settings:
 
 
 def keep_alive() -> None:
-    """Stop Streamlit from dropping page widgets' values when the page changes
-    (the documented 'interrupt the widget clean-up' idiom)."""
+    """Keep every setting across page changes without writing to a live widget.
+
+    A widget's identity includes its page, so on another page a widget with the same key is a new
+    widget that takes its value from the key in the session - which Streamlit has dropped when the
+    last run did not draw the widget. The documented idiom, ``ss[key] = ss[key]`` at the top of a
+    run, keeps it; but a value written into a widget's key before the widget is drawn is also sent
+    back to the browser as the widget's new value. Done on every run, a key press or drag that
+    reached the server while a run was under way was overwritten by the run's older value: the
+    slider jumped back and the press was lost.
+
+    So the values are written only when they must be: every setting is copied into a plain store;
+    on the first run of a page (the page changed) the settings are written into their keys, and on
+    any run a setting that Streamlit dropped (a widget hidden for a run, such as RBP's slider) is
+    restored from the store. Call first in a run, before :func:`init` fills new sessions' defaults.
+    """
     ss = st.session_state
+    store = ss.setdefault("_kept", {})
     K = ss.get("_K", 0)
     levels = [f"{x}{L}" for x in "gp" for L in range(1, K + 1)]
+    page = ss.get("_page_now")
+    new_page = page != ss.get("_page_kept")
+    ss["_page_kept"] = page
     for key in list(_SCALARS) + list(_LISTS) + levels:
         if key in ss:
-            ss[key] = ss[key]
+            store[key] = ss[key]
+            if new_page:
+                ss[key] = ss[key]
+        elif key in store:
+            ss[key] = store[key]
+    if new_page:                            # the gain widgets are new widgets too: show the gains in them
+        for L in range(1, K + 1):
+            ss.pop(f"_gsync{L}", None)
 
 
 def sync_url() -> None:
@@ -384,7 +452,7 @@ def sync_url() -> None:
 def reset() -> None:
     """Button callback: every setting back to its default; the data stays loaded."""
     ss = st.session_state
-    for key in list(_SCALARS) + list(_LISTS) + ["_K", "_url_gains", "_url_pen"]:
+    for key in list(_SCALARS) + list(_LISTS) + ["_K", "_url_gains", "_url_pen", "_kept"]:
         ss.pop(key, None)
     for key in [k for k in ss if isinstance(k, str) and k.startswith("_w_")]:   # the Significance page's widgets
         del ss[key]

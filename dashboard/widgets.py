@@ -32,15 +32,17 @@ def sidebar(c) -> None:
             f"Slider: {state.GAIN_MIN:g} to {state.GAIN_MAX:g} on a log scale; the box beside it takes any "
             "value in that range, and the slider then shows it too."))
         for L in range(K, 0, -1):
+            slider, box = state.sync_gain_widgets(L)    # a fresh key where the gain was set elsewhere
             g = float(ss[f"g{L}"])
-            ss[f"_gs{L}"] = round(g, 4)
-            ss[f"_gn{L}"] = g
             a, b = st.columns([2.6, 1.2], vertical_alignment="bottom")
-            a.select_slider(f"{names[L - 1]} (level {L})", options=state.gain_stops(g), key=f"_gs{L}",
-                            format_func=lambda v: f"{v:g}", on_change=state.gain_from_widget, args=(L, "_gs"))
+            # fixed stops (never rebuilt around the current gain: a rebuilt list would move the widget
+            # under the user's hand); a value typed in the box shows as its nearest stop here
+            a.select_slider(f"{names[L - 1]} (level {L})", options=state.GAIN_STOPS, value=state.nearest_stop(g),
+                            key=slider, format_func=lambda v: f"{v:g}", on_change=state.gain_from_widget,
+                            args=(L, "slider"))
             b.number_input(f"gain of {names[L - 1]}", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
-                           step=state.GAIN_STEP, key=f"_gn{L}", format="%.2f", label_visibility="collapsed",
-                           on_change=state.gain_from_widget, args=(L, "_gn"))
+                           value=g, step=state.GAIN_STEP, key=box, format="%.2f", label_visibility="collapsed",
+                           on_change=state.gain_from_widget, args=(L, "box"))
         gains = [float(ss[f"g{L}"]) for L in range(1, K + 1)]
         for what in state.inverted_levels(gains, names):      # flagged where it is set
             st.warning(f"Inverted levels: {what}. The metrics then prefer the lower level.",

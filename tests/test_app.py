@@ -16,6 +16,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import evalcore  # noqa: E402
+from dashboard.state import gain_keys  # noqa: E402
 from evalcore import registry  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -71,7 +72,7 @@ def test_every_page_renders_on_the_simulated_data(page):
 def test_moving_a_gain_slider_changes_the_ranking_as_evalcore_says(sim):
     at = _goto(_app(), "rankings")
     before = _means_table(at)["P-measure"]
-    at.select_slider(key="_gs3").set_value(10.0).run()          # S-relevant gain 3 -> 10
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(10.0).run()          # S-relevant gain 3 -> 10
     assert not at.exception
     after = _means_table(at)["P-measure"]
     expected = registry.means_table(sim, ["P-measure"], gains=[1.0, 2.0, 10.0])["P-measure"]
@@ -85,26 +86,26 @@ def test_moving_a_gain_slider_changes_the_ranking_as_evalcore_says(sim):
 def test_a_preset_button_sets_every_gain():
     at = _goto(_app(), "rankings")
     at.button(key="preset_10:5:1").click().run()
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
     at.button(key="preset_0.3:0.2:0.1").click().run()
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [0.3, 0.2, 0.1]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == [0.3, 0.2, 0.1]
 
 
 def test_url_state_restores_settings_and_reset_clears_them():
     at = _app({"gains": "10:5:1", "beta": "2", "thr": "rigid", "m": "AP,P-measure"})
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
     assert at.slider(key="beta").value == 2.0
     assert at.radio(key="threshold").value == "rigid"
     assert at.multiselect(key="metrics").value == ["AP", "P-measure"]
     next(b for b in at.button if b.label == "Reset all settings").click().run()
     assert not at.exception
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [3.0, 2.0, 1.0]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == [3.0, 2.0, 1.0]
     assert at.slider(key="beta").value == 1.0
 
 
 def test_bad_url_values_are_ignored_not_fatal():
     at = _app({"gains": "a:b:c", "beta": "lots", "thr": "sideways", "cutoff": "-4"})
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [3.0, 2.0, 1.0]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == [3.0, 2.0, 1.0]
     assert at.number_input(key="cutoff").value == 1
     _goto(at, "rankings")
 
@@ -203,18 +204,18 @@ def test_report_builds_and_its_settings_file_reloads():
     at2.file_uploader(key="rp_settings_file").set_value(("s.json", files["settings.json"], "application/json"))
     at2.run()
     assert not at2.exception
-    assert [at2.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
+    assert [at2.number_input(key=gain_keys(at2.session_state, L)[1]).value for L in (3, 2, 1)] == [10.0, 5.0, 1.0]
 
 
 def test_a_bad_settings_file_changes_nothing_and_says_why():
     """Atomic reload (evalcore.settings): valid gains beside a NaN beta must not be half-applied."""
     at = _goto(_app(), "report")
-    before = [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)]
+    before = [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)]
     bad = b'{"settings": {"gains": [1, 5, 10], "beta": NaN}}'
     at.file_uploader(key="rp_settings_file").set_value(("bad.json", bad, "application/json"))
     at.run()
     assert not at.exception
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == before
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == before
     # the message quotes the file: shown as text (escaped Markdown), read here as the browser shows it
     assert any("bad.json: NaN is not a finite number" in html.unescape(e.value).replace("\u200b", "")
                and "nothing was changed" in e.value
@@ -242,7 +243,7 @@ def test_every_page_renders_on_a_two_level_upload(page):
     _goto(at, page)
     assert not at.error, [e.value for e in at.error]
     if page == "rankings":
-        at.select_slider(key="_gs2").set_value(8.0).run()
+        at.select_slider(key=gain_keys(at.session_state, 2)[0]).set_value(8.0).run()
         got = _means_table(at)["Q-measure"]
         want = registry.means_table(c, ["Q-measure"], gains=[1.0, 8.0])["Q-measure"]
         np.testing.assert_allclose(got.loc[want.index].to_numpy(), want.to_numpy(), rtol=1e-12)

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import evalcore  # noqa: E402
 from dashboard import state  # noqa: E402
+from dashboard.state import gain_keys  # noqa: E402
 from evalcore import registry  # noqa: E402
 from evalcore.settings import GAIN_MAX, GAIN_MIN, PRESETS  # noqa: E402
 
@@ -47,17 +48,24 @@ def test_slider_stops_span_the_whole_gain_range_on_a_log_scale():
 def test_a_preset_sets_sliders_and_boxes_to_the_same_values_without_pinning():
     at = _app()
     at.button(key="preset_30:20:10").click().run()
-    assert [at.select_slider(key=f"_gs{L}").value for L in (3, 2, 1)] == [30.0, 20.0, 10.0]
-    assert [at.number_input(key=f"_gn{L}").value for L in (3, 2, 1)] == [30.0, 20.0, 10.0]
+    assert [at.select_slider(key=gain_keys(at.session_state, L)[0]).value for L in (3, 2, 1)] == [30.0, 20.0, 10.0]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (3, 2, 1)] == [30.0, 20.0, 10.0]
 
 
-def test_an_exact_value_in_the_box_is_what_the_slider_shows():
+def test_an_exact_value_in_the_box_is_used_and_the_slider_shows_its_nearest_stop():
     at = _app()
-    at.number_input(key="_gn3").set_value(4.1).run()
-    assert at.select_slider(key="_gs3").value == 4.1
-    assert 4.1 in at.select_slider(key="_gs3").options or "4.1" in at.select_slider(key="_gs3").options
-    at.select_slider(key="_gs3").set_value(30.0).run()            # the slider's end is the gain maximum
-    assert at.number_input(key="_gn3").value == 30.0
+    at.number_input(key=gain_keys(at.session_state, 3)[1]).set_value(4.1).run()
+    # the slider's stops are fixed (a list rebuilt around the current value moved the widget under
+    # the user's hand): it shows the nearest stop, the box and the address the exact gain used
+    assert at.select_slider(key=gain_keys(at.session_state, 3)[0]).value == 4.0
+    assert "4.1" not in at.select_slider(key=gain_keys(at.session_state, 3)[0]).options
+    assert at.number_input(key=gain_keys(at.session_state, 3)[1]).value == 4.1
+    assert at.session_state["g3"] == 4.1
+    assert at.query_params["gains"] in (["4.1:2:1"], "4.1:2:1")
+    at.number_input(key=gain_keys(at.session_state, 3)[1]).set_value(0.13).run()  # nearest on the log scale: 0.12, not 0.15
+    assert at.select_slider(key=gain_keys(at.session_state, 3)[0]).value == 0.12
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(30.0).run()  # the slider's end is the gain maximum
+    assert at.number_input(key=gain_keys(at.session_state, 3)[1]).value == 30.0
 
 
 def test_an_inverted_level_order_is_flagged_in_the_sidebar():
@@ -90,7 +98,7 @@ def test_the_default_overview_contrasts_binary_and_graded_gains():
     assert title == f"P-measure: {moved} of 30 runs change rank,<br>Kendall tau-b = {tau:.3f}"
     assert moved >= 5 and tau < 0.95                               # a contrast worth seeing
     # moving a slider changes it visibly
-    at.select_slider(key="_gs3").set_value(30.0).run()
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(30.0).run()
     steep = registry.score_matrix(c, "P-measure", gains=[1, 2, 30]).mean(axis=1)
     tau30 = stats.kendalltau(binary, steep).statistic
     assert f"Kendall tau-b = {tau30:.3f}" in _chart_title(at, "ov_shift")

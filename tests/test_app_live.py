@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from test_app import _app, _goto  # noqa: E402
 
 import evalcore  # noqa: E402
+from dashboard.state import gain_keys  # noqa: E402
 from evalcore import meta, registry  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -70,7 +71,7 @@ def test_bootstrap_page_shows_evalcore_values_for_the_current_settings(small):
                                       alpha=0.05).summary.set_index("metric")["pct_significant"]
     pd.testing.assert_series_equal(got.loc[want.index], want, check_names=False)
     # a gain slider moved: the table follows, with no button
-    at.select_slider(key="_gs3").set_value(3.0).run()
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(3.0).run()
     assert not at.exception
     got2 = _table_with(at, "pct_significant").set_index("metric")["pct_significant"]
     want2 = meta.bootstrap_sensitivity(_scores(small, (1.0, 5.0, 3.0)), run_ids=list(small.run_ids), B=200,
@@ -86,10 +87,10 @@ def test_swap_page_follows_the_gain_slider_and_comes_back(small):
     # as 003 Table 3: by % comparisons; the page shows the chosen confidence above the table, not in a column
     want = want[want["confidence"] == conf].drop(columns="confidence").reset_index(drop=True)
     pd.testing.assert_frame_equal(first.reset_index(drop=True)[list(want.columns)], want, check_dtype=False)
-    at.select_slider(key="_gs1").set_value(2.5).run()       # B gain 1 -> 2.5
+    at.select_slider(key=gain_keys(at.session_state, 1)[0]).set_value(2.5).run()       # B gain 1 -> 2.5
     moved = _table_with(at, "abs_diff")
     assert not moved.reset_index(drop=True).equals(first.reset_index(drop=True))
-    at.select_slider(key="_gs1").set_value(1.0).run()
+    at.select_slider(key=gain_keys(at.session_state, 1)[0]).set_value(1.0).run()
     back = _table_with(at, "abs_diff")
     pd.testing.assert_frame_equal(back.reset_index(drop=True), first.reset_index(drop=True))
 
@@ -117,8 +118,8 @@ def test_results_for_settings_used_before_come_back_in_a_second_session():
     """The old CacheReplayClosureError: same settings again, and a second session on the same URL."""
     q = {**SMALL, "swb": "400", "swseed": "5"}
     at = _goto(_app(q), "swap")
-    at.select_slider(key="_gs3").set_value(4.0).run()
-    at.select_slider(key="_gs3").set_value(3.0).run()         # back to settings used before
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(4.0).run()
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(3.0).run()         # back to settings used before
     assert not at.exception
     at2 = _goto(_app(q), "swap")                      # a second browser session, same URL
     assert not at2.exception and not at2.error
@@ -148,7 +149,7 @@ def test_overview_is_the_first_page_and_follows_the_sidebar(small):
     keys = [c.key for c in at.get("plotly_chart")]
     assert {"ov_shift", "ov_heat", "ov_boot"} <= set(keys)
     assert "Kendall tau-b = 1.000" in _chart_title(at, "ov_shift")   # current gains are 3:2:1
-    at.number_input(key="_gn3").set_value(0.5).run()   # S below A: the ranking moves
+    at.number_input(key=gain_keys(at.session_state, 3)[1]).set_value(0.5).run()   # S below A: the ranking moves
     ref = registry.score_matrix(small, "P-measure", gains=[1, 2, 3]).mean(axis=1)
     cur = registry.score_matrix(small, "P-measure", gains=[1, 2, 0.5]).mean(axis=1)
     from scipy.stats import kendalltau
@@ -203,7 +204,7 @@ def test_four_levels_presets_say_the_values_used_and_why_not():
     assert b["preset_30:20:10"].label == "40:30:20:10" and b["preset_30:20:10"].disabled
     assert "above the maximum 30" in b["preset_30:20:10"].help
     b["preset_0.3:0.2:0.1"].click().run()
-    assert [at.number_input(key=f"_gn{L}").value for L in (4, 3, 2, 1)] == [0.4, 0.3, 0.2, 0.1]
+    assert [at.number_input(key=gain_keys(at.session_state, L)[1]).value for L in (4, 3, 2, 1)] == [0.4, 0.3, 0.2, 0.1]
     _goto(at, "playground")
     at.button(key="pl_preset_Z").click().run()
     assert at.metric[-1].label == "R" and at.metric[-1].value == "3"      # one L4, one L3, one L2: R = 3

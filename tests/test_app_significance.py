@@ -23,6 +23,7 @@ from scipy import stats  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import evalcore  # noqa: E402
+from dashboard.state import gain_keys  # noqa: E402
 from evalcore import meta, registry  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -187,7 +188,7 @@ def test_filters_and_alpha_and_the_sidebar_move_the_table(small, scores):
     assert len(got) == len(ref) and list(got["run y"]) == list(ref["run y"])
     # a gain slider in the sidebar: Q-measure's differences follow the new gains
     at.toggle(key="_w_sg_only_sig").set_value(False)
-    at.select_slider(key="_gs3").set_value(6.0)
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(6.0)
     _run(at)
     got = _table_with(at, "mean difference (x - y)")
     Q = registry.score_matrix(small, "Q-measure", gains=[1.0, 2.0, 6.0])

@@ -678,3 +678,64 @@ def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_p
             _no_exception(page, "pages with hostile names")
         finally:
             browser.close()
+
+
+def _press_fast(page, thumb, key: str, n: int, gap_ms: int) -> None:
+    """Focus the slider once and press ``key`` ``n`` times, ``gap_ms`` apart, as a hand does (no
+    refocusing, no waiting for the app between presses)."""
+    thumb.focus()
+    for _ in range(n):
+        page.keyboard.press(key)
+        page.wait_for_timeout(gap_ms)
+
+
+@pytest.mark.browser
+def test_sliders_follow_fast_key_presses_on_chart_pages(server):
+    """Eight ArrowRight presses 100-200 ms apart, while the page's charts recompute, reach the same
+    value as eight presses with a pause after each: the eighth stop. Before, each run wrote the
+    widgets' values back into them, and a press that arrived during a run was undone (3 -> 6, 4 or
+    8 instead of 15 on the Overview). Gain sliders on Overview, Rankings and Bootstrap, beta on one
+    page; afterwards the slider, the exact box and the address agree."""
+    from playwright.sync_api import sync_playwright
+
+    from dashboard.state import GAIN_STOPS
+
+    stops = [f"{v:g}" for v in GAIN_STOPS]
+    target = stops[stops.index("3") + 8]                      # 3 -> 4, 5, 6, 7, 8, 10, 12, 15
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = _new_page(browser, server)
+            sliders = '[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]'
+            # the reference: one press at a time, waiting for the app after each
+            page.goto(f"{server}/overview")
+            _wait_idle(page, 60000)
+            thumb = page.locator(sliders).first
+            for _ in range(8):
+                thumb.focus()
+                page.keyboard.press("ArrowRight")
+                _wait_idle(page, 60000)
+            assert thumb.get_attribute("aria-valuetext") == target
+            for i, path in enumerate(("overview", "rankings", "bootstrap")):
+                page.goto(f"{server}/{path}?bsb=300")
+                _wait_idle(page, 60000)
+                thumb = page.locator(sliders).first
+                assert thumb.get_attribute("aria-valuetext") == "3"
+                _press_fast(page, thumb, "ArrowRight", 8, (100, 150, 200)[i])
+                _wait_idle(page, 60000)
+                _no_exception(page, f"{path} after fast presses")
+                assert thumb.get_attribute("aria-valuetext") == target, \
+                    f"{path}: 8 fast presses from 3 ended at {thumb.get_attribute('aria-valuetext')}, not {target}"
+                box = page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"] input').first
+                assert float(box.input_value()) == float(target), f"{path}: the box shows {box.input_value()}"
+                assert f"gains={target}%3A2%3A1" in page.url or f"gains={target}:2:1" in page.url, page.url
+            # beta (a plain slider, 0.1 a step): 1.0 -> 1.8
+            page.goto(f"{server}/rankings")
+            _wait_idle(page, 60000)
+            beta = page.get_by_role("slider", name="beta (weight of gain vs. rank)")
+            _press_fast(page, beta, "ArrowRight", 8, 120)
+            _wait_idle(page, 60000)
+            assert beta.get_attribute("aria-valuenow") == "1.8", beta.get_attribute("aria-valuenow")
+            assert "beta=1.8" in page.url, page.url
+        finally:
+            browser.close()
