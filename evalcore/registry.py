@@ -20,13 +20,12 @@ from .names import Resolved, metric_text, resolve
 from .specs import BETA as BETA  # the table lives in evalcore.specs (below evalcore.names); its public home is here
 from .specs import GAINS as GAINS
 from .specs import LOG_BASE as LOG_BASE
-from .specs import METRIC_KEYS, METRICS, PARAMS, SCORE_KEYS, MetricSpec, Param
+from .specs import METRIC_KEYS, METRICS, ORDER_TEXT, PARAMS, POLICY_TEXT, SCORE_KEYS, MetricSpec, Param
 from .specs import ONE_DOCUMENT_KEYS as ONE_DOCUMENT_KEYS
 from .specs import PARAM_SPELLINGS as PARAM_SPELLINGS
 from .specs import PENALTIES as PENALTIES
 from .specs import PERSISTENCE as PERSISTENCE
 from .specs import REL as REL
-from .specs import ORDER_TEXT, POLICY_TEXT
 from .specs import TOPIC_POLICIES as TOPIC_POLICIES
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore evaluate` never imports it

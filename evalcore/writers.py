@@ -176,8 +176,10 @@ def to_jsonl(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None
 
     >>> import evalcore
     >>> df = evalcore.evaluate(evalcore.paper_examples(), ["map"])
-    >>> to_jsonl(df).splitlines()[0]
-    '{"run": "X", "topic": "all", "metric": "map", "value": 0.1111111111111111, "topics": "trec_eval", "n_topics": 3, "rel_threshold": 1, "order": "given", "depth": null}'
+    >>> import json
+    >>> json.loads(to_jsonl(df).splitlines()[0])       # doctest: +NORMALIZE_WHITESPACE
+    {'run': 'X', 'topic': 'all', 'metric': 'map', 'value': 0.1111111111111111, 'topics': 'trec_eval',
+     'n_topics': 3, 'rel_threshold': 1, 'order': 'given', 'depth': None}
     """
     return _emit(_jsonl(df), path)
 

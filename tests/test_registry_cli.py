@@ -114,7 +114,8 @@ def test_cli_tsv_per_topic_paper_examples(capsys):
     assert rows[("inverse", "T3")] == 1.0
     assert rows[("Z", "all")] == pytest.approx(6 / 7 / 3, abs=1e-11)
     # at least 10 significant digits
-    assert [ln for ln in lines if ln.startswith("Z\tT3")][0].endswith("\t0.857142857143\t\t\tgiven\tall")   # topics: blank per topic
+    assert [ln for ln in lines if ln.startswith("Z\tT3")][0].endswith(
+        "\t0.857142857143\t\t\tgiven\tall")   # topics: blank per topic
 
 
 def test_cli_gains_highest_first_equals_preset(capsys):
@@ -136,7 +137,8 @@ def test_cli_json_output(capsys):
 
 @pytest.mark.parametrize("argv,msg", [
     (["evaluate"], "no data"),
-    (["evaluate", "--simulated", "--gains", "2:1"], "gains '2:1' gives 2 values (highest level first) but the collection has 3"),
+    (["evaluate", "--simulated", "--gains", "2:1"],
+     "gains '2:1' gives 2 values (highest level first) but the collection has 3"),
     (["evaluate", "--simulated", "--metrics", "MAP"], "unknown metric 'MAP'"),
     (["evaluate", "--simulated", "--penalties", "1:2:3"], "penalties must be > 1"),
     (["evaluate", "--simulated", "--cutoffs", "ten"], "--cutoffs must be whole numbers"),

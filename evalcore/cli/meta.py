@@ -301,9 +301,9 @@ def emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics:
         return 0
     table = args.table or ("spread" if getattr(args, "repeats", 1) > 1 else next(iter(tables)))
     df = tables[table]
-    line = topic_line(args)
-    if line:
-        out.write(line + "\n")
+    sets = getattr(args, "topic_sets", None)
+    if sets and "metric" in df.columns and "topics" not in df.columns:   # as evaluate's tsv: POLICY:N
+        df = df.assign(topics=df["metric"].map({m: f"{v['policy']}:{v['n_topics']}" for m, v in sets.items()}))
     out.write("\t".join(map(str, df.columns)) + "\n")
     for row in df.itertuples(index=False, name=None):
         out.write("\t".join(_cell(v) for v in row) + "\n")
@@ -320,19 +320,6 @@ def topic_settings(args) -> dict:
     return {"topic_sets": sets, "topic_policies": {p: POLICY_TEXT[p] for p in sorted({v["policy"] for v in
                                                                                         sets.values()})},
             "order": getattr(args, "order", None), "depth": getattr(args, "depth", None)}
-
-
-def topic_line(args) -> str | None:
-    """The ``--output tsv`` comment line stating the topic sets (None with --scores)."""
-    sets = getattr(args, "topic_sets", None)
-    if not sets:
-        return None
-    kinds = {(v["policy"], v["n_topics"]) for v in sets.values()}
-    what = (f"{next(iter(kinds))[1]} topics ({next(iter(kinds))[0]})" if len(kinds) == 1 else
-            ", ".join(f"{m}: {v['n_topics']} topics ({v['policy']})" for m, v in sets.items()))
-    depth = getattr(args, "depth", None)
-    return (f"# topics: {what}; ranking order: {getattr(args, 'order', 'score')}; depth: "
-            f"{depth if depth else 'whole lists'}")
 
 
 def common_settings(args) -> dict:

@@ -201,12 +201,9 @@ def _topics_data(args):
         if args.metric not in scores:
             raise ValueError(f"--metric {args.metric} is not in {args.scores} (it has: {', '.join(scores)})")
         return args.scores, runs, len(topics), scores[args.metric], None
-    import evalcore
-
-    from .options import load_from_args, metric_params
 
     from ..registry import policy_matrices
-    from .options import policy_of
+    from .options import load_from_args, metric_params, policy_of
 
     c = load_from_args(args)
     params = metric_params(args)
