@@ -324,9 +324,7 @@ class Collection:
 
     def truncated(self, depth: int) -> Collection:
         """Only the top ``depth`` documents of every list (after condensing, if any)."""
-        if depth >= self.depth:
-            if self.depth_limit is None or depth < self.depth_limit:
-                return replace(self, depth_limit=depth)   # nothing to cut, but the limit is stated
+        if depth >= self.depth:   # nothing cut: the lists are whole (depth_limit stays as it was)
             return self
         return replace(
             self,
