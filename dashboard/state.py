@@ -7,7 +7,9 @@ loaded :class:`~evalcore.Collection` stays in the session, never in the URL.
 
 Gains and penalties are stored per level, ascending (``g1`` .. ``gK``), as
 evalcore's sequences are; the URL writes them in the papers' notation,
-highest level first (``gains=3:2:1``), so a URL reads like the papers.
+highest level first (``gains=3:2:1``), so a URL reads like the papers, and
+reads them with evalcore's own reader (:func:`evalcore.gains.resolve_gains`),
+so ``gains=3:2:1`` means here what ``--gains 3:2:1`` and ``gains="3:2:1"`` mean.
 
 This module imports streamlit and, from evalcore, only constants (the metrics
 needing a cutoff among them), the gain/
@@ -23,7 +25,7 @@ from typing import Any
 
 import streamlit as st
 
-from evalcore.gains import level_label, resolve_gains, resolve_penalties
+from evalcore.gains import level_label, parse_levels, resolve_gains, resolve_penalties
 from evalcore.registry import cutoff_required
 from evalcore.settings import (
     DEFAULTS,
@@ -211,7 +213,9 @@ def paper(values) -> str:
 
 
 def from_paper(text: str) -> list[float]:
-    return [float(v) for v in str(text).split(":")][::-1]
+    """The papers' notation (highest level first) -> ascending per-level values; evalcore's reader
+    (:func:`evalcore.gains.parse_levels`), the one every string form of gains goes through."""
+    return parse_levels(text)[::-1]
 
 
 def default(key: str):
@@ -297,15 +301,13 @@ def set_levels(K: int) -> None:
     if ss.get("_K") == K:
         return
     gains, pen = default_gains(K), default_penalties(K)
-    for raw, target, ok in ((ss.pop("_url_gains", None), gains, lambda v: v > 0),
-                            (ss.pop("_url_pen", None), pen, lambda v: v > 1)):
+    for raw, target, name, resolve in ((ss.pop("_url_gains", None), gains, "gains", resolve_gains),
+                                       (ss.pop("_url_pen", None), pen, "pen", resolve_penalties)):
         if raw:
-            try:
-                vals = from_paper(raw)
-                if len(vals) == K and all(ok(v) for v in vals):
-                    target[:] = [min(v, 100.0) for v in vals]
-            except ValueError:
-                pass
+            try:   # as evalcore reads a string everywhere: highest level first, K values or 3 mapped onto K
+                target[:] = [min(v, 100.0) for v in resolve(str(raw), K).tolist()]
+            except ValueError as e:
+                ss.setdefault("_url_warnings", []).append(f"ignored {name}={raw!r} in the address: {e}")
     for old in [k for k in ss if (k[:1] in "gp" and k[1:].isdigit())]:
         del ss[old]
     for L in range(1, K + 1):

@@ -167,8 +167,17 @@ def settings_line(s: state.Settings, c) -> str:
     names = [safe.md(n, 40) for n in state.level_names(s.K, c.level_names)]
     gains = " : ".join(f"{names[L - 1]}={s.gains[L - 1]:g}" for L in range(s.K, 0, -1))
     rbp = f" · RBP p = {s.p:g}" if any(m.startswith("RBP") for m in s.metrics) else ""
+    order = getattr(c, "order", "given")
+    depth = getattr(c, "depth_limit", None)
     return (f"gains {gains} · beta {s.beta:g} · cutoff l = {s.cutoff} · "
-            f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold{rbp}")
+            f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold (level >= {s.rel_threshold}){rbp} · "
+            f"means over the topics with a relevant document (NTCIREVAL) · ranking: "
+            f"{_ORDER_SHORT.get(order, order)}" + (f" · top {depth} of each list" if depth else ""))
+
+
+#: The ranking order of the caption (evalcore.Collection.order), in a few words.
+_ORDER_SHORT = {"score": "by score, ties by document id (trec_eval)", "rank": "by the rank column",
+                "file": "file order (NTCIREVAL)", "given": "as given"}
 
 
 #: Quick pass size and the interactive budget (CPU seconds) a full-B run must

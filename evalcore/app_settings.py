@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .gains import resolve_gains, resolve_penalties
 from .settings import DEFAULTS, FIELDS, GAIN_MAX, GAIN_MIN, WIDGET_BOUNDS, Field, SettingsError
 
 __all__ = ["ALPHAS", "AppSettings", "fit_to_app"]
@@ -122,7 +123,13 @@ def fit_to_app(new: dict, K: int, *, metric_keys=None) -> AppSettings:
     >>> len(a.notes)
     3
     """
-    for name in ("gains", "penalties"):
+    new = dict(new)
+    for name, resolve in (("gains", resolve_gains), ("penalties", resolve_penalties)):
+        if isinstance(new.get(name), str):   # highest level first, as everywhere (evalcore.gains.parse_levels)
+            try:
+                new[name] = resolve(new[name], K).tolist()
+            except ValueError as e:
+                raise SettingsError(str(e)) from None
         if new.get(name) is not None and len(new[name]) != K:
             raise SettingsError(f"{name} gives {len(new[name])} values but the collection has {K} relevance levels")
     out = AppSettings()

@@ -131,6 +131,14 @@ class Collection:
         read only by the measures that are not 0 on such a topic (NumRet,
         Judged@k) under trec_eval's topic policy. None: not known (a
         collection built by hand), those measures score 0 there.
+    order : how each ranked list was ordered: ``"score"`` (trec_eval's
+        order: score descending, exact ties by document id descending),
+        ``"rank"`` (the rank column), ``"file"`` (the order of the run file,
+        as NTCIREVAL reads a ranked list) or ``"given"`` (a collection built
+        by hand or simulated: the lists as they were given). Set by the
+        loader; every output of :func:`evalcore.evaluate` states it.
+    depth_limit : the ``depth`` the lists were cut at (:meth:`truncated`,
+        ``load_collection(depth=...)``), or None (whole lists).
     """
 
     levels: np.ndarray
@@ -145,6 +153,8 @@ class Collection:
     # None takes the report's; __post_init__ always stores a tuple, which is what every reader gets
     topics_without_relevant: tuple[str, ...] = None  # type: ignore[assignment]
     no_relevant: Collection | None = None
+    order: str = "given"
+    depth_limit: int | None = None
 
     def __post_init__(self):
         if self.topics_without_relevant is None:
@@ -314,7 +324,7 @@ class Collection:
 
     def truncated(self, depth: int) -> Collection:
         """Only the top ``depth`` documents of every list (after condensing, if any)."""
-        if depth >= self.depth:
+        if depth >= self.depth:   # nothing cut: the lists are whole (depth_limit stays as it was)
             return self
         return replace(
             self,
@@ -322,6 +332,7 @@ class Collection:
             lengths=np.minimum(self.lengths, depth),
             unjudged=None if self.unjudged is None else self.unjudged[:, :, :depth],
             no_relevant=None if self.no_relevant is None else self.no_relevant.truncated(depth),
+            depth_limit=depth if self.depth_limit is None else min(depth, self.depth_limit),
         )
 
     def subset(

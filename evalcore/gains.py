@@ -2,17 +2,25 @@
 
 Two notations exist and both are supported, never mixed up:
 
-* **sequences** (Python lists/tuples/arrays, CLI ``--gains 1:2:3``) list the
-  levels in *ascending* order L1, L2, ..., LK, as NTCIREVAL's ``-g`` does;
-* **strings** in Python (``"3:2:1"``, ``"10:5:1"``) use the papers'
-  notation, *highest level first* (S:A:B).
+* **strings** - everywhere: Python (``gains="3:2:1"``), the command line
+  (``--gains 3:2:1``), the settings file (``"gains": "3:2:1"``), a metric
+  name (``O-measure(gains=10:5:1)``) and the dashboard's address
+  (``?gains=3:2:1``) - use the papers' notation, **highest level first**
+  (S:A:B), and are all read by one function, :func:`parse_levels`;
+* **sequences** (Python lists/tuples/arrays, the settings file's JSON lists)
+  list the levels in **ascending** order L1, L2, ..., LK, as an array
+  indexed by level does (``gains=[1, 2, 3]`` is S:A:B = 3:2:1).
+
+Every printed setting says its order: :func:`levels_statement` writes
+``S=3 : A=2 : B=1`` (with the collection's level names) or ``L3=3 : L2=2 : L1=1``;
+:func:`level_label` the bare ``3:2:1``, highest level first.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["GAIN_PRESETS", "DEFAULT_GAINS", "DEFAULT_PENALTIES", "map_levels", "level_label", "resolve_gains",
-           "resolve_penalties", "parse_ascending", "gains_label", "check_penalties"]
+__all__ = ["GAIN_PRESETS", "DEFAULT_GAINS", "DEFAULT_PENALTIES", "map_levels", "level_label", "levels_statement",
+           "resolve_gains", "resolve_penalties", "parse_levels", "gains_label", "check_penalties", "inverted"]
 
 #: The papers' gain settings, highest level first (003 Table 5, 001, 004).
 GAIN_PRESETS: dict[str, tuple[float, ...]] = {
@@ -87,7 +95,7 @@ def map_levels(setting, K: int, *, anchor: str) -> np.ndarray:
     K = int(K)
     if K < 1:
         raise ValueError(f"K (number of relevance levels) must be >= 1; got {K}")
-    hi_first = _parse_colon(setting, "setting") if isinstance(setting, str) else [float(v) for v in setting]
+    hi_first = parse_levels(setting, "setting") if isinstance(setting, str) else [float(v) for v in setting]
     if not hi_first:
         raise ValueError("setting must give at least one value")
     asc = hi_first[::-1]                                 # L1 .. Ln
@@ -119,19 +127,60 @@ def level_label(values) -> str:
     return ":".join(f"{float(v):g}" for v in np.asarray(values, dtype=np.float64).ravel()[::-1])
 
 
-def _parse_colon(text: str, what: str) -> list[float]:
+def levels_statement(values, names=None) -> str:
+    """Per-level values (ascending L1..LK) written with their levels, highest level first.
+
+    ``names``: the levels' names L1..LK, lowest first (a collection's
+    ``level_names``, e.g. ``("B", "A", "S")``); without them the levels are
+    numbered ``L1``..``LK``. Every output that prints gains or penalties
+    uses it, so the order is never left implied.
+
+    >>> levels_statement([1.0, 2.0, 3.0], names=("B", "A", "S"))
+    'S=3 : A=2 : B=1'
+    >>> levels_statement([1, 2, 3, 4])
+    'L4=4 : L3=3 : L2=2 : L1=1'
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    K = v.size
+    if names is None or len(names) != K:
+        names = [f"L{L}" for L in range(1, K + 1)]
+    return " : ".join(f"{names[L]}={v[L]:g}" for L in range(K - 1, -1, -1))
+
+
+def parse_levels(text: str, what: str = "gains") -> list[float]:
+    """The values of a gains / penalties string, **highest level first**, as written: ``"3:2:1"`` -> [3, 2, 1].
+
+    The one reader of every string form of gains and penalties (Python, the
+    command line, the settings file, metric names, the dashboard's address),
+    so ``3:2:1`` means S=3, A=2, B=1 everywhere. Checks only that the text
+    is numbers separated by ``:`` (and at most 10,000 characters); the
+    values are checked against the collection by :func:`resolve_gains` /
+    :func:`resolve_penalties`.
+
+    >>> parse_levels("10:5:1")
+    [10.0, 5.0, 1.0]
+    >>> parse_levels("3:two:1")
+    Traceback (most recent call last):
+    ...
+    ValueError: gains must be numbers separated by ':', highest level first (e.g. 3:2:1 = S:A:B); got '3:two:1'
+    """
+    text = str(text)
+    if len(text) > 10_000:
+        raise ValueError(f"{what} is longer than 10000 characters; give one number per relevance level")
     try:
-        vals = [float(v) for v in str(text).split(":")]
+        vals = [float(v) for v in text.split(":")]
     except ValueError:
         raise ValueError(
-            f"{what} must be numbers separated by ':' (e.g. 3:2:1); got {text!r}"
+            f"{what} must be numbers separated by ':', highest level first (e.g. 3:2:1 = S:A:B); got {text!r}"
         ) from None
     return vals
 
 
-def parse_ascending(text: str, what: str = "gains") -> list[float]:
-    """Parse a CLI value ``"1:2:3"`` (levels in ascending order L1:L2:L3)."""
-    return _parse_colon(text, what)
+def inverted(values_hi_first) -> bool:
+    """True when gains given highest level first grow toward the lowest level (``1:2:3``): the highest
+    level then gets the smallest gain, which is almost always the ascending order written by mistake."""
+    v = [float(x) for x in values_hi_first]
+    return len(v) >= 2 and all(a < b for a, b in zip(v, v[1:], strict=False))
 
 
 def _paper_string(text: str, K: int, what: str, anchor: str, extra: str = "") -> np.ndarray:
@@ -140,7 +189,7 @@ def _paper_string(text: str, K: int, what: str, anchor: str, extra: str = "") ->
     K values are used as given; a 3-value S:A:B setting is mapped onto K
     levels by :func:`map_levels`.
     """
-    hi_first = _parse_colon(text, what)
+    hi_first = parse_levels(text, what)
     if len(hi_first) == K:
         return np.array(hi_first[::-1], dtype=np.float64)
     if len(hi_first) == 3:
@@ -165,10 +214,13 @@ def resolve_gains(gains, K: int) -> np.ndarray:
     """Gains of levels 1..K as a float64 array (ascending level order).
 
     ``None`` is the papers' default 3:2:1 mapped onto K levels by
-    :func:`map_levels` (gain(L) = L: 2:1, 3:2:1, 4:3:2:1, ...). A string is a
-    preset name or any ``"a:b:c"`` in paper notation (highest level first):
-    K values are used as given, a 3-value S:A:B setting is mapped onto K
-    levels by :func:`map_levels`. A sequence lists levels ascending.
+    :func:`map_levels` (gain(L) = L: 2:1, 3:2:1, 4:3:2:1, ...). A **string**
+    is a preset name or any ``"a:b:c"`` in paper notation, **highest level
+    first** (read by :func:`parse_levels`, as on the command line, in the
+    settings file and the dashboard's address): K values are used as given,
+    a 3-value S:A:B setting is mapped onto K levels by :func:`map_levels`. A
+    **sequence** (list, tuple, array) gives K values in **ascending** level
+    order L1..LK: ``[1, 5, 10]`` is the string ``"10:5:1"``.
 
     >>> resolve_gains(None, 3).tolist(), resolve_gains("10:5:1", 3).tolist()
     ([1.0, 2.0, 3.0], [1.0, 5.0, 10.0])
@@ -221,10 +273,10 @@ def check_penalties(p, K: int | None = None, what: str = "penalties") -> np.ndar
         raise ValueError(
             f"{what} must not grow with the level (003 Sec. 3.2: the smallest penalty goes to the highest "
             f"level, which bounds NWRR by 1); got level {L}: {p[L - 1]:g} < level {L + 1}: {p[L]:g} "
-            f"(ascending L1..L{K}: {':'.join(f'{v:g}' for v in p)}). Give the lower levels the larger penalties, "
-            f"e.g. 003's default: ascending "
-            f"{':'.join(f'{v:g}' for v in map_levels(DEFAULT_PENALTIES, K, anchor='highest'))} "
-            f"(highest level first: {level_label(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))})"
+            f"(as used: {levels_statement(p)}). Give the lower levels the larger penalties, e.g. 003's "
+            f"default {level_label(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))} (a string is read highest "
+            f"level first: {levels_statement(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))}; a list "
+            f"ascending: {[float(v) for v in map_levels(DEFAULT_PENALTIES, K, anchor='highest')]})"
         )
     return p
 
@@ -234,9 +286,10 @@ def resolve_penalties(penalties, K: int) -> np.ndarray:
 
     ``None`` is 003's default S:A:B = 2:3:4 mapped onto K levels by
     :func:`map_levels` (anchored at the highest level: penalty(L) =
-    K - L + 2). A string is in paper notation, highest level first (K values,
-    or a 3-value S:A:B setting mapped by :func:`map_levels`); a sequence lists
-    levels ascending. Validated by :func:`check_penalties`.
+    K - L + 2). A **string** is in paper notation, **highest level first**
+    (:func:`parse_levels`; K values, or a 3-value S:A:B setting mapped by
+    :func:`map_levels`); a **sequence** lists levels **ascending** L1..LK
+    (``[4, 3, 2]`` is ``"2:3:4"``). Validated by :func:`check_penalties`.
 
     >>> resolve_penalties(None, 3).tolist(), resolve_penalties(None, 4).tolist()
     ([4.0, 3.0, 2.0], [5.0, 4.0, 3.0, 2.0])

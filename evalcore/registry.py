@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .collection import Collection
-from .gains import resolve_gains, resolve_penalties
+from .gains import levels_statement, resolve_gains, resolve_penalties
 from .names import Resolved, metric_text, resolve
 from .specs import BETA as BETA  # the table lives in evalcore.specs (below evalcore.names); its public home is here
 from .specs import GAINS as GAINS
 from .specs import LOG_BASE as LOG_BASE
-from .specs import METRIC_KEYS, METRICS, PARAMS, SCORE_KEYS, MetricSpec, Param
+from .specs import METRIC_KEYS, METRICS, ORDER_TEXT, PARAMS, POLICY_TEXT, SCORE_KEYS, MetricSpec, Param
 from .specs import ONE_DOCUMENT_KEYS as ONE_DOCUMENT_KEYS
 from .specs import PARAM_SPELLINGS as PARAM_SPELLINGS
 from .specs import PENALTIES as PENALTIES
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore eva
 
 __all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS",
            "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate",
-           "evaluate_rows", "ScoreRows", "topic_means", "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC"]
+           "evaluate_rows", "ScoreRows", "topic_means", "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC",
+           "policy_matrices", "conventions", "TopicSetWarning"]
 
 
 def resolve_metric(key: str, names: str | None = None, *, warn: bool = False) -> Resolved:
@@ -115,7 +116,12 @@ def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 
     r = resolve(key, names, warn=False)
     kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
     kw.update(r.params)
-    return spec.func(collection, **_kwargs(spec, cutoff, **kw))
+    m = spec.func(collection, **_kwargs(spec, cutoff, **kw))
+    if r.base == "NumRel" and r.convention != "trec_eval":
+        # ir_measures' NumRel counts only the topics a run retrieved (pytrec_eval evaluates the run's topics):
+        # 0 for a topic missing from a run. trec_eval's num_rel under -c keeps R there (the kernel's value).
+        m = np.where(collection.lengths > 0, m, 0.0)
+    return m
 
 
 def score_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None,
@@ -243,6 +249,83 @@ def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str |
     return m, collection.topic_ids, policy
 
 
+class TopicSetWarning(UserWarning):
+    """A metric name that evalcore and ir_measures compute alike per topic but average over different topics
+    (``P@10``, ``RR``, ``AP(rel=2)``), on data where the two means differ."""
+
+
+def _ambiguous_topics(collection: Collection, key: str, m: np.ndarray, topics: str | None, names: str | None,
+                      settings: dict) -> str | None:
+    """The sentence for :class:`TopicSetWarning` when ``key`` (read by its name's convention, ``topics`` None)
+    means the same per topic as ir_measures' name but averages over NTCIREVAL's topics, and the means over
+    ir_measures' (trec_eval's) topics differ on this collection; else None."""
+    if topics is not None or names is not None or not collection.topics_without_relevant:
+        return None
+    r = resolve(key, None, warn=False)
+    if r.convention != "evalcore" or topic_policy(key) != "ntcireval":
+        return None
+    try:
+        peer = resolve(key, "ir_measures", warn=False)
+    except ValueError:
+        return None
+    if peer.convention != "ir_measures" or (peer.base, peer.cutoff, peer.params) != (r.base, r.cutoff, r.params):
+        return None
+    ours = m.mean(axis=1)
+    theirs = _under_policy(collection, key, m, "trec_eval", names, settings)[0].mean(axis=1)
+    if np.allclose(ours, theirs, rtol=1e-12, atol=1e-15):
+        return None
+    n, n_all = m.shape[1], m.shape[1] + len(collection.topics_without_relevant)
+    return (f"{key} (means over {n} topics, NTCIREVAL's: only topics with a relevant document; ir_measures' "
+            f"{key} averages over all {n_all} qrels topics, scoring 0 on the others)")
+
+
+def _warn_topic_sets(notes: list[str]) -> None:
+    if notes:
+        import warnings
+
+        warnings.warn("names that evalcore and ir_measures share but average over different topics, with "
+                      "different means here: " + "; ".join(notes) + ". Choose with topics='trec_eval' "
+                      "(ir_measures' and trec_eval's topics; CLI --topics trec_eval) or topics='ntcireval' "
+                      "(NTCIREVAL's; the default for these names), or write irm:NAME / names='ir_measures'.",
+                      TopicSetWarning, stacklevel=4)
+
+
+def conventions(collection: Collection, *, gains=None, penalties=None) -> dict:
+    """What shaped every number besides the metric's own parameters, as :func:`evaluate`'s ``attrs`` and
+    every output state it: ``order`` (how each ranked list was ordered, :attr:`Collection.order`, and
+    ``order_text`` in words), ``depth`` (the depth the lists were cut at, None for whole lists), ``gains``
+    and ``penalties`` as used on the collection's levels, highest level first with each level named
+    (``L3=3 : L2=2 : L1=1``, :func:`evalcore.gains.levels_statement`).
+
+    >>> import evalcore
+    >>> conventions(evalcore.paper_examples())["gains"]
+    'S=3 : A=2 : B=1'
+    """
+    K, names = collection.max_level, collection.level_names
+    return {"order": collection.order, "order_text": ORDER_TEXT.get(collection.order, collection.order),
+            "depth": collection.depth_limit,
+            "gains": levels_statement(resolve_gains(gains, K), names) if K else None,
+            "penalties": levels_statement(resolve_penalties(penalties, K), names) if K else None}
+
+
+def policy_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, topics: str | None = None,
+                    **params) -> tuple[dict[str, np.ndarray], dict[str, dict]]:
+    """:func:`score_matrices` over the topics each metric's mean runs over (:func:`topic_policy`), as
+    :func:`evaluate` averages them: ``({key: (n_runs, n_topics) matrix}, {key: {"policy", "n_topics"}})``.
+    What every meta-evaluation command scores (``pairs``, ``kendall``, ``swap``, ``bootstrap``, ...), so
+    that ``-m map`` runs over trec_eval's topics there as in ``evaluate`` and ``compare``."""
+    if topics is not None:
+        topic_policy("AP", topics)
+    mats = score_matrices(collection, metrics, **params)
+    names = params.get("names") or ("evalcore" if metrics is None else None)
+    settings = {k: v for k, v in params.items() if k in PARAMS}
+    out, info = {}, {}
+    for k, m in mats.items():
+        out[k], tids, policy = _under_policy(collection, k, m, topics, names, settings)
+        info[k] = {"policy": policy, "n_topics": len(tids)}
+    return out, info
+
+
 @dataclass
 class ScoreRows:
     """:func:`evaluate`'s table without pandas: the columns as lists, in the table's row order, and the
@@ -291,7 +374,11 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     parts = []   # (key, matrix over the policy's topics, their ids, the means)
     aggregate: dict[str, str] = {}
     settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
+    notes = []
     for key, m in mats.items():
+        note = _ambiguous_topics(collection, key, m, topics, names, settings)
+        if note:
+            notes.append(note)
         m, tids, policy = _under_policy(collection, key, m, topics, names, settings)
         used_topics[key] = {"policy": policy, "n_topics": len(tids)}
         r = resolve(key, names, warn=False)
@@ -322,9 +409,12 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
             metric_col += [key] * len(runs)
             values.append(means)
     value = np.concatenate(values).astype(np.float64, copy=False) if values else np.zeros(0)
+    _warn_topic_sets(notes)
+    policies = {v["policy"] for v in used_topics.values()}
     return ScoreRows(run_col, topic_col, metric_col, value,
                      {"topics": used_topics, "rel_threshold": used_threshold, "mean": mean,
-                      "aggregate": aggregate})
+                      "aggregate": aggregate, "policies": {k: POLICY_TEXT[k] for k in TOPIC_POLICIES if k in policies},
+                      **conventions(collection, gains=gains, penalties=penalties)})
 
 
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
@@ -349,7 +439,16 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     ``df.attrs`` states what was used, per metric: ``attrs["topics"][metric]
     = {"policy": ..., "n_topics": ...}`` and, for binary measures,
     ``attrs["rel_threshold"][metric]`` (a threshold written in the name,
-    ``AP(rel=2)``, wins over ``rel_threshold``). ``p``: RBP's persistence
+    ``AP(rel=2)``, wins over ``rel_threshold``); for the whole table:
+    ``attrs["policies"]`` (each policy used, in words: ``trec_eval -c: ...``),
+    ``attrs["order"]`` / ``attrs["order_text"]`` (the ranking order, with
+    its tie-breaking), ``attrs["depth"]`` and ``attrs["gains"]`` /
+    ``attrs["penalties"]`` as used, highest level first with each level
+    named (:func:`conventions`). A name that evalcore and ir_measures compute
+    alike per topic but average over different topics (``P@10``, ``RR``,
+    ``AP(rel=2)``: NTCIREVAL's topics here, every qrels topic there) raises
+    one :class:`TopicSetWarning` per call when ``topics`` is None and the two
+    means differ on this collection; ``topics=`` chooses and silences it. ``p``: RBP's persistence
     (Moffat & Zobel 2008) where the name does not fix it (``RBP(p=0.9)@10``).
 
     >>> import evalcore

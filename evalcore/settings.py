@@ -5,8 +5,10 @@ A settings file is a JSON object, optionally wrapped as ``{"settings": {...}}``
 the wrapped form). Every key is optional; an unknown key is an error (a typo
 such as ``"beat"`` must not be ignored silently)::
 
-    gains          list of K numbers > 0 (at most MAX_GAIN = 1e6), ASCENDING levels L1..LK,
-                   or a string in the papers' notation, highest level first ("10:5:1")
+    gains          a string in the papers' notation, HIGHEST LEVEL FIRST ("10:5:1" = S:A:B, read by
+                   evalcore.gains.parse_levels exactly as --gains, gains= in Python and ?gains= in the
+                   dashboard's address: K values, or 3 mapped onto K levels), or a JSON list of K numbers
+                   in ASCENDING level order L1..LK ([1, 5, 10]); every value > 0 and at most MAX_GAIN = 1e6
     penalties      the same, every value > 1 (NWRR / WRR)
     beta           number, 0 <= beta <= 1000
     cutoffs        list of whole numbers (or one), each 1..MAX_CUTOFF
@@ -29,7 +31,8 @@ types - ``true`` is not a number; bounded sizes and nesting) and only then
 returns a new :class:`dict`; on any problem it raises :class:`SettingsError`
 naming the key, what was expected and what was found, and the caller changes
 nothing. Values are returned normalised (gains/penalties as ascending lists
-of floats, cutoffs as a list of ints, metrics as given).
+of floats, or the string as given - highest level first, its meaning fixed only
+once the collection's levels are known -, cutoffs as a list of ints, metrics as given).
 
 **Precedence** (CLI): an option given on the command line overrides the
 file, which overrides :data:`DEFAULTS`.
@@ -55,7 +58,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .gains import GAIN_PRESETS
+from .gains import GAIN_PRESETS, parse_levels
 from .names import CONVENTIONS
 from .specs import TOPIC_POLICIES
 
@@ -261,17 +264,16 @@ def _metric(where: str, name: str, one: bool, names: str | None) -> None:
         raise SettingsError(f"{where}: {e}") from None
 
 
-def _levels(key: str, v, f: Field | None = None) -> list[float]:
-    """Gains or penalties (``f``: the field whose bounds apply; the key's own by default)."""
+def _levels(key: str, v, f: Field | None = None) -> list[float] | str:
+    """Gains or penalties (``f``: the field whose bounds apply; the key's own by default): a list
+    (ascending L1..LK) comes back as floats, a string (highest level first, read by
+    :func:`evalcore.gains.parse_levels`) as the string, its values checked."""
     f = f or FIELDS[key]
     if isinstance(v, str):
-        if len(v) > 10_000:
-            raise SettingsError(f"{key} is longer than 10000 characters")
         try:
-            vals = [float(x) for x in v.split(":")][::-1]
-        except ValueError:
-            raise SettingsError(f"{key} must be numbers separated by ':' (papers' notation, highest level "
-                                f"first, e.g. \"3:2:1\"); got {v!r}") from None
+            vals = parse_levels(v, key)[::-1]          # ascending, for the checks
+        except ValueError as e:
+            raise SettingsError(str(e)) from None
     elif isinstance(v, list):
         vals = v
     else:
@@ -284,7 +286,12 @@ def _levels(key: str, v, f: Field | None = None) -> list[float]:
     for i, x in enumerate(out, 1):
         if not x > low:
             raise SettingsError(f"{key} must be > {low:g} for every level; got {x:g} for level {i}")
-    return out
+    return v.strip() if isinstance(v, str) else out
+
+
+def _ascending(v: list[float] | str) -> list[float]:
+    """A checked gains value as ascending floats (a string is highest level first)."""
+    return parse_levels(v)[::-1] if isinstance(v, str) else list(v)
 
 
 _SKIP = object()   # a reader's answer "store nothing under this key"
@@ -299,7 +306,7 @@ def _read_paper_levels(f: Field, v, data: dict, names):
     assert f.store is not None   # a paper_levels field names the key it gives
     g = _levels(f.key, v, f) if v is not None else None
     given = data.get(f.store) is not None
-    if given and g != _levels(f.store, data[f.store]):
+    if given and g is not None and _ascending(g) != _ascending(_levels(f.store, data[f.store])):
         raise SettingsError(f"gains {data['gains']!r} and gains_paper_notation {v!r} disagree")
     return _SKIP if given else g
 
@@ -366,7 +373,9 @@ def parse_settings(text: str | bytes, source: str = "settings") -> dict:
     """Validate a whole settings document and return the normalised settings (see the module doc).
 
     >>> parse_settings('{"settings": {"gains": "10:5:1", "beta": 2}}')
-    {'gains': [1.0, 5.0, 10.0], 'beta': 2.0}
+    {'gains': '10:5:1', 'beta': 2.0}
+    >>> parse_settings('{"gains": [1, 5, 10]}')
+    {'gains': [1.0, 5.0, 10.0]}
     >>> parse_settings('{"top_n": "abc"}')
     Traceback (most recent call last):
     ...

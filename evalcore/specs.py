@@ -81,6 +81,19 @@ class Param:
 #: topic; such a topic scores 0) or ``"ntcireval"`` (only topics with a relevant document);
 #: :func:`evalcore.registry.topic_policy` says which a metric's mean uses.
 TOPIC_POLICIES = ("trec_eval", "ntcireval")
+#: Each topic policy in words, as every output states it beside the number (``attrs["policies"]``).
+POLICY_TEXT = {
+    "trec_eval": "trec_eval -c: every qrels topic; a topic without a relevant document, or missing from a run, "
+                 "scores 0 (as trec_eval -c, ir_measures, ranx, PyTerrier)",
+    "ntcireval": "NTCIREVAL: only the topics with a relevant document; a topic missing from a run scores 0",
+}
+#: How a ranked list was ordered (:attr:`evalcore.Collection.order`), in words.
+ORDER_TEXT = {
+    "score": "score descending, exact ties by document id descending (trec_eval's tie-breaking)",
+    "rank": "the run's rank column ascending, ties in file order",
+    "file": "the run file's order, as written (NTCIREVAL reads a ranked list this way)",
+    "given": "the ranked lists as given (built in Python or simulated)",
+}
 
 #: Every parameter a metric may read, in the order labels write them. A metric lists the ones it reads.
 GAINS = Param("gains", "levels", None, ("gains",), "gains={v}", doc="gain per relevance level")

@@ -5,16 +5,25 @@ CLI write the same bytes for the same table. Each returns the text and, given a
 ``path``, also writes it atomically (the file is either its old content or the
 whole new one).
 
-Every format states the topics each mean ran over (:func:`evalcore.registry.topic_policy`),
-from ``df.attrs["topics"]`` (which :func:`evalcore.evaluate` fills):
+Every format states the conventions that shaped each number, from ``df.attrs`` (which
+:func:`evalcore.evaluate` fills): the topics each mean ran over (:func:`evalcore.registry.topic_policy`:
+``trec_eval`` = trec_eval ``-c``'s topics, every qrels topic; ``ntcireval`` = the topics with a relevant
+document), the relevance threshold of a binary measure, the ranking order with its tie-breaking
+(:attr:`evalcore.Collection.order`) and the depth the lists were cut at:
 
-* ``tsv`` / ``csv`` - columns ``run, topic, metric, value, topics``; ``topics``
-  is ``POLICY:N`` on the mean rows (``trec_eval:66``: trec_eval's topics, 66
-  of them) and empty on per-topic rows;
-* ``jsonl`` - one ``{run, topic, metric, value}`` object per line; the mean
-  rows also carry ``"topics": POLICY, "n_topics": N``;
-* ``trec_eval`` - trec_eval ``-q``'s layout, with its own ``num_q`` and
-  ``relevance_level`` summary lines.
+* ``tsv`` / ``csv`` - columns ``run, topic, metric, value, topics, rel_threshold, order, depth``;
+  ``topics`` is ``POLICY:N`` on the mean rows (``trec_eval:66``: trec_eval -c's topics, 66 of them)
+  and empty on per-topic rows; ``rel_threshold`` the level a binary measure counts as relevant (empty
+  for a graded one); ``order`` ``score`` (trec_eval's tie-breaking), ``rank``, ``file`` or ``given``;
+  ``depth`` the cut (``all``: whole lists);
+* ``jsonl`` - one ``{run, topic, metric, value, order, depth}`` object per line (``rel_threshold``
+  too for a binary measure); the mean rows also carry ``"topics": POLICY, "n_topics": N``;
+* ``trec_eval`` - trec_eval ``-q``'s layout, with its own ``num_q`` and ``relevance_level`` summary
+  lines, and three more in the same ``name<TAB>all<TAB>value`` form: ``topic_policy`` (``trec_eval-c``
+  or ``ntcireval``), ``ranking_order`` and ``depth``. trec_eval's format has no comment syntax, and the
+  programs that read it (trectools' ``TrecRes``, scripts splitting each line into three fields) take
+  every line as ``measure topic value``: a ``#`` line would become a bogus measure or a parse error,
+  whereas these lines read as three more summary values beside trec_eval's own ``runid``.
 
 Values keep 12 significant digits (``format(v, ".12g")``); a NaN or infinite
 value is ``null`` in JSON.
@@ -79,35 +88,53 @@ def _groups(rows, col: int) -> dict:
     return out
 
 
+def _order_depth(df: pd.DataFrame | ScoreRows) -> tuple[str, str]:
+    a = df.attrs
+    depth = a.get("depth")
+    return str(a.get("order") or ""), ("all" if depth is None and "order" in a else "" if depth is None else str(depth))
+
+
 def _delimited(df: pd.DataFrame | ScoreRows, sep: str) -> Iterator[str]:
     _check(df)
     topics = _topics_of(df)
-    yield sep.join(["run", "topic", "metric", "value", "topics"]) + "\n"
+    thresholds = df.attrs.get("rel_threshold") or {}
+    order, depth = _order_depth(df)
+    tail = f"{sep}{order}{sep}{depth}\n"
+    yield sep.join(["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth"]) + "\n"
     for r, t, m, v in _rows(df):
         note = _stated(topics, m) if t == MEAN_TOPIC else ""
-        yield f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}{sep}{note}\n"
+        yield f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}{sep}{note}{sep}{thresholds.get(m, '')}{tail}"
 
 
 def _jsonl(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     _check(df)
     topics = _topics_of(df)
+    thresholds = df.attrs.get("rel_threshold") or {}
+    order, depth = _order_depth(df)
     for r, t, m, v in _rows(df):
         rec = {"run": r, "topic": t, "metric": m, "value": _json_value(v)}
         if t == MEAN_TOPIC and m in topics:
             rec.update(topics=topics[m]["policy"], n_topics=topics[m]["n_topics"])
+        if m in thresholds:
+            rec["rel_threshold"] = thresholds[m]
+        if order:
+            rec.update(order=order, depth=None if depth == "all" else int(depth))
         yield json.dumps(rec) + "\n"
 
 
 def _trec_eval(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     """trec_eval -q's layout, run after run: every topic's measures (topics in the table's order), then
-    ``runid<TAB>all<TAB>NAME``, ``num_q`` (the topics the means ran over) and ``relevance_level``
-    (trec_eval's ``-l``) where the table states them, and the means with topic ``all``. The measure is
+    ``runid<TAB>all<TAB>NAME``, ``num_q`` (the topics the means ran over), ``relevance_level``
+    (trec_eval's ``-l``) and ``topic_policy`` where the table states one for every measure,
+    ``ranking_order`` and ``depth``, and the means with topic ``all``. The measure is
     padded to 22 characters as trec_eval prints it (``%-22s``); values keep 12 significant digits
     (trec_eval prints 4 decimals)."""
     _check(df)
     topics = _topics_of(df)
     n_q = sorted({t["n_topics"] for t in topics.values()})
     levels = sorted(set((df.attrs.get("rel_threshold") or {}).values()))
+    policies = sorted({t["policy"] for t in topics.values()})
+    order, depth = _order_depth(df)
     for run, part in _groups(_rows(df), 0).items():
         for tpart in _groups((row for row in part if row[1] != MEAN_TOPIC), 1).values():
             for _, t, m, v in tpart:
@@ -117,6 +144,10 @@ def _trec_eval(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
             yield f"{'num_q':<22}\tall\t{n_q[0]}\n"
         if len(levels) == 1:
             yield f"{'relevance_level':<22}\tall\t{levels[0]}\n"
+        if len(policies) == 1:
+            yield f"{'topic_policy':<22}\tall\t{'trec_eval-c' if policies[0] == 'trec_eval' else policies[0]}\n"
+        if order:
+            yield f"{'ranking_order':<22}\tall\t{order}\n{'depth':<22}\tall\t{depth}\n"
         for _, t, m, v in part:
             if t == MEAN_TOPIC:
                 yield f"{m:<22}\tall\t{_fmt(v)}\n"
@@ -130,7 +161,8 @@ def _emit(lines: Iterator[str], path) -> str:
 
 
 def to_tsv(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None) -> str:
-    """Tab-separated ``run, topic, metric, value, topics`` (the default ``--output tsv``)."""
+    """Tab-separated ``run, topic, metric, value, topics, rel_threshold, order, depth`` (the default
+    ``--output tsv``; see the module doc)."""
     return _emit(_delimited(df, "\t"), path)
 
 
@@ -144,8 +176,10 @@ def to_jsonl(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None
 
     >>> import evalcore
     >>> df = evalcore.evaluate(evalcore.paper_examples(), ["map"])
-    >>> to_jsonl(df).splitlines()[0]
-    '{"run": "X", "topic": "all", "metric": "map", "value": 0.1111111111111111, "topics": "trec_eval", "n_topics": 3}'
+    >>> import json
+    >>> json.loads(to_jsonl(df).splitlines()[0])       # doctest: +NORMALIZE_WHITESPACE
+    {'run': 'X', 'topic': 'all', 'metric': 'map', 'value': 0.1111111111111111, 'topics': 'trec_eval',
+     'n_topics': 3, 'rel_threshold': 1, 'order': 'given', 'depth': None}
     """
     return _emit(_jsonl(df), path)
 

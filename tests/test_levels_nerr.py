@@ -80,10 +80,11 @@ def test_equal_penalties_allowed_and_nwrr_bounded():
 
 
 def test_cli_penalties_growing(capsys):
-    assert main(["evaluate", "--paper-examples", "--metrics", "NWRR", "--penalties", "2:3:4"]) == 2
+    # highest level first, as the papers write S:A:B: 4:3:2 gives the highest level the largest penalty
+    assert main(["evaluate", "--paper-examples", "--metrics", "NWRR", "--penalties", "4:3:2"]) == 2
     err = capsys.readouterr().err
-    assert "must not grow with the level" in err and "4:3:2" in err
-    assert main(["evaluate", "--paper-examples", "--metrics", "NWRR", "--penalties", "4:3:2"]) == 0
+    assert "must not grow with the level" in err and "2:3:4" in err
+    assert main(["evaluate", "--paper-examples", "--metrics", "NWRR", "--penalties", "2:3:4"]) == 0
 
 
 def _one_topic(run):

@@ -190,7 +190,8 @@ def test_cli_pairs(capsys):
                  "--table", "summary"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split("\t") == ["metric", "test", "correction", "alpha", "n_significant", "n_pairs",
-                                    "pct_significant"] and len(lines) == 2
+                                    "pct_significant", "topics"] and len(lines) == 2
+    assert lines[1].endswith("\tntcireval:15")          # the topics AP averaged over, as in evaluate's tsv
     with pytest.raises(SystemExit):
         main(["pairs", "--simulated", "--test", "anova"])
     assert "invalid choice" in capsys.readouterr().err

@@ -108,18 +108,19 @@ def test_beta_equivalence_via_registry():
 def test_cli_tsv_per_topic_paper_examples(capsys):
     assert main(["evaluate", "--paper-examples", "--metrics", "P-measure", "--per-topic"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "run\ttopic\tmetric\tvalue\ttopics"
-    rows = {(r, t): float(v) for r, t, m, v, _ in (ln.split("\t") for ln in lines[1:])}
+    assert lines[0] == "run\ttopic\tmetric\tvalue\ttopics\trel_threshold\torder\tdepth"
+    rows = {(r, t): float(v) for r, t, m, v, *_ in (ln.split("\t") for ln in lines[1:])}
     assert rows[("Z", "T3")] == pytest.approx(6 / 7, abs=1e-11)      # 003 Fig. 3, System Z
     assert rows[("inverse", "T3")] == 1.0
     assert rows[("Z", "all")] == pytest.approx(6 / 7 / 3, abs=1e-11)
     # at least 10 significant digits
-    assert [ln for ln in lines if ln.startswith("Z\tT3")][0].endswith("\t0.857142857143\t")   # topics: blank per topic
+    assert [ln for ln in lines if ln.startswith("Z\tT3")][0].endswith(
+        "\t0.857142857143\t\t\tgiven\tall")   # topics: blank per topic
 
 
-def test_cli_gains_ascending_equals_preset(capsys):
+def test_cli_gains_highest_first_equals_preset(capsys):
     main(["evaluate", "--simulated", "--topics", "5", "--systems", "3", "--metrics", "Q-measure",
-          "--gains", "1:5:10"])
+          "--gains", "10:5:1"])
     a = capsys.readouterr().out
     main(["evaluate", "--simulated", "--topics", "5", "--systems", "3", "--metrics", "Q-measure",
           "--gain-preset", "10:5:1"])
@@ -136,7 +137,8 @@ def test_cli_json_output(capsys):
 
 @pytest.mark.parametrize("argv,msg", [
     (["evaluate"], "no data"),
-    (["evaluate", "--simulated", "--gains", "1:2"], "gains must give one value for every level 1..3"),
+    (["evaluate", "--simulated", "--gains", "2:1"],
+     "gains '2:1' gives 2 values (highest level first) but the collection has 3"),
     (["evaluate", "--simulated", "--metrics", "MAP"], "unknown metric 'MAP'"),
     (["evaluate", "--simulated", "--penalties", "1:2:3"], "penalties must be > 1"),
     (["evaluate", "--simulated", "--cutoffs", "ten"], "--cutoffs must be whole numbers"),
@@ -154,5 +156,5 @@ def test_cli_settings_file(tmp_path, capsys):
     f.write_text(json.dumps({"settings": {"gains": [1, 5, 10], "metrics": ["O-measure"], "beta": 2}}))
     main(["evaluate", "--paper-examples", "--settings", str(f)])
     a = capsys.readouterr().out
-    main(["evaluate", "--paper-examples", "--metrics", "O-measure", "--gains", "1:5:10", "--beta", "2"])
+    main(["evaluate", "--paper-examples", "--metrics", "O-measure", "--gains", "10:5:1", "--beta", "2"])
     assert a == capsys.readouterr().out

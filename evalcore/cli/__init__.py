@@ -79,9 +79,12 @@ LEAN_HELP = {
     "app": "start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
 }
 LEAN_EPILOG = (
-    "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as NTCIREVAL's -g does "
-    "(so NTCIR's S:A:B = 3:2:1 is --gains 1:2:3). The papers write S:A:B, highest first; for their presets use "
-    "--gain-preset (3:2:1, 30:20:10, 0.3:0.2:0.1, 1:1:1, 10:5:1, 2:1.5:1, written highest first)."
+    'Level order: --gains and --penalties are written as the papers write them, HIGHEST LEVEL FIRST: '
+    '--gains 3:2:1 is S=3 : A=2 : B=1 (on K levels give K values, L_K first, or 3 values, mapped onto K '
+    'levels), exactly as gains="3:2:1" in Python, "gains": "3:2:1" in a settings file and ?gains=3:2:1 in'
+    " the app's address. (evalcore 0.1.0 read them on the command line lowest level first: reverse an old"
+    " command line's values.) Presets: --gain-preset 3:2:1, 30:20:10, 0.3:0.2:0.1, 1:1:1, 10:5:1, "
+    '2:1.5:1.'
 )
 _DESCRIPTION = ("Graded-relevance IR evaluation (Sakai's P/P+/O-measure, NWRR, Q-measure, nDCG, ...) "
                 "and the evaluation of the metrics themselves.")

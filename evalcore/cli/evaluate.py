@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import registry, writers
 from .._atomic import check_output_file, write_text
+from ..gains import level_label, resolve_gains, resolve_penalties
 from ..settings import dump_settings
 from .options import (
     EPILOG_LEVELS,
@@ -87,9 +88,15 @@ def add_topics_option(ev: argparse.ArgumentParser, data: argparse.ArgumentParser
                          "output states the policy and the number of topics. A number N: " + str(shared.help))
 
 
-def settings_used(args, params: dict, metrics) -> dict:
-    """Everything that shaped the scores, in the settings-file form (:mod:`evalcore.settings`)."""
+def settings_used(args, params: dict, metrics, c=None) -> dict:
+    """Everything that shaped the scores, in the settings-file form (:mod:`evalcore.settings`). Given the
+    collection ``c``, the gains and penalties are the values used on its levels (an ascending list, and
+    ``gains_paper_notation`` highest level first), so the file means the same on any collection."""
     out = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in params.items()}
+    if c is not None and c.max_level:
+        g = resolve_gains(params.get("gains"), c.max_level)
+        out["gains"], out["gains_paper_notation"] = g.tolist(), level_label(g)
+        out["penalties"] = resolve_penalties(params.get("penalties"), c.max_level).tolist()
     out["mean"] = mean_of(args)
     out["topics"] = topics_of(args)
     out["metrics"] = list(metrics) if metrics is not None else None
@@ -102,11 +109,11 @@ def settings_target(args) -> Path | None:
     return check_output_file(getattr(args, "save_settings", None), "--save-settings", "settings.json")
 
 
-def save_settings(target: Path | None, args, params: dict, metrics) -> None:
+def save_settings(target: Path | None, args, params: dict, metrics, c=None) -> None:
     """Write the settings used to ``target`` atomically (a temporary file beside it, renamed into place:
     an earlier file is either kept whole or replaced whole)."""
     if target is not None:
-        write_text(target, dump_settings({k: v for k, v in settings_used(args, params, metrics).items()
+        write_text(target, dump_settings({k: v for k, v in settings_used(args, params, metrics, c).items()
                                           if v is not None}))
 
 
@@ -132,13 +139,17 @@ def run_evaluate(args) -> int:
     df = registry.evaluate_rows(c, metrics, per_topic=args.per_topic, mean=mean, topics=topics_of(args), **params)
     if df is None:
         df = registry.ScoreRows([], [], [], np.zeros(0), {})
-    save_settings(target, args, params, metrics)
+    save_settings(target, args, params, metrics, c)
     out = sys.stdout
     if args.output == "json":
-        settings = settings_used(args, params, metrics)
+        settings = settings_used(args, params, metrics, c)
         settings["metrics"] = list(dict.fromkeys(df.metric))
         settings["topic_policy"] = df.attrs["topics"]
+        settings["topic_policies"] = df.attrs.get("policies", {})
         settings["rel_threshold_used"] = df.attrs["rel_threshold"]
+        a = df.attrs
+        settings.update(gains_levels=a.get("gains"), penalties_levels=a.get("penalties"), order=a.get("order"),
+                        order_text=a.get("order_text"), depth=a.get("depth"))
         json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
                    "topics_without_relevant": list(c.topics_without_relevant),
                    "settings": settings, "results": [dict(zip(df.columns, row, strict=True)) for row in df.rows()]},

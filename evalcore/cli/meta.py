@@ -30,8 +30,20 @@ from ..meta.correlation import METHODS
 from ..meta.repeat import order_share, repeat
 from ..meta.sampling import SAMPLINGS
 from ..meta.standardise import STANDARDISATIONS, standardise_scores
-from ..registry import score_matrices, score_matrix
-from .options import MAX_B, MAX_COUNT, MAX_REPEATS, SEED_MAX, load_from_args, metric_params, metrics_of, number
+from ..registry import policy_matrices
+from .evaluate import add_topics_option
+from .options import (
+    MAX_B,
+    MAX_COUNT,
+    MAX_REPEATS,
+    SEED_MAX,
+    data_options_parser,
+    load_from_args,
+    metric_params,
+    metrics_of,
+    number,
+    policy_of,
+)
 
 __all__ = ["register", "run_kendall", "run_swap", "run_bootstrap", "run_stability", "run_tukey",
            "DEFAULT_METRICS"]
@@ -125,9 +137,12 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     fmt = argparse.RawDescriptionHelpFormatter
 
     def add(name, help_, desc, B, alpha, tables, func):
-        sp = subparsers.add_parser(name, parents=[data_parent, meta_parent(B, alpha, tables, name != "kendall")],
-                                   help=help_, description=desc, epilog=JSON_HELP, formatter_class=fmt)
-        sp.set_defaults(func=func)
+        data = data_options_parser()   # a private copy: 'resolve' (for --topics POLICY|N) edits its actions
+        sp = subparsers.add_parser(name, parents=[data, meta_parent(B, alpha, tables, name != "kendall")],
+                                   help=help_, description=desc, epilog=JSON_HELP, formatter_class=fmt,
+                                   conflict_handler="resolve")
+        add_topics_option(sp, data)
+        sp.set_defaults(func=func, topic_policy=None)
         return sp
 
     k = add("kendall", "rank correlation between metrics' system rankings (003 Table 2)",
@@ -223,13 +238,23 @@ def load_scores(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
     else:
         c = load_from_args(args)
         params = metric_params(args)
-        chosen = score_matrices(c, metrics_of(args) or DEFAULT_METRICS, **params)
+        # over the topics each name implies (map: trec_eval -c's, AP: NTCIREVAL's), as evaluate and compare
+        chosen, sets = policy_matrices(c, metrics_of(args) or DEFAULT_METRICS, topics=policy_of(args), **params)
+        args.topic_sets = sets
+        kinds = {(v["policy"], v["n_topics"]) for v in sets.values()}
+        if len(kinds) > 1 and args.command != "kendall":
+            raise ValueError("the metrics average over different topics ("
+                             + "; ".join(f"{m}: {v['n_topics']} topics, {v['policy']}" for m, v in sets.items())
+                             + f"), and {args.command} compares them on one topic set: choose it with --topics "
+                             "trec_eval (every qrels topic, as trec_eval -c and ir_measures) or --topics ntcireval "
+                             "(only topics with a relevant document, as NTCIREVAL)")
         ranker = None
-        if args.top is not None:
+        if args.top is not None:   # ranked by the mean over --top-by's own topics
             ranker = chosen.get(args.top_by)
             if ranker is None:
-                ranker = score_matrix(c, args.top_by, **{k: v for k, v in params.items() if k != "cutoffs"})
-        runs, name, n_topics = list(c.run_ids), c.name, c.n_topics
+                ranker = policy_matrices(c, [args.top_by], topics=policy_of(args), **params)[0][args.top_by]
+        runs, name = list(c.run_ids), c.name
+        n_topics = max(v["n_topics"] for v in sets.values())
     chosen = apply_standardise(args, chosen)
     if ranker is not None:        # (set exactly when --top is given)
         idx = top_runs(ranker.mean(axis=1), args.top)
@@ -267,6 +292,7 @@ def emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics:
           tables: dict[str, pd.DataFrame]) -> int:
     out = sys.stdout
     if args.output == "json":
+        settings = {**settings, **topic_settings(args)}
         doc = {"command": command, "collection": name, "runs": runs, "n_topics": n_topics, "metrics": metrics,
                "settings": settings}
         doc.update({k: _records(v) for k, v in tables.items()})
@@ -275,10 +301,25 @@ def emit(args, command: str, name: str, runs: list[str], n_topics: int, metrics:
         return 0
     table = args.table or ("spread" if getattr(args, "repeats", 1) > 1 else next(iter(tables)))
     df = tables[table]
+    sets = getattr(args, "topic_sets", None)
+    if sets and "metric" in df.columns and "topics" not in df.columns:   # as evaluate's tsv: POLICY:N
+        df = df.assign(topics=df["metric"].map({m: f"{v['policy']}:{v['n_topics']}" for m, v in sets.items()}))
     out.write("\t".join(map(str, df.columns)) + "\n")
     for row in df.itertuples(index=False, name=None):
         out.write("\t".join(_cell(v) for v in row) + "\n")
     return 0
+
+
+def topic_settings(args) -> dict:
+    """The topics each metric ran over and the ranking order / depth of the lists (the JSON ``settings``)."""
+    sets = getattr(args, "topic_sets", None)
+    if not sets:
+        return {"topic_sets": None}
+    from ..specs import POLICY_TEXT
+
+    return {"topic_sets": sets, "topic_policies": {p: POLICY_TEXT[p] for p in sorted({v["policy"] for v in
+                                                                                        sets.values()})},
+            "order": getattr(args, "order", None), "depth": getattr(args, "depth", None)}
 
 
 def common_settings(args) -> dict:

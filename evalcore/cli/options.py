@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ..collection import Collection
-from ..gains import GAIN_PRESETS, parse_ascending
+from ..gains import GAIN_PRESETS, inverted, parse_levels
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, Field, read_settings
 
@@ -75,9 +75,11 @@ def field_option(option: str, f: Field):
 _BETA, _LOG_BASE, _REL, _P = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"], FIELDS["p"]
 
 EPILOG_LEVELS = (
-    "Level order: --gains and --penalties list levels in ASCENDING order L1:L2:...:LK, as "
-    "NTCIREVAL's -g does (so NTCIR's S:A:B = 3:2:1 is --gains 1:2:3). The papers write S:A:B, highest "
-    "first; for their presets use --gain-preset (" + ", ".join(GAIN_PRESETS) + ", written highest first)."
+    "Level order: --gains and --penalties are written as the papers write them, HIGHEST LEVEL FIRST: "
+    "--gains 3:2:1 is S=3 : A=2 : B=1 (on K levels give K values, L_K first, or 3 values, mapped onto K "
+    "levels), exactly as gains=\"3:2:1\" in Python, \"gains\": \"3:2:1\" in a settings file and ?gains=3:2:1 "
+    "in the app's address. (evalcore 0.1.0 read them on the command line lowest level first: reverse an old "
+    "command line's values.) Presets: --gain-preset " + ", ".join(GAIN_PRESETS) + "."
 )
 
 
@@ -129,14 +131,14 @@ def data_options_parser() -> argparse.ArgumentParser:
                      help="most documents per ranked list, after --depth "
                      "(default 100000)")
     m = p.add_argument_group("metric settings")
-    m.add_argument("--gains", metavar="G1:G2:..", help="gain of each level, ASCENDING L1:L2:..:LK (default L, "
-                   "i.e. 1:2:3 = the papers' S:A:B 3:2:1)")
+    m.add_argument("--gains", metavar="GK:..:G1", help="gain of each level, HIGHEST LEVEL FIRST as the papers "
+                   "write S:A:B (default 3:2:1, i.e. gain(L) = L on any K); K values, or 3 mapped onto K levels")
     m.add_argument("--gain-preset", metavar="NAME", choices=list(GAIN_PRESETS),
                    help="a paper preset, highest level first: " + ", ".join(GAIN_PRESETS))
     m.add_argument("--beta", type=field_option("--beta", _BETA),
                    help=f"beta of the blended ratio (default {_BETA.default:g}; {_BETA.low:g} to {_BETA.high:g})")
-    m.add_argument("--penalties", metavar="P1:P2:..", help="NWRR/WRR penalty of each level, ASCENDING "
-                   "(default K-L+2, i.e. 4:3:2 = S:A:B 2:3:4); all > 1")
+    m.add_argument("--penalties", metavar="PK:..:P1", help="NWRR/WRR penalty of each level, HIGHEST LEVEL "
+                   "FIRST (default S:A:B = 2:3:4, i.e. penalty(L) = K-L+2); all > 1, never growing with the level")
     m.add_argument("--cutoffs", metavar="L1,L2",
                    help="cutoffs for nDCG@l, P@l, ... when no @l is given (default 10,1000)")
     m.add_argument("--rel-threshold", type=field_option("--rel-threshold", _REL), metavar="L",
@@ -267,14 +269,20 @@ def _cutoffs(text: str) -> list[int]:
     return cutoffs
 
 
-def _levels(text: str, option: str) -> list[float]:
-    """``--gains`` / ``--penalties``: ascending values, each at most :data:`evalcore.settings.MAX_GAIN`
-    (gains of 1e308 overflow the cumulated gain to inf, and every score would be NaN)."""
-    vals = parse_ascending(text, option)
+def _levels(text: str, option: str) -> str:
+    """``--gains`` / ``--penalties``: the papers' notation, highest level first (:func:`evalcore.gains.parse_levels`,
+    the reader of every string form), each value at most :data:`evalcore.settings.MAX_GAIN` (gains of
+    1e308 overflow the cumulated gain to inf, and every score would be NaN). Returned as the string, so
+    that it means on the command line what it means in Python (K values, or 3 mapped onto K levels)."""
+    vals = parse_levels(text, option)
     big = [v for v in vals if not abs(v) <= MAX_GAIN]
     if big:
         raise ValueError(f"{option} values must be at most {MAX_GAIN:g} (only their ratios matter); got {big[0]:g}")
-    return vals
+    if option == "--gains" and inverted(vals):
+        print(f"warning: --gains {text} gives the highest level the smallest gain: --gains is read highest level "
+              f"first (S:A:B); evalcore 0.1.0 read it lowest level first - for that meaning write --gains "
+              f"{':'.join(reversed(str(text).strip().split(':')))}", file=sys.stderr)
+    return str(text).strip()
 
 
 def metric_params(args) -> dict:

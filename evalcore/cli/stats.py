@@ -91,8 +91,13 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
 def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
     """Register ``pairs`` and ``topics`` on ``sub``."""
 
+    from .evaluate import add_topics_option
+    from .options import data_options_parser
+
     fmt = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("pairs", parents=[data_parent, meta_parent(1000, [0.05], ["pairs", "summary", "curves"])],
+    data = data_options_parser()   # a private copy: 'resolve' (for --topics POLICY|N) edits its actions
+    p = sub.add_parser("pairs", parents=[data, meta_parent(1000, [0.05], ["pairs", "summary", "curves"])],
+                       conflict_handler="resolve",
                        help="every run pair: mean difference, CI, effect size, p-value, adjusted p-value",
                        description="Paired comparison of every run pair of every metric (Sakai 2014/2018; "
                                    "Carterette 2012): CI, effect size over sqrt(V_E), the p-value of one test "
@@ -107,9 +112,8 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                         "(B samples, --seed, as the bootstrap subcommand)")
     g.add_argument("--confidence", type=float, metavar="C",
                    help="CI level (default 1 - alpha, so the t CI excludes 0 exactly when p_t < alpha)")
-    p.set_defaults(func=run_pairs)
-
-    from .options import data_options_parser
+    add_topics_option(p, data)
+    p.set_defaults(func=run_pairs, topic_policy=None)
 
     fresh = data_options_parser()        # a private copy: 'resolve' below edits its actions
     t = sub.add_parser("topics", parents=[fresh], conflict_handler="resolve",
@@ -197,16 +201,22 @@ def _topics_data(args):
         if args.metric not in scores:
             raise ValueError(f"--metric {args.metric} is not in {args.scores} (it has: {', '.join(scores)})")
         return args.scores, runs, len(topics), scores[args.metric], None
-    import evalcore
 
-    from .options import load_from_args, metric_params
+    from ..registry import policy_matrices
+    from .options import load_from_args, metric_params, policy_of
 
     c = load_from_args(args)
     params = metric_params(args)
+    # over the topics the name implies (map: trec_eval -c's, AP: NTCIREVAL's), as evaluate averages it
+    mats, sets = policy_matrices(c, [args.metric], topics=policy_of(args), **params)
+    if len(mats) != 1:
+        raise ValueError(f"--metric {args.metric} names {len(mats)} measures ({', '.join(mats)}); give one, "
+                         f"e.g. {next(iter(mats))}")
+    M = next(iter(mats.values()))
     params.pop("cutoffs", None)
-    M = evalcore.score_matrix(c, args.metric, **params)
     settings = {k: (list(v) if isinstance(v, (tuple, np.ndarray)) else v) for k, v in params.items()}
-    return c.name, list(c.run_ids), c.n_topics, M, settings
+    settings["topic_set"] = next(iter(sets.values()))
+    return c.name, list(c.run_ids), M.shape[1], M, settings
 
 
 def run_topics(args) -> int:

@@ -406,7 +406,7 @@ def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, prog
             del pl
             if progress:
                 progress((r + 1) / n_runs)
-    c = fill.collection(q, J, T, name)
+    c = fill.collection(q, J, T, name, order=order, depth=depth)
     return c.condensed() if condensed else c
 
 
@@ -525,7 +525,8 @@ class _Fill:
         if pl.missing:
             report.missing_run_topics[run] = pl.missing
 
-    def collection(self, q: Qrels, J: _Judgments, T: _Topics, name: str | None) -> Collection:
+    def collection(self, q: Qrels, J: _Judgments, T: _Topics, name: str | None, *, order: str = "score",
+                   depth: int | None = None) -> Collection:
         """The :class:`Collection` of every run placed (the aside tensor as its ``no_relevant``)."""
         levels, unjudged = self.tensor.final()
         # the parse buffers arrow's pool kept for the next run: back to the system once the last run is in
@@ -539,10 +540,10 @@ class _Fill:
             side = Collection(levels=a_levels, lengths=self.aside_lengths,
                               level_counts=J.level_counts[len(topic_ids):], run_ids=tuple(run_ids),
                               topic_ids=tuple(T.zero_ids), unjudged=a_unjudged, level_names=q.level_names,
-                              topics_without_relevant=())
+                              topics_without_relevant=(), order=order, depth_limit=depth)
         return Collection(levels=levels, lengths=self.lengths, level_counts=J.level_counts[:len(topic_ids)],
                           run_ids=tuple(run_ids), topic_ids=tuple(topic_ids), unjudged=unjudged,
-                          level_names=q.level_names, no_relevant=side,
+                          level_names=q.level_names, no_relevant=side, order=order, depth_limit=depth,
                           name=name if name is not None else base_name(q.source.split(", ")[0]) or q.source,
                           report=self.report)
 

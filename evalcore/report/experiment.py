@@ -34,7 +34,7 @@ import pandas as pd
 
 from .. import registry
 from ..collection import Collection
-from ..gains import level_label, resolve_gains, resolve_penalties
+from ..gains import level_label, levels_statement, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
@@ -627,6 +627,8 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts)
     settings = {"top": top, "top_by": top_by, "B": s.B, "tukey_B": s.tukey_B, "repeats": s.R, "seed": seed,
                 "seeds": list(sw.seeds), "gains": s.g_label, "penalties": s.p_label, "beta": beta,
+                "gains_levels": levels_statement(s.params["gains"], c.level_names),
+                "penalties_levels": levels_statement(s.params["penalties"], c.level_names),
                 "rel_threshold": s.params["rel_threshold"], "levels": s.K, "runs_used": s.n,
                 "runs_total": c.n_runs, "topics": s.T, "data": dict(data or {}),
                 "topic_resamples": s.topic_resamples, "topic_B": s.topic_B, "topic_seed": s.topic_seed}

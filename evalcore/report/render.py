@@ -70,8 +70,9 @@ def render(e, *, command: str = "", table_dir: str = "") -> str:
         out += [f"Written by `{command}`; every number below comes from that command (re-running it writes the "
                 "same bytes). Nothing here is typed by hand.", ""]
     out += [f"Data: **{e.name}**, {e.n_topics} topics, {levels}, {n} of {s['runs_total']} runs, "
-            f"{n * (n - 1) // 2} run pairs. Metric settings: gains {s['gains']}, "
-            f"beta = {s['beta']:g}, NWRR penalties {s['penalties']} (highest level first). Monte Carlo: B = {s['B']} "
+            f"{n * (n - 1) // 2} run pairs. Metric settings: gains {s['gains']} "
+            f"({s.get('gains_levels', 'highest level first')}), beta = {s['beta']:g}, NWRR penalties {s['penalties']} "
+            f"({s.get('penalties_levels', 'highest level first')}; highest level first). Monte Carlo: B = {s['B']} "
             f"(Tukey: {s['tukey_B']}), {R} repetition{'s' if R > 1 else ''}, seed {s['seed']}"
             + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + "; the ± of Tables 3-6 "
             "and Tukey is the Monte Carlo sd over these seeds (topics fixed). "
