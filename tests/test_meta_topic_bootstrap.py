@@ -20,12 +20,13 @@ def _scores(seed=0, runs=5, topics=14):
 def test_topic_samples_are_the_documented_draws():
     S = _scores()
     tb = topic_bootstrap(S, "bootstrap", resamples=4, seed=3, B=60, alpha=0.05)
-    for r in range(4):       # SeedSequence(seed, spawn_key=(1, r)): word 0 draws topics, word 1 >> 1 seeds the method
-        draw, ms = np.random.SeedSequence(3, spawn_key=(1, r)).generate_state(2, np.uint64)
+    for r in range(4):       # SeedSequence(seed, spawn_key=(1, r)): 64-bit word 0 draws topics, 32-bit word 2 seeds
+        ss = np.random.SeedSequence(3, spawn_key=(1, r))
+        draw, ms = ss.generate_state(1, np.uint64)[0], ss.generate_state(3, np.uint32)[2]
         idx = np.random.default_rng(int(draw)).integers(0, 14, size=14)
-        ref = bootstrap_sensitivity({k: v[:, idx] for k, v in S.items()}, B=60, alpha=0.05,
-                                    seed=int(ms >> np.uint64(1))).summary
+        ref = bootstrap_sensitivity({k: v[:, idx] for k, v in S.items()}, B=60, alpha=0.05, seed=int(ms)).summary
         got = tb.per_resample[tb.per_resample["resample"] == r]
+        assert 0 <= got["seed"].iloc[0] <= 2**32 - 1 and got["seed"].iloc[0] == int(ms)
         assert got["pct_significant"].tolist() == ref["pct_significant"].tolist()
 
 

@@ -169,3 +169,32 @@ def test_report_one_and_nine_levels(tmp_path, K, labels):
     assert f"{K} relevance level" in md and all(lab in md for lab in labels)
     if K == 1:                                   # presets that coincide on one level are left out, and said so
         assert "Left out: 1:1:1 (on 1 level it is 1, the same values as default)" in md
+
+
+def test_every_repetition_seed_report_md_prints_reruns_that_repetition(tmp_path, capsys):
+    """report.md lists the repetition seeds; each, given back as `bootstrap --seed S` on the same data and
+    settings, gives that repetition's numbers: the report's min, max, mean and sd over repetitions of Table 4's
+    estimated difference (a continuous figure, so each repetition is told apart) are those of the reruns."""
+    sim = ["--simulated", "--topics", "12", "--systems", "5"]
+    out = tmp_path / "out"
+    assert main(["report", *sim, "--out", str(out), "--B", "60", "--tukey-B", "60", "--repeats", "3",
+                 "--topic-resamples", "0", "--quiet"]) == 0
+    md = (out / "report.md").read_text(encoding="utf-8")
+    seeds = [int(s) for s in re.search(r"repetition seeds ([\d, ]+)\)", md).group(1).split(", ")]
+    assert len(seeds) == 3 and seeds[0] == 0 and all(0 <= s <= 2**32 - 1 for s in seeds)
+    capsys.readouterr()
+    reruns = []
+    for s in seeds:
+        assert main(["bootstrap", *sim, "--B", "60", "--alpha", "0.05", "0.01", "--seed", str(s),
+                     "--output", "json"]) == 0, capsys.readouterr().err
+        summ = pd.DataFrame(json.loads(capsys.readouterr().out)["summary"])
+        reruns.append(summ[summ.alpha == 0.05].set_index("metric")["estimated_diff_raw"])
+    v = pd.concat(reruns, axis=1)
+    t4 = pd.read_csv(out / "table4_bootstrap.csv").set_index("metric")
+    for m in t4.index:
+        x = v.loc[m].to_numpy()
+        assert t4.loc[m, "estimated_diff_raw_min"] == pytest.approx(x.min(), rel=1e-12)
+        assert t4.loc[m, "estimated_diff_raw_max"] == pytest.approx(x.max(), rel=1e-12)
+        assert t4.loc[m, "estimated_diff_raw_mean"] == pytest.approx(x.mean(), rel=1e-12)
+        assert t4.loc[m, "estimated_diff_raw_sd"] == pytest.approx(x.std(ddof=1), rel=1e-9)
+    assert v.nunique(axis=1).max() == 3                 # the three repetitions differ: each is told apart

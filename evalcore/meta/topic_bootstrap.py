@@ -16,6 +16,8 @@ the claim holds on a sample only if every step holds. :func:`claim_shares` gives
 Seeds: topic sample r draws its topics and its method seed from
 ``SeedSequence(seed, spawn_key=(1, r))``, so the result is reproducible from ``seed`` alone and
 its streams differ from :func:`~evalcore.meta.repeat`'s (``spawn_key=(r,)``) even for the same seed.
+The topics come from the sequence's first 64-bit word, the method seed is its third 32-bit word (within
+0..2^32 - 1, the range of ``--seed``, as every seed evalcore derives).
 
 >>> rng = np.random.default_rng(0)
 >>> S = {"A": rng.random((4, 12)), "B": rng.random((4, 12)) * 0.2}
@@ -140,9 +142,10 @@ def topic_samples(n_topics: int, resamples: int, seed: int):
     """Yield (r, topic indices, method seed) for every topic sample (module docstring)."""
     for r in range(resamples):
         ss = np.random.SeedSequence(int(seed), spawn_key=(1, r))
-        draw, method_seed = ss.generate_state(2, np.uint64)
+        draw = ss.generate_state(1, np.uint64)[0]
+        method_seed = ss.generate_state(3, np.uint32)[2]     # the 32 bits after draw's 64: within --seed's range
         rng = np.random.default_rng(int(draw))
-        yield r, rng.integers(0, n_topics, size=n_topics), int(method_seed >> np.uint64(1))
+        yield r, rng.integers(0, n_topics, size=n_topics), int(method_seed)
 
 
 def topic_bootstrap(scores: Mapping[str, np.ndarray], method: str = "bootstrap", *, resamples: int = 100,
