@@ -289,7 +289,8 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
             asl, mdiff, tobs = np.empty(P), np.empty(P), np.empty(P)
             est = np.zeros(len(alphas))
             for sl in chunks:
-                asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(zero_rounding(M[pi[sl]] - M[pj[sl]], tol), Ct, c, ks, work)
+                z = zero_rounding(M[pi[sl]] - M[pj[sl]], tol)
+                asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work)
                 est = np.maximum(est, e)
                 prog.step()
             per_metric[m] = asl, mdiff, tobs, est

@@ -27,7 +27,8 @@ p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, averag
                approximation with tie correction and no continuity correction). It equals
                ``scipy.stats.wilcoxon(d[d != 0], method="exact")`` in the first case and
                ``scipy.stats.wilcoxon(d[d != 0], method="asymptotic", correction=False)`` in the second
-               (tested; d after rounding is set to 0, see the edge policies). SciPy's ``method="asymptotic"`` on all differences can differ: one non-zero
+               (tested; d after rounding is set to 0, see the edge policies). SciPy's
+               ``method="asymptotic"`` on all differences can differ: one non-zero
                difference among zeros gives 0.317 there, 1.0 here (the exact value); sign test (ties dropped; exact
                binomial,
                two-sided = min(1, 2 P(X <= min(pos, neg))), = scipy ``binomtest``); paired randomisation
