@@ -37,6 +37,11 @@ Choices (documented, tested):
   ``"ntcireval"``, None = per metric by its name). Score matrices with a NaN
   are refused: a paired test and a mean over different topic sets would not
   describe the same comparison.
+* Rounding is not a difference: a per-topic difference within
+  :data:`evalcore.meta.pairs.ZERO_RTOL` (1e-13) times the largest |score| of
+  the metric is a tie in every test (:func:`evalcore.meta.pair_statistics`), in
+  the +/- topic counts and in the marks (a mean difference that small names no
+  winner).
 * "Best" (bold) is the highest mean *as printed* (``digits``): every run whose
   rounded mean equals the rounded maximum is bold. Every evalcore measure is
   higher-is-better.
@@ -342,6 +347,8 @@ def _pair_records(pairs, test: str, runs: list[str], metrics: list[str]) -> pd.D
 
 
 def _baseline_table(mats, runs, records, baseline, correction, alpha):
+    from .meta.pairs import zero_tolerance
+
     b = runs.index(baseline)
     pos = {r: k for k, r in enumerate(runs)}
     n = len(runs)
@@ -366,19 +373,22 @@ def _baseline_table(mats, runs, records, baseline, correction, alpha):
         means = M.mean(axis=1)
         diff = means - means[b]
         sig = keep & (p_adj < alpha)
-        better = pd.array(np.sum(M > M[b], axis=1), dtype="Int64")
-        worse = pd.array(np.sum(M < M[b], axis=1), dtype="Int64")
+        tol = zero_tolerance(M)          # a difference within rounding of 0 is a tie (as in the tests)
+        better = pd.array(np.sum(M - M[b] > tol, axis=1), dtype="Int64")
+        worse = pd.array(np.sum(M - M[b] < -tol, axis=1), dtype="Int64")
         better[b] = worse[b] = pd.NA
         frames.append(pd.DataFrame({
             "run": runs, "metric": m, "is_baseline": ~keep, "mean": means, "diff": diff,
             "p_value": col["p_value"], "p_adjusted": p_adj, "significant": sig,
-            "mark": np.where(sig & (diff > 0), GAIN, np.where(sig & (diff < 0), LOSS, "")),
+            "mark": np.where(sig & (diff > tol), GAIN, np.where(sig & (diff < -tol), LOSS, "")),
             "better": better, "worse": worse, **{c: col[c] for c in _DETAIL_COLUMNS}}))
     t = _with_best(pd.concat(frames, ignore_index=True))
     return t, len(runs) - 1, None
 
 
 def _pairs_table(mats, runs, records, baseline, correction, alpha):
+    from .meta.pairs import zero_tolerance
+
     lab = dict(zip(runs, _letters(len(runs)), strict=True))
     rows, frames = [], []
     for m, M in mats.items():
@@ -388,8 +398,9 @@ def _pairs_table(mats, runs, records, baseline, correction, alpha):
         frames.append(rec)
         beats: dict[str, list[str]] = {r: [] for r in runs}
         beaten: dict[str, int] = {r: 0 for r in runs}
+        tol = zero_tolerance(M)          # a mean difference within rounding of 0 names no winner
         for x, y, d, sig in rec[["run_x", "run_y", "mean_diff", "significant"]].itertuples(index=False, name=None):
-            if sig and d != 0:
+            if sig and abs(d) > tol:
                 win, lose = (x, y) if d > 0 else (y, x)
                 beats[win].append(lose)
                 beaten[lose] += 1

@@ -95,7 +95,10 @@ WIDGET_BOUNDS = {
 }
 
 _SAMPLINGS = ("replacement", "disjoint", "independent")
-_SEED = (0, 2**32 - 1)
+#: Largest seed every input takes (the command line's --seed, the settings file); derived seeds
+#: (:func:`evalcore.meta.derive_seeds`) stay within it, so every seed printed can be given back.
+SEED_MAX = 2**32 - 1
+_SEED = (0, SEED_MAX)
 
 
 @dataclass(frozen=True)

@@ -305,7 +305,9 @@ def test_topic_set_calculator_two_way_option_and_unpaired_design(small, scores):
     at.selectbox(key="_w_ts_design").set_value("unpaired-t")
     _run(at)
     assert list(at.radio(key="_w_ts_est").options) == \
-        ["within-system variance sigma^2, pooled over runs (Sakai 2016)"]
+        ["sigma^2, within-system variance pooled over runs (Sakai 2018; unpaired default)"]
+    assert "Estimator: sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1)), the residual variance of the one-way ANOVA" \
+        in _text(at) and "Sakai 2018" in _text(at)
     var = plain_sigma2(scores["Q-measure"])
     n = 2
     while True:

@@ -341,3 +341,73 @@ def test_monte_carlo_standard_errors_match_the_spread_over_seeds():
     assert r.table("t")["p_mc_se"].iloc[0] == 0.0 and r.v_e_runs == 2
     exact = _ps({"M": M[:, :8]}, tests=("t", "randomisation"), B=1000, seed=0)     # 2^8 <= B: all flips
     assert exact.exact_randomisation and exact.pairs["mc_se_p_randomisation"].iloc[0] == 0.0
+
+
+# -- rounding is not a difference -------------------------------------------------------------------
+def _rounding_pair():
+    """Two runs over 20 topics: on topic 0 both scores are the sum of the same contributions 0.1, 0.2, 0.3,
+    run A summed from the back, run B from the front, so a - b = -1.1e-16 (rounding); on the other 19
+    topics A is genuinely higher, by distinct amounts (no tied |d|). Returns (as computed, exactly tied)."""
+    parts = [0.1, 0.2, 0.3]
+    a0 = parts[0] + (parts[1] + parts[2])          # 0.6
+    b0 = (parts[0] + parts[1]) + parts[2]          # 0.6000000000000001
+    assert a0 - b0 == pytest.approx(-1.1102230246251565e-16, rel=1e-12)
+    rng = np.random.default_rng(11)
+    b = np.r_[b0, rng.uniform(0.1, 0.5, 19)]
+    a = np.r_[a0, b[1:] + 0.01 * np.arange(1, 20) + rng.uniform(0, 0.001, 19)]
+    tied = b.copy()
+    tied[0] = a0
+    return np.vstack([a, b]), np.vstack([a, tied])
+
+
+def test_rounding_difference_is_a_tie_in_the_sign_and_wilcoxon_tests():
+    rounded, tied = _rounding_pair()
+    r = pair_statistics({"M": rounded}, tests=("t", "wilcoxon", "sign", "randomisation", "bootstrap"), B=200, seed=3)
+    d = tied[0] - tied[1]
+    assert np.count_nonzero(d) == 19 and (d[d != 0] > 0).all()
+    # scipy on the exactly tied version: the tie is dropped by both tests
+    p_sign = stats.binomtest(19, 19, 0.5).pvalue
+    p_wil = stats.wilcoxon(d[d != 0], method="exact").pvalue
+    row = r.pairs.iloc[0]
+    assert row.p_sign == pytest.approx(p_sign, rel=1e-12)          # 3.8e-6; counted as a loss it is 4.0e-5
+    assert row.p_wilcoxon == pytest.approx(p_wil, rel=1e-12)
+    assert row.p_t == pytest.approx(stats.ttest_rel(tied[0], tied[1]).pvalue, rel=1e-9)
+    # compare()'s +/- counts: the rounding topic is neither better nor worse than the baseline
+    from evalcore import compare
+    t = compare({"M": rounded}, run_ids=["A", "B"], baseline="B", test="sign", correction="none").to_dataframe()
+    assert t.loc[t.run == "A", ["better", "worse"]].values.tolist() == [[19, 0]]
+    # every test gives the rounded and the exactly tied matrix the same p-value
+    same = pair_statistics({"M": tied}, tests=r.tests, B=200, seed=3).pairs.iloc[0]
+    for col in ("p_t", "p_wilcoxon", "p_sign", "p_randomisation", "p_bootstrap"):
+        assert row[col] == pytest.approx(same[col], rel=1e-12), col
+
+
+def test_runs_equal_but_for_rounding_are_identical_runs():
+    """Every topic's score of run B is run A's summed in another order: every p-value is 1, as for identical runs."""
+    rng = np.random.default_rng(5)
+    parts = rng.uniform(0, 0.2, size=(30, 5))
+    a = np.array([sum(p) for p in parts])
+    b = np.array([sum(p[::-1]) for p in parts])
+    assert np.any(a != b)                                       # the two orders do round differently
+    r = pair_statistics({"M": np.vstack([a, b])}, B=100, seed=1).pairs.iloc[0]
+    for col in ("p_t", "p_wilcoxon", "p_sign", "p_randomisation", "p_bootstrap"):
+        assert float(r[col]) == 1.0, col
+    assert bootstrap_sensitivity({"M": np.vstack([a, b])}, B=100, seed=1).pairs.asl[0] == 1.0
+
+
+def test_rounding_ties_in_rank_correlations_and_swaps():
+    from evalcore.meta import kendall_tau, spearman_rho, swap_method
+
+    parts = [0.1, 0.2, 0.3]
+    x = np.array([parts[0] + (parts[1] + parts[2]), (parts[0] + parts[1]) + parts[2], 0.2, 0.9])   # x0, x1 tie
+    exact = np.array([0.6, 0.6, 0.2, 0.9])
+    y = np.array([0.3, 0.5, 0.1, 0.7])
+    assert kendall_tau(x, y) == pytest.approx(stats.kendalltau(exact, y).statistic, rel=1e-12)
+    assert spearman_rho(x, y) == pytest.approx(stats.spearmanr(exact, y).statistic, rel=1e-12)
+    # a swap test on per-topic rows equal but for rounding: D = 0 on every trial, so always a swap (003 rule)
+    rng = np.random.default_rng(2)
+    P = rng.uniform(0, 0.2, size=(12, 5))
+    M = np.vstack([[sum(p) for p in P], [sum(p[::-1]) for p in P]])
+    assert np.any(M[0] != M[1])
+    cur = swap_method({"M": M}, B=50, seed=0).curves
+    assert int(cur["swaps"].sum()) == int(cur["count"].sum()) == 50

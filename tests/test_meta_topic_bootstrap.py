@@ -20,12 +20,13 @@ def _scores(seed=0, runs=5, topics=14):
 def test_topic_samples_are_the_documented_draws():
     S = _scores()
     tb = topic_bootstrap(S, "bootstrap", resamples=4, seed=3, B=60, alpha=0.05)
-    for r in range(4):       # SeedSequence(seed, spawn_key=(1, r)): word 0 draws topics, word 1 >> 1 seeds the method
-        draw, ms = np.random.SeedSequence(3, spawn_key=(1, r)).generate_state(2, np.uint64)
+    for r in range(4):       # SeedSequence(seed, spawn_key=(1, r)): 64-bit word 0 draws topics, 32-bit word 2 seeds
+        ss = np.random.SeedSequence(3, spawn_key=(1, r))
+        draw, ms = ss.generate_state(1, np.uint64)[0], ss.generate_state(3, np.uint32)[2]
         idx = np.random.default_rng(int(draw)).integers(0, 14, size=14)
-        ref = bootstrap_sensitivity({k: v[:, idx] for k, v in S.items()}, B=60, alpha=0.05,
-                                    seed=int(ms >> np.uint64(1))).summary
+        ref = bootstrap_sensitivity({k: v[:, idx] for k, v in S.items()}, B=60, alpha=0.05, seed=int(ms)).summary
         got = tb.per_resample[tb.per_resample["resample"] == r]
+        assert 0 <= got["seed"].iloc[0] <= 2**32 - 1 and got["seed"].iloc[0] == int(ms)
         assert got["pct_significant"].tolist() == ref["pct_significant"].tolist()
 
 
@@ -37,7 +38,9 @@ def test_spread_and_differences_equal_numpy_on_the_samples():
     for m in ("A", "B"):
         v = w[m].dropna().to_numpy()
         assert sp.loc[m, "sd"] == pytest.approx(np.std(v, ddof=1), rel=1e-12)
-        assert sp.loc[m, "lo"] == pytest.approx(np.percentile(v, 2.5)) and sp.loc[m, "n"] == v.size
+        o = np.sort(v)                       # order statistics just outside the linear positions p (n - 1)
+        assert sp.loc[m, "lo"] == o[int(np.floor(0.025 * (v.size - 1)))] and sp.loc[m, "n"] == v.size
+        assert sp.loc[m, "hi"] == o[int(np.ceil(0.975 * (v.size - 1)))]
     d = tb.differences("pct_comparisons", confidence=0.95).iloc[0]
     diff = (w["A"] - w["B"]).dropna().to_numpy()
     assert d["mean"] == pytest.approx(diff.mean()) and d["sd"] == pytest.approx(np.std(diff, ddof=1))
@@ -72,3 +75,19 @@ def test_bad_input():
         topic_bootstrap(S, "bootstrap", resamples=0)
     with pytest.raises(ValueError, match="at least 2 topics"):
         topic_bootstrap({"A": np.ones((3, 1))}, "bootstrap")
+
+
+def test_percentile_intervals_of_shares_are_achievable_shares():
+    """5 runs = 10 pairs: % pairs significant is a multiple of 10 on every topic sample, and so is every end of
+    the reported interval (numpy's linear percentile gives ends such as 54.8 that no 10 pairs can give)."""
+    rng = np.random.default_rng(4)
+    base = rng.random((5, 1)) * 0.3
+    S = {"A": np.clip(base + rng.normal(0, 0.25, (5, 15)), 0, 1)}
+    tb = topic_bootstrap(S, "bootstrap", resamples=30, seed=2, B=80, alpha=0.05)
+    v = tb.wide("pct_significant", alpha=0.05)["A"].to_numpy()
+    assert np.allclose(v / 10, np.round(v / 10))
+    sp = tb.spread("pct_significant", alpha=0.05).loc["A"]
+    for end in (sp["lo"], sp["hi"]):
+        assert end / 10 == pytest.approx(round(end / 10), abs=1e-12) and end in set(v.tolist())
+    assert sp["lo"] <= np.percentile(v, 2.5) and sp["hi"] >= np.percentile(v, 97.5)
+    assert not np.allclose(np.percentile(v, [2.5, 97.5]) / 10, np.round(np.percentile(v, [2.5, 97.5]) / 10))

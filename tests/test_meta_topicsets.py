@@ -11,6 +11,7 @@ from scipy.special import gammaln
 
 from evalcore.cli import main
 from evalcore.meta import (
+    design_variance,
     min_detectable_difference,
     power_curve,
     residual_variance,
@@ -18,6 +19,7 @@ from evalcore.meta import (
     standardise_scores,
     topic_set_size,
     variance_for,
+    within_system_variance,
 )
 
 
@@ -157,6 +159,8 @@ def test_cli_topics(capsys):
                          "--sim-systems", "8", "--metric", "AP"])
     assert doc["systems"] == 8 and doc["variance_source"].startswith("sigma^2 (one-way")
     assert doc["collection_n_topics"] == 20 and doc["variance_estimator"] == "one-way"
+    assert doc["variance_definition"].startswith("sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1))")
+    assert "Sakai 2018" in doc["variance_definition"] and "Sakai 2018" in doc["variance_source"]
     assert doc["variance"] == pytest.approx(doc["sigma2"])
     doc2 = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--variance", str(doc["sigma2"]),
                           "--systems", "8"])
@@ -205,3 +209,69 @@ def test_min_detectable_difference_with_two_topics_is_exact():
     d = min_detectable_difference("paired-t", 2, alpha=0.05, beta=0.2, variance=0.02)
     tc, ncp = stats.t.isf(0.025, 1), np.sqrt(2) * d / np.sqrt(0.02)
     assert np.isfinite(d) and stats.nct.sf(tc, 1, ncp) == pytest.approx(0.8, abs=1e-9)
+
+
+# -- the variance estimators ---------------------------------------------------------------------------
+def _plain_estimators(x):
+    """V_E of the two-way ANOVA without replication and the one-way ANOVA residual, by loops over cells."""
+    m, n = len(x), len(x[0])
+    grand = sum(sum(r) for r in x) / (m * n)
+    row = [sum(r) / n for r in x]
+    col = [sum(x[i][j] for i in range(m)) / m for j in range(n)]
+    ss_two = ss_one = 0.0
+    for i in range(m):
+        for j in range(n):
+            ss_two += (x[i][j] - row[i] - col[j] + grand) ** 2
+            ss_one += (x[i][j] - row[i]) ** 2
+    return ss_two / ((m - 1) * (n - 1)), ss_one / (m * (n - 1))
+
+
+def test_estimators_equal_plain_loops_and_scipy_anova():
+    x = [[0.21, 0.43, 0.90, 0.35, 0.10], [0.12, 0.30, 0.55, 0.41, 0.05], [0.40, 0.38, 0.81, 0.66, 0.25]]
+    v_e, s2 = _plain_estimators(x)
+    X = np.array(x)
+    assert residual_variance(X) == pytest.approx(v_e, rel=1e-12)
+    assert within_system_variance(X) == pytest.approx(s2, rel=1e-12)
+    # scipy's one-way ANOVA: F = MS_between / MS_within, so MS_within = MS_between / F
+    m, n = X.shape
+    ms_between = n * ((X.mean(axis=1) - X.mean()) ** 2).sum() / (m - 1)
+    assert ms_between / stats.f_oneway(*X).statistic == pytest.approx(s2, rel=1e-12)
+    # and the two-way residual is what is left of the one-way residual once the topic effect is removed
+    ss_topics = m * ((X.mean(axis=0) - X.mean()) ** 2).sum()
+    assert v_e == pytest.approx((s2 * m * (n - 1) - ss_topics) / ((m - 1) * (n - 1)), rel=1e-12)
+
+
+def test_default_estimator_is_two_way_for_paired_and_one_way_for_unpaired_designs():
+    from evalcore.meta.topicsets import ESTIMATOR_DEFINITIONS, default_estimator
+
+    x = [[0.21, 0.43, 0.90, 0.35, 0.10], [0.12, 0.30, 0.55, 0.41, 0.05], [0.40, 0.38, 0.81, 0.66, 0.25]]
+    v_e, s2 = _plain_estimators(x)
+    for design, est, var in (("paired-t", "two-way", 2 * v_e), ("ci", "two-way", 2 * v_e),
+                             ("anova", "one-way", s2), ("unpaired-t", "one-way", s2), ("unpaired-ci", "one-way", s2)):
+        dv = design_variance(np.array(x), design)
+        assert default_estimator(design) == est and dv["estimator"] == est, design
+        assert dv["variance"] == pytest.approx(var, rel=1e-12), design
+        assert dv["definition"] == ESTIMATOR_DEFINITIONS[est]
+    assert "Sakai 2016" in design_variance(np.array(x), "paired-t")["label"]
+    assert "two-way ANOVA without replication" in ESTIMATOR_DEFINITIONS["two-way"]
+    # one-way stays available for a paired design, labelled with its own source
+    dv = design_variance(np.array(x), "paired-t", "one-way")
+    assert dv["variance"] == pytest.approx(2 * s2, rel=1e-12) and "Sakai 2018" in dv["label"]
+
+
+def test_cli_topics_default_on_clef2015_is_two_way(capsys, clef2015, clef2015_collection):
+    """AP on clef2015, paired t, alpha 0.05, power 0.8, minD 0.05: the default (2 V_E) and one-way (2 sigma^2)
+    sizes, each equal to the search with the variance computed by the plain loops."""
+    import evalcore
+
+    data = ["--qrels", str(clef2015 / "qrels.txt"), "--runs", str(clef2015 / "runs"), "--metric", "AP",
+            "--min-diff", "0.05", "--output", "json"]
+    two = _json(capsys, ["topics", *data])
+    one = _json(capsys, ["topics", *data, "--variance-estimator", "one-way"])
+    M = evalcore.score_matrix(clef2015_collection, "AP")
+    v_e, s2 = _plain_estimators(M[:, ~np.isnan(M).any(axis=0)].tolist())
+    assert two["variance_estimator"] == "two-way" and two["variance"] == pytest.approx(2 * v_e, rel=1e-9)
+    assert one["variance"] == pytest.approx(2 * s2, rel=1e-9)
+    assert two["n_topics"] == topic_set_size("paired-t", min_diff=0.05, variance=2 * v_e)["n_topics"] == 65
+    assert one["n_topics"] == topic_set_size("paired-t", min_diff=0.05, variance=2 * s2)["n_topics"] == 215
+    assert "Sakai 2016" in two["variance_definition"] and "Sakai 2016" in two["variance_source"]

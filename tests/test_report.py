@@ -169,3 +169,81 @@ def test_report_one_and_nine_levels(tmp_path, K, labels):
     assert f"{K} relevance level" in md and all(lab in md for lab in labels)
     if K == 1:                                   # presets that coincide on one level are left out, and said so
         assert "Left out: 1:1:1 (on 1 level it is 1, the same values as default)" in md
+
+
+def test_every_repetition_seed_report_md_prints_reruns_that_repetition(tmp_path, capsys):
+    """report.md lists the repetition seeds; each, given back as `bootstrap --seed S` on the same data and
+    settings, gives that repetition's numbers: the report's min, max, mean and sd over repetitions of Table 4's
+    estimated difference (a continuous figure, so each repetition is told apart) are those of the reruns."""
+    sim = ["--simulated", "--topics", "12", "--systems", "5"]
+    out = tmp_path / "out"
+    assert main(["report", *sim, "--out", str(out), "--B", "60", "--tukey-B", "60", "--repeats", "3",
+                 "--topic-resamples", "0", "--quiet"]) == 0
+    md = (out / "report.md").read_text(encoding="utf-8")
+    seeds = [int(s) for s in re.search(r"repetition seeds ([\d, ]+)\)", md).group(1).split(", ")]
+    assert len(seeds) == 3 and seeds[0] == 0 and all(0 <= s <= 2**32 - 1 for s in seeds)
+    capsys.readouterr()
+    reruns = []
+    for s in seeds:
+        assert main(["bootstrap", *sim, "--B", "60", "--alpha", "0.05", "0.01", "--seed", str(s),
+                     "--output", "json"]) == 0, capsys.readouterr().err
+        summ = pd.DataFrame(json.loads(capsys.readouterr().out)["summary"])
+        reruns.append(summ[summ.alpha == 0.05].set_index("metric")["estimated_diff_raw"])
+    v = pd.concat(reruns, axis=1)
+    t4 = pd.read_csv(out / "table4_bootstrap.csv").set_index("metric")
+    for m in t4.index:
+        x = v.loc[m].to_numpy()
+        assert t4.loc[m, "estimated_diff_raw_min"] == pytest.approx(x.min(), rel=1e-12)
+        assert t4.loc[m, "estimated_diff_raw_max"] == pytest.approx(x.max(), rel=1e-12)
+        assert t4.loc[m, "estimated_diff_raw_mean"] == pytest.approx(x.mean(), rel=1e-12)
+        assert t4.loc[m, "estimated_diff_raw_sd"] == pytest.approx(x.std(ddof=1), rel=1e-9)
+    assert v.nunique(axis=1).max() == 3                 # the three repetitions differ: each is told apart
+
+
+def _direction(pairs):
+    """'higher' / 'lower' / 'mixed' from (value, reference) pairs, by a plain loop."""
+    signs = {int(v > r) - int(v < r) if abs(v - r) > 1e-9 else 0 for v, r in pairs if not (np.isnan(v) or np.isnan(r))}
+    return {frozenset({1}): "higher", frozenset({-1}): "lower", frozenset({1, 0}): "higher or equal",
+            frozenset({-1, 0}): "lower or equal", frozenset({0}): "equal"}.get(frozenset(signs), "mixed")
+
+
+def test_level_sentence_follows_the_data_in_both_directions():
+    from evalcore.report.cells import level_text
+
+    up = level_text({"m": {"A": (30.0, 20.0), "B": (12.0, 10.0)}}, str, "the means here", "Tables 3-4's")
+    down = level_text({"m": {"A": (10.0, 20.0), "B": (8.0, 10.0)}}, str, "the means here", "Tables 3-4's")
+    mixed = level_text({"m": {"A": (30.0, 20.0), "B": (8.0, 10.0)}}, str, "the means here", "Tables 3-4's")
+    tie = level_text({"m": {"A": (30.0, 20.0), "B": (10.0, 10.0)}}, str, "the means here", "Tables 3-4's")
+    assert tie.startswith("The means here run higher than or equal to Tables 3-4's, never lower")
+    assert "1 of 2 equal" in tie
+    assert up.startswith("The means here run higher than Tables 3-4's") and "2 of 2 higher, by up to 10.0" in up
+    assert down.startswith("The means here run lower than Tables 3-4's") and "2 of 2 lower, by up to 10.0" in down
+    assert mixed.startswith("The means here do not run one way")
+    assert "1 of 2 higher" in mixed and "1 of 2 lower" in mixed
+
+
+def test_table7_sentence_and_intervals_are_computed_from_the_report_numbers(tmp_path):
+    """On a 5-level collection: Table 7's sentence on where its means run is the direction of its own CSV against
+    Tables 3, 4 and Tukey's CSV means (no fixed "run higher"), and every interval end of a share of P pairs is a
+    share of P pairs (k / P)."""
+    q, r = write_collection(tmp_path / "coll5", K=5, n_runs=5, n_topics=10)
+    out, md = _report(tmp_path, q, r)
+    t7 = pd.read_csv(out / "table7_topic_uncertainty.csv").set_index("metric")
+    ref = {"swap": (pd.read_csv(out / "table3_swap.csv").set_index("metric"), "pct_comparisons_mean"),
+           "bootstrap": (pd.read_csv(out / "table4_bootstrap.csv").set_index("metric"), "pct_significant_mean"),
+           "tukey": (pd.read_csv(out / "tukey.csv").set_index("metric"), "pct_significant_mean")}
+    fig = {"swap": "pct_comparisons", "bootstrap": "pct_significant", "tukey": "pct_significant"}
+    pairs = [(t7.loc[m, f"{k}_{fig[k]}_mean"], ref[k][0].loc[m, ref[k][1]]) for k in ref for m in t7.index]
+    want = _direction(pairs)
+    sec = _section(md, "Table 7")
+    lead = {"higher": "The means here run higher than", "lower": "The means here run lower than",
+            "higher or equal": "The means here run higher than or equal to",
+            "lower or equal": "The means here run lower than or equal to", "equal": "The means here equal",
+            "mixed": "The means here do not run one way against"}[want]
+    assert lead in sec, (want, sec)
+    assert "here run higher than Tables 3-4's: a sample" not in md                 # the old fixed sentence
+    P = 10                                                                        # 5 runs
+    for k in ("bootstrap", "tukey"):
+        for end in ("lo", "hi"):
+            v = t7[f"{k}_pct_significant_{end}"].dropna().to_numpy() * P / 100
+            assert np.allclose(v, np.round(v), atol=1e-9), (k, end, v)

@@ -194,11 +194,12 @@ def test_within_system_variance_is_the_pooled_run_variance():
 def test_design_variance_uses_what_each_model_assumes():
     rng = np.random.default_rng(0)
     x = rng.normal(0, 0.1, (10, 1)) + rng.normal(0, 0.2, (1, 200)) + rng.normal(0, 0.1, (10, 200))
-    one = design_variance(x, "paired-t")
+    one = design_variance(x, "paired-t", "one-way")
     s2 = np.mean(np.var(x, axis=1, ddof=1))
     assert one["estimate"] == pytest.approx(s2, rel=1e-12) and one["variance"] == pytest.approx(2 * s2)
     assert one["label"].startswith("2 sigma^2 (one-way")
-    two = design_variance(x, "paired-t", "two-way")
+    two = design_variance(x, "paired-t")                      # the paired designs' default: two-way
+    assert two["estimator"] == "two-way" and two["label"].startswith("2 V_E (two-way")
     r = x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean()
     assert two["variance"] == pytest.approx(2 * (r * r).sum() / (9 * 199), rel=1e-12)
     assert design_variance(x, "anova")["variance"] == pytest.approx(s2, rel=1e-12)
@@ -220,12 +221,12 @@ def test_cli_topics_default_is_sakai_2016_and_no_scipy_message(capsys):
 
     argv = ["topics", "--min-diff", "0.05", "--simulated", "--topics", "40", "--sim-systems", "6", "--metric", "AP"]
     assert main(argv) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert doc["variance_estimator"] == "one-way" and doc["variance_source"].startswith("2 sigma^2")
-    assert doc["variance"] == pytest.approx(2 * doc["sigma2"])
-    assert main(argv + ["--variance-estimator", "two-way"]) == 0
-    two = json.loads(capsys.readouterr().out)
-    assert two["variance"] == pytest.approx(2 * two["v_e"]) and two["variance_source"].startswith("2 V_E")
+    doc = json.loads(capsys.readouterr().out)       # paired-t: Sakai 2016's 2 V_E
+    assert doc["variance_estimator"] == "two-way" and doc["variance_source"].startswith("2 V_E")
+    assert doc["variance"] == pytest.approx(2 * doc["v_e"])
+    assert main(argv + ["--variance-estimator", "one-way"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one["variance"] == pytest.approx(2 * one["sigma2"]) and one["variance_source"].startswith("2 sigma^2")
     assert main(argv[:-4] + ["--test", "anova", "--variance-estimator", "two-way"] + argv[-4:]) == 2
     err = capsys.readouterr().err
     assert "fits only the paired designs" in err

@@ -35,8 +35,8 @@ DESIGN_LABELS = {"paired-t": "paired t-test (two systems, same topics)", "anova"
                  "ci": "confidence interval width (paired)",
                  "unpaired-t": "unpaired t-test (two systems, separate topic sets)",
                  "unpaired-ci": "confidence interval width (unpaired)"}
-ESTIMATOR_LABELS = {"one-way": "within-system variance sigma^2, pooled over runs (Sakai 2016)",
-                    "two-way": "residual V_E of the two-way ANOVA (paired-difference variance)"}
+ESTIMATOR_LABELS = {"two-way": "2 V_E, residual of the two-way ANOVA without replication (Sakai 2016; paired default)",
+                    "one-way": "sigma^2, within-system variance pooled over runs (Sakai 2018; unpaired default)"}
 PAIRED_DESIGNS = ("paired-t", "ci")
 CONFIDENCES = (0.9, 0.95, 0.99)
 BETAS = (0.05, 0.1, 0.2, 0.3, 0.5)
@@ -316,12 +316,18 @@ if design == "anova":
     systems = int(m2.number_input("systems m", min_value=2, max_value=1000, step=1, key=w("ts_systems"),
                                   help="Number of systems compared by the ANOVA (default: the loaded runs)."))
 estimators = [e for e in cached.TOPIC_ESTIMATORS if design in PAIRED_DESIGNS or e == "one-way"]
-choose("ts_est", estimators, "one-way")
+# an estimator not offered for this design (or none chosen) falls back to the design's default: two-way for
+# the paired designs (Sakai 2016), one-way for anova and the unpaired ones (Sakai 2018)
+choose("ts_est", estimators, "two-way" if design in PAIRED_DESIGNS else "one-way")
 estimator = st.radio("variance estimated as", estimators, key=w("ts_est"), format_func=ESTIMATOR_LABELS.get,
                      horizontal=True,
-                     help="Sakai 2016 estimates the within-system variance sigma^2 (one-way ANOVA residual, "
-                          "pooled over runs); a paired t-test or paired CI then uses 2 sigma^2. The two-way V_E "
-                          "removes the topic effect and asks for fewer topics; it fits only the paired designs.")
+                     help="Two-way: V_E = sum (x_ij - x_i. - x_.j + x..)^2 / ((m-1)(n-1)), the residual of the "
+                          "two-way ANOVA without replication (the topic effect removed); a paired t-test or "
+                          "paired CI uses 2 V_E, as Sakai 2016 sizes topic sets for paired data. One-way: "
+                          "sigma^2 = sum (x_ij - x_i.)^2 / (m(n-1)), each run's topic variance pooled over runs "
+                          "(one-way ANOVA residual), the within-system variance of the ANOVA and unpaired "
+                          "designs (Sakai 2018); with a paired design it becomes 2 sigma^2 and, keeping the "
+                          "topic variance, asks for more topics.")
 try:
     var = cached.design_variance(c, t_metric, s, design, estimator, std)
 except ValueError as e:
@@ -333,6 +339,7 @@ if var is not None:
     st.markdown(f"{'sigma^2' if estimator == 'one-way' else 'V_E'} of **{safe.md(t_metric)}**{std_note} on this "
                 f"collection ({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**; "
                 f"{safe.md(var_text)}.")
+    st.caption(f"Estimator: {safe.md(var['definition'])}.")
     try:
         out = cached.topic_design(design, t_alpha, beta, min_diff, variance, systems, c.n_topics)
     except ValueError as e:

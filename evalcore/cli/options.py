@@ -16,14 +16,14 @@ from typing import Any
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, inverted, parse_levels
 from ..names import CONVENTIONS
-from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, Field, read_settings
+from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MAX, Field, read_settings
 
 __all__ = ["data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number",
            "OptionError", "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
-#: Largest seed an option takes (numpy's generators take any, the settings file this range).
-SEED_MAX = 2**32 - 1
+# SEED_MAX (evalcore.settings): the largest seed an option takes, the settings file's too; numpy's generators
+# take any, and the seeds evalcore derives (repetitions, topic samples) stay within it.
 #: Bounds of the simulated collection's options (its levels: --topics x --systems x SIM_DEPTH bytes, also
 #: bounded by --max-memory).
 SIM_MAX_TOPICS, SIM_MAX_SYSTEMS, SIM_DEPTH = 100_000, 10_000, 1000

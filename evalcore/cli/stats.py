@@ -66,9 +66,10 @@ TOPICS_HELP = """\
 ``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
 expected_width for the CI designs), n_approx (normal approximation), the inputs
 echoed (test, alpha, beta, min_diff, variance, systems), variance_estimator
-("one-way", "two-way" or "given"), variance_source (what variance is, e.g. "2
-sigma^2 (one-way ANOVA residual: within-system variance pooled over runs; Sakai
-2016)"), sigma2 (the pooled within-system variance of --metric), v_e (the two-way
+("two-way", "one-way" or "given"), variance_source (what variance is, e.g. "2
+V_E (two-way ANOVA without replication residual: paired-difference variance;
+Sakai 2016) of AP"), variance_definition (the estimator's formula and source),
+sigma2 (the pooled within-system variance of --metric), v_e (the two-way
 ANOVA residual of --metric), variance_runs / variance_topics (the runs and the
 complete topics the estimate used), metric, metric_settings (gains, beta,
 penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
@@ -122,10 +123,13 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                        description="Number of topics needed to detect --min-diff with power 1 - beta at level "
                                    "alpha, by exact noncentral t / F power (Sakai 2016; unpaired designs: Sakai "
                                    "2018). The variance is --variance, or estimated from --metric on the loaded "
-                                   "data: by default Sakai 2016's within-system variance sigma^2 (one-way ANOVA "
-                                   "residual, pooled over runs), 2 sigma^2 for the paired designs; with "
-                                   "--variance-estimator two-way, 2 V_E of the two-way ANOVA without replication "
-                                   "(paired designs only). Here --beta is 1 - power "
+                                   "data (--variance-estimator): by default 2 V_E for the paired designs "
+                                   "(paired-t, ci), V_E the residual variance of the two-way ANOVA without "
+                                   "replication, sum (x_ij - x_i. - x_.j + x..)^2 / ((m-1)(n-1)), as Sakai 2016 "
+                                   "estimates the variance of paired data; the within-system variance sigma^2 "
+                                   "= sum (x_ij - x_i.)^2 / (m(n-1)) (one-way ANOVA residual, pooled over runs) "
+                                   "for anova and the unpaired designs, as Sakai 2018 does for unpaired data. "
+                                   "Here --beta is 1 - power "
                                    "and --systems the m of ANOVA: the blended-ratio beta is --metric-beta, "
                                    "the simulated collection's runs --sim-systems.",
                        epilog=TOPICS_HELP, formatter_class=fmt)
@@ -141,12 +145,13 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                    help="variance: of a per-topic difference (paired-t, ci) or within systems (anova, "
                         "unpaired-t, unpaired-ci); default: estimated from the data's --metric")
     d.add_argument("--variance-estimator", choices=ESTIMATORS,
-                   help="one-way (default, Sakai 2016): pooled within-system variance sigma^2, 2 sigma^2 for "
-                        "paired-t and ci; two-way: 2 V_E of the two-way ANOVA (a paired-difference variance; "
-                        "paired-t and ci only)")
+                   help="two-way (default of paired-t and ci; Sakai 2016): 2 V_E, V_E = sum (x_ij - x_i. - x_.j "
+                        "+ x..)^2 / ((m-1)(n-1)), the two-way ANOVA residual (paired-t and ci only); one-way "
+                        "(default of anova, unpaired-t, unpaired-ci; Sakai 2018): the pooled within-system "
+                        "variance sigma^2 = sum (x_ij - x_i.)^2 / (m(n-1)), 2 sigma^2 for paired-t and ci")
     d.add_argument("--systems", dest="m_systems", type=number("--systems", int, 2, 100_000), metavar="M",
                    help="m systems of the anova design (default: the number of loaded runs)")
-    d.add_argument("--metric", metavar="KEY", help="metric whose V_E estimates the variance (e.g. AP)")
+    d.add_argument("--metric", metavar="KEY", help="metric whose scores estimate the variance (e.g. AP)")
     d.add_argument("--scores", metavar="CSV", help="per-topic scores CSV/TSV (run, topic, metric, value) "
                    "instead of a collection")
     d.add_argument("--metric-beta", dest="beta", type=number("--metric-beta", float, *FIELDS["beta"].bounds),
@@ -233,14 +238,16 @@ def run_topics(args) -> int:
     doc: dict = {"command": "topics"}
     m = args.m_systems
     v_e = sigma2 = None
-    est = {"variance_estimator": "given", "variance_runs": None, "variance_topics": None}
+    est = {"variance_estimator": "given", "variance_definition": None, "variance_runs": None,
+           "variance_topics": None}
     if data is not None:
         name, runs, n_coll, M, metric_settings = data
         M = apply_standardise(args, {args.metric: M})[args.metric]
-        dv = design_variance(M, args.test, args.variance_estimator or "one-way")
+        dv = design_variance(M, args.test, args.variance_estimator)    # None: the design's default
         v_e, sigma2 = residual_variance(M), within_system_variance(M)
         variance, source = dv["variance"], f"{dv['label']} of {args.metric}"
-        est = {"variance_estimator": dv["estimator"], "variance_runs": dv["runs"], "variance_topics": dv["topics"]}
+        est = {"variance_estimator": dv["estimator"], "variance_definition": dv["definition"],
+               "variance_runs": dv["runs"], "variance_topics": dv["topics"]}
         if m is None and args.test == "anova":
             m = len(runs)
     else:

@@ -23,6 +23,53 @@ ProgressFn = Callable[[float], "bool | None"]
 # the summation order of BLAS cannot move a tie across the comparison.
 TIE_RTOL = 1e-9
 
+#: Relative tolerance under which a paired difference is rounding and counts as zero (a tie), wherever a
+#: difference of scores is compared with zero: the sign and Wilcoxon tests (and every other test of
+#: :func:`evalcore.meta.pair_statistics`), the bootstrap test, the better / worse counts and marks of
+#: :func:`evalcore.compare`, the swap method's signs and Kendall's tau / Spearman's rho / tau_ap ties.
+#: The tolerance is ZERO_RTOL times the scores' scale, the largest |score| of the matrix (or vectors)
+#: compared (:func:`zero_tolerance`): about 450 ulps (float64 eps = 2.2e-16) of the largest score. That is
+#: far above the rounding of a score summed in another order (0.1 + (0.2 + 0.3) - ((0.1 + 0.2) + 0.3) is
+#: -1.1e-16) and far below any difference a rank-based metric can make (the smallest, one of R relevant
+#: documents moved from rank k to k + 1 in AP, is about 1 / (R k^2): 1e-12 at R = k = 10^4).
+ZERO_RTOL = 1e-13
+
+
+def zero_tolerance(*scores) -> float:
+    """The absolute tolerance of :data:`ZERO_RTOL`: ZERO_RTOL times the largest finite |score| of the arrays
+    given (0 when there is none).
+
+    >>> zero_tolerance(np.array([[0.5, -2.0], [np.nan, 1.0]]))
+    2e-13
+    """
+    top = 0.0
+    for a in scores:
+        x = np.abs(np.asarray(a, dtype=np.float64))
+        x = x[np.isfinite(x)]
+        if x.size:
+            top = max(top, float(x.max()))
+    return ZERO_RTOL * top
+
+
+def zero_rounding(d: np.ndarray, tol: float) -> np.ndarray:
+    """``d`` with every difference of magnitude <= ``tol`` set to exactly 0 (in place; NaN stays NaN).
+
+    >>> zero_rounding(np.array([0.1 + (0.2 + 0.3) - ((0.1 + 0.2) + 0.3), 0.25, np.nan]), 1e-13).tolist()
+    [0.0, 0.25, nan]
+    """
+    d[np.abs(d) <= tol] = 0.0
+    return d
+
+
+def sign_tol(d: np.ndarray, tol: float) -> np.ndarray:
+    """The sign of ``d`` (+1, 0, -1; float) with differences of magnitude <= ``tol`` counted as 0.
+
+    >>> sign_tol(np.array([1e-17, -0.5, 0.0, 0.5]), 1e-13).tolist()
+    [0.0, -1.0, 0.0, 1.0]
+    """
+    d = np.asarray(d, dtype=np.float64)
+    return np.where(d > tol, 1.0, np.where(d < -tol, -1.0, 0.0))
+
 
 class Cancelled(Exception):
     """Raised when the ``progress`` callback returns ``True``."""

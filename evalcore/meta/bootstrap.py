@@ -22,6 +22,9 @@ into a tiny non-zero sum (|t*| = inf). The two products are ~1/4 of the
 time (docs/benchmarks.md, section 4: the matrix-product floor).
 
 Edge policy (documented, tested):
+- rounding: a difference |z_t| <= ZERO_RTOL (1e-13) times the largest |score| of the metric's matrix is
+  set to 0 first (:data:`evalcore.meta.pairs.ZERO_RTOL`), as in every paired test of
+  :func:`evalcore.meta.pair_statistics`;
 - identical runs (z = 0 on every topic): ASL = 1, never significant;
 - a constant non-zero difference (sd(z) = 0, mean != 0): |t(z)| = inf, ASL = 0;
 - a bootstrap sample with zero spread: |t(w*b)| = inf if its mean is non-zero,
@@ -59,6 +62,8 @@ from ._common import (
     round_sig,
     topic_counts,
     work_arrays,
+    zero_rounding,
+    zero_tolerance,
 )
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
@@ -280,10 +285,12 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     with one_blas_thread():
         for m in metrics:
             M = mats[m]
+            tol = zero_tolerance(M)
             asl, mdiff, tobs = np.empty(P), np.empty(P), np.empty(P)
             est = np.zeros(len(alphas))
             for sl in chunks:
-                asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(M[pi[sl]] - M[pj[sl]], Ct, c, ks, work)
+                z = zero_rounding(M[pi[sl]] - M[pj[sl]], tol)
+                asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work)
                 est = np.maximum(est, e)
                 prog.step()
             per_metric[m] = asl, mdiff, tobs, est

@@ -3,7 +3,10 @@ r"""Rank correlation between the system rankings of two metrics.
 Kendall's tau (003 Eq. 8) with its normal test (003 Eq. 9), Spearman's rho
 (001) and Yilmaz et al.'s AP correlation tau_ap (SIGIR 2008). Inputs are
 *system scores* (e.g. mean AP per run), not ranks: a higher score ranks
-higher, and equal scores are ties.
+higher, and equal scores are ties. Scores that differ by rounding only (by at
+most :data:`~evalcore.meta.pairs.ZERO_RTOL` = 1e-13 times the largest |score| of
+the vector) are equal: the same mean summed in another order is one system
+score, not two.
 """
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
+
+from ._common import sign_tol, zero_tolerance
 
 __all__ = ["kendall_tau", "kendall_test", "spearman_rho", "tau_ap", "correlation_matrix",
            "CorrelationResult", "gain_correlation_table", "METHODS"]
@@ -61,8 +66,8 @@ def kendall_tau(x, y, *, variant: str = "b") -> float:
     a, b = _pair(x, y)
     n = a.size
     iu = np.triu_indices(n, k=1)
-    sa = np.sign(a[:, None] - a[None, :])[iu]
-    sb = np.sign(b[:, None] - b[None, :])[iu]
+    sa = sign_tol(a[:, None] - a[None, :], zero_tolerance(a))[iu]
+    sb = sign_tol(b[:, None] - b[None, :], zero_tolerance(b))[iu]
     s = float(np.sum(sa * sb))
     n0 = n * (n - 1) / 2
     if variant == "a":
@@ -102,10 +107,11 @@ def kendall_test(tau: float, n: int, *, alpha: float = 0.05) -> dict:
 
 
 def _average_ranks(a: np.ndarray) -> np.ndarray:
-    """Ranks 1..n, ties get their average rank (scipy.stats.rankdata's 'average')."""
+    """Ranks 1..n, ties get their average rank (scipy.stats.rankdata's 'average'); neighbours in sorted
+    order that differ by rounding only (:func:`zero_tolerance`) are ties."""
     order = np.argsort(a, kind="stable")
     sa = a[order]
-    new = np.r_[True, sa[1:] != sa[:-1]]
+    new = np.r_[True, sa[1:] - sa[:-1] > zero_tolerance(a)]
     grp = np.cumsum(new) - 1
     starts = np.flatnonzero(new)
     ends = np.r_[starts[1:], a.size]
@@ -154,8 +160,8 @@ def tau_ap(x, y) -> float:
     order = np.argsort(-a, kind="stable")
     a, b = a[order], b[order]
     # position k above position i (k < i): a[k] >= a[i]
-    sa = np.sign(a[:, None] - a[None, :])
-    sb = np.sign(b[:, None] - b[None, :])
+    sa = sign_tol(a[:, None] - a[None, :], zero_tolerance(a))
+    sb = sign_tol(b[:, None] - b[None, :], zero_tolerance(b))
     agree = np.where(sa == sb, 1.0, np.where((sa == 0) ^ (sb == 0), 0.5, 0.0))
     above = np.tril(np.ones((n, n), dtype=bool), k=-1).T  # above[k, i] = k < i
     C = (agree * above).sum(axis=0)[1:]

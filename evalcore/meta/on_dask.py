@@ -34,7 +34,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._exact import fmat_imat
-from ._common import check_positive_int, one_blas_thread, pair_chunks, work_arrays
+from ._common import check_positive_int, one_blas_thread, pair_chunks, work_arrays, zero_rounding, zero_tolerance
 from .bootstrap import BootstrapResult, bootstrap_result, pairs_chunk, prepare_bootstrap
 from .stability import StabilityResult, count_chunk, fast_path_ok, prepare_stability, stability_result
 
@@ -49,7 +49,7 @@ STABILITY_PAIRS_PER_TASK = 500
 def _task(M: np.ndarray, pi: np.ndarray, pj: np.ndarray, Ct: np.ndarray, c: int, ks: list[int]):
     """One metric's chunk of pairs (in a Dask worker)."""
     with one_blas_thread():
-        return pairs_chunk(M[pi] - M[pj], Ct, c, ks)
+        return pairs_chunk(zero_rounding(M[pi] - M[pj], zero_tolerance(M)), Ct, c, ks)
 
 
 def _dask():

@@ -27,7 +27,8 @@ p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, averag
                approximation with tie correction and no continuity correction). It equals
                ``scipy.stats.wilcoxon(d[d != 0], method="exact")`` in the first case and
                ``scipy.stats.wilcoxon(d[d != 0], method="asymptotic", correction=False)`` in the second
-               (tested). SciPy's ``method="asymptotic"`` on all differences can differ: one non-zero
+               (tested; d after rounding is set to 0, see the edge policies). SciPy's
+               ``method="asymptotic"`` on all differences can differ: one non-zero
                difference among zeros gives 0.317 there, 1.0 here (the exact value); sign test (ties dropped; exact
                binomial,
                two-sided = min(1, 2 P(X <= min(pos, neg))), = scipy ``binomtest``); paired randomisation
@@ -50,6 +51,12 @@ a percentile-CI endpoint at level q has half the distance between the bootstrap 
 
 Edge policies (each tested, none emits a numpy warning):
 
+- rounding: a difference z_t with :math:`|z_t| \le` ``ZERO_RTOL`` (1e-13) times the scores' scale (the
+  largest |score| of the metric's matrix) is rounding, not a difference: it is set to exactly 0 before
+  any statistic, so the sign and Wilcoxon tests count it as a tie (dropped), and the t, randomisation and
+  bootstrap tests see 0. E.g. 0.1 + (0.2 + 0.3) against (0.1 + 0.2) + 0.3 differs by -1.1e-16; counted as
+  a difference it would turn the sign test's p of 19 wins in 19 from 3.8e-6 into 4.0e-5 (19 wins, 1 loss).
+  (:data:`ZERO_RTOL` gives the reasoning for the value.)
 - NaN cells: a topic is left out of a pair when either run has no score on it (pairwise
   complete topics; ``n_topics`` reports how many were used). V_E uses the topics on which every
   run has a score.
@@ -76,6 +83,7 @@ from .._exact import fmat_imat
 from .._extras import needs
 from ._common import (
     TIE_RTOL,
+    ZERO_RTOL,
     Progress,
     ProgressFn,
     check_alpha,
@@ -85,12 +93,14 @@ from ._common import (
     pair_chunks,
     pair_index,
     topic_counts,
+    zero_rounding,
+    zero_tolerance,
 )
 from .bootstrap import resolve_samples
 from .topicsets import residual_variance
 
 __all__ = ["pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS", "CI_METHODS",
-           "wilcoxon_exact_cdf"]
+           "wilcoxon_exact_cdf", "ZERO_RTOL", "zero_tolerance"]
 
 #: the tests whose p-values :func:`pair_statistics` computes, as named on the CLI
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
@@ -473,8 +483,9 @@ def _metric_columns(M, v_e, pi, pj, chunks, tests, rs: _Resampling, a2: float, p
     P = pi.size
     cols = {k: np.full(P, np.nan) for k in _PAIR_COLUMNS[3:]}
     any_nan = bool(np.isnan(M).any())
+    tol = zero_tolerance(M)
     for sl in chunks:
-        d = _Diffs(M[pi[sl]] - M[pj[sl]])
+        d = _Diffs(zero_rounding(M[pi[sl]] - M[pj[sl]], tol))
         t = _t_columns(d, v_e, a2, cols, sl, "t" in tests)
         if "wilcoxon" in tests:
             cols["p_wilcoxon"][sl] = _wilcoxon(d.z0, d.valid)

@@ -12,9 +12,13 @@ the method with its seed.
 
 Seeds (deterministic for a given ``seed``): repetition 0 uses ``seed``
 itself, so ``repeats=1`` is the plain call; repetition r >= 1 uses
-``SeedSequence(seed, spawn_key=(r,))``'s first 63-bit word - independent
-streams, reproducible from (seed, r) alone. ``seed=None`` draws fresh entropy
-once (not reproducible; the seeds used are recorded in the result).
+``SeedSequence(seed, spawn_key=(r,))``'s first 32-bit word - independent
+streams, reproducible from (seed, r) alone, and within 0..2^32 - 1
+(:data:`evalcore.settings.SEED_MAX`), the range of ``--seed`` and of the
+settings file: a repetition's printed seed, given back as ``--seed`` (or
+``seed=``) with the same settings, reruns that repetition exactly.
+``seed=None`` draws fresh entropy once, reduced into the same range (not
+reproducible by itself; the seeds used are recorded in the result).
 
 Aggregation (per summary row, i.e. per metric and confidence / alpha /
 fuzziness): ``mean`` and ``sd`` (sample standard deviation, ddof = 1; NaN
@@ -31,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..settings import SEED_MAX
 from ._common import Progress, ProgressFn, check_positive_int
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
@@ -51,7 +56,8 @@ METHODS: dict[str, tuple[Callable[..., Any], tuple[str, str], tuple[str, ...]]] 
 
 
 def derive_seeds(seed: int | None, repeats: int) -> list[int]:
-    """Seeds of ``repeats`` repetitions: ``seed`` first, then independent streams derived from it.
+    """Seeds of ``repeats`` repetitions: ``seed`` first, then independent streams derived from it, each a
+    whole number in 0..:data:`~evalcore.settings.SEED_MAX` (what ``--seed`` takes).
 
     >>> derive_seeds(7, 3)[0], len(set(derive_seeds(7, 3))), derive_seeds(7, 3) == derive_seeds(7, 3)
     (7, 3, True)
@@ -60,13 +66,12 @@ def derive_seeds(seed: int | None, repeats: int) -> list[int]:
     if seed is None:
         entropy = np.random.SeedSequence().entropy
         assert isinstance(entropy, int)      # drawn by SeedSequence itself: always one int
-        seed = entropy % (1 << 63)
+        seed = entropy % (SEED_MAX + 1)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a whole number >= 0 or None; got {seed!r}")
     out = [int(seed)]
     for r in range(1, repeats):
-        word = np.random.SeedSequence(int(seed), spawn_key=(r,)).generate_state(1, np.uint64)[0]
-        out.append(int(word >> np.uint64(1)))
+        out.append(int(np.random.SeedSequence(int(seed), spawn_key=(r,)).generate_state(1, np.uint32)[0]))
     return out
 
 

@@ -9,7 +9,9 @@ topic-count matrix counts[b, t] (how often topic t is in Q_b), the mean of
 every run over every sample is one matrix product ``M @ counts.T / c``
 (n_runs, B); D of a pair is the difference of two rows of it, formed for
 chunks of pairs (pairs x B floats at a time). Identical runs (equal score
-rows) share one row of means, so their D is exactly 0. Everything depends on
+rows) share one row of means, so their D is exactly 0; a D within rounding
+of 0 (ZERO_RTOL = 1e-13 times the largest |score|, :mod:`evalcore.meta.pairs`)
+counts as 0 too. Everything depends on
 the runs only through their scores, so permuting the runs permutes the pairs
 and leaves every summary unchanged (same seed).
 
@@ -32,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .._exact import fmat_imat
-from ._common import Progress, ProgressFn, check_positive_int, check_scores, topic_counts
+from ._common import Progress, ProgressFn, check_positive_int, check_scores, sign_tol, topic_counts, zero_tolerance
 from .sampling import sample_topics
 
 __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort_summary"]
@@ -57,8 +59,10 @@ def bin_index(abs_diff: np.ndarray, bin_width: float = 0.01, n_bins: int = 21) -
     return np.minimum(k, n_bins - 1).astype(np.intp)
 
 
-def swap_mask(D: np.ndarray, D2: np.ndarray, rule: str = "003") -> np.ndarray:
-    """Which comparisons are swaps.
+def swap_mask(D: np.ndarray, D2: np.ndarray, rule: str = "003", tol: float = 0.0) -> np.ndarray:
+    """Which comparisons are swaps; a difference of magnitude <= ``tol`` counts as zero
+    (:func:`swap_method` passes :func:`~evalcore.meta.pairs.zero_tolerance` of the scores: rounding is not
+    a difference).
 
     ``"003"`` (003 Fig. 4): a swap unless D * D' > 0 (so D = 0 is always a swap).
     ``"004"`` (004 Fig. 1): D * D' < 0, or exactly one of D, D' is zero.
@@ -69,7 +73,7 @@ def swap_mask(D: np.ndarray, D2: np.ndarray, rule: str = "003") -> np.ndarray:
     >>> swap_mask(np.array([1., 1., 0., 0.]), np.array([1., -1., 0., 1.]), "004").tolist()
     [False, True, False, True]
     """
-    s1, s2 = np.sign(D), np.sign(D2)
+    s1, s2 = sign_tol(D, tol), sign_tol(D2, tol)
     if rule == "003":
         return (s1 * s2) <= 0
     if rule == "004":
@@ -196,12 +200,13 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
         # exact sums (evalcore._exact): the same bits on every CPU, so no swap or bin can flip
         A1, A2 = (fmat_imat(uniq, C1) / c)[inv], (fmat_imat(uniq, C2) / c)[inv]   # (n_runs, B) each
         max_perf = float(max(A1.max(), A2.max()))
+        tol = zero_tolerance(mats[m])      # a D within rounding of 0 is D = 0 (rows equal but for rounding)
         hist = np.zeros(2 * n_bins, dtype=np.int64)          # [bin * 2 + swapped]
         for group in steps:
             for i, j0, j1 in group:
                 D = A1[i] - A1[j0:j1]                        # pairs (i, j), j in j0..j1-1: run i minus run j
                 D2 = A2[i] - A2[j0:j1]
-                code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule)
+                code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule, tol)
                 hist += np.bincount(code.ravel(), minlength=2 * n_bins)
             prog.step()
         count = hist[0::2] + hist[1::2]
@@ -245,11 +250,11 @@ def _bins_fast(D: np.ndarray, bin_width: float, n_bins: int) -> np.ndarray:
     return x.astype(np.intp)              # truncation = floor for x >= 0
 
 
-def _swap_fast(D: np.ndarray, D2: np.ndarray, rule: str) -> np.ndarray:
-    """:func:`swap_mask` on comparisons (signs only; no products, so nothing underflows)."""
+def _swap_fast(D: np.ndarray, D2: np.ndarray, rule: str, tol: float = 0.0) -> np.ndarray:
+    """:func:`swap_mask` on comparisons (signs only; no products, so nothing underflows); |D| <= ``tol`` is 0."""
     if rule == "003":
-        return ~(((D > 0) & (D2 > 0)) | ((D < 0) & (D2 < 0)))
-    return swap_mask(D, D2, rule)
+        return ~(((D > tol) & (D2 > tol)) | ((D < -tol) & (D2 < -tol)))
+    return swap_mask(D, D2, rule, tol)
 
 
 SUMMARY_COLUMNS = ["metric", "confidence", "abs_diff", "max_performance", "relative", "pct_comparisons",

@@ -7,7 +7,9 @@ replacement from the n topics (Efron and Tibshirani 1993, Ch. 6; the resampling 
 in Sakai 2007 Sec. 4), and a resampling method (swap, bootstrap sensitivity, Tukey, stability) is run
 on it. The sd of a figure over topic samples estimates its standard error due to topic sampling (it
 also contains the method's own Monte Carlo error at the B used, which the seed spread measures);
-the 2.5 and 97.5 percentiles are a percentile interval.
+the 2.5 and 97.5 percentiles are a percentile interval, taken on observed values (:func:`percentile_interval`):
+the figures are shares (of P pairs, of the comparisons), and an interpolated end such as 54.8 % is no
+share of 10 pairs.
 
 Order claims between metrics ("P+ > O > NWRR > RR") are checked *strictly* on every topic sample:
 each step is counted as holds (a > b), tie (a == b, as counts of pairs often are) or fails (a < b);
@@ -16,6 +18,8 @@ the claim holds on a sample only if every step holds. :func:`claim_shares` gives
 Seeds: topic sample r draws its topics and its method seed from
 ``SeedSequence(seed, spawn_key=(1, r))``, so the result is reproducible from ``seed`` alone and
 its streams differ from :func:`~evalcore.meta.repeat`'s (``spawn_key=(r,)``) even for the same seed.
+The topics come from the sequence's first 64-bit word, the method seed is its third 32-bit word (within
+0..2^32 - 1, the range of ``--seed``, as every seed evalcore derives).
 
 >>> rng = np.random.default_rng(0)
 >>> S = {"A": rng.random((4, 12)), "B": rng.random((4, 12)) * 0.2}
@@ -34,9 +38,25 @@ import pandas as pd
 from ._common import Progress, ProgressFn, check_positive_int
 from .repeat import METHODS
 
-__all__ = ["topic_bootstrap", "TopicBootstrapResult", "claim_shares", "step_relation"]
+__all__ = ["topic_bootstrap", "TopicBootstrapResult", "claim_shares", "step_relation", "percentile_interval"]
 
 _TIE_RTOL = 1e-12       # figures from equal counts are equal up to rounding: "tie"
+
+
+def percentile_interval(v, lo: float = 2.5, hi: float = 97.5) -> tuple[float, float]:
+    """The ``lo`` and ``hi`` percentiles of ``v`` on observed values: the order statistics just outside
+    numpy's linear positions (``method="lower"`` for ``lo``, ``"higher"`` for ``hi``), so every end is a value
+    that occurred - a share k/n of n pairs stays a share k/n - and the interval is never narrower than the
+    interpolated one. NaN for an empty ``v``.
+
+    >>> v = [60.0, 70.0, 70.0, 80.0, 90.0]               # % of 10 pairs
+    >>> percentile_interval(v), tuple(float(x) for x in np.percentile(v, [2.5, 97.5]))
+    ((60.0, 90.0), (61.0, 89.0))
+    """
+    v = np.asarray(v, dtype=np.float64)
+    if v.size == 0:
+        return float("nan"), float("nan")
+    return float(np.percentile(v, lo, method="lower")), float(np.percentile(v, hi, method="higher"))
 
 
 def step_relation(a, b) -> np.ndarray:
@@ -94,8 +114,8 @@ class TopicBootstrapResult:
         return w.reindex(columns=list(dict.fromkeys(d["metric"])))
 
     def spread(self, figure: str, **where) -> pd.DataFrame:
-        """Per metric: ``mean``, ``sd`` (over topic samples, ddof 1), ``lo``/``hi`` (2.5 / 97.5 percentiles),
-        ``n`` (samples where the figure is defined)."""
+        """Per metric: ``mean``, ``sd`` (over topic samples, ddof 1), ``lo``/``hi`` (2.5 / 97.5 percentiles on
+        observed values, :func:`percentile_interval`), ``n`` (samples where the figure is defined)."""
         return _describe(self.wide(figure, **where))
 
     def differences(self, figure: str, pairs: Sequence[tuple[str, str]] | None = None, **where) -> pd.DataFrame:
@@ -110,10 +130,9 @@ class TopicBootstrapResult:
             d = (w[a] - w[b]).to_numpy(dtype=np.float64)
             rel = step_relation(w[a].to_numpy(), w[b].to_numpy())
             ok = d[~np.isnan(d)]
+            lo, hi = percentile_interval(ok)
             rows.append({"a": a, "b": b, "mean": float(ok.mean()) if ok.size else np.nan,
-                         "sd": float(ok.std(ddof=1)) if ok.size > 1 else np.nan,
-                         "lo": float(np.percentile(ok, 2.5)) if ok.size else np.nan,
-                         "hi": float(np.percentile(ok, 97.5)) if ok.size else np.nan,
+                         "sd": float(ok.std(ddof=1)) if ok.size > 1 else np.nan, "lo": lo, "hi": hi,
                          "a_higher": float(np.mean(rel == 1)), "tie": float(np.mean(rel == 0)),
                          "b_higher": float(np.mean((rel == -1) & ~np.isnan(d))),
                          "undefined": float(np.mean(np.isnan(d))), "n": int(ok.size)})
@@ -129,10 +148,9 @@ def _describe(w: pd.DataFrame) -> pd.DataFrame:
     for m in w.columns:
         v = w[m].to_numpy(dtype=np.float64)
         v = v[~np.isnan(v)]
+        lo, hi = percentile_interval(v)
         rows.append({"metric": m, "mean": float(v.mean()) if v.size else np.nan,
-                     "sd": float(v.std(ddof=1)) if v.size > 1 else np.nan,
-                     "lo": float(np.percentile(v, 2.5)) if v.size else np.nan,
-                     "hi": float(np.percentile(v, 97.5)) if v.size else np.nan, "n": int(v.size)})
+                     "sd": float(v.std(ddof=1)) if v.size > 1 else np.nan, "lo": lo, "hi": hi, "n": int(v.size)})
     return pd.DataFrame(rows).set_index("metric")
 
 
@@ -140,9 +158,10 @@ def topic_samples(n_topics: int, resamples: int, seed: int):
     """Yield (r, topic indices, method seed) for every topic sample (module docstring)."""
     for r in range(resamples):
         ss = np.random.SeedSequence(int(seed), spawn_key=(1, r))
-        draw, method_seed = ss.generate_state(2, np.uint64)
+        draw = ss.generate_state(1, np.uint64)[0]
+        method_seed = ss.generate_state(3, np.uint32)[2]     # the 32 bits after draw's 64: within --seed's range
         rng = np.random.default_rng(int(draw))
-        yield r, rng.integers(0, n_topics, size=n_topics), int(method_seed >> np.uint64(1))
+        yield r, rng.integers(0, n_topics, size=n_topics), int(method_seed)
 
 
 def topic_bootstrap(scores: Mapping[str, np.ndarray], method: str = "bootstrap", *, resamples: int = 100,

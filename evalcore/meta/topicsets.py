@@ -38,24 +38,37 @@ unpaired-ci  The same for two independent samples of n topics each:
 
 Which variance (each design uses the variance its power model assumes):
 
-=============  ===================  ============================  ==========================
-design         model's variance     ``estimator="one-way"``       ``estimator="two-way"``
-=============  ===================  ============================  ==========================
-paired-t, ci   of a difference      :math:`2\hat\sigma^2`         :math:`2 V_E` (two-way)
-anova,         within a system      :math:`\hat\sigma^2`          refused: the model has no
-unpaired-t/ci                                                     topic effect to remove
-=============  ===================  ============================  ==========================
+=============  ===================  ==================================  ==========================
+design         model's variance     ``estimator="two-way"``             ``estimator="one-way"``
+=============  ===================  ==================================  ==========================
+paired-t, ci   of a difference      :math:`2 V_E` (**default**)         :math:`2\hat\sigma^2`
+anova,         within a system      refused: the model has no topic     :math:`\hat\sigma^2`
+unpaired-t/ci                       effect to remove                    (**default**)
+=============  ===================  ==================================  ==========================
 
-:math:`\hat\sigma^2` (:func:`within_system_variance`) is the residual variance of
-the one-way ANOVA of the runs x topics matrix, i.e. each run's topic variance
-pooled over runs - Sakai 2016's estimator, the default. The paired t-test then
-takes :math:`\sigma_t^2 = 2\hat\sigma^2` (the variance of a difference of two
-systems with no covariance). :math:`V_E` (:func:`residual_variance`) is the residual
-of the two-way ANOVA without replication: under the additive model
-:math:`x_{ij} = \mu + a_i + b_j + e_{ij}` the topic effect cancels in a paired
-difference, whose variance is :math:`2 V_E`; it is an estimate of the
-paired-difference variance and asks for fewer topics. It is the labelled option
-``two-way``; a design whose model has no topic effect refuses it.
+``two-way`` (:func:`residual_variance`):
+:math:`V_E = \sum_{i,j}(x_{ij} - \bar x_{i\cdot} - \bar x_{\cdot j} + \bar x)^2 / ((m-1)(n-1))`, the
+residual variance of the two-way ANOVA without replication (systems x topics). Under the additive model
+:math:`x_{ij} = \mu + a_i + b_j + e_{ij}` the topic effect :math:`b_j` cancels in a paired difference,
+whose variance is :math:`2 V_E`. Sakai 2016 ("Topic set size design", IRJ 19(3), the section on
+estimating the variance) takes this V_E as the variance estimate for topic set size design of paired
+data, following Sakai's EVIA 2014 paper "Topic set size design with variance estimates from two-way
+ANOVA", which replaced the one-way estimate of his earlier work because topics are the blocks of a paired
+design. It is the default of the paired designs (paired-t, ci).
+
+``one-way`` (:func:`within_system_variance`):
+:math:`\hat\sigma^2 = \sum_{i,j}(x_{ij} - \bar x_{i\cdot})^2 / (m(n-1))`, the residual variance of the
+one-way ANOVA (systems as groups), i.e. each run's topic variance (ddof 1) pooled over runs. With
+different topics per system (unpaired data) no topic effect can be removed, and Sakai 2018 ("Topic set
+size design for paired and unpaired data", ICTIR) uses this within-system variance for the unpaired
+designs; the one-way ANOVA design's power model (:math:`\phi_2 = m(n-1)` error degrees of freedom) has
+the same within-system error term. It is the default of anova, unpaired-t and unpaired-ci, and can be
+asked for with a paired design (2 sigma^2: it keeps the topic variance in the difference, as if the two
+systems were uncorrelated, and asks for more topics - on clef2015's AP, 215 instead of 65 for a paired
+t-test at alpha 0.05, power 0.8, minD 0.05).
+
+:data:`ESTIMATOR_DEFINITIONS` holds each estimator's definition and source as printed by ``evalcore
+topics`` and the dashboard.
 
 Exact power. Both distributions are written as mixtures over the chi-square
 denominator or the Poisson-weighted numerator (Johnson, Kotz and Balakrishnan,
@@ -82,7 +95,10 @@ designs above were written from the published descriptions as summarised here
 and from the standard power formulas; section and equation numbers of those
 papers could not be checked against their text, and the unpaired designs and
 their ``n_approx`` in particular are the textbook two-sample forms, unchecked
-against Sakai 2018's own.
+against Sakai 2018's own. The same holds for which estimator each paper uses
+(two-way V_E for paired data in Sakai 2016 and EVIA 2014, the one-way
+within-system variance for unpaired data in Sakai 2018): cited by paper, not
+by equation.
 
 Worked example (by hand, paired-t): alpha = 0.05, beta = 0.20, minD = 0.1,
 sigma_t^2 = 0.02, so minD / sigma_t = 0.1 / 0.141421 = 0.707107.
@@ -117,12 +133,22 @@ from .._extras import needs
 
 __all__ = ["residual_variance", "within_system_variance", "design_variance", "topic_set_size", "power",
            "min_detectable_difference", "power_curve", "variance_for", "nct_two_sided_sf", "ncf_sf",
-           "DESIGNS", "ESTIMATORS", "MAX_TOPICS"]
+           "DESIGNS", "ESTIMATORS", "ESTIMATOR_DEFINITIONS", "default_estimator", "MAX_TOPICS"]
 
 DESIGNS = ("paired-t", "anova", "ci", "unpaired-t", "unpaired-ci")
-#: variance estimators: Sakai 2016's pooled within-system variance (default), or 2 V_E of the two-way ANOVA
-ESTIMATORS = ("one-way", "two-way")
+#: variance estimators (module docstring): the two-way ANOVA residual V_E (default of the paired designs) or
+#: the one-way ANOVA residual, the pooled within-system variance sigma^2 (default of the others)
+ESTIMATORS = ("two-way", "one-way")
 PAIRED = ("paired-t", "ci")
+#: each estimator's definition and source, as ``evalcore topics`` and the dashboard print them
+ESTIMATOR_DEFINITIONS = {
+    "two-way": ("V_E = sum_ij (x_ij - x_i. - x_.j + x..)^2 / ((m-1)(n-1)), the residual variance of the two-way "
+                "ANOVA without replication (systems x topics; the topic effect removed); Sakai 2016, Topic set "
+                "size design, IRJ 19(3), for paired data"),
+    "one-way": ("sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1)), the residual variance of the one-way ANOVA "
+                "(systems as groups): each run's topic variance pooled over runs; Sakai 2018, Topic set size "
+                "design for paired and unpaired data, ICTIR, for unpaired data"),
+}
 #: the largest topic set size searched; a design needing more is reported as an error
 MAX_TOPICS = 1_000_000
 _TAIL = 1e-20                   # chi quantiles integrated over: the mass left out is 2 * _TAIL
@@ -142,8 +168,9 @@ def residual_variance(matrix) -> float:
 
     .. math:: V_E = \frac{\sum_{i,j} (x_{ij} - \bar x_{i\cdot} - \bar x_{\cdot j} + \bar x)^2}{(m-1)(n-1)}
 
-    (Sakai 2018, Laboratory Experiments in IR, Sec. 3.2). Only topics on which every run has a
-    (non-NaN) score are used; NaN if fewer than 2 runs or 2 such topics. A V_E whose square
+    (Sakai 2018, Laboratory Experiments in IR, Sec. 3.2); the variance estimate of paired topic set
+    size design in Sakai 2016, "Topic set size design" (2 V_E for a paired difference). Only topics
+    on which every run has a (non-NaN) score are used; NaN if fewer than 2 runs or 2 such topics. A V_E whose square
     root is below 1e-12 max|x| (rounding noise of an exactly additive matrix) is 0.
 
     >>> round(residual_variance(np.array([[0.2, 0.4, 0.9], [0.1, 0.3, 0.5]])), 12)  # residuals -+.05 -+.05 +-.1
@@ -163,9 +190,9 @@ def within_system_variance(matrix) -> float:
 
     .. math:: \hat\sigma^2 = \frac{\sum_{i}\sum_{j} (x_{ij} - \bar x_{i\cdot})^2}{m(n-1)}
 
-    i.e. the mean over runs of each run's topic variance (ddof 1): Sakai 2016's estimate of
-    the population within-system variance. Only topics every run scored are used; NaN with
-    fewer than 1 run or 2 such topics.
+    i.e. the mean over runs of each run's topic variance (ddof 1): the within-system variance of
+    unpaired designs (Sakai 2018) and of the one-way ANOVA design. Only topics every run scored are
+    used; NaN with fewer than 1 run or 2 such topics.
 
     >>> within_system_variance(np.array([[0.2, 0.4, 0.9], [0.1, 0.3, 0.5]]))  # (0.13 + 0.04) / 2, ddof 1
     0.085
@@ -178,15 +205,33 @@ def within_system_variance(matrix) -> float:
     return round(float((r * r).sum() / (m * (n - 1))), 15)
 
 
-def design_variance(matrix, design: str, estimator: str = "one-way") -> dict:
-    """The variance ``design`` needs, estimated from a (runs x topics) matrix (module docstring table).
+def default_estimator(design: str) -> str:
+    """The variance estimator a design uses unless told otherwise: ``"two-way"`` (V_E, Sakai 2016) for the
+    paired designs, ``"one-way"`` (the within-system sigma^2, Sakai 2018) for anova and the unpaired ones.
 
-    Returns ``variance`` (what the power model takes), ``estimate`` (sigma^2 or V_E before the
-    factor 2), ``estimator`` and ``label`` (e.g. "2 sigma^2 (one-way ANOVA, pooled within-system
-    variance; Sakai 2016)"). Raises ValueError for the two-way estimator with a design whose
-    model has no topic effect, and when the estimate is NaN or 0.
+    >>> default_estimator("paired-t"), default_estimator("ci"), default_estimator("unpaired-t")
+    ('two-way', 'two-way', 'one-way')
     """
     _check_design(design)
+    return "two-way" if design in PAIRED else "one-way"
+
+
+def design_variance(matrix, design: str, estimator: str | None = None) -> dict:
+    """The variance ``design`` needs, estimated from a (runs x topics) matrix (module docstring table).
+
+    ``estimator``: ``"two-way"`` (2 V_E; paired designs only), ``"one-way"`` (sigma^2, 2 sigma^2 for the
+    paired designs) or None, the design's default (:func:`default_estimator`): two-way for paired-t and ci,
+    as Sakai 2016 estimates the variance of paired data; one-way for anova and the unpaired designs, whose
+    models have no topic effect (Sakai 2018).
+
+    Returns ``variance`` (what the power model takes), ``estimate`` (sigma^2 or V_E before the
+    factor 2), ``estimator``, ``label`` (e.g. "2 V_E (two-way ANOVA without replication residual;
+    Sakai 2016)") and ``definition`` (:data:`ESTIMATOR_DEFINITIONS`). Raises ValueError for the
+    two-way estimator with a design whose model has no topic effect, and when the estimate is NaN or 0.
+    """
+    _check_design(design)
+    if estimator is None:
+        estimator = default_estimator(design)
     if estimator not in ESTIMATORS:
         raise ValueError(f"variance estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
     if estimator == "two-way" and design not in PAIRED:
@@ -202,12 +247,12 @@ def design_variance(matrix, design: str, estimator: str = "one-way") -> dict:
                          "with varying scores; give the variance by hand instead")
     factor = 2.0 if design in PAIRED else 1.0
     if estimator == "one-way":
-        what = "one-way ANOVA residual: within-system variance pooled over runs; Sakai 2016"
+        what = "one-way ANOVA residual: within-system variance pooled over runs; Sakai 2018"
         label = ("2 sigma^2" if factor == 2 else "sigma^2") + f" ({what})"
     else:
-        label = "2 V_E (two-way ANOVA without replication residual: paired-difference variance)"
+        label = "2 V_E (two-way ANOVA without replication residual: paired-difference variance; Sakai 2016)"
     return {"variance": factor * est, "estimate": est, "estimator": estimator, "label": label,
-            "runs": int(x.shape[0]), "topics": int(x.shape[1])}
+            "definition": ESTIMATOR_DEFINITIONS[estimator], "runs": int(x.shape[0]), "topics": int(x.shape[1])}
 
 
 def variance_for(design: str, v_e: float) -> float:

@@ -37,6 +37,8 @@ its default, so re-running it writes the same bytes.
 
 
 def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> None:
+    from evalcore.cli.options import SEED_MAX, number
+
     r = subparsers.add_parser("report", parents=[data_parent], help="003's whole experiment on a collection: "
                               "Markdown report + tables as CSV and LaTeX", description=_DESC,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,13 +55,16 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--tukey-B", type=int, default=5000, metavar="N", help="Tukey permutations (default 5000)")
     g.add_argument("--repeats", type=int, default=5, metavar="N",
                    help="Monte Carlo repetitions with derived seeds (default 5)")
-    g.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the first repetition (default 0)")
+    g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
+                   help="seed of the first repetition (default 0); each repetition's seed, as report.md lists "
+                        "them, is within the same range and reruns that repetition when given here with "
+                        "--repeats 1 (or to swap, bootstrap, tukey, stability)")
     g.add_argument("--topic-resamples", type=int, default=100, metavar="N",
                    help="topic samples of the topic bootstrap (Tables 7-8: uncertainty from the topics around every "
                         "discriminative-power figure and difference between metrics); 0 = none (default 100)")
     g.add_argument("--topic-B", type=int, default=200, metavar="N",
                    help="B of the swap, bootstrap and Tukey methods run on each topic sample (default 200)")
-    g.add_argument("--topic-seed", type=int, default=0, metavar="N",
+    g.add_argument("--topic-seed", type=number("--topic-seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples, separate from --seed (default 0)")
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     r.set_defaults(func=run_report, report_parser=r)

@@ -39,7 +39,16 @@ from ..meta import correlation_matrix, gain_correlation_table, kendall_test, sub
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from ..meta.verdict import gain_choice_verdict
-from .cells import CLAIM_STEPS, RECALL_STEPS, numeric_spread, range_cell, relation_text, shares_text, spread_cell
+from .cells import (
+    CLAIM_STEPS,
+    RECALL_STEPS,
+    level_text,
+    numeric_spread,
+    range_cell,
+    relation_text,
+    shares_text,
+    spread_cell,
+)
 from .render import render, write_report
 
 __all__ = ["METRICS", "GAIN_SETTINGS", "Experiment", "run_experiment", "render", "write_report", "mapping_text"]
@@ -453,7 +462,21 @@ def _tb_cell(row) -> str:
     return f"{row['mean']:.1f} ± {row['sd']:.1f} [{row['lo']:.1f}–{row['hi']:.1f}]"
 
 
-def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
+def _levels_note(spreads: dict, seeds: dict) -> str:
+    """How Table 7's means run against the same figures over seeds (Tables 3-4 and Tukey), computed."""
+    pairs = {}
+    for k, sp in spreads.items():
+        fig, where, words = POWER_FIGURES[k]
+        ref = seeds[k].table(fig, **where)["mean"]
+        pairs[words.split(",")[0]] = {NAMES[m]: (float(sp.loc[m, "mean"]), float(ref.get(m, np.nan)))
+                                      for m in METRICS if m in sp.index}
+    txt = level_text(pairs, str, "the means here", "the same figures over seeds in Tables 3-4 and Tukey")
+    why = (" Repeated topics in a sample can make run differences look more consistent, which pushes these "
+           "means up." if txt.startswith("The means here run higher") else "")
+    return txt + why + " Read the sd, the interval's width and the shares, not the level."
+
+
+def _topic_tables(s: _Setup, tbs: dict, seeds: dict) -> list[Table]:
     if not tbs:
         return []
     N, Bt = s.topic_resamples, s.topic_B
@@ -468,14 +491,13 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
             f"seed {s.topic_seed}")
     t7 = Table("table7_topic_uncertainty", "Table 7 — uncertainty from the topics (topic bootstrap)", num, disp,
                f"Discriminative power over topic samples ({s.name}, {s.n} runs, {s.P} pairs; {what}); cells: mean "
-               "± topic-sampling sd [2.5–97.5 percentiles], in % (of comparisons or of pairs).",
+               "± topic-sampling sd [2.5–97.5 percentiles, taken on observed values: shares of "
+               f"{s.P} pairs or of the comparisons, never interpolated], in % (of comparisons or of pairs).",
                [f"Each of the {N} topic samples draws {s.T} topics with replacement and reruns the method (B = {Bt}; "
                 "swap with c = |Q| bootstrap trials inside). The ± here is the sd over topic samples: how far a "
                 "figure moves on another topic set of this size (it includes the method's own Monte Carlo error "
-                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. The "
-                f"means "
-                "here run higher than Tables 3-4's: a sample with repeated topics makes run differences look more "
-                "consistent, so read the sd, the interval's width and the shares, not the level."])
+                f"at B = {Bt}). Compare it with the Monte Carlo sd of Tables 3-4, which keeps the topics fixed. "
+                + _levels_note(spreads, seeds)])
     rows_n, rows_d = [], []
     for k in tbs:
         fig, where, _ = POWER_FIGURES[k]
@@ -492,7 +514,8 @@ def _topic_tables(s: _Setup, tbs: dict) -> list[Table]:
     t8 = Table("table8_metric_differences", "Table 8 — differences between metrics over topic samples (bootstrap)",
                pd.concat(rows_n, ignore_index=True), pd.DataFrame(rows_d),
                f"Differences in % pairs with ASL < 0.05 between metrics over topic samples ({s.name}; {what}); "
-               "cells: mean ± topic-sampling sd [2.5–97.5 percentiles] in points, and the % of topic samples in "
+               "cells: mean ± topic-sampling sd [2.5–97.5 percentiles on observed values] in points, and the % of "
+               "topic samples in "
                "which the first metric is strictly higher, equal, or lower.",
                ["The CSV has the same for the swap method and Tukey HSD (column method). A difference whose "
                 "interval contains 0 cannot be told from topic sampling; equal counts of pairs are ties, never "
@@ -522,8 +545,9 @@ def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
            "from differences of that size." if P < 30 else "")
     topics = ("" if tbs else " No topic bootstrap was run (--topic-resamples 0): the shares over seeds measure Monte "
               "Carlo error only, not the uncertainty from the topics.")
-    return ("**Discriminative power, P(+) > O > NWRR > RR** (003 Tables 3-4: P+ and P more discriminative than O, O "
-            "than NWRR, NWRR than RR, on all four NTCIR data sets; checked strictly here, ties reported as ties). "
+    return ("**Discriminative power: 003's claim P(+) > O > NWRR > RR** (003 Tables 3-4: P+ and P more "
+            "discriminative than O, O than NWRR, NWRR than RR, on all four NTCIR data sets; checked strictly here, "
+            "ties reported as ties). "
             + " ".join(parts) + " Shares over seeds keep the topics fixed (Monte Carlo error); shares over topic "
             "samples say how often the claim would hold on another topic set." + few + topics)
 
@@ -543,9 +567,24 @@ def _recall_finding(s: _Setup, sw, bs, tbs) -> str:
             txt += f" and {ct['holds']:.0%} of {ct['n']} topic samples"
         parts.append(txt)
     b = bs.table("pct_significant", alpha=0.05)["mean"]
-    return ("**Recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every one-document "
-            "metric, P-measure included, on every data set): " + "; ".join(parts) +
+    return ("**003's claim: recall-oriented metrics are more discriminative** (003: Q-measure and AveP beat every "
+            "one-document metric, P-measure included, on every data set): " + "; ".join(parts) +
             f" (bootstrap: Q-measure {b['Q-measure']:.1f}%, AveP {b['AP']:.1f}% of pairs significant).")
+
+
+def _robust_text(gmin) -> str:
+    """How O-measure's lowest tau against the default gains compares with P+'s and P's, computed."""
+    o = float(gmin["O-measure"])
+    parts = []
+    for m in ("P+-measure", "P-measure"):
+        v = float(gmin[m])
+        if math.isnan(o) or math.isnan(v):
+            parts.append(f"{_display_name(m)}'s is undefined")
+        else:
+            rel = ("equal to" if math.isclose(o, v, rel_tol=1e-12, abs_tol=1e-12) else
+                   "below" if o < v else "above")
+            parts.append(f"{rel} {_display_name(m)}'s ({v:.4f})")
+    return f"O-measure's lowest tau ({o:.4f}) is " + " and ".join(parts) + "."
 
 
 def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> tuple[list[str], str]:
@@ -574,7 +613,8 @@ def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> 
     findings.append(
         f"**Gain values (Table 5)**{mapped}. Lowest tau against the default: " +
         ", ".join(f"{lab(m)} {v:.4f} (003, 3 levels: {PAPER['tau_gain_min'][m]:.4f})" for m, v in gmin.items()) +
-        ". 003 found P(+) rankings fairly robust to the gain values and O-measure less so." +
+        ". 003 found P(+) rankings fairly robust to the gain values and O-measure less so; here " +
+        _robust_text(gmin) +
         (f" {name} has {K} relevance level{'s' if K > 1 else ''}, so the settings become {mapping_text(K)}; "
          "the comparison with 003 is between different settings." if K != 3 else "") +
         " Which gains to report (the dashboard's rule, evalcore.meta.gain_choice_verdict): " +
@@ -623,7 +663,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     tt, tk, tpct = _tukey_table(s)
     ts = _stability_table(s)
     tbs = _topic_bootstraps(s)
-    topic_tables = _topic_tables(s, tbs)
+    topic_tables = _topic_tables(s, tbs, {"swap": sw, "bootstrap": bs, "tukey": tk})
     findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts)
     settings = {"top": top, "top_by": top_by, "B": s.B, "tukey_B": s.tukey_B, "repeats": s.R, "seed": seed,
                 "seeds": list(sw.seeds), "gains": s.g_label, "penalties": s.p_label, "beta": beta,
