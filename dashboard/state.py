@@ -133,7 +133,7 @@ SIGNIFICANCE_DEFAULTS = {
     "sg_test": "t", "sg_corr": "holm", "sg_alpha": 0.05, "sg_ci": "t", "sg_conf": 0.95, "sg_std": "none",
     "sg_B": 1000, "sg_seed": 0, "sg_reps": 5, "sg_tmetric": SIG_ALL, "sg_runs": "", "sg_only_sig": False,
     "sg_fmetric": "", "sg_frun": "", "sg_base": "", "ts_design": "paired-t", "ts_alpha": 0.05, "ts_beta": 0.2,
-    "ts_mind": 0.1, "ts_metric": "", "ts_systems": 0, "ts_est": "one-way"}
+    "ts_mind": 0.1, "ts_metric": "", "ts_systems": 0, "ts_est": ""}   # "" = the design's default estimator
 for _k, _d in SIGNIFICANCE_DEFAULTS.items():
     _SCALARS[_k] = (_k.replace("_", ""), _d, _bool if isinstance(_d, bool) else type(_d))
 _LISTS = {"metrics": ("m", DEFAULT_METRICS)}

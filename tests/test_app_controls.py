@@ -62,9 +62,9 @@ def test_an_exact_value_in_the_box_is_used_and_the_slider_shows_its_nearest_stop
     assert at.number_input(key=gain_keys(at.session_state, 3)[1]).value == 4.1
     assert at.session_state["g3"] == 4.1
     assert at.query_params["gains"] in (["4.1:2:1"], "4.1:2:1")
-    at.number_input(key=gain_keys(at.session_state, 3)[1]).set_value(0.13).run()  # nearest on the log scale: 0.12, not 0.15
+    at.number_input(key=gain_keys(at.session_state, 3)[1]).set_value(0.13).run()  # log-nearest: 0.12
     assert at.select_slider(key=gain_keys(at.session_state, 3)[0]).value == 0.12
-    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(30.0).run()  # the slider's end is the gain maximum
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(30.0).run()  # the end: the maximum
     assert at.number_input(key=gain_keys(at.session_state, 3)[1]).value == 30.0
 
 

@@ -732,10 +732,12 @@ def test_sliders_follow_fast_key_presses_on_chart_pages(server):
             # beta (a plain slider, 0.1 a step): 1.0 -> 1.8
             page.goto(f"{server}/rankings")
             _wait_idle(page, 60000)
-            beta = page.get_by_role("slider", name="beta (weight of gain vs. rank)")
+            beta = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').filter(
+                has_text="beta (weight").locator('input[type="range"]')
             _press_fast(page, beta, "ArrowRight", 8, 120)
             _wait_idle(page, 60000)
-            assert beta.get_attribute("aria-valuenow") == "1.8", beta.get_attribute("aria-valuenow")
+            shown = beta.get_attribute("aria-valuetext") or beta.input_value()
+            assert float(shown) == 1.8, shown
             assert "beta=1.8" in page.url, page.url
         finally:
             browser.close()
