@@ -342,26 +342,14 @@ def gain_settings_means(c: Collection, key: str, s: Settings) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=128, show_spinner=False)
-def _sweep(_c: Collection, fp: str, key: str, gains: tuple, beta: float, level: int, grid: tuple) -> pd.DataFrame:
-    K = _c.max_level
-    ref = registry.score_matrix(_c, key, gains=resolve_gains("3:2:1", K).tolist(), beta=beta).mean(axis=1)
-    rows = []
-    for v in grid:
-        g = list(gains)
-        g[level - 1] = v
-        try:
-            m = registry.score_matrix(_c, key, gains=g, beta=beta).mean(axis=1)
-        except ValueError:          # a gain this metric does not accept (nERR): leave a gap
-            rows.append({"gain": v, "tau": float("nan")})
-            continue
-        rows.append({"gain": v, "tau": kendall(ref, m)})
-    return pd.DataFrame(rows)
+def _sweep(_c: Collection, fp: str, key: str, gains: tuple, beta: float, level: int) -> pd.DataFrame:
+    return evalcore.gain_sweep(_c, key, level=level, gains=list(gains), beta=beta, reference="3:2:1")
 
 
 def gain_sweep(c: Collection, key: str, s: Settings, level: int) -> pd.DataFrame:
-    """tau between the 3:2:1 ranking and the ranking as level ``level``'s gain moves."""
-    grid = tuple(np.round(np.geomspace(0.1, 30, 25), 3).tolist())
-    return _sweep(c, c.fingerprint, key, tuple(s.gains), s.beta, level, grid)
+    """tau between the 3:2:1 ranking and the ranking as level ``level``'s gain moves
+    (:func:`evalcore.gain_sweep`, its default grid)."""
+    return _sweep(c, c.fingerprint, key, tuple(s.gains), s.beta, level)
 
 
 # -- meta-evaluation: live, shared across sessions, never drawing ----------

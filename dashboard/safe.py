@@ -11,8 +11,9 @@ No streamlit or plotly import: plain functions, tested on their own.
 """
 from __future__ import annotations
 
-import html
 import re
+
+from evalcore.figures import plot_text
 
 #: Longest piece of user text put on screen in one place (a title, an id, a message).
 MAX_SHOWN = 500
@@ -79,12 +80,10 @@ def md_lines(text, limit: int = 4000) -> str:
 
 def plot(text, limit: int = MAX_SHOWN) -> str:
     """``text`` for a plotly label, legend entry, tick or hover text: ``<``, ``>`` and
-    ``&`` as entities, so no tag (``<a href>``) is drawn; plotly shows the characters.
+    ``&`` as entities, so no tag (``<a href>``) is drawn; plotly shows the characters
+    (:func:`evalcore.figures.plot_text`, the one rule the figures follow too).
 
     >>> plot('<a href="https://evil.example">x</a>')
     '&lt;a href="https://evil.example"&gt;x&lt;/a&gt;'
     """
-    s = str(text)
-    if len(s) > limit:
-        s = s[:limit] + "..."
-    return html.escape(s, quote=False)
+    return plot_text(text, limit)

@@ -5,10 +5,14 @@ values survive page changes and land in the URL.
 """
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
-from . import cached, errors, figures, report, safe, state
+from evalcore import figures
+
+from . import cached, errors, report, safe, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
@@ -116,9 +120,32 @@ def _rbp_slider(ss) -> None:
                        "each next rank with probability p; RBP@l = (1 - p) sum_{r <= l} rel(r) p^(r-1).")
 
 
+#: Session key of the format the charts' camera button downloads: "svg" (vector, for papers; the default)
+#: or "png" (a raster at :data:`SLIDE_WIDTH` x the chart's height, times :data:`PNG_SCALE`, for slides).
+CHART_FORMAT_KEY = "chart_format"
+#: Width (CSS px) of a downloaded chart: a 16:9 slide's content area at 1280 x 720; PNG_SCALE = 1.5 gives
+#: a 1920 px wide image, full HD.
+SLIDE_WIDTH, PNG_SCALE = 1280, 1.5
+
+
+def chart_config(fig, label: str = "", fmt: str = "svg") -> dict:
+    """plotly's config for one chart: the camera button saves ``fmt`` in the browser (plotly.js image
+    export: no server-side browser), sized for a slide, under a file name from the chart's label."""
+    name = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower()[:60] or "evalcore-chart"
+    height = getattr(fig.layout, "height", None) or 450
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": fmt, "filename": name, "width": SLIDE_WIDTH, "height": int(height),
+                                     "scale": PNG_SCALE if fmt == "png" else 1}}
+
+
 def chart(fig, label: str | None = None, **kw) -> None:
-    """``st.plotly_chart``, noting the figure for the view's HTML export (dashboard.export)."""
-    st.session_state.setdefault("_view_figs", []).append((label or _title(fig), fig))
+    """``st.plotly_chart``, noting the figure for the view's HTML export (dashboard.export). The chart's
+    camera button downloads it as SVG, or as a slide-sized PNG when the session's :data:`CHART_FORMAT_KEY`
+    says ``"png"`` (:func:`chart_config`)."""
+    label = label or _title(fig)
+    st.session_state.setdefault("_view_figs", []).append((label, fig))
+    fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"
+    kw.setdefault("config", chart_config(fig, label or str(kw.get("key") or ""), fmt))
     st.plotly_chart(fig, **kw)
 
 

@@ -23,7 +23,7 @@ TARGET = ROOT / "docs" / "api.md"
 MODULES = ("evalcore", "evalcore.io", "evalcore.collection", "evalcore.registry", "evalcore.names",
            "evalcore.metrics", "evalcore.gains", "evalcore.writers",
            "evalcore.comparison", "evalcore.simulate", "evalcore.settings",
-           "evalcore.meta")
+           "evalcore.meta", "evalcore.figures", "evalcore.texfmt")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 

@@ -36,6 +36,7 @@ _EXPORTS = {
     "to_jsonl": "writers",
     "compare": "comparison",
     "CompareResult": "comparison",
+    "gain_sweep": "sweep",
 }
 
 __all__ = list(_EXPORTS)

@@ -53,7 +53,6 @@ Choices (documented, tested):
 """
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +62,7 @@ import numpy as np
 import pandas as pd
 
 from ._atomic import write_text
+from .texfmt import format_p, md_escape, tex_escape
 
 __all__ = ["compare", "CompareResult", "TESTS", "CORRECTIONS", "FORMATS", "adjust"]
 
@@ -424,31 +424,6 @@ def _with_best(t: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
 
 
 # -- result -------------------------------------------------------------------------------------
-def _md_escape(text: str) -> str:
-    out = []
-    for ch in str(text):
-        out.append("\\" + ch if ch in "\\`*_[]<>|#~$" else ch)
-    return "".join(out)
-
-
-_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "<": r"\textless{}", ">": r"\textgreater{}"}
-
-
-def _latex_escape(text: str) -> str:
-    r"""``text`` with LaTeX's special characters escaped (``a_b & c`` -> ``a\_b \& c``)."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
-
-
-def _fmt_p(p: float, fmt: str) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "-"
-    if p < 0.001:
-        return "$<$0.001" if fmt == "latex" else "<0.001"
-    return f"{p:.3f}"
-
-
 @dataclass(frozen=True)
 class CompareResult:
     """Result of :func:`compare`.
@@ -535,10 +510,33 @@ class CompareResult:
         return f"{head}; best mean per metric in bold. Means over {self.topics_statement()}."
 
     # -- display tables ---------------------------------------------------------------------
-    def _grid(self, fmt: str, digits: int, details: bool
+    def display_labels(self, labels: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The column label of every metric: ``labels[metric]`` where given, else evalcore's canonical
+        label of the name (``ndcg_cut_10`` -> ``MSnDCG@10``, ``map`` -> ``AP``, ``P_10`` -> ``P@10``;
+        :func:`evalcore.registry.metric_label`), else the name as given (a score matrix's own key)."""
+        from .registry import metric_label
+
+        labels = dict(labels or {})
+        unknown = sorted(set(labels) - set(self.metrics))
+        if unknown:
+            raise ValueError(f"labels name metrics that are not in the table: {', '.join(unknown)}; the table's "
+                             f"metrics are {', '.join(self.metrics)}")
+        out = {}
+        for m in self.metrics:
+            if m in labels:
+                out[m] = str(labels[m])
+                continue
+            try:
+                out[m] = metric_label(m)
+            except (KeyError, ValueError):
+                out[m] = str(m)
+        return out
+
+    def _grid(self, fmt: str, digits: int, details: bool, compact: bool = False
               ) -> tuple[list[str], list[tuple[str, list[str]]], list[list[str]]]:
-        """(leading headers, [(metric, sub-headers)], body rows) for Markdown (fmt "md") or LaTeX."""
-        esc = _latex_escape if fmt == "latex" else _md_escape
+        """(leading headers, [(metric, sub-headers)], body rows) for Markdown (fmt "md") or LaTeX; ``compact``:
+        one column per metric (the mean with its mark)."""
+        esc = tex_escape if fmt == "latex" else md_escape
         t = self.table
         by = {(r, m): row for r, m, row in zip(t["run"], t["metric"], t.to_dict("records"), strict=True)}
         top = {m: np.round(g["mean"].to_numpy(), digits).max() for m, g in t.groupby("metric", sort=False)}
@@ -546,7 +544,7 @@ class CompareResult:
         lead = ["run"] if base_mode else ["", "run"]
         p_head = "p" if self.correction == "none" else f"p ({_SHORT[self.correction]})"
         subs = (["mean", p_head, "+/-"] + (["effect size", f"{self.confidence:.0%} CI"] if details else [])
-                if base_mode else ["mean"])
+                if base_mode and not compact else ["mean"])
         groups = [(m, subs) for m in self.metrics]
         body = []
         for r in self.runs:
@@ -555,46 +553,67 @@ class CompareResult:
             for m in self.metrics:
                 x = by[(r, m)]
                 v = _mean_cell(x["mean"], digits, top[m], fmt)
-                row += _baseline_cells(x, v, fmt, digits, details) if base_mode else [_letters_cell(x, v, fmt)]
+                if base_mode:
+                    row += _baseline_cells(x, v, fmt, digits, details)[:1 if compact else None]
+                else:
+                    row.append(_letters_cell(x, v, fmt))
             body.append(row)
         return lead, groups, body
 
-    def to_markdown(self, path: str | os.PathLike | None = None, *, digits: int = 4, details: bool = False) -> str:
+    def to_markdown(self, path: str | os.PathLike | None = None, *, digits: int = 4, details: bool = False,
+                    labels: Mapping[str, str] | None = None) -> str:
         """A Markdown (GitHub) table, then the legend as a paragraph. In baseline mode each metric has the
-        columns mean (with ▲/▼), p (adjusted) and +/-; ``details`` adds effect size and CI. In all-pairs
-        mode the letters are ``<sup>`` superscripts. Run names are escaped for Markdown."""
+        columns mean (with ▲/▼), p (adjusted; ``< 0.001``, else three significant digits) and +/-;
+        ``details`` adds effect size and CI. In all-pairs mode the letters are ``<sup>`` superscripts.
+        Metric columns are headed by :meth:`display_labels` (``labels``: your own); run names are escaped
+        for Markdown."""
         lead, groups, body = self._grid("md", _digits(digits), details)
-        head = lead + [(_md_escape(m) if s == "mean" else f"{_md_escape(m)} {s}") for m, subs in groups for s in subs]
+        shown = self.display_labels(labels)
+        head = lead + [(md_escape(shown[m]) if s == "mean" else f"{md_escape(shown[m])} {s}")
+                       for m, subs in groups for s in subs]
         lines = ["| " + " | ".join(head) + " |",
                  "|" + "|".join([":---"] * len(lead) + ["---:"] * (len(head) - len(lead))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in body]
-        text = "\n".join(lines) + "\n\n" + _md_escape_legend(self.legend()) + "\n"
+        text = "\n".join(lines) + "\n\n" + md_escape(self.legend()) + "\n"
         return _written(text, path)
 
     def to_latex(self, path: str | os.PathLike | None = None, *, digits: int = 4, details: bool = False,
+                 compact: bool | None = None, labels: Mapping[str, str] | None = None,
                  environment: bool = False, label: str | None = None) -> str:
-        r"""A booktabs ``tabular`` (``\toprule``, ``\midrule``, ``\bottomrule``): run names escaped, the best
-        mean per metric in ``\textbf``, marks as superscripts (``$^{\blacktriangle}$``, needing amssymb;
-        letters ``$^{bc}$``), the legend as a ``%`` comment above. ``environment=True`` wraps it in a
-        ``table`` float with the legend as its ``\caption`` (and ``\label{label}``). Preamble:
-        ``\usepackage{booktabs,amssymb}``."""
-        lead, groups, body = self._grid("latex", _digits(digits), details)
+        r"""A booktabs ``tabular`` (``\toprule``, ``\midrule``, ``\bottomrule``) to paste into a paper.
+
+        Compact by default: one column per metric, headed by :meth:`display_labels` (``nDCG@10``,
+        ``AP``, or ``labels``, your own), each cell the mean with its significance as a superscript
+        (baseline mode ``$^{\blacktriangle}$`` / ``$^{\blacktriangledown}$``, needing amssymb; all-pairs
+        mode the letters of the runs it beats, ``$^{bc}$``); the best mean per metric in ``\textbf``.
+        ``details=True`` (baseline mode) adds the adjusted p (``< 0.001``, else three significant digits),
+        the +/- topic counts, the effect size and the CI under each metric; ``compact=False`` the p and
+        +/- columns alone. Run names and labels escaped (:func:`evalcore.texfmt.tex_escape`), the legend
+        as a ``%`` comment above. ``environment=True`` wraps it in a ``table`` float with the legend as
+        its ``\caption`` (and ``\label{label}``). Preamble: ``\usepackage{booktabs,amssymb}``."""
+        if compact is None:
+            compact = not details
+        if compact and details:
+            raise ValueError("compact=True shows one column per metric; details=True adds the effect size and "
+                             "CI columns: ask for one of them")
+        lead, groups, body = self._grid("latex", _digits(digits), details, compact)
+        shown = self.display_labels(labels)
         k = len(groups[0][1])
         spec = "l" * len(lead) + "".join("r" * len(s) for _, s in groups)
-        leg = _latex_escape(self.legend()).replace(GAIN, r"$\blacktriangle$").replace(LOSS, r"$\blacktriangledown$")
+        leg = tex_escape(self.legend()).replace(GAIN, r"$\blacktriangle$").replace(LOSS, r"$\blacktriangledown$")
         out = [f"% {leg}"] if not environment else [r"\begin{table}", r"\centering",
                                                     rf"\caption{{{leg}}}"] + ([rf"\label{{{label}}}"] if label else [])
         out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
         if k == 1:
-            out.append(" & ".join([_latex_escape(h) for h in lead] + [_latex_escape(m) for m, _ in groups]) + r" \\")
+            out.append(" & ".join([tex_escape(h) for h in lead] + [tex_escape(shown[m]) for m, _ in groups]) + r" \\")
         else:
-            top = [""] * len(lead) + [rf"\multicolumn{{{k}}}{{c}}{{{_latex_escape(m)}}}" for m, _ in groups]
+            top = [""] * len(lead) + [rf"\multicolumn{{{k}}}{{c}}{{{tex_escape(shown[m])}}}" for m, _ in groups]
             out.append(" & ".join(top) + r" \\")
             start = len(lead) + 1
             out.append(" ".join(rf"\cmidrule(lr){{{start + i * k}-{start + i * k + k - 1}}}"
                                 for i in range(len(groups))))
-            out.append(" & ".join([_latex_escape(h) for h in lead]
-                                  + [_latex_escape(s) for _, subs in groups for s in subs]) + r" \\")
+            out.append(" & ".join([tex_escape(h) for h in lead]
+                                  + [tex_escape(s) for _, subs in groups for s in subs]) + r" \\")
         out.append(r"\midrule")
         out += [" & ".join(row) + r" \\" for row in body]
         out += [r"\bottomrule", r"\end{tabular}"]
@@ -647,7 +666,7 @@ def _baseline_cells(x: dict, v: str, fmt: str, digits: int, details: bool) -> li
     v += (_LATEX_MARK[mk] if fmt == "latex" else mk) if mk else ""
     if x["is_baseline"]:
         return [v, "-", "-"] + (["-", "-"] if details else [])
-    cells = [v, _fmt_p(x["p_adjusted"], fmt), f"{x['better']}/{x['worse']}"]
+    cells = [v, format_p(x["p_adjusted"], "latex" if fmt == "latex" else "text"), f"{x['better']}/{x['worse']}"]
     if details:
         es = f"{x['effect_size']:.2f}"
         ci = f"[{x['ci_low']:.{digits}f}, {x['ci_high']:.{digits}f}]"
@@ -668,10 +687,6 @@ def _digits(d) -> int:
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 0 <= d <= 12:
         raise ValueError(f"digits must be a whole number from 0 to 12; got {d!r}")
     return int(d)
-
-
-def _md_escape_legend(text: str) -> str:
-    return "".join("\\" + ch if ch in "\\`*_[]<>|#~$" else ch for ch in text)
 
 
 def _written(text: str, path) -> str:

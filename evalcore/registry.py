@@ -354,13 +354,19 @@ class ScoreRows:
 def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
                   penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
                   log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
-                  names: str | None = None, topics: str | None = None) -> ScoreRows | None:
+                  names: str | None = None, topics: str | None = None, means: bool | None = None
+                  ) -> ScoreRows | None:
     """:func:`evaluate`'s rows and attrs as a :class:`ScoreRows` (None when no metric is asked for); same
-    arguments, same rows in the same order."""
+    arguments, same rows in the same order. ``evalcore evaluate --per-topic`` asks for ``means=True``:
+    trec_eval -q's layout, each run's topics then its ``all`` rows."""
     if mean not in ("arithmetic", "geometric"):
         raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
     if topics is not None:
         topic_policy("AP", topics)            # a bad policy fails before any work
+    means = (not per_topic) if means is None else bool(means)
+    if not per_topic and not means:
+        raise ValueError("per_topic=False and means=False ask for no rows: ask for the per-topic rows "
+                         "(per_topic=True), the means (means=True) or both")
     _check_mean_topic(collection, per_topic)
     mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
                           rel_threshold=rel_threshold, log_base=log_base, p=p, names=names)
@@ -390,24 +396,26 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     topic_col: list[str] = []
     metric_col: list[str] = []
     values = []
-    if per_topic:   # run by run: the per-topic rows of every metric, then the means
+    if per_topic:   # run by run: the per-topic rows of every metric, then (if asked for) the means
         for i, run in enumerate(runs):
             for key, m, ids, _ in parts:
                 run_col += [run] * len(ids)
                 topic_col += ids
                 metric_col += [key] * len(ids)
                 values.append(m[i])
-            for key, _, _, means in parts:
+            if not means:
+                continue
+            for key, _, _, mu in parts:
                 run_col.append(run)
                 topic_col.append(MEAN_TOPIC)
                 metric_col.append(key)
-                values.append(means[i:i + 1])
+                values.append(mu[i:i + 1])
     else:           # the means, metric after metric
-        for key, _, _, means in parts:
+        for key, _, _, mu in parts:
             run_col += runs
             topic_col += [MEAN_TOPIC] * len(runs)
             metric_col += [key] * len(runs)
-            values.append(means)
+            values.append(mu)
     value = np.concatenate(values).astype(np.float64, copy=False) if values else np.zeros(0)
     _warn_topic_sets(notes)
     policies = {v["policy"] for v in used_topics.values()}
@@ -420,21 +428,25 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
              log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
-             names: str | None = None, topics: str | None = None) -> pd.DataFrame:
+             names: str | None = None, topics: str | None = None, means: bool | None = None) -> pd.DataFrame:
     """Evaluate every run on every topic; a tidy DataFrame (run, topic, metric, value).
 
     ``metrics``: names in any convention :mod:`evalcore.names` accepts, or
     ir_measures measure objects (the ``metric`` column keeps the names as
-    given; ``names`` picks a convention). Rows with topic ``"all"`` hold the
-    mean over the topics that :func:`topic_policy` picks for ``topics``
+    given; ``names`` picks a convention). By default (``per_topic=False``) the
+    rows hold the means: topic ``"all"``, the mean over the topics that :func:`topic_policy` picks for ``topics``
     (``"trec_eval"``, ``"ntcireval"`` or None = per metric by its name's
     convention); a topic missing from a run counts as 0. The "all" row of a
     count (NumRet, NumRel, NumRelRet; ``MetricSpec.count``) is the sum over
     those topics instead, as trec_eval and ir_measures aggregate counts
-    (``attrs["aggregate"][metric]`` says ``"sum"`` or the mean). With
-    ``per_topic=True`` the per-topic rows come first, run by run; under
-    trec_eval's policy they include the topics without a relevant document
-    (value 0, but for NumRet and Judged@k, computed on their lists).
+    (``attrs["aggregate"][metric]`` says ``"sum"`` or the mean).
+
+    ``per_topic=True`` gives the per-topic rows, run by run, and *only* them: every row is a topic, so
+    a test or a mean written on the frame cannot take a mean row for a topic. Under trec_eval's policy
+    they include the topics without a relevant document (value 0, but for NumRet and Judged@k,
+    computed on their lists). ``means=True`` adds each run's ``"all"`` rows after its topics
+    (trec_eval -q's layout, as :func:`evalcore.to_trec_eval` writes it); the means alone are
+    ``per_topic=False``, a separate frame.
 
     ``df.attrs`` states what was used, per metric: ``attrs["topics"][metric]
     = {"policy": ..., "n_topics": ...}`` and, for binary measures,
@@ -454,12 +466,12 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     >>> import evalcore
     >>> c = evalcore.paper_examples()
     >>> df = evaluate(c, ["O-measure"], per_topic=True)
-    >>> list(df.columns)
-    ['run', 'topic', 'metric', 'value']
+    >>> list(df.columns), "all" in set(df["topic"])
+    (['run', 'topic', 'metric', 'value'], False)
     """
     rows = evaluate_rows(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
                          rel_threshold=rel_threshold, log_base=log_base, p=p, mean=mean, per_topic=per_topic,
-                         names=names, topics=topics)
+                         names=names, topics=topics, means=means)
     if rows is None:
         import pandas as pd
 

@@ -78,7 +78,7 @@ def test_results_table_with_run_names_values_and_downloads():
         mean, p, pm = rows[i][1:]
         assert mean.rstrip("\u25b2\u25bc") == f"{M[i].mean():.4f}"
         assert mean.endswith("\u25bc") == (adj[i] < 0.05)        # the baseline is the best: only losses
-        assert p == ("<0.001" if adj[i] < 0.001 else f"{adj[i]:.3f}")
+        assert p == ("< 0.001" if adj[i] < 0.001 else f"{adj[i]:.3g}")   # one p format: < 0.001, else 3 sig. digits
         assert pm == f"{int(np.sum(M[i] > M[b]))}/{int(np.sum(M[i] < M[b]))}"
     assert "Holm correction over the 7 comparisons per metric, alpha = 0.05" in text
     assert "Means over 20 topics (NTCIREVAL's topics: those with a relevant document)" in text
@@ -99,7 +99,7 @@ def test_table_follows_metrics_correction_and_baseline():
     small = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
     Q = registry.score_matrix(small, "Q-measure", gains=[1.0, 2.0, 3.0])
     p = stats.ttest_rel(Q[3], Q[0]).pvalue
-    assert rows[3][5] == ("<0.001" if p < 0.001 else f"{p:.3f}")
+    assert rows[3][5] == ("< 0.001" if p < 0.001 else f"{p:.3g}")
     assert "no correction for the 7 comparisons per metric" in text
     at.multiselect(key="sg_cmp_metrics").set_value([])
     at.run()

@@ -11,7 +11,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from dashboard import export, figures  # noqa: E402
+from dashboard import export  # noqa: E402
+from evalcore import figures  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

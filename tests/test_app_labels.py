@@ -14,8 +14,9 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import evalcore  # noqa: E402
-from dashboard import figures, state  # noqa: E402
+from dashboard import state  # noqa: E402
 from dashboard.pages import PAGES  # noqa: E402
+from evalcore import figures  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = {"swb": "50", "bsb": "50", "stb": "20", "gvb": "100", "gvrep": "3", "sgb": "50"}

@@ -97,7 +97,7 @@ def test_plot_labels_draw_no_tag_and_show_the_text(text):
 def test_figures_escape_run_ids_in_every_drawn_string():
     import pandas as pd
 
-    from dashboard import figures
+    from evalcore import figures
     evil = '<a href="https://evil.example">run</a>'
     means = pd.DataFrame({"AP": [0.2, 0.4]}, index=[evil, "plain"])
     fig = figures.ranking_bars(means, "AP")

@@ -410,3 +410,81 @@ def test_readme_example_is_what_compare_prints(clef2015):
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     table = [line for line in md.splitlines() if line.startswith("|")]
     assert len(table) == 6 and "\n".join(table) in readme
+
+
+# -- tables you paste: compact LaTeX, display labels, one escaper, one p format ----------------------------------
+def _tabular(tex: str) -> tuple[str, list[list[str]]]:
+    """The column spec and the rows (cells split at unescaped &) of a tabular."""
+    spec = re.search(r"\\begin\{tabular\}\{([^}]*)\}", tex).group(1)
+    body = tex.split("\\toprule\n", 1)[1].split("\\bottomrule", 1)[0]
+    rows = [re.split(r"(?<!\\)&", ln.removesuffix(r" \\")) for ln in body.splitlines()
+            if ln.endswith(r" \\")]
+    return spec, rows
+
+
+def _balanced(tex: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(tex):
+        if ch in "{}" and (i == 0 or tex[i - 1] != "\\"):
+            depth += 1 if ch == "{" else -1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def test_compact_latex_has_one_column_per_metric_with_labels_and_escaped_names(tmp_path):
+    rng = np.random.default_rng(4)
+    base = rng.uniform(0.2, 0.6, 30)
+    mats = {k: np.vstack([base, base + 0.15 + rng.normal(0, 0.02, 30), base + rng.normal(0, 0.05, 30)])
+            for k in ("ndcg_cut_10", "map", "P_10", "recip_rank", "Q-measure")}
+    runs = ["bm25", "a_b&c%#", "x^y~{z}"]
+    r = evalcore.compare(mats, run_ids=runs, baseline="bm25")
+    tex = r.to_latex(labels={"Q-measure": "Q (β=1)"})
+    spec, rows = _tabular(tex)
+    assert spec == "l" + "r" * 5 and all(len(row) == 6 for row in rows)          # metrics + 1, not 16
+    assert [c.strip() for c in rows[0]] == ["run", "MSnDCG@10", "AP", "P@10", "RR", "Q (β=1)"]
+    assert "ndcg\\_cut" not in tex and r"a\_b\&c\%\#" in tex and r"x\textasciicircum{}y\textasciitilde{}\{z\}" in tex
+    assert rows[2][1].strip().endswith(r"$^{\blacktriangle}$")                  # +0.15 on 30 topics: a gain
+    assert _balanced(tex)
+    with pytest.raises(ValueError, match="labels name metrics that are not in the table: nDCG"):
+        r.to_latex(labels={"nDCG": "x"})
+    # effect sizes and CIs: one option away; p-values in the one format
+    spec, rows = _tabular(r.to_latex(details=True))
+    assert len(spec) == 1 + 5 * 5 and all(len(row) == len(spec) for row in rows[1:])
+    p = r.table.set_index(["run", "metric"]).loc[("x^y~{z}", "map"), "p_adjusted"]
+    assert rows[-1][7].strip() == ("$<$ 0.001" if p < 0.001 else f"{p:.3g}")
+    assert rows[3][2].strip() == "$<$ 0.001"                                      # the clear gain
+    import shutil
+
+    if shutil.which("pdflatex"):
+        doc = tmp_path / "t.tex"
+        doc.write_text("\\documentclass{article}\\usepackage[utf8]{inputenc}\\usepackage{booktabs,amssymb}"
+                       "\\DeclareUnicodeCharacter{03B2}{$\\beta$}\\begin{document}\n" + tex
+                       + r.to_latex(details=True) + "\\end{document}\n")
+        out = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stdout[-2000:]
+
+
+def test_one_escaper_and_one_p_format_in_every_table():
+    from evalcore import texfmt
+    from evalcore.report import tables
+
+    assert tables.tex_escape is texfmt.tex_escape
+    df = pd.DataFrame({"run": ["r<1>_a"], "p_value": [3.2e-9], "p_adjusted": [0.0123456], "mean_diff": [0.1]})
+    tex = tables.to_latex(df, "p < 0.05", "tab:x", index=False)
+    assert r"r\textless{}1\textgreater{}\_a" in tex and r"p \textless{} 0.05" in tex
+    assert "$<$ 0.001 & 0.0123 & 0.1000" in tex                                 # not 0.0000 or 3.2e-09
+
+
+def test_cli_compare_labels_and_full_layout(clef2015, capsys):
+    base = ["compare", "--qrels", str(clef2015 / "qrels.txt"), "--runs", str(clef2015 / "runs"), "-m", "map",
+            "-m", "ndcg_cut_10", "--baseline", "CUNI_EN_Run.2", "--format", "latex"]
+    assert main(base + ["--label", "ndcg_cut_10=nDCG@10"]) == 0
+    spec, rows = _tabular(capsys.readouterr().out)
+    assert spec == "lrr" and [c.strip() for c in rows[0]] == ["run", "AP", "nDCG@10"]
+    assert main(base + ["--full"]) == 0
+    spec, rows = _tabular(capsys.readouterr().out)
+    assert spec == "l" + "r" * 6
+    assert main(base + ["--label", "nolabel"]) == 2
+    assert "--label takes KEY=TEXT" in capsys.readouterr().err

@@ -53,7 +53,7 @@ def test_pyterrier_dataframes_with_peer_names_equal_pytrec_eval():
     """Peer metric names are accepted as they are: ndcg_cut.10, AP(rel=2) and P_10 passed as they are."""
     q, runs = _pyterrier_frames()
     c = evalcore.load_collection(q, runs)
-    df = evalcore.evaluate(c, ["ndcg_cut.10", "AP(rel=2)", "P_10"], per_topic=True)
+    df = evalcore.evaluate(c, ["ndcg_cut.10", "AP(rel=2)", "P_10"], per_topic=True, means=True)
     got = {(r, t, m): v for r, t, m, v in df.itertuples(index=False)}
     n = 0
     for name, run in runs.items():
@@ -251,7 +251,7 @@ def test_ir_datasets_iterables_and_arrow_tables_equal_pytrec_eval():
                             {k: pa.Table.from_pandas(r) for k, r in runs.items()})
     measures = ("map", "P_5", "recip_rank")
     for coll in (c, arrow):
-        df = evalcore.evaluate(coll, list(measures), per_topic=True)
+        df = evalcore.evaluate(coll, list(measures), per_topic=True, means=True)
         for name, r in runs.items():
             want = _pytrec(q, r, measures)
             for m in measures:

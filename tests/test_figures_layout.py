@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboard import figures
+from evalcore import figures
 
 
 def _lines(title):
@@ -21,11 +21,11 @@ def test_a_titled_chart_puts_its_legend_below_the_plot_and_an_untitled_one_above
 
 
 def test_long_titles_wrap_at_spaces_and_the_top_margin_grows():
-    text, n = figures._wrap_title("Bootstrap test (Sakai 2007 Table 4), B = 200")
+    text, n = figures.wrap_title("Bootstrap test (Sakai 2007 Table 4), B = 200")
     assert n == 2 and all(len(line) <= figures.TITLE_LINE for line in text.split("<br>"))
     assert text.replace("<br>", " ") == "Bootstrap test (Sakai 2007 Table 4), B = 200"
-    assert figures._wrap_title("x" * 50) == ("x" * 50, 1)                      # one long word stays whole
-    assert figures._wrap_title("a<br>b") == ("a<br>b", 2)
+    assert figures.wrap_title("x" * 50) == ("x" * 50, 1)                      # one long word stays whole
+    assert figures.wrap_title("a<br>b") == ("a<br>b", 2)
     one = figures.share_bars(pd.DataFrame({"metric": ["AP"], "s": [0.5]}), "metric", "s", y_title="y", title="T")
     two = figures.share_bars(pd.DataFrame({"metric": ["AP"], "s": [0.5]}), "metric", "s", y_title="y",
                              title="Bootstrap test (Sakai 2007 Table 4), B = 200")

@@ -1,4 +1,4 @@
-"""dashboard.figures for the "Significance & topic sets" page: the data each figure draws.
+"""evalcore.figures for the "Significance & topic sets" page: the data each figure draws.
 
 Hand-made inputs with the expected values written out (no evalcore involved).
 """
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("plotly")
-from dashboard import figures  # noqa: E402
+from evalcore import figures  # noqa: E402
 
 TABLE = pd.DataFrame({
     "metric": ["M"] * 3,

@@ -74,7 +74,7 @@ def test_missing_topic_empty_run_and_nonrelevant_lists_score_zero(with_missing, 
 
 
 def test_missing_topic_counts_as_zero_in_the_mean(with_missing):
-    df = evalcore.evaluate(with_missing, ["AP", "Q-measure"], per_topic=True)
+    df = evalcore.evaluate(with_missing, ["AP", "Q-measure"], per_topic=True, means=True)
     for key in ("AP", "Q-measure"):
         sub = df[(df.metric == key) & (df.run == "missing_t2")].set_index("topic")["value"]
         assert sub["t2"] == 0.0

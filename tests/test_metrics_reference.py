@@ -191,7 +191,7 @@ def test_score_matrix_keys_equal_reference(medium, params):
 def test_evaluate_means_equal_mean_of_matrix(medium, mean):
     keys = [k for k, _, _ in KEYS_AND_KERNELS]
     params = dict(gains="3:2:1", beta=0.5, penalties=None, rel_threshold=2)
-    df = evalcore.evaluate(medium, keys, mean=mean, per_topic=True, **params)
+    df = evalcore.evaluate(medium, keys, mean=mean, per_topic=True, means=True, **params)
     assert list(df.columns) == ["run", "topic", "metric", "value"]
     mats = evalcore.score_matrices(medium, keys, **params)
     assert set(mats) == set(keys)

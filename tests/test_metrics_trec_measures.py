@@ -221,7 +221,7 @@ def test_topic_without_relevant_document_as_the_peers(tiny, level):
     assert c.topics_without_relevant == ("t2",) and c.no_relevant.topic_ids == ("t2",)
     want = pytrec_eval.RelevanceEvaluator(QRELS_D, {"recall.2", "bpref", "num_ret", "num_rel", "num_rel_ret",
                                                     "success.1"}, relevance_level=level).evaluate(RUN_D)
-    df = evalcore.evaluate(c, TREC + ["Judged@2", "Judged@10"], rel_threshold=level, per_topic=True)
+    df = evalcore.evaluate(c, TREC + ["Judged@2", "Judged@10"], rel_threshold=level, per_topic=True, means=True)
     got = df.set_index(["topic", "metric"])["value"]
     for t in want:
         for m in TREC:
@@ -260,7 +260,7 @@ def test_evalcore_keys_of_these_measures_take_trec_evals_topics(tiny):
 def test_a_hand_built_collection_without_those_lists_scores_0_there():
     c = Collection.from_lists({"s": {"t": [1, 0]}}, {"t": [1, 1]})
     c = replace(c, topics_without_relevant=("t0",))
-    df = evalcore.evaluate(c, ["NumRet", "Judged@5"], per_topic=True)
+    df = evalcore.evaluate(c, ["NumRet", "Judged@5"], per_topic=True, means=True)
     got = df.set_index(["topic", "metric"])["value"]
     assert got["t0", "NumRet"] == 0 and got["t0", "Judged@5"] == 0 and got["all", "NumRet"] == 2
 
@@ -296,7 +296,7 @@ def test_clef2015_equals_pytrec_eval(clef2015_collection, peers, level):
     # the trec_eval names and evalcore's keys, at the call's threshold (trec_eval's -l)
     keys = {"recall_10": "R@10", "bpref": "bpref", "num_ret": "NumRet", "num_rel": "NumRel",
             "num_rel_ret": "NumRelRet", "success_10": "Hit@10"}
-    df = evalcore.evaluate(c, TREC_NAMES + list(keys.values()), rel_threshold=level, per_topic=True,
+    df = evalcore.evaluate(c, TREC_NAMES + list(keys.values()), rel_threshold=level, per_topic=True, means=True,
                            topics="trec_eval")
     got = df.set_index(["run", "topic", "metric"])["value"]
     for run in c.run_ids:
@@ -334,7 +334,7 @@ def test_clef2015_equals_ir_measures(clef2015_collection, peers, level):
           irm.Bpref(rel=level), irm.NumRet, irm.NumRet(rel=level), irm.Success(rel=level) @ 5]
     if level == 1:
         ms.append(irm.NumRel)   # ir_measures computes NumRel only at rel=1 (pytrec_eval's provider)
-    df = evalcore.evaluate(c, ms, per_topic=True)
+    df = evalcore.evaluate(c, ms, per_topic=True, means=True)
     got = df.set_index(["run", "topic", "metric"])["value"]
     for run in c.run_ids[::5]:                    # 6 of the 30 runs: ir_measures is slow
         ordered = _trec_order(runs[run])

@@ -216,7 +216,8 @@ def test_evaluate_on_files_does_not_import_pandas(tmp_path):
         got = ast.literal_eval(r_.stderr.strip().splitlines()[-1])
         if fmt in ("tsv", "trec_eval", "jsonl"):
             c = load_collection(str(q), [str(r)])
-            df = evaluate(c, ["map", "P_10", "AP"], per_topic=True, topics="trec_eval" if fmt == "trec_eval" else None)
+            df = evaluate(c, ["map", "P_10", "AP"], per_topic=True, means=True,
+                          topics="trec_eval" if fmt == "trec_eval" else None)
             assert got == writers.write(df, fmt)
 
 

@@ -78,7 +78,7 @@ def test_metric_label_is_canonical():
 
 def test_evaluate_tidy_frame_and_means():
     c = evalcore.simulated_collection(8, 5, seed=3)
-    df = evalcore.evaluate(c, ["AP", "P-measure", "nDCG@10"], per_topic=True)
+    df = evalcore.evaluate(c, ["AP", "P-measure", "nDCG@10"], per_topic=True, means=True)
     assert list(df.columns) == ["run", "topic", "metric", "value"]
     assert len(df) == 5 * 3 * (8 + 1)
     m = evalcore.score_matrix(c, "P-measure")
@@ -158,3 +158,33 @@ def test_cli_settings_file(tmp_path, capsys):
     a = capsys.readouterr().out
     main(["evaluate", "--paper-examples", "--metrics", "O-measure", "--gains", "10:5:1", "--beta", "2"])
     assert a == capsys.readouterr().out
+
+
+def test_a_per_topic_frame_holds_topics_only_so_a_paired_test_on_it_is_the_test_on_the_topics():
+    """A paired t-test written on evaluate's per-topic frame is scipy's test on the score matrix: no mean row
+    joins the topics (with one, the test gets an extra 'topic' and a smaller p-value)."""
+    import scipy.stats
+
+    c = evalcore.simulated_collection(20, 4, seed=5)
+    df = evalcore.evaluate(c, ["AP"], per_topic=True)
+    assert "all" not in set(df.topic) and len(df) == 4 * 20
+    a, b = c.run_ids[:2]
+    wide = df.pivot(index="topic", columns="run", values="value")
+    got = scipy.stats.ttest_rel(wide[a], wide[b]).pvalue
+    m = evalcore.score_matrix(c, "AP")
+    assert got == pytest.approx(scipy.stats.ttest_rel(m[0], m[1]).pvalue, rel=1e-12)
+    both = evalcore.evaluate(c, ["AP"], per_topic=True, means=True)          # trec_eval -q's layout, asked for
+    assert list(both.topic[20:21]) == ["all"] and len(both) == 4 * 21
+    means = evalcore.evaluate(c, ["AP"])                                       # the means: a separate frame
+    np.testing.assert_allclose(means.set_index("run").value.loc[list(c.run_ids)], m.mean(axis=1), atol=1e-15)
+    with pytest.raises(ValueError, match="ask for no rows"):
+        evalcore.evaluate(c, ["AP"], means=False)
+
+
+def test_the_cli_per_topic_output_keeps_trec_evals_all_rows(capsys):
+    from evalcore.cli import main
+
+    assert main(["evaluate", "--paper-examples", "--metrics", "AP", "--per-topic", "--output", "trec_eval"]) == 0
+    lines = [ln.split("\t") for ln in capsys.readouterr().out.splitlines()]
+    topics = [t for m, t, _ in lines if m.strip() == "AP"]
+    assert topics[-1] == "all" and topics.count("all") >= 1 and len(set(topics)) > 1

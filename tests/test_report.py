@@ -146,7 +146,7 @@ def test_latex_unnamed_index_header_is_empty():
 
 
 def test_spread_bars_figure():
-    from dashboard.figures import spread_bars
+    from evalcore.figures import spread_bars
     from evalcore.meta.repeat import repeat
     rng = np.random.default_rng(0)
     S = {"A": rng.random((5, 12)) + np.arange(5)[:, None] * 0.2, "B": rng.random((5, 12))}

@@ -73,7 +73,8 @@ def test_table4_columns_agree_across_csv_md_and_tex(tmp_path, coll):
     csv = pd.read_csv(tmp_path / "o" / "table4_bootstrap.csv")
     assert {"pct_significant_mean", "pct_significant_mean_alpha_0.01", "n_significant_mean_alpha_0.01"} <= set(csv)
     tex = (tmp_path / "o" / "table4_bootstrap.tex").read_text()
-    assert "ASL < 0.01" in tex and "Monte Carlo sd" in tex and "B = 40" in tex
+    # "<" escaped (a bare < prints as an inverted exclamation mark in LaTeX's default font encoding)
+    assert r"ASL \textless{} 0.01" in tex and "Monte Carlo sd" in tex and "B = 40" in tex
     row = [line for line in md.split("## Table 4", 1)[1].splitlines() if line.startswith("| AveP")][0]
     cells = [c.strip() for c in row.strip("|").split("|")]
     mean = csv.set_index("metric").loc["AP", "pct_significant_mean"]

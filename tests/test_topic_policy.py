@@ -44,7 +44,7 @@ def test_trec_eval_names_average_over_every_qrels_topic(tiny, level):
     _, c = tiny
     assert c.topic_ids == ("t1", "t3") and c.topics_without_relevant == ("t2",)
     want = _pytrec(level)
-    df = evalcore.evaluate(c, ["map", "P_2", "recip_rank"], rel_threshold=level, per_topic=True)
+    df = evalcore.evaluate(c, ["map", "P_2", "recip_rank"], rel_threshold=level, per_topic=True, means=True)
     got = {(t, m): float(v) for _, t, m, v in df.itertuples(index=False) if t != "all"}
     assert got == pytest.approx({(t, m): want[t][m] for t in want for m in want[t]}, abs=1e-12)
     means = _means(df)
@@ -242,7 +242,7 @@ def test_writers_write_the_clis_bytes_atomically(tiny, fmt, capsys, tmp_path):
     assert main(["evaluate", "--qrels", str(d / "q.txt"), "--run", str(d / "r.txt"), *args, "--output", fmt]) == 0
     cli = capsys.readouterr().out
     policy = "trec_eval" if fmt == "trec_eval" else None
-    df = evalcore.evaluate(c, ["map", "Q-measure"], per_topic=True, rel_threshold=2, topics=policy)
+    df = evalcore.evaluate(c, ["map", "Q-measure"], per_topic=True, means=True, rel_threshold=2, topics=policy)
     (tmp_path / "out").mkdir()
     target = tmp_path / "out" / f"out.{fmt}"
     target.write_text("old")

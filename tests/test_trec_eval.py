@@ -189,7 +189,7 @@ def pytrec_by_level(pytrec_side):
 def test_trec_eval_names_give_trec_evals_means_and_topics(evalcore_side, pytrec_by_level, level):
     """Every trec_eval name, at -l 1 and -l 2 (--rel-threshold), per topic and mean, over pytrec_eval's topics."""
     c, idx = evalcore_side
-    df = evalcore.evaluate(c, list(PEER), rel_threshold=level, per_topic=True)
+    df = evalcore.evaluate(c, list(PEER), rel_threshold=level, per_topic=True, means=True)
     assert all(df.attrs["topics"][m] == {"policy": "trec_eval", "n_topics": 66} for m in PEER)
     assert all(df.attrs["rel_threshold"][m] == level for m in PEER if m != "ndcg_cut_10")
     by_run = {run: part for run, part in df.groupby("run", sort=False)}
@@ -242,7 +242,7 @@ def test_ir_measures_objects_give_ir_measures_numbers(clef2015, evalcore_side):
     c, idx = evalcore_side
     measures = [irm.AP, irm.AP(rel=2), irm.nDCG @ 10, irm.P @ 10, irm.P(rel=2) @ 10, irm.RR, irm.RR(rel=2),
                 irm.Rprec, irm.Success @ 10]
-    df = evalcore.evaluate(c, measures, per_topic=True)
+    df = evalcore.evaluate(c, measures, per_topic=True, means=True)
     labels = {str(m): f"irm:{m}" for m in measures}
     assert all(df.attrs["topics"][lab] == {"policy": "trec_eval", "n_topics": 66} for lab in labels.values())
     qrels = list(irm.read_trec_qrels(str(clef2015 / "qrels.txt")))

@@ -1,7 +1,8 @@
 """Bootstrap sensitivity (Sakai 2007 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, shell, state, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()

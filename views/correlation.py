@@ -1,7 +1,8 @@
 """Rank correlation: Kendall tau-b across metrics, across gain settings, and as one gain moves."""
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, shell, state, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full = shell.setup()
@@ -59,12 +60,8 @@ if not 1 <= int(ss.get("kc_level", 0)) <= K:
 level = st.radio("Level whose gain moves", options=list(range(K, 0, -1)), key="kc_level", horizontal=True,
                  format_func=lambda L: f"{names[L - 1]} (level {L})")
 sweep = cached.gain_sweep(c, metric, s, level)
-sweep["metric"] = metric
-widgets.chart(
-    figures.lines(sweep, "gain", "tau", "metric", x_title=f"gain of {names[level - 1]} (log scale)",
-                  y_title=f"Kendall tau-b against {state.paper(cached.preset_gains('3:2:1', K))}", log_x=True,
-                  ref_x=s.gains[level - 1],
-                  ref_label="current"),
-    width="stretch", key="kc_sweep")
+widgets.chart(figures.gain_sweep(sweep.assign(metric=metric), level_name=names[level - 1], current=s.gains[level - 1],
+                                 reference=state.paper(cached.preset_gains("3:2:1", K))),
+              width="stretch", key="kc_sweep")
 st.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "
            f"the gain of {names[level - 1]} barely changes the ranking; a drop shows where it starts to matter.")

@@ -10,7 +10,8 @@ spread over repeated seeds (Table 6: does discriminative power change?).
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, shell, state, widgets
+from dashboard import cached, shell, state, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()

@@ -6,7 +6,8 @@ significant, Sakai 2007 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
-from dashboard import cached, figures, safe, shell, state, widgets
+from dashboard import cached, safe, shell, state, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()

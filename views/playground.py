@@ -1,7 +1,8 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
 import streamlit as st
 
-from dashboard import cached, errors, figures, safe, shell, state, teaching, widgets
+from dashboard import cached, errors, safe, shell, state, teaching, widgets
+from evalcore import figures
 
 MAX_RANKS = 30
 ss = st.session_state

@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, safe, shell, state, widgets
+from dashboard import cached, safe, shell, state, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full = shell.setup()

@@ -19,7 +19,8 @@ mirrored into the address like every other setting.
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, figures, safe, shell, state, widgets
+from dashboard import cached, safe, shell, state, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()

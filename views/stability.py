@@ -1,7 +1,8 @@
 """Stability (Buckley & Voorhees 2000; Sakai 2006): error rate against proportion of ties. Live, no button."""
 import streamlit as st
 
-from dashboard import figures, shell, widgets
+from dashboard import shell, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()

@@ -6,7 +6,8 @@ dashboard.widgets.live_meta).
 """
 import streamlit as st
 
-from dashboard import cached, figures, shell, widgets
+from dashboard import cached, shell, widgets
+from evalcore import figures
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()

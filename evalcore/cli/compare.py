@@ -65,6 +65,12 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                    help="decimals of the means in md/latex (default 4)")
     g.add_argument("--details", action="store_true",
                    help="add effect size and CI (baseline mode; csv/tsv always carry them)")
+    g.add_argument("--full", action="store_true",
+                   help="latex: the adjusted p and +/- columns under each metric (default: compact, one column "
+                        "per metric, significance as superscripts)")
+    g.add_argument("--label", dest="labels", action="append", metavar="KEY=TEXT", default=[],
+                   help="the column label of a metric in md/latex (repeat: --label map=MAP); default: "
+                        "evalcore's label of the name (ndcg_cut_10 -> MSnDCG@10, P_10 -> P@10)")
     g.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv, tsv or latex (booktabs)")
     g.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of printing")
     add_topics_option(p, data)
@@ -86,7 +92,16 @@ def run_compare(args) -> int:
     params = metric_params(args)
     r = compare(c, metrics, baseline=args.baseline, test=args.test, correction=args.correction, alpha=args.alpha,
                 topics=policy_of(args), B=args.B, seed=args.seed, **params)
-    opts = {} if args.format in ("csv", "tsv") else {"digits": args.digits, "details": args.details}
+    labels = {}
+    for item in args.labels:
+        key, eq, text = item.partition("=")
+        if not eq or not key or not text:
+            raise ValueError(f"--label takes KEY=TEXT (e.g. --label ndcg_cut_10=nDCG@10); got {item!r}")
+        labels[key] = text
+    opts: dict = {} if args.format in ("csv", "tsv") else {"digits": args.digits, "details": args.details,
+                                                           "labels": labels}
+    if args.format == "latex":
+        opts["compact"] = not (args.full or args.details)
     text = r.write(args.format, target, **opts)
     if target is None:
         sys.stdout.write(text)

@@ -136,7 +136,9 @@ def run_evaluate(args) -> int:
     mean = mean_of(args)
     # the table as lists (registry.ScoreRows), not a DataFrame: the same rows, without importing pandas
     # (~0.4 s of CPU, a fifth of this command on clef2015; docs/benchmarks.md section 14)
-    df = registry.evaluate_rows(c, metrics, per_topic=args.per_topic, mean=mean, topics=topics_of(args), **params)
+    # --per-topic: trec_eval -q's layout, each run's topics then its "all" rows
+    df = registry.evaluate_rows(c, metrics, per_topic=args.per_topic, means=True, mean=mean, topics=topics_of(args),
+                                **params)
     if df is None:
         df = registry.ScoreRows([], [], [], np.zeros(0), {})
     save_settings(target, args, params, metrics, c)

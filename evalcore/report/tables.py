@@ -10,19 +10,24 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..texfmt import format_p, tex_escape
+
 __all__ = ["to_latex", "md_table", "tex_escape", "table_files"]
 
-_LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "\u00b7": ";", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  "\u00b1": r"$\pm$", "\u2013": "--", "\u2265": r"$\geq$", "\u2264": r"$\leq$"}
+def _is_p(column) -> bool:
+    """A p-value column (``p``, ``p_value``, ``p_adjusted``, ``asl``, ``p (Holm)``): written by :func:`format_p`."""
+    c = str(column).lower()
+    return c in _P_COLUMNS or c.startswith(("p (", "p-value ("))
 
 
-def tex_escape(x) -> str:
-    """Escape LaTeX's special characters (and write +-, en dash, >=, <= as LaTeX)."""
-    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in str(x))
+#: Column names (and the dashboard's words for them) that hold p-values; "ASL < 0.01" (a share) is not one.
+_P_COLUMNS = {"p", "p_value", "p_adjusted", "p-value", "adjusted p-value", "p_t", "p_wilcoxon", "p_sign",
+              "p_randomisation", "p_bootstrap", "asl", "asl (p-value)"}
 
 
-def _cell(v, digits: int) -> str:
+def _cell(v, digits: int, p_value: bool = False) -> str:
+    if p_value and isinstance(v, (float, np.floating, int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return format_p(v, "latex")
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
     if isinstance(v, (float, np.floating)):
@@ -40,14 +45,17 @@ def _with_index(df: pd.DataFrame) -> pd.DataFrame:
 
 def to_latex(df: pd.DataFrame, caption: str, label: str, digits: int = 4, index: bool = True) -> str:
     """A booktabs table (needs \\usepackage{booktabs}). With ``index`` the index is the first column, headed
-    by the index name (empty when the index has none, as the papers' tables)."""
+    by the index name (empty when the index has none, as the papers' tables). Text is escaped with
+    :func:`evalcore.texfmt.tex_escape`; a p-value column (``p``, ``p_value``, ``p_adjusted``, ...) is
+    written by :func:`evalcore.texfmt.format_p` (``< 0.001``, else three significant digits)."""
     d = _with_index(df) if index else df
     align = "".join("r" if pd.api.types.is_numeric_dtype(d.iloc[:, i]) else "l" for i in range(d.shape[1]))
     lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{tex_escape(caption)}}}", rf"\label{{{label}}}",
              rf"\begin{{tabular}}{{{align}}}", r"\toprule",
              " & ".join(tex_escape(c) for c in d.columns) + r" \\", r"\midrule"]
+    ps = [_is_p(c) for c in d.columns]
     for row in d.itertuples(index=False):
-        lines.append(" & ".join(_cell(v, digits) for v in row) + r" \\")
+        lines.append(" & ".join(_cell(v, digits, p) for v, p in zip(row, ps, strict=True)) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     return "\n".join(lines)
 

@@ -1,179 +1,34 @@
-"""Tidy DataFrames -> plotly figures. No streamlit, no evalcore (figures are pure
-functions of tables, testable without either).
+"""Charts from tidy DataFrames: the figures the dashboard draws, each a pure function of a table (what
+evalcore's results hold), so a notebook draws the same chart. :mod:`evalcore.figures` adds one-call
+functions that take evalcore's result objects.
 
-Every figure uses the Okabe-Ito palette (safe for the common colour-vision
-deficiencies), names its axes with units, and carries hover details.
+plotly is imported when the first figure is built (evalcore itself needs no plotly); every figure uses the
+Okabe-Ito palette, a marker symbol and dash per group beside the colour (greyscale prints), names its
+axes with units and carries hover details.
 """
 from __future__ import annotations
 
-import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-import plotly.io as pio
 
-from .safe import plot as _esc
+from ._style import (
+    GREY,
+    OKABE_ITO,
+    SEQUENTIAL,
+    color_map,
+    figure,
+    hline,
+    metric_color,
+    metric_dash,
+    metric_symbol,
+    plot_text,
+    vline,
+)
 
-#: Okabe & Ito (2008), yellow last: it is hard to read on white.
-OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
-GREY = "#999999"
-#: Sequential scale for values in [0, 1] (cividis: perceptually uniform, CVD-safe).
-SEQUENTIAL = "Cividis"
-#: Diverging blue-orange for signed differences.
-DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
-
-
-#: The figures' template: plotly_white with the palette and fonts, registered once as plotly's default.
-#: Passing ``template="plotly_white"`` to every figure made plotly validate and copy the whole template
-#: each time (~10 ms a figure, about half a page run's CPU); a default template is applied from a cache.
-_TEMPLATE = go.layout.Template(pio.templates["plotly_white"])
-_TEMPLATE.layout.update(colorway=OKABE_ITO, font=dict(family="Inter, Source Sans Pro, sans-serif", size=13),
-                        hoverlabel=dict(font_size=13))
-pio.templates["evalcore"] = _TEMPLATE
-pio.templates.default = "evalcore"
-
-
-def _axis(title: str | None = None, **kw) -> dict:
-    """One axis of a layout dict: ``title`` (text) plus any plotly axis properties."""
-    if title is not None:
-        kw["title"] = {"text": title}
-    return kw
-
-
-def _hline(y: float, line: dict, label: str = "", position: str = "top left") -> tuple[dict, list[dict]]:
-    """A horizontal line across the plot at data ``y`` and its label: the shape and annotation
-    ``fig.add_hline(y, annotation_text=..., annotation_position=...)`` makes, as dicts."""
-    shape = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y, "line": line}
-    if not label:
-        return shape, []
-    vert, _, horiz = position.partition(" ")
-    note = {"text": label, "showarrow": False, "xref": "x domain", "yref": "y", "y": y,
-            "x": 1 if horiz == "right" else 0, "xanchor": horiz or "left",
-            "yanchor": "bottom" if vert == "top" else "top"}
-    return shape, [note]
-
-
-def _vline(x: float, line: dict) -> dict:
-    """A vertical line over the whole plot height at data ``x`` (``fig.add_vline``, as a dict)."""
-    return {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1, "line": line}
-
-
-def _figure(traces: list[dict], *, title: str | None = None, x: str | None = None, y: str | None = None,
-            height: int = 420, legend: bool = True, top: int | None = None, xaxis: dict | None = None,
-            yaxis: dict | None = None, **layout) -> go.Figure:
-    """One figure from plain dicts, validated once.
-
-    Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` made plotly parse
-    property paths and re-validate on every call: 12-19 ms a figure, most of a dashboard rerun's CPU
-    under a class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)`` checks the same
-    properties in
-    1-2 ms and still raises on a misspelt one.
-    """
-    lay = {
-        "height": height,
-        "margin": {"l": 10, "r": 10, "t": top if top is not None else (48 if title else 16), "b": 10},
-        "showlegend": legend,
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1, "title": None},
-        "xaxis": {**_axis(x), **(xaxis or {})},
-        "yaxis": {**_axis(y), **(yaxis or {})},
-        **layout,
-    }
-    if title:
-        text, n_lines = _wrap_title(title)
-        lay["title"] = {"text": text, "x": 0, "xanchor": "left", "font": {"size": 15},
-                        "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 14}}
-        lay["margin"]["t"] = max(lay["margin"]["t"], 28 + 20 * n_lines)
-        if legend:
-            # a legend above the plot grows upwards over the title when its entries wrap to a second row
-            # (half a 1024 px screen): under a title it goes to the figure's bottom edge, below the x axis,
-            # and plotly widens the bottom margin to fit it
-            lay["legend"] = {**lay["legend"], "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
-                             "x": 0, **(layout.get("legend") or {})}
-    return go.Figure({"data": [_text_safe(t) for t in traces], "layout": lay})
-
-
-#: Longest line of a chart title (characters): a chart in half of a 1024 px screen is ~330 px wide and a
-#: 15 px bold title takes ~7.3 px a character; plotly neither wraps nor clips a title, it runs off the chart.
-TITLE_LINE = 42
-
-
-def _wrap_title(title: str) -> tuple[str, int]:
-    """``title`` in lines of at most :data:`TITLE_LINE` characters, joined by ``<br>`` (one already in it is
-    kept), and the number of lines. Lines break after a comma first, then before a parenthesis, then at any
-    space, so a clause ("quick pass: B = 100 (refining to B = 700)") stays whole when it fits a line;
-    a word longer than a line stays whole.
-
-    >>> _wrap_title("Bootstrap test (Sakai 2007 Table 4), B = 200")
-    ('Bootstrap test (Sakai 2007 Table 4),<br>B = 200', 2)
-    >>> _wrap_title("Does the Q-measure ranking change? (Sakai 2007 Table 5)")
-    ('Does the Q-measure ranking change?<br>(Sakai 2007 Table 5)', 2)
-    """
-    lines: list[str] = []
-    for part in title.split("<br>"):
-        pieces: list[str] = []
-        for clause in re.split(r"(?<=,) ", part):
-            for sub in ([clause] if len(clause) <= TITLE_LINE else re.split(r" (?=\()", clause)):
-                pieces += [sub] if len(sub) <= TITLE_LINE else sub.split(" ")
-        start = len(lines)
-        for piece in pieces:
-            if len(lines) > start and len(lines[-1]) + 1 + len(piece) <= TITLE_LINE:
-                lines[-1] += " " + piece
-            else:
-                lines.append(piece)
-    return "<br>".join(lines), len(lines)
-
-
-#: Trace properties whose strings plotly draws as (HTML-ish) labels: run and topic ids, settings.
-_DRAWN = ("x", "y", "text", "customdata", "name", "labels", "categoryarray")
-
-
-def _text_safe(trace: dict) -> dict:
-    """A trace whose data strings (ids from the user's files) are shown, not read as tags: plotly draws
-    ``<a href>`` in a tick or a hover as a link. Numbers are left alone (no copy of a numeric array)."""
-    out = dict(trace)
-    for k in _DRAWN:
-        v = out.get(k)
-        if isinstance(v, str):
-            out[k] = _esc(v)
-        elif isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.dtype == object):
-            out[k] = _esc_array(v)
-    return out
-
-
-def _esc_array(v):
-    if isinstance(v, np.ndarray):
-        flat = [(_esc(x) if isinstance(x, str) else x) for x in v.ravel().tolist()]
-        return np.array(flat, dtype=object).reshape(v.shape)
-    return [(_esc(x) if isinstance(x, str) else _esc_array(x) if isinstance(x, (list, tuple)) else x) for x in v]
-
-
-#: One colour per metric, the same in every chart and on every page (a metric keyed ``nDCG@10`` takes
-#: nDCG's). The dashboard's default metrics (dashboard.state.DEFAULT_METRICS, a test keeps the two
-#: equal) get the Okabe-Ito colours but yellow, hard to read on white; the rest of evalcore's
-#: registry the colours of Tol's "muted" scheme (Tol 2021), also distinguishable with the common
-#: colour-vision deficiencies.
-METRIC_COLOR_ORDER = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
-_TOL_MUTED = ["#332288", "#117733", "#44AA99", "#88CCEE", "#DDCC77", "#CC6677", "#AA4499", "#882255", "#999933"]
-_OTHER_METRICS = ("R-measure", "AWP", "R-Prec", "WRR", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
-_METRIC_COLORS = {**dict(zip(METRIC_COLOR_ORDER, OKABE_ITO[:7] + ["#882255"], strict=True)),
-                  **dict(zip(_OTHER_METRICS, _TOL_MUTED[:7] + ["#999933", "#117733", "#44AA99", "#AA4499"],
-                             strict=True))}
-
-
-def metric_color(name) -> str:
-    """The colour of a metric (``"Q-measure"``, ``"nDCG@10"``) in every chart. A name outside the
-    registry gets a colour from its characters (the same in every process, unlike ``hash``)."""
-    base = str(name).partition("@")[0]
-    if base in _METRIC_COLORS:
-        return _METRIC_COLORS[base]
-    palette = OKABE_ITO[:7] + _TOL_MUTED
-    return palette[sum(map(ord, str(name))) % len(palette)]
-
-
-def color_map(names) -> dict[str, str]:
-    """Colours of metric groups: :func:`metric_color` of each, whatever the order they come in."""
-    return {n: metric_color(n) for n in names}
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 
 # -- rankings ----------------------------------------------------------------
@@ -185,8 +40,8 @@ def ranking_bars(means: pd.DataFrame, metric: str, highlight: str | None = None)
     bar = dict(type="bar", x=s.to_numpy(), y=[str(r) for r in s.index], orientation="h", marker=dict(color=colors),
                customdata=np.arange(n, 0, -1),
                hovertemplate="<b>%{y}</b><br>" + metric + " = %{x:.4f}<br>rank %{customdata}<extra></extra>")
-    return _figure([bar], x=f"mean {metric} over topics (0-1)", y="run", height=max(320, 18 * n + 80), legend=False,
-                   yaxis=dict(tickfont=dict(size=11)))
+    return figure([bar], x=f"mean {metric} over topics (0-1)", y="run", height=max(320, 18 * n + 80), legend=False,
+                  yaxis=dict(tickfont=dict(size=11)))
 
 
 def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = None,
@@ -194,14 +49,17 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
     """Slope chart: each run's rank under two settings.
 
     ``df``: columns run, rank_left, rank_right, value_left, value_right.
-    Runs that move up are blue, down orange, unchanged grey. One trace per
+    Runs that move up are blue (solid, triangles up), down orange (dashed, triangles down),
+    unchanged grey (dotted). One trace per
     group (segments separated by None) keeps the figure cheap to build.
     """
     d = df.assign(move=df["rank_left"] - df["rank_right"])
-    traces = []
-    groups = [("moved up", d["move"] > 0, OKABE_ITO[0], 2.5), ("moved down", d["move"] < 0, OKABE_ITO[3], 2.5),
-              ("unchanged", d["move"] == 0, GREY, 1.2)]
-    for name, sel, col, width in groups:
+    traces: list[dict] = []
+    # colour, dash and marker each tell the three groups apart (a greyscale print keeps the last two)
+    groups = [("moved up", d["move"] > 0, OKABE_ITO[0], 2.5, "solid", "triangle-up"),
+              ("moved down", d["move"] < 0, OKABE_ITO[3], 2.5, "dash", "triangle-down"),
+              ("unchanged", d["move"] == 0, GREY, 1.2, "dot", "circle")]
+    for name, sel, col, width, dash, symbol in groups:
         g = d[sel]
         if g.empty:
             continue
@@ -212,8 +70,8 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
         vals = np.column_stack([g["value_left"], g["value_right"], np.full(n, np.nan)]).ravel()
         moves = np.repeat(g["move"].to_numpy(), 3)
         traces.append(dict(
-            type="scatter", x=xs, y=ys, mode="lines+markers", name=name, line=dict(color=col, width=width),
-            marker=dict(size=7), customdata=np.column_stack([runs, vals, moves]),
+            type="scatter", x=xs, y=ys, mode="lines+markers", name=name, line=dict(color=col, width=width, dash=dash),
+            marker=dict(size=7, symbol=symbol), customdata=np.column_stack([runs, vals, moves]),
             hovertemplate="<b>%{customdata[0]}</b><br>%{x}: rank %{y}, mean %{customdata[1]:.4f}"
                           "<br>moves %{customdata[2]} places<extra></extra>",
         ))
@@ -224,12 +82,12 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
     ))
     n = len(df)
     if title:       # the legend goes under the plot (_figure), the x axis' labels on top
-        return _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 120), legend=True,
-                       top=100, xaxis=dict(range=[-0.2, 1.6], side="top"),
-                       yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
-    return _figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 80 + (40 if title else 0)),
-                   legend=True, top=70 if title else None,
-                   xaxis=dict(range=[-0.2, 1.6]), yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
+        return figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 120), legend=True,
+                      top=100, xaxis=dict(range=[-0.2, 1.6], side="top"),
+                      yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
+    return figure(traces, title=title, y="rank (1 = best)", height=max(320, row_px * n + 80 + (40 if title else 0)),
+                  legend=True, top=70 if title else None,
+                  xaxis=dict(range=[-0.2, 1.6]), yaxis=dict(range=[n + 0.5, 0.5], dtick=1 if n <= 30 else 5))
 
 
 def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
@@ -238,23 +96,23 @@ def topic_heatmap(matrix: pd.DataFrame, metric: str) -> go.Figure:
                 y=[str(r) for r in matrix.index], colorscale=SEQUENTIAL, zmin=0, zmax=1,
                 colorbar=dict(title=dict(text=metric), thickness=12),
                 hovertemplate="run %{y}<br>topic %{x}<br>" + metric + " = %{z:.4f}<extra></extra>")
-    return _figure([heat], x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120),
-                   legend=False, yaxis=dict(autorange="reversed", tickfont=dict(size=10)),
-                   # every topic named up to 50 (upright, 9 px: ~11 px a topic fits a 1024 px screen), none beyond
-                   xaxis=dict(showticklabels=matrix.shape[1] <= 50, dtick=1, tickangle=-90, tickfont=dict(size=9)))
+    return figure([heat], x="topic", y="run (best mean at top)", height=max(360, 14 * len(matrix) + 120),
+                  legend=False, yaxis=dict(autorange="reversed", tickfont=dict(size=10)),
+                  # every topic named up to 50 (upright, 9 px: ~11 px a topic fits a 1024 px screen), none beyond
+                  xaxis=dict(showticklabels=matrix.shape[1] <= 50, dtick=1, tickangle=-90, tickfont=dict(size=9)))
 
 
 def run_difference(df: pd.DataFrame, run_x: str, run_y: str, metric: str) -> go.Figure:
     """Per-topic difference x - y, sorted. ``df``: columns topic, x, y, diff."""
     d = df.sort_values("diff", ascending=False)
-    run_x, run_y = _esc(run_x), _esc(run_y)
+    run_x, run_y = plot_text(run_x), plot_text(run_y)
     colors = np.where(d["diff"] > 0, OKABE_ITO[0], np.where(d["diff"] < 0, OKABE_ITO[3], GREY))
     bar = dict(type="bar", x=[str(t) for t in d["topic"]], y=d["diff"].to_numpy(), marker=dict(color=colors),
                customdata=np.c_[d["x"], d["y"]],
                hovertemplate=("topic %{x}<br>" + f"{run_x}: " + "%{customdata[0]:.4f}<br>" + f"{run_y}: "
                               + "%{customdata[1]:.4f}<br>difference %{y:+.4f}<extra></extra>"))
-    return _figure([bar], x="topic (sorted by difference)", y=f"{metric}: {run_x} minus {run_y}", legend=False,
-                   xaxis=dict(showticklabels=len(d) <= 60, tickfont=dict(size=9)))
+    return figure([bar], x="topic (sorted by difference)", y=f"{metric}: {run_x} minus {run_y}", legend=False,
+                  xaxis=dict(showticklabels=len(d) <= 60, tickfont=dict(size=9)))
 
 
 def depth_ecdf(df: pd.DataFrame) -> go.Figure:
@@ -267,11 +125,12 @@ def depth_ecdf(df: pd.DataFrame) -> go.Figure:
         r = np.sort(g["rank"].to_numpy())
         y = np.arange(1, r.size + 1) / r.size
         traces.append(dict(
-            type="scatter", x=r, y=y, mode="lines", line=dict(shape="hv", width=2.5, color=OKABE_ITO[i]), name=kind,
-            hovertemplate=kind + "<br>rank <= %{x}: %{y:.1%} of lists<extra></extra>",
+            type="scatter", x=r, y=y, mode="lines", name=kind,
+            line=dict(shape="hv", width=2.5, color=OKABE_ITO[i], dash=("solid", "dash", "dot")[i % 3]),
+            hovertemplate=f"{kind}" + "<br>rank <= %{x}: %{y:.1%} of lists<extra></extra>",
         ))
-    return _figure(traces, x="rank in the list (log scale)", y="lists with the document at or above that rank",
-                   xaxis=dict(type="log"), yaxis=dict(tickformat=".0%", range=[0, 1.02]))
+    return figure(traces, x="rank in the list (log scale)", y="lists with the document at or above that rank",
+                  xaxis=dict(type="log"), yaxis=dict(tickformat=".0%", range=[0, 1.02]))
 
 
 # -- rank correlation --------------------------------------------------------
@@ -304,19 +163,22 @@ def tau_heatmap(tau: pd.DataFrame, significant: pd.DataFrame | None = None, *, t
                 hovertemplate="%{y} vs %{x}<br>Kendall tau-b = %{text}<extra></extra>")
     if cell_text:
         heat.update(texttemplate="%{text}", textfont=dict(size=11))
-    return _figure([heat], title=title, height=max(360, 48 * len(tau) + 120), legend=False,
-                   # dtick=1: every metric named (plotly drops every other category label when they crowd);
-                   # without cell text the chart may be narrow (half a 1024 px screen, ~25 px a column):
-                   # upright labels then, which need only their line height side by side
-                   yaxis=dict(autorange="reversed", dtick=1),
-                   xaxis=dict(side="bottom", tickangle=-45 if cell_text else -90, dtick=1))
+    return figure([heat], title=title, height=max(360, 48 * len(tau) + 120), legend=False,
+                  # dtick=1: every metric named (plotly drops every other category label when they crowd);
+                  # without cell text the chart may be narrow (half a 1024 px screen, ~25 px a column):
+                  # upright labels then, which need only their line height side by side
+                  yaxis=dict(autorange="reversed", dtick=1),
+                  xaxis=dict(side="bottom", tickangle=-45 if cell_text else -90, dtick=1))
 
 
 def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title: str,
           hover: str = "", log_x: bool = False, y_percent: bool = False, markers: bool = True,
           order=None, ref_y: float | None = None, ref_x: float | None = None, ref_label: str = "",
-          title: str | None = None, top: int | None = None) -> go.Figure:
-    """One line per ``color`` group (swap-rate curves, ASL curves, gain sweeps)."""
+          title: str | None = None, top: int | None = None, y_range=None) -> go.Figure:
+    """One line per ``color`` group (swap-rate curves, ASL curves, gain sweeps): each group its colour,
+    marker symbol and dash (:func:`~evalcore.figures.metric_symbol`, ``metric_dash``), so the lines stay
+    apart in greyscale. ``y_range``: a fixed ``[low, high]`` for the y axis (a Kendall tau: [-1, 1] or
+    [0, 1], never stretched to the data)."""
     traces, shapes, notes = [], [], []
     groups = order if order is not None else list(dict.fromkeys(df[color]))
     cmap = color_map(groups)
@@ -326,20 +188,25 @@ def lines(df: pd.DataFrame, x: str, y: str, color: str, *, x_title: str, y_title
             continue
         traces.append(dict(
             type="scatter", x=g[x].to_numpy(), y=g[y].to_numpy(), name=str(name),
-            mode="lines+markers" if markers else "lines", line=dict(color=cmap[name], width=2.2), marker=dict(size=6),
+            mode="lines+markers" if markers else "lines",
+            line=dict(color=cmap[name], width=2.2, dash=metric_dash(name)),
+            marker=dict(size=6, symbol=metric_symbol(name)),
             hovertemplate=f"<b>{name}</b><br>{x_title}: %{{x:.4g}}<br>{y_title}: %{{y:.4g}}{hover}<extra></extra>",
         ))
     if ref_y is not None:
-        shape, note = _hline(ref_y, dict(color=GREY, dash="dash"), ref_label, "top left")
+        shape, note = hline(ref_y, dict(color=GREY, dash="dash"), ref_label, "top left")
         shapes.append(shape)
         notes += note
     if ref_x is not None:
         # the line is placed in data units; an annotation on a log axis takes log10 units
-        shapes.append(_vline(ref_x, dict(color=GREY, dash="dot")))
+        shapes.append(vline(ref_x, dict(color=GREY, dash="dot")))
         notes.append(dict(x=float(np.log10(ref_x)) if log_x else ref_x, y=1, yref="paper", text=ref_label,
                           showarrow=False, xanchor="left", xshift=4, font=dict(color="#555555")))
-    return _figure(traces, title=title, top=top, x=x_title, y=y_title, shapes=shapes, annotations=notes,
-                   xaxis=dict(type="log") if log_x else None, yaxis=dict(tickformat=".0%") if y_percent else None)
+    yaxis: dict = dict(tickformat=".0%") if y_percent else {}
+    if y_range is not None:
+        yaxis["range"] = [float(v) for v in y_range]
+    return figure(traces, title=title, top=top, x=x_title, y=y_title, shapes=shapes, annotations=notes,
+                  xaxis=dict(type="log") if log_x else None, yaxis=yaxis or None)
 
 
 def stability_scatter(df: pd.DataFrame, *, title: str | None = None, top: int | None = None) -> go.Figure:
@@ -358,21 +225,22 @@ def stability_scatter(df: pd.DataFrame, *, title: str | None = None, top: int | 
             # labels on the lowest and highest fuzziness only: all of them overlap
             text=[f"{f:.0%}" if i in (0, len(g) - 1) else "" for i, f in enumerate(g["fuzziness"])],
             textposition="top right", textfont=dict(size=9),
-            line=dict(color=cmap[name], width=2), marker=dict(size=8),
+            line=dict(color=cmap[name], width=2, dash=metric_dash(name)),
+            marker=dict(size=8, symbol=metric_symbol(name)),
             customdata=g["fuzziness"].to_numpy(),
             hovertemplate=f"<b>{name}</b><br>fuzziness %{{customdata:.0%}}<br>error rate %{{y:.2%}}"
                           "<br>ties %{x:.2%}<extra></extra>",
         ))
-    return _figure(traces, title=title, top=top, x="proportion of ties (share of run pairs judged equal)",
-                   y="error rate (share of swapped conclusions)", xaxis=dict(tickformat=".0%"),
-                   yaxis=dict(tickformat=".1%"))
+    return figure(traces, title=title, top=top, x="proportion of ties (share of run pairs judged equal)",
+                  y="error rate (share of swapped conclusions)", xaxis=dict(tickformat=".0%"),
+                  yaxis=dict(tickformat=".1%"))
 
 
 # -- the playground ------------------------------------------------------------
 def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = None) -> go.Figure:
     """Per-rank gain g(r) as bars, BR(r) as a line. ``table``: rank, level, g, BR (NaN when not relevant)."""
     cmap = level_colors or {}
-    traces = [
+    traces: list[dict] = [
         dict(type="bar", x=table["rank"].to_numpy(), y=table["g"].to_numpy(), name="g(r), gain", yaxis="y",
              marker=dict(color=[cmap.get(lv, GREY) for lv in table["level"]]), customdata=table["level"].to_numpy(),
              hovertemplate="rank %{x}: level %{customdata}, g = %{y:g}<extra></extra>"),
@@ -380,9 +248,9 @@ def playground_chart(table: pd.DataFrame, level_colors: dict[str, str] | None = 
              yaxis="y2", mode="lines+markers", line=dict(color=OKABE_ITO[6], width=2), marker=dict(size=8),
              connectgaps=False, hovertemplate="rank %{x}: BR = %{y:.4f}<extra></extra>"),
     ]
-    return _figure(traces, x="rank r", y="gain g(r)", height=320, xaxis=dict(dtick=1),
-                   yaxis2=dict(title=dict(text="BR(r) (0-1)"), overlaying="y", side="right", range=[0, 1.05],
-                               tickmode="linear", dtick=0.2, showgrid=False))
+    return figure(traces, x="rank r", y="gain g(r)", height=320, xaxis=dict(dtick=1),
+                  yaxis2=dict(title=dict(text="BR(r) (0-1)"), overlaying="y", side="right", range=[0, 1.05],
+                              tickmode="linear", dtick=0.2, showgrid=False))
 
 
 def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, title: str | None = None,
@@ -392,8 +260,8 @@ def share_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, title: str | N
     bar = dict(type="bar", x=cats, y=df[y].to_numpy(),
                marker=dict(color=[metric_color(m) for m in cats] if x == "metric" else OKABE_ITO[0]),
                hovertemplate="%{x}: %{y:.1%}<extra></extra>")
-    return _figure([bar], title=title, top=top, x=x, y=y_title, height=320, legend=False,
-                   yaxis=dict(tickformat=".0%"))
+    return figure([bar], title=title, top=top, x=x, y=y_title, height=320, legend=False,
+                  yaxis=dict(tickformat=".0%"))
 
 
 def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, title: str | None = None
@@ -419,7 +287,7 @@ def spread_bars(spread: pd.DataFrame, *, y_title: str, percent: bool = False, ti
         dict(type="scatter", x=np.repeat(metrics, 3), y=np.ravel(np.c_[d["min"], d["max"], np.full(len(d), np.nan)]),
              mode="lines", name="min-max", line=dict(color="#333333", width=1, dash="dot"), hoverinfo="skip"),
     ]
-    return _figure(traces, title=title, y=y_title, legend=False, yaxis=dict(ticksuffix="%") if percent else None)
+    return figure(traces, title=title, y=y_title, legend=False, yaxis=dict(ticksuffix="%") if percent else None)
 
 
 # -- "Which gains should I report?" --------------------------------------------
@@ -428,31 +296,35 @@ def setting_points(df: pd.DataFrame, y: str, *, y_title: str, lo: str | None = N
                    title: str | None = None) -> go.Figure:
     """One marker per gain setting (x in the frame's order), optional error bars
     from ``lo`` to ``hi`` (e.g. min..max over Monte Carlo repetitions); the
-    slider's and the sidebar's settings are drawn in orange.
+    slider's and the sidebar's settings are drawn as orange diamonds, the others as blue dots.
 
     ``df``: columns ``setting``, ``family``, ``y`` (and lo/hi/sd).
     """
     x = df["setting"].astype(str).to_numpy()
-    colors = [OKABE_ITO[1] if ("slider" in f or "current" in f) else OKABE_ITO[0] for f in df["family"]]
+    mine = [("slider" in f or "current" in f) for f in df["family"]]
+    colors = [OKABE_ITO[1] if m else OKABE_ITO[0] for m in mine]
+    symbols = ["diamond" if m else "circle" for m in mine]      # the user's own settings: a shape, not only a hue
     err = None
     if lo is not None and hi is not None:
         err = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
                    arrayminus=(df[y] - df[lo]).to_numpy(), color=GREY, thickness=1.5, width=5)
     custom = np.stack([df["family"].astype(str), df[sd] if sd else np.zeros(len(df))], axis=1)
     point = dict(type="scatter", x=x, y=df[y].to_numpy(), mode="markers",
-                 marker=dict(size=11, color=colors, line=dict(width=1, color="white")), error_y=err, customdata=custom,
+                 marker=dict(size=11, color=colors, symbol=symbols, line=dict(width=1, color="white")),
+                 error_y=err, customdata=custom,
                  hovertemplate="<b>%{x}</b> (%{customdata[0]})<br>" + y_title + ": %{y:.3f}"
                                + ("<br>sd over repetitions: %{customdata[1]:.2f}" if sd else "") + "<extra></extra>")
     if err is None:
         del point["error_y"]
-    shapes, notes = [], []
+    shapes: list[dict] = []
+    notes: list[dict] = []
     if ref_y is not None:
-        shape, notes = _hline(ref_y, dict(color=GREY, dash="dash"), ref_label, "bottom left")
+        shape, notes = hline(ref_y, dict(color=GREY, dash="dash"), ref_label, "bottom left")
         shapes.append(shape)
-    return _figure([point], title=title, x="gain setting (highest level first, values used)", y=y_title,
-                   height=400, legend=False, shapes=shapes, annotations=notes,
-                   xaxis=dict(tickangle=-90, type="category"),       # upright: no overlap at 1024 px
-                   yaxis=dict(range=list(y_range)) if y_range is not None else None)
+    return figure([point], title=title, x="gain setting (highest level first, values used)", y=y_title,
+                  height=400, legend=False, shapes=shapes, annotations=notes,
+                  xaxis=dict(tickangle=-90, type="category"),       # upright: no overlap at 1024 px
+                  yaxis=dict(range=list(y_range)) if y_range is not None else None)
 
 
 # -- "Significance & topic sets" page --------------------------------------------------
@@ -480,13 +352,14 @@ def forest_data(table: pd.DataFrame, run: str) -> pd.DataFrame:
 def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label: str) -> go.Figure:
     """Forest plot of :func:`forest_data`: one row per other run, a dot at the mean difference
     (run minus other) and a bar for its CI; significant pairs in colour (blue: ``run`` better,
-    orange: worse), the others grey; a line at 0."""
+    orange: worse), the others grey; each group also has its own marker (triangle right, triangle left,
+    open circle), so the plot reads in greyscale; a line at 0."""
     traces = []
-    run = _esc(run)
-    groups = [(f"significant, {run} better", df["significant"] & (df["mean_diff"] > 0), OKABE_ITO[0]),
-              (f"significant, {run} worse", df["significant"] & (df["mean_diff"] <= 0), OKABE_ITO[3]),
-              ("not significant", ~df["significant"], GREY)]
-    for name, sel, col in groups:
+    run = plot_text(run)
+    groups = [(f"significant, {run} better", df["significant"] & (df["mean_diff"] > 0), OKABE_ITO[0], "triangle-right"),
+              (f"significant, {run} worse", df["significant"] & (df["mean_diff"] <= 0), OKABE_ITO[3], "triangle-left"),
+              ("not significant", ~df["significant"], GREY, "circle-open")]
+    for name, sel, col, symbol in groups:
         g = df[sel]
         if g.empty:
             continue
@@ -494,7 +367,7 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
                           axis=1)
         traces.append(dict(
             type="scatter", x=g["mean_diff"].to_numpy(), y=g["other"].to_numpy(), mode="markers", name=name,
-            marker=dict(size=9, color=col),
+            marker=dict(size=10, color=col, symbol=symbol),
             error_x=dict(type="data", symmetric=False, array=(g["ci_high"] - g["mean_diff"]).to_numpy(),
                          arrayminus=(g["mean_diff"] - g["ci_low"]).to_numpy(), color=col, thickness=2, width=4),
             customdata=custom,
@@ -502,10 +375,10 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
                            "[%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>adjusted p = %{customdata[2]:.4g}"
                            "<extra></extra>"),
         ))
-    fig = _figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
-                  height=max(320, 20 * len(df) + 110), shapes=[_vline(0, dict(color="#555555", width=1))],
-                  yaxis=dict(type="category", categoryorder="array", categoryarray=[_esc(o) for o in df["other"]],
-                             tickfont=dict(size=11)))
+    fig = figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
+                 height=max(320, 20 * len(df) + 110), shapes=[vline(0, dict(color="#555555", width=1))],
+                 yaxis=dict(type="category", categoryorder="array",
+                            categoryarray=[plot_text(o) for o in df["other"]], tickfont=dict(size=11)))
     fig.layout.legend.title.text = sig_label + ": "
     return fig
 
@@ -527,8 +400,8 @@ def power_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, lo: str | None
         bar["error_y"] = dict(type="data", symmetric=False, array=(df[hi] - df[y]).to_numpy(),
                               arrayminus=(df[y] - df[lo]).to_numpy(), color="#333333", thickness=1.5, width=8)
     top = float(np.nanmax(df[hi] if hi else df[y])) if len(df) else 0.0
-    return _figure([bar], title=title, x="metric", y=y_title, height=360, legend=False,
-                   yaxis=dict(range=[0, max(5.0, min(100.0, top * 1.15 + 1))], ticksuffix=" %"))
+    return figure([bar], title=title, x="metric", y=y_title, height=360, legend=False,
+                  yaxis=dict(range=[0, max(5.0, min(100.0, top * 1.15 + 1))], ticksuffix=" %"))
 
 
 def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_collection: int | None,
@@ -539,19 +412,20 @@ def power_curve(df: pd.DataFrame, y: str, *, y_title: str, n_required: int, n_co
     curve = dict(type="scatter", x=df["n_topics"].to_numpy(), y=df[y].to_numpy(), mode="lines",
                  line=dict(color=OKABE_ITO[0], width=2.5), name=y_title,
                  hovertemplate="n = %{x} topics<br>" + y_title + ": %{y:.4f}<extra></extra>")
-    shapes, notes = [], []
+    shapes: list[dict] = []
+    notes: list[dict] = []
     if target is not None:
-        shape, notes = _hline(target, dict(color=GREY, dash="dash"), target_label, "bottom right")
+        shape, notes = hline(target, dict(color=GREY, dash="dash"), target_label, "bottom right")
         shapes.append(shape)
     marks = [(n_required, f"needed: n = {n_required}", OKABE_ITO[3])]
     if n_collection:
         marks.append((n_collection, f"this collection: n = {n_collection}", OKABE_ITO[2]))
     for i, (n, text, col) in enumerate(marks):
-        shapes.append(_vline(n, dict(color=col, dash="dot", width=2)))
+        shapes.append(vline(n, dict(color=col, dash=("dot", "dashdot")[i], width=2)))
         notes.append(dict(x=float(np.log10(n)) if log_x else n, y=1 - 0.08 * i, yref="paper", text=text,
                           showarrow=False, xanchor="left", xshift=4, font=dict(color=col)))
-    return _figure([curve], title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
-                   height=380, legend=False, shapes=shapes, annotations=notes,
-                   xaxis=dict(type="log") if log_x else None,
-                   # a probability: the whole [0, 1] range, never stretched
-                   yaxis=dict(range=[0, 1.05]) if y == "power" else None)
+    return figure([curve], title=title, x="number of topics n" + (" (log scale)" if log_x else ""), y=y_title,
+                  height=380, legend=False, shapes=shapes, annotations=notes,
+                  xaxis=dict(type="log") if log_x else None,
+                  # a probability: the whole [0, 1] range, never stretched
+                  yaxis=dict(range=[0, 1.05]) if y == "power" else None)

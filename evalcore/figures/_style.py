@@ -1,0 +1,236 @@
+"""What every figure shares: the palette, one marker symbol and dash per metric, label escaping, title
+wrapping and the one place a plotly figure is built (plotly is imported there, on the first figure).
+
+Colour is never the only cue: every line or marker group also has its own marker symbol and dash style,
+so a chart printed in greyscale (or read with a colour-vision deficiency) still tells the groups apart.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+
+#: Okabe & Ito (2008), yellow last: it is hard to read on white.
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+GREY = "#999999"
+#: Sequential scale for values in [0, 1] (cividis: perceptually uniform, CVD-safe, monotone in lightness,
+#: so it also reads in greyscale).
+SEQUENTIAL = "Cividis"
+#: Diverging blue-orange for signed differences.
+DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
+#: Marker symbols and dash styles handed out in turn: the groups of a chart differ in shape and dash as
+#: well as in colour (plotly's names).
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "triangle-down", "cross", "star", "pentagon",
+           "hexagon", "circle-open", "square-open")
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+#: Longest piece of user text drawn in one label (a run id, a setting).
+MAX_LABEL = 500
+
+
+def plot_text(text, limit: int = MAX_LABEL) -> str:
+    """``text`` for a plotly label, legend entry, tick or hover text: ``<``, ``>`` and ``&`` as entities,
+    so no tag (``<a href>``) is drawn; plotly shows the characters. Cut at ``limit`` characters.
+
+    >>> plot_text('<a href="https://evil.example">x</a>')
+    '&lt;a href="https://evil.example"&gt;x&lt;/a&gt;'
+    """
+    s = str(text)
+    if len(s) > limit:
+        s = s[:limit] + "..."
+    return html.escape(s, quote=False)
+
+
+#: One colour per metric, the same in every chart (a metric keyed ``nDCG@10`` takes nDCG's). The
+#: dashboard's default metrics (dashboard.state.DEFAULT_METRICS, a test keeps the two equal) get the
+#: Okabe-Ito colours but yellow, hard to read on white; the rest of evalcore's registry the colours of
+#: Tol's "muted" scheme (Tol 2021), also distinguishable with the common colour-vision deficiencies.
+METRIC_COLOR_ORDER = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
+TOL_MUTED = ["#332288", "#117733", "#44AA99", "#88CCEE", "#DDCC77", "#CC6677", "#AA4499", "#882255", "#999933"]
+OTHER_METRICS = ("R-measure", "AWP", "R-Prec", "WRR", "MSnDCG", "nCG", "AnDCG", "AnCG", "nERR", "P", "Hit")
+METRIC_COLORS = {**dict(zip(METRIC_COLOR_ORDER, OKABE_ITO[:7] + ["#882255"], strict=True)),
+                 **dict(zip(OTHER_METRICS, TOL_MUTED[:7] + ["#999933", "#117733", "#44AA99", "#AA4499"],
+                            strict=True))}
+_KNOWN = METRIC_COLOR_ORDER + OTHER_METRICS
+
+
+def _slot(name) -> int:
+    """A metric's place: its index among evalcore's known metrics, else a number from its characters (the
+    same in every process, unlike ``hash``)."""
+    base = str(name).partition("@")[0]
+    if base in _KNOWN:
+        return _KNOWN.index(base)
+    return sum(map(ord, str(name)))
+
+
+def metric_color(name) -> str:
+    """The colour of a metric (``"Q-measure"``, ``"nDCG@10"``) in every chart. A name outside the
+    registry gets a colour from its characters."""
+    base = str(name).partition("@")[0]
+    if base in METRIC_COLORS:
+        return METRIC_COLORS[base]
+    palette = OKABE_ITO[:7] + TOL_MUTED
+    return palette[sum(map(ord, str(name))) % len(palette)]
+
+
+def metric_symbol(name) -> str:
+    """The marker symbol of a metric, the same in every chart (greyscale prints tell metrics apart)."""
+    return SYMBOLS[_slot(name) % len(SYMBOLS)]
+
+
+def metric_dash(name) -> str:
+    """The dash style of a metric's line, the same in every chart."""
+    return DASHES[_slot(name) % len(DASHES)]
+
+
+def color_map(names) -> dict[str, str]:
+    """Colours of metric groups: :func:`metric_color` of each, whatever the order they come in."""
+    return {n: metric_color(n) for n in names}
+
+
+_TEMPLATE_READY = False
+
+
+def use_template() -> None:
+    """Register the figures' plotly template ``"evalcore"`` (plotly_white with the palette and fonts) and
+    make it plotly's default, unless a default other than plotly's own was chosen (a notebook's choice is
+    kept). Called by the first figure.
+
+    Why a default and not ``template=`` on each figure: plotly validates and copies a whole template
+    passed with a figure (~10-25 ms a figure, about half a dashboard page's CPU); a default template is
+    applied from a cache.
+    """
+    global _TEMPLATE_READY
+    if _TEMPLATE_READY:
+        return
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    tpl = go.layout.Template(pio.templates["plotly_white"])
+    tpl.layout.update(colorway=OKABE_ITO, font=dict(family="Inter, Source Sans Pro, sans-serif", size=13),
+                      hoverlabel=dict(font_size=13))
+    pio.templates["evalcore"] = tpl
+    if pio.templates.default in ("plotly", None, ""):
+        pio.templates.default = "evalcore"
+    _TEMPLATE_READY = True
+
+
+def axis(title: str | None = None, **kw) -> dict:
+    """One axis of a layout dict: ``title`` (text) plus any plotly axis properties."""
+    if title is not None:
+        kw["title"] = {"text": title}
+    return kw
+
+
+def hline(y: float, line: dict, label: str = "", position: str = "top left") -> tuple[dict, list[dict]]:
+    """A horizontal line across the plot at data ``y`` and its label: the shape and annotation
+    ``fig.add_hline(y, annotation_text=..., annotation_position=...)`` makes, as dicts."""
+    shape = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y, "line": line}
+    if not label:
+        return shape, []
+    vert, _, horiz = position.partition(" ")
+    note = {"text": label, "showarrow": False, "xref": "x domain", "yref": "y", "y": y,
+            "x": 1 if horiz == "right" else 0, "xanchor": horiz or "left",
+            "yanchor": "bottom" if vert == "top" else "top"}
+    return shape, [note]
+
+
+def vline(x: float, line: dict) -> dict:
+    """A vertical line over the whole plot height at data ``x`` (``fig.add_vline``, as a dict)."""
+    return {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1, "line": line}
+
+
+#: Longest line of a chart title (characters): a chart in half of a 1024 px screen is ~330 px wide and a
+#: 15 px bold title takes ~7.3 px a character; plotly neither wraps nor clips a title, it runs off the chart.
+TITLE_LINE = 42
+
+
+def wrap_title(title: str) -> tuple[str, int]:
+    """``title`` in lines of at most :data:`TITLE_LINE` characters, joined by ``<br>`` (one already in it is
+    kept), and the number of lines. Lines break after a comma first, then before a parenthesis, then at any
+    space, so a clause ("quick pass: B = 100 (refining to B = 700)") stays whole when it fits a line;
+    a word longer than a line stays whole.
+
+    >>> wrap_title("Bootstrap test (Sakai 2007 Table 4), B = 200")
+    ('Bootstrap test (Sakai 2007 Table 4),<br>B = 200', 2)
+    >>> wrap_title("Does the Q-measure ranking change? (Sakai 2007 Table 5)")
+    ('Does the Q-measure ranking change?<br>(Sakai 2007 Table 5)', 2)
+    """
+    lines: list[str] = []
+    for part in title.split("<br>"):
+        pieces: list[str] = []
+        for clause in re.split(r"(?<=,) ", part):
+            for sub in ([clause] if len(clause) <= TITLE_LINE else re.split(r" (?=\()", clause)):
+                pieces += [sub] if len(sub) <= TITLE_LINE else sub.split(" ")
+        start = len(lines)
+        for piece in pieces:
+            if len(lines) > start and len(lines[-1]) + 1 + len(piece) <= TITLE_LINE:
+                lines[-1] += " " + piece
+            else:
+                lines.append(piece)
+    return "<br>".join(lines), len(lines)
+
+
+#: Trace properties whose strings plotly draws as (HTML-ish) labels: run and topic ids, settings.
+_DRAWN = ("x", "y", "text", "customdata", "name", "labels", "categoryarray")
+
+
+def text_safe(trace: dict) -> dict:
+    """A trace whose data strings (ids from the user's files) are shown, not read as tags: plotly draws
+    ``<a href>`` in a tick or a hover as a link. Numbers are left alone (no copy of a numeric array)."""
+    out = dict(trace)
+    for k in _DRAWN:
+        v = out.get(k)
+        if isinstance(v, str):
+            out[k] = plot_text(v)
+        elif isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.dtype == object):
+            out[k] = _esc_array(v)
+    return out
+
+
+def _esc_array(v):
+    if isinstance(v, np.ndarray):
+        flat = [(plot_text(x) if isinstance(x, str) else x) for x in v.ravel().tolist()]
+        return np.array(flat, dtype=object).reshape(v.shape)
+    return [(plot_text(x) if isinstance(x, str) else _esc_array(x) if isinstance(x, (list, tuple)) else x)
+            for x in v]
+
+
+def figure(traces: list[dict], *, title: str | None = None, x: str | None = None, y: str | None = None,
+           height: int = 420, legend: bool = True, top: int | None = None, xaxis: dict | None = None,
+           yaxis: dict | None = None, **layout):
+    """One ``plotly.graph_objects.Figure`` from plain dicts, validated once.
+
+    Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` made plotly parse
+    property paths and re-validate on every call: 12-19 ms a figure, most of a dashboard rerun's CPU
+    under a class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)``
+    checks the same properties in 1-2 ms and still raises on a misspelt one.
+    """
+    try:
+        import plotly.graph_objects as go
+    except ModuleNotFoundError as e:      # plotly is optional: evalcore computes without it
+        raise ModuleNotFoundError('evalcore.figures draws with plotly: pip install "evalcore[plot]" '
+                                  "(or plotly>=5.20)") from e
+    use_template()
+    lay = {
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": top if top is not None else (48 if title else 16), "b": 10},
+        "showlegend": legend,
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1, "title": None},
+        "xaxis": {**axis(x), **(xaxis or {})},
+        "yaxis": {**axis(y), **(yaxis or {})},
+        **layout,
+    }
+    if title:
+        text, n_lines = wrap_title(title)
+        lay["title"] = {"text": text, "x": 0, "xanchor": "left", "font": {"size": 15},
+                        "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 14}}
+        lay["margin"]["t"] = max(lay["margin"]["t"], 28 + 20 * n_lines)
+        if legend:
+            # a legend above the plot grows upwards over the title when its entries wrap to a second row
+            # (half a 1024 px screen): under a title it goes to the figure's bottom edge, below the x axis,
+            # and plotly widens the bottom margin to fit it
+            lay["legend"] = {**lay["legend"], "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
+                             "x": 0, **(layout.get("legend") or {})}
+    return go.Figure({"data": [text_safe(t) for t in traces], "layout": lay})
