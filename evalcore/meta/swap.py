@@ -33,6 +33,7 @@ import pandas as pd
 
 from .._exact import fmat_imat
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, topic_counts
+from ._parallel import min_tasks, resolve_threads, run_tasks, split_range
 from .sampling import sample_topics
 
 __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort_summary"]
@@ -139,7 +140,7 @@ def _summary_row(metric, conf, count, swaps, max_performance, bin_width, total):
 def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacement", subset_size: int | None = None,
                 B: int = 1000, seed: int | None = 0, bin_width: float = 0.01, n_bins: int = 21, rule: str = "003",
                 confidences=(0.95, 0.90, 0.80), samples: tuple[np.ndarray, np.ndarray] | None = None,
-                progress: ProgressFn | None = None) -> SwapResult:
+                progress: ProgressFn | None = None, threads: int | None = None) -> SwapResult:
     """Swap rates per performance-difference bin and the sensitivity summary, for every metric.
 
     Parameters
@@ -154,12 +155,16 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     confidences : levels for the summary (default 95%, 90%, 80%)
     samples : optional (Q, Q2) index arrays (B, c) to use instead of drawing them (tests, shared samples)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
+    threads : threads running the chunks of trials (the means) and of pairs (the bin counts); default
+        ``$EVALCORE_THREADS``, else every core. Counts are integers, the means exact: the same tables
+        for any number
 
     >>> rng = np.random.default_rng(0)
     >>> r = swap_method({"M": rng.random((4, 10))}, B=50, seed=1)
     >>> list(r.summary.columns)[:6]
     ['metric', 'confidence', 'abs_diff', 'max_performance', 'relative', 'pct_comparisons']
     """
+    threads = resolve_threads(threads)
     metrics, mats, n_runs, n_topics = check_scores(scores)
     if not (bin_width > 0):
         raise ValueError(f"bin_width must be > 0; got {bin_width!r}")
@@ -181,29 +186,52 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     C1 = topic_counts(Q, n_topics).T         # (n_topics, B): (M @ C1) / c are the runs' means over Q_b
     C2 = topic_counts(Q2, n_topics).T
     P = n_runs * (n_runs - 1) // 2
-    want = -(-20 // len(metrics))                                      # progress steps per metric
-    blocks = _row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // want)))   # D, D2, temporaries
-    steps = _progress_groups(blocks, len(metrics))
-    prog = Progress(progress, len(metrics) * len(steps))
+    per_job = min_tasks(threads, len(metrics))
+    blocks = _row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // per_job)))   # D, D2, temporaries
+    groups = _task_groups(blocks, per_job)
+    trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
+    prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
+    # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
+    uniq = {}
+    for m in metrics:
+        u, inv = np.unique(mats[m], axis=0, return_inverse=True)
+        uniq[m] = u, np.asarray(inv).ravel()
+    means = {m: (np.empty((uniq[m][0].shape[0], B)), np.empty((uniq[m][0].shape[0], B))) for m in metrics}
+
+    def means_task(job):
+        # exact sums (evalcore._exact): the same bits on every CPU and, every column of the topic counts
+        # summing to c, for any split of the trials, so no swap or bin can flip
+        m, (t0, t1) = job
+        u = uniq[m][0]
+        means[m][0][:, t0:t1] = fmat_imat(u, C1[:, t0:t1]) / c
+        means[m][1][:, t0:t1] = fmat_imat(u, C2[:, t0:t1]) / c
+
+    run_tasks(means_task, [(m, part) for m in metrics for part in trial_parts], threads, prog)
+    A = {m: (means[m][0][uniq[m][1]], means[m][1][uniq[m][1]]) for m in metrics}   # (n_runs, B) each
+
+    def hist_task(job):
+        m, group = job
+        A1, A2 = A[m]
+        hist = np.zeros(2 * n_bins, dtype=np.int64)          # [bin * 2 + swapped]
+        for i, j0, j1 in group:
+            D = A1[i] - A1[j0:j1]                            # pairs (i, j), j in j0..j1-1: run i minus run j
+            D2 = A2[i] - A2[j0:j1]
+            code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule)
+            hist += np.bincount(code.ravel(), minlength=2 * n_bins)
+        return hist
+
+    jobs = [(m, g) for m in metrics for g in groups]
+    hists = run_tasks(hist_task, jobs, threads, prog)
     curve_rows, summ_rows = [], []
     lower = np.arange(n_bins) * bin_width
     upper = np.r_[lower[1:], np.inf]
     for m in metrics:
-        # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
-        uniq, inv = np.unique(mats[m], axis=0, return_inverse=True)
-        inv = np.asarray(inv).ravel()
-        # exact sums (evalcore._exact): the same bits on every CPU, so no swap or bin can flip
-        A1, A2 = (fmat_imat(uniq, C1) / c)[inv], (fmat_imat(uniq, C2) / c)[inv]   # (n_runs, B) each
-        max_perf = float(max(A1.max(), A2.max()))
-        hist = np.zeros(2 * n_bins, dtype=np.int64)          # [bin * 2 + swapped]
-        for group in steps:
-            for i, j0, j1 in group:
-                D = A1[i] - A1[j0:j1]                        # pairs (i, j), j in j0..j1-1: run i minus run j
-                D2 = A2[i] - A2[j0:j1]
-                code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule)
-                hist += np.bincount(code.ravel(), minlength=2 * n_bins)
-            prog.step()
+        hist = np.zeros(2 * n_bins, dtype=np.int64)
+        for (m2, _), h in zip(jobs, hists, strict=True):
+            if m2 == m:
+                hist += h                                    # integer counts: any order, the same sum
+        max_perf = float(max(A[m][0].max(), A[m][1].max()))
         count = hist[0::2] + hist[1::2]
         swaps = hist[1::2]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -229,11 +257,22 @@ def _row_blocks(n_runs: int, max_rows: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _progress_groups(blocks, n_jobs: int, min_steps: int = 20) -> list[list]:
-    """Group blocks so that ``n_jobs`` passes report progress at least ``min_steps`` times in all."""
-    want = max(1, -(-min_steps // max(n_jobs, 1)))
-    size = max(1, len(blocks) // want)
-    return [blocks[s:s + size] for s in range(0, len(blocks), size)]
+def _task_groups(blocks, parts: int) -> list[list]:
+    """Consecutive blocks grouped into about ``parts`` tasks of near-equal pair counts (blocks of run i
+    hold n_runs - 1 - i pairs, so equal numbers of blocks would not balance the threads)."""
+    sizes = np.array([j1 - j0 for _, j0, j1 in blocks], dtype=np.int64)
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if ends.size else 0
+    groups, start = [], 0
+    for k in range(1, max(parts, 1) + 1):
+        stop = int(np.searchsorted(ends, total * k / max(parts, 1), side="left")) + 1
+        stop = min(max(stop, start), len(blocks))
+        if stop > start:
+            groups.append(blocks[start:stop])
+            start = stop
+    if start < len(blocks):
+        groups.append(blocks[start:])
+    return groups
 
 
 def _bins_fast(D: np.ndarray, bin_width: float, n_bins: int) -> np.ndarray:
