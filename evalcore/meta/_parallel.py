@@ -29,7 +29,7 @@ import numpy as np
 from ._common import Progress, one_blas_thread, work_arrays
 
 __all__ = ["MAX_THREADS", "THREADS_ENV", "machine_threads", "resolve_threads", "run_tasks", "WorkCache",
-           "min_tasks", "split_range"]
+           "min_tasks", "split_range", "threads_from_env"]
 
 #: Largest thread count accepted (argument, environment variable, CLI option): far above any one
 #: machine's cores, low enough that a typo (``--threads 10000``) is refused before any pool is made.
@@ -66,15 +66,22 @@ def resolve_threads(threads: int | None = None) -> int:
     """
     if threads is not None:
         return _check(threads, "threads")
-    env = os.environ.get(THREADS_ENV, "").strip()
-    if env:
-        try:
-            value = int(env)
-        except ValueError:
-            raise ValueError(f"the environment variable {THREADS_ENV} must be a whole number from 1 to "
-                             f"{MAX_THREADS:,}; got {env!r} (unset it to use every core)") from None
-        return _check(value, f"the environment variable {THREADS_ENV}")
-    return machine_threads()
+    return threads_from_env(THREADS_ENV, machine_threads())
+
+
+def threads_from_env(variable: str, default: int) -> int:
+    """A thread count from the environment variable ``variable`` (1..:data:`MAX_THREADS`), ``default`` when
+    it is unset or empty; a clear error naming the variable otherwise (a server setting such as the
+    dashboard's ``EVALCORE_SESSION_THREADS``)."""
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return _check(default, variable)
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"the environment variable {variable} must be a whole number from 1 to "
+                         f"{MAX_THREADS:,}; got {raw!r}") from None
+    return _check(value, f"the environment variable {variable}")
 
 
 def min_tasks(threads: int, n_jobs: int = 1, steps: int = 20) -> int:
