@@ -93,8 +93,35 @@ def trial_streams(B: int, seed) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence(seed).spawn(-(-B // TRIALS_PER_STREAM))
 
 
-def _ranges_block(src: dict, ranges: dict, t0: int, t1: int, rng, permutations, draw, idx, n_runs: int,
-                  n_topics: int) -> None:
+def stream_ranges(src: dict, seeds: list, first: int, B: int, step: int, n_runs: int, n_topics: int,
+                  ranges: dict | None = None, permutations=None, work=None) -> dict:
+    """The permutation ranges of streams ``first .. first + len(seeds) - 1`` (their trials, in order).
+
+    ``src``: {metric: flat (runs x topics) scores}, sorted per topic; ``seeds``: those streams'
+    SeedSequences (:func:`trial_streams`; None entries with given ``permutations``); ``step``: trials
+    permuted at once. Writes into ``ranges`` ({metric: (B,) array}) if given, else returns
+    {metric: ranges of these trials}. ``work``: two intp work arrays of >= step x n_runs x n_topics.
+    """
+    t_first = first * TRIALS_PER_STREAM
+    t_end = min((first + len(seeds)) * TRIALS_PER_STREAM, B)
+    own = ranges is None
+    out = {m: np.empty(t_end - t_first) for m in src} if own else ranges
+    assert out is not None
+    if work is None:
+        work = [np.empty((step, n_runs * n_topics), np.intp) for _ in range(2)]
+    draw, idx = work
+    for k, ss in enumerate(seeds):
+        s = first + k
+        rng = None if permutations is not None else np.random.default_rng(ss)
+        for t0 in range(s * TRIALS_PER_STREAM, min((s + 1) * TRIALS_PER_STREAM, B), step):
+            t1 = min(t0 + step, (s + 1) * TRIALS_PER_STREAM, B)
+            ranges_block(src, out, t0, t1, rng, permutations, draw, idx, n_runs, n_topics,
+                         offset=t_first if own else 0)
+    return out
+
+
+def ranges_block(src: dict, ranges: dict, t0: int, t1: int, rng, permutations, draw, idx, n_runs: int,
+                 n_topics: int, offset: int = 0) -> None:
     """The permutation ranges of trials t0..t1-1 (one stream's, drawn next from ``rng``) into ``ranges``.
 
     The permutations are drawn as (trial, topic, run) rows, shuffled in place along the contiguous run
@@ -102,7 +129,7 @@ def _ranges_block(src: dict, ranges: dict, t0: int, t1: int, rng, permutations, 
     draws whichever axis holds the runs, so these are exactly the permutations of
     ``rng.permuted(arange over runs, axis=1)`` on (trial, run, topic), at ~1/3 of the cost. The flat
     gather index (trial, run, topic) is shared by every metric. ``draw``, ``idx``: work arrays of at
-    least t1 - t0 rows of n_runs x n_topics intp.
+    least t1 - t0 rows of n_runs x n_topics intp. Trial t goes to ``ranges[m][t - offset]``.
     """
     k = t1 - t0
     if permutations is None:
@@ -117,7 +144,7 @@ def _ranges_block(src: dict, ranges: dict, t0: int, t1: int, rng, permutations, 
     ix += np.arange(n_topics, dtype=np.intp)
     for m, v in src.items():
         pm = v[ix].mean(axis=2)                        # (k, n_runs): the permuted run means
-        ranges[m][t0:t1] = pm.max(axis=1) - pm.min(axis=1)
+        ranges[m][t0 - offset:t1 - offset] = pm.max(axis=1) - pm.min(axis=1)
 
 
 def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, seed: int | None = 0, alpha=0.05,
@@ -159,8 +186,6 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     block = check_positive_int(block, "block")
     threads = resolve_threads(threads)
     alphas = check_alpha(alpha)
-    pi, pj = pair_index(n_runs)
-    P = pi.size
     streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
     groups = split_range(len(streams), min_tasks(threads))
     # canonical order of each topic's scores, so a seed's result does not depend on the run order
@@ -175,21 +200,29 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
 
     def task(group):
         g0, g1 = group
-        draw, idx = cache.get(step, n_runs * n_topics, np.intp, np.intp)
-        for s in range(g0, g1):
-            rng = None if permutations is not None else np.random.default_rng(streams[s])
-            for t0 in range(s * TRIALS_PER_STREAM, min((s + 1) * TRIALS_PER_STREAM, B), step):
-                t1 = min(t0 + step, (s + 1) * TRIALS_PER_STREAM, B)
-                _ranges_block(src, ranges, t0, t1, rng, permutations, draw, idx, n_runs, n_topics)
+        stream_ranges(src, streams[g0:g1], g0, B, step, n_runs, n_topics, ranges, permutations,
+                      cache.get(step, n_runs * n_topics, np.intp, np.intp))
 
     run_tasks(task, groups, threads, prog, blas=False)
+    return tukey_result(mats, ids, ranges, B, seed, alphas)
+
+
+def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_ranges: np.ndarray):
+    """(mean_diff, p_value) of the pairs (pi, pj): the fraction of the B ranges that reach |mean_diff|."""
+    d = means[pi] - means[pj]
+    thr = np.abs(d) * (1 - TIE_RTOL)
+    B = sorted_ranges.size
+    return d, (B - np.searchsorted(sorted_ranges, thr, side="left")) / B
+
+
+def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple) -> TukeyResult:
+    """The result tables from every metric's B permutation ranges."""
+    n_runs = next(iter(mats.values())).shape[0]
+    pi, pj = pair_index(n_runs)
+    P = pi.size
     pair_frames, summ = [], []
-    for m in metrics:
-        means = mats[m].mean(axis=1)
-        d = means[pi] - means[pj]
-        r = np.sort(ranges[m])
-        thr = np.abs(d) * (1 - TIE_RTOL)
-        p = (B - np.searchsorted(r, thr, side="left")) / B       # fraction of ranges >= thr
+    for m in ranges:
+        d, p = tukey_pvalues(mats[m].mean(axis=1), pi, pj, np.sort(ranges[m]))
         pair_frames.append(pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj],
                                          "mean_diff": d, "p_value": p, "significant": p < alphas[0]}))
         for a in alphas:
