@@ -27,6 +27,7 @@ from evalcore import registry
 from evalcore._cache import BytesLRU
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
+from evalcore.meta._parallel import threads_from_env
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
 from . import safe, state
@@ -512,6 +513,24 @@ def _assemble_and_keep(kind: str, c: Collection, s: Settings, params: dict, B: i
     return out
 
 
+#: Threads one session's resampling may use: the server setting EVALCORE_SESSION_THREADS (default 2;
+#: docs/dashboard.md, "Server settings"), so that one session cannot take a class's cores. Every result is
+#: the same for any thread count (evalcore.meta._parallel).
+SESSION_THREADS_ENV, SESSION_THREADS_DEFAULT = "EVALCORE_SESSION_THREADS", 2
+
+
+def session_threads() -> int:
+    """The threads of one session's meta computations (:data:`SESSION_THREADS_ENV`, checked)."""
+    return threads_from_env(SESSION_THREADS_ENV, SESSION_THREADS_DEFAULT)
+
+
+def _clock(threads: int):
+    """The cost clock of a computation on ``threads`` threads: this script thread's CPU when it computes
+    alone (other sessions' work does not count), the wall time when pool threads do the work (the
+    script thread only waits for them, so its CPU would say nearly nothing)."""
+    return time.thread_time if threads <= 1 else time.perf_counter
+
+
 def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
                  progress: Callable[[float], object] | None = None) -> dict:
     """Run one resampling method (outside any st.cache_*), keep and return its result.
@@ -526,10 +545,12 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         return hit
     fn, _, parts = META_KINDS[kind]
     per_metric = kind in PER_METRIC_KINDS
+    threads = session_threads()
+    clock = _clock(threads)
     if not per_metric:
-        t0 = time.thread_time()         # this script thread's CPU: other sessions' work does not count
-        res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, **params)
-        out = {"frames": _frames(res, parts), "seconds": time.thread_time() - t0, "B": int(B)}
+        t0 = clock()
+        res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, threads=threads, **params)
+        out = {"frames": _frames(res, parts), "seconds": clock() - t0, "B": int(B)}
         _results().put(key, out)
         return out
     fresh: dict = {}
@@ -537,16 +558,16 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         # the missing metrics (a part the store's bound dropped meanwhile is computed again)
         todo = [k for k in meta_missing(kind, c, s, params, B) if k not in fresh]
         sc = scores(c, s, todo)
-        t0 = time.thread_time()
+        t0 = clock()
         # Short computations (the live charts' calls without a progress bar: quick passes, and a chosen
         # B within the interactive budget) run one session at a time. They are thousands of small numpy
         # calls, each releasing and retaking the GIL; with a class computing at once, every call waited
         # in a convoy of threads. Long ones (with progress) never wait here, so one user's long
         # refinement does not hold up the others.
         with _SHORT_LOCK if progress is None else nullcontext():
-            res = fn(sc, list(c.run_ids), B=int(B), progress=progress, **params)
+            res = fn(sc, list(c.run_ids), B=int(B), progress=progress, threads=threads, **params)
         frames = _frames(res, parts)
-        each = (time.thread_time() - t0) / len(todo)
+        each = (clock() - t0) / len(todo)
         with _COSTS_LOCK:
             _COSTS[_cost_key(kind, c, params, B)] = each
             while len(_COSTS) > _COSTS_MAX:
@@ -598,7 +619,7 @@ def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, 
     sc = {key: registry.score_matrix(_c, key, gains=list(gains), beta=beta, penalties=list(penalties),
                                      rel_threshold=thr)}
     res = _meta.repeat("bootstrap", sc, repeats=int(repeats), seed=int(seed), run_ids=list(_c.run_ids), B=int(B),
-                       alpha=alpha)
+                       alpha=alpha, threads=session_threads())
     row = res.spread[res.spread["figure"] == "pct_significant"].iloc[0]
     sd = float(row["sd"])
     return {"mean": float(row["mean"]), "sd": sd if np.isfinite(sd) else 0.0,
@@ -720,11 +741,11 @@ def _one_blas_thread():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _pairs_kind(sc, run_ids, *, B, seed, confidence, standardise, tests, progress=None):
+def _pairs_kind(sc, run_ids, *, B, seed, confidence, standardise, tests, progress=None, threads=1):
     from types import SimpleNamespace
     with _one_blas_thread():
         res = _meta.pair_statistics(_standardised(sc, standardise), run_ids=run_ids, confidence=confidence,
-                                    tests=tests, B=B, seed=seed, progress=progress)
+                                    tests=tests, B=B, seed=seed, progress=progress, threads=threads)
     return SimpleNamespace(result=replace(res, samples=None))     # the (B, n) samples are not kept
 
 
@@ -733,7 +754,7 @@ def pair_tests(test: str, ci: str) -> tuple[str, ...]:
     return (test,) + (("bootstrap",) if ci == "bootstrap" and test != "bootstrap" else ())
 
 
-def _spread_kind(sc, run_ids, *, B, seed, repeats, test, standardise, progress=None):
+def _spread_kind(sc, run_ids, *, B, seed, repeats, test, standardise, progress=None, threads=1):
     from types import SimpleNamespace
     if test not in RESAMPLED_TESTS:
         raise ValueError(f"a Monte Carlo spread exists only for the resampled tests "
@@ -743,7 +764,8 @@ def _spread_kind(sc, run_ids, *, B, seed, repeats, test, standardise, progress=N
     for r in range(int(repeats)):
         sub = None if progress is None else (lambda f, r=r: progress((r + f) / int(repeats)))
         with _one_blas_thread():
-            res = _meta.pair_statistics(sc, run_ids=run_ids, tests=(test,), B=B, seed=int(seed) + r, progress=sub)
+            res = _meta.pair_statistics(sc, run_ids=run_ids, tests=(test,), B=B, seed=int(seed) + r, progress=sub,
+                                        threads=threads)
         p = res.pairs
         frames.append(pd.DataFrame({"metric": p["metric"], "run_x": p["run_x"], "run_y": p["run_y"], "repeat": r,
                                     "seed": int(seed) + r, "p_value": p["p_" + test]}))

@@ -82,3 +82,19 @@ def test_reproduce_script_on_simulated_data(tmp_path, monkeypatch):
                  "a simulated collection"):
         assert head in text
     assert (tmp_path / "r" / "table3_swap.csv").is_file()
+
+
+@pytest.mark.parametrize("cmd", ["swap", "bootstrap", "stability", "tukey", "pairs"])
+def test_threads_option_same_output_and_checked(capsys, monkeypatch, cmd):
+    """--threads changes no number (the sums are exact, evalcore.meta._parallel): the JSON of 1 and 3
+    threads is the same; out-of-range values and a bad EVALCORE_THREADS are refused naming the setting."""
+    base = [cmd, "--simulated", "--topics", "12", "--systems", "7", "--metrics", "AP", "RR", "--B", "60",
+            "--output", "json"]
+    assert _json(capsys, base + ["--threads", "1"]) == _json(capsys, base + ["--threads", "3"])
+    for bad in ("0", "2000", "x"):
+        assert main(base + ["--threads", bad]) == 2
+        assert "--threads must be" in capsys.readouterr().err
+    monkeypatch.setenv("EVALCORE_THREADS", "-1")
+    assert main(base) == 2
+    assert "EVALCORE_THREADS must be a whole number from 1 to 1,024" in capsys.readouterr().err
+    assert main(base + ["--threads", "2"]) == 0         # the option wins over the environment

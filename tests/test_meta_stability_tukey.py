@@ -143,17 +143,25 @@ def test_top_runs():
         top_runs(np.array([0.1]), 0)
 
 
-@pytest.mark.parametrize("block", [1, 40, 250])
-def test_tukey_draws_the_documented_permutations(block):
+@pytest.mark.parametrize("block", [1, 4, 40, 250])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_tukey_draws_the_documented_permutations(block, threads):
     """With a seed, trial b permutes the runs of topic t by rng.permuted(arange(runs) per topic, axis=1)
-    on the (B, runs, topics) array, applied to each topic's sorted scores (the module docstring):
-    the drawn path must give exactly the ranges of those permutations given explicitly, whatever
-    the block size (the explicit path is checked against the plain loop above)."""
+    on the (trials, runs, topics) array of its stream: stream i holds trials 10 i .. 10 i + 9 and draws
+    from default_rng(SeedSequence(seed).spawn(ceil(B / 10))[i]) (the module docstring), applied to each
+    topic's sorted scores. The drawn path must give exactly the ranges of those permutations given
+    explicitly, whatever the block size and the threads (the explicit path is checked against the
+    plain loop above)."""
     rng0 = np.random.default_rng(3)
     S = {"a": rng0.random((7, 9)), "b": np.round(rng0.random((7, 9)), 1)}
-    B = 130
-    got = tukey_hsd(S, B=B, seed=11, block=block)
-    perms = np.random.default_rng(11).permuted(np.broadcast_to(np.arange(7)[:, None], (B, 7, 9)).copy(), axis=1)
+    B = 133
+    got = tukey_hsd(S, B=B, seed=11, block=block, threads=threads)
+    children = np.random.SeedSequence(11).spawn(14)
+    perms = np.concatenate([
+        np.random.default_rng(children[i]).permuted(
+            np.broadcast_to(np.arange(7)[:, None], (min(10, B - 10 * i), 7, 9)).copy(), axis=1)
+        for i in range(14)])
+    assert perms.shape == (B, 7, 9)
     ref = tukey_hsd({m: np.sort(v, axis=0) for m, v in S.items()}, permutations=perms)
     for m in S:
         assert np.array_equal(got.ranges[m], ref.ranges[m])

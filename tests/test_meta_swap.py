@@ -140,7 +140,7 @@ def test_chunking_does_not_change_results(monkeypatch):
     monkeypatch.setattr(swap_mod, "ROW_BUDGET", 8 * 4 * 64 * 3)          # blocks of 3 partner runs
     small = swap_method({"M": M}, B=64, seed=2)
     assert full.curves.equals(small.curves)
-    blocks = swap_mod._row_blocks(9, 3)
+    blocks = swap_mod.row_blocks(9, 3)
     assert max(j1 - j0 for _, j0, j1 in blocks) == 3
     pairs = [(i, j) for i, j0, j1 in blocks for j in range(j0, j1)]
     assert pairs == list(zip(*[a.tolist() for a in _common.pair_index(9)], strict=True))

@@ -129,3 +129,17 @@ def test_topic_seed_changes_only_the_topic_tables(tmp_path, coll):
     diff = (tmp_path / "a" / "table7_topic_uncertainty.csv").read_bytes() != \
         (tmp_path / "b" / "table7_topic_uncertainty.csv").read_bytes()
     assert same and diff
+
+
+def test_threads_change_no_byte_of_the_report(tmp_path, coll):
+    """--threads 1 and --threads 3 write the same files, byte for byte (the resampling sums are exact,
+    evalcore.meta._parallel), and --threads is not in the "Written by" command since it changes nothing."""
+    q, r = coll
+    md1 = _run(q, r, tmp_path / "one", "--threads", "1")
+    md3 = _run(q, r, tmp_path / "three", "--threads", "3")
+    assert "--threads" not in md3.split("Written by `", 1)[1].split("`", 1)[0]
+    for p in (tmp_path / "one").iterdir():
+        if p.name != "report.md":                      # (report.md names its own --out folder)
+            assert p.read_bytes() == (tmp_path / "three" / p.name).read_bytes(), p.name
+    assert md1.replace(str(tmp_path / "one"), "OUT") == md3.replace(str(tmp_path / "three"), "OUT")
+    assert main(["report", "--qrels", str(q), "--runs", str(r), "--out", str(tmp_path / "x"), "--threads", "0"]) == 2

@@ -37,6 +37,7 @@ from .options import (
     MAX_COUNT,
     MAX_REPEATS,
     SEED_MAX,
+    add_threads_option,
     data_options_parser,
     load_from_args,
     metric_params,
@@ -104,8 +105,9 @@ def meta_parent(default_B: int, default_alpha: list[float], tables: list[str], r
     if default_B:
         g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N",
                        help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
+        add_threads_option(g)
     else:
-        p.set_defaults(B=None)
+        p.set_defaults(B=None, threads=None)
     g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples / permutations (default 0); same seed, same result")
     g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha,
@@ -351,7 +353,7 @@ _CLAIM_FIGURE = {"swap": ("pct_comparisons", "confidence"), "bootstrap": ("pct_s
 def _run_repeated(args, method: str, name, runs, n_topics, scores, settings: dict, first_tables, **kw) -> int:
     if args.repeats < 1:
         raise ValueError(f"--repeats must be >= 1; got {args.repeats}")
-    r = repeat(method, scores, repeats=args.repeats, seed=args.seed, **kw)
+    r = repeat(method, scores, repeats=args.repeats, seed=args.seed, threads=args.threads, **kw)
     figure, by = _CLAIM_FIGURE[method]
     level = r.per_repeat[by].iloc[0]
     claims = []

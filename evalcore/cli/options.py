@@ -18,7 +18,8 @@ from ..gains import GAIN_PRESETS, inverted, parse_levels
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MAX, Field, read_settings
 
-__all__ = ["data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number",
+__all__ = ["add_threads_option",
+           "data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number",
            "OptionError", "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
@@ -32,6 +33,16 @@ MAX_COUNT = 10**9
 #: Most trials / samples (--B) and repetitions (--repeats) of a meta-evaluation: the swap method holds
 #: two (B, c) topic-index arrays (16 bytes per trial and topic), 1.6 GB at B = 10**6 and 100 topics.
 MAX_B, MAX_REPEATS = 10**6, 1000
+
+
+def add_threads_option(group) -> None:
+    """``--threads N``: threads of the resampling methods (evalcore.meta), 1..MAX_THREADS; default the
+    ``EVALCORE_THREADS`` environment variable, else every core. The tables do not depend on it."""
+    from ..meta._parallel import MAX_THREADS, THREADS_ENV
+
+    group.add_argument("--threads", type=number("--threads", int, 1, MAX_THREADS), default=None, metavar="N",
+                       help=f"threads for the resampling (default: ${THREADS_ENV}, else every core; at most "
+                            f"{MAX_THREADS:,}); the results are the same for any number")
 
 
 class OptionError(Exception):

@@ -175,7 +175,8 @@ def run_pairs(args) -> int:
         raise ValueError(f"--confidence must lie in (0, 1); got {confidence}")
     name, runs, n_topics, scores = load_scores(args)
     tests = tuple(dict.fromkeys(["t", args.test] + (["bootstrap"] if args.ci == "bootstrap" else [])))
-    r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=tests, B=args.B, seed=args.seed)
+    r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=tests, B=args.B, seed=args.seed,
+                        threads=args.threads)
     st = {**common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
           "confidence": confidence, **standardise_settings(args), "effect_size_runs": r.v_e_runs,
           "effect_size_variance": f"V_E of the two-way ANOVA over the {r.v_e_runs} runs compared (after --top) "

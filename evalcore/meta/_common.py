@@ -157,6 +157,20 @@ def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     return i.astype(np.intp), j.astype(np.intp)
 
 
+def pair_range(n_runs: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``start .. stop - 1`` of :func:`pair_index`'s order, without building all of it.
+
+    >>> [a.tolist() for a in pair_range(4, 2, 5)], [a[2:5].tolist() for a in pair_index(4)]
+    ([[0, 1, 1], [3, 2, 3]], [[0, 1, 1], [3, 2, 3]])
+    """
+    rows = np.arange(n_runs, dtype=np.int64)
+    first = rows * (2 * n_runs - rows - 1) // 2          # index of pair (i, i + 1)
+    k = np.arange(start, stop, dtype=np.int64)
+    i = np.searchsorted(first, k, side="right") - 1
+    j = k - first[i] + i + 1
+    return i.astype(np.intp), j.astype(np.intp)
+
+
 def pair_chunks(n_pairs: int, per_row_bytes: int, *, n_jobs: int = 1, budget: int = 16 << 20,
                 min_chunks: int = 20) -> list[slice]:
     """Split ``n_pairs`` into slices that each use at most ``budget`` bytes

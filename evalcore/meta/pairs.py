@@ -96,6 +96,7 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
+from ._parallel import min_tasks, resolve_threads, run_tasks
 from .bootstrap import resolve_samples
 from .topicsets import residual_variance
 
@@ -375,7 +376,7 @@ def _signs(n: int, B: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
 def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidence: float = 0.95,
                     tests: Sequence[str] = TESTS, B: int = 1000, seed: int | None = 0,
                     samples: np.ndarray | None = None, signs: np.ndarray | None = None,
-                    progress: ProgressFn | None = None) -> PairsResult:
+                    progress: ProgressFn | None = None, threads: int | None = None) -> PairsResult:
     """Mean difference, CIs, effect sizes and p-values of every run pair of every metric.
 
     Parameters
@@ -393,6 +394,8 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     signs : optional (K, n_topics) array of +-1 sign flips for the randomisation test; p is then
         2 min(#{T* <= T}, #{T* >= T}) / K (no +1: the caller gives the full reference set)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
+    threads : threads running the chunks of pairs (default ``$EVALCORE_THREADS``, else every core, one
+        BLAS thread each); a pair's values do not depend on its chunk, so the table is the same for any number
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = pair_statistics(s, tests=("t", "sign"))
@@ -401,18 +404,27 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     """
     metrics, mats, n_runs, n_topics, ids, confidence, tests, B = _check_arguments(scores, run_ids, confidence,
                                                                                 tests, B)
+    threads = resolve_threads(threads)
     rs = _resampling(tests, n_topics, B, seed, samples, signs)
     a2 = (1 - confidence) / 2
     pi, pj = pair_index(n_runs)
     per_row = 8 * (12 * n_topics + 4 * rs.Bb + 2 * rs.K)
-    chunks = pair_chunks(pi.size, per_row, n_jobs=len(metrics))
+    chunks = pair_chunks(pi.size, per_row, min_chunks=min_tasks(threads, len(metrics)))
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
-    frames, v_es = [], {}
+    v_es = {m: residual_variance(mats[m]) for m in metrics}
+    cols = {m: {k: np.full(pi.size, np.nan) for k in _PAIR_COLUMNS[3:]} for m in metrics}
+    any_nan = {m: bool(np.isnan(mats[m]).any()) for m in metrics}
+    tols = {m: zero_tolerance(mats[m]) for m in metrics}
+
+    def task(job):
+        m, sl = job
+        _chunk_columns(mats[m], v_es[m], pi, pj, sl, tests, rs, a2, cols[m], any_nan[m], tols[m])
+
+    run_tasks(task, [(m, sl) for m in metrics for sl in chunks], threads, prog)
+    frames = []
     for m in metrics:
-        v_es[m] = residual_variance(mats[m])
-        cols = _metric_columns(mats[m], v_es[m], pi, pj, chunks, tests, rs, a2, prog)
-        frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols})
+        frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols[m]})
         frame["n_topics"] = frame["n_topics"].astype(np.int64)
         frames.append(frame)
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
@@ -478,25 +490,20 @@ def _resampling(tests, n_topics: int, B: int, seed, samples, signs) -> _Resampli
     return rs
 
 
-def _metric_columns(M, v_e, pi, pj, chunks, tests, rs: _Resampling, a2: float, prog) -> dict:
-    """Every column of one metric's pairs, computed chunk by chunk of pairs."""
-    P = pi.size
-    cols = {k: np.full(P, np.nan) for k in _PAIR_COLUMNS[3:]}
-    any_nan = bool(np.isnan(M).any())
-    tol = zero_tolerance(M)
-    for sl in chunks:
-        d = _Diffs(zero_rounding(M[pi[sl]] - M[pj[sl]], tol))
-        t = _t_columns(d, v_e, a2, cols, sl, "t" in tests)
-        if "wilcoxon" in tests:
-            cols["p_wilcoxon"][sl] = _wilcoxon(d.z0, d.valid)
-        if "sign" in tests:
-            cols["p_sign"][sl] = _p_sign(d.z0)
-        if rs.do_rand:
-            cols["p_randomisation"][sl], cols["mc_se_p_randomisation"][sl] = _p_randomisation(d, rs)
-        if rs.do_boot:
-            _bootstrap_columns(d, t, rs, any_nan, a2, cols, sl)
-        prog.step()
-    return cols
+def _chunk_columns(M, v_e, pi, pj, sl, tests, rs: _Resampling, a2: float, cols: dict, any_nan: bool,
+                   tol: float) -> None:
+    """Every column of one chunk ``sl`` of one metric's pairs, written into ``cols`` (one array per column);
+    ``tol``: the metric's :func:`zero_tolerance`, from its whole matrix (so no chunking can change it)."""
+    d = _Diffs(zero_rounding(M[pi[sl]] - M[pj[sl]], tol))
+    t = _t_columns(d, v_e, a2, cols, sl, "t" in tests)
+    if "wilcoxon" in tests:
+        cols["p_wilcoxon"][sl] = _wilcoxon(d.z0, d.valid)
+    if "sign" in tests:
+        cols["p_sign"][sl] = _p_sign(d.z0)
+    if rs.do_rand:
+        cols["p_randomisation"][sl], cols["mc_se_p_randomisation"][sl] = _p_randomisation(d, rs)
+    if rs.do_boot:
+        _bootstrap_columns(d, t, rs, any_nan, a2, cols, sl)
 
 
 class _Diffs:

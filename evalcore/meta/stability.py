@@ -13,10 +13,12 @@ A stable metric has a low error rate at a low proportion of ties; curves of
 error rate against ties over several f compare metrics.
 
 Means over the sample are ``scores @ counts.T / c`` (topic-count matrix,
-O(runs x topics x B), one BLAS thread; the sums exact up to one rounding by
+O(runs x topics x B), computed in chunks of trials; the sums exact up to one rounding by
 :func:`evalcore._exact.fmat_imat`, so the same bits on every CPU), pair differences are taken from
 those means in chunks of pairs (:data:`CHUNK_BYTES` at a time), so memory
-beyond the result columns does not grow with the number of pairs.
+beyond the result columns does not grow with the number of pairs. Both kinds of chunk run on a
+pool of threads (``threads``, one BLAS thread per task; :mod:`evalcore.meta._parallel`): counts are
+integers and the means exact, so the tables do not depend on the threads.
 """
 from __future__ import annotations
 
@@ -34,12 +36,11 @@ from ._common import (
     check_run_ids,
     check_scores,
     count_rows,
-    one_blas_thread,
     pair_chunks,
     pair_index,
     topic_counts,
-    work_arrays,
 )
+from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
 
 __all__ = ["stability", "StabilityResult", "stability_samples"]
 
@@ -127,7 +128,8 @@ class StabilityResult:
 
 def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: int | None = None, B: int = 1000,
               seed: int | None = 0, fuzziness=(0.01, 0.02, 0.05, 0.1), replacement: bool = False,
-              samples: np.ndarray | None = None, progress: ProgressFn | None = None) -> StabilityResult:
+              samples: np.ndarray | None = None, progress: ProgressFn | None = None,
+              threads: int | None = None) -> StabilityResult:
     """Error rate and proportion of ties of every metric, for each fuzziness value.
 
     Parameters
@@ -141,33 +143,47 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     replacement : draw each subset with replacement (002's bootstrap variant)
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
+    threads : threads running the chunks of trials (the means) and of pairs (the counts); default
+        ``$EVALCORE_THREADS``, else every core. The tables are the same for any number
 
     >>> s = {"M": np.array([[0.9, 0.8, 0.7, 0.6], [0.1, 0.2, 0.1, 0.2]])}
     >>> r = stability(s, B=10, fuzziness=(0.05,))
     >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
     [[0.0, 0.0]]
     """
+    threads = resolve_threads(threads)
     metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
     B, c = samples.shape
     P = pi.size
-    chunks = pair_chunks(P, 8 * (5 * B), n_jobs=len(metrics), budget=CHUNK_BYTES)
-    prog = Progress(progress, len(metrics) * len(chunks))
+    chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(threads, len(metrics)))
+    trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
+    prog = Progress(progress, len(metrics) * (len(chunks) + len(trial_parts)))
     prog.report(0.0)
+    # every run's mean per trial, in chunks of trials: every column of the topic counts sums to c, so the
+    # exact products (evalcore._exact) give the same bits for any split of the trials
+    means = {m: np.empty((mats[m].shape[0], B)) for m in metrics}
+
+    def means_task(job):
+        m, (t0, t1) = job
+        means[m][:, t0:t1] = fmat_imat(mats[m], Ct[:, t0:t1]) / c
+
+    run_tasks(means_task, [(m, part) for m in metrics for part in trial_parts], threads, prog)
     counts = {}
+    for m in metrics:
+        W = np.zeros((len(fz), P), dtype=np.int64)
+        counts[m] = W, np.zeros_like(W), np.zeros_like(W)
+    fast = {m: fast_path_ok(means[m]) for m in metrics}
     rows = max(sl.stop - sl.start for sl in chunks)
-    work = work_arrays(rows, B, *[np.float64] * 5, np.bool_)
-    with one_blas_thread():
-        for m in metrics:
-            means = fmat_imat(mats[m], Ct) / c          # (n_runs, B); exact sums, the same bits on every CPU
-            W = np.zeros((len(fz), P), dtype=np.int64)
-            L = np.zeros_like(W)
-            T = np.zeros_like(W)
-            fast = fast_path_ok(means)
-            for sl in chunks:
-                count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
-                prog.step()
-            counts[m] = W, L, T
+    cache = WorkCache()
+
+    def count_task(job):
+        m, sl = job
+        W, L, T = counts[m]
+        count_chunk(means[m], pi[sl], pj[sl], fz, fast[m], W[:, sl], L[:, sl], T[:, sl],
+                    cache.get(rows, B, *[np.float64] * 5, np.bool_))
+
+    run_tasks(count_task, [(m, sl) for m in metrics for sl in chunks], threads, prog)
     return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
 
 

@@ -35,6 +35,7 @@ import pandas as pd
 
 from .._exact import fmat_imat
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, sign_tol, topic_counts, zero_tolerance
+from ._parallel import min_tasks, resolve_threads, run_tasks, split_range
 from .sampling import sample_topics
 
 __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort_summary"]
@@ -143,7 +144,7 @@ def _summary_row(metric, conf, count, swaps, max_performance, bin_width, total):
 def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacement", subset_size: int | None = None,
                 B: int = 1000, seed: int | None = 0, bin_width: float = 0.01, n_bins: int = 21, rule: str = "003",
                 confidences=(0.95, 0.90, 0.80), samples: tuple[np.ndarray, np.ndarray] | None = None,
-                progress: ProgressFn | None = None) -> SwapResult:
+                progress: ProgressFn | None = None, threads: int | None = None) -> SwapResult:
     """Swap rates per performance-difference bin and the sensitivity summary, for every metric.
 
     Parameters
@@ -158,12 +159,68 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     confidences : levels for the summary (default 95%, 90%, 80%)
     samples : optional (Q, Q2) index arrays (B, c) to use instead of drawing them (tests, shared samples)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
+    threads : threads running the chunks of trials (the means) and of pairs (the bin counts); default
+        ``$EVALCORE_THREADS``, else every core. Counts are integers, the means exact: the same tables
+        for any number
 
     >>> rng = np.random.default_rng(0)
     >>> r = swap_method({"M": rng.random((4, 10))}, B=50, seed=1)
     >>> list(r.summary.columns)[:6]
     ['metric', 'confidence', 'abs_diff', 'max_performance', 'relative', 'pct_comparisons']
     """
+    threads = resolve_threads(threads)
+    prep = prepare_swap(scores, sampling, subset_size, B, seed, bin_width, n_bins, rule, confidences, samples)
+    metrics, mats, n_runs, B, c = prep.metrics, prep.mats, prep.n_runs, prep.B, prep.c
+    P = n_runs * (n_runs - 1) // 2
+    per_job = min_tasks(threads, len(metrics))
+    groups = task_groups(row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // per_job))), per_job)
+    trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
+    prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
+    prog.report(0.0)
+    # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
+    uniq = {m: distinct_rows(mats[m]) for m in metrics}
+    means = {m: (np.empty((uniq[m][0].shape[0], B)), np.empty((uniq[m][0].shape[0], B))) for m in metrics}
+
+    def means_task(job):
+        m, (t0, t1) = job
+        means[m][0][:, t0:t1], means[m][1][:, t0:t1] = swap_means(uniq[m][0], prep.C1, prep.C2, c, t0, t1)
+
+    run_tasks(means_task, [(m, part) for m in metrics for part in trial_parts], threads, prog)
+    A = {m: (means[m][0][uniq[m][1]], means[m][1][uniq[m][1]]) for m in metrics}   # (n_runs, B) each
+    jobs = [(m, g) for m in metrics for g in groups]
+    hists = run_tasks(lambda job: swap_hist(*A[job[0]], job[1], prep.bin_width, prep.n_bins, prep.rule,
+                                            prep.tols[job[0]]), jobs, threads, prog)
+    total = {m: np.zeros(2 * prep.n_bins, dtype=np.int64) for m in metrics}
+    for (m, _), h in zip(jobs, hists, strict=True):
+        total[m] += h                                        # integer counts: any order, the same sum
+    return swap_result(prep, total, {m: float(max(A[m][0].max(), A[m][1].max())) for m in metrics})
+
+
+@dataclass
+class SwapSetup:
+    """Checked inputs of :func:`swap_method` and what every chunk shares (the topic counts C1, C2 of the
+    samples Q, Q2, each (n_topics, B); ``tols``: each metric's rounding tolerance,
+    :func:`~evalcore.meta.pairs.zero_tolerance` of its whole score matrix)."""
+    metrics: list
+    mats: dict
+    n_runs: int
+    Q: np.ndarray
+    Q2: np.ndarray
+    C1: np.ndarray
+    C2: np.ndarray
+    B: int
+    c: int
+    sampling: str
+    seed: object
+    bin_width: float
+    n_bins: int
+    rule: str
+    confs: tuple
+    tols: dict
+
+
+def prepare_swap(scores, sampling, subset_size, B, seed, bin_width, n_bins, rule, confidences, samples) -> SwapSetup:
+    """Validate :func:`swap_method`'s arguments and draw (or check) the topic samples."""
     metrics, mats, n_runs, n_topics = check_scores(scores)
     if not (bin_width > 0):
         raise ValueError(f"bin_width must be > 0; got {bin_width!r}")
@@ -182,50 +239,64 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
                 or max(Q.max(), Q2.max()) >= n_topics:
             raise ValueError(f"samples must be two (B, c) arrays of topic indices 0..{n_topics - 1}")
     B, c = Q.shape
-    C1 = topic_counts(Q, n_topics).T         # (n_topics, B): (M @ C1) / c are the runs' means over Q_b
-    C2 = topic_counts(Q2, n_topics).T
-    P = n_runs * (n_runs - 1) // 2
-    want = -(-20 // len(metrics))                                      # progress steps per metric
-    blocks = _row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // want)))   # D, D2, temporaries
-    steps = _progress_groups(blocks, len(metrics))
-    prog = Progress(progress, len(metrics) * len(steps))
-    prog.report(0.0)
+    # (n_topics, B): (M @ C1) / c are the runs' means over Q_b
+    return SwapSetup(metrics, mats, n_runs, Q, Q2, topic_counts(Q, n_topics).T, topic_counts(Q2, n_topics).T, B, c,
+                     sampling if samples is None else "given", seed, bin_width, n_bins, rule, confs,
+                     {m: zero_tolerance(mats[m]) for m in metrics})
+
+
+def distinct_rows(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows of M, the row of each run among them): identical runs then share one row of means."""
+    u, inv = np.unique(M, axis=0, return_inverse=True)
+    return u, np.asarray(inv).ravel()
+
+
+def swap_means(U: np.ndarray, C1: np.ndarray, C2: np.ndarray, c: int, t0: int, t1: int):
+    """The means of the rows U over trials t0..t1-1 of both topic samples: ((rows, t1 - t0), same).
+
+    Exact sums (evalcore._exact): the same bits on every CPU and, every column of the topic counts
+    summing to c, for any split of the trials, so no swap or bin can flip."""
+    return fmat_imat(U, C1[:, t0:t1]) / c, fmat_imat(U, C2[:, t0:t1]) / c
+
+
+def swap_hist(A1: np.ndarray, A2: np.ndarray, group, bin_width: float, n_bins: int, rule: str,
+              tol: float = 0.0) -> np.ndarray:
+    """Comparisons and swaps per bin of the pairs in ``group`` (blocks (i, j0, j1): run i against runs
+    j0..j1-1), as one int64 histogram indexed by bin * 2 + swapped. A difference of magnitude <= ``tol``
+    is 0 in the swap test (the metric's :attr:`SwapSetup.tols`, computed once from its whole score matrix,
+    so that no split into tasks can change it)."""
+    hist = np.zeros(2 * n_bins, dtype=np.int64)
+    for i, j0, j1 in group:
+        D = A1[i] - A1[j0:j1]                                # pairs (i, j), j in j0..j1-1: run i minus run j
+        D2 = A2[i] - A2[j0:j1]
+        code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule, tol)
+        hist += np.bincount(code.ravel(), minlength=2 * n_bins)
+    return hist
+
+
+def swap_result(prep: SwapSetup, hists: dict, max_perfs: dict) -> SwapResult:
+    """The result tables from each metric's histogram (:func:`swap_hist`, summed) and maximum performance."""
+    P = prep.n_runs * (prep.n_runs - 1) // 2
     curve_rows, summ_rows = [], []
-    lower = np.arange(n_bins) * bin_width
+    lower = np.arange(prep.n_bins) * prep.bin_width
     upper = np.r_[lower[1:], np.inf]
-    for m in metrics:
-        # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
-        uniq, inv = np.unique(mats[m], axis=0, return_inverse=True)
-        inv = np.asarray(inv).ravel()
-        # exact sums (evalcore._exact): the same bits on every CPU, so no swap or bin can flip
-        A1, A2 = (fmat_imat(uniq, C1) / c)[inv], (fmat_imat(uniq, C2) / c)[inv]   # (n_runs, B) each
-        max_perf = float(max(A1.max(), A2.max()))
-        tol = zero_tolerance(mats[m])      # a D within rounding of 0 is D = 0 (rows equal but for rounding)
-        hist = np.zeros(2 * n_bins, dtype=np.int64)          # [bin * 2 + swapped]
-        for group in steps:
-            for i, j0, j1 in group:
-                D = A1[i] - A1[j0:j1]                        # pairs (i, j), j in j0..j1-1: run i minus run j
-                D2 = A2[i] - A2[j0:j1]
-                code = _bins_fast(D, bin_width, n_bins) * 2 + _swap_fast(D, D2, rule, tol)
-                hist += np.bincount(code.ravel(), minlength=2 * n_bins)
-            prog.step()
+    for m in prep.metrics:
+        hist = hists[m]
         count = hist[0::2] + hist[1::2]
         swaps = hist[1::2]
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = np.where(count > 0, swaps / np.maximum(count, 1), np.nan)
-        curve_rows.append(pd.DataFrame({"metric": m, "bin": np.arange(n_bins), "lower": lower, "upper": upper,
+        curve_rows.append(pd.DataFrame({"metric": m, "bin": np.arange(prep.n_bins), "lower": lower, "upper": upper,
                                         "count": count, "swaps": swaps, "swap_rate": rate}))
-        for conf in confs:
-            summ_rows.append(_summary_row(m, conf, count, swaps, max_perf, bin_width, P * B))
-    curves = pd.concat(curve_rows, ignore_index=True)
-    summary = pd.DataFrame(summ_rows, columns=SUMMARY_COLUMNS)
-    summary = sort_summary(summary, confs)
-    return SwapResult(curves=curves, summary=summary, Q=Q, Q2=Q2,
-                      sampling=sampling if samples is None else "given", subset_size=c, B=B, seed=seed, rule=rule,
-                      bin_width=bin_width, n_bins=n_bins)
+        for conf in prep.confs:
+            summ_rows.append(_summary_row(m, conf, count, swaps, max_perfs[m], prep.bin_width, P * prep.B))
+    summary = sort_summary(pd.DataFrame(summ_rows, columns=SUMMARY_COLUMNS), prep.confs)
+    return SwapResult(curves=pd.concat(curve_rows, ignore_index=True), summary=summary, Q=prep.Q, Q2=prep.Q2,
+                      sampling=prep.sampling, subset_size=prep.c, B=prep.B, seed=prep.seed, rule=prep.rule,
+                      bin_width=prep.bin_width, n_bins=prep.n_bins)
 
 
-def _row_blocks(n_runs: int, max_rows: int) -> list[tuple[int, int, int]]:
+def row_blocks(n_runs: int, max_rows: int) -> list[tuple[int, int, int]]:
     """Pairs (i, j > i) as blocks (i, j0, j1) of at most ``max_rows`` partners, in pair_index order."""
     out = []
     for i in range(n_runs - 1):
@@ -234,11 +305,22 @@ def _row_blocks(n_runs: int, max_rows: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _progress_groups(blocks, n_jobs: int, min_steps: int = 20) -> list[list]:
-    """Group blocks so that ``n_jobs`` passes report progress at least ``min_steps`` times in all."""
-    want = max(1, -(-min_steps // max(n_jobs, 1)))
-    size = max(1, len(blocks) // want)
-    return [blocks[s:s + size] for s in range(0, len(blocks), size)]
+def task_groups(blocks, parts: int) -> list[list]:
+    """Consecutive blocks grouped into about ``parts`` tasks of near-equal pair counts (blocks of run i
+    hold n_runs - 1 - i pairs, so equal numbers of blocks would not balance the threads)."""
+    sizes = np.array([j1 - j0 for _, j0, j1 in blocks], dtype=np.int64)
+    ends = np.cumsum(sizes)
+    total = int(ends[-1]) if ends.size else 0
+    groups, start = [], 0
+    for k in range(1, max(parts, 1) + 1):
+        stop = int(np.searchsorted(ends, total * k / max(parts, 1), side="left")) + 1
+        stop = min(max(stop, start), len(blocks))
+        if stop > start:
+            groups.append(blocks[start:stop])
+            start = stop
+    if start < len(blocks):
+        groups.append(blocks[start:])
+    return groups
 
 
 def _bins_fast(D: np.ndarray, bin_width: float, n_bins: int) -> np.ndarray:

@@ -10,7 +10,16 @@ pairs significant.
 
 Vectorised: the permutations are drawn in blocks of trials as index arrays
 (trials, n_runs, n_topics) shared by every metric; the permuted means are
-one gather and one mean per block. A range within 1e-9 (relative) of the
+one gather and one mean per block.
+
+Random streams: the B trials fall into streams of :data:`TRIALS_PER_STREAM`
+(10) trials, and stream i draws its permutations from its own generator,
+``default_rng(SeedSequence(seed).spawn(n_streams)[i])``, trial after trial.
+Streams run on a pool of threads (``threads``) or as Dask tasks
+(:func:`evalcore.meta.on_dask.tukey_hsd`) and give the same permutations, so
+the same seed gives the same p-values on every path, with any block size.
+(Before this, one generator ``default_rng(seed)`` drew every trial in turn:
+the same seed now gives other, equally valid, permutations.) A range within 1e-9 (relative) of the
 observed difference counts as reaching it (so the identity permutation
 reaches the largest observed difference whatever the summation order).
 
@@ -41,6 +50,7 @@ from ._common import (
     check_scores,
     pair_index,
 )
+from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
 
 __all__ = ["tukey_hsd", "TukeyResult"]
 
@@ -72,9 +82,74 @@ class TukeyResult:
 BLOCK_CELLS = 1 << 22
 
 
+#: Trials drawn from one random stream. Trial b's permutations come from stream b // TRIALS_PER_STREAM,
+#: the generator ``default_rng(SeedSequence(seed).spawn(n_streams)[b // TRIALS_PER_STREAM])``, so any
+#: block of streams can be drawn on any thread or Dask worker with the same result.
+TRIALS_PER_STREAM = 10
+
+
+def trial_streams(B: int, seed) -> list[np.random.SeedSequence]:
+    """The seed sequences of the ceil(B / :data:`TRIALS_PER_STREAM`) streams of permutations."""
+    return np.random.SeedSequence(seed).spawn(-(-B // TRIALS_PER_STREAM))
+
+
+def stream_ranges(src: dict, seeds: list, first: int, B: int, step: int, n_runs: int, n_topics: int,
+                  ranges: dict | None = None, permutations=None, work=None) -> dict:
+    """The permutation ranges of streams ``first .. first + len(seeds) - 1`` (their trials, in order).
+
+    ``src``: {metric: flat (runs x topics) scores}, sorted per topic; ``seeds``: those streams'
+    SeedSequences (:func:`trial_streams`; None entries with given ``permutations``); ``step``: trials
+    permuted at once. Writes into ``ranges`` ({metric: (B,) array}) if given, else returns
+    {metric: ranges of these trials}. ``work``: two intp work arrays of >= step x n_runs x n_topics.
+    """
+    t_first = first * TRIALS_PER_STREAM
+    t_end = min((first + len(seeds)) * TRIALS_PER_STREAM, B)
+    own = ranges is None
+    out = {m: np.empty(t_end - t_first) for m in src} if own else ranges
+    assert out is not None
+    if work is None:
+        work = [np.empty((step, n_runs * n_topics), np.intp) for _ in range(2)]
+    draw, idx = work
+    for k, ss in enumerate(seeds):
+        s = first + k
+        rng = None if permutations is not None else np.random.default_rng(ss)
+        for t0 in range(s * TRIALS_PER_STREAM, min((s + 1) * TRIALS_PER_STREAM, B), step):
+            t1 = min(t0 + step, (s + 1) * TRIALS_PER_STREAM, B)
+            ranges_block(src, out, t0, t1, rng, permutations, draw, idx, n_runs, n_topics,
+                         offset=t_first if own else 0)
+    return out
+
+
+def ranges_block(src: dict, ranges: dict, t0: int, t1: int, rng, permutations, draw, idx, n_runs: int,
+                 n_topics: int, offset: int = 0) -> None:
+    """The permutation ranges of trials t0..t1-1 (one stream's, drawn next from ``rng``) into ``ranges``.
+
+    The permutations are drawn as (trial, topic, run) rows, shuffled in place along the contiguous run
+    axis: ``rng.permuted`` walks the (trial, topic) slices in the same order with the same Fisher-Yates
+    draws whichever axis holds the runs, so these are exactly the permutations of
+    ``rng.permuted(arange over runs, axis=1)`` on (trial, run, topic), at ~1/3 of the cost. The flat
+    gather index (trial, run, topic) is shared by every metric. ``draw``, ``idx``: work arrays of at
+    least t1 - t0 rows of n_runs x n_topics intp. Trial t goes to ``ranges[m][t - offset]``.
+    """
+    k = t1 - t0
+    if permutations is None:
+        d = draw[:k].reshape(k, n_topics, n_runs)
+        np.copyto(d, np.arange(n_runs, dtype=np.intp))
+        rng.permuted(d, axis=2, out=d)
+        perm = d.transpose(0, 2, 1)                   # (k, n_runs, n_topics): run perm[b, :, t] for topic t
+    else:
+        perm = permutations[t0:t1]
+    ix = idx[:k].reshape(k, n_runs, n_topics)
+    np.multiply(perm, n_topics, out=ix)                # flat index of (perm[b, r, t], t) in a (runs, topics) matrix
+    ix += np.arange(n_topics, dtype=np.intp)
+    for m, v in src.items():
+        pm = v[ix].mean(axis=2)                        # (k, n_runs): the permuted run means
+        ranges[m][t0 - offset:t1 - offset] = pm.max(axis=1) - pm.min(axis=1)
+
+
 def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, seed: int | None = 0, alpha=0.05,
               block: int = 250, permutations: np.ndarray | None = None,
-              progress: ProgressFn | None = None) -> TukeyResult:
+              progress: ProgressFn | None = None, threads: int | None = None) -> TukeyResult:
     """Randomised Tukey HSD for every run pair of every metric.
 
     Parameters
@@ -90,6 +165,9 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         permutation of runs applied to topic t in trial b, to the scores as given (tests);
         overrides B and seed
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
+    threads : threads running the blocks of trials (default ``$EVALCORE_THREADS``, else every core); every
+        stream of :data:`TRIALS_PER_STREAM` trials has its own generator, so the result is the same for
+        any number
 
     >>> hi, lo = [0.9, 0.8, 0.9, 0.7] * 2, [0.1, 0.2, 0.1, 0.2] * 2
     >>> s = {"M": np.array([hi, lo, lo])}
@@ -106,57 +184,45 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         B = permutations.shape[0]
     B = check_positive_int(B, "B")
     block = check_positive_int(block, "block")
+    threads = resolve_threads(threads)
     alphas = check_alpha(alpha)
-    rng = np.random.default_rng(seed)
-    pi, pj = pair_index(n_runs)
-    P = pi.size
-    # trials per block: at most `block`, and at most BLOCK_CELLS trial x run x topic cells (24 bytes each
-    # in the work arrays), so memory does not grow with runs x topics (the result does not depend on it)
-    step = min(block, max(1, BLOCK_CELLS // (n_runs * n_topics)))
-    blocks = [(s, min(s + step, B)) for s in range(0, B, step)]
-    if len(blocks) < 20 and B >= 20:  # at least ~5% progress steps
-        size = -(-B // 20)
-        blocks = [(s, min(s + size, B)) for s in range(0, B, size)]
-    ranges = {m: np.empty(B) for m in metrics}
-    prog = Progress(progress, len(blocks))
-    prog.report(0.0)
+    streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
+    groups = split_range(len(streams), min_tasks(threads))
     # canonical order of each topic's scores, so a seed's result does not depend on the run order
     src = {m: (mats[m] if permutations is not None else np.sort(mats[m], axis=0)).ravel() for m in metrics}
-    k_max = max(e - s for s, e in blocks)
-    # Work arrays, allocated once: the drawn permutations as (trial, topic, run) rows, shuffled in place
-    # along the contiguous run axis, and the flat gather index (trial, run, topic) shared by every metric.
-    # rng.permuted walks the (trial, topic) slices in the same order with the same Fisher-Yates draws
-    # whichever axis holds the runs, so these are exactly the permutations of
-    # rng.permuted(arange over runs, axis=1) on (trial, run, topic): the same seed, the same result as
-    # before, at ~1/3 of the cost (no fresh 8-byte-per-cell array and strided shuffle per block, and one
-    # index for all metrics instead of one per metric in take_along_axis).
-    draw = np.empty((k_max, n_topics, n_runs), np.intp) if permutations is None else None
-    idx = np.empty((k_max, n_runs, n_topics), np.intp)
-    col = np.arange(n_topics, dtype=np.intp)
-    for s, e in blocks:
-        k = e - s
-        if permutations is None:
-            assert draw is not None                       # allocated above exactly when none are given
-            d = draw[:k]
-            np.copyto(d, np.arange(n_runs, dtype=np.intp))
-            rng.permuted(d, axis=2, out=d)
-            perm = d.transpose(0, 2, 1)                   # (k, n_runs, n_topics): run perm[b, :, t] for topic t
-        else:
-            perm = permutations[s:e]
-        ix = idx[:k]
-        np.multiply(perm, n_topics, out=ix)                # flat index of (perm[b, r, t], t) in a (runs, topics) matrix
-        ix += col
-        for m in metrics:
-            pm = src[m][ix].mean(axis=2)                     # (k, n_runs): the permuted run means
-            ranges[m][s:e] = pm.max(axis=1) - pm.min(axis=1)
-        prog.step()
+    # trials permuted at once: at most `block`, a stream, and BLOCK_CELLS trial x run x topic cells over
+    # all threads (24 bytes each in the work arrays); the result does not depend on it
+    step = min(block, TRIALS_PER_STREAM, max(1, BLOCK_CELLS // max(threads, 1) // (n_runs * n_topics)))
+    ranges = {m: np.empty(B) for m in metrics}
+    prog = Progress(progress, len(groups))
+    prog.report(0.0)
+    cache = WorkCache()
+
+    def task(group):
+        g0, g1 = group
+        stream_ranges(src, streams[g0:g1], g0, B, step, n_runs, n_topics, ranges, permutations,
+                      cache.get(step, n_runs * n_topics, np.intp, np.intp))
+
+    run_tasks(task, groups, threads, prog, blas=False)
+    return tukey_result(mats, ids, ranges, B, seed, alphas)
+
+
+def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_ranges: np.ndarray):
+    """(mean_diff, p_value) of the pairs (pi, pj): the fraction of the B ranges that reach |mean_diff|."""
+    d = means[pi] - means[pj]
+    thr = np.abs(d) * (1 - TIE_RTOL)
+    B = sorted_ranges.size
+    return d, (B - np.searchsorted(sorted_ranges, thr, side="left")) / B
+
+
+def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple) -> TukeyResult:
+    """The result tables from every metric's B permutation ranges."""
+    n_runs = next(iter(mats.values())).shape[0]
+    pi, pj = pair_index(n_runs)
+    P = pi.size
     pair_frames, summ = [], []
-    for m in metrics:
-        means = mats[m].mean(axis=1)
-        d = means[pi] - means[pj]
-        r = np.sort(ranges[m])
-        thr = np.abs(d) * (1 - TIE_RTOL)
-        p = (B - np.searchsorted(r, thr, side="left")) / B       # fraction of ranges >= thr
+    for m in ranges:
+        d, p = tukey_pvalues(mats[m].mean(axis=1), pi, pj, np.sort(ranges[m]))
         pair_frames.append(pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj],
                                          "mean_diff": d, "p_value": p, "significant": p < alphas[0]}))
         for a in alphas:

@@ -37,7 +37,7 @@ its default, so re-running it writes the same bytes.
 
 
 def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> None:
-    from evalcore.cli.options import SEED_MAX, number
+    from evalcore.cli.options import SEED_MAX, add_threads_option, number
 
     r = subparsers.add_parser("report", parents=[data_parent], help="003's whole experiment on a collection: "
                               "Markdown report + tables as CSV and LaTeX", description=_DESC,
@@ -66,6 +66,7 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
                    help="B of the swap, bootstrap and Tukey methods run on each topic sample (default 200)")
     g.add_argument("--topic-seed", type=number("--topic-seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples, separate from --seed (default 0)")
+    add_threads_option(g)
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     r.set_defaults(func=run_report, report_parser=r)
 
@@ -98,7 +99,9 @@ REFUSED = {
     "save_settings": "the report records its settings in report.md and its command line; use `evalcore evaluate "
                      "--save-settings`",
 }
-_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help"}
+#: options left out of the command written into report.md: they change no number (the tables are the same
+#: for any thread count), so the report's bytes do not depend on them either
+_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help", "threads"}
 
 
 def _refuse_unused(args) -> None:
@@ -160,7 +163,8 @@ def run_report(args) -> int:
     e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
                        repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
                        beta=params["beta"], rel_threshold=params["rel_threshold"], topic_resamples=args.topic_resamples,
-                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=say)
+                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=say,
+                       threads=args.threads)
     command = _command(args)
     files = write_report(e, args.out, markdown=args.markdown, command=command)
     say(f"wrote {len(files)} files: {files[-1]} and the tables in {args.out}")

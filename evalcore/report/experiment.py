@@ -36,6 +36,7 @@ from .. import registry
 from ..collection import Collection
 from ..gains import level_label, levels_statement, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
+from ..meta._parallel import resolve_threads
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from ..meta.verdict import gain_choice_verdict
@@ -129,6 +130,7 @@ class _Setup:
     topic_resamples: int = 0
     topic_B: int = 200
     topic_seed: int = 0
+    threads: int | None = None
 
     @property
     def n(self) -> int:
@@ -155,7 +157,7 @@ def _check(c, name, top):
 
 
 def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties, beta, rel_threshold,
-           topic_resamples, topic_B, topic_seed, say) -> _Setup:
+           topic_resamples, topic_B, topic_seed, say, threads=None) -> _Setup:
     _check(c, name, top)
     K = int(c.max_level)
     if isinstance(rel_threshold, bool) or int(rel_threshold) != rel_threshold or not 1 <= rel_threshold <= K:
@@ -169,7 +171,7 @@ def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties,
     return _Setup(c=c, name=name, K=K, params=params, g_label=level_label(g_default), p_label=level_label(p_default),
                   idx=idx, runs=[c.run_ids[i] for i in idx], S=S, top=top, top_by=top_by, B=int(B),
                   tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say, topic_resamples=int(topic_resamples),
-                  topic_B=int(topic_B), topic_seed=int(topic_seed))
+                  topic_B=int(topic_B), topic_seed=int(topic_seed), threads=resolve_threads(threads))
 
 
 def _display_name(metric: str) -> str:
@@ -254,7 +256,8 @@ def _mc_words(s: _Setup) -> str:
 def _table3(s: _Setup):
     B, R, P, T = s.B, s.R, s.P, s.T
     s.say(f"Table 3: swap method (B = {B}, {R} repetition(s))")
-    sw = repeat("swap", s.S, repeats=R, seed=s.seed, sampling="replacement", B=B, confidences=(0.95,))
+    sw = repeat("swap", s.S, repeats=R, threads=s.threads, seed=s.seed, sampling="replacement", B=B,
+                confidences=(0.95,))
     pct = sw.table("pct_comparisons", confidence=0.95)
     order = list(pct["mean"].sort_values(ascending=False, kind="stable", na_position="last").index)
     abs_t, max_t = sw.table("abs_diff", confidence=0.95), sw.table("max_performance", confidence=0.95)
@@ -297,7 +300,7 @@ def _pct_cell(pt, m, R) -> str:
 def _table4(s: _Setup):
     B, R, P = s.B, s.R, s.P
     s.say(f"Table 4: bootstrap sensitivity (B = {B}, {R} repetition(s))")
-    bs = repeat("bootstrap", s.S, repeats=R, seed=s.seed, run_ids=s.runs, B=B, alpha=(0.05, 0.01))
+    bs = repeat("bootstrap", s.S, repeats=R, threads=s.threads, seed=s.seed, run_ids=s.runs, B=B, alpha=(0.05, 0.01))
     bpct = bs.table("pct_significant", alpha=0.05)
     best = bs.table("estimated_diff_raw", alpha=0.05)
     p01 = bs.table("pct_significant", alpha=0.01)
@@ -364,7 +367,7 @@ def _tables56(s: _Setup):
                  t5n, t5d, f"Kendall's rank correlations (tau-b): default gain values ({s.g_label}) versus others "
                            f"({s.name}, {s.n} runs; gain settings mapped onto {s.K} levels, highest first).", notes)
     R, P = s.R, s.P
-    bs6 = repeat("bootstrap", gain_scores, repeats=R, seed=s.seed, B=s.B, alpha=0.05)
+    bs6 = repeat("bootstrap", gain_scores, repeats=R, threads=s.threads, seed=s.seed, B=s.B, alpha=0.05)
     p6, e6 = bs6.table("pct_significant", alpha=0.05), bs6.table("estimated_diff_raw", alpha=0.05)
     order = []
     for fam in GAIN_METRICS:
@@ -390,7 +393,7 @@ def _tables56(s: _Setup):
 def _tukey_table(s: _Setup):
     R, P = s.R, s.P
     s.say(f"randomised Tukey HSD (B = {s.tukey_B}, {R} repetition(s))")
-    tk = repeat("tukey", s.S, repeats=R, seed=s.seed, run_ids=s.runs, B=s.tukey_B, alpha=0.05)
+    tk = repeat("tukey", s.S, repeats=R, threads=s.threads, seed=s.seed, run_ids=s.runs, B=s.tukey_B, alpha=0.05)
     tpct = tk.table("pct_significant", alpha=0.05)
     order = list(tpct["mean"].sort_values(ascending=False, kind="stable").index)
     disp = pd.DataFrame({"metric": [NAMES[m] for m in order],
@@ -409,7 +412,8 @@ def _stability_table(s: _Setup):
     R, T = s.R, s.T
     c = max(T // 2, 1)
     s.say(f"stability method (B = {s.B}, c = {c}, {R} repetition(s))")
-    st = repeat("stability", s.S, repeats=R, seed=s.seed, run_ids=s.runs, B=s.B, fuzziness=(0.05,))
+    st = repeat("stability", s.S, repeats=R, threads=s.threads, seed=s.seed, run_ids=s.runs, B=s.B,
+                fuzziness=(0.05,))
     err, ties = st.table("error_rate", fuzziness=0.05), st.table("prop_ties", fuzziness=0.05)
     for t in (err, ties):
         t[["mean", "sd", "min", "max"]] *= 100.0
@@ -452,7 +456,7 @@ def _topic_bootstraps(s: _Setup) -> dict[str, TopicBootstrapResult]:
                 s.say(f"  {method}: {pct}% of the topic samples")
 
         out[method] = topic_bootstrap(s.S, method, resamples=s.topic_resamples, seed=s.topic_seed,
-                                      progress=progress, **args)
+                                      progress=progress, threads=s.threads, **args)
     return out
 
 
@@ -632,7 +636,8 @@ def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> 
 def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 1000, tukey_B: int = 5000,
                    repeats: int = 5, seed: int = 0, gains=None, penalties=None, beta: float = 1.0,
                    rel_threshold: int = 1, topic_resamples: int = 100, topic_B: int = 200, topic_seed: int = 0,
-                   data: dict | None = None, progress: Callable[[str], None] | None = None) -> Experiment:
+                   data: dict | None = None, progress: Callable[[str], None] | None = None,
+                   threads: int | None = None) -> Experiment:
     """Compute 003's tables on collection ``c`` (the writer is :func:`write_report`).
 
     Parameters
@@ -650,11 +655,13 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
         sample, and its own seed
     data : how the collection was read (``order``, ``depth``, ``condensed``), stated in the report
     progress : called with a short message before each step
+    threads : threads of every resampling method (:func:`evalcore.meta._parallel.resolve_threads`: default
+        ``$EVALCORE_THREADS``, else every core); the tables are the same for any number
     """
     say = progress or (lambda msg: None)
     s = _setup(c, name=name, top=top, top_by=top_by, B=B, tukey_B=tukey_B, repeats=repeats, seed=seed, gains=gains,
                penalties=penalties, beta=beta, rel_threshold=rel_threshold, topic_resamples=topic_resamples,
-               topic_B=topic_B, topic_seed=topic_seed, say=say)
+               topic_B=topic_B, topic_seed=topic_seed, say=say, threads=threads)
     notes = _selection_notes(s)
     t2, corr, can_sig = _table2(s)
     t3, sw, pct = _table3(s)

@@ -1,0 +1,162 @@
+"""Threads for the resampling methods: how many, and one pool that runs a method's chunks.
+
+Every resampling method of :mod:`evalcore.meta` splits its work into chunks
+(of run pairs, of trials or of permutations) whose results are combined by
+exact operations: disjoint slices of the per-pair columns, integer counts
+summed, maxima. The products inside a chunk are the exact integer-weighted
+sums of :mod:`evalcore._exact` (the same bits whatever the chunk a value is
+computed in). So running the chunks on several threads, in any order, gives
+the tables bit for bit equal to one thread's (tests/test_meta_threads.py).
+
+How many threads (:func:`resolve_threads`): the ``threads`` argument if
+given, else the ``EVALCORE_THREADS`` environment variable, else every core
+this process may run on (``os.process_cpu_count()`` on Python >= 3.13, the
+scheduler affinity before). Each task runs with one BLAS thread
+(:func:`~evalcore.meta._common.one_blas_thread` around the pool): the
+parallelism comes from the tasks, not from BLAS.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import nullcontext
+from typing import Any
+
+import numpy as np
+
+from ._common import Progress, one_blas_thread, work_arrays
+
+__all__ = ["MAX_THREADS", "THREADS_ENV", "machine_threads", "resolve_threads", "run_tasks", "WorkCache",
+           "min_tasks", "split_range", "threads_from_env"]
+
+#: Largest thread count accepted (argument, environment variable, CLI option): far above any one
+#: machine's cores, low enough that a typo (``--threads 10000``) is refused before any pool is made.
+MAX_THREADS = 1024
+#: The environment variable that sets the default thread count.
+THREADS_ENV = "EVALCORE_THREADS"
+
+
+def machine_threads() -> int:
+    """The cores this process may run on: ``os.process_cpu_count()`` (Python >= 3.13), else the
+    scheduler affinity (Linux), else ``os.cpu_count()``; at least 1."""
+    count = getattr(os, "process_cpu_count", None)
+    n = count() if count is not None else None
+    if n is None and hasattr(os, "sched_getaffinity"):
+        n = len(os.sched_getaffinity(0))
+    return max(1, int(n or os.cpu_count() or 1))
+
+
+def _check(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_THREADS:
+        raise ValueError(f"{what} must be a whole number from 1 to {MAX_THREADS:,}; got {value!r}")
+    return int(value)
+
+
+def resolve_threads(threads: int | None = None) -> int:
+    """The thread count to use: ``threads`` if given, else ``$EVALCORE_THREADS``, else :func:`machine_threads`.
+
+    >>> resolve_threads(3)
+    3
+    >>> resolve_threads(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: threads must be a whole number from 1 to 1,024; got 0
+    """
+    if threads is not None:
+        return _check(threads, "threads")
+    return threads_from_env(THREADS_ENV, machine_threads())
+
+
+def threads_from_env(variable: str, default: int) -> int:
+    """A thread count from the environment variable ``variable`` (1..:data:`MAX_THREADS`), ``default`` when
+    it is unset or empty; a clear error naming the variable otherwise (a server setting such as the
+    dashboard's ``EVALCORE_SESSION_THREADS``)."""
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return _check(default, variable)
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"the environment variable {variable} must be a whole number from 1 to "
+                         f"{MAX_THREADS:,}; got {raw!r}") from None
+    return _check(value, f"the environment variable {variable}")
+
+
+def min_tasks(threads: int, n_jobs: int = 1, steps: int = 20) -> int:
+    """Chunks per job so that ``n_jobs`` jobs give at least ``steps`` progress steps in all and every
+    one of ``threads`` threads at least 4 chunks (load balance)."""
+    return max(-(-steps // max(n_jobs, 1)), -(-4 * threads // max(n_jobs, 1)), 1)
+
+
+def split_range(n: int, parts: int) -> list[tuple[int, int]]:
+    """``range(n)`` as at most ``parts`` contiguous (start, stop) ranges of near-equal size.
+
+    >>> split_range(10, 3)
+    [(0, 4), (4, 7), (7, 10)]
+    """
+    parts = max(1, min(int(parts), n))
+    q, r = divmod(n, parts)
+    out, at = [], 0
+    for k in range(parts):
+        size = q + (k < r)
+        out.append((at, at + size))
+        at += size
+    return [x for x in out if x[1] > x[0]]
+
+
+class WorkCache:
+    """Work arrays (:func:`~evalcore.meta._common.work_arrays`) kept per thread and reused by its next
+    chunk, so that a pool of threads allocates (and page-faults) them once per thread, not per chunk."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def get(self, rows: int, cols: int, *dtypes) -> list[np.ndarray]:
+        key = (cols, tuple(np.dtype(d).str for d in dtypes))
+        have = getattr(self._local, "arrays", {})
+        got = have.get(key)
+        if got is None or got[0].shape[0] < rows:
+            got = work_arrays(rows, cols, *dtypes)
+            have = {key: got}              # one set per thread: a new shape replaces the old one
+            self._local.arrays = have
+        return got
+
+
+def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Progress | None = None,
+              blas: bool = True) -> list:
+    """``[fn(t) for t in tasks]`` on ``threads`` threads, results in task order.
+
+    ``prog.step()`` is called in the calling thread after each finished task (so a progress callback
+    that draws, such as the dashboard's, never runs in a pool thread); when it raises
+    :class:`~evalcore.meta.Cancelled` the tasks not started yet are dropped and the exception
+    propagates once the running ones end. An exception of a task propagates the same way. With
+    ``blas`` every task runs under one BLAS thread.
+    """
+    tasks = list(tasks)
+    ctx = one_blas_thread() if blas else nullcontext()
+    with ctx:
+        if threads <= 1 or len(tasks) <= 1:
+            out = []
+            for t in tasks:
+                out.append(fn(t))
+                if prog is not None:
+                    prog.step()
+            return out
+        with ThreadPoolExecutor(max_workers=min(threads, len(tasks)), thread_name_prefix="evalcore") as ex:
+            futures = [ex.submit(fn, t) for t in tasks]
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        f.result()                   # a task's exception, raised here
+                        if prog is not None:
+                            prog.step()
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+            return [f.result() for f in futures]
+

@@ -1,0 +1,41 @@
+"""The dashboard's cap on one session's resampling threads (server setting EVALCORE_SESSION_THREADS)."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("streamlit")
+from test_app_live import _settings  # noqa: E402
+
+import evalcore  # noqa: E402
+
+
+def test_session_threads_setting(monkeypatch):
+    from dashboard import cached
+    monkeypatch.delenv("EVALCORE_SESSION_THREADS", raising=False)
+    monkeypatch.setenv("EVALCORE_THREADS", "9")         # the library's default is not the server's cap
+    assert cached.session_threads() == 2
+    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "6")
+    assert cached.session_threads() == 6
+    for bad in ("0", "lots", "5000"):
+        monkeypatch.setenv("EVALCORE_SESSION_THREADS", bad)
+        with pytest.raises(ValueError, match="EVALCORE_SESSION_THREADS must be a whole number from 1 to 1,024"):
+            cached.session_threads()
+
+
+@pytest.mark.parametrize("kind, params", [("bootstrap", {"alpha": 0.05, "seed": 1}),
+                                          ("stability", {"subset_size": None, "seed": 1}),
+                                          ("pairs", {"confidence": 0.95, "standardise": "none", "tests": ("t",),
+                                                     "seed": 1})])
+def test_every_meta_computation_runs_on_the_session_threads(kind, params, monkeypatch):
+    from dashboard import cached
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)
+    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
+    fn, names, parts = cached.META_KINDS[kind]
+    seen = []
+    monkeypatch.setitem(cached.META_KINDS, kind,
+                        (lambda sc, run_ids, **kw: (seen.append(kw.get("threads")), fn(sc, run_ids, **kw))[1],
+                         names, parts))
+    c = evalcore.simulated_collection(n_topics=12, n_runs=5, seed=2)
+    cached.meta_compute(kind, c, _settings(), params, 40)
+    assert seen and set(seen) == {3}

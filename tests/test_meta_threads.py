@@ -1,0 +1,176 @@
+"""The resampling methods on a pool of threads (evalcore.meta._parallel).
+
+Why tables may be compared with exact equality here (the project's rule is a tolerance between floats
+summed in different orders): no float in these tables is summed in an order that depends on the
+threads or the chunks. The products over topics are the exact integer-weighted sums of evalcore._exact
+(every partial sum an integer below 2^53, so any order gives the same bits), the per-pair columns are
+written into disjoint slices, the cross-chunk reductions are integer counts and maxima, and Tukey's
+permutations come from one random stream per 10 trials whichever thread draws them. So 1, 2 and 5
+threads (5 is more than this 2-core machine has) and different chunk sizes must give bit for bit the
+same tables; the values themselves are checked against the plain per-pair loops of
+test_meta_reference.py with several threads.
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+
+import numpy as np
+import pytest
+from test_meta_reference import ref_bootstrap_pair, ref_stability, ref_swap, ref_tukey
+
+from evalcore.meta import (
+    Cancelled,
+    bootstrap_samples,
+    bootstrap_sensitivity,
+    pair_statistics,
+    repeat,
+    sample_topics,
+    stability,
+    swap_method,
+    tukey_hsd,
+)
+from evalcore.meta._parallel import MAX_THREADS, THREADS_ENV, machine_threads, resolve_threads
+
+THREADS = (1, 2, 5)
+# the modules (evalcore.meta's names bootstrap_sensitivity / stability are the functions)
+bmod = importlib.import_module("evalcore.meta.bootstrap")
+smod = importlib.import_module("evalcore.meta.stability")
+
+
+def _scores(seed: int = 0, n_runs: int = 12, n_topics: int = 25) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.beta(0.6, 1.2, size=(n_runs, n_topics))
+    b = np.round(rng.random((n_runs, n_topics)), 1)   # many ties
+    b[3] = b[2]                                       # identical runs
+    b[5] = b[4] + 0.25                                # a constant difference
+    return {"A": a, "B": b}
+
+
+def _frames_equal(x, y, names) -> None:
+    for n in names:
+        assert getattr(x, n).equals(getattr(y, n)), n
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 1])
+def test_bootstrap_same_tables_for_any_threads_and_chunks(monkeypatch, chunk_bytes):
+    s = _scores(1)
+    ref = bootstrap_sensitivity(s, B=300, seed=4, alpha=(0.05, 0.01), threads=1)
+    if chunk_bytes is not None:                       # one pair per chunk: hundreds of tasks
+        monkeypatch.setattr(bmod, "CHUNK_BYTES", chunk_bytes)
+    for t in THREADS:
+        _frames_equal(bootstrap_sensitivity(s, B=300, seed=4, alpha=(0.05, 0.01), threads=t), ref,
+                      ("pairs", "summary", "asl_curves"))
+
+
+def test_bootstrap_with_threads_equals_the_plain_loop():
+    rng = np.random.default_rng(8)
+    M = rng.beta(0.7, 1.3, size=(7, 20))
+    M[4] = M[2]
+    samples = bootstrap_samples(20, B=150, seed=2)
+    r = bootstrap_sensitivity({"M": M}, samples=samples, threads=5)
+    asl = [ref_bootstrap_pair(M[x], M[y], samples, alpha=0.05)[0] for x in range(7) for y in range(x + 1, 7)]
+    assert r.pairs["asl"].tolist() == asl
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 1])
+def test_stability_same_tables_for_any_threads_and_chunks(monkeypatch, chunk_bytes):
+    s = _scores(2)
+    s["N"] = -s["A"]                                  # negative means: the kernel's general path
+    for kw in ({"B": 120, "seed": 3}, {"B": 97, "seed": 5, "replacement": True, "fuzziness": (0.0, 0.3)}):
+        ref = stability(s, threads=1, **kw)
+        if chunk_bytes is not None:
+            monkeypatch.setattr(smod, "CHUNK_BYTES", chunk_bytes)
+        for t in THREADS:
+            _frames_equal(stability(s, threads=t, **kw), ref, ("summary", "pairs"))
+        monkeypatch.undo()
+
+
+def test_stability_with_threads_equals_the_plain_loop():
+    M = np.random.default_rng(9).random((6, 12))
+    samples = np.argsort(np.random.default_rng(1).random((40, 12)), axis=1)[:, :6]
+    r = stability({"M": M}, samples=samples, fuzziness=(0.05,), threads=5)
+    err, ties, W, L, T = ref_stability(M, samples, 0.05)
+    assert r.pairs["wins"].tolist() == W and r.pairs["losses"].tolist() == L and r.pairs["ties"].tolist() == T
+    assert r.summary["error_rate"].iloc[0] == pytest.approx(err, rel=1e-12)
+
+
+def test_swap_same_tables_for_any_threads():
+    s = _scores(3, n_runs=15)
+    for kw in ({"B": 101, "seed": 1}, {"B": 64, "seed": 2, "sampling": "disjoint", "rule": "004"}):
+        ref = swap_method(s, threads=1, **kw)
+        for t in THREADS:
+            _frames_equal(swap_method(s, threads=t, **kw), ref, ("curves", "summary"))
+
+
+def test_swap_with_threads_equals_the_plain_loop():
+    M = np.random.default_rng(12).beta(0.6, 1.2, size=(7, 30))
+    Q, Q2 = sample_topics(30, sampling="replacement", B=60, seed=3)
+    r = swap_method({"M": M}, samples=(Q, Q2), bin_width=0.02, n_bins=11, threads=5)
+    count, swaps, _ = ref_swap(M, Q, Q2, width=0.02, n_bins=11)
+    assert r.curves["count"].tolist() == count.tolist() and r.curves["swaps"].tolist() == swaps.tolist()
+
+
+@pytest.mark.parametrize("block", [1, 3, 250])
+def test_tukey_same_tables_for_any_threads_and_blocks(block):
+    s = _scores(4)
+    ref = tukey_hsd(s, B=257, seed=9, alpha=(0.05, 0.01), threads=1)
+    for t in THREADS:
+        got = tukey_hsd(s, B=257, seed=9, alpha=(0.05, 0.01), threads=t, block=block)
+        _frames_equal(got, ref, ("pairs", "summary"))
+        for m in s:
+            assert np.array_equal(got.ranges[m], ref.ranges[m])
+
+
+def test_tukey_with_threads_equals_the_plain_loop():
+    rng = np.random.default_rng(5)
+    M = rng.random((5, 8))
+    perms = np.stack([np.stack([rng.permutation(5) for _ in range(8)], axis=1) for _ in range(37)])
+    r = tukey_hsd({"M": M}, permutations=perms, threads=5)
+    assert r.pairs["p_value"].tolist() == ref_tukey(M, perms)
+
+
+def test_pair_statistics_same_table_for_any_threads():
+    s = _scores(6)
+    s["A"][1, 3] = np.nan                             # a missing score: the NaN-aware path
+    ref = pair_statistics(s, B=200, seed=2, threads=1)
+    for t in THREADS:
+        assert pair_statistics(s, B=200, seed=2, threads=t).pairs.equals(ref.pairs)
+
+
+def test_repeat_passes_threads():
+    s = _scores(7)
+    a = repeat("tukey", s, repeats=2, B=60, seed=1, threads=1)
+    b = repeat("tukey", s, repeats=2, B=60, seed=1, threads=3)
+    assert a.spread.equals(b.spread)
+
+
+def test_progress_runs_in_the_calling_thread_and_cancels():
+    s = _scores(8, n_runs=20)
+    where, seen = set(), []
+
+    def progress(f):
+        where.add(threading.get_ident())
+        seen.append(f)
+
+    bootstrap_sensitivity(s, B=100, threads=4, progress=progress)
+    assert where == {threading.get_ident()} and seen[-1] == 1.0 and max(np.diff(seen)) <= 0.051
+    for fn in (bootstrap_sensitivity, stability, swap_method, tukey_hsd, pair_statistics):
+        with pytest.raises(Cancelled):
+            fn(s, B=100, threads=4, progress=lambda f: f >= 0.3)
+
+
+def test_thread_count_resolution(monkeypatch):
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    assert resolve_threads() == machine_threads() >= 1
+    assert resolve_threads(7) == 7
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert resolve_threads() == 3 and resolve_threads(2) == 2          # the argument wins
+    for bad in ("0", "-2", "x", "2.5", str(MAX_THREADS + 1)):
+        monkeypatch.setenv(THREADS_ENV, bad)
+        with pytest.raises(ValueError, match=f"environment variable {THREADS_ENV} must be a whole number from 1"):
+            resolve_threads()
+    monkeypatch.delenv(THREADS_ENV)
+    for bad in (0, -1, 1.5, True, MAX_THREADS + 1, "4"):
+        with pytest.raises(ValueError, match="threads must be a whole number from 1 to 1,024"):
+            bootstrap_sensitivity(_scores(), B=10, threads=bad)
