@@ -243,7 +243,7 @@ def test_numrel_follows_ir_measures_on_a_topic_missing_from_a_run():
     c = evalcore.load_collection(("q.txt", qtext), [("r.txt", rtext)])
     ref_all = ir_measures.calc_aggregate([ir_measures.NumRel], qrels, run)[ir_measures.NumRel]
     ref_per = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.NumRel], qrels, run)}
-    df = evalcore.evaluate(c, ["NumRel"], per_topic=True)
+    df = evalcore.evaluate(c, ["NumRel"], per_topic=True, means=True)        # topics, then trec_eval -q's all
     per = {t: v for t, v in zip(df.topic, df.value, strict=True) if t != "all"}
     assert float(df[df.topic == "all"]["value"].iloc[0]) == ref_all == 3       # t1: 2, t3: 1, t2 missing
     assert per["t2"] == 0 and all(per[t] == ref_per[t] for t in ref_per)

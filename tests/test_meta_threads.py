@@ -174,3 +174,48 @@ def test_thread_count_resolution(monkeypatch):
     for bad in (0, -1, 1.5, True, MAX_THREADS + 1, "4"):
         with pytest.raises(ValueError, match="threads must be a whole number from 1 to 1,024"):
             bootstrap_sensitivity(_scores(), B=10, threads=bad)
+
+
+# -- rounding tolerance: one per metric matrix, whatever the chunks ------------------------------------
+def _rounding_scale_scores():
+    """Run 0 sets the matrix's scale (scores near 1, so the tolerance is 1e-13); runs 1 and 2 score near 1e-3
+    and differ by 3e-15 on every topic: rounding at the matrix's scale (<= 1e-13), not at their own
+    (1e-13 x 1e-3 = 1e-16). A tolerance taken from a chunk's rows or differences would call them different.
+    Returns (the scores, the same with run 2 exactly equal to run 1)."""
+    rng = np.random.default_rng(8)
+    M = np.vstack([rng.uniform(0.9, 1.0, 16), rng.uniform(1e-3, 2e-3, 16), np.zeros(16), rng.uniform(0, 1, 16)])
+    M[2] = M[1] + 3e-15
+    assert np.all(M[2] != M[1]) and np.abs(M[2] - M[1]).max() < 1e-13 * np.abs(M).max()
+    tied = M.copy()
+    tied[2] = M[1]
+    return {"M": M}, {"M": tied}
+
+
+def _pair_12(frame, cols):
+    return frame.loc[(frame.run_x == "1") & (frame.run_y == "2"), cols].iloc[0].tolist()
+
+
+def test_rounding_tolerance_is_the_matrix_s_for_any_chunks_and_threads(monkeypatch):
+    s, tied = _rounding_scale_scores()
+    monkeypatch.setattr(bmod, "CHUNK_BYTES", 1)       # one pair per chunk: the pair (1, 2) alone in its chunk
+    for threads in THREADS:
+        b = bootstrap_sensitivity(s, B=200, seed=2, threads=threads).pairs
+        assert _pair_12(b, ["mean_diff", "t", "asl"]) == [0.0, 0.0, 1.0]          # identical runs: ASL = 1
+        assert b.asl.equals(bootstrap_sensitivity(tied, B=200, seed=2, threads=threads).pairs.asl)
+        p = pair_statistics(s, tests=("t", "wilcoxon", "sign"), threads=threads).pairs
+        assert _pair_12(p, ["mean_diff", "p_t", "p_wilcoxon", "p_sign"]) == [0.0, 1.0, 1.0, 1.0]
+        # the swap method: D of the pair (1, 2) is 0 on every trial, a swap under 003's rule, as for tied rows
+        sw = swap_method(s, B=60, seed=1, threads=threads).curves
+        assert sw.equals(swap_method(tied, B=60, seed=1, threads=threads).curves)
+    assert int(sw["swaps"].iloc[0]) >= 60                              # bin 0 holds the pair's 60 swaps
+
+
+def test_rounding_tolerance_on_dask_tasks_of_one_pair():
+    pytest.importorskip("dask")
+    from evalcore.meta import on_dask
+
+    s, tied = _rounding_scale_scores()
+    b = on_dask.bootstrap_sensitivity(s, B=200, seed=2, pairs_per_task=1, scheduler="synchronous").pairs
+    assert _pair_12(b, ["mean_diff", "t", "asl"]) == [0.0, 0.0, 1.0]
+    sw = on_dask.swap_method(s, B=60, seed=1, scheduler="synchronous").curves
+    assert sw.equals(swap_method(tied, B=60, seed=1, threads=1).curves)

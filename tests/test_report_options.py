@@ -115,7 +115,7 @@ def test_topic_bootstrap_tables_and_strict_claims(tmp_path, coll):
     assert set(t8["method"]) == {"swap", "bootstrap", "tukey"} and len(t8) == 3 * 21
     total = t8[["a_higher", "tie", "b_higher", "undefined"]].sum(axis=1)
     assert np.allclose(total, 1.0)
-    claim = md.split("**Discriminative power, P(+) > O > NWRR > RR**", 1)[1].split("\n", 1)[0]
+    claim = md.split("**Discriminative power: 003's claim P(+) > O > NWRR > RR**", 1)[1].split("\n", 1)[0]
     assert "P-measure" in claim and "of 6 topic samples" in claim and "ties reported as ties" in claim
     assert "Monte Carlo sd" in md and "topic seed 0" in md
 
