@@ -27,7 +27,7 @@ from evalcore import registry
 from evalcore._cache import BytesLRU
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
-from evalcore.meta._parallel import threads_from_env
+from evalcore.meta._parallel import default_threads, threads_from_env
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
 from . import safe, state
@@ -519,9 +519,12 @@ def _assemble_and_keep(kind: str, c: Collection, s: Settings, params: dict, B: i
 SESSION_THREADS_ENV, SESSION_THREADS_DEFAULT = "EVALCORE_SESSION_THREADS", 2
 
 
-def session_threads() -> int:
-    """The threads of one session's meta computations (:data:`SESSION_THREADS_ENV`, checked)."""
-    return threads_from_env(SESSION_THREADS_ENV, SESSION_THREADS_DEFAULT)
+def session_threads(kind: str | None = None) -> int:
+    """The threads of one session's meta computations: the server's cap (:data:`SESSION_THREADS_ENV`,
+    checked), and at most the method's own default (evalcore.meta._parallel.default_threads: one thread
+    for the methods not measured to scale, such as the bootstrap, whose kernel ran slower on more)."""
+    cap = threads_from_env(SESSION_THREADS_ENV, SESSION_THREADS_DEFAULT)
+    return cap if kind is None else min(cap, default_threads(kind.split("_")[0]))
 
 
 def _clock(threads: int):
@@ -545,7 +548,7 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         return hit
     fn, _, parts = META_KINDS[kind]
     per_metric = kind in PER_METRIC_KINDS
-    threads = session_threads()
+    threads = session_threads(kind)
     clock = _clock(threads)
     if not per_metric:
         t0 = clock()
@@ -619,7 +622,7 @@ def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, 
     sc = {key: registry.score_matrix(_c, key, gains=list(gains), beta=beta, penalties=list(penalties),
                                      rel_threshold=thr)}
     res = _meta.repeat("bootstrap", sc, repeats=int(repeats), seed=int(seed), run_ids=list(_c.run_ids), B=int(B),
-                       alpha=alpha, threads=session_threads())
+                       alpha=alpha, threads=session_threads("bootstrap"))
     row = res.spread[res.spread["figure"] == "pct_significant"].iloc[0]
     sd = float(row["sd"])
     return {"mean": float(row["mean"]), "sd": sd if np.isfinite(sd) else 0.0,

@@ -9,9 +9,10 @@ computed in). So running the chunks on several threads, in any order, gives
 the tables bit for bit equal to one thread's (tests/test_meta_threads.py).
 
 How many threads (:func:`resolve_threads`): the ``threads`` argument if
-given, else the ``EVALCORE_THREADS`` environment variable, else every core
-this process may run on (``os.process_cpu_count()`` on Python >= 3.13, the
-scheduler affinity before). Each task runs with one BLAS thread
+given, else the ``EVALCORE_THREADS`` environment variable, else the method's
+default (:func:`default_threads`): every core this process may run on
+(``os.process_cpu_count()`` on Python >= 3.13, the scheduler affinity before)
+for the methods measured to scale, one thread for the others. Each task runs with one BLAS thread
 (:func:`~evalcore.meta._common.one_blas_thread` around the pool): the
 parallelism comes from the tasks, not from BLAS.
 """
@@ -28,7 +29,8 @@ import numpy as np
 
 from ._common import Progress, one_blas_thread, work_arrays
 
-__all__ = ["MAX_THREADS", "THREADS_ENV", "machine_threads", "resolve_threads", "run_tasks", "WorkCache",
+__all__ = ["MAX_THREADS", "THREADS_ENV", "SCALING_METHODS", "default_threads", "machine_threads", "resolve_threads",
+           "run_tasks", "WorkCache",
            "min_tasks", "split_range", "threads_from_env"]
 
 #: Largest thread count accepted (argument, environment variable, CLI option): far above any one
@@ -54,8 +56,25 @@ def _check(value, what: str) -> int:
     return int(value)
 
 
-def resolve_threads(threads: int | None = None) -> int:
-    """The thread count to use: ``threads`` if given, else ``$EVALCORE_THREADS``, else :func:`machine_threads`.
+#: Methods whose threads were measured to scale on a 16-core machine (docs/benchmarks.md section 15:
+#: swap 3.6x, randomised Tukey 2.75x at 16 threads). The bootstrap and stability kernels ran slower on
+#: 2-16 threads than on one there (0.7x and 0.2x) although BLAS products and element-wise numpy in
+#: threads scaled on the same machine (benchmarks/bench_blas_threads.py: 8.8x and 5.8x), so their
+#: default stays one thread (their tables are the same on any count; ``threads=`` / EVALCORE_THREADS
+#: still choose more) until the kernels scale; the pair statistics were not measured.
+SCALING_METHODS = frozenset({"swap", "tukey"})
+
+
+def default_threads(method: str | None = None) -> int:
+    """The thread count a method uses when neither ``threads=`` nor ``$EVALCORE_THREADS`` says: every
+    core (:func:`machine_threads`) for the methods in :data:`SCALING_METHODS` (and for ``None``), 1 for
+    the others."""
+    return machine_threads() if method is None or method in SCALING_METHODS else 1
+
+
+def resolve_threads(threads: int | None = None, method: str | None = None) -> int:
+    """The thread count to use: ``threads`` if given, else ``$EVALCORE_THREADS``, else
+    :func:`default_threads` of ``method`` (every core for the methods measured to scale).
 
     >>> resolve_threads(3)
     3
@@ -66,7 +85,7 @@ def resolve_threads(threads: int | None = None) -> int:
     """
     if threads is not None:
         return _check(threads, "threads")
-    return threads_from_env(THREADS_ENV, machine_threads())
+    return threads_from_env(THREADS_ENV, default_threads(method))
 
 
 def threads_from_env(variable: str, default: int) -> int:

@@ -277,7 +277,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     >>> r.pairs[["run_x", "run_y", "asl"]].values.tolist()[1]
     ['0', '2', 1.0]
     """
-    threads = resolve_threads(threads)
+    threads = resolve_threads(threads, "bootstrap")
     metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = prepare_bootstrap(scores, run_ids, B, seed, alpha, samples)
     B, c = samples.shape
     P = pi.size

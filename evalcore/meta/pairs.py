@@ -404,7 +404,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     """
     metrics, mats, n_runs, n_topics, ids, confidence, tests, B = _check_arguments(scores, run_ids, confidence,
                                                                                 tests, B)
-    threads = resolve_threads(threads)
+    threads = resolve_threads(threads, "pairs")
     rs = _resampling(tests, n_topics, B, seed, samples, signs)
     a2 = (1 - confidence) / 2
     pi, pj = pair_index(n_runs)

@@ -151,7 +151,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
     [[0.0, 0.0]]
     """
-    threads = resolve_threads(threads)
+    threads = resolve_threads(threads, "stability")
     metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
     B, c = samples.shape

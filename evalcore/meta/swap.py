@@ -168,7 +168,7 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     >>> list(r.summary.columns)[:6]
     ['metric', 'confidence', 'abs_diff', 'max_performance', 'relative', 'pct_comparisons']
     """
-    threads = resolve_threads(threads)
+    threads = resolve_threads(threads, "swap")
     prep = prepare_swap(scores, sampling, subset_size, B, seed, bin_width, n_bins, rule, confidences, samples)
     metrics, mats, n_runs, B, c = prep.metrics, prep.mats, prep.n_runs, prep.B, prep.c
     P = n_runs * (n_runs - 1) // 2

@@ -184,7 +184,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         B = permutations.shape[0]
     B = check_positive_int(B, "B")
     block = check_positive_int(block, "block")
-    threads = resolve_threads(threads)
+    threads = resolve_threads(threads, "tukey")
     alphas = check_alpha(alpha)
     streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
     groups = split_range(len(streams), min_tasks(threads))

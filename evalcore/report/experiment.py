@@ -171,7 +171,8 @@ def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties,
     return _Setup(c=c, name=name, K=K, params=params, g_label=level_label(g_default), p_label=level_label(p_default),
                   idx=idx, runs=[c.run_ids[i] for i in idx], S=S, top=top, top_by=top_by, B=int(B),
                   tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say, topic_resamples=int(topic_resamples),
-                  topic_B=int(topic_B), topic_seed=int(topic_seed), threads=resolve_threads(threads))
+                  topic_B=int(topic_B), topic_seed=int(topic_seed),
+                  threads=None if threads is None else resolve_threads(threads))   # None: each method's default
 
 
 def _display_name(metric: str) -> str:
@@ -656,7 +657,8 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     data : how the collection was read (``order``, ``depth``, ``condensed``), stated in the report
     progress : called with a short message before each step
     threads : threads of every resampling method (:func:`evalcore.meta._parallel.resolve_threads`: default
-        ``$EVALCORE_THREADS``, else every core); the tables are the same for any number
+        ``$EVALCORE_THREADS``, else each method's :func:`~evalcore.meta._parallel.default_threads`); the tables
+        are the same for any number
     """
     say = progress or (lambda msg: None)
     s = _setup(c, name=name, top=top, top_by=top_by, B=B, tukey_B=tukey_B, repeats=repeats, seed=seed, gains=gains,
