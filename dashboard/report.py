@@ -58,7 +58,7 @@ OUT = "evalcore-report"
 #: The page's report options and their defaults: smaller than the command's (B 1000, Tukey 5000, 5
 #: repetitions, 100 topic samples) so a report on the simulated collection comes back in seconds; the
 #: command line the report states names every value that differs from the command's defaults.
-DEFAULTS = {"top": 30, "top_by": "AP", "B": 200, "tukey_B": 500, "repeats": 3, "seed": 0, "topic_resamples": 20,
+DEFAULTS = {"top": 30, "top_by": "AP", "B": 200, "tukey_B": 500, "repeats": 3, "seed": 0, "topic_resamples": 10,
             "topic_B": 100, "topic_seed": 0}
 #: The page's input bounds (the command checks its own: --top >= 2, B >= 1, ...).
 BOUNDS = {"top": (2, 1000), "B": (10, 100000), "tukey_B": (10, 100000), "repeats": (1, 20),

@@ -1,6 +1,7 @@
 """The current view as one self-contained interactive HTML file (dashboard/export.py)."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -129,3 +130,24 @@ def test_every_chart_page_offers_the_download_and_collects_its_charts(page, char
     drawn = at.session_state["_view_figs"]
     assert len(drawn) == len(at.get("plotly_chart")) >= charts         # every chart drawn, none twice
     assert any(b.proto.label == "Download this view (HTML)" for b in at.get("download_button"))
+
+
+def test_the_chart_download_format_is_a_control_beside_the_export_and_in_the_address():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update({"nt": "12", "nr": "6", "chart": "png"})
+    at.run()
+    at.switch_page("views/rankings.py").run()
+    assert not at.exception
+    charts = at.get("plotly_chart")
+
+    def formats():
+        return {json.loads(c.proto.config)["toImageButtonOptions"]["format"] for c in at.get("plotly_chart")}
+
+    assert charts and formats() == {"png"}
+    scale = {json.loads(c.proto.config)["toImageButtonOptions"]["scale"] for c in charts}
+    width = {json.loads(c.proto.config)["toImageButtonOptions"]["width"] for c in charts}
+    assert {w * s for w in width for s in scale} == {1920}                     # a full-HD slide
+    radio = at.radio(key="chart_format")
+    assert radio.value == "png" and "SVG" in radio.options[0] and "1920 px" in radio.options[1]
+    radio.set_value("svg").run()
+    assert formats() == {"svg"} and "chart" not in at.query_params             # the default leaves the address

@@ -48,6 +48,9 @@ settings = {**s.as_json(), "dataset": s.dataset, "collection": full.name, "colle
             "stability": {"subset_size": int(ss["st_subset"]) or None, "B": int(ss["st_B"]),
                           "seed": int(ss["st_seed"])}}
 
+#: The report's captions, notes and findings are shown whole (safe.md cuts user text at 500 characters).
+LONG = 20000
+
 if st.button("Build the report", type="primary", key="rp_build", icon=":material/description:"):
     built = cached.report_lookup(full, argv)       # built before with these options (any session): at once
     if built is None:
@@ -85,14 +88,15 @@ if ss.get("_report"):
     for t in e.tables:
         with st.expander(safe.md(t.title), expanded=t.stem == "table2_kendall"):
             widgets.table(t.display, digits=4, hide_index=True, label=t.title)
-            widgets.caption(safe.md(t.caption))
+            widgets.caption(safe.md(t.caption, LONG))
             for note in t.notes:
-                widgets.caption(safe.md(note))
+                widgets.caption(safe.md(note, LONG))
             st.download_button(f"{t.stem}.csv", files[f"{t.stem}.csv"], f"{t.stem}.csv", mime="text/csv",
                                key=f"rp_dl_{t.stem}")
     widgets.subheader("Comparison with the paper's findings")
-    widgets.markdown("\n".join(f"- {safe.md(f)}" for f in e.findings))
-    widgets.caption(safe.md(e.notes[-1]))
+    # the findings' bold words are the report's own Markdown (**...**); every other character is text
+    widgets.markdown("\n".join("- " + "**".join(safe.md(part, LONG) for part in f.split("**")) for f in e.findings))
+    widgets.caption(safe.md(e.notes[-1], LONG))
 
 st.divider()
 st.markdown("**Reload a settings file** (as downloaded from this page)")
