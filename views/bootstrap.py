@@ -9,7 +9,7 @@ s, full, c = shell.setup_analysis()
 
 st.title("Bootstrap sensitivity")
 widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs ({c.n_runs * (c.n_runs - 1) // 2} pairs) · "
-           f"{c.n_topics} topics")
+                f"{c.n_topics} topics")
 if c.n_runs < 2:
     st.warning(f"Significance tests compare run pairs: they need at least two runs; this collection has "
                f"{c.n_runs}.")
@@ -28,17 +28,17 @@ def draw_boot(res, B_shown, B_chosen):
                         title=f"ASL curves, {widgets.b_title(B_shown, B_chosen)}")
     widgets.chart(fig, width="stretch", key="bs_chart")
     widgets.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
-               "stays below the alpha line, the more pairs the metric can tell apart: "
-               "higher discriminative power.")
+                    "stays below the alpha line, the more pairs the metric can tell apart: "
+                    "higher discriminative power.")
     widgets.markdown(f"**Discriminative power (Sakai 2007 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
     # the unrounded copy of the difference needed stays in the downloads: on a 1024 px screen the table
     # then shows every column without scrolling sideways
     widgets.table(res["summary"].drop(columns=["estimated_diff_raw"], errors="ignore"), digits=4, hide_index=True,
                   column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
     widgets.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the "
-               "bootstrap sample at the "
-               "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
-               "difference in means needed for significance.")
+                    "bootstrap sample at the "
+                    "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
+                    "difference in means needed for significance.")
     pairs = res["pairs"]
     only = st.toggle("significant pairs only", key="bs_only_sig")
     with st.expander(f"Every run pair ({len(pairs)} rows)"):
@@ -77,6 +77,6 @@ with tab_b:
     widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
 with tab_t:
     widgets.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
-               "Sakai 2012): fewer pairs come out significant than with pairwise tests.")
+                    "Sakai 2012): fewer pairs come out significant than with pairwise tests.")
     widgets.live_meta("tukey", c, s, params, B, "Randomised Tukey HSD", draw_tukey)
 widgets.finish_live()

@@ -27,9 +27,9 @@ else:
     sig_txt = (f"With only {c.n_runs} runs **no Kendall tau can be significant** at alpha = 0.01: the test "
                f"(Sakai 2007 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
 widgets.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). {sig_txt} "
-           f"Colour scale fixed to [{lo:g}, {hi:g}]"
-           + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
-           "alike; a dark row marks a metric that sees the systems differently.")
+                f"Colour scale fixed to [{lo:g}, {hi:g}]"
+                + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
+                "alike; a dark row marks a metric that sees the systems differently.")
 
 widgets.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
@@ -44,9 +44,10 @@ gtau, gsig = cached.correlation(table, alpha=0.01)
 widgets.chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
 glo, ghi = figures.tau_scale(gtau)
 widgets.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
-           f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
-           f"out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly matters "
-           "for this metric on this data; the **Which gains should I report?** page adds discriminative power.")
+                f"values used for this collection's {c.max_level} levels; presets that do not extend to them are "
+                f"left out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly "
+                "matters for this metric on this data; the **Which gains should I report?** page adds discriminative "
+                "power.")
 # full width: one column per setting plus "current (...)" is wider than half a page (so it is drawn full width, not in
 # a column)
 widgets.markdown(f"**Mean {metric} per run under each setting**")
@@ -64,4 +65,4 @@ widgets.chart(figures.gain_sweep(sweep.assign(metric=metric), level_name=names[l
                                  reference=state.paper(cached.preset_gains("3:2:1", K))),
               width="stretch", key="kc_sweep")
 widgets.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "
-           f"the gain of {names[level - 1]} barely changes the ranking; a drop shows where it starts to matter.")
+                f"the gain of {names[level - 1]} barely changes the ranking; a drop shows where it starts to matter.")

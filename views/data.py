@@ -23,7 +23,7 @@ def _use(ds: str) -> None:
 tab_sim, tab_ex, tab_up = st.tabs(["Simulated collection", "Papers' worked examples", "Upload files"])
 with tab_sim:
     widgets.markdown("An NTCIR-like collection with levels S/A/B, generated deterministically from a seed: "
-                "systems differ in quality and in their taste for highly relevant documents.")
+                     "systems differ in quality and in their taste for highly relevant documents.")
     c1, c2, c3, c4 = st.columns([1, 1, 1, 1.3])
     c1.number_input("topics", min_value=2, max_value=state.SIM_MAX_TOPICS, step=1, key="sim_topics")
     c2.number_input("runs", min_value=2, max_value=state.SIM_MAX_RUNS, step=1, key="sim_runs")
@@ -32,8 +32,8 @@ with tab_sim:
               disabled=ss["dataset"] == "sim", width="stretch", key="use_sim")
 with tab_ex:
     widgets.markdown("The worked examples of Sakai 2007, Sec. 3.2-3.3: three topics and six tiny "
-                "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
-                "for P-measure.")
+                     "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
+                     "for P-measure.")
     notes = cached.example_notes()
     st.dataframe(pd.DataFrame({"run": list(notes), "what it is": list(notes.values())}),
                  hide_index=True, width="stretch")
@@ -41,8 +41,8 @@ with tab_ex:
               disabled=ss["dataset"] == "examples", key="use_examples")
 with tab_up:
     widgets.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
-                "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
-                "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
+                     "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
+                     "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
     c1, c2 = st.columns(2)
     @errors.guarded
     def _new_files():
@@ -135,10 +135,10 @@ with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret,
     n_all = c.n_topics + len(c.topics_without_relevant)
     level = f"level {s.rel_threshold} or higher"
     widgets.caption(f"Sums over all {n_all} qrels topics, relevant meaning {level} (the sidebar's "
-               f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold), as trec_eval -l "
-               f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
-               "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
-               "and the meta-evaluation pages do not offer them.")
+                    f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold), as trec_eval -l "
+                    f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
+                    "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
+                    "and the meta-evaluation pages do not offer them.")
     widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(38 + 35 * c.n_runs, 420),
                   hide_index=True, column_config={"run": st.column_config.TextColumn("run", width="large")})
 with st.expander("Runs and topics"):

@@ -76,16 +76,16 @@ with left:
                                            title=f"Does the {metric} ranking change? (Sakai 2007 Table 5)"),
                     width="stretch", key="gv_tau")
     widgets.caption(f"tau between the run ranking under each setting and under {state.paper(ref)}. "
-               "Orange: the ratio slider and the sidebar's current gains.")
+                    "Orange: the ratio slider and the sidebar's current gains.")
 with right:
     widgets.chart(figures.setting_points(df, "pct", lo="min", hi="max", sd="sd",
                                            y_title=f"% pairs significant (alpha = {alpha:g})",
                                            title=f"Discriminative power (Sakai 2007 Table 6), B = {B}, {reps} seeds"),
                     width="stretch", key="gv_power")
     widgets.caption(f"Paired bootstrap test at alpha = {alpha:g} with B = {B}, repeated {reps} times "
-               f"(seed {seed}, then seeds derived from it): dot = mean, bar = min..max. "
-               "Differences smaller than the bars are "
-               "Monte Carlo noise, not the gains.")
+                    f"(seed {seed}, then seeds derived from it): dot = mean, bar = min..max. "
+                    "Differences smaller than the bars are "
+                    "Monte Carlo noise, not the gains.")
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),
                            "pct": "% significant (mean)", "sd": "sd", "min": "min", "max": "max"})
 widgets.table(shown, digits=3, hide_index=True)

@@ -14,8 +14,8 @@ s, full, c = shell.setup_analysis()
 
 st.title("How do IR metrics rank these systems?")
 widgets.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · "
-           + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
-           "follows. Your own qrels and runs: the Data page.")
+                + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
+                "follows. Your own qrels and runs: the Data page.")
 
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 left, right = st.columns([1, 1], gap="large")
@@ -48,7 +48,7 @@ with left:
                                                  f"Kendall tau-b = {tau:.3f}", row_px=13),
                         width="stretch", key="ov_shift")
         widgets.caption(f"Each line is a run: its rank by {metric} under gains {ref_label} (left) and under the "
-                   f"current gains (right); blue moved up, orange down.")
+                        f"current gains (right); blue moved up, orange down.")
 with right:
     widgets.markdown("**Metrics against each other** (Kendall tau-b between run rankings, Sakai 2007 Table 2)")
     if c.n_runs < 3:
@@ -64,7 +64,7 @@ with right:
                    f"with {c.n_runs} runs no tau can be significant at alpha = 0.01 (it would need "
                    f"|tau| >= {crit:.2f})")
         widgets.caption(f"Colour scale fixed to [{lo:g}, {hi:g}]; hover a cell for its tau ({sig_txt}); the Rank "
-                   "correlation page writes every value.")
+                        "correlation page writes every value.")
 
 widgets.subheader("Discriminative power per metric")
 if c.n_runs < 2:
@@ -90,12 +90,12 @@ else:
         shown = row.sort_values("abs_diff").rename(columns={"abs_diff": f"needed ({conf:.0%})",
                                                             "pct_comparisons": "% pairs"})
         widgets.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
-                    f"{widgets.b_title(B_shown, B_chosen)}")
+                         f"{widgets.b_title(B_shown, B_chosen)}")
         widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
                       column_config={"% pairs": st.column_config.NumberColumn(format="%.1f %%")})
         widgets.caption(f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: share of run "
-                   "pairs at least that far apart. A smaller difference needed: a more sensitive metric. Settings "
-                   "on the Swap page.")
+                        "pairs at least that far apart. A smaller difference needed: a more sensitive metric. Settings "
+                        "on the Swap page.")
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
                  "seed": int(ss["sw_seed"])}

@@ -102,7 +102,7 @@ ss["_pl_K"] = K
 
 st.title("Metric playground")
 widgets.caption("Build a ranked list and a topic by hand. Every metric, and the numbers behind it, follow the "
-           "sidebar's gains, beta and penalties.")
+                "sidebar's gains, beta and penalties.")
 
 strip = st.container()
 # chart column first: on a narrow screen the columns stack and the chart stays above the controls
@@ -188,7 +188,7 @@ with right:
     widgets.chart(figures.playground_chart(chart, level_colors), width="stretch",
                     key="pl_chart")
     widgets.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
-               "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
+                    "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
 
 M_TOP = max([L for L in range(1, K + 1) if int(one.level_counts[0, L]) > 0] or [K])
 widgets.subheader("Per rank")
@@ -199,12 +199,12 @@ st.dataframe(
     .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1),
     hide_index=True, width="stretch")
 widgets.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
-           "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
-           "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's beta); "
-           "1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR divides it by "
-           f"1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the topic's highest "
-           "level), the value of such a document at rank 1. "
-           "Shaded: r_1 and r_p.")
+                "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
+                "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's "
+                "beta); 1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR "
+                f"divides it by 1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the "
+                "topic's highest level), the value of such a document at rank 1. "
+                "Shaded: r_1 and r_p.")
 
 widgets.subheader("The formula with this list's numbers")
 if ss.get("pl_formula") not in teaching.WORKED:      # a value from the address this page does not offer
@@ -217,7 +217,7 @@ steps, worked_value = teaching.worked_steps(wk, table, r1=r1, rp=rp, R=int(one.R
 for line in steps:
     st.latex(line)
 widgets.caption(f"beta = {s.beta:g} (sidebar), gains {state.paper(s.gains)}, penalties pi {state.paper(s.penalties)}; "
-           f"R = {int(one.R[0])} relevant documents for the topic.")
+                f"R = {int(one.R[0])} relevant documents for the topic.")
 
 # -- a second list beside this one: pin (snapshot) it, change the list, compare -------------------
 widgets.subheader("Two lists side by side")
@@ -240,7 +240,7 @@ p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_
 pinned = teaching.parse_pin(ss.get("pl_pin", ""), K)
 if pinned is None:
     widgets.caption("Press **Pin this list** to keep the current list; every metric and the per-rank numbers of both "
-               "lists are then shown side by side. The pinned list is in the address too.")
+                    "lists are then shown side by side. The pinned list is in the address too.")
 else:
     p_levels, p_counts = pinned
     pin_one = teaching.one_topic(p_levels, p_counts, level_names=c.level_names)
@@ -250,7 +250,7 @@ else:
     both["this - pinned"] = both["this list"] - both["pinned list"]
     label = lambda lv: " ".join(_fmt(v).split(" ")[0] if v else "-" for v in lv)      # noqa: E731
     widgets.caption(f"Pinned: {safe.md(label(p_levels))} · this list: {safe.md(label(levels))} "
-               "(levels by rank; - = non-relevant).")
+                    "(levels by rank; - = non-relevant).")
     widgets.table(both.reset_index(), digits=4, hide_index=True, height=38 + 35 * len(both))
     pin_table, _, _ = teaching.per_rank(pin_one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
     t1, t2 = st.columns(2)
@@ -272,6 +272,6 @@ with st.expander("Formulas (Sakai 2007; Sakai 2004)", expanded=False):
             widgets.markdown(f"**{name}**")
             st.latex(tex)
     widgets.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
-               "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's "
-               "highest "
-               "level; beta: the blended ratio's weight of gain against rank.")
+                    "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's "
+                    "highest "
+                    "level; beta: the blended ratio's weight of gain against rank.")

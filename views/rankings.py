@@ -66,7 +66,7 @@ widgets.subheader("Per topic")
 mat = pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
 widgets.chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
 widgets.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
-           "hard topics; a run bright where its neighbours are dark has a specialty.")
+                "hard topics; a run bright where its neighbours are dark has a specialty.")
 
 widgets.markdown("**Run against run**")
 runs = list(order)
@@ -97,8 +97,8 @@ else:
     with l3:
         widgets.chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
         widgets.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
-                   "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
-                   "P-measure assumes.")
+                        "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
+                        "P-measure assumes.")
     with r3:
         both = (r1 > 0) & (rp > 0)
         st.metric("median r_p", f"{np.median(rp[rp > 0]):.0f}")

@@ -134,7 +134,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     b_note = (widgets.b_title(B_shown, B_chosen) if resampled or ci == "bootstrap"
               else f"the {TEST_LABELS[test]} and the t CI do not depend on B")
     widgets.markdown(f"**{TEST_LABELS[test]}**, correction **{CORR_LABELS[corr]}**, alpha = {alpha:g}, {ci_name}"
-                f"{std_note} · {b_note}")
+                     f"{std_note} · {b_note}")
     # the picture first: every run against a baseline (the best run by the chosen metric unless chosen)
     g1, g2 = st.columns(2)
     choose("sg_fmetric", metrics, metrics[0])
@@ -149,13 +149,13 @@ def draw_pairs(frames, B_shown, B_chosen):
                     width="stretch", key="sg_forest")
     nsig = int(fd["significant"].sum())
     widgets.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = "
-               f"{ci_name}. "
-               f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
-               + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
+                    f"{ci_name}. "
+                    f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
+                    + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
                   "statement." if corr != "none" else ""))
 
     widgets.markdown(f"**Results table for a paper**: every run against the baseline {safe.md(frun)}, "
-                f"{TEST_LABELS[test]}, {sig_name}{std_note}")
+                     f"{TEST_LABELS[test]}, {sig_name}{std_note}")
     if not isinstance(ss.get("sg_cmp_metrics"), list) or not set(ss["sg_cmp_metrics"]) <= set(metrics):
         ss["sg_cmp_metrics"] = [fmet]
     chosen = st.multiselect("metrics in the table", metrics, key="sg_cmp_metrics",
@@ -189,7 +189,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     if only:
         shown = shown[shown["significant"]]
     widgets.caption(f"{len(shown)} of {len(tbl)} rows ({len(metrics)} metrics x {n_pairs} pairs). mean difference = "
-               "mean over topics of x - y; a positive value: x scores higher.")
+                    "mean over topics of x - y; a positive value: x scores higher.")
     p_cols = {"p_value": f"p ({test})", "p_adjusted": f"p adjusted ({corr})"}
     shown = shown.rename(columns={
         "run_x": "run x", "run_y": "run y", "mean_diff": "mean difference (x - y)",
@@ -199,8 +199,8 @@ def draw_pairs(frames, B_shown, B_chosen):
            for col in shown.columns if pd.api.types.is_float_dtype(shown[col])}
     widgets.table(shown, column_config=cfg, hide_index=True, height=380)
     widgets.caption("V_E per metric (residual variance of the two-way ANOVA without replication" + std_note + "): "
-               + " · ".join(f"{m} {v:.5g}" for m, v in r.v_e.items()) + ". "
-               + (f"Randomisation test: {'all ' if r.exact_randomisation else ''}{r.n_flips} sign flips"
+                    + " · ".join(f"{m} {v:.5g}" for m, v in r.v_e.items()) + ". "
+                    + (f"Randomisation test: {'all ' if r.exact_randomisation else ''}{r.n_flips} sign flips"
                   + (" (exact: every flip)." if r.exact_randomisation else " drawn at random.")
                   if "randomisation" in r.tests else ""))
 
@@ -231,8 +231,8 @@ def draw_spread(frames, B_shown, B_chosen):
                                        y_title="run pairs significant", title=title), width="stretch",
                     key="sg_power")
     widgets.caption(f"Bar: % of run pairs significant with seed {seed} (the pair table's). Whisker: lowest to highest "
-               f"over {reps} seeds ({seed}..{seed + reps - 1}): differences between metrics smaller than the "
-               "whiskers are Monte Carlo noise, not the metrics.")
+                    f"over {reps} seeds ({seed}..{seed + reps - 1}): differences between metrics smaller than the "
+                    "whiskers are Monte Carlo noise, not the metrics.")
     widgets.table(sp.rename(columns={"pct_seed": f"% significant (seed {seed})", "mean": "mean over seeds",
                                      "min": "min", "max": "max", "sd": "sd"}), digits=2, hide_index=True)
 
@@ -273,7 +273,7 @@ if res is not None:
                                            title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, "
                                                  f"alpha = {alpha:g}"), width="stretch", key="sg_power")
         widgets.caption(f"% of the {n_pairs} run pairs whose {sig_name} ({TEST_LABELS[test]}{std_note}). This test is "
-                   "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
+                        "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
         widgets.table(pw[["metric", "n_significant", "n_pairs", "pct"]].rename(columns={"pct": "% significant"}),
                       digits=1, hide_index=True)
     with st.expander("Sorted p-value curves (Sakai 2007's ASL curve is the bootstrap test, no correction)"):
@@ -283,8 +283,8 @@ if res is not None:
                                       ref_label=f"alpha = {alpha:g}", markers=False), width="stretch",
                         key="sg_curves")
         widgets.caption(f"B = {result.B} for the resampled test on this chart "
-                   f"({'chosen' if result.B == B else 'quick pass'})." if resampled else
-                   "Exact test: B plays no part.")
+                        f"({'chosen' if result.B == B else 'quick pass'})." if resampled else
+                        "Exact test: B plays no part.")
 
 # -- 3. topic set size -------------------------------------------------------------------------------------
 widgets.subheader("How many topics do I need? (topic set size design, Sakai 2016)")
@@ -338,8 +338,8 @@ if var is not None:
     variance = float(var["variance"])
     var_text = f"variance = {var['label']} = {variance:.5g}"
     widgets.markdown(f"{'sigma^2' if estimator == 'one-way' else 'V_E'} of **{safe.md(t_metric)}**{std_note} on this "
-                f"collection ({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**; "
-                f"{safe.md(var_text)}.")
+                     f"collection ({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**; "
+                     f"{safe.md(var_text)}.")
     widgets.caption(f"Estimator: {safe.md(var['definition'])}.")
     try:
         out = cached.topic_design(design, t_alpha, beta, min_diff, variance, systems, c.n_topics)

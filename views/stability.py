@@ -24,8 +24,8 @@ def draw(res, B_shown, B_chosen):
     fig = figures.stability_scatter(summ, title=f"Error rate vs ties, {widgets.b_title(B_shown, B_chosen)}", top=70)
     widgets.chart(fig, width="stretch", key="st_chart")
     widgets.caption("Each point is one fuzziness value (hover for it; the lowest and highest are labelled): run pairs "
-               "closer than that share of the larger score count as ties. Lower-left is better: few errors "
-               "without calling everything a tie.")
+                    "closer than that share of the larger score count as ties. Lower-left is better: few errors "
+                    "without calling everything a tie.")
     pct = {col: st.column_config.NumberColumn(col.replace("_", " "), format="percent")
            for col in ("fuzziness", "error_rate", "prop_ties") if col in summ}
     widgets.table(summ, digits=4, hide_index=True, height=420, column_config=pct)

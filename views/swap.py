@@ -14,7 +14,7 @@ s, full, c = shell.setup_analysis()
 
 st.title("Swap method")
 widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics · metrics: "
-           + ", ".join(s.metric_keys))
+                + ", ".join(s.metric_keys))
 if c.n_runs < 2:
     st.warning(f"The swap method compares run pairs: it needs at least two runs; this collection has {c.n_runs}.")
     st.stop()
@@ -39,7 +39,7 @@ def draw(res, B_shown, B_chosen):
                         title=f"Swap rates, {params['sampling']} sampling, {widgets.b_title(B_shown, B_chosen)}")
     widgets.chart(fig, width="stretch", key="sw_chart")
     widgets.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
-               "difference to give a reliable conclusion: a sensitive metric.")
+                    "difference to give a reliable conclusion: a sensitive metric.")
     summ = res["summary"]
     widgets.markdown(f"**Sensitivity summary (Sakai 2007 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
     confs = sorted(summ["confidence"].unique(), reverse=True)
@@ -52,8 +52,8 @@ def draw(res, B_shown, B_chosen):
     widgets.table(summ, digits=4, hide_index=True,
                   column_config={"pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
     widgets.caption("Difference needed: the difference in mean score needed for that confidence; largest mean score: "
-               "of any run on any sampled topic set; difference / largest: the two divided; % comparisons: "
-               "share of comparisons (pairs x trials) whose difference is at least the one needed.")
+                    "of any run on any sampled topic set; difference / largest: the two divided; % comparisons: "
+                    "share of comparisons (pairs x trials) whose difference is at least the one needed.")
 
 
 widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
