@@ -596,8 +596,10 @@ class Progress:
         self.last = -1.0
         self.t0 = time.perf_counter()
 
-    def __call__(self, frac: float):
+    def __call__(self, frac: float, text: str | None = None):
         frac = float(min(max(frac, 0.0), 1.0))
+        if text is not None and text != self.text:
+            self.text, self.last = text, -1.0         # a new step: always shown
         if frac - self.last >= 0.02 or frac >= 1.0:
             self.last = frac
             self.bar.progress(frac, text=f"{self.text} {frac:.0%} ({time.perf_counter() - self.t0:.1f} s)")
@@ -867,3 +869,32 @@ def gain_choice_verdict(*args, **kw):
 def variance_for(design: str, v_e: float) -> float:
     """The variance a topic set design uses from V_E (2 V_E for paired-t and ci, V_E for anova)."""
     return float(_meta.variance_for(design, v_e))
+
+
+# -- the Report page: evalcore report's files ----------------------------------------------------------
+def _report_key(c: Collection, argv: list[str]) -> tuple:
+    return ("report", c.fingerprint, tuple(argv))
+
+
+def report_lookup(c: Collection, argv: list[str]):
+    """The report already built for this data and these options (by any session), or None."""
+    return _results().lookup(_report_key(c, argv))
+
+
+def report_build(c: Collection, argv: list[str], progress: Progress | None = None):
+    """``evalcore report``'s experiment and files for ``argv`` (dashboard.report.build), kept for every
+    session; ``progress`` (a :class:`Progress`) shows each step. Raises InputError for options the
+    command refuses."""
+    from . import report as _report
+
+    key = _report_key(c, argv)
+    got = _results().lookup(key)
+    if got is not None:
+        return got
+    say = _report.StepProgress(lambda f, m: progress(f, m) if progress is not None else None)
+    try:
+        got = _report.build(c, argv, progress=say)
+    except ValueError as e:
+        raise InputError(str(e)) from e
+    _results().put(key, got)
+    return got

@@ -26,6 +26,7 @@ def setup(data_page: bool = False):
     """
     st.session_state["_live_pending"] = []       # quick passes drawn in this run (widgets.live_meta)
     st.session_state["_view_figs"] = []          # charts drawn in this run (widgets.chart), for the HTML export
+    st.session_state["_view_items"] = []         # all it draws, in order (widgets.chart/table/caption/...)
     st.session_state["_run_t0"] = time.perf_counter()
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
                        layout="wide", initial_sidebar_state="expanded")
@@ -50,7 +51,18 @@ def setup(data_page: bool = False):
         "dataset": widgets.DATASET_LABELS.get(s.dataset, s.dataset),
         "content key": collection.fingerprint[:16]}
     ss["_view_settings"] = {**s.as_json(), "dataset": s.dataset}
+    ss["_view_settings_words"] = settings_words(s, collection)
     return s, collection
+
+
+def settings_words(s: state.Settings, c) -> list[str]:
+    """The shared settings in words, as the pages' captions state them (widgets.settings_line: gains
+    ``S=3 : A=2 : B=1``, ``beta 1``, ...), plus the metrics and the run selection: the export's settings."""
+    words = widgets.settings_line(s, c).split(" · ")
+    words.append("metrics: " + ", ".join(s.metric_keys))
+    words.append(f"runs analysed: the top {s.top_n} by {s.top_by}" if s.top_n else "runs analysed: all")
+    words.append("penalties of NWRR: " + " : ".join(f"level {L}={s.penalties[L - 1]:g}" for L in range(s.K, 0, -1)))
+    return words
 
 
 #: On a 1024 x 768 screen or a projector the page keeps its width for the content: Streamlit's 5rem
@@ -130,28 +142,52 @@ _raise_in_tests = errors.raise_in_tests
 
 
 def export_button(title: str) -> None:
-    """"Download this view (HTML)": the charts drawn in this run, the settings, the data and the link, as
-    one self-contained file (dashboard.export), built only when the button is pressed."""
+    """"Download this view (HTML)": what the page drew in this run (charts, tables, captions, headings, in
+    order), the settings in words, the data, the references and the link, as one self-contained file
+    (dashboard.export), built only when the button is pressed. Beside it, the format the charts' camera
+    button saves (:func:`chart_format_control`)."""
     ss = st.session_state
-    figs = list(ss.get("_view_figs") or [])
-    if not figs:
+    items = list(ss.get("_view_items") or [])
+    if not any(i["kind"] in ("chart", "table") for i in items):
         return
-    data, settings = dict(ss.get("_view_data") or {}), dict(ss.get("_view_settings") or {})
+    data = dict(ss.get("_view_data") or {})
     query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
     base = getattr(st.context, "url", "") or ""
     link = base + ("?" + query if query else "")
-    extra = {k: ss[k] for k in state.page_keys() if k in ss}     # the page's own choices
+    page = str(ss.get("_page_now") or "")
+    from . import export
+    words = list(ss.get("_view_settings_words") or []) + export.choice_words(
+        page, {k: ss[k] for k in state.page_keys() if k in ss})
 
     def build() -> bytes:
-        from . import export
-        return export.view_html(f"evalcore · {title}", figs, settings={**settings, "page": extra},
-                                summary=data, link=link).encode()
+        return export.view_html(f"evalcore · {title}", items, settings=words, summary=data, link=link,
+                                references=references.REFERENCES).encode()
 
-    st.download_button("Download this view (HTML)", data=build,
+    c1, c2 = st.columns([1, 1.3], vertical_alignment="center")
+    c1.download_button("Download this view (HTML)", data=build,
                        file_name=f"evalcore-{title.lower().replace(' ', '-')}.html",
                        mime="text/html", on_click="ignore", icon=":material/download:", key="_export_html",
-                       help="One file with these charts (interactive), the settings, the data summary and the "
-                            "link: a colleague opens it in a browser, no installation, no network.")
+                       help="One file with this view's charts (interactive), tables and captions, the settings, the "
+                            "data summary, the references and the link: a colleague opens it in a browser, no "
+                            "installation, no network.")
+    with c2:
+        chart_format_control()
+
+
+#: The chart download formats offered (dashboard.widgets.CHART_FORMAT_KEY), in words.
+CHART_FORMATS = {"svg": "SVG (vector, for papers)",
+                 "png": f"PNG ({int(widgets.SLIDE_WIDTH * widgets.PNG_SCALE)} px, for slides)"}
+
+
+def chart_format_control() -> None:
+    """A small radio: what every chart's camera button saves, SVG or a slide-sized PNG (in the address)."""
+    ss = st.session_state
+    if ss.get(widgets.CHART_FORMAT_KEY) not in CHART_FORMATS:
+        ss[widgets.CHART_FORMAT_KEY] = "svg"
+    st.radio("chart download (camera button)", list(CHART_FORMATS), key=widgets.CHART_FORMAT_KEY,
+             format_func=CHART_FORMATS.get, horizontal=True,
+             help="The camera button above each chart (top right, on hover) saves it in this format, drawn by "
+                  "your browser: SVG for a paper, a PNG 1920 px wide for a slide.")
 
 
 def guard(run, title: str = "") -> None:

@@ -126,6 +126,7 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "bs_only_sig": ("bssig", False, _bool),
     "upload_fp": ("up", "", str),          # uploaded data: content hash (see shell.setup)
     "upload_name": ("upname", "", str),    # its title in this view
+    "chart_format": ("chart", "svg", str),   # what a chart's camera button saves (dashboard.shell.CHART_FORMATS)
 }
 #: The Significance page's choices (plain keys, mirrored into its widgets by the page).
 SIG_ALL = "all metrics"
@@ -142,6 +143,7 @@ _CHOICES = {
     "dataset": ("sim", "examples", "upload"),
     "threshold": ("relaxed", "rigid"),
     "sw_sampling": ("replacement", "disjoint", "independent"),
+    "chart_format": ("svg", "png"),
 }
 #: evalcore's widget bounds, plus the page choices' (each page also checks its value is one it offers).
 _BOUNDS = {**WIDGET_BOUNDS, "gv_ratio": (1.0, 100.0), "gv_B": (10, 100000), "gv_rep": (1, 20),

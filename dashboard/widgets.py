@@ -144,9 +144,40 @@ def chart(fig, label: str | None = None, **kw) -> None:
     says ``"png"`` (:func:`chart_config`)."""
     label = label or _title(fig)
     st.session_state.setdefault("_view_figs", []).append((label, fig))
+    _note("chart", label=label, fig=fig)
     fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"
     kw.setdefault("config", chart_config(fig, label or str(kw.get("key") or ""), fmt))
     st.plotly_chart(fig, **kw)
+
+
+def _note(kind: str, **item) -> None:
+    """Note one element of the view, in the order drawn, for the HTML export (dashboard.export):
+    ``chart`` (label, fig), ``table`` (label, frame, digits, column settings, index shown), ``caption``,
+    ``heading`` and ``text`` (Markdown as drawn)."""
+    st.session_state.setdefault("_view_items", []).append({"kind": kind, **item})
+
+
+def note_table(df: pd.DataFrame, digits: int = 4, label: str = "", index: bool = False) -> None:
+    """Note a table a page draws itself (a styled frame) for the view's HTML export."""
+    _note("table", label=label, frame=df, digits=digits, columns={}, index=index)
+
+
+def caption(text: str, **kw) -> None:
+    """``st.caption``, noted for the view's HTML export."""
+    _note("caption", text=str(text))
+    st.caption(text, **kw)
+
+
+def subheader(text: str, **kw) -> None:
+    """``st.subheader``, noted for the view's HTML export."""
+    _note("heading", text=str(text))
+    st.subheader(text, **kw)
+
+
+def markdown(text: str, **kw) -> None:
+    """``st.markdown``, noted for the view's HTML export."""
+    _note("text", text=str(text))
+    st.markdown(text, **kw)
 
 
 def _title(fig) -> str:
@@ -175,9 +206,10 @@ def number(x, digits: int = 4) -> str:
 COLUMN_LABELS = report.COLUMN_LABELS
 
 
-def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) -> None:
+def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: str | None = None, **kw) -> None:
     """A sortable dataframe with floats at ``digits`` decimals and evalcore's column names in words
-    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests)."""
+    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests). The frame, its
+    column settings and ``label`` are noted for the view's HTML export, where it is a table."""
     cfg = {c: st.column_config.NumberColumn(COLUMN_LABELS.get(c), format=f"%.{digits}f")
            for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     cfg.update({c: st.column_config.Column(COLUMN_LABELS[c]) for c in df.columns
@@ -187,6 +219,7 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) ->
     if height is not None:
         args["height"] = height
     args.update(kw)
+    _note("table", label=label or "", frame=df, digits=digits, columns=cfg, index=not kw.get("hide_index"))
     st.dataframe(df, **args)
 
 
@@ -272,13 +305,16 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
         status.error(f"{what} cannot run with these settings: {safe.md_lines(e)}", icon=":material/error:")
         return None
     if res is not None:
+        _note("caption", text=f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
         status.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
         draw(res["frames"], B, B)
         _drawn(kind, B, B)
         return res
     est = cached.meta_estimate(kind, c, s, params, B, quick)
-    status.caption(f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
-                   f"(about {est:.1f} s of CPU) ...")
+    quick_text = (f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
+                  f"(about {est:.1f} s of CPU) ...")
+    _note("caption", text=quick_text)
+    status.caption(quick_text)
     draw(quick["frames"], qB, B)
     _drawn(kind, qB, B)
     ss.setdefault("_live_pending", []).append((kind, c, s, dict(params), B, what, status))
@@ -333,5 +369,5 @@ def spread_chart(res: dict, figure: str, where: dict, *, y_title: str, what: str
     chart(figures.spread_bars(d, y_title=y_title, percent=True,
                                         title=f"{what} over {repeats} repetitions, {b_title(B_shown, B_chosen)} each"),
                     width="stretch", key=key)
-    st.caption(f"Bar: mean over {repeats} independent repetitions (seeds derived from seed {seed}; repetition 1 "
+    caption(f"Bar: mean over {repeats} independent repetitions (seeds derived from seed {seed}; repetition 1 "
                f"is the run above); error bar: +-1 sd; dotted line: min-max.{note}")

@@ -10,6 +10,7 @@ Skipped when chromium or playwright is missing, unless CI=true: then it fails.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -523,7 +524,8 @@ def test_the_first_screen_shows_sliders_beta_and_a_chart_that_moves(server, tmp_
 @pytest.mark.browser
 def test_the_view_exported_as_html_opens_with_its_charts_and_no_network(server, tmp_path):
     """Download the Overview as HTML in the real app, open the file in a browser that may fetch nothing:
-    every chart of the page is drawn there, with the settings and the link."""
+    every chart and table of the page is there (the charts drawn by the inlined plotly.js), with the
+    captions, the settings in words, the references and the link, and no literal markup."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -546,8 +548,18 @@ def test_the_view_exported_as_html_opens_with_its_charts_and_no_network(server, 
             offline.wait_for_selector(".js-plotly-plot .main-svg", timeout=30000)
             offline.wait_for_timeout(500)
             assert offline.locator(".js-plotly-plot").count() == n_charts >= 2
+            assert offline.locator(".js-plotly-plot .main-svg").count() >= n_charts       # drawn, not only placed
+            n_tables = page.locator('[data-testid="stDataFrame"]').count()
+            # the data summary, then each table of the page with its values (the swap summary, as on screen)
+            assert offline.locator("table").count() == 1 + n_tables >= 2
+            swap = offline.locator("table").nth(1).inner_text()
+            assert "needed (95%)" in swap and "% pairs" in swap and "Q-measure" in swap
+            assert re.search(r"\b0\.\d{4}\b", swap) and re.search(r"\b\d+\.\d %", swap)
             text = offline.locator("body").inner_text()
-            assert '"gains_paper_notation": "10:5:1"' in text and "gains=10:5:1" in text
+            assert "gains S=10 : A=5 : B=1" in text and "beta 1" in text and "gains=10:5:1" in text
+            assert "gains_paper_notation" not in text and "Swap: B: 100" in text
+            assert "Each line is a run" in text and "Sakai 2007:" in text            # a caption, the references
+            assert "<br>" not in text and "**" not in text
             assert [u for u in requests if not u.startswith("file:")] == [], requests[:5]
         finally:
             browser.close()

@@ -18,6 +18,15 @@ def test_a_titled_chart_puts_its_legend_below_the_plot_and_an_untitled_one_above
     assert titled.title.yref == "container" and titled.title.yanchor == "top"
     plain = _lines(None).layout
     assert plain.legend.y == 1.0 and plain.legend.yanchor == "bottom" and plain.legend.yref in (None, "paper")
+    # plotly's toolbar sits at the top right: an untitled chart's legend starts at the left, clear of it
+    assert plain.legend.x == 0 and plain.legend.xanchor == "left"
+
+
+def test_the_forest_plots_legend_is_clear_of_the_toolbar():
+    df = pd.DataFrame({"other": ["b", "c"], "mean_diff": [0.1, -0.2], "ci_low": [0.0, -0.3], "ci_high": [0.2, -0.1],
+                       "significant": [True, True], "p_adjusted": [0.01, 0.02]})
+    lay = figures.forest(df, run="a", metric="AP", ci_label="95% CI", sig_label="Holm-adjusted p < 0.05").layout
+    assert lay.legend.xanchor == "left" and lay.legend.x == 0
 
 
 def test_long_titles_wrap_at_spaces_and_the_top_margin_grows():

@@ -8,8 +8,8 @@ ss = st.session_state
 s, full, c = shell.setup_analysis()
 
 st.title("Bootstrap sensitivity")
-st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs ({c.n_runs * (c.n_runs - 1) // 2} pairs) · "
-           f"{c.n_topics} topics")
+widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs ({c.n_runs * (c.n_runs - 1) // 2} pairs) · "
+                f"{c.n_topics} topics")
 if c.n_runs < 2:
     st.warning(f"Significance tests compare run pairs: they need at least two runs; this collection has "
                f"{c.n_runs}.")
@@ -27,18 +27,18 @@ def draw_boot(res, B_shown, B_chosen):
                         ref_y=alpha, ref_label=f"alpha = {alpha:g}", markers=False, top=70,
                         title=f"ASL curves, {widgets.b_title(B_shown, B_chosen)}")
     widgets.chart(fig, width="stretch", key="bs_chart")
-    st.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
-               "stays below the alpha line, the more pairs the metric can tell apart: "
-               "higher discriminative power.")
-    st.markdown(f"**Discriminative power (Sakai 2007 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
+    widgets.caption("Each curve sorts one metric's run pairs by their ASL (p-value). The further right a curve "
+                    "stays below the alpha line, the more pairs the metric can tell apart: "
+                    "higher discriminative power.")
+    widgets.markdown(f"**Discriminative power (Sakai 2007 Table 4)**, {widgets.b_title(B_shown, B_chosen)}")
     # the unrounded copy of the difference needed stays in the downloads: on a 1024 px screen the table
     # then shows every column without scrolling sideways
     widgets.table(res["summary"].drop(columns=["estimated_diff_raw"], errors="ignore"), digits=4, hide_index=True,
                   column_config={"pct_significant": st.column_config.NumberColumn("% significant", format="%.1f")})
-    st.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the "
-               "bootstrap sample at the "
-               "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
-               "difference in means needed for significance.")
+    widgets.caption("Difference needed for significance (Sakai 2007 Fig. 7): for each pair, the mean difference of the "
+                    "bootstrap sample at the "
+                    "B*alpha-th largest |t|; the largest over pairs, to two significant figures: about the "
+                    "difference in means needed for significance.")
     pairs = res["pairs"]
     only = st.toggle("significant pairs only", key="bs_only_sig")
     with st.expander(f"Every run pair ({len(pairs)} rows)"):
@@ -52,7 +52,7 @@ def draw_tukey(res, B_shown, B_chosen):
         fig = figures.share_bars(share, "metric", "significant", y_title="run pairs significant (Tukey HSD)",
                                  title=f"Randomised Tukey HSD, alpha = {alpha:g}, {widgets.b_title(B_shown, B_chosen)}")
         widgets.chart(fig, width="stretch", key="tk_chart")
-        st.caption("Share of run pairs each metric separates under Tukey HSD at the chosen alpha.")
+        widgets.caption("Share of run pairs each metric separates under Tukey HSD at the chosen alpha.")
     widgets.table(res["summary"], digits=4, hide_index=True)
     with st.expander(f"Every run pair ({len(pairs)} rows)"):
         widgets.table(pairs, digits=4, hide_index=True, height=360)
@@ -73,10 +73,10 @@ def draw_boot_spread(res, B_shown, B_chosen):
 
 with tab_b:
     widgets.live_meta("bootstrap", c, s, params, B, "Bootstrap", draw_boot)
-    st.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
+    widgets.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
     widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
 with tab_t:
-    st.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
-               "Sakai 2012): fewer pairs come out significant than with pairwise tests.")
+    widgets.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
+                    "Sakai 2012): fewer pairs come out significant than with pairwise tests.")
     widgets.live_meta("tukey", c, s, params, B, "Randomised Tukey HSD", draw_tukey)
 widgets.finish_live()

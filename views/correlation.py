@@ -9,7 +9,7 @@ s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Rank correlation")
-st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs")
+widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs")
 
 if c.n_runs < 3:
     st.warning("Rank correlation needs at least three runs.")
@@ -17,7 +17,7 @@ if c.n_runs < 3:
 
 means = cached.means(c, s)
 tau, sig = cached.correlation(means, alpha=0.01)
-st.subheader("Metrics against each other (Sakai 2007 Table 2)")
+widgets.subheader("Metrics against each other (Sakai 2007 Table 2)")
 widgets.chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
 crit = cached.kendall_critical(c.n_runs, 0.01)
 lo, hi = figures.tau_scale(tau)
@@ -26,12 +26,12 @@ if crit <= 1:
 else:
     sig_txt = (f"With only {c.n_runs} runs **no Kendall tau can be significant** at alpha = 0.01: the test "
                f"(Sakai 2007 Eq. 9) would need |tau| >= {crit:.2f}, above the largest possible value 1. Use more runs.")
-st.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). {sig_txt} "
-           f"Colour scale fixed to [{lo:g}, {hi:g}]"
-           + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
-           "alike; a dark row marks a metric that sees the systems differently.")
+widgets.caption(f"Kendall tau-b between the run rankings of every pair of metrics ({c.n_runs} runs). {sig_txt} "
+                f"Colour scale fixed to [{lo:g}, {hi:g}]"
+                + (" (every tau here is >= 0)" if lo == 0 else "") + ": light cells are metrics that rank the runs "
+                "alike; a dark row marks a metric that sees the systems differently.")
 
-st.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
+widgets.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 if not graded:
     st.info("Add a graded metric (Q-measure, P-measure, nDCG ...) in the sidebar to compare gain settings.")
@@ -43,16 +43,17 @@ table = cached.gain_settings_means(c, metric, s)
 gtau, gsig = cached.correlation(table, alpha=0.01)
 widgets.chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
 glo, ghi = figures.tau_scale(gtau)
-st.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
-           f"values used for this collection's {c.max_level} levels; presets that do not extend to them are left "
-           f"out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly matters "
-           "for this metric on this data; the **Which gains should I report?** page adds discriminative power.")
+widgets.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
+                f"values used for this collection's {c.max_level} levels; presets that do not extend to them are "
+                f"left out). Colour scale fixed to [{glo:g}, {ghi:g}]. Values near 1 mean the choice of gains hardly "
+                "matters for this metric on this data; the **Which gains should I report?** page adds discriminative "
+                "power.")
 # full width: one column per setting plus "current (...)" is wider than half a page (so it is drawn full width, not in
 # a column)
-st.markdown(f"**Mean {metric} per run under each setting**")
+widgets.markdown(f"**Mean {metric} per run under each setting**")
 widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4, height=420)
 
-st.subheader("Gain sweep")
+widgets.subheader("Gain sweep")
 K = c.max_level
 names = state.level_names(K, c.level_names)
 if not 1 <= int(ss.get("kc_level", 0)) <= K:
@@ -63,5 +64,5 @@ sweep = cached.gain_sweep(c, metric, s, level)
 widgets.chart(figures.gain_sweep(sweep.assign(metric=metric), level_name=names[level - 1], current=s.gains[level - 1],
                                  reference=state.paper(cached.preset_gains("3:2:1", K))),
               width="stretch", key="kc_sweep")
-st.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "
-           f"the gain of {names[level - 1]} barely changes the ranking; a drop shows where it starts to matter.")
+widgets.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "
+                f"the gain of {names[level - 1]} barely changes the ranking; a drop shows where it starts to matter.")

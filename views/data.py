@@ -12,7 +12,7 @@ if ss.pop("_switch_to_upload", False):
     st.toast("Files loaded: the app now shows them.", icon=":material/check_circle:")
 
 st.title("Data")
-st.caption("Pick the collection every page evaluates. Settings in the sidebar apply to all of it.")
+widgets.caption("Pick the collection every page evaluates. Settings in the sidebar apply to all of it.")
 
 
 @errors.guarded
@@ -22,8 +22,8 @@ def _use(ds: str) -> None:
 
 tab_sim, tab_ex, tab_up = st.tabs(["Simulated collection", "Papers' worked examples", "Upload files"])
 with tab_sim:
-    st.markdown("An NTCIR-like collection with levels S/A/B, generated deterministically from a seed: "
-                "systems differ in quality and in their taste for highly relevant documents.")
+    widgets.markdown("An NTCIR-like collection with levels S/A/B, generated deterministically from a seed: "
+                     "systems differ in quality and in their taste for highly relevant documents.")
     c1, c2, c3, c4 = st.columns([1, 1, 1, 1.3])
     c1.number_input("topics", min_value=2, max_value=state.SIM_MAX_TOPICS, step=1, key="sim_topics")
     c2.number_input("runs", min_value=2, max_value=state.SIM_MAX_RUNS, step=1, key="sim_runs")
@@ -31,18 +31,18 @@ with tab_sim:
     c4.button("Use the simulated collection", on_click=_use, args=("sim",), type="primary",
               disabled=ss["dataset"] == "sim", width="stretch", key="use_sim")
 with tab_ex:
-    st.markdown("The worked examples of Sakai 2007, Sec. 3.2-3.3: three topics and six tiny "
-                "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
-                "for P-measure.")
+    widgets.markdown("The worked examples of Sakai 2007, Sec. 3.2-3.3: three topics and six tiny "
+                     "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
+                     "for P-measure.")
     notes = cached.example_notes()
     st.dataframe(pd.DataFrame({"run": list(notes), "what it is": list(notes.values())}),
                  hide_index=True, width="stretch")
     st.button("Use the worked examples", on_click=_use, args=("examples",), type="primary",
               disabled=ss["dataset"] == "examples", key="use_examples")
 with tab_up:
-    st.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
-                "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
-                "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
+    widgets.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
+                     "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
+                     "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
     c1, c2 = st.columns(2)
     @errors.guarded
     def _new_files():
@@ -94,7 +94,7 @@ with tab_up:
         st.error(f"{msg}\n\nThe app keeps showing the previously loaded data.", icon=":material/error:")
 
 c = cached.current_collection()
-st.subheader(safe.md(c.name or "Loaded collection"))
+widgets.subheader(safe.md(c.name or "Loaded collection"))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("topics", c.n_topics)
 m2.metric("runs", c.n_runs)
@@ -112,19 +112,19 @@ counts = pd.DataFrame({
 # short headers and the wider column: all four columns in view on a 1024 px screen
 left, right = st.columns([1.5, 1])
 with left:
-    st.markdown("**Relevant documents per level**")
+    widgets.markdown("**Relevant documents per level**")
     widgets.table(counts, digits=1, hide_index=True)
 with right:
-    st.markdown("**Load report**")
+    widgets.markdown("**Load report**")
     rep = c.report
     lines = rep.summary(None).splitlines() if rep is not None else []
     src = getattr(rep, "qrels_source", "")
     if src:
-        st.markdown(f"Source: {safe.md(src)}")
+        widgets.markdown(f"Source: {safe.md(src)}")
     info = [ln for ln in lines if not ln.startswith("warning:")]
     warns = list(getattr(rep, "warnings", []) or [])
     for ln in info:
-        st.markdown(f"- {safe.md(ln)}")        # names files and topics: text
+        widgets.markdown(f"- {safe.md(ln)}")        # names files and topics: text
     if warns:
         with st.expander(f"{len(warns)} warning(s)", expanded=len(warns) <= 5):
             for w in warns[:200]:
@@ -134,11 +134,11 @@ with right:
 with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret, num_rel, num_rel_ret)"):
     n_all = c.n_topics + len(c.topics_without_relevant)
     level = f"level {s.rel_threshold} or higher"
-    st.caption(f"Sums over all {n_all} qrels topics, relevant meaning {level} (the sidebar's "
-               f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold), as trec_eval -l "
-               f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
-               "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
-               "and the meta-evaluation pages do not offer them.")
+    widgets.caption(f"Sums over all {n_all} qrels topics, relevant meaning {level} (the sidebar's "
+                    f"{'rigid' if s.rel_threshold == 2 else 'relaxed'} threshold), as trec_eval -l "
+                    f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
+                    "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
+                    "and the meta-evaluation pages do not offer them.")
     widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(38 + 35 * c.n_runs, 420),
                   hide_index=True, column_config={"run": st.column_config.TextColumn("run", width="large")})
 with st.expander("Runs and topics"):

@@ -18,7 +18,7 @@ s, full, c = shell.setup_analysis()
 K = c.max_level
 
 st.title("Which gains should I report?")
-st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
+widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 if K < 2:
     st.info("This collection has one relevance level: every gain setting gives the same ranking, so there is "
@@ -75,20 +75,20 @@ with left:
                                            y_range=(-1.02, 1.02) if df["tau"].min() < 0 else (0, 1.02),
                                            title=f"Does the {metric} ranking change? (Sakai 2007 Table 5)"),
                     width="stretch", key="gv_tau")
-    st.caption(f"tau between the run ranking under each setting and under {state.paper(ref)}. "
-               "Orange: the ratio slider and the sidebar's current gains.")
+    widgets.caption(f"tau between the run ranking under each setting and under {state.paper(ref)}. "
+                    "Orange: the ratio slider and the sidebar's current gains.")
 with right:
     widgets.chart(figures.setting_points(df, "pct", lo="min", hi="max", sd="sd",
                                            y_title=f"% pairs significant (alpha = {alpha:g})",
                                            title=f"Discriminative power (Sakai 2007 Table 6), B = {B}, {reps} seeds"),
                     width="stretch", key="gv_power")
-    st.caption(f"Paired bootstrap test at alpha = {alpha:g} with B = {B}, repeated {reps} times "
-               f"(seed {seed}, then seeds derived from it): dot = mean, bar = min..max. "
-               "Differences smaller than the bars are "
-               "Monte Carlo noise, not the gains.")
+    widgets.caption(f"Paired bootstrap test at alpha = {alpha:g} with B = {B}, repeated {reps} times "
+                    f"(seed {seed}, then seeds derived from it): dot = mean, bar = min..max. "
+                    "Differences smaller than the bars are "
+                    "Monte Carlo noise, not the gains.")
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),
                            "pct": "% significant (mean)", "sd": "sd", "min": "min", "max": "max"})
 widgets.table(shown, digits=3, hide_index=True)
 verdict = cached.gain_choice_verdict(df["tau"], df["pct"], df["min"], df["max"], c.n_runs * (c.n_runs - 1) // 2,
                               reference=state.paper(ref))
-st.markdown(f"**Reading it.** {verdict['text']}")
+widgets.markdown(f"**Reading it.** {verdict['text']}")

@@ -13,9 +13,9 @@ ss = st.session_state
 s, full, c = shell.setup_analysis()
 
 st.title("How do IR metrics rank these systems?")
-st.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · "
-           + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
-           "follows. Your own qrels and runs: the Data page.")
+widgets.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · "
+                + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
+                "follows. Your own qrels and runs: the Data page.")
 
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 left, right = st.columns([1, 1], gap="large")
@@ -47,10 +47,10 @@ with left:
                                            title=f"{metric}: {moved} of {len(df)} runs change rank,<br>"
                                                  f"Kendall tau-b = {tau:.3f}", row_px=13),
                         width="stretch", key="ov_shift")
-        st.caption(f"Each line is a run: its rank by {metric} under gains {ref_label} (left) and under the "
-                   f"current gains (right); blue moved up, orange down.")
+        widgets.caption(f"Each line is a run: its rank by {metric} under gains {ref_label} (left) and under the "
+                        f"current gains (right); blue moved up, orange down.")
 with right:
-    st.markdown("**Metrics against each other** (Kendall tau-b between run rankings, Sakai 2007 Table 2)")
+    widgets.markdown("**Metrics against each other** (Kendall tau-b between run rankings, Sakai 2007 Table 2)")
     if c.n_runs < 3:
         st.info(f"Rank correlation needs at least three runs; this collection has {c.n_runs}.")
     else:
@@ -63,10 +63,10 @@ with right:
         sig_txt = (f"* = significant at alpha = 0.01 (|tau| >= {crit:.3f} with {c.n_runs} runs)" if crit <= 1 else
                    f"with {c.n_runs} runs no tau can be significant at alpha = 0.01 (it would need "
                    f"|tau| >= {crit:.2f})")
-        st.caption(f"Colour scale fixed to [{lo:g}, {hi:g}]; hover a cell for its tau ({sig_txt}); the Rank "
-                   "correlation page writes every value.")
+        widgets.caption(f"Colour scale fixed to [{lo:g}, {hi:g}]; hover a cell for its tau ({sig_txt}); the Rank "
+                        "correlation page writes every value.")
 
-st.subheader("Discriminative power per metric")
+widgets.subheader("Discriminative power per metric")
 if c.n_runs < 2:
     st.info("Discriminative power compares run pairs: it needs at least two runs.")
 else:
@@ -80,7 +80,7 @@ else:
                                  y_title=f"run pairs significant (alpha = {alpha:g})",
                                  title=f"Bootstrap test (Sakai 2007 Table 4), {widgets.b_title(B_shown, B_chosen)}")
         widgets.chart(fig, width="stretch", key="ov_boot")
-        st.caption("Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
+        widgets.caption("Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
 
     def draw_swap(res, B_shown, B_chosen):
         summ = res["summary"]
@@ -89,13 +89,13 @@ else:
         # short headers: the table shares a 1024 px screen with the bootstrap chart (~300 px)
         shown = row.sort_values("abs_diff").rename(columns={"abs_diff": f"needed ({conf:.0%})",
                                                             "pct_comparisons": "% pairs"})
-        st.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
-                    f"{widgets.b_title(B_shown, B_chosen)}")
+        widgets.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
+                         f"{widgets.b_title(B_shown, B_chosen)}")
         widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
                       column_config={"% pairs": st.column_config.NumberColumn(format="%.1f %%")})
-        st.caption(f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: share of run "
-                   "pairs at least that far apart. A smaller difference needed: a more sensitive metric. Settings "
-                   "on the Swap page.")
+        widgets.caption(f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: share of run "
+                        "pairs at least that far apart. A smaller difference needed: a more sensitive metric. Settings "
+                        "on the Swap page.")
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
                  "seed": int(ss["sw_seed"])}

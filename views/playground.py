@@ -101,20 +101,20 @@ elif ss.get("_pl_K") is None and (ss["pl_list"], ss["pl_counts"]) == (state.defa
 ss["_pl_K"] = K
 
 st.title("Metric playground")
-st.caption("Build a ranked list and a topic by hand. Every metric, and the numbers behind it, follow the "
-           "sidebar's gains, beta and penalties.")
+widgets.caption("Build a ranked list and a topic by hand. Every metric, and the numbers behind it, follow the "
+                "sidebar's gains, beta and penalties.")
 
 strip = st.container()
 # chart column first: on a narrow screen the columns stack and the chart stays above the controls
 right, left = st.columns([1, 1.05], gap="large")
 with left:
-    st.markdown(f"**Presets** (Sakai 2007 Fig. 3 topic: {FIG3_WHAT})")
+    widgets.markdown(f"**Presets** (Sakai 2007 Fig. 3 topic: {FIG3_WHAT})")
     cols = st.columns(len(PRESETS))
     for col, (name, (lv, what)) in zip(cols, PRESETS.items(), strict=True):
         col.button(name, key=f"pl_preset_{name}", on_click=_set, args=(lv, FIG3_COUNTS),
                    help=f"{what}. Why: {WHY[name]}.", width="stretch")
-    st.caption("  \n".join(f"**{name}**: {WHY[name]}" for name in PRESETS))
-    st.markdown("**The topic**: relevant documents per level")
+    widgets.caption("  \n".join(f"**{name}**: {WHY[name]}" for name in PRESETS))
+    widgets.markdown("**The topic**: relevant documents per level")
     cur_counts = _counts()
     ccols = st.columns(K)
     for i, L in enumerate(range(K, 0, -1)):
@@ -123,7 +123,7 @@ with left:
     counts = [int(ss[f"pl_c{L}"]) for L in range(1, K + 1)]
     ss["pl_counts"] = ",".join(map(str, counts))
 
-    st.markdown("**The ranked list**: level of the document at each rank")
+    widgets.markdown("**The ranked list**: level of the document at each rank")
     cur = _list()
     ss.setdefault("pl_n", len(cur))
     st.number_input("ranks", min_value=1, max_value=MAX_RANKS, step=1, key="pl_n")
@@ -164,7 +164,7 @@ with left:
 
         st.button("Copy this run's list", on_click=_copy, key="pl_copy")
         if ss.get("_pl_beyond"):
-            st.caption(f"{ss['_pl_beyond']} relevant document(s) lie below rank {MAX_RANKS} and were left out.")
+            widgets.caption(f"{ss['_pl_beyond']} relevant document(s) lie below rank {MAX_RANKS} and were left out.")
 
 one = teaching.one_topic(levels, counts, level_names=c.level_names)
 if one.level_counts[0, 1:].tolist() != counts:
@@ -187,25 +187,26 @@ with right:
     chart = table.rename(columns={"g(r)": "g", "BR(r)": "BR"})
     widgets.chart(figures.playground_chart(chart, level_colors), width="stretch",
                     key="pl_chart")
-    st.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
-               "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
+    widgets.caption("Bars: the gain of each retrieved document. Line: the blended ratio BR(r) at relevant ranks. "
+                    "O-measure reads BR at r_1, P-measure at r_p, P+ averages BR down to r_p.")
 
 M_TOP = max([L for L in range(1, K + 1) if int(one.level_counts[0, L]) > 0] or [K])
-st.subheader("Per rank")
+widgets.subheader("Per rank")
+widgets.note_table(table, digits=4)
 st.dataframe(
     table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}", "pi(L)": "{:g}",
                         "1/(r - 1/pi(L))": "{:.4f}"}, na_rep="")
     .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1),
     hide_index=True, width="stretch")
-st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
-           "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
-           "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's beta); "
-           "1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR divides it by "
-           f"1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the topic's highest "
-           "level), the value of such a document at rank 1. "
-           "Shaded: r_1 and r_p.")
+widgets.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
+                "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
+                "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's "
+                "beta); 1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR "
+                f"divides it by 1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the "
+                "topic's highest level), the value of such a document at rank 1. "
+                "Shaded: r_1 and r_p.")
 
-st.subheader("The formula with this list's numbers")
+widgets.subheader("The formula with this list's numbers")
 if ss.get("pl_formula") not in teaching.WORKED:      # a value from the address this page does not offer
     ss["pl_formula"] = "P-measure"
 wk = st.selectbox("metric", teaching.WORKED, key="pl_formula",
@@ -215,11 +216,11 @@ steps, worked_value = teaching.worked_steps(wk, table, r1=r1, rp=rp, R=int(one.R
                                             penalties=list(s.penalties), top_level=M_TOP)
 for line in steps:
     st.latex(line)
-st.caption(f"beta = {s.beta:g} (sidebar), gains {state.paper(s.gains)}, penalties pi {state.paper(s.penalties)}; "
-           f"R = {int(one.R[0])} relevant documents for the topic.")
+widgets.caption(f"beta = {s.beta:g} (sidebar), gains {state.paper(s.gains)}, penalties pi {state.paper(s.penalties)}; "
+                f"R = {int(one.R[0])} relevant documents for the topic.")
 
 # -- a second list beside this one: pin (snapshot) it, change the list, compare -------------------
-st.subheader("Two lists side by side")
+widgets.subheader("Two lists side by side")
 
 
 @errors.guarded
@@ -238,8 +239,8 @@ p1.button("Pin this list", on_click=_pin, key="pl_pin_btn", icon=":material/push
 p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_pin"))
 pinned = teaching.parse_pin(ss.get("pl_pin", ""), K)
 if pinned is None:
-    st.caption("Press **Pin this list** to keep the current list; every metric and the per-rank numbers of both "
-               "lists are then shown side by side. The pinned list is in the address too.")
+    widgets.caption("Press **Pin this list** to keep the current list; every metric and the per-rank numbers of both "
+                    "lists are then shown side by side. The pinned list is in the address too.")
 else:
     p_levels, p_counts = pinned
     pin_one = teaching.one_topic(p_levels, p_counts, level_names=c.level_names)
@@ -248,8 +249,8 @@ else:
     both.insert(0, "pinned list", pin_vals)
     both["this - pinned"] = both["this list"] - both["pinned list"]
     label = lambda lv: " ".join(_fmt(v).split(" ")[0] if v else "-" for v in lv)      # noqa: E731
-    st.caption(f"Pinned: {safe.md(label(p_levels))} · this list: {safe.md(label(levels))} "
-               "(levels by rank; - = non-relevant).")
+    widgets.caption(f"Pinned: {safe.md(label(p_levels))} · this list: {safe.md(label(levels))} "
+                    "(levels by rank; - = non-relevant).")
     widgets.table(both.reset_index(), digits=4, hide_index=True, height=38 + 35 * len(both))
     pin_table, _, _ = teaching.per_rank(pin_one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
     t1, t2 = st.columns(2)
@@ -258,7 +259,7 @@ else:
     t2.markdown("**This list, per rank**")
     t2.dataframe(table.drop(columns="marks"), hide_index=True, width="stretch")
 
-st.subheader("Every metric")
+widgets.subheader("Every metric")
 widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                              # "medium": every column in view on a 1024 px screen (hover a cell for the whole text)
@@ -268,9 +269,9 @@ with st.expander("Formulas (Sakai 2007; Sakai 2004)", expanded=False):
     fcols = st.columns(2)
     for i, (name, tex) in enumerate(teaching.FORMULAS.items()):
         with fcols[i % 2]:
-            st.markdown(f"**{name}**")
+            widgets.markdown(f"**{name}**")
             st.latex(tex)
-    st.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
-               "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's "
-               "highest "
-               "level; beta: the blended ratio's weight of gain against rank.")
+    widgets.caption("r_1: rank of the first relevant document; r_p: rank of the first document of the highest "
+                    "level present in the list; pi(L): the NWRR penalty of level L (beta in Sakai 2007), M the topic's "
+                    "highest "
+                    "level; beta: the blended ratio's weight of gain against rank.")

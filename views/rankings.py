@@ -11,7 +11,8 @@ s, full = shell.setup()
 c = cached.analysis_collection(full, s)
 
 st.title("Rankings")
-st.caption(widgets.settings_line(s, c) + (f" · top {c.n_runs} runs by {s.top_by}" if c.n_runs < full.n_runs else ""))
+widgets.caption(widgets.settings_line(s, c)
+                + (f" · top {c.n_runs} runs by {s.top_by}" if c.n_runs < full.n_runs else ""))
 
 means = cached.means(c, s)
 metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
@@ -19,10 +20,10 @@ metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
 order = means[metric].sort_values(ascending=False).index
 
 widgets.chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
-st.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
+widgets.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
 # full width: with one column per metric the table is wider than half a page (so it is drawn full width, not in a
 # column)
-st.markdown("**Mean over topics, every metric** (click a header to sort)")
+widgets.markdown("**Mean over topics, every metric** (click a header to sort)")
 shown = means.loc[order].copy()
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))
 widgets.table(shown, digits=4, height=min(38 + 35 * len(shown), 560))
@@ -32,7 +33,7 @@ ref_gains = cached.preset_gains("3:2:1", s.K)
 # the papers' 3:2:1 with the values used for this collection's levels (gain = level: 4:3:2:1 on four levels)
 REF = state.paper(ref_gains)
 REF_NOTE = "" if s.K == 3 else " (gain = level, the papers' default extended to this collection's levels)"
-st.subheader(f"Current gains against {REF}")
+widgets.subheader(f"Current gains against {REF}")
 if not spec.uses_gains:
     st.info(f"{metric} does not use gains; pick a graded metric (Q-measure, P-measure, nDCG ...) to see "
             "the ranking move with the gain sliders.")
@@ -48,8 +49,8 @@ else:
     with l2:
         widgets.chart(figures.rank_shift(df, REF, cur_name), width="stretch", key="rk_shift")
         moved = int((df["rank_left"] != df["rank_right"]).sum())
-        st.caption(f"Each line is a run: its rank under {REF}{REF_NOTE} (left) and under the current gains (right). "
-                   f"Blue moved up, orange down. {moved} of {len(df)} runs change rank.")
+        widgets.caption(f"Each line is a run: its rank under {REF}{REF_NOTE} (left) and under the current gains "
+                        f"(right). Blue moved up, orange down. {moved} of {len(df)} runs change rank.")
     with r2:
         if list(s.gains) == list(ref_gains):
             st.info(f"The sliders are at {REF}. Move a gain slider or pick a preset in the sidebar to compare.")
@@ -61,13 +62,13 @@ else:
                                        "value_right": metric}),
                       digits=4, hide_index=True, height=360)
 
-st.subheader("Per topic")
+widgets.subheader("Per topic")
 mat = pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
 widgets.chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
-st.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
-           "hard topics; a run bright where its neighbours are dark has a specialty.")
+widgets.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
+                "hard topics; a run bright where its neighbours are dark has a specialty.")
 
-st.markdown("**Run against run**")
+widgets.markdown("**Run against run**")
 runs = list(order)
 for key, i in (("rk_run_x", 0), ("rk_run_y", 1)):
     if ss.get(key) not in runs:
@@ -79,10 +80,11 @@ mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
 diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
 widgets.chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
 wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
-st.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on {len(diff) - wins - losses}; "
-           f"mean difference {diff['diff'].mean():+.4f}. A few tall bars mean the gap rests on a few topics.")
+widgets.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on "
+                f"{len(diff) - wins - losses}; mean difference {diff['diff'].mean():+.4f}. A few tall bars "
+                "mean the gap rests on a few topics.")
 
-st.subheader("How deep does a P-measure user go?")
+widgets.subheader("How deep does a P-measure user go?")
 r1, rp = cached.first_and_preferred(c, s)
 depth = pd.concat([
     pd.DataFrame({"kind": "r_1: first relevant document (RR, O-measure)", "rank": r1[r1 > 0]}),
@@ -94,9 +96,9 @@ else:
     l3, r3 = st.columns([1.5, 1], gap="large")
     with l3:
         widgets.chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
-        st.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
-                   "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
-                   "P-measure assumes.")
+        widgets.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
+                        "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
+                        "P-measure assumes.")
     with r3:
         both = (r1 > 0) & (rp > 0)
         st.metric("median r_p", f"{np.median(rp[rp > 0]):.0f}")

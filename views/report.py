@@ -1,87 +1,102 @@
-"""Report: the paper-style tables for the current data and settings, as CSV, LaTeX and a settings file."""
+"""Report: `evalcore report` on the current data and settings (its files, byte for byte), and a settings file."""
+import json
+
 import streamlit as st
 
 from dashboard import cached, errors, report, safe, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
-c = cached.analysis_collection(full, s)
+c = full
 
 st.title("Report")
 st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
-st.markdown("One click turns the current data and settings into the papers' tables: mean scores per run, "
-            "Kendall's tau between metrics (Sakai 2007 Table 2) and between gain settings (Table 5), the swap (Table "
-            "3), "
-            "bootstrap (Table 4), Tukey and stability summaries. Results already on screen elsewhere (in any "
-            "session) are reused; anything missing is computed now, with progress, at each page's B and seed.")
+st.markdown("One click runs **`evalcore report`** on the current data with the sidebar's gains, beta, penalties and "
+            "threshold: Sakai 2007's experiment (Kendall's tau, Table 2; swap, Table 3; bootstrap sensitivity, Table "
+            "4; other gain settings, Tables 5-6; Tukey HSD and stability) with the Monte Carlo spread (mean ± sd over "
+            "repetitions), the topic bootstrap (Tables 7-8) and the comparison with the paper's findings. The files "
+            "are the command's, byte for byte: the report states the command line that writes them again.")
 
-dk = cached.data_key(c, s)
-sw_p = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
-        "seed": int(ss["sw_seed"])}
-bs_p = {"alpha": float(ss["bs_alpha"]), "seed": int(ss["bs_seed"])}
-st_p = {"subset_size": min(int(ss["st_subset"]), c.n_topics) or None, "seed": int(ss["st_seed"])}
-jobs = [("swap", "swap", sw_p, int(ss["sw_B"]), "Swap method", "Swap method: difference needed per confidence level"),
-        ("boot", "bootstrap", bs_p, int(ss["bs_B"]), "Bootstrap", "Bootstrap sensitivity: discriminative power"),
-        ("tukey", "tukey", bs_p, int(ss["bs_B"]), "Tukey HSD", "Randomised Tukey HSD: significant pairs"),
-        ("stab", "stability", st_p, int(ss["st_B"]), "Stability", "Stability: error rate and proportion of ties")]
-report_key = (dk, tuple((k, tuple(sorted(p.items())), B) for _, k, p, B, _, _ in jobs))
+for key, default in report.DEFAULTS.items():
+    ss.setdefault(f"rp_{key}", default)
+o1, o2, o3, o4, o5 = st.columns(5)
+o1.number_input("top N runs", *report.BOUNDS["top"], key="rp_top", help="The N best runs by the metric beside "
+                "(003: 30 by relaxed AP); all runs when there are fewer.")
+o2.selectbox("ranked by", report.TOP_BY, key="rp_top_by", help="AP is 003's relaxed AP at the sidebar's threshold.")
+o3.number_input("B (swap, bootstrap)", *report.BOUNDS["B"], step=100, key="rp_B",
+                help="Swap trials and bootstrap samples (003: 1000).")
+o4.number_input("Tukey B", *report.BOUNDS["tukey_B"], step=100, key="rp_tukey_B", help="Tukey HSD permutations.")
+o5.number_input("repetitions", *report.BOUNDS["repeats"], key="rp_repeats",
+                help="Monte Carlo repetitions with seeds derived from the seed: the ± of Tables 3-6.")
+p1, p2, p3, p4, _ = st.columns(5)
+p1.number_input("seed", *report.BOUNDS["seed"], key="rp_seed")
+p2.number_input("topic samples", *report.BOUNDS["topic_resamples"], key="rp_topic_resamples",
+                help="Topic bootstrap of Tables 7-8 (0 = none): the uncertainty from the choice of topics.")
+p3.number_input("B per topic sample", *report.BOUNDS["topic_B"], step=50, key="rp_topic_B")
+p4.number_input("topic seed", *report.BOUNDS["topic_seed"], key="rp_topic_seed")
+
+argv = report.report_argv(dataset=s.dataset, collection=full, gains=s.gains, beta=s.beta, penalties=s.penalties,
+                          rel_threshold=s.rel_threshold,
+                          sim={"n_topics": ss["sim_topics"], "n_runs": ss["sim_runs"], "seed": ss["sim_seed"]},
+                          options={k: ss[f"rp_{k}"] for k in report.DEFAULTS})
+settings = {**s.as_json(), "dataset": s.dataset, "collection": full.name, "collection_fingerprint": full.fingerprint,
+            "simulated": {"n_topics": int(ss["sim_topics"]), "n_runs": int(ss["sim_runs"]),
+                          "seed": int(ss["sim_seed"])},
+            "swap": {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None, "B": int(ss["sw_B"]),
+                     "seed": int(ss["sw_seed"])},
+            "bootstrap": {"alpha": float(ss["bs_alpha"]), "B": int(ss["bs_B"]), "seed": int(ss["bs_seed"])},
+            "stability": {"subset_size": int(ss["st_subset"]) or None, "B": int(ss["st_B"]),
+                          "seed": int(ss["st_seed"])}}
+
+#: The report's captions, notes and findings are shown whole (safe.md cuts user text at 500 characters).
+LONG = 20000
 
 if st.button("Build the report", type="primary", key="rp_build", icon=":material/description:"):
-    tables = {}
-    means = cached.means(c, s)
-    tables["mean_scores"] = (means, f"Mean over {c.n_topics} topics per run ({widgets.settings_line(s, c)})")
-    if c.n_runs >= 3:
-        tau, _ = cached.correlation(means, alpha=0.01)
-        tables["kendall_metrics"] = (tau, f"Kendall tau-b between metrics, {c.n_runs} runs")
-        graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
-        if graded:
-            m = ss.get("kc_metric") if ss.get("kc_metric") in graded else graded[0]
-            gtau, _ = cached.correlation(cached.gain_settings_means(c, m, s), alpha=0.01)
-            tables["kendall_gains"] = (gtau, f"Kendall tau-b of {m} between gain settings")
-    if c.n_runs >= 2:
-        for slot, kind, params, B, what, caption in jobs:
-            res = cached.meta_lookup(kind, c, s, params, B)
-            if res is None:
-                prog = cached.Progress(f"{what} (B = {B}) ...")
-                try:
-                    res = cached.meta_compute(kind, c, s, params, B, progress=prog)
-                except ValueError as e:
-                    st.warning(f"{what} skipped: {safe.md_lines(e)}")
-                finally:
-                    prog.done()
-            if res is not None and "summary" in res["frames"]:
-                tables[slot] = (res["frames"]["summary"].set_index("metric"), f"{caption} (B = {B})")
-    settings = {**s.as_json(), "dataset": s.dataset, "collection": c.name,
-                "simulated": {"n_topics": int(ss["sim_topics"]), "n_runs": int(ss["sim_runs"]),
-                              "seed": int(ss["sim_seed"])},
-                "collection_fingerprint": c.fingerprint,
-                "swap": {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None,
-                         "B": int(ss["sw_B"]), "seed": int(ss["sw_seed"])},
-                "bootstrap": {"alpha": float(ss["bs_alpha"]), "B": int(ss["bs_B"]), "seed": int(ss["bs_seed"])},
-                "stability": {"subset_size": int(ss["st_subset"]) or None, "B": int(ss["st_B"]),
-                              "seed": int(ss["st_seed"])}}
-    ss["_report"] = (report.bundle(tables, settings), {k: v for k, v in tables.items()})
-    ss["_report_key"] = report_key
+    built = cached.report_lookup(full, argv)       # built before with these options (any session): at once
+    if built is None:
+        prog = cached.Progress("evalcore report ...")
+        try:
+            built = cached.report_build(full, argv, progress=prog)
+        finally:
+            prog.done()
+    files = dict(built[1])
+    files["settings.json"] = (json.dumps({"settings": settings}, indent=1) + "\n").encode()
+    ss["_report"] = (files, built[0])
+    ss["_report_key"] = (full.fingerprint, tuple(argv))
 
 if ss.get("_report"):
-    files, tables = ss["_report"]
-    if ss.get("_report_key") != report_key:
+    files, e = ss["_report"]
+    if ss.get("_report_key") != (full.fingerprint, tuple(argv)):
         st.warning("This report was built with other data or settings than the current ones. Press **Build the "
-                   "report** to update it (results computed before come back at once).", icon=":material/update:")
+                   "report** to update it (a report built before with the same options comes back at once).",
+                   icon=":material/update:")
     d1, d2, d3, d4 = st.columns(4)
-    d1.download_button("All tables (.zip of CSV)", files["evalcore-report.zip"], "evalcore-report.zip",
-                       mime="application/zip", key="rp_dl_zip", width="stretch")
-    d2.download_button("LaTeX (booktabs)", files["tables.tex"], "tables.tex", mime="text/x-tex",
+    d1.download_button("All files (.zip)", files["evalcore-report.zip"], "evalcore-report.zip",
+                       mime="application/zip", key="rp_dl_zip", width="stretch",
+                       help="report.md and every table as CSV (numbers) and LaTeX (booktabs), as the command "
+                            "writes them.")
+    d2.download_button("report.md", files["report.md"], "report.md", mime="text/markdown", key="rp_dl_md",
+                       width="stretch")
+    d3.download_button("LaTeX (all tables)", files["tables.tex"], "tables.tex", mime="text/x-tex",
                        key="rp_dl_tex", width="stretch")
-    d3.download_button("Settings (JSON)", files["settings.json"], "evalcore-settings.json",
+    d4.download_button("Settings (JSON)", files["settings.json"], "evalcore-settings.json",
                        mime="application/json", key="rp_dl_json", width="stretch")
-    d4.caption("CLI: `evalcore evaluate --settings evalcore-settings.json ...` reads the same file; "
-               "`--save-settings FILE` writes one this page reloads.")
-    for name, (df, caption) in tables.items():
-        with st.expander(caption, expanded=name in ("mean_scores", "kendall_metrics")):
-            widgets.table(df, digits=3)     # 3 decimals on screen (all columns in view at 1024 px); files: all
-            st.download_button(f"{name}.csv", files[f"{name}.csv"], f"{name}.csv", mime="text/csv",
-                               key=f"rp_dl_{name}")
+    command = files["report.md"].decode().split("Written by `", 1)[1].split("`", 1)[0]
+    st.caption("The command that writes these files (uploaded files appear as QRELS and RUNS; `evalcore evaluate "
+               "--settings evalcore-settings.json` reads the settings file):")
+    st.code(command, language="bash", wrap_lines=True)
+    for t in e.tables:
+        with st.expander(safe.md(t.title), expanded=t.stem == "table2_kendall"):
+            widgets.table(t.display, digits=4, hide_index=True, label=t.title)
+            widgets.caption(safe.md(t.caption, LONG))
+            for note in t.notes:
+                widgets.caption(safe.md(note, LONG))
+            st.download_button(f"{t.stem}.csv", files[f"{t.stem}.csv"], f"{t.stem}.csv", mime="text/csv",
+                               key=f"rp_dl_{t.stem}")
+    widgets.subheader("Comparison with the paper's findings")
+    # the findings' bold words are the report's own Markdown (**...**); every other character is text
+    widgets.markdown("\n".join("- " + "**".join(safe.md(part, LONG) for part in f.split("**")) for f in e.findings))
+    widgets.caption(safe.md(e.notes[-1], LONG))
 
 st.divider()
 st.markdown("**Reload a settings file** (as downloaded from this page)")

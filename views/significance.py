@@ -66,14 +66,14 @@ def choose(key: str, options, fallback):
 
 st.title("Significance & topic sets")
 n_pairs = c.n_runs * (c.n_runs - 1) // 2
-st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs ({n_pairs} pairs) · {c.n_topics} topics")
+widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs ({n_pairs} pairs) · {c.n_topics} topics")
 if c.n_runs < 2:
     st.warning(f"Significance tests compare run pairs: they need at least two runs; this collection has "
                f"{c.n_runs}.")
     st.stop()
 
 with st.expander("What is on this page (tests, corrections, V_E, resampling)"):
-    st.markdown(
+    widgets.markdown(
         "- **Pair table.** For every pair of runs x, y and every metric: the mean over topics of the per-topic "
         "difference x - y, its confidence interval (paired t, or bootstrap percentile), the effect size and the "
         "p-value of the chosen test, raw and adjusted.\n"
@@ -124,7 +124,7 @@ sig_name = f"{CORR_SHORT[corr]}-adjusted p < {alpha:g}" if corr != "none" else f
 std_note = "" if std == "none" else f" on {STD_LABELS[std]}"
 
 # -- 1. every run pair -----------------------------------------------------------------------------
-st.subheader("Differences against a baseline run, with confidence intervals")
+widgets.subheader("Differences against a baseline run, with confidence intervals")
 
 
 def draw_pairs(frames, B_shown, B_chosen):
@@ -133,8 +133,8 @@ def draw_pairs(frames, B_shown, B_chosen):
     metrics = list(dict.fromkeys(tbl["metric"]))
     b_note = (widgets.b_title(B_shown, B_chosen) if resampled or ci == "bootstrap"
               else f"the {TEST_LABELS[test]} and the t CI do not depend on B")
-    st.markdown(f"**{TEST_LABELS[test]}**, correction **{CORR_LABELS[corr]}**, alpha = {alpha:g}, {ci_name}"
-                f"{std_note} · {b_note}")
+    widgets.markdown(f"**{TEST_LABELS[test]}**, correction **{CORR_LABELS[corr]}**, alpha = {alpha:g}, {ci_name}"
+                     f"{std_note} · {b_note}")
     # the picture first: every run against a baseline (the best run by the chosen metric unless chosen)
     g1, g2 = st.columns(2)
     choose("sg_fmetric", metrics, metrics[0])
@@ -148,14 +148,14 @@ def draw_pairs(frames, B_shown, B_chosen):
     widgets.chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
                     width="stretch", key="sg_forest")
     nsig = int(fd["significant"].sum())
-    st.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = "
-               f"{ci_name}. "
-               f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
-               + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
+    widgets.caption(f"Each row: the baseline {safe.md(frun)} minus another run on {fmet}, dot = mean difference, bar = "
+                    f"{ci_name}. "
+                    f"{nsig} of {len(fd)} differences are significant ({TEST_LABELS[test]}, {sig_name}). "
+                    + ("An adjusted p-value and an unadjusted CI can disagree: a CI not crossing 0 is a pair-wise "
                   "statement." if corr != "none" else ""))
 
-    st.markdown(f"**Results table for a paper**: every run against the baseline {safe.md(frun)}, "
-                f"{TEST_LABELS[test]}, {sig_name}{std_note}")
+    widgets.markdown(f"**Results table for a paper**: every run against the baseline {safe.md(frun)}, "
+                     f"{TEST_LABELS[test]}, {sig_name}{std_note}")
     if not isinstance(ss.get("sg_cmp_metrics"), list) or not set(ss["sg_cmp_metrics"]) <= set(metrics):
         ss["sg_cmp_metrics"] = [fmet]
     chosen = st.multiselect("metrics in the table", metrics, key="sg_cmp_metrics",
@@ -163,7 +163,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     if chosen:
         cmp = cached.compare_table(c, s, r, chosen, baseline=frun, test=test, correction=corr, alpha=alpha,
                                    standardise=std)
-        st.markdown(cmp.to_markdown())
+        widgets.markdown(cmp.to_markdown())
         d1, d2, d3, _ = st.columns([1, 1, 1, 2])
         d1.download_button("CSV", cmp.to_csv(), "evalcore-compare.csv", mime="text/csv", key="sg_cmp_csv")
         d2.download_button("Markdown", cmp.to_markdown(), "evalcore-compare.md", mime="text/markdown",
@@ -171,9 +171,9 @@ def draw_pairs(frames, B_shown, B_chosen):
         d3.download_button("LaTeX (booktabs)", cmp.to_latex(), "evalcore-compare.tex", mime="text/x-tex",
                            key="sg_cmp_tex")
     else:
-        st.caption("Choose at least one metric for the table.")
+        widgets.caption("Choose at least one metric for the table.")
 
-    st.markdown("**Every run pair**: the table behind the picture, for all metrics")
+    widgets.markdown("**Every run pair**: the table behind the picture, for all metrics")
     f1, f2, f3 = st.columns([1.2, 1.6, 1], vertical_alignment="bottom")
     choose("sg_tmetric", [ALL] + metrics, ALL)
     fm = f1.selectbox("metric", [ALL] + metrics, key=w("sg_tmetric"))
@@ -188,8 +188,8 @@ def draw_pairs(frames, B_shown, B_chosen):
                       | shown["run_y"].astype(str).str.lower().str.contains(q, regex=False)]
     if only:
         shown = shown[shown["significant"]]
-    st.caption(f"{len(shown)} of {len(tbl)} rows ({len(metrics)} metrics x {n_pairs} pairs). mean difference = "
-               "mean over topics of x - y; a positive value: x scores higher.")
+    widgets.caption(f"{len(shown)} of {len(tbl)} rows ({len(metrics)} metrics x {n_pairs} pairs). mean difference = "
+                    "mean over topics of x - y; a positive value: x scores higher.")
     p_cols = {"p_value": f"p ({test})", "p_adjusted": f"p adjusted ({corr})"}
     shown = shown.rename(columns={
         "run_x": "run x", "run_y": "run y", "mean_diff": "mean difference (x - y)",
@@ -197,10 +197,10 @@ def draw_pairs(frames, B_shown, B_chosen):
         "significant": f"significant ({sig_name})", "n_topics": "topics", **p_cols})
     cfg = {col: st.column_config.NumberColumn(format="%.3g" if col in p_cols.values() else "%.4f")
            for col in shown.columns if pd.api.types.is_float_dtype(shown[col])}
-    st.dataframe(shown, column_config=cfg, width="stretch", hide_index=True, height=380)
-    st.caption("V_E per metric (residual variance of the two-way ANOVA without replication" + std_note + "): "
-               + " · ".join(f"{m} {v:.5g}" for m, v in r.v_e.items()) + ". "
-               + (f"Randomisation test: {'all ' if r.exact_randomisation else ''}{r.n_flips} sign flips"
+    widgets.table(shown, column_config=cfg, hide_index=True, height=380)
+    widgets.caption("V_E per metric (residual variance of the two-way ANOVA without replication" + std_note + "): "
+                    + " · ".join(f"{m} {v:.5g}" for m, v in r.v_e.items()) + ". "
+                    + (f"Randomisation test: {'all ' if r.exact_randomisation else ''}{r.n_flips} sign flips"
                   + (" (exact: every flip)." if r.exact_randomisation else " drawn at random.")
                   if "randomisation" in r.tests else ""))
 
@@ -219,7 +219,7 @@ else:                                                     # exact tests only: no
         draw_pairs(res["frames"], None, None)
 
 # -- 2. discriminative power -------------------------------------------------------------------------
-st.subheader("Discriminative power per metric")
+widgets.subheader("Discriminative power per metric")
 reps = 5
 
 
@@ -230,9 +230,9 @@ def draw_spread(frames, B_shown, B_chosen):
     widgets.chart(figures.power_bars(sp, "metric", "pct_seed", lo="min", hi="max", sd="sd",
                                        y_title="run pairs significant", title=title), width="stretch",
                     key="sg_power")
-    st.caption(f"Bar: % of run pairs significant with seed {seed} (the pair table's). Whisker: lowest to highest "
-               f"over {reps} seeds ({seed}..{seed + reps - 1}): differences between metrics smaller than the "
-               "whiskers are Monte Carlo noise, not the metrics.")
+    widgets.caption(f"Bar: % of run pairs significant with seed {seed} (the pair table's). Whisker: lowest to highest "
+                    f"over {reps} seeds ({seed}..{seed + reps - 1}): differences between metrics smaller than the "
+                    "whiskers are Monte Carlo noise, not the metrics.")
     widgets.table(sp.rename(columns={"pct_seed": f"% significant (seed {seed})", "mean": "mean over seeds",
                                      "min": "min", "max": "max", "sd": "sd"}), digits=2, hide_index=True)
 
@@ -255,7 +255,7 @@ if res is not None:
         if sp is None and res["B"] == B and res["seconds"] * reps <= widgets.BUDGET_S:
             sp = cached.meta_compute("pairs_spread", c, s, sp_params, B)
         if sp is not None:
-            st.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
+            widgets.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
             draw_spread(sp["frames"], B, B)
         else:
             status = st.empty()
@@ -272,8 +272,8 @@ if res is not None:
         widgets.chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",
                                            title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, "
                                                  f"alpha = {alpha:g}"), width="stretch", key="sg_power")
-        st.caption(f"% of the {n_pairs} run pairs whose {sig_name} ({TEST_LABELS[test]}{std_note}). This test is "
-                   "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
+        widgets.caption(f"% of the {n_pairs} run pairs whose {sig_name} ({TEST_LABELS[test]}{std_note}). This test is "
+                        "not resampled: the same data always give the same bars, so there is no Monte Carlo spread.")
         widgets.table(pw[["metric", "n_significant", "n_pairs", "pct"]].rename(columns={"pct": "% significant"}),
                       digits=1, hide_index=True)
     with st.expander("Sorted p-value curves (Sakai 2007's ASL curve is the bootstrap test, no correction)"):
@@ -282,12 +282,12 @@ if res is not None:
                                       y_title=f"p-value ({test}, {corr})", ref_y=alpha,
                                       ref_label=f"alpha = {alpha:g}", markers=False), width="stretch",
                         key="sg_curves")
-        st.caption(f"B = {result.B} for the resampled test on this chart "
-                   f"({'chosen' if result.B == B else 'quick pass'})." if resampled else
-                   "Exact test: B plays no part.")
+        widgets.caption(f"B = {result.B} for the resampled test on this chart "
+                        f"({'chosen' if result.B == B else 'quick pass'})." if resampled else
+                        "Exact test: B plays no part.")
 
 # -- 3. topic set size -------------------------------------------------------------------------------------
-st.subheader("How many topics do I need? (topic set size design, Sakai 2016)")
+widgets.subheader("How many topics do I need? (topic set size design, Sakai 2016)")
 d1, d2, d3, d4 = st.columns(4)
 shown_designs = [d for d in cached.TOPIC_DESIGNS if d in DESIGN_LABELS]   # the designs this page can label
 choose("ts_design", shown_designs, "paired-t")
@@ -337,10 +337,10 @@ except ValueError as e:
 if var is not None:
     variance = float(var["variance"])
     var_text = f"variance = {var['label']} = {variance:.5g}"
-    st.markdown(f"{'sigma^2' if estimator == 'one-way' else 'V_E'} of **{safe.md(t_metric)}**{std_note} on this "
-                f"collection ({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**; "
-                f"{safe.md(var_text)}.")
-    st.caption(f"Estimator: {safe.md(var['definition'])}.")
+    widgets.markdown(f"{'sigma^2' if estimator == 'one-way' else 'V_E'} of **{safe.md(t_metric)}**{std_note} on this "
+                     f"collection ({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**; "
+                     f"{safe.md(var_text)}.")
+    widgets.caption(f"Estimator: {safe.md(var['definition'])}.")
     try:
         out = cached.topic_design(design, t_alpha, beta, min_diff, variance, systems, c.n_topics)
     except ValueError as e:
@@ -383,7 +383,7 @@ if var is not None:
         at_n = ("" if out["power_at_n"] is None or is_ci else
                 f" With the collection's own n = {c.n_topics}, the power for a difference of {min_diff:g} is "
                 f"{out['power_at_n']:.3f}.")
-        st.caption(f"{spec}; {var_text} from {t_metric}.{approx}{at_n}")
+        widgets.caption(f"{spec}; {var_text} from {t_metric}.{approx}{at_n}")
         curve = out["curve"]
         if is_ci:
             fig = figures.power_curve(curve, "expected_width", y_title="expected CI width", n_required=n_req,

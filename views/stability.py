@@ -8,7 +8,7 @@ ss = st.session_state
 s, full, c = shell.setup_analysis()
 
 st.title("Stability")
-st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
+widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
 if c.n_runs < 2:
     st.warning(f"Stability compares run pairs: it needs at least two runs; this collection has {c.n_runs}.")
     st.stop()
@@ -23,9 +23,9 @@ def draw(res, B_shown, B_chosen):
     summ = res["summary"]
     fig = figures.stability_scatter(summ, title=f"Error rate vs ties, {widgets.b_title(B_shown, B_chosen)}", top=70)
     widgets.chart(fig, width="stretch", key="st_chart")
-    st.caption("Each point is one fuzziness value (hover for it; the lowest and highest are labelled): run pairs "
-               "closer than that share of the larger score count as ties. Lower-left is better: few errors "
-               "without calling everything a tie.")
+    widgets.caption("Each point is one fuzziness value (hover for it; the lowest and highest are labelled): run pairs "
+                    "closer than that share of the larger score count as ties. Lower-left is better: few errors "
+                    "without calling everything a tie.")
     pct = {col: st.column_config.NumberColumn(col.replace("_", " "), format="percent")
            for col in ("fuzziness", "error_rate", "prop_ties") if col in summ}
     widgets.table(summ, digits=4, hide_index=True, height=420, column_config=pct)

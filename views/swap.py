@@ -13,8 +13,8 @@ ss = st.session_state
 s, full, c = shell.setup_analysis()
 
 st.title("Swap method")
-st.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics · metrics: "
-           + ", ".join(s.metric_keys))
+widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics · metrics: "
+                + ", ".join(s.metric_keys))
 if c.n_runs < 2:
     st.warning(f"The swap method compares run pairs: it needs at least two runs; this collection has {c.n_runs}.")
     st.stop()
@@ -38,10 +38,10 @@ def draw(res, B_shown, B_chosen):
                         ref_y=0.05, ref_label="5% (95% confidence)", top=70,
                         title=f"Swap rates, {params['sampling']} sampling, {widgets.b_title(B_shown, B_chosen)}")
     widgets.chart(fig, width="stretch", key="sw_chart")
-    st.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
-               "difference to give a reliable conclusion: a sensitive metric.")
+    widgets.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
+                    "difference to give a reliable conclusion: a sensitive metric.")
     summ = res["summary"]
-    st.markdown(f"**Sensitivity summary (Sakai 2007 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
+    widgets.markdown(f"**Sensitivity summary (Sakai 2007 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
     confs = sorted(summ["confidence"].unique(), reverse=True)
     if ss.get("sw_conf") not in confs:      # a value from the address this result does not have
         ss["sw_conf"] = min(confs, key=lambda v: abs(v - float(ss.get("sw_conf") or 0.95)))
@@ -51,9 +51,9 @@ def draw(res, B_shown, B_chosen):
     summ = summ[summ["confidence"] == conf].drop(columns="confidence")
     widgets.table(summ, digits=4, hide_index=True,
                   column_config={"pct_comparisons": st.column_config.NumberColumn("% comparisons", format="%.1f")})
-    st.caption("Difference needed: the difference in mean score needed for that confidence; largest mean score: "
-               "of any run on any sampled topic set; difference / largest: the two divided; % comparisons: "
-               "share of comparisons (pairs x trials) whose difference is at least the one needed.")
+    widgets.caption("Difference needed: the difference in mean score needed for that confidence; largest mean score: "
+                    "of any run on any sampled topic set; difference / largest: the two divided; % comparisons: "
+                    "share of comparisons (pairs x trials) whose difference is at least the one needed.")
 
 
 widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
@@ -69,6 +69,6 @@ def draw_spread(res, B_shown, B_chosen):
 
 
 R = cached.SPREAD_REPEATS
-st.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
+widgets.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
 widgets.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
 widgets.finish_live()

@@ -217,7 +217,9 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
         "height": height,
         "margin": {"l": 10, "r": 10, "t": top if top is not None else (48 if title else 16), "b": 10},
         "showlegend": legend,
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1, "title": None},
+        # above an untitled plot the legend starts at the left: plotly's toolbar (the mode bar) sits at the top
+        # right, over the plot's corner, and covered a right-aligned legend's last entries (the forest plot's)
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0, "title": None},
         "xaxis": {**axis(x), **(xaxis or {})},
         "yaxis": {**axis(y), **(yaxis or {})},
         **layout,

@@ -10,7 +10,7 @@ import shlex
 import sys
 from pathlib import Path
 
-__all__ = ["add_report_subcommand", "run_report", "collection_name"]
+__all__ = ["add_report_subcommand", "run_report", "collection_name", "parse_report_args", "experiment_from_args"]
 
 _DESC = """\
 Run Sakai 2007 (003) Sec. 5 on a collection: Kendall's tau between the seven
@@ -142,20 +142,50 @@ def _check_output(args) -> None:
 
 
 def run_report(args) -> int:
-    from evalcore.cli import load_from_args, metric_params
+    from evalcore.cli import load_from_args
 
-    from .experiment import run_experiment, write_report
+    from .experiment import write_report
 
+    check_report_args(args)
+    _check_output(args)
+    say = (lambda m: None) if args.quiet else (lambda m: print(f"report: {m} ...", file=sys.stderr, flush=True))
+    say("loading the collection")
+    c = load_from_args(args)
+    e, command = experiment_from_args(args, c, progress=say)
+    files = write_report(e, args.out, markdown=args.markdown, command=command)
+    say(f"wrote {len(files)} files: {files[-1]} and the tables in {args.out}")
+    return 0
+
+
+def check_report_args(args) -> None:
+    """Raise ValueError for a report option out of its range, or an option (or a --settings key) the report
+    would ignore; before any computation."""
     for opt, v, lo in (("--B", args.B, 1), ("--tukey-B", args.tukey_B, 1), ("--repeats", args.repeats, 1),
                        ("--top", args.top, 2), ("--seed", args.seed, 0), ("--topic-resamples", args.topic_resamples, 0),
                        ("--topic-B", args.topic_B, 1), ("--topic-seed", args.topic_seed, 0)):
         if v < lo:
             raise ValueError(f"{opt} must be >= {lo}; got {v}")
     _refuse_unused(args)
-    _check_output(args)
-    say = (lambda m: None) if args.quiet else (lambda m: print(f"report: {m} ...", file=sys.stderr, flush=True))
-    say("loading the collection")
-    c = load_from_args(args)
+
+
+def parse_report_args(argv: list[str]) -> argparse.Namespace:
+    """``evalcore report``'s options from ``argv`` (the words after ``report``), parsed and checked by the
+    command's own parser: the dashboard's Report page builds its report from the same options."""
+    from evalcore.cli import build_parser
+
+    args = build_parser("report").parse_args(["report", *argv])
+    check_report_args(args)
+    return args
+
+
+def experiment_from_args(args, c, progress=None):
+    """Run the report's experiment on the collection ``c`` (read as ``args`` say) with ``args``' options:
+    ``(Experiment, the command line that reproduces it)``. ``progress`` gets a short message before each
+    step. One function for ``evalcore report`` and the dashboard's Report page."""
+    from evalcore.cli import metric_params
+
+    from .experiment import run_experiment
+
     params = metric_params(args)
     name = collection_name(args, c)
     data = {"order": args.order if args.qrels else "n/a (not read from run files)", "depth": args.depth,
@@ -163,12 +193,9 @@ def run_report(args) -> int:
     e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
                        repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
                        beta=params["beta"], rel_threshold=params["rel_threshold"], topic_resamples=args.topic_resamples,
-                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=say,
-                       threads=args.threads)
-    command = _command(args)
-    files = write_report(e, args.out, markdown=args.markdown, command=command)
-    say(f"wrote {len(files)} files: {files[-1]} and the tables in {args.out}")
-    return 0
+                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=progress,
+                       threads=getattr(args, "threads", None))
+    return e, _command(args)
 
 
 def _command(args) -> str:

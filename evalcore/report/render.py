@@ -104,13 +104,21 @@ def report_paths(out_dir, markdown=None) -> tuple[Path, Path, str]:
     return out_dir, md, table_dir
 
 
-def write_report(e, out_dir, *, markdown=None, command: str = "") -> list[Path]:
-    """Write each table (CSV + LaTeX) into ``out_dir`` and the Markdown report (default ``out_dir/report.md``),
-    all at once and atomically. The directories must exist (``evalcore report`` checks them first)."""
+def report_files(e, out_dir, *, markdown=None, command: str = "") -> dict[Path, str]:
+    """Every file of the report, in memory: each table as CSV and LaTeX in ``out_dir`` and the Markdown
+    report (default ``out_dir/report.md``), path -> text. What :func:`write_report` writes, and what the
+    dashboard's Report page offers as downloads (the same bytes for the same experiment and command)."""
     out_dir, md, table_dir = report_paths(out_dir, markdown)
     files: dict[Path, str] = {}
     for t in e.tables:
         files.update(table_files(out_dir, t.stem, t.numeric, t.display, t.caption))
     files[md] = render(e, command=command, table_dir=table_dir)
+    return files
+
+
+def write_report(e, out_dir, *, markdown=None, command: str = "") -> list[Path]:
+    """Write each table (CSV + LaTeX) into ``out_dir`` and the Markdown report (default ``out_dir/report.md``),
+    all at once and atomically. The directories must exist (``evalcore report`` checks them first)."""
+    files = report_files(e, out_dir, markdown=markdown, command=command)
     write_files(files)
     return list(files)
