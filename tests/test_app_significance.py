@@ -263,10 +263,12 @@ def plain_paired_t_size(alpha, beta, d, var):
 
 
 def test_topic_set_calculator_uses_2_sigma2_of_the_chosen_metric_and_a_plain_power_search(small, scores):
-    # Sakai 2016's default: the pooled within-system variance sigma^2, 2 sigma^2 for the paired t-test
+    # the one-way option: the pooled within-system variance sigma^2, 2 sigma^2 for the paired t-test (the
+    # paired designs open on the two-way V_E, Sakai 2016; tested below)
     at = _open()
     at.selectbox(key="_w_ts_metric").set_value("Q-measure")
     at.number_input(key="_w_ts_mind").set_value(0.05)
+    at.radio(key="_w_ts_est").set_value("one-way")
     _run(at)
     v_e = plain_sigma2(scores["Q-measure"])         # (named v_e below: the variance estimate in use)
     assert f"sigma^2 of **Q-measure** on this collection (8 runs x 20 topics) = **{v_e:.5g}**" in _text(at)
@@ -325,7 +327,7 @@ def test_topic_set_calculator_ci_and_anova_designs(small, scores):
     at.selectbox(key="_w_ts_design").set_value("ci")
     at.number_input(key="_w_ts_mind").set_value(0.1)
     _run(at)
-    var = 2 * plain_sigma2(scores["AP"])
+    var = 2 * plain_v_e(scores["AP"])              # a paired design: 2 V_E of the two-way ANOVA (Sakai 2016)
     n = 2
     while True:                      # expected width 2 t sqrt(var/n) E[s]/sigma <= delta, by hand
         from scipy.special import gammaln
@@ -355,8 +357,8 @@ def test_standardised_scores_feed_the_table_and_v_e(small, scores):
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")            # scipy warns on flat topics; they become 0 (documented)
         z = {k: np.nan_to_num(stats.zscore(m, axis=0, ddof=1)) for k, m in scores.items()}
-    s2 = plain_sigma2(z["AP"])
-    assert f"sigma^2 of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{s2:.5g}**" \
+    s2 = plain_v_e(z["AP"])                        # the paired t-test's default: V_E (Sakai 2016)
+    assert f"V_E of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{s2:.5g}**" \
         in _text(at)
     got = _table_with(at, "mean difference (x - y)")
     want = np.concatenate([[z[k][i].mean() - z[k][j].mean() for i, j in combinations(range(8), 2)] for k in KEYS])
