@@ -76,7 +76,7 @@ def test_peer_measures_evalcore_lacks_say_so_instead_of_a_look_alike(name, what)
     assert "closest known names" not in str(e.value)
 
 
-@pytest.mark.parametrize("name,closest", [("MAP", "map"), ("Qmeasure", "Q-measure"), ("ndcg_cutt_10", "ndcg_cut"),
+@pytest.mark.parametrize("name,closest", [("MAPP", "map"), ("Qmeasure", "Q-measure"), ("ndcg_cutt_10", "ndcg_cut"),
                                           ("P+measure", "P+-measure")])
 def test_unknown_names_list_the_closest(name, closest):
     with pytest.raises(ValueError, match=f"unknown metric {re.escape(repr(name))}; closest known names: .*"
