@@ -15,6 +15,7 @@ from typing import Any
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, inverted, parse_levels
+from ..io.formats import RUN_FORMATS, formats_help
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MAX, Field, read_settings
 
@@ -137,9 +138,7 @@ def data_options_parser() -> argparse.ArgumentParser:
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
     d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
                    help="qrels format (default auto: sniffed from the first line / the .rel extension)")
-    d.add_argument("--run-format", choices=("auto", "trec", "ntcir", "jsonl"), default="auto",
-                   help="run format (default auto: .res files = NTCIR, .jsonl or a first '{' = JSON lines, "
-                        "else TREC)")
+    d.add_argument("--run-format", choices=RUN_FORMATS, default="auto", help=formats_help())
     d.add_argument("--keep-first-duplicate", action="store_true",
                    help="if a run lists a document twice for a topic, keep the first (default: error)")
     lim = p.add_argument_group("limits (hostile or huge input is refused before memory is taken)")

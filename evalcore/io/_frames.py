@@ -301,6 +301,11 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
     return frame, warnings, counts
 
 
+def parse_source_frame(src, order: str, keep_first: bool) -> Parsed:
+    """The reader of the ``frame`` kind (:data:`evalcore.io.formats.RUN_FORMAT_TABLE`): a run given in Python."""
+    return parse_frame_run(src.name, src.obj, order, keep_first)
+
+
 def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> Parsed:
     """One run from a DataFrame or a pytrec_eval dict, in evaluation order (see :mod:`._order`)."""
     import pandas as pd
