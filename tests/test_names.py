@@ -120,7 +120,7 @@ def test_peer_names_pin_the_peers_gains_and_take_the_calls_threshold():
 def test_readme_crosswalk_is_the_registrys():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text.split("<!-- crosswalk:start -->\n", 1)[1].split("<!-- crosswalk:end -->", 1)[0]
-    assert block == markdown(), "README crosswalk is stale: paste `evalcore metrics --format markdown`"
+    assert block == markdown(), "README crosswalk is stale: run python docs/make_api.py"
     for key in registry.METRIC_KEYS:
         assert f"| `{key}" in block
 

@@ -29,6 +29,8 @@ or the distributed dashboard).
 """
 from __future__ import annotations
 
+__all__ = ["bootstrap_sensitivity", "stability"]
+
 from collections.abc import Mapping
 
 import numpy as np
