@@ -202,10 +202,6 @@ class MetricSpec:
         return {k: v for k, v in settings.items() if k in self.param_names}
 
 
-_AP_CUT = ("{peer} divides by R (all relevant documents), evalcore's AP@k by min(R, k) as NTCIREVAL does; use AP "
-           "(no cutoff) or evalcore:AP@k knowing the difference")
-
-
 def _spec(key, func, name, citation, model, params=(), **kw):
     return MetricSpec(key, func, name, citation, model, tuple(params), **kw)
 
@@ -215,10 +211,15 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           "scans down the list for every relevant document; precision at each",
           params=(REL,), trec_eval="map", ntcireval="AP", ir_measures="AP", ranx="map",
           definition="003 Eq. 1, binary at `rel_threshold` (relaxed = 1, rigid = 2)",
-          refused=(PeerRule("trec_eval", "map_cut", _AP_CUT.format(peer="trec_eval's map_cut_k")),
-                   PeerRule("ir_measures", "AP", _AP_CUT.format(peer="ir_measures' AP@k (trec_eval's map_cut_k)"),
+          refused=(PeerRule("trec_eval", "map_cut", "trec_eval's map_cut_k divides by R (all relevant documents), "
+                            "evalcore's AP@k by min(R, k) as NTCIREVAL does; use AP (no cutoff) or AP@k knowing the "
+                            "difference"),
+                   PeerRule("ir_measures", "AP", "ir_measures' AP@k is trec_eval's map_cut_k, which divides by R; "
+                            "evalcore's AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
                             when="cutoff"),
-                   PeerRule("ranx", "map", _AP_CUT.format(peer="ranx's map@k"), when="cutoff")),
+                   PeerRule("ranx", "map", "ranx's map@k divides by R, as trec_eval's map_cut_k does; evalcore's "
+                            "AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
+                            when="cutoff")),
           ambiguity=Ambiguity(
               "{text!r} is read as evalcore's AP{cut} (NTCIREVAL's convention: ranks <= {k}, divided by "
               "min(R, {k})). ir_measures' AP{cut} is trec_eval's map_cut_{k} (and ranx's map{cut}), which "

@@ -42,7 +42,7 @@ def test_ndcg_in_any_case_warns_which_ndcg_it_is(name):
 
 @pytest.mark.parametrize("name,reason", [
     ("map@100", "ranx's map@k divides by R"), ("ranx:ndcg", "whole list"), ("ndcg_burges@10", "2^rel - 1"),
-    ("MAP_CUT_10", "map_cut_k divides by R"), ("irm:ap@10", "divides by R")])
+    ("MAP_CUT_10", "map_cut_k divides by R"), ("irm:ap@10", "which divides by R")])
 def test_peer_names_with_another_meaning_are_refused_with_the_reason(name, reason):
     with pytest.raises(ValueError, match=re.escape(f"metric {name!r} is refused") + ".*" + re.escape(reason)):
         resolve(name, warn=False)
