@@ -1,7 +1,8 @@
-"""Generate docs/api.md, the API reference, from the docstrings of evalcore's public modules.
+"""Generate the documentation that comes from the code: docs/api.md, the API reference, from the docstrings of
+evalcore's public modules, and the README's crosswalk of metric names from the registry.
 
-    python docs/make_api.py           # rewrite docs/api.md
-    python docs/make_api.py --check   # exit 1 if docs/api.md is not what the docstrings give
+    python docs/make_api.py           # rewrite docs/api.md and the README's crosswalk
+    python docs/make_api.py --check   # exit 1 if either is not what the code gives (CI runs this)
 
 The public API of a module is its ``__all__``; every function and class is listed with its signature and
 its docstring, every constant with its type. tests/test_packaging.py runs the check, so the reference
@@ -20,10 +21,16 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "docs" / "api.md"
 
 #: the modules of the reference, in reading order (the package's own exports first)
-MODULES = ("evalcore", "evalcore.io", "evalcore.collection", "evalcore.registry", "evalcore.names",
-           "evalcore.metrics", "evalcore.gains", "evalcore.writers",
-           "evalcore.comparison", "evalcore.simulate", "evalcore.settings",
-           "evalcore.meta", "evalcore.figures", "evalcore.texfmt")
+MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors",
+           "evalcore.io.limits", "evalcore.collection", "evalcore.registry",
+           "evalcore.specs", "evalcore.names", "evalcore.metrics", "evalcore.gains", "evalcore.writers",
+           "evalcore.comparison", "evalcore.simulate", "evalcore.settings", "evalcore.app_settings",
+           "evalcore.meta", "evalcore.meta.pairs", "evalcore.meta.repeat", "evalcore.meta.topic_bootstrap",
+           "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.figures",
+           "evalcore.texfmt")
+README = ROOT / "README.md"
+#: the README's generated block: the crosswalk of metric names (`evalcore metrics --format markdown`)
+CROSSWALK = ("<!-- crosswalk:start -->\n", "<!-- crosswalk:end -->")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -65,7 +72,28 @@ def _member(module, name: str) -> list[str]:
         return out
     if inspect.isroutine(obj):
         return [f"### `{name}{_signature(obj)}`{home}", "", "```text", _doc(obj), "```", ""]
-    return [f"### `{name}`", "", f"A `{type(obj).__name__}` constant.", ""]
+    comment = _comment(module, name)
+    kind = type(obj)
+    what = f"A `{kind.__name__}`" + (f" (`{kind.__module__}.{kind.__name__}`: {_first_paragraph(kind.__doc__)})"
+                                      if kind.__module__.startswith("evalcore") and kind.__doc__ else " constant.")
+    return [f"### `{name}`", "", *([comment, ""] if comment else []), what, ""]
+
+
+def _comment(module, name: str) -> str:
+    """The ``#:`` comment lines written just above ``name = ...`` in the module's source."""
+    try:
+        lines = inspect.getsource(module).splitlines()
+    except (OSError, TypeError):
+        return ""
+    for i, line in enumerate(lines):
+        if re.match(rf"{re.escape(name)}\s*(:[^=]*)?=", line):
+            got = []
+            j = i - 1
+            while j >= 0 and lines[j].startswith("#:"):
+                got.insert(0, lines[j][2:].strip())
+                j -= 1
+            return " ".join(got)
+    return ""
 
 
 def render() -> str:
@@ -82,22 +110,33 @@ def render() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def render_readme() -> str:
+    """README.md with its crosswalk block replaced by the registry's table."""
+    from evalcore.cli.metrics import markdown
+
+    text = README.read_text(encoding="utf-8")
+    head, sep, rest = text.partition(CROSSWALK[0])
+    if not sep or CROSSWALK[1] not in rest:
+        raise SystemExit(f"README.md lacks the crosswalk markers {CROSSWALK[0].strip()} ... {CROSSWALK[1]}")
+    return head + sep + markdown() + CROSSWALK[1] + rest.split(CROSSWALK[1], 1)[1]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if docs/api.md is stale")
+    ap.add_argument("--check", action="store_true", help="exit 1 if docs/api.md or the README's crosswalk is stale")
     args = ap.parse_args(argv)
-    text = render()
+    outputs = {TARGET: render(), README: render_readme()}
     if args.check:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print("docs/api.md is stale: run python docs/make_api.py", file=sys.stderr)
-            return 1
-        return 0
+        stale = [p for p, text in outputs.items() if (p.read_text(encoding="utf-8") if p.exists() else "") != text]
+        for p in stale:
+            print(f"{p.relative_to(ROOT)} is stale: run python docs/make_api.py", file=sys.stderr)
+        return 1 if stale else 0
     sys.path.insert(0, str(ROOT))
     from evalcore._atomic import write_text
 
-    write_text(TARGET, text)
-    print(f"wrote {TARGET.relative_to(ROOT)} ({len(text.splitlines())} lines)")
+    for p, text in outputs.items():
+        write_text(p, text)
+        print(f"wrote {p.relative_to(ROOT)} ({len(text.splitlines())} lines)")
     return 0
 
 

@@ -45,6 +45,7 @@ from .collection import Collection, Hits
 from .gains import resolve_gains, resolve_penalties
 
 __all__ = [
+    "cache",
     "average_precision",
     "q_measure",
     "r_measure",

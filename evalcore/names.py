@@ -20,6 +20,15 @@ Accepted, for every measure (:func:`resolve`):
   whatever its name (``map``, ``P_10``, ``recip_rank``, ``AP``, ``P@10``);
   a threshold written in the name (``AP(rel=2)``) is that measure's own
   and wins over the call's (the label shows it).
+* **ranx** names (``map``, ``mrr@10``, ``precision@10``, ``recall@100``,
+  ``ndcg@10``, ``r-precision``, ``hit_rate@10``, ``bpref``): ranx writes
+  them in lower case, and its ``ndcg@k`` is trec_eval's ``ndcg_cut`` (gain =
+  level, log2(r+1)), evalcore's ``MSnDCG@k``; ``map@k`` (divided by R) is
+  refused as ir_measures' ``AP@k`` is.
+* **any letter case**: a name matched exactly in no convention is matched
+  regardless of case (``NDCG@10``, ``MRR``, ``Precision@10``, ``MAP``),
+  evalcore's keys first, then the peers' names in the order above - so
+  ``NDCG@10`` is evalcore's nDCG@10, with the warning below, as ``nDCG@10`` is.
 * **ir_measures Measure objects** (``ir_measures.nDCG@10``,
   ``ir_measures.AP(rel=2)``) are read in ir_measures' convention, always:
   ``nDCG@10`` is the Burges nDCG (evalcore's ``MSnDCG@10``), and a measure
@@ -33,7 +42,7 @@ Burges form, evalcore's ``MSnDCG@k``. So:
 
 * ``names="ir_measures"`` (CLI ``--names ir_measures``) or the prefix
   ``irm:nDCG@10`` gives ir_measures' meaning (``MSnDCG@10``, gain = level);
-* ``names="trec_eval"`` / ``trec:``, ``names="ntcireval"`` / ``ntcir:`` and
+* ``names="trec_eval"`` / ``trec:``, ``names="ntcireval"`` / ``ntcir:``, ``names="ranx"`` / ``ranx:`` and
   ``names="evalcore"`` / ``evalcore:`` likewise choose one convention;
 * with no convention (``names=None``), a peer name that is not also an
   evalcore key is unambiguous and accepted (``ndcg_cut.10``, ``map``,
@@ -50,7 +59,8 @@ Burges form, evalcore's ``MSnDCG@k``. So:
   ``irm:RBP@k``, it is refused).
 
 Names whose peer definition differs from every evalcore measure are refused
-with the reason (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
+with the reason (the rules are data on the metric's spec, :class:`evalcore.specs.PeerRule`, and the
+warnings above too, :class:`evalcore.specs.Ambiguity`) (``map_cut_10``, ir_measures' ``AP@10`` and ``ERR@20``,
 whole-list ``ndcg``); a peer measure evalcore does not compute (``infAP``,
 ``set_P``, ``iprec_at_recall``, ``alpha_nDCG``) is an error saying so; any
 other unknown name is an error listing the closest known names.
@@ -72,28 +82,22 @@ from .specs import METRICS, PARAM_SPELLINGS, MetricSpec
 __all__ = ["resolve", "metric_text", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
 
 #: The conventions a name can be read in; ``None`` = auto (see the module doc).
-CONVENTIONS = ("evalcore", "ir_measures", "trec_eval", "ntcireval")
+CONVENTIONS = ("evalcore", "ir_measures", "trec_eval", "ntcireval", "ranx")
+#: The peers in the order an unprefixed name is tried in (auto: ``names=None``).
+_PEERS = ("trec_eval", "ir_measures", "ntcireval", "ranx")
 _PREFIXES = {"evalcore": "evalcore", "irm": "ir_measures", "ir_measures": "ir_measures", "trec": "trec_eval",
-             "trec_eval": "trec_eval", "ntcir": "ntcireval", "ntcireval": "ntcireval"}
+             "trec_eval": "trec_eval", "ntcir": "ntcireval", "ntcireval": "ntcireval", "ranx": "ranx"}
+#: Peer conventions that average over every qrels topic (trec_eval's policy, :func:`evalcore.registry.topic_policy`)
+#: and whose names pin the gains to the level (:func:`_pinned`).
+TREC_LIKE = ("trec_eval", "ir_measures", "ranx")
 
-# Peer names whose definition differs from every evalcore measure: refused, with the reason.
-_REFUSED = {
-    ("trec_eval", "map_cut"): "trec_eval's map_cut_k divides by R (all relevant documents), evalcore's AP@k "
-                              "by min(R, k) as NTCIREVAL does; use AP (no cutoff) or AP@k knowing the difference",
-    ("ir_measures", "AP@"): "ir_measures' AP@k is trec_eval's map_cut_k, which divides by R; evalcore's AP@k "
-                            "divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
-    ("ir_measures", "ERR"): "ir_measures' ERR@k (gdeval: gains 2^rel - 1, not normalised) is not evalcore's "
-                            "nERR@k (NTCIREVAL's normalised ERR); use nERR@k",
-    ("ir_measures", "RBP"): "ir_measures' RBP@k (trectools) weighs each document by its raw relevance label, "
-                            "not 0/1, and is not bounded by 1 on graded judgments; evalcore's RBP@k counts a "
-                            "document as relevant at level >= rel_threshold (Moffat & Zobel 2008); the two agree "
-                            "on binary judgments: use RBP(p=...)@k or evalcore:RBP(p=...)@k",
-    ("trec_eval", "ndcg"): "trec_eval's ndcg scores the whole list against all relevant documents; evalcore's "
-                           "nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k >= the list length",
-    ("ir_measures", "nDCG (no cutoff)"):
-        "ir_measures' nDCG without @k scores the whole list; evalcore's needs a cutoff: "
-        "use nDCG@k (= MSnDCG@k under --names ir_measures) with k >= the list length",
-}
+def _refusals() -> dict[tuple[str, str], list]:
+    """(convention, lower-case peer base name) -> the :class:`evalcore.specs.PeerRule` objects of every spec."""
+    out: dict[tuple[str, str], list] = {}
+    for spec in METRICS.values():
+        for rule in spec.refused:
+            out.setdefault((rule.convention, rule.name.lower()), []).append(rule)
+    return out
 
 
 # Peer measures evalcore does not compute: an error that says so (rather than suggesting a look-alike such as
@@ -103,6 +107,9 @@ _NOT_COMPUTED = {
     "interpolated precision at recall levels", "set_P": "set precision", "set_recall": "set recall",
     "set_F": "set F-measure", "SetP": "set precision", "SetR": "set recall", "SetF": "set F-measure",
     "alpha_nDCG": "alpha-nDCG", "IPrec": "interpolated precision",
+    # ranx's
+    "f1": "F1", "dcg": "unnormalised DCG", "dcg_burges": "unnormalised DCG", "hits": "hits@k (ranx's count of "
+    "relevant documents in the top k; NumRelRet counts them over the whole list)",
 }
 
 
@@ -140,8 +147,22 @@ def _param_keys() -> dict:
 
 def _peer_table(convention: str) -> dict[str, str]:
     """Peer base name -> evalcore key, from the registry's crosswalk fields."""
-    attr = {"ir_measures": "ir_measures", "trec_eval": "trec_eval", "ntcireval": "ntcireval"}[convention]
-    return {getattr(s, attr): k for k, s in _registry().items() if getattr(s, attr)}
+    return {getattr(s, convention): k for k, s in _registry().items() if getattr(s, convention)}
+
+
+def _case_folded(base: str, names: str | None) -> str | None:
+    """The spelling of ``base`` known in some convention (``names`` or, auto, any) when only the letter case
+    differs: evalcore's keys first, then the peers' names in :data:`_PEERS` order; None if there is none."""
+    folded = base.lower()
+    pools = [] if names not in (None, "evalcore") else [list(_registry())]
+    pools += [list(_peer_table(conv)) + [r.name for rs in _refusals().values() for r in rs if r.convention == conv]
+              for conv in ([names] if names not in (None, "evalcore") else _PEERS)]
+    pools += [list(_NOT_COMPUTED)]
+    for pool in pools:
+        for name in pool:
+            if name.lower() == folded and name != base:
+                return name
+    return None
 
 
 def known_names() -> list[str]:
@@ -152,17 +173,36 @@ def known_names() -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _written(name: str, cut: str | None) -> str:
+    """A known base name as it is written with the cutoff the user gave (or ``k`` where the measure needs
+    one): ``P@10``, ``P_10`` (trec_eval), ``ndcg_cut_10``; as is where the measure takes none."""
+    hits = [(conv, t[name]) for conv, t in (("evalcore", {k: k for k in _registry()}),
+                                            *((c, _peer_table(c)) for c in _PEERS)) if name in t]
+    conv, key = hits[0] if hits else ("evalcore", None)
+    spec = _registry().get(key) if key else None
+    if spec is None or spec.cutoff == "none" or (cut is None and spec.cutoff == "optional"):
+        return name
+    k = cut if cut and cut.isdigit() else "k"
+    return f"{name}_{k}" if conv == "trec_eval" else f"{name}@{k}"
+
+
 def _unknown(text: str) -> ValueError:
     import difflib  # (here: only a misspelt name needs it)
 
-    base = re.split(r"[(@]", text, maxsplit=1)[0]
+    body = text.partition(":")[2] if text.partition(":")[0] in _PREFIXES else text
+    m = _NAME_RE.match(body.strip())
+    base, cut = (m.group("base"), m.group("cut")) if m else (re.split(r"[(@]", body, maxsplit=1)[0], None)
+    trec = _TREC_CUT_RE.match(base)
+    if cut is None and trec:          # P_10, ndcg_cut.10: the cutoff written trec_eval's way
+        base, cut = trec.group("base"), trec.group("cut")
     pool = known_names()
     lower: dict[str, str] = {}
     for p in pool:
         lower.setdefault(p.lower(), p)
     close = [lower[n] for n in difflib.get_close_matches(base.lower(), list(lower), n=5, cutoff=0.5)]
     close += [n for n in difflib.get_close_matches(base, pool, n=5, cutoff=0.5) if n not in close]
-    hint = f"; closest known names: {', '.join(close[:5])}" if close else ""
+    shown = list(dict.fromkeys(_written(n, cut) for n in close))[:5]
+    hint = f"; closest known names: {', '.join(shown)}" if shown else ""
     return ValueError(f"unknown metric {text!r}{hint} (`evalcore metrics` lists every name and alias)")
 
 
@@ -213,7 +253,7 @@ def _pinned(spec, conv: str) -> dict:
     (``map``, ``P_10``, ``recip_rank``, ...); a name's own ``(rel=L)`` overrides it.
     (NTCIREVAL takes its gains from the user, as evalcore does: nothing pinned.)"""
     out: dict = {}
-    if conv == "ntcireval":
+    if conv not in TREC_LIKE:
         return out
     if spec.uses_gains:
         out["gains"] = None
@@ -228,12 +268,9 @@ def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
         m = _TREC_CUT_RE.match(base)
         if m:
             base, cut = m.group("base"), m.group("cut")
-    if (conv, base) in _REFUSED:
-        raise ValueError(f"metric {text!r} is refused: {_REFUSED[(conv, base)]}")
-    if conv == "ir_measures" and base == "AP" and cut is not None:
-        raise ValueError(f"metric {text!r} is refused: {_REFUSED[('ir_measures', 'AP@')]}")
-    if conv == "ir_measures" and base == "nDCG" and cut is None:
-        raise ValueError(f"metric {text!r} is refused: {_REFUSED[('ir_measures', 'nDCG (no cutoff)')]}")
+    for rule in _refusals().get((conv, base.lower()), ()):
+        if rule.applies(cut is not None) and (rule.name == base or conv == "ranx"):
+            raise ValueError(f"metric {text!r} is refused: {rule.reason}")
     key = _peer_table(conv).get(base)
     if key is None:
         return None
@@ -251,30 +288,25 @@ def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
 
 
 def _warn_ambiguous(text: str, base: str, cut: str | None) -> None:
-    """AmbiguousNameWarning for an evalcore key that a peer tool reads differently (module doc)."""
-    if base == "nDCG":
-        cut_txt = f"@{cut}" if cut else "@k"
-        extra = ("" if cut else " Without @k it is computed at every configured cutoff (--cutoffs; default "
-                 "10 and 1000), one measure per cutoff: ir_measures' and trec_eval's bare nDCG (the whole list, "
-                 "Burges form) is not computed by evalcore.")
-        msg = (f"{text!r} is read as evalcore's nDCG{cut_txt}: the original Jarvelin-Kekalainen nDCG of the "
-               f"papers (and NTCIREVAL), discount log_b(r) from rank b. ir_measures' nDCG{cut_txt} and "
-               f"trec_eval's ndcg_cut are evalcore's MSnDCG{cut_txt} (log2(r+1)): write MSnDCG{cut_txt} or "
-               f"irm:nDCG{cut_txt} (or --names ir_measures) for that; write evalcore:nDCG{cut_txt} (or --names "
-               "evalcore) to keep this meaning without this warning." + extra)
-    elif base == "AP" and cut:
-        msg = (f"{text!r} is read as evalcore's AP@{cut} (NTCIREVAL's convention: ranks <= {cut}, divided by "
-               f"min(R, {cut})). ir_measures' AP@{cut} is trec_eval's map_cut_{cut}, which divides by R, and "
-               f"evalcore does not compute it; write evalcore:AP@{cut} (or --names evalcore) to keep this "
-               "meaning without this warning.")
-    elif base == "RBP":
-        msg = (f"{text!r} is read as evalcore's RBP: relevance 0/1 at rel_threshold (Moffat & Zobel 2008). "
-               "ir_measures' RBP@k (trectools) weighs each document by its raw relevance label instead, which "
-               "differs on graded judgments, and evalcore does not compute that form; write evalcore:"
-               f"{text} (or --names evalcore) to keep this meaning without this warning.")
-    else:
+    """AmbiguousNameWarning for an evalcore key that a peer tool reads differently (the spec's
+    :class:`evalcore.specs.Ambiguity`; module doc)."""
+    amb = _registry()[base].ambiguity
+    if amb is None or (amb.when == "cutoff" and not cut):
         return
-    warnings.warn(msg, AmbiguousNameWarning, stacklevel=5)
+    msg = amb.text.format(text=text, cut=f"@{cut}" if cut else "@k", k=cut or "k")
+    warnings.warn(msg + ("" if cut else amb.without_cutoff), AmbiguousNameWarning, stacklevel=5)
+
+
+def _warn_case(text: str, conv: str, key: str) -> None:
+    """AmbiguousNameWarning for a peer's name that differs from an evalcore key only in letter case and means
+    another measure (ranx's ``ndcg@10`` is MSnDCG@10; evalcore's ``nDCG@10`` the Jarvelin-Kekalainen nDCG)."""
+    base = _NAME_RE.match(text.partition(":")[2] if text.partition(":")[0] in _PREFIXES else text)
+    b = base.group("base") if base else text
+    same = [k for k in _registry() if k.lower() == b.lower() and k != key]
+    if same:
+        warnings.warn(f"{text!r} is read as {conv}'s {b}, evalcore's {key}; evalcore's own {same[0]} is another "
+                      f"measure (`evalcore metrics`); write {conv}:{text} to keep this meaning without this "
+                      "warning", AmbiguousNameWarning, stacklevel=5)
 
 
 def metric_text(metric) -> str:
@@ -321,12 +353,30 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
         if names is None and warn:
             _warn_ambiguous(text, base, cut)
         return r
-    for conv in ([names] if names not in (None, "evalcore") else ["trec_eval", "ir_measures", "ntcireval"]):
+    for conv in ([names] if names not in (None, "evalcore") else _PEERS):
         peer = _peer(text, conv, base, raw, cut)
         if peer is not None:
+            if names is None and warn:
+                _warn_case(text, conv, peer.base)
             return peer
     if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
         return _canonical(text, base, raw, cut)
+    folded = _case_folded(base, names)
+    trec = _TREC_CUT_RE.match(base)
+    if folded is None and trec and raw is None and cut is None:   # NDCG_CUT.10: trec_eval's base, another case
+        stem = _case_folded(trec.group("base"), names)
+        folded = None if stem is None else stem + base[len(trec.group("base")):]
+    if folded is not None:             # NDCG@10, MRR, Precision@10: the same name in another letter case
+        again = text[:len(text) - len(text_body)] + folded + text_body[len(base):]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                r = resolve(again, names, warn=warn)
+            except ValueError as e:
+                raise ValueError(str(e).replace(repr(again), repr(text))) from None
+        for w in caught:               # said of the name as the user wrote it
+            warnings.warn(str(w.message).replace(repr(again), repr(text)), w.category, stacklevel=2)
+        return r
     trec = _TREC_CUT_RE.match(base)
     missing = _NOT_COMPUTED.get(base) or (_NOT_COMPUTED.get(trec.group("base")) if trec else None)
     if missing:
@@ -346,7 +396,7 @@ def _peer_name(name: str | None, style: str, needs_cut: bool) -> str:
 
 def crosswalk_rows() -> list[dict]:
     """One row per measure: evalcore key, the parameters its name may fix (with their defaults, from the
-    registry's parameter table) and its names in ir_measures, trec_eval and NTCIREVAL."""
+    registry's parameter table) and its names in ir_measures, trec_eval, NTCIREVAL and ranx."""
     rows = []
     for key, s in _registry().items():
         needs_cut = s.cutoff == "required"
@@ -354,5 +404,6 @@ def crosswalk_rows() -> list[dict]:
         rows.append({"key": key + ("@k" if needs_cut else ""), "parameters": params, "definition": s.definition,
                      "ir_measures": _peer_name(s.ir_measures, "irm", needs_cut),
                      "trec_eval": _peer_name(s.trec_eval, "trec_eval", needs_cut),
-                     "ntcireval": _peer_name(s.ntcireval, "ntcir", needs_cut)})
+                     "ntcireval": _peer_name(s.ntcireval, "ntcir", needs_cut),
+                     "ranx": _peer_name(s.ranx, "ranx", needs_cut)})
     return rows

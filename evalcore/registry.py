@@ -16,7 +16,7 @@ import numpy as np
 
 from .collection import Collection
 from .gains import levels_statement, resolve_gains, resolve_penalties
-from .names import Resolved, metric_text, resolve
+from .names import TREC_LIKE, Resolved, metric_text, resolve
 from .specs import BETA as BETA  # the table lives in evalcore.specs (below evalcore.names); its public home is here
 from .specs import GAINS as GAINS
 from .specs import LOG_BASE as LOG_BASE
@@ -195,8 +195,8 @@ def topic_policy(name, topics: str | None = None, names: str | None = None) -> s
       (level >= 1), NTCIREVAL's convention: there P, P+, O, Q, NWRR and every
       measure divided by R are undefined. A topic missing from a run scores 0.
     * ``None`` (auto) - per metric: ``"trec_eval"`` for a name read as a
-      trec_eval or ir_measures name (``map``, ``P_10``, ``irm:nDCG@10``,
-      anything under ``names="trec_eval"``) and for the measures only
+      trec_eval, ir_measures or ranx name (``map``, ``P_10``, ``irm:nDCG@10``,
+      ``mrr@10``, anything under ``names="trec_eval"``) and for the measures only
       trec_eval and ir_measures define, whose evalcore key is the peer's name
       (``R@k``, ``bpref``, ``Judged@k``, ``NumRet``, ``NumRel``,
       ``NumRelRet``; ``MetricSpec.topics``); ``"ntcireval"`` for evalcore's
@@ -215,7 +215,7 @@ def topic_policy(name, topics: str | None = None, names: str | None = None) -> s
                              f"trec_eval and ir_measures names, NTCIREVAL's otherwise); got {topics!r}")
         return topics
     r = resolve(name, names, warn=False)
-    if r.convention in ("trec_eval", "ir_measures") or METRICS[r.base].topics == "trec_eval":
+    if r.convention in TREC_LIKE or METRICS[r.base].topics == "trec_eval":
         return "trec_eval"
     return "ntcireval"
 
@@ -493,11 +493,11 @@ def means_table(collection: Collection, metrics: Iterable[str] | None = None, *,
 
 
 def crosswalk() -> pd.DataFrame:
-    """Every measure with its names in ir_measures, trec_eval and NTCIREVAL (from the registry;
+    """Every measure with its names in ir_measures, trec_eval, NTCIREVAL and ranx (from the registry;
     ``evalcore metrics`` prints it and the README's table is generated from it)."""
     import pandas as pd
 
     from .names import crosswalk_rows
 
     return pd.DataFrame(crosswalk_rows(), columns=["key", "parameters", "definition", "ir_measures", "trec_eval",
-                                                 "ntcireval"])
+                                                 "ntcireval", "ranx"])

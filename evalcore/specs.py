@@ -111,6 +111,36 @@ PARAM_SPELLINGS: dict[str, Param] = {k: p for p in PARAMS.values() for k in p.sp
 
 
 @dataclass(frozen=True)
+class PeerRule:
+    """A peer tool's name that does *not* mean this measure, though it looks like one of its names: refused
+    with ``reason`` (:mod:`evalcore.names`). ``convention`` is the peer (``"trec_eval"``, ``"ir_measures"``,
+    ``"ranx"``), ``name`` its base name as the peer writes it (matched regardless of letter case), ``when``
+    ``"always"``, ``"cutoff"`` (only written with a cutoff: ir_measures' ``AP@10``) or ``"no cutoff"``
+    (whole-list ``nDCG``)."""
+
+    convention: str
+    name: str
+    reason: str
+    when: str = "always"
+
+    def applies(self, has_cutoff: bool) -> bool:
+        return self.when == "always" or (self.when == "cutoff") == has_cutoff
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    """This measure's evalcore key means another measure in a peer tool: read as evalcore's, with an
+    :class:`evalcore.names.AmbiguousNameWarning` saying how to get the peer's. ``text`` is the warning, a
+    format with ``{text}`` (the name as written), ``{cut}`` (``@10``, or ``@k`` without a cutoff) and
+    ``{k}`` (the cutoff or ``k``); ``without_cutoff`` is added when the name has no cutoff; ``when`` as in
+    :class:`PeerRule` (``"cutoff"``: only a name with a cutoff is ambiguous)."""
+
+    text: str
+    without_cutoff: str = ""
+    when: str = "always"
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     key: str
     func: Callable
@@ -122,7 +152,14 @@ class MetricSpec:
     trec_eval: str | None = None   # crosswalk to other tools' names (see evalcore.names): only where the
     ntcireval: str | None = None   # peer's definition is the same as this measure's
     ir_measures: str | None = None
+    # ranx's metric name (ranx writes them in lower case: "mrr", "ndcg@10"), where ranx's values equal this
+    # measure's (tests/test_peer_names.py, on clef2015); not bpref: ranx's differs from trec_eval's there
+    ranx: str | None = None
     definition: str = ""           # one line, for the README crosswalk and `evalcore metrics`
+    # Peer names that look like this measure's but mean something else: refused with the reason.
+    refused: tuple[PeerRule, ...] = ()
+    # The evalcore key means another measure in a peer tool: read as evalcore's, with this warning.
+    ambiguity: Ambiguity | None = None
     # A count (NumRet, NumRel, NumRelRet), not a score in [0, 1]: its "all" row is the sum over the topics,
     # as trec_eval and ir_measures aggregate it, and the dashboard, whose charts and meta-evaluation assume
     # scores in [0, 1], does not offer it (``evalcore evaluate`` and the Python API do).
@@ -172,8 +209,22 @@ def _spec(key, func, name, citation, model, params=(), **kw):
 METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("AP", M.average_precision, "Average Precision", "003 Eq. 1",
           "scans down the list for every relevant document; precision at each",
-          params=(REL,), trec_eval="map", ntcireval="AP", ir_measures="AP",
-          definition="003 Eq. 1, binary at `rel_threshold` (relaxed = 1, rigid = 2)"),
+          params=(REL,), trec_eval="map", ntcireval="AP", ir_measures="AP", ranx="map",
+          definition="003 Eq. 1, binary at `rel_threshold` (relaxed = 1, rigid = 2)",
+          refused=(PeerRule("trec_eval", "map_cut", "trec_eval's map_cut_k divides by R (all relevant documents), "
+                            "evalcore's AP@k by min(R, k) as NTCIREVAL does; use AP (no cutoff) or AP@k knowing the "
+                            "difference"),
+                   PeerRule("ir_measures", "AP", "ir_measures' AP@k is trec_eval's map_cut_k, which divides by R; "
+                            "evalcore's AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
+                            when="cutoff"),
+                   PeerRule("ranx", "map", "ranx's map@k divides by R, as trec_eval's map_cut_k does; evalcore's "
+                            "AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
+                            when="cutoff")),
+          ambiguity=Ambiguity(
+              "{text!r} is read as evalcore's AP{cut} (NTCIREVAL's convention: ranks <= {k}, divided by "
+              "min(R, {k})). ir_measures' AP{cut} is trec_eval's map_cut_{k} (and ranx's map{cut}), which "
+              "divides by R, and evalcore does not compute it; write evalcore:AP{cut} (or --names evalcore) to "
+              "keep this meaning without this warning.", when="cutoff")),
     _spec("Q-measure", M.q_measure, "Q-measure", "003 Eq. 2; 001 (beta form)",
           "like AP, but graded: rewards highly relevant documents ranked early",
           params=(GAINS, BETA), ntcireval="Q-measure",
@@ -188,11 +239,11 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           definition="(1/R) sum isrel(r) cg(r)/cg_I(r) (001 Sec. 2.2)"),
     _spec("R-Prec", M.r_precision, "R-Precision", "004",
           "counts relevant documents in the top R",
-          params=(REL,), cutoff="none", trec_eval="Rprec", ir_measures="Rprec",
+          params=(REL,), cutoff="none", trec_eval="Rprec", ir_measures="Rprec", ranx="r-precision",
           definition="count(R_b)/R_b at the binary threshold"),
     _spec("RR", M.reciprocal_rank, "Reciprocal Rank", "003 Sec. 1",
           "stops at the first relevant document, however relevant",
-          params=(REL,), trec_eval="recip_rank", ir_measures="RR", ntcireval="RR",
+          params=(REL,), trec_eval="recip_rank", ir_measures="RR", ntcireval="RR", ranx="mrr",
           definition="1/r_1, binary at `rel_threshold`"),
     _spec("O-measure", M.o_measure, "O-measure", "003 Eq. 3",
           "stops at the first relevant document; graded against the ideal list",
@@ -217,11 +268,31 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("nDCG", M.ndcg, "nDCG (Jarvelin-Kekalainen)", "004; Jarvelin & Kekalainen 2002",
           "reads the top l with a patience that decays as log_b(rank)",
           params=(GAINS, LOG_BASE), cutoff="required", ntcireval="nDCG",
-          definition="Jarvelin-Kekalainen original: gain/log_b(r) for r >= b, b = 2 by default"),
+          definition="Jarvelin-Kekalainen original: gain/log_b(r) for r >= b, b = 2 by default",
+          ambiguity=Ambiguity(
+              "{text!r} is read as evalcore's nDCG{cut}: the original Jarvelin-Kekalainen nDCG of the papers (and "
+              "NTCIREVAL), discount log_b(r) from rank b. ir_measures' nDCG{cut}, ranx's ndcg{cut} and "
+              "trec_eval's ndcg_cut are evalcore's MSnDCG{cut} (log2(r+1)): write MSnDCG{cut} or irm:nDCG{cut} "
+              "(or --names ir_measures) for that; write evalcore:nDCG{cut} (or --names evalcore) to keep this "
+              "meaning without this warning.",
+              without_cutoff=" Without @k it is computed at every configured cutoff (--cutoffs; default 10 and "
+                             "1000), one measure per cutoff: ir_measures' and trec_eval's bare nDCG (the whole "
+                             "list, Burges form) is not computed by evalcore.")),
     _spec("MSnDCG", M.msndcg, "nDCG (Microsoft, log2(r+1))", "Burges et al. 2005",
           "reads the top l, discounting by log2(rank + 1)",
           params=(GAINS,), cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG", ir_measures="nDCG",
-          definition="Burges (Microsoft) form: gain/log2(r+1); peers use gain = level"),
+          ranx="ndcg",
+          definition="Burges (Microsoft) form: gain/log2(r+1); peers use gain = level",
+          refused=(PeerRule("trec_eval", "ndcg", "trec_eval's ndcg scores the whole list against all relevant "
+                            "documents; evalcore's nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k "
+                            ">= the list length"),
+                   PeerRule("ir_measures", "nDCG", "ir_measures' nDCG without @k scores the whole list; "
+                            "evalcore's needs a cutoff: use nDCG@k (= MSnDCG@k under --names ir_measures) with k "
+                            ">= the list length", when="no cutoff"),
+                   PeerRule("ranx", "ndcg", "ranx's ndcg without @k scores the whole list; evalcore's needs a "
+                            "cutoff: use ranx:ndcg@k (= MSnDCG@k) with k >= the list length", when="no cutoff"),
+                   PeerRule("ranx", "ndcg_burges", "ranx's ndcg_burges takes the gain 2^rel - 1, not the level: "
+                            "evalcore's MSnDCG@k with those gains, e.g. MSnDCG(gains=7:3:1)@10 on levels 3:2:1"))),
     _spec("nCG", M.ncg, "normalised Cumulative Gain", "004",
           "reads exactly the top l; order within it does not matter",
           params=(GAINS,), cutoff="required",
@@ -237,20 +308,32 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
           "stops at each document with a probability that grows with its gain",
           params=(GAINS,), cutoff="required", ntcireval="nERR",
+          refused=(PeerRule("ir_measures", "ERR", "ir_measures' ERR@k (gdeval: gains 2^rel - 1, not normalised) "
+                            "is not evalcore's nERR@k (NTCIREVAL's normalised ERR); use nERR@k"),),
           definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's "
                      "(NTCIREVAL's gain(K)+1 for ascending gains)"),
     _spec("P", M.precision, "Precision at l", "004 (PDoc)",
           "reads exactly the top l and counts relevant documents",
-          params=(REL,), cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec",
+          params=(REL,), cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec", ranx="precision",
           definition="binary at `rel_threshold`; divides by k"),
     _spec("Hit", M.hit, "Hit at l", "",
           "is satisfied by any relevant document in the top l",
           params=(REL,), cutoff="required", ir_measures="Success", trec_eval="success", ntcireval="Hit",
+          ranx="hit_rate",
           definition="1 if the top k hold a document at `rel_threshold`"),
     _spec("RBP", M.rbp, "Rank-Biased Precision", "Moffat & Zobel 2008",
           "reads rank 1, then goes on to each next rank with probability p",
           params=(PERSISTENCE, REL), cutoff="required",
-          definition="(1 - p) sum_{r<=k} rel(r) p^(r-1), binary at `rel_threshold`, p = 0.8 by default"),
+          definition="(1 - p) sum_{r<=k} rel(r) p^(r-1), binary at `rel_threshold`, p = 0.8 by default",
+          refused=(PeerRule("ir_measures", "RBP", "ir_measures' RBP@k (trectools) weighs each document by its raw "
+                            "relevance label, not 0/1, and is not bounded by 1 on graded judgments; evalcore's "
+                            "RBP@k counts a document as relevant at level >= rel_threshold (Moffat & Zobel 2008); "
+                            "the two agree on binary judgments: use RBP(p=...)@k or evalcore:RBP(p=...)@k"),),
+          ambiguity=Ambiguity(
+              "{text!r} is read as evalcore's RBP: relevance 0/1 at rel_threshold (Moffat & Zobel 2008). "
+              "ir_measures' RBP@k (trectools) weighs each document by its raw relevance label instead, which "
+              "differs on graded judgments, and evalcore does not compute that form; write evalcore:{text} (or "
+              "--names evalcore) to keep this meaning without this warning.")),
     _spec("RBP-residual", M.rbp_residual, "RBP residual", "Moffat & Zobel 2008",
           "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
           params=(PERSISTENCE,), cutoff="required",
@@ -258,7 +341,7 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
                      "[RBP@k, RBP@k + residual]"),
     _spec("R", M.recall, "Recall at l", "trec_eval recall_k",
           "reads exactly the top l and counts the share of all relevant documents found",
-          params=(REL,), cutoff="required", trec_eval="recall", ir_measures="R",
+          params=(REL,), cutoff="required", trec_eval="recall", ir_measures="R", ranx="recall",
           topics="trec_eval",
           definition="count(k)/R, binary at `rel_threshold`; 0 when R = 0"),
     _spec("bpref", M.bpref, "bpref", "Buckley & Voorhees 2004",

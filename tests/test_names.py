@@ -76,7 +76,7 @@ def test_peer_measures_evalcore_lacks_say_so_instead_of_a_look_alike(name, what)
     assert "closest known names" not in str(e.value)
 
 
-@pytest.mark.parametrize("name,closest", [("MAP", "map"), ("Qmeasure", "Q-measure"), ("ndcg_cutt_10", "ndcg_cut"),
+@pytest.mark.parametrize("name,closest", [("MAPP", "map"), ("Qmeasure", "Q-measure"), ("ndcg_cutt_10", "ndcg_cut"),
                                           ("P+measure", "P+-measure")])
 def test_unknown_names_list_the_closest(name, closest):
     with pytest.raises(ValueError, match=f"unknown metric {re.escape(repr(name))}; closest known names: .*"
@@ -120,7 +120,7 @@ def test_peer_names_pin_the_peers_gains_and_take_the_calls_threshold():
 def test_readme_crosswalk_is_the_registrys():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text.split("<!-- crosswalk:start -->\n", 1)[1].split("<!-- crosswalk:end -->", 1)[0]
-    assert block == markdown(), "README crosswalk is stale: paste `evalcore metrics --format markdown`"
+    assert block == markdown(), "README crosswalk is stale: run python docs/make_api.py"
     for key in registry.METRIC_KEYS:
         assert f"| `{key}" in block
 

@@ -130,6 +130,25 @@ def test_license_citation_changelog_and_metadata():
     assert "## [Unreleased]" in changelog and f"## [{evalcore.__version__}]" in changelog
 
 
+def test_project_urls_and_readme_links_work_on_a_package_index():
+    """A package index shows README.md without the repository beside it: every link is absolute (or an
+    anchor), and those into the repository name a file of this checkout under project.urls' Repository."""
+    import re
+
+    urls = PYPROJECT["project"]["urls"]
+    repo = urls["Repository"].rstrip("/")
+    assert repo.startswith("https://") and {"Repository", "Documentation", "Changelog", "Issues"} <= set(urls)
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links
+    for link in links:
+        assert link.startswith(("https://", "http://", "#")), f"relative link {link!r} breaks on a package index"
+        for prefix in (repo + "/blob/main/", repo.replace("https://github.com/", "https://raw.githubusercontent.com/")
+                       + "/main/"):
+            if link.startswith(prefix):
+                assert (ROOT / link[len(prefix):]).is_file(), link
+
+
 def test_api_reference_is_generated_from_the_docstrings():
     r = _py("docs/make_api.py", "--check")
     assert r.returncode == 0, r.stderr + " (regenerate: python docs/make_api.py)"
@@ -271,8 +290,10 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
     names = set(zipfile.ZipFile(wheel).namelist())
     for p in [ROOT / "app.py", *(ROOT / "views").glob("*.py"), *(ROOT / "dashboard").glob("*.py")]:
         rel = p.relative_to(ROOT).as_posix()
-        assert (rel if rel.startswith("dashboard/") else f"evalcore_app/{rel}") in names, rel
+        assert f"evalcore_app/{rel}" in names, rel
     assert "evalcore_app/.streamlit/config.toml" in names
+    # only namespaced top-level names: no generic `dashboard` package beside other projects' modules
+    assert {n.split("/")[0] for n in names} == {"evalcore", "evalcore_app", wheel.name.split("-py3")[0] + ".dist-info"}
     assert "evalcore/py.typed" in names     # PEP 561: type checkers read evalcore's annotations
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -297,12 +318,15 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
     r = subprocess.run([str(venv / "bin" / "evalcore"), "app", "--dry-run"], cwd=elsewhere, capture_output=True,
                        text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
-    app = Path(r.stdout.split()[-1])
+    app = Path(r.stdout.split()[4])        # python -m streamlit run APP --server.port=...
     assert app.name == "app.py" and app.parent.name == "evalcore_app" and str(venv) in str(app), r.stdout
-    code = ("import sys, evalcore, dashboard\n"
-            f"assert evalcore.__file__.startswith({str(venv)!r}) and dashboard.__file__.startswith({str(venv)!r})\n"
+    code = ("import evalcore\n"
+            f"assert evalcore.__file__.startswith({str(venv)!r})\n"
+            f"assert not __import__('os').path.exists({str(Path(site) / 'dashboard')!r})\n"   # not installed
             "from streamlit.testing.v1 import AppTest\n"
             f"at = AppTest.from_file({str(app)!r}, default_timeout=120).run()\n"
+            "import dashboard\n"                       # the app's own helpers, found beside its script
+            f"assert dashboard.__file__.startswith({str(app.parent)!r}), dashboard.__file__\n"
             "print(len(at.exception), int(len(at.title) + len(at.header) + len(at.markdown) > 0))")
     r = subprocess.run([str(py), "-c", code], cwd=elsewhere, capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and r.stdout.split()[-2:] == ["0", "1"], (r.stdout, r.stderr[-2000:])
@@ -323,3 +347,80 @@ def test_the_cli_runs_one_blas_thread_unless_told_otherwise():
         r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                            env=dict(env, OPENBLAS_NUM_THREADS="2"))
         assert r.returncode == 0 and r.stdout.strip() == "[2]", r.stderr     # the user's setting is kept
+
+
+@pytest.mark.slow
+def test_the_sdist_holds_every_tracked_file_and_its_tests_run(tmp_path):
+    """The sdist is the checkout (MANIFEST.in), so that its tests run where it is unpacked: built with the
+    PEP 517 backend pyproject.toml names, compared with `git ls-files`, and a fast subset of its tests run
+    from the unpacked copy (.ci/run runs the same)."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs a git checkout")
+    backend = tmp_path / "backend"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", str(backend),
+                        *PYPROJECT["build-system"]["requires"]], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    code = "import setuptools.build_meta as b, sys; print(b.build_sdist(sys.argv[1]))"
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                       timeout=600, env={**os.environ, "PYTHONPATH": str(backend)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    import tarfile
+
+    sdist = tmp_path / r.stdout.split()[-1]
+    with tarfile.open(sdist) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+        tar.extractall(tmp_path, filter="data")
+    tracked = set(subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                                 check=True).stdout.split())
+    assert sorted(tracked - names - {".gitignore"}) == []
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *SDIST_TESTS],
+                       cwd=tmp_path / top, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:]
+
+
+#: the fast subset of the suite that .ci/run and the test above run in the unpacked sdist
+SDIST_TESTS = ("tests/test_packaging.py", "tests/test_names.py", "tests/test_cli_options.py", "tests/test_io.py",
+               "tests/test_metrics_papers.py")
+
+
+def _is_module(name: str) -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:     # a parent is not a package (evalcore.metrics.cache.max_bytes)
+        return False
+
+
+def test_the_api_reference_covers_every_public_module_the_docs_name():
+    """A module the README or docs/ name (``evalcore.meta.on_dask``, ``evalcore.report``) has its section in
+    docs/api.md (docs/make_api.py's MODULES), or the name is one of a module listed there."""
+    import importlib.util
+    import re
+
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import make_api
+    finally:
+        sys.path.pop(0)
+    text = (ROOT / "README.md").read_text() + "".join(p.read_text() for p in (ROOT / "docs").glob("*.md")
+                                                       if p.name != "api.md")
+    named = set(re.findall(r"\bevalcore(?:\.[a-z][a-z0-9_]*)+", text))
+    documented = {n for m in make_api.MODULES for n in getattr(importlib.import_module(m), "__all__", [])}
+    missing = []
+    for name in sorted(named):
+        parts = name.split(".")
+        while len(parts) > 1 and not _is_module(".".join(parts)):
+            parts.pop()          # evalcore.metrics.cache -> evalcore.metrics: an attribute of a module
+        module = ".".join(parts)
+        if any(p.startswith("_") for p in parts) or module == "evalcore":
+            continue
+        mod = importlib.import_module(module)
+        # covered: the module has its own section, or every public name of it is in a section (re-exported:
+        # evalcore.meta.pairs's names are evalcore.meta's); the command line (evalcore.cli) is documented by --help
+        covered = module in make_api.MODULES or module.startswith("evalcore.cli") or any(
+            m.startswith(module + ".") for m in make_api.MODULES) or (
+            set(getattr(mod, "__all__", ["?"])) <= documented)
+        if not covered:
+            missing.append(name)
+    assert missing == [], f"named in the docs, not in docs/api.md (add to MODULES in docs/make_api.py): {missing}"

@@ -61,8 +61,8 @@ def test_parse_and_expand_metric_keys():
     spec, cut = registry.parse_metric("nDCG@10")
     assert spec.key == "nDCG" and cut == 10
     assert registry.expand_metrics(["AP", "nDCG"], (5, 20)) == ["AP", "nDCG@5", "nDCG@20"]
-    with pytest.raises(ValueError, match="unknown metric 'MAP'"):
-        registry.parse_metric("MAP")
+    with pytest.raises(ValueError, match="unknown metric 'MAPX'"):
+        registry.parse_metric("MAPX")
     with pytest.raises(ValueError, match="needs a cutoff"):
         registry.parse_metric("nERR")
     with pytest.raises(ValueError, match="takes no cutoff"):
@@ -139,7 +139,7 @@ def test_cli_json_output(capsys):
     (["evaluate"], "no data"),
     (["evaluate", "--simulated", "--gains", "2:1"],
      "gains '2:1' gives 2 values (highest level first) but the collection has 3"),
-    (["evaluate", "--simulated", "--metrics", "MAP"], "unknown metric 'MAP'"),
+    (["evaluate", "--simulated", "--metrics", "MAPX"], "unknown metric 'MAPX'"),
     (["evaluate", "--simulated", "--penalties", "1:2:3"], "penalties must be > 1"),
     (["evaluate", "--simulated", "--cutoffs", "ten"], "--cutoffs must be whole numbers"),
     (["evaluate", "--qrels", "/nonexistent/qrels.txt", "--run", "/nonexistent/run"], "nonexistent"),

@@ -7,6 +7,19 @@ script and pages, copied at build time by setup.py) plus the ``dashboard``
 package. The command looks for ``app.py`` in ``--app-dir``, else the current
 directory, the checkout evalcore was installed from, then the installed
 ``evalcore_app``.
+
+Signals: on POSIX the command *becomes* the Streamlit server (``os.execve``:
+same process id), so ``kill PID``, a service manager's stop or a container's
+SIGTERM reach the server itself, which shuts down and frees the port; on
+Windows, which has no exec, the server runs as a child and the command waits,
+stopping it (terminate, then kill) when it is interrupted.
+
+The address printed: Streamlit looks up the machine's *external* IP on start
+(an HTTP request to a public service) and, offline, logs "Did not auto detect
+external IP" as a warning, which reads like a failure. The command sets
+``browser.serverAddress`` (the address Streamlit prints) to the host it serves
+on, ``localhost`` by default, so no lookup is made, and prints that address
+itself; ``--address 0.0.0.0`` serves other machines too.
 """
 from __future__ import annotations
 
@@ -17,17 +30,32 @@ import subprocess
 import sys
 from pathlib import Path
 
+#: Streamlit's default port, and the host the dashboard is served on and printed as unless --address says
+DEFAULT_PORT, DEFAULT_ADDRESS = 8501, "localhost"
+
 
 def register(sub, data: argparse.ArgumentParser) -> None:
     a = sub.add_parser("app", help="start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
                        description="Start the dashboard on the built-in simulated collection "
-                                   "(streamlit run app.py). Extra arguments go to streamlit, e.g. "
-                                   "'evalcore app -- --server.port 8502'.")
+                                   "(streamlit run app.py) at http://localhost:8501; --port and --address "
+                                   "choose where. Extra arguments go to streamlit, e.g. "
+                                   "'evalcore app -- --server.maxUploadSize 4096'. The command becomes the "
+                                   "server (same process id): Ctrl-C or kill PID stops it.")
     a.add_argument("--app-dir", metavar="DIR", help="the checkout holding app.py (default: the current "
                    "directory, then the checkout evalcore was installed from)")
+    a.add_argument("--port", type=_port, default=None, metavar="N",
+                   help=f"the port to serve on (default {DEFAULT_PORT}; a port in use is an error naming it)")
+    a.add_argument("--address", metavar="HOST", default=None,
+                   help=f"the address to serve on (default {DEFAULT_ADDRESS}: this machine only; 0.0.0.0: every "
+                        "interface, for other machines - the dashboard has no login)")
     a.add_argument("--dry-run", action="store_true", help="print the command instead of running it")
     a.add_argument("streamlit_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     a.set_defaults(func=run_app)
+
+
+def _port(text: str) -> int:
+    from .options import number
+    return number("--port", int, 1, 65535)(text)
 
 
 def _installed_app() -> Path | None:
@@ -53,16 +81,70 @@ def find_app(app_dir: str | None) -> Path:
                      "source checkout, or pass --app-dir CHECKOUT")
 
 
+def streamlit_command(app: Path, args) -> list[str]:
+    """``python -m streamlit run APP`` with the port, the address and the printed address (``browser.serverAddress``,
+    which also spares Streamlit its external-IP lookup) unless the extra arguments set them."""
+    extra = [x for x in args.streamlit_args if x != "--"]
+
+    def given(option: str) -> bool:
+        return any(x == option or x.startswith(option + "=") for x in extra)
+
+    if args.port is not None and given("--server.port"):
+        raise ValueError("give the port once: --port or -- --server.port, not both")
+    if args.address is not None and given("--server.address"):
+        raise ValueError("give the address once: --address or -- --server.address, not both")
+    opts = []
+    if not given("--server.port"):
+        opts.append(f"--server.port={DEFAULT_PORT if args.port is None else args.port}")
+    if args.address is not None:
+        opts.append(f"--server.address={args.address}")
+    if not given("--browser.serverAddress"):
+        shown = args.address if args.address not in (None, "", "0.0.0.0", "::") else DEFAULT_ADDRESS
+        opts.append(f"--browser.serverAddress={shown}")
+    return [sys.executable, "-m", "streamlit", "run", str(app), *opts, *extra]
+
+
+def _option(cmd: list[str], name: str) -> str | None:
+    last = None
+    for x in cmd:
+        if x.startswith(f"--{name}="):
+            last = x.split("=", 1)[1]
+    return last
+
+
 def run_app(args) -> int:
     app = find_app(args.app_dir)
     if importlib.util.find_spec("streamlit") is None:
         raise ValueError("the dashboard needs streamlit and plotly: pip install \"evalcore[app]\" "
                          "(or pip install -r requirements.txt)")
-    extra = [x for x in args.streamlit_args if x != "--"]
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app), *extra]
+    cmd = streamlit_command(app, args)
     if args.dry_run:
         print(" ".join(cmd))
         return 0
     # one BLAS thread per server process (app.py sets it too, when it runs before numpy is loaded)
     env = {**{v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}, **os.environ}
-    return subprocess.call(cmd, cwd=str(app.parent), env=env)
+    host, port = _option(cmd, "browser.serverAddress"), _option(cmd, "server.port")
+    if host and port:
+        print(f"evalcore app: starting the dashboard at http://{host}:{port} (process {os.getpid()}; Ctrl-C or "
+              f"kill {os.getpid()} stops it)", file=sys.stderr, flush=True)
+    return _run(cmd, cwd=app.parent, env=env)
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> int:
+    """Run the server so that a signal to this process stops it (see the module's docstring)."""
+    if hasattr(os, "execve") and os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.chdir(cwd)
+        os.execve(cmd[0], cmd, env)   # does not return
+    child = subprocess.Popen(cmd, cwd=str(cwd), env=env)
+    try:
+        return child.wait()
+    except BaseException:             # KeyboardInterrupt or SystemExit from a handler: stop the server too
+        child.terminate()
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        raise

@@ -18,6 +18,7 @@ from .evaluate import add_topics_option
 from .options import (
     MAX_B,
     SEED_MAX,
+    add_metrics_option,
     data_options_parser,
     file_settings,
     load_from_args,
@@ -46,10 +47,7 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                     "correction runs over the comparisons of one metric. Every output states the test, the "
                     "correction, alpha, the number of topics and the topic policy.")
     g = p.add_argument_group("compare")
-    g.add_argument("-m", "--metric", dest="metrics", action="extend", nargs=1, metavar="KEY",
-                   help="a metric column (repeat: -m map -m nDCG@10); names as in 'evalcore metrics'")
-    g.add_argument("--metrics", dest="metrics", action="extend", nargs="+", metavar="KEY",
-                   help="several metric columns at once")
+    add_metrics_option(g, "one column each")
     g.add_argument("--baseline", metavar="RUN", help="the run every other run is tested against (its name, "
                    "as in the run file's tag or the file name); default: every pair, ranx-style letters")
     g.add_argument("--test", choices=TESTS, default="t", help="paired test (default t)")

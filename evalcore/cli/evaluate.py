@@ -15,6 +15,7 @@ from ..settings import dump_settings
 from .options import (
     EPILOG_LEVELS,
     SEED_MAX,
+    add_metrics_option,
     file_settings,
     load_from_args,
     mean_of,
@@ -41,9 +42,7 @@ def register(sub, data: argparse.ArgumentParser) -> None:
         epilog=EPILOG_LEVELS)
     ev.add_argument("--seed", dest="seed_data", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                     help="seed of --simulated (same as --seed-data; default 0)")
-    ev.add_argument("-m", "--metrics", nargs="+", metavar="KEY",
-                    help="metric names, any convention: map recall_100 bpref nDCG@10 ... (-m as in trec_eval; "
-                         "default: every evalcore key; see 'evalcore metrics')")
+    add_metrics_option(ev, "default: every evalcore key")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
     ev.add_argument("--output", choices=OUTPUTS, default="tsv",
                     help="tsv (default), csv, json (one object with the settings), jsonl (one {run, topic, "

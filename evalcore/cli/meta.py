@@ -37,6 +37,8 @@ from .options import (
     MAX_COUNT,
     MAX_REPEATS,
     SEED_MAX,
+    add_list_option,
+    add_metrics_option,
     add_threads_option,
     data_options_parser,
     load_from_args,
@@ -99,9 +101,7 @@ def meta_parent(default_B: int, default_alpha: list[float], tables: list[str], r
                  ) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("meta-evaluation")
-    g.add_argument("--metrics", nargs="+", metavar="KEY", default=None,
-                   help="metric keys to compare (default: " + " ".join(DEFAULT_METRICS) + "; with --scores: "
-                        "every metric in the file)")
+    add_metrics_option(g, "default: " + " ".join(DEFAULT_METRICS) + "; with --scores: every metric in the file")
     if default_B:
         g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=default_B, metavar="N",
                        help=f"trials / samples (default {default_B}, at most {MAX_B:,})")
@@ -110,9 +110,9 @@ def meta_parent(default_B: int, default_alpha: list[float], tables: list[str], r
         p.set_defaults(B=None, threads=None)
     g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples / permutations (default 0); same seed, same result")
-    g.add_argument("--alpha", type=number("--alpha", float, 0, 1, strict=True), nargs="+", default=default_alpha,
-                   metavar="A",
-                   help="significance level(s) (default " + " ".join(map(str, default_alpha)) + ")")
+    add_list_option(g, "--alpha", type=number("--alpha", float, 0, 1, strict=True), default=default_alpha,
+                    metavar="A",
+                    help="significance level(s) (default " + " ".join(map(str, default_alpha)) + ")")
     g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), metavar="N",
                    help="keep only the N best runs by --top-by (the papers: 30)")
     g.add_argument("--top-by", default="AP", metavar="KEY",
@@ -165,8 +165,8 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
                    help="width of a difference bin (default 0.01)")
     s.add_argument("--bins", type=number("--bins", int, 1, 100_000), default=21,
                    help="number of bins, the last open-ended (default 21)")
-    s.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), nargs="+",
-                   default=[0.95, 0.90, 0.80],
+    add_list_option(s, "--confidence", type=number("--confidence", float, 0, 1, strict=True),
+                    default=[0.95, 0.90, 0.80],
                    help="confidence levels of the summary (default 0.95 0.90 0.80)")
 
     add("bootstrap", "Bootstrap Sensitivity Method: ASL of every run pair (003 Table 4)",
@@ -178,7 +178,7 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
              ["summary", "pairs"], run_stability)
     st.add_argument("--subset-size", type=number("--subset-size", int, 1, MAX_COUNT), metavar="C",
                     help="c (default |Q|//2, or |Q| with --replacement)")
-    st.add_argument("--fuzziness", type=number("--fuzziness", float, 0, 1), nargs="+", default=[0.01, 0.02, 0.05, 0.1],
+    add_list_option(st, "--fuzziness", type=number("--fuzziness", float, 0, 1), default=[0.01, 0.02, 0.05, 0.1],
                     help="fuzziness values f (default 0.01 0.02 0.05 0.1)")
     st.add_argument("--replacement", action="store_true", help="draw the subsets with replacement")
 

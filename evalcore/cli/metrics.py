@@ -1,4 +1,4 @@
-"""``evalcore metrics``: every measure, its definition and its names in ir_measures, trec_eval and NTCIREVAL.
+"""``evalcore metrics``: every measure, its definition and its names in ir_measures, trec_eval, NTCIREVAL, ranx.
 
 The table comes from the registry (:func:`evalcore.registry.crosswalk`); the
 README's crosswalk is this command's ``--format markdown`` output, and a test
@@ -15,12 +15,14 @@ from ..registry import crosswalk
 FORMATS = ("text", "markdown", "tsv", "json")
 _HEAD = {"key": "evalcore", "parameters": "parameters (default)", "definition": "definition",
          "ir_measures": "ir_measures", "trec_eval": "trec_eval",
-         "ntcireval": "NTCIREVAL"}
+         "ntcireval": "NTCIREVAL", "ranx": "ranx"}
 NOTE = ("A peer name means the peer's definition (gain = level, level >= 1 relevant unless the name says rel=). "
         "Bare nDCG@k is evalcore's original nDCG (a warning says so); irm:nDCG@10 / --names ir_measures gives "
         "ir_measures' (MSnDCG@10). Refused with the reason: trec_eval map_cut_k and ir_measures AP@k (divide "
-        "by R, evalcore's AP@k by min(R, k)), ir_measures ERR@k (not normalised), ir_measures RBP@k (raw "
-        "labels, not 0/1), whole-list ndcg.")
+        "by R, evalcore's AP@k by min(R, k)), ranx map@k (likewise), ir_measures ERR@k (not normalised), "
+        "ir_measures RBP@k (raw labels, not 0/1), ranx ndcg_burges (gains 2^rel - 1), whole-list ndcg. ranx's "
+        "ndcg@k is MSnDCG@k (a warning says so). Names are matched in any letter case where no exact match "
+        "exists (NDCG@10 is nDCG@10, MRR is ranx's mrr).")
 
 
 def register(sub, data: argparse.ArgumentParser) -> None:

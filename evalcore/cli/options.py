@@ -15,12 +15,13 @@ from typing import Any
 
 from ..collection import Collection
 from ..gains import GAIN_PRESETS, inverted, parse_levels
+from ..io.formats import RUN_FORMATS, formats_help
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MAX, Field, read_settings
 
-__all__ = ["add_threads_option",
-           "data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number",
-           "OptionError", "EPILOG_LEVELS",
+__all__ = ["add_threads_option", "data_options_parser", "field_option", "ListOption", "add_list_option",
+           "add_metrics_option", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError",
+           "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 # SEED_MAX (evalcore.settings): the largest seed an option takes, the settings file's too; numpy's generators
@@ -83,6 +84,34 @@ def field_option(option: str, f: Field):
     return number(option, int if f.kind == "int" else float, *f.bounds, strict=f.low_open)
 
 
+class ListOption(argparse.Action):
+    """The one way every multi-valued option takes its values, in every subcommand: one or more values after
+    the option, and the option repeated adds to them (``-m map P_10``, ``-m map -m P_10`` and
+    ``--metrics map --metrics P_10`` are the same). A default is replaced by the first values given, not
+    added to (argparse's own ``extend`` would keep the default's values in front)."""
+
+    def __init__(self, option_strings, dest, nargs="+", **kw):
+        super().__init__(option_strings, dest, nargs=nargs, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        now = getattr(namespace, self.dest, None)
+        before = [] if now is None or now is self.default else list(now)
+        setattr(namespace, self.dest, before + list(values))
+
+
+def add_list_option(group, *flags: str, **kw) -> None:
+    """A multi-valued option (:class:`ListOption`)."""
+    group.add_argument(*flags, action=ListOption, nargs="+", **kw)
+
+
+def add_metrics_option(group, default_help: str) -> None:
+    """``-m`` / ``--metric`` / ``--metrics``: the metric names of every subcommand that takes several, defined
+    once so that they are written the same way everywhere (as trec_eval's ``-m``)."""
+    add_list_option(group, "-m", "--metrics", "--metric", dest="metrics", metavar="KEY", default=None,
+                    help="metric names, any convention (map P_10 nDCG@10 ndcg_cut.10 ...; 'evalcore metrics' "
+                         "lists them): -m map P_10, or -m map -m P_10; " + default_help)
+
+
 _BETA, _LOG_BASE, _REL, _P = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"], FIELDS["p"]
 
 EPILOG_LEVELS = (
@@ -100,7 +129,7 @@ def data_options_parser() -> argparse.ArgumentParser:
     d = p.add_argument_group("data")
     d.add_argument("--qrels", metavar="FILE", help="qrels: TREC 'topic iter doc rel', NTCIR 'topic doc L2|S|A|B', "
                    "or a directory/zip of NTCIREVAL TOPIC.rel files")
-    d.add_argument("--run", metavar="FILE", nargs="+", action="extend", default=[],
+    add_list_option(d, "--run", metavar="FILE", default=[],
                    help="one or more run files (TREC 'topic Q0 doc rank score tag'; .gz ok)")
     d.add_argument("--runs", metavar="DIR|ZIP", help="a directory or .zip holding the run files")
     d.add_argument("--simulated", action="store_true", help="use the built-in simulated NTCIR-like collection")
@@ -120,9 +149,7 @@ def data_options_parser() -> argparse.ArgumentParser:
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
     d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
                    help="qrels format (default auto: sniffed from the first line / the .rel extension)")
-    d.add_argument("--run-format", choices=("auto", "trec", "ntcir", "jsonl"), default="auto",
-                   help="run format (default auto: .res files = NTCIR, .jsonl or a first '{' = JSON lines, "
-                        "else TREC)")
+    d.add_argument("--run-format", choices=RUN_FORMATS, default="auto", help=formats_help())
     d.add_argument("--keep-first-duplicate", action="store_true",
                    help="if a run lists a document twice for a topic, keep the first (default: error)")
     lim = p.add_argument_group("limits (hostile or huge input is refused before memory is taken)")

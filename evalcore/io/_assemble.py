@@ -15,10 +15,11 @@ from ._names import base_name, natural_sorted, written_differently
 from ._order import check_order
 from ._qrels import Qrels, read_qrels
 from ._runs import finish_run, read_run_file
-from ._sources import RUN_FORMATS, run_sources
+from ._sources import run_sources
 from ._stream import ReadAhead, TensorFill, settle_malloc
 from ._types import Parsed, RunSource
 from .errors import InputError, shorten, too_many, unforeseen
+from .formats import RUN_FORMATS
 from .limits import DEFAULT_LIMITS, Ctx, Limits, human_bytes
 
 

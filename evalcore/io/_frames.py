@@ -21,6 +21,12 @@ Either
       with those keys (PyTerrier's ``qid, docno, ...`` too). A generator is
       read once. :func:`python_sources` turns both into DataFrames before the
       loader sees them.
+ranx
+    * a ``ranx.Qrels`` as qrels, and a ``ranx.Run``, a list of them or a dict
+      ``{name: ranx.Run}`` as runs: read through their ``to_dict()`` (the
+      pytrec_eval dicts above), each run named by its ``name`` (``"run"``
+      when it has none). ranx is not imported: an object is recognised by
+      its class's module.
 
 Query and document ids are compared as strings (``1`` and ``"1"`` are the
 same topic). The same policies as files apply: trec_eval's order (score
@@ -128,10 +134,53 @@ def as_frame(obj, what: str, name: str):
 _END = object()
 
 
+def _ranx_kind(obj) -> str | None:
+    """``"Qrels"`` or ``"Run"`` for a ranx object (by its class's module: ranx is never imported here)."""
+    module = type(obj).__module__ or ""
+    if (module == "ranx" or module.startswith("ranx.")) and hasattr(obj, "to_dict"):
+        return type(obj).__name__
+    return None
+
+
+def _from_ranx_qrels(obj):
+    kind = _ranx_kind(obj)
+    if kind is None:
+        return obj
+    if kind != "Qrels":
+        raise InputError(f"a ranx {kind} was given as the qrels", file="qrels",
+                         hint="give the ranx.Qrels as qrels and the ranx.Run(s) as runs")
+    return {str(q): dict(d) for q, d in obj.to_dict().items()}
+
+
+def _from_ranx_runs(runs):
+    """A ranx Run, a list of them or ``{name: Run}`` -> ``{name: {qid: {docno: score}}}``; anything else as is."""
+    def one(r, name=None):
+        kind = _ranx_kind(r)
+        if kind != "Run":
+            raise InputError(f"a ranx {kind} was given as a run", file=str(name or "run"),
+                             hint="give the ranx.Qrels as qrels and the ranx.Run(s) as runs")
+        return {str(q): dict(d) for q, d in r.to_dict().items()}
+
+    if _ranx_kind(runs) is not None:
+        return {str(getattr(runs, "name", None) or "run"): one(runs)}
+    if isinstance(runs, (list, tuple)) and runs and all(_ranx_kind(r) is not None for r in runs):
+        names = [str(getattr(r, "name", None) or f"run{i + 1}") for i, r in enumerate(runs)]
+        if len(set(names)) < len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise InputError(f"two ranx runs are both named {dup!r}", file="runs",
+                             hint="give each ranx.Run its own name (Run(..., name='bm25')) or pass a dict "
+                                  "{name: run}")
+        return {n: one(r, n) for n, r in zip(names, runs, strict=True)}
+    if isinstance(runs, Mapping) and runs and any(_ranx_kind(r) is not None for r in runs.values()):
+        return {k: one(r, k) if _ranx_kind(r) is not None else r for k, r in runs.items()}
+    return runs
+
+
 def python_sources(qrels, runs):
-    """(qrels, runs) with pyarrow Tables and iterables of records turned into DataFrames; a dict of named
-    runs keeps its names. Everything else passes through unchanged."""
-    qrels = as_frame(qrels, "qrels", "qrels")
+    """(qrels, runs) with ranx objects turned into pytrec_eval dicts, pyarrow Tables and iterables of records
+    into DataFrames; a dict of named runs keeps its names. Everything else passes through unchanged."""
+    qrels = as_frame(_from_ranx_qrels(qrels), "qrels", "qrels")
+    runs = _from_ranx_runs(runs)
     if isinstance(runs, Mapping) and not is_nested_dict(runs):
         runs = {k: as_frame(v, "run", f"run {str(k)!r}") for k, v in runs.items()}
     elif isinstance(runs, list) and runs and not _is_record(runs[0]):
@@ -250,6 +299,11 @@ def qrels_frame(obj, name: str = "qrels") -> tuple[pd.DataFrame, list[str], dict
     per_level = pd.Series(levels).value_counts().sort_index()
     counts = {int(k): int(v) for k, v in zip(per_level.index.tolist(), per_level.tolist(), strict=True)}
     return frame, warnings, counts
+
+
+def parse_source_frame(src, order: str, keep_first: bool) -> Parsed:
+    """The reader of the ``frame`` kind (:data:`evalcore.io.formats.RUN_FORMAT_TABLE`): a run given in Python."""
+    return parse_frame_run(src.name, src.obj, order, keep_first)
 
 
 def parse_frame_run(name: str, obj, order: str, keep_first: bool) -> Parsed:

@@ -8,16 +8,16 @@ import numpy as np
 import pyarrow as pa
 
 from . import _arrow as ak
-from ._frames import parse_frame_run
 from ._jsonl import parse_jsonl_run
 from ._names import run_name
 from ._order import check_order, order_rows
-from ._sources import RUN_FORMATS, run_sources, source_name
+from ._sources import run_sources, source_name
 from ._text import content_lines, first_fields, text_bytes
 from ._trec_fast import arrow_trec, blank_layout, clean_blanks, drop_comments
 from ._trec_lines import slow_trec
 from ._types import Parsed, RunSource
 from .errors import DUP_FIX, InputError, shorten, unforeseen
+from .formats import RUN_FORMATS, reader
 from .limits import DEFAULT_LIMITS, Ctx, Limits
 
 
@@ -34,7 +34,9 @@ class _Columns:
     redo: Callable[[int, int], None]   # re-reads the text to name a repeated document's line
 
 
-def _read_trec(src: RunSource, order: str, keep_first: bool) -> _Columns | Parsed:
+def read_trec(src: RunSource, order: str, keep_first: bool) -> _Columns | Parsed:
+    """The TREC format's reader (:data:`evalcore.io.formats.RUN_FORMAT_TABLE`): the run's columns, ordered
+    later by :func:`finish_run` (a JSON-lines run under another extension is parsed whole)."""
     f = src.files[0]
     data = text_bytes(f)
     first = first_fields(data)
@@ -77,9 +79,7 @@ def _name_repeat(f, k: int, j: int, order: str) -> None:
 def read_run_file(src: RunSource, order: str, keep_first: bool) -> _Columns | Parsed:
     """The part of parsing a run that reads its file: the columns of a TREC run (ordered later by
     :func:`finish_run`), any other run parsed whole."""
-    if src.kind in ("res", "frame", "jsonl"):
-        return _parse_run(src, order, keep_first)
-    return _read_trec(src, order, keep_first)
+    return reader(src.kind)(src, order, keep_first)
 
 
 def finish_run(x: _Columns | Parsed, order: str, keep_first: bool, judgments=None) -> Parsed:
@@ -90,11 +90,9 @@ def finish_run(x: _Columns | Parsed, order: str, keep_first: bool, judgments=Non
     return order_rows(x.src, x.t, x.d, x.s, x.r, order, keep_first, len(x.t), x.redo, judgments)
 
 
-def _parse_trec(src: RunSource, order: str, keep_first: bool) -> Parsed:
-    return finish_run(_read_trec(src, order, keep_first), order, keep_first)
-
-
-def _parse_res(src: RunSource, keep_first: bool) -> Parsed:
+def parse_res(src: RunSource, order: str, keep_first: bool) -> Parsed:
+    """The NTCIR format's reader: one document id per line, one ``TOPIC.res`` file per topic, file order
+    (``order`` does not apply: NTCIREVAL reads a ranked list as written)."""
     topics, docs = [], []
     seen_topics: dict[str, str] = {}
     for f in src.files:
@@ -127,13 +125,7 @@ def _parse_res(src: RunSource, keep_first: bool) -> Parsed:
 
 
 def _parse_run(src: RunSource, order: str, keep_first: bool) -> Parsed:
-    if src.kind == "res":
-        return _parse_res(src, keep_first)
-    if src.kind == "frame":
-        return parse_frame_run(src.name, src.obj, order, keep_first)
-    if src.kind == "jsonl":
-        return parse_jsonl_run(src, order, keep_first)
-    return _parse_trec(src, order, keep_first)
+    return finish_run(read_run_file(src, order, keep_first), order, keep_first)
 
 
 # -- runs: public ------------------------------------------------------------

@@ -26,13 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ._kinds import is_frame, is_named_runs, is_nested_dict
-from ._names import base_name, extension, not_data, run_name
+from ._names import base_name, not_data, run_name
 from ._types import RunSource, SourceFile
 from .errors import InputError, shorten, too_many
+from .formats import format_of
 from .limits import INFLATE_STEP, Budget, Ctx, Limits, human_bytes, read_limited
 
-RUN_FORMATS = ("auto", "trec", "ntcir", "res", "jsonl")
-_JSONL_EXTS = ("jsonl", "ndjson")
+# the run formats' table (kinds, names, extensions, readers): evalcore.io.formats
 
 
 def _holding(data: bytes) -> Callable[[], bytes]:
@@ -244,18 +244,13 @@ def qrels_files(source, ctx: Ctx) -> list[SourceFile]:
 
 
 def _is_res(name: str, fmt: str) -> bool:
-    """Whether a run file is an NTCIR ``.res`` file (one topic of a run): forced by ``fmt``, else by its
-    extension (before ``.gz``)."""
-    return fmt in ("ntcir", "res") or (fmt == "auto" and extension(name) == "res")
+    """Whether a run file holds one topic of a run (NTCIR's ``TOPIC.res``; ``RunFormat.per_topic``)."""
+    return format_of(name, fmt).per_topic
 
 
 def _file_kind(name: str, fmt: str) -> str:
-    """A single run file's format: forced by ``fmt``, else by its extension (before ``.gz``)."""
-    if _is_res(name, fmt):
-        return "res"
-    if fmt == "jsonl" or (fmt == "auto" and extension(name) in _JSONL_EXTS):
-        return "jsonl"
-    return "trec"
+    """A single run file's format (:func:`evalcore.io.formats.format_of`)."""
+    return format_of(name, fmt).kind
 
 
 def _group_files(files: list[SourceFile], container: str, fmt: str) -> list[RunSource]:
@@ -272,7 +267,7 @@ def _group_files(files: list[SourceFile], container: str, fmt: str) -> list[RunS
     for folder, fs in res_groups.items():
         nm = folder.split("/")[-1] if folder else (
             run_name(container) if _is_zip_name(container) else base_name(container))
-        out.append(RunSource(nm, f"{container}/{folder}" if folder else container, "res", fs))
+        out.append(RunSource(nm, f"{container}/{folder}" if folder else container, _file_kind(fs[0].name, fmt), fs))
     return out
 
 
@@ -353,9 +348,9 @@ def _dir_runs(p: Path, name: str, fmt: str, ctx: Ctx) -> list[RunSource]:
         if d.is_dir():
             sub = [SourceFile(str(c), _read_path(c, ctx.limits), ctx.limits)
                    for c in sorted(d.iterdir(), key=lambda c: c.name)
-                   if c.is_file() and not c.name.startswith(".") and extension(c.name) == "res"]
+                   if c.is_file() and not c.name.startswith(".") and _is_res(c.name, "auto")]
             if sub:
-                got.append(RunSource(d.name, str(d), "res", sub))
+                got.append(RunSource(d.name, str(d), _file_kind(sub[0].name, "auto"), sub))
     if not got:
         raise InputError("the directory holds no run files", file=name,
                          hint="put the run files in it (hidden files are skipped)")

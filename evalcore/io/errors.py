@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import re
 
+__all__ = ["InputError", "DUP_FIX", "OPTION_HINTS", "option_hints", "shorten", "too_many", "unforeseen",
+           "MAX_QUOTE", "MAX_MESSAGE"]
+
 DUP_FIX = "pass keep_first_duplicate=True / --keep-first-duplicate to keep the first occurrence"
 
 #: The options a loading error's fix names, keyed by a plain name, each with the library's and the

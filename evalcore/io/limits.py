@@ -48,6 +48,9 @@ from dataclasses import dataclass, field
 
 from .errors import InputError
 
+__all__ = ["Limits", "DEFAULT_LIMITS", "APP_LIMITS", "MAX_LEVEL", "INFLATE_STEP", "human_bytes", "parse_size",
+           "Budget", "Ctx", "read_limited"]
+
 #: the highest relevance level read (labels 0..MAX_LEVEL; negative labels count as 0)
 MAX_LEVEL = 20
 

@@ -65,6 +65,8 @@ from .tukey import (
     tukey_result,
 )
 
+__all__ = ["bootstrap_sensitivity", "dask_client", "stability", "swap_method", "tukey_hsd"]
+
 __all__ = ["bootstrap_sensitivity", "stability", "swap_method", "tukey_hsd", "dask_client", "TASKS_PER_THREAD"]
 
 #: Tasks per worker thread when ``pairs_per_task`` is not given: enough for the scheduler to balance
