@@ -53,10 +53,11 @@ def headline(v: dict) -> str:
 
 
 def show(v: dict | None, *, compact: bool = False) -> None:
-    """Draw one verdict: a coloured box (green holds, yellow mostly, red fails, blue untestable)."""
+    """Draw one verdict: a coloured box (green: holds; blue: holds in most repetitions, or cannot be checked;
+    yellow: does not hold - a finding about the data, not an error of the app)."""
     if v is None:
         return
-    box = {"holds": st.success, "mostly": st.warning, "fails": st.error, "untestable": st.info}[v["status"]]
+    box = {"holds": st.success, "mostly": st.info, "fails": st.warning, "untestable": st.info}[v["status"]]
     lvl = (f"confidence {v['level']:.0%}" if v["method"] == "swap" else f"alpha = {v['level']:g}")
     how = (f"Checked strictly (a tie is not support) at {lvl}: {cached.SPREAD_REPEATS} Monte Carlo repetitions "
            f"at {widgets.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "

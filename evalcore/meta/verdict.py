@@ -147,6 +147,8 @@ def order_claim_verdict(seeds: pd.DataFrame, steps: Sequence[tuple[str, str]] = 
 def _chain(steps: Sequence[tuple[str, str]], label: Callable[[str], str]) -> str:
     """Steps as the chain 003 writes: (A, C), (B, C), (C, D) -> ``A, B > C > D``; steps that do not chain
     are listed, comma-separated ``A > B; C > D``."""
+    if not steps:
+        return ""
     groups: list[tuple[list[str], str]] = []          # (metrics above, the metric below)
     for a, b in steps:
         if groups and groups[-1][1] == b:
