@@ -7,7 +7,7 @@ with their uncertainty. Computation: dashboard.teaching, dashboard.claims, dashb
 """
 import streamlit as st
 
-from dashboard import cached, claims, lesson, shell, state, teaching, widgets
+from dashboard import cached, claims, lesson, safe, shell, state, teaching, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -27,7 +27,8 @@ if step == 1:
     if extra:
         st.caption("The sidebar's other metrics on the same lists:")
         lesson.table(teaching.fig3_values(extra), "003 Fig. 3's systems under the sidebar's other metrics")
-    st.markdown("**RR cannot tell X, Z, the inverse and the ideal apart (all 1.00); P and P+ can.** "
+    st.markdown("**RR cannot tell X, Z, the inverse and the ideal apart (all 1.00). P separates X from Z; "
+                "P+ also the inverse from the ideal.** "
                 "Z finds the S document at rank 2: P rewards it (0.86), O and NWRR ignore it (0.50, as X).")
 elif step == 2:
     gains = {"3:2:1 (003)": teaching.GAINS_003, "2:1.5:1": teaching.GAINS_FLIP}
@@ -55,8 +56,8 @@ elif step == 3:
                   help=f"{sm['later']:,} of {sm['pairs']:,} run-topic pairs with a relevant document retrieved")
         m2.metric("median r_p - r_1 there", f"{sm['median_gap']:g}")
         m3.metric("largest r_p", f"{sm['max_rp']:,}", help="003 Appendix Tables 7-9: up to 913 on NTCIR")
-        st.caption(f"{safe_name}: {c.n_runs} runs x {c.n_topics} topics; over the {sm['pairs']:,} run-topic pairs "
-                   "that retrieve a relevant document." if (safe_name := c.name or "this collection") else "")
+        st.caption(f"{safe.md(c.name or 'This collection')}: {c.n_runs} runs x {c.n_topics} topics; over the "
+                   f"{sm['pairs']:,} run-topic pairs that retrieve a relevant document.")
     else:
         st.info("No run retrieves a relevant document on this data: r_1 and r_p are undefined.")
 else:
