@@ -26,22 +26,47 @@ def page_params(method: str, c, ss) -> tuple[dict, int, float]:
     return {"alpha": alpha, "seed": int(ss["bs_seed"])}, int(ss["bs_B"]), alpha
 
 
+#: Run pairs x topics above which the Overview asks (a button) before checking the claim: the check repeats
+#: the swap and bootstrap methods 5 times at the chosen B and over 20 topic samples, seconds on 003-sized
+#: data (435 pairs x 50 topics = 21,750) and minutes on 100 runs x 200 topics.
+AUTO_LIMIT = 50_000
+
+
+def comparisons(c) -> int:
+    """Run pairs x topics: what the cost of the claim's check grows with."""
+    return c.n_runs * (c.n_runs - 1) // 2 * c.n_topics
+
+
 def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | None:
-    """The verdict of 003's claim for one method (live: quick pass first, as every meta chart), with
-    ``B_shown``/``B_chosen`` of its repetitions added; None if the method could not run."""
+    """The verdict of 003's claim for one method, with ``B_shown``/``B_chosen`` of its repetitions and
+    ``topics_pending`` added; None if the method could not run.
+
+    The repetitions are live, as every meta chart (quick pass first); the topic samples never hold up the
+    page: when not computed yet, they are computed after the page is drawn (widgets.finish_live, with
+    progress; any setting moved cancels them) and the page reruns with them.
+    """
     name = METHODS[method][0]
     got: dict = {}
     R = cached.SPREAD_REPEATS
     widgets.live_meta(f"{method}_spread", c, s, {**params, "repeats": R}, B, f"{name}, {R} repetitions",
                       lambda res, Bs, Bc: got.update(seeds=res, B_shown=Bs, B_chosen=Bc))
-    widgets.live_meta(f"{method}_topics", c, s, {**params, "resamples": cached.TOPIC_RESAMPLES}, cached.TOPIC_B,
-                      f"{name}, {cached.TOPIC_RESAMPLES} topic samples",
-                      lambda res, Bs, Bc: got.update(topics=res))
     if "seeds" not in got or "per_repeat" not in got["seeds"]:
         return None
-    topics = got.get("topics", {}).get("per_resample")
-    v = cached.claim_verdict(method, got["seeds"]["per_repeat"], topics, level)
-    return {**v, "method": method, "level": level, "B_shown": got["B_shown"], "B_chosen": got["B_chosen"]}
+    tkind, tparams = f"{method}_topics", {**params, "resamples": cached.TOPIC_RESAMPLES}
+    what = f"{name}, {cached.TOPIC_RESAMPLES} topic samples"
+    try:
+        topics = cached.meta_lookup(tkind, c, s, tparams, cached.TOPIC_B)
+    except ValueError:
+        topics = None
+    if topics is None:
+        status = st.empty()
+        status.caption(f"{what} at B = {cached.TOPIC_B}: computed after the page is drawn ...")
+        st.session_state.setdefault("_live_pending", []).append(
+            (tkind, c, s, dict(tparams), cached.TOPIC_B, what, status))
+    v = cached.claim_verdict(method, got["seeds"]["per_repeat"],
+                             None if topics is None else topics["frames"]["per_resample"], level)
+    return {**v, "method": method, "level": level, "B_shown": got["B_shown"], "B_chosen": got["B_chosen"],
+            "topics_pending": topics is None}
 
 
 def headline(v: dict) -> str:
@@ -62,6 +87,7 @@ def show(v: dict | None, *, compact: bool = False) -> None:
     how = (f"Checked strictly (a tie is not support) at {lvl}: {cached.SPREAD_REPEATS} Monte Carlo repetitions "
            f"at {widgets.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "
            f"{cached.TOPIC_RESAMPLES} topic samples at B = {cached.TOPIC_B} each.")
-    box(headline(v) + "  \n" + v["text"] + ("" if compact else "  \n" + how), icon=None)
+    text = v["text"] + (" Topic samples: being computed." if v.get("topics_pending") else "")
+    box(headline(v) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
     if compact:
         st.caption(how)

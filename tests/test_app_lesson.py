@@ -122,3 +122,12 @@ def test_the_claim_on_screen_is_evalcores_verdict(page, methods):
     for m in methods:
         v = _verdict(c, m, 300)
         assert v["text"] in shown, (m, v["text"], shown)
+
+
+def test_on_large_data_the_overview_checks_the_claim_on_request():
+    from dashboard import claims
+    at = _app({"nt": "60", "nr": "45", "swb": "100", "bsb": "100"})    # 990 pairs x 60 topics > AUTO_LIMIT
+    assert 990 * 60 > claims.AUTO_LIMIT
+    assert not [b for b in list(at.success) + list(at.info) + list(at.warning) if "003's claim" in b.value]
+    at.button(key="ov_claim_btn").click().run()
+    assert any("003's claim (Table 4" in b.value for b in list(at.success) + list(at.info) + list(at.warning))
