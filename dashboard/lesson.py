@@ -55,16 +55,21 @@ def buttons(step: int) -> None:
               icon=":material/arrow_forward:")
 
 
+#: Where a table has no value (003 prints none): an en dash, since st.table reads a lone "-" as a Markdown
+#: list item and draws a bullet.
+NONE = "\u2013"
+
+
 def fmt(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
-    """Numbers as text at ``digits`` decimals, "-" where there is none (the papers' "-")."""
-    return df.apply(lambda col: col.map(lambda x: "-" if pd.isna(x) else f"{x:.{digits}f}")
+    """Numbers as text at ``digits`` decimals, :data:`NONE` where there is none."""
+    return df.apply(lambda col: col.map(lambda x: NONE if pd.isna(x) else f"{x:.{digits}f}")
                     if pd.api.types.is_float_dtype(col) else col)
 
 
 def table(df: pd.DataFrame, label: str, digits: int = 2) -> None:
     """``df`` as a large static table, and registered for the HTML export under ``label``."""
     shown = fmt(df, digits)
-    st.table(shown)
+    st.table(shown.style.set_properties(**{"font-size": "1.2rem"}))      # large type for a projector
     import plotly.graph_objects as go
     header = [shown.index.name or ""] + [str(c) for c in shown.columns]
     cells = [list(map(str, shown.index))] + [list(map(str, shown[c])) for c in shown.columns]

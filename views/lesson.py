@@ -12,7 +12,7 @@ from dashboard import cached, claims, lesson, safe, shell, state, teaching, widg
 ss = st.session_state
 s, full, c = shell.setup_analysis()
 
-st.title("Finding one highly relevant document (Sakai 2007)")
+st.title("Sakai 2007 in four steps")
 step = lesson.navigation()
 st.header(f"{step}. {lesson.STEPS[step]}")
 
