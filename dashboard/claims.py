@@ -70,11 +70,11 @@ def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | Non
 
 
 def headline(v: dict) -> str:
-    """One bold line: the claim, the method, and the verdict in a word."""
+    """One bold line: the method and the verdict in a word (the claim itself opens the text below it)."""
     name, table = METHODS[v["method"]]
     word = {"holds": "holds", "mostly": "holds in most repetitions", "fails": "does not hold",
             "untestable": "cannot be checked"}[v["status"]]
-    return f"**003's claim ({table}, {name.lower()}): {v['claim'] or 'P+ > O > NWRR > RR'} - {word} here.**"
+    return f"**003's claim ({table}, {name.lower()}) {word} here.**"
 
 
 def show(v: dict | None, *, compact: bool = False) -> None:
