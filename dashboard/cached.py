@@ -403,9 +403,19 @@ META_KINDS = {
 #: (mean, sd, min, max, n of every summary figure) is kept.
 SPREAD_REPEATS = 5
 META_KINDS["swap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("swap", sc, rule="003", **kw),
-                             ("sampling", "subset_size", "repeats"), ("spread",))
+                             ("sampling", "subset_size", "repeats"), ("spread", "per_repeat"))
 META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootstrap", sc, run_ids=run_ids, **kw),
-                                  ("alpha", "repeats"), ("spread",))
+                                  ("alpha", "repeats"), ("spread", "per_repeat"))
+#: Topic samples behind the claim verdicts (evalcore.meta.topic_bootstrap): how often 003's order would hold
+#: on another topic set of this size. Each sample runs the method at :data:`TOPIC_B`, a fixed B kept small
+#: so that the verdict's topic part costs a few seconds (the Report runs more, at the B asked for).
+TOPIC_RESAMPLES = 20
+TOPIC_B = 100
+META_KINDS["swap_topics"] = (lambda sc, run_ids, **kw: _meta.topic_bootstrap(sc, "swap", rule="003", **kw),
+                             ("sampling", "subset_size", "resamples"), ("per_resample",))
+META_KINDS["bootstrap_topics"] = (lambda sc, run_ids, **kw: _meta.topic_bootstrap(sc, "bootstrap", run_ids=run_ids,
+                                                                                  **kw),
+                                  ("alpha", "resamples"), ("per_resample",))
 
 
 #: Kinds whose frames all carry a ``metric`` column. The dashboard keeps these one metric at a time and
@@ -416,7 +426,8 @@ META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootst
 #: the seed alone, so a metric's rows do not depend on which metrics share the call
 #: (``tests/test_app_live.py``), except that the bootstrap's ``estimated_diff_raw`` may differ in the last
 #: bit (BLAS block sizes); the rounded ``estimated_diff`` and everything else are identical.
-PER_METRIC_KINDS = frozenset({"swap", "bootstrap", "tukey", "swap_spread", "bootstrap_spread"})
+PER_METRIC_KINDS = frozenset({"swap", "bootstrap", "tukey", "swap_spread", "bootstrap_spread",
+                              "swap_topics", "bootstrap_topics"})
 
 
 def meta_key(kind: str, c: Collection, s: Settings, params: dict, B: int) -> tuple:
@@ -898,3 +909,26 @@ def report_build(c: Collection, argv: list[str], progress: Progress | None = Non
         raise InputError(str(e)) from e
     _results().put(key, got)
     return got
+
+
+# -- 003's claim on the data shown ------------------------------------------------------------------
+#: The figure 003's order claim is read from, per method: (column, the summary key that selects the row)
+CLAIM_FIGURES = {"swap": ("pct_comparisons", "confidence"), "bootstrap": ("pct_significant", "alpha")}
+
+
+def claim_wide(frame: pd.DataFrame, index: str, method: str, level: float) -> pd.DataFrame:
+    """Rows: repetitions (``index`` = "repeat") or topic samples ("resample"); columns: metrics; values: the
+    method's discriminative-power figure at ``level`` (the confidence of the swap, the alpha of the bootstrap)."""
+    fig, by = CLAIM_FIGURES[method]
+    d = frame[np.isclose(frame[by].astype(float), float(level))]
+    w = d.pivot_table(index=index, columns="metric", values=fig, aggfunc="first", dropna=False)
+    return w.reindex(columns=list(dict.fromkeys(d["metric"])))
+
+
+def claim_verdict(method: str, per_repeat: pd.DataFrame, per_resample: pd.DataFrame | None, level: float) -> dict:
+    """evalcore.meta.order_claim_verdict of 003's claim (Tables 3-4) on one method's repetitions and topic
+    samples, as the pages show it."""
+    what = "% comparisons" if method == "swap" else "% of pairs significant"
+    topics = None if per_resample is None else claim_wide(per_resample, "resample", method, level)
+    return _meta.order_claim_verdict(claim_wide(per_repeat, "repeat", method, level), _meta.CLAIM_003,
+                                     topics=topics, what=what)

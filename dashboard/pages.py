@@ -38,6 +38,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("bootstrap.py", "Bootstrap sensitivity", ":material/ssid_chart:", "bootstrap", True),
     PageSpec("significance.py", "Significance & topic sets", ":material/functions:", "significance", True),
     PageSpec("stability.py", "Stability", ":material/balance:", "stability", True),
+    PageSpec("lesson.py", "Lesson: 003 in four steps", ":material/co_present:", "lesson", False),
     PageSpec("report.py", "Report", ":material/description:", "report", False, "Build the report"),
 )
 

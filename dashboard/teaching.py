@@ -210,3 +210,108 @@ def _nwrr_steps(table, rel, *, r1, penalties, top_level, **_):
 #: metric -> its worked steps (one function per formula)
 _STEPS = {"RR": _rr_steps, "O-measure": _br_at_steps("O-measure"), "P-measure": _br_at_steps("P-measure"),
           "P+-measure": _p_plus_steps, "Q-measure": _q_steps, "AP": _ap_steps, "NWRR": _nwrr_steps}
+
+
+# -- the lesson: 003's story in four steps (views/lesson.py) ------------------------------------------
+#: 003's default gains (B, A, S ascending: gain(S) = 3, gain(A) = 2, gain(B) = 1) and WRR penalties
+#: (beta(S) = 2, beta(A) = 3, beta(B) = 4), Sakai 2007 Sec. 3; every printed value of Fig. 2/3 uses them.
+GAINS_003 = (1.0, 2.0, 3.0)
+PENALTIES_003 = (4.0, 3.0, 2.0)
+#: The gains 003 Sec. 3.2 names for a user who prefers System X to Y under O-measure: S:A:B = 2:1.5:1.
+GAINS_FLIP = (1.0, 1.5, 2.0)
+#: The systems of 003 Fig. 3 (Topic 3: one S-, one A- and one B-relevant document), in the lesson's order.
+LESSON_SYSTEMS = ("X", "Y", "Z", "inverse", "ideal")
+#: The one-document metrics 003 compares (Sec. 3), in the lesson's column order.
+LESSON_METRICS = ("RR", "O-measure", "P-measure", "P+-measure", "NWRR")
+#: Every value 003 prints for Fig. 3's systems (Sec. 3.2-3.3), at its printed precision (two decimals):
+#: O = P = 0.50 for X, O = P = 4/7 = 0.57 for Y, O = 0.50 and P = 6/7 = 0.86 for Z, P = 1 and
+#: P+ = (2/4 + 5/7 + 1)/3 = 0.74 for the perfect inverse.
+PAPER_FIG3 = {"X": {"O-measure": 0.50, "P-measure": 0.50}, "Y": {"O-measure": 0.57, "P-measure": 0.57},
+              "Z": {"O-measure": 0.50, "P-measure": 0.86}, "inverse": {"P-measure": 1.00, "P+-measure": 0.74}}
+SHORT = {"RR": "RR", "O-measure": "O", "P-measure": "P", "P+-measure": "P+", "NWRR": "NWRR"}
+
+
+def _fig3() -> tuple[Collection, int]:
+    from evalcore.simulate import paper_examples
+    c = paper_examples()
+    return c, c.topic_ids.index("T3")
+
+
+def list_text(levels, names=("B", "A", "S")) -> str:
+    """A ranked list in letters, "-" for a non-relevant document: [0, 3] -> "-, S"."""
+    return ", ".join(names[int(v) - 1] if v > 0 else "-" for v in levels)
+
+
+def fig3_values(metrics=LESSON_METRICS, *, gains=GAINS_003, penalties=PENALTIES_003, beta: float = 1.0
+                ) -> pd.DataFrame:
+    """Per-topic values of 003 Fig. 3's systems on Topic 3 (not means over the worked-examples topics):
+    rows :data:`LESSON_SYSTEMS`, columns ``list`` then one per metric key."""
+    c, j = _fig3()
+    idx = [c.run_ids.index(r) for r in LESSON_SYSTEMS]
+    out = pd.DataFrame(index=pd.Index(LESSON_SYSTEMS, name="system"))
+    out["list"] = [list_text(c.levels[i, j, : int(c.lengths[i, j])]) for i in idx]
+    for key in metrics:
+        m = registry.score_matrix(c, key, gains=list(gains), beta=beta, penalties=list(penalties))
+        out[key] = m[idx, j]
+    return out
+
+
+def fig3_table(extra=(), **kw) -> pd.DataFrame:
+    """:func:`fig3_values` under RR, O, P, P+, NWRR and the ``extra`` metric keys, each of the first five
+    followed by "<metric> (003)": the value 003 prints (NaN where it prints none)."""
+    keys = list(LESSON_METRICS) + [k for k in extra if k not in LESSON_METRICS]
+    v = fig3_values(keys, **kw)
+    cols = {"list": v["list"]}
+    for key in keys:
+        cols[key] = v[key]
+        if key in LESSON_METRICS and any(key in p for p in PAPER_FIG3.values()):
+            cols[f"{key} (003)"] = [PAPER_FIG3.get(s, {}).get(key, np.nan) for s in LESSON_SYSTEMS]
+    return pd.DataFrame(cols, index=v.index)
+
+
+def o_flip(gain_sets: dict[str, tuple[float, ...]], systems=("X", "Y")) -> pd.DataFrame:
+    """O-measure of ``systems`` under each named gain vector (ascending B, A, S): 003 Sec. 3.2's point that
+    Y beats X under 3:2:1 and X beats Y under 2:1.5:1. Rows: systems; columns: the names."""
+    c, j = _fig3()
+    idx = [c.run_ids.index(r) for r in systems]
+    return pd.DataFrame({name: registry.score_matrix(c, "O-measure", gains=list(g))[idx, j]
+                         for name, g in gain_sets.items()}, index=pd.Index(systems, name="system"))
+
+
+def fig3_ranks(gains=GAINS_003) -> pd.DataFrame:
+    """r_1 (first relevant document), r_p (preferred rank: the first document of the highest level the list
+    holds, 003 Sec. 3.3), O = BR(r_1) and P = BR(r_p) for Fig. 3's systems."""
+    c, j = _fig3()
+    idx = [c.run_ids.index(r) for r in LESSON_SYSTEMS]
+    r1, rp = M.first_rank(c, rel_threshold=1)[idx, j], M.preferred_rank(c)[idx, j]
+    v = fig3_values(("O-measure", "P-measure"), gains=gains)
+    return pd.DataFrame({"list": v["list"], "r_1": r1.astype(int), "r_p": rp.astype(int),
+                         "O = BR(r_1)": v["O-measure"], "P = BR(r_p)": v["P-measure"]}, index=v.index)
+
+
+def preferred_rank_summary(r1: np.ndarray, rp: np.ndarray) -> dict:
+    """How far r_p lies below r_1 on a collection (003 Appendix, Tables 7-9): over the (run, topic) pairs
+    with a relevant document retrieved, the share with r_p > r_1 (P and P+ then read past the first
+    relevant document, O and NWRR do not), the median and largest r_p - r_1 among those, and the largest r_p."""
+    r1, rp = np.asarray(r1), np.asarray(rp)
+    found = r1 > 0
+    n = int(found.sum())
+    later = found & (rp > r1)
+    gap = (rp - r1)[later]
+    return {"pairs": n, "later": int(later.sum()), "share": float(later.sum() / n) if n else float("nan"),
+            "median_gap": float(np.median(gap)) if gap.size else 0.0, "max_gap": int(gap.max()) if gap.size else 0,
+            "max_rp": int(rp[found].max()) if n else 0}
+
+
+#: The metric pairs of 003 Table 2 the lesson shows (RR against the graded ones; O against its neighbours).
+TAU_PAIRS = (("RR", "NWRR"), ("RR", "O-measure"), ("RR", "P+-measure"), ("O-measure", "NWRR"),
+             ("O-measure", "P+-measure"), ("P-measure", "P+-measure"))
+
+
+def tau_pairs(tau: pd.DataFrame, sig: pd.DataFrame, pairs=TAU_PAIRS) -> pd.DataFrame:
+    """Kendall's tau of :data:`TAU_PAIRS` present in ``tau`` (a metric x metric matrix) with its significance
+    (``sig``, same shape, booleans)."""
+    rows = [{"pair": f"{SHORT.get(a, a)} - {SHORT.get(b, b)}", "tau": float(tau.loc[a, b]),
+             "significant (alpha 0.01)": "yes" if bool(sig.loc[a, b]) else "no"}
+            for a, b in pairs if a in tau.index and b in tau.index]
+    return pd.DataFrame(rows, columns=["pair", "tau", "significant (alpha 0.01)"]).set_index("pair")

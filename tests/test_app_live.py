@@ -316,8 +316,8 @@ def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
     vals = {m: [float(r[(r["metric"] == m) & (r["confidence"] == conf)]["pct_comparisons"].iloc[0]) for r in runs]
             for m in KEYS}
     got = dict(zip(bars["x"], bars["y"], strict=True))
-    for m in KEYS:
-        assert got[m] == pytest.approx(np.mean(vals[m]))
+    for m in KEYS:      # NaN where no bin of |D| qualifies (RR and NWRR on 8 runs of the simulation): the same
+        assert got[m] == pytest.approx(np.mean(vals[m]), nan_ok=True)
     errors = dict(zip(bars["x"], bars["error_y"]["array"], strict=True))
     assert errors["AP"] == pytest.approx(np.std(vals["AP"], ddof=1))
     assert f"over {R} repetitions" in _captions(at)

@@ -88,8 +88,11 @@ def test_simulated_collection_is_deterministic_and_shaped_like_ntcir():
     assert a.levels.shape == (30, 50, 1000) and a.level_names == ("B", "A", "S")
     per_level = a.level_counts[:, 1:].mean(axis=0)          # B, A, S around 23, 31, 7 (003 Table 1)
     assert 12 < per_level[0] < 35 and 18 < per_level[1] < 45 and 3 < per_level[2] < 12
+    # the model's runs are of similar quality and differ in where they rank S documents (its docstring):
+    # they spread further under P+-measure than under AP
     ap = evalcore.score_matrix(a, "AP").mean(axis=1)
-    assert ap.max() - ap.min() > 0.2                         # systems of graded quality
+    pp = evalcore.score_matrix(a, "P+-measure").mean(axis=1)
+    assert 0.1 < ap.max() - ap.min() < pp.max() - pp.min()
 
 
 def test_paper_examples_values():

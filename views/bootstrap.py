@@ -1,7 +1,7 @@
 """Bootstrap sensitivity (Sakai 2007 Sec. 4.3, Table 4) and randomised Tukey HSD. Live, no button."""
 import streamlit as st
 
-from dashboard import cached, shell, state, widgets
+from dashboard import cached, claims, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -75,6 +75,8 @@ with tab_b:
     widgets.live_meta("bootstrap", c, s, params, B, "Bootstrap", draw_boot)
     widgets.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
     widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
+    widgets.markdown("**003's claim on this data**")
+    claims.show(claims.compute("bootstrap", c, s, *claims.page_params("bootstrap", c, ss)), compact=True)
 with tab_t:
     widgets.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
                     "Sakai 2012): fewer pairs come out significant than with pairwise tests.")

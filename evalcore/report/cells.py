@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 
 from ..meta.repeat import RepeatResult
+from ..meta.verdict import CLAIM_003
 
 ONE_DOC = ["P+-measure", "O-measure", "NWRR", "RR"]        # 003: P+ >= O >= NWRR >= RR
 #: 003's one-document metrics, P-measure included ("P(+)")
 ONE_DOC_ALL = ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 #: 003's claim "P(+) is more discriminative than O, O than NWRR, NWRR than RR" as strict steps (a > b)
-CLAIM_STEPS = [("P+-measure", "O-measure"), ("P-measure", "O-measure"), ("O-measure", "NWRR"), ("NWRR", "RR")]
+CLAIM_STEPS = list(CLAIM_003)
 #: 003's claim that the recall-oriented Q-measure and AveP beat every one-document metric, as strict steps
 RECALL_STEPS = [(a, b) for a in ("Q-measure", "AP") for b in ONE_DOC_ALL]
 

@@ -1,0 +1,93 @@
+"""003's central claim on the data shown: the verdict box of the Overview, Swap, Bootstrap and Lesson pages.
+
+Sakai 2007 (003) Tables 3-4 find P(+)-measure and O-measure more discriminative than NWRR, and NWRR than RR,
+on all four NTCIR data sets. Whether that order holds on the data loaded is computed by
+``evalcore.meta.order_claim_verdict`` (through ``cached.claim_verdict``), strictly (a tie is not support),
+over :data:`cached.SPREAD_REPEATS` Monte Carlo repetitions (topics fixed) and
+:data:`cached.TOPIC_RESAMPLES` topic samples (another topic set of the same size). Nothing is computed here.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import cached, widgets
+
+#: The method's name on screen and the table of 003 it reproduces.
+METHODS = {"swap": ("Swap method", "Table 3"), "bootstrap": ("Bootstrap sensitivity", "Table 4")}
+
+
+def page_params(method: str, c, ss) -> tuple[dict, int, float]:
+    """The parameters, B and claim level (confidence or alpha) the Swap / Bootstrap page uses, from the session."""
+    if method == "swap":
+        params = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
+                  "seed": int(ss["sw_seed"])}
+        return params, int(ss["sw_B"]), float(ss.get("sw_conf") or 0.95)
+    alpha = float(ss["bs_alpha"])
+    return {"alpha": alpha, "seed": int(ss["bs_seed"])}, int(ss["bs_B"]), alpha
+
+
+#: Run pairs x topics above which the Overview asks (a button) before checking the claim: the check repeats
+#: the swap and bootstrap methods 5 times at the chosen B and over 20 topic samples, seconds on 003-sized
+#: data (435 pairs x 50 topics = 21,750) and minutes on 100 runs x 200 topics.
+AUTO_LIMIT = 50_000
+
+
+def comparisons(c) -> int:
+    """Run pairs x topics: what the cost of the claim's check grows with."""
+    return c.n_runs * (c.n_runs - 1) // 2 * c.n_topics
+
+
+def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | None:
+    """The verdict of 003's claim for one method, with ``B_shown``/``B_chosen`` of its repetitions and
+    ``topics_pending`` added; None if the method could not run.
+
+    The repetitions are live, as every meta chart (quick pass first); the topic samples never hold up the
+    page: when not computed yet, they are computed after the page is drawn (widgets.finish_live, with
+    progress; any setting moved cancels them) and the page reruns with them.
+    """
+    name = METHODS[method][0]
+    got: dict = {}
+    R = cached.SPREAD_REPEATS
+    widgets.live_meta(f"{method}_spread", c, s, {**params, "repeats": R}, B, f"{name}, {R} repetitions",
+                      lambda res, Bs, Bc: got.update(seeds=res, B_shown=Bs, B_chosen=Bc))
+    if "seeds" not in got or "per_repeat" not in got["seeds"]:
+        return None
+    tkind, tparams = f"{method}_topics", {**params, "resamples": cached.TOPIC_RESAMPLES}
+    what = f"{name}, {cached.TOPIC_RESAMPLES} topic samples"
+    try:
+        topics = cached.meta_lookup(tkind, c, s, tparams, cached.TOPIC_B)
+    except ValueError:
+        topics = None
+    if topics is None:
+        status = st.empty()
+        status.caption(f"{what} at B = {cached.TOPIC_B}: computed after the page is drawn ...")
+        st.session_state.setdefault("_live_pending", []).append(
+            (tkind, c, s, dict(tparams), cached.TOPIC_B, what, status))
+    v = cached.claim_verdict(method, got["seeds"]["per_repeat"],
+                             None if topics is None else topics["frames"]["per_resample"], level)
+    return {**v, "method": method, "level": level, "B_shown": got["B_shown"], "B_chosen": got["B_chosen"],
+            "topics_pending": topics is None}
+
+
+def headline(v: dict) -> str:
+    """One bold line: the method and the verdict in a word (the claim itself opens the text below it)."""
+    name, table = METHODS[v["method"]]
+    word = {"holds": "holds", "mostly": "holds in most repetitions", "fails": "does not hold",
+            "untestable": "cannot be checked"}[v["status"]]
+    return f"**003's claim ({table}, {name.lower()}) {word} here.**"
+
+
+def show(v: dict | None, *, compact: bool = False) -> None:
+    """Draw one verdict: a coloured box (green: holds; blue: holds in most repetitions, or cannot be checked;
+    yellow: does not hold - a finding about the data, not an error of the app)."""
+    if v is None:
+        return
+    box = {"holds": st.success, "mostly": st.info, "fails": st.warning, "untestable": st.info}[v["status"]]
+    lvl = (f"confidence {v['level']:.0%}" if v["method"] == "swap" else f"alpha = {v['level']:g}")
+    how = (f"Checked strictly (a tie is not support) at {lvl}: {cached.SPREAD_REPEATS} Monte Carlo repetitions "
+           f"at {widgets.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "
+           f"{cached.TOPIC_RESAMPLES} topic samples at B = {cached.TOPIC_B} each.")
+    text = v["text"] + (" Topic samples: being computed." if v.get("topics_pending") else "")
+    box(headline(v) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
+    if compact:
+        st.caption(how)

@@ -1,0 +1,133 @@
+"""The Lesson page (003 in four steps) and 003's claim on the data shown (Overview, Swap, Bootstrap), under AppTest.
+
+The lesson's table is checked against the values Sakai 2007 (003) prints in Sec. 3.2-3.3 (written out here,
+at the paper's two decimals) and against hand arithmetic for the gains 003 names (2:1.5:1); the claim verdict on
+screen against evalcore.meta.order_claim_verdict run on evalcore.meta.repeat / topic_bootstrap called directly.
+"""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("streamlit")
+from test_app import _app, _goto  # noqa: E402
+
+import evalcore  # noqa: E402
+from dashboard import export  # noqa: E402
+from evalcore import meta, registry  # noqa: E402
+
+SMALL = {"nt": "20", "nr": "8", "swb": "300", "bsb": "300"}
+
+#: 003 Sec. 3.2-3.3 (Fig. 3, Topic 3), gains 3:2:1: every value the paper prints for these systems
+PRINTED = {("X", "O"): "0.50", ("X", "P"): "0.50", ("Y", "O"): "0.57", ("Y", "P"): "0.57",
+           ("Z", "O"): "0.50", ("Z", "P"): "0.86", ("inverse", "P"): "1.00", ("inverse", "P+"): "0.74"}
+
+
+def _lesson(step: int | None = None, **query):
+    q = {**SMALL, **query}
+    if step is not None:
+        q["step"] = str(step)
+    at = _goto(_app(q), "lesson")
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _table(at, column: str):
+    for t in at.table:
+        if column in t.value.columns:
+            return t.value
+    raise AssertionError(f"no table with a {column!r} column: {[list(t.value.columns) for t in at.table]}")
+
+
+def test_step_1_shows_fig_3_with_the_papers_numbers_beside_the_computed_ones():
+    at = _lesson()
+    assert at.header[0].value.startswith("1. ")
+    t = _table(at, "P+ (003)")
+    assert list(t.index) == ["X", "Y", "Z", "inverse", "ideal"]                  # per-topic values, not means
+    for (system, m), printed in PRINTED.items():
+        assert t.loc[system, m] == printed, (system, m)                    # computed, at the paper's precision
+        assert t.loc[system, f"{m} (003)"] == printed, (system, m)         # and the paper's value beside it
+    assert list(t["RR"]) == ["1.00", "0.50", "1.00", "1.00", "1.00"]       # RR = 1/r_1: ties X, Z, inverse, ideal
+    assert t.loc["Z", "list"] == "B, S" and t.loc["Y", "list"] == "-, S"
+
+
+def test_step_2_the_gains_that_flip_o():
+    at = _lesson(2)
+    t = _table(at, "2:1.5:1")
+    # 3:2:1: O(X) = (1+1)/(3+1) = 0.50 < O(Y) = (3+1)/(3+2+2) = 0.57;
+    # 2:1.5:1: O(X) = (1+1)/(2+1) = 0.67 > O(Y) = (2+1)/(2+1.5+2) = 0.55
+    assert (t.loc["X", "3:2:1 (003)"], t.loc["Y", "3:2:1 (003)"]) == ("0.50", "0.57")
+    assert (t.loc["X", "2:1.5:1"], t.loc["Y", "2:1.5:1"]) == ("0.67", "0.55")
+
+
+def test_step_3_preferred_rank_against_first_rank():
+    at = _lesson(3)
+    t = _table(at, "r_p")
+    # 003 Sec. 3.3: Z = [B, S] has r_1 = 1, r_p = 2 and P = BR(2) = 6/7; the inverse [B, A, S] has r_p = 3
+    assert (int(t.loc["Z", "r_1"]), int(t.loc["Z", "r_p"]), t.loc["Z", "P = BR(r_p)"]) == (1, 2, "0.86")
+    assert (int(t.loc["inverse", "r_1"]), int(t.loc["inverse", "r_p"])) == (1, 3)
+    assert "r_p > r_1 on this data" in [m.label for m in at.metric]
+
+
+def test_step_4_shows_the_claim_and_tau_on_the_loaded_data():
+    at = _lesson(4)
+    boxes = [b.value for b in list(at.success) + list(at.info) + list(at.warning)]
+    assert any("Table 4, bootstrap" in b for b in boxes) and any("Table 3, swap" in b for b in boxes)
+    t = _table(at, "tau")
+    assert "RR - P+" in t.index
+
+
+def test_every_step_is_an_address_and_buttons_move_it():
+    at = _lesson(3)
+    assert at.header[0].value.startswith("3. ") and str(at.query_params["step"]).strip("[]'") == "3"
+    at.button(key="ls_next").click().run()
+    assert at.header[0].value.startswith("4. ")
+    assert str(at.query_params["step"]).strip("[]'") == "4"
+    at.button(key="ls_prev").click().run()
+    assert at.header[0].value.startswith("3. ")
+    bad = _lesson(99)                                                   # a step the lesson lacks opens step 1
+    assert bad.header[0].value.startswith("1. ")
+
+
+def test_lesson_tables_go_into_the_html_export():
+    at = _lesson()
+    figs = at.session_state["_view_figs"]
+    labels = [lab for lab, _ in figs]
+    assert "003 Fig. 3: one topic, five systems" in labels
+    html = export.view_html("lesson", figs, settings={}, summary={})
+    assert "0.86" in html and "0.74" in html
+
+
+def _verdict(c, method: str, B: int) -> dict:
+    keys = ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
+    sc = {k: registry.score_matrix(c, k, gains=[1.0, 2.0, 3.0]) for k in keys}
+    if method == "swap":
+        kw, fig, by, level = {"rule": "003", "sampling": "replacement", "subset_size": None}, "pct_comparisons", \
+            "confidence", 0.95
+    else:
+        kw, fig, by, level = {"run_ids": list(c.run_ids), "alpha": 0.05}, "pct_significant", "alpha", 0.05
+    r = meta.repeat(method, sc, repeats=5, seed=0, B=B, **kw).per_repeat
+    t = meta.topic_bootstrap(sc, method, resamples=20, seed=0, B=100, **kw).per_resample
+    w = r[r[by] == level].pivot_table(index="repeat", columns="metric", values=fig, dropna=False)
+    tw = t[t[by] == level].pivot_table(index="resample", columns="metric", values=fig, dropna=False)
+    what = "% comparisons" if method == "swap" else "% of pairs significant"
+    return meta.order_claim_verdict(w, meta.CLAIM_003, topics=tw, what=what)
+
+
+@pytest.mark.parametrize("page, methods", [("overview", ("bootstrap", "swap")), ("swap", ("swap",)),
+                                           ("bootstrap", ("bootstrap",))])
+def test_the_claim_on_screen_is_evalcores_verdict(page, methods):
+    c = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
+    at = _goto(_app(SMALL), page)
+    shown = "\n".join(b.value for b in list(at.success) + list(at.info) + list(at.warning))
+    for m in methods:
+        v = _verdict(c, m, 300)
+        assert v["text"] in shown, (m, v["text"], shown)
+
+
+def test_on_large_data_the_overview_checks_the_claim_on_request():
+    from dashboard import claims
+    at = _app({"nt": "60", "nr": "45", "swb": "100", "bsb": "100"})    # 990 pairs x 60 topics > AUTO_LIMIT
+    assert 990 * 60 > claims.AUTO_LIMIT
+    assert not [b for b in list(at.success) + list(at.info) + list(at.warning) if "003's claim" in b.value]
+    at.button(key="ov_claim_btn").click().run()
+    assert any("003's claim (Table 4" in b.value for b in list(at.success) + list(at.info) + list(at.warning))
