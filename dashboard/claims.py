@@ -90,4 +90,4 @@ def show(v: dict | None, *, compact: bool = False) -> None:
     text = v["text"] + (" Topic samples: being computed." if v.get("topics_pending") else "")
     box(headline(v) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
     if compact:
-        st.caption(how)
+        widgets.caption(how)
