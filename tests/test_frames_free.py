@@ -48,8 +48,9 @@ def test_evaluate_rows_are_evaluates_table(per_topic, metrics, topics):
     import pandas as pd
 
     c = evalcore.simulated_collection(7, 4, seed=3)
-    rows = evaluate_rows(c, metrics, per_topic=per_topic, topics=topics)
-    df = evalcore.evaluate(c, metrics, per_topic=per_topic, topics=topics)
+    # means=True: trec_eval -q's layout (each run's topics, then its "all" rows), the reference's below
+    rows = evaluate_rows(c, metrics, per_topic=per_topic, topics=topics, means=True)
+    df = evalcore.evaluate(c, metrics, per_topic=per_topic, topics=topics, means=True)
     assert list(rows.rows()) == list(df.itertuples(index=False, name=None))
     assert rows.attrs == df.attrs
     mats = evalcore.score_matrices(c, metrics)
