@@ -37,7 +37,7 @@ its default, so re-running it writes the same bytes.
 
 
 def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> None:
-    from evalcore.cli.options import SEED_MAX, add_threads_option, number
+    from evalcore.cli.options import SEED_MAX, add_dask_options, add_threads_option, number
 
     r = subparsers.add_parser("report", parents=[data_parent], help="003's whole experiment on a collection: "
                               "Markdown report + tables as CSV and LaTeX", description=_DESC,
@@ -67,6 +67,9 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--topic-seed", type=number("--topic-seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples, separate from --seed (default 0)")
     add_threads_option(g)
+    add_dask_options(r.add_argument_group("Dask (evalcore[dask]; docs/scaling.md): Tables 3-6's swap, bootstrap, "
+                                          "Tukey and stability repetitions as Dask tasks; --threads then serves "
+                                          "the rest"), parquet=False)
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     r.set_defaults(func=run_report, report_parser=r)
 
@@ -100,8 +103,8 @@ REFUSED = {
                      "--save-settings`",
 }
 #: options left out of the command written into report.md: they change no number (the tables are the same
-#: for any thread count), so the report's bytes do not depend on them either
-_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help", "threads"}
+#: for any thread count and on Dask), so the report's bytes do not depend on them either
+_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help", "threads", "scheduler", "workers"}
 
 
 def _refuse_unused(args) -> None:
@@ -142,7 +145,11 @@ def _check_output(args) -> None:
 
 
 def run_report(args) -> int:
+    from contextlib import ExitStack
+
     from evalcore.cli import load_from_args, metric_params
+    from evalcore.cli.meta import dask_scheduler
+    from evalcore.cli.options import check_dask_options, dask_options_given
 
     from .experiment import run_experiment, write_report
 
@@ -152,6 +159,7 @@ def run_report(args) -> int:
         if v < lo:
             raise ValueError(f"{opt} must be >= {lo}; got {v}")
     _refuse_unused(args)
+    check_dask_options(args, allow_threads=True)
     _check_output(args)
     say = (lambda m: None) if args.quiet else (lambda m: print(f"report: {m} ...", file=sys.stderr, flush=True))
     say("loading the collection")
@@ -160,11 +168,13 @@ def run_report(args) -> int:
     name = collection_name(args, c)
     data = {"order": args.order if args.qrels else "n/a (not read from run files)", "depth": args.depth,
             "condensed": bool(args.condensed)}
-    e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
-                       repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
-                       beta=params["beta"], rel_threshold=params["rel_threshold"], topic_resamples=args.topic_resamples,
-                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=say,
-                       threads=args.threads)
+    with ExitStack() as stack:
+        scheduler = dask_scheduler(args, stack) if dask_options_given(args) else None
+        e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
+                           repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
+                           beta=params["beta"], rel_threshold=params["rel_threshold"],
+                           topic_resamples=args.topic_resamples, topic_B=args.topic_B, topic_seed=args.topic_seed,
+                           data=data, progress=say, threads=args.threads, scheduler=scheduler)
     command = _command(args)
     files = write_report(e, args.out, markdown=args.markdown, command=command)
     say(f"wrote {len(files)} files: {files[-1]} and the tables in {args.out}")
