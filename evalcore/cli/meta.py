@@ -66,7 +66,10 @@ With ``--output json`` (default: tsv) the output is one object:
     runs         run ids used (after --top), in score-matrix order
     n_topics     number of topics
     metrics      metric labels, in order
-    settings     every option that shaped the result (B, seed, alpha, sampling, ...)
+    settings     every option that shaped the result (B, seed, alpha, sampling, ...); ``dask`` is null
+                 in memory, else {scheduler, workers, to_parquet} of --scheduler / --workers / --to-parquet
+                 (swap, bootstrap, stability, tukey: the same numbers; with --to-parquet the pairs and
+                 curves tables are empty, the pairs being in the Parquet directory)
     <tables>     lists of row objects, one key per table:
       kendall:   matrix (metric, then one key per metric), pairs (metric_a, metric_b, tau, z0, p_value, significant)
       swap:      summary (metric, confidence, abs_diff, max_performance, relative, pct_comparisons,
