@@ -35,7 +35,7 @@ def _without_dask(doc: dict) -> dict:
 
 @pytest.mark.parametrize("cmd,extra", [("swap", []), ("bootstrap", ["--repeats", "2"]), ("stability", []),
                                        ("tukey", [])])
-def test_workers_give_the_in_memory_output(capsys, cmd, extra):
+def test_workers_give_the_in_memory_output(capsys, plain_main, cmd, extra):
     pytest.importorskip("distributed")
     mem = _json(capsys, [cmd, *BASE, *extra])
     dask = _json(capsys, [cmd, *BASE, *extra, "--workers", "2"])
@@ -45,7 +45,7 @@ def test_workers_give_the_in_memory_output(capsys, cmd, extra):
     assert any(len(v) for k, v in mem.items() if k in ("pairs", "curves"))      # tables with rows were compared
 
 
-def test_scheduler_address_gives_the_in_memory_output(capsys):
+def test_scheduler_address_gives_the_in_memory_output(capsys, plain_main):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp://",
                                   dashboard_address=None) as cluster:
@@ -63,7 +63,7 @@ def _pairs_of(path) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("cmd,workers", [("bootstrap", []), ("stability", ["--workers", "2"]), ("tukey", [])])
-def test_to_parquet_writes_the_in_memory_pairs_and_prints_the_summary(capsys, tmp_path, cmd, workers):
+def test_to_parquet_writes_the_in_memory_pairs_and_prints_the_summary(capsys, plain_main, tmp_path, cmd, workers):
     if workers:
         pytest.importorskip("distributed")
     pytest.importorskip("pyarrow")

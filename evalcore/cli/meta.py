@@ -378,6 +378,9 @@ def dask_scheduler(args, stack: ExitStack):
         if args.scheduler is None:
             raise
         raise OSError(f"--scheduler {args.scheduler}: no Dask scheduler could be reached there ({e})") from None
+    except RuntimeError as e:        # distributed's "Nanny failed to start": a worker process did not come up
+        raise OSError(f"--workers {args.workers}: the local Dask cluster did not start ({e}; its workers' errors "
+                      "are above)") from None
     return "threads" if client is None else client
 
 

@@ -111,12 +111,13 @@ def check_dask_options(args, *, allow_threads: bool = False) -> None:
             raise ValueError(f"--to-parquet writes one result's pairs; --repeats {args.repeats} would write "
                              f"{args.repeats}: run each seed on its own (--output json lists them in settings.seeds)")
         table = getattr(args, "table", None)
-        if table is not None and table not in ("summary",):
-            raise ValueError(f"--table {table}: with --to-parquet the per-pair tables go to {path}, and only the "
-                             "summary is printed")
+        if table in ("pairs", "curves"):
+            raise ValueError(f"--table {table}: with --to-parquet the per-pair tables go to {path}; the summary "
+                             "tables (summary, spread, repeats, claims) are printed")
         if os.path.exists(path) and (not os.path.isdir(path) or os.listdir(path)):
             raise ValueError(f"--to-parquet {path}: exists and is not an empty directory; give a new or empty one "
                              "(parts of an earlier result would be mixed into this one)")
+        args.to_parquet = os.path.abspath(path)     # the workers write there, whatever their working directory
 
 
 class OptionError(Exception):
