@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 #: optional dependency -> the extra of pyproject.toml that installs it
-EXTRAS = {"scipy": "stats", "streamlit": "app", "plotly": "app", "dask": "dask"}
+EXTRAS = {"scipy": "stats", "streamlit": "app", "plotly": "app", "dask": "dask", "distributed": "dask"}
 
 
 def missing_extra(e: ModuleNotFoundError) -> tuple[str, str] | None:

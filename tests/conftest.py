@@ -126,3 +126,15 @@ def collections(draw, min_K: int = 1, max_K: int = 3, max_runs: int = 4, max_top
     seed = draw(st.integers(0, 2**32 - 1))
     return random_collection(np.random.default_rng(seed), K=K, n_runs=n_runs, n_topics=n_topics,
                              max_depth=depth, max_per_level=per_level)
+
+
+@pytest.fixture()
+def plain_main(monkeypatch):
+    """A bare ``__main__`` while the test runs: streamlit's AppTest (the app tests, test_conventions.py) leaves
+    ``sys.modules["__main__"]`` set to app.py, and a dask.distributed worker process started by
+    multiprocessing's spawn re-runs the parent's ``__main__`` file, so every local cluster started after an app
+    test would fail in app.py ("Nanny failed to start")."""
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))

@@ -152,7 +152,7 @@ def test_to_parquet_writes_the_pairs_and_keeps_the_summaries(tmp_path):
         on_dask.bootstrap_sensitivity(s, B=50, to_parquet=tmp_path / "boot")
 
 
-def test_a_distributed_local_cluster_gives_the_same_tables():
+def test_a_distributed_local_cluster_gives_the_same_tables(plain_main):
     pytest.importorskip("distributed")
     s = _scores(9, n_runs=9, n_topics=14)
     with on_dask.dask_client(workers=2) as client:

@@ -143,3 +143,36 @@ def test_threads_change_no_byte_of_the_report(tmp_path, coll):
             assert p.read_bytes() == (tmp_path / "three" / p.name).read_bytes(), p.name
     assert md1.replace(str(tmp_path / "one"), "OUT") == md3.replace(str(tmp_path / "three"), "OUT")
     assert main(["report", "--qrels", str(q), "--runs", str(r), "--out", str(tmp_path / "x"), "--threads", "0"]) == 2
+
+
+def test_workers_change_no_byte_of_the_report(tmp_path, coll, monkeypatch, plain_main):
+    """--workers 2 runs Tables 3-6's swap, bootstrap, Tukey and stability repetitions as Dask tasks on a local
+    cluster (evalcore.meta.on_dask: the same bits as in memory), so every file is the in-memory one, and neither
+    option enters the "Written by" command."""
+    pytest.importorskip("distributed")
+    from evalcore.meta import on_dask
+
+    q, r = coll
+    mem = _run(q, r, tmp_path / "mem")
+    used = []
+
+    def spy(name, f):
+        def call(*a, **kw):
+            used.append((name, type(kw["scheduler"]).__name__))
+            return f(*a, **kw)
+        return call
+
+    for name in ("swap_method", "bootstrap_sensitivity", "stability", "tukey_hsd"):
+        monkeypatch.setattr(on_dask, name, spy(name, getattr(on_dask, name)))
+    dask = _run(q, r, tmp_path / "dask", "--workers", "2", "--threads", "1")
+    assert {n for n, _ in used} == {"swap_method", "bootstrap_sensitivity", "stability", "tukey_hsd"}
+    assert {s for _, s in used} == {"Client"}
+    assert "--workers" not in dask.split("Written by `", 1)[1].split("`", 1)[0]
+    for p in (tmp_path / "mem").iterdir():
+        if p.name != "report.md":
+            assert p.read_bytes() == (tmp_path / "dask" / p.name).read_bytes(), p.name
+    assert mem.replace(str(tmp_path / "mem"), "OUT") == dask.replace(str(tmp_path / "dask"), "OUT")
+    out = tmp_path / "never"
+    assert main(["report", "--qrels", str(q), "--runs", str(r), "--out", str(out), *FAST,
+                 "--scheduler", "tcp://127.0.0.1:8786", "--workers", "2"]) == 2
+    assert not out.exists()

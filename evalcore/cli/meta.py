@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import sys
+from contextlib import ExitStack
 
 import numpy as np
 import pandas as pd
@@ -37,9 +38,12 @@ from .options import (
     MAX_COUNT,
     MAX_REPEATS,
     SEED_MAX,
+    add_dask_options,
     add_list_option,
     add_metrics_option,
     add_threads_option,
+    check_dask_options,
+    dask_options_given,
     data_options_parser,
     load_from_args,
     metric_params,
@@ -64,7 +68,10 @@ With ``--output json`` (default: tsv) the output is one object:
     runs         run ids used (after --top), in score-matrix order
     n_topics     number of topics
     metrics      metric labels, in order
-    settings     every option that shaped the result (B, seed, alpha, sampling, ...)
+    settings     every option that shaped the result (B, seed, alpha, sampling, ...); ``dask`` is null
+                 in memory, else {scheduler, workers, to_parquet} of --scheduler / --workers / --to-parquet
+                 (swap, bootstrap, stability, tukey: the same numbers; with --to-parquet the pairs and
+                 curves tables are empty, the pairs being in the Parquet directory)
     <tables>     lists of row objects, one key per table:
       kendall:   matrix (metric, then one key per metric), pairs (metric_a, metric_b, tau, z0, p_value, significant)
       swap:      summary (metric, confidence, abs_diff, max_performance, relative, pct_comparisons,
@@ -145,6 +152,8 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
                                    conflict_handler="resolve")
         add_topics_option(sp, data)
         sp.set_defaults(func=func, topic_policy=None)
+        if B:
+            add_dask_options(sp.add_argument_group("Dask (evalcore[dask]; docs/scaling.md)"), parquet=name != "swap")
         return sp
 
     k = add("kendall", "rank correlation between metrics' system rankings (003 Table 2)",
@@ -350,10 +359,43 @@ _CLAIM_FIGURE = {"swap": ("pct_comparisons", "confidence"), "bootstrap": ("pct_s
                  "tukey": ("pct_significant", "alpha"), "stability": ("error_rate", "fuzziness")}
 
 
+def dask_settings(args) -> dict:
+    """The JSON settings' ``dask`` entry: how the Dask path ran (None: in memory)."""
+    if not dask_options_given(args):
+        return {"dask": None}
+    return {"dask": {"scheduler": args.scheduler, "workers": args.workers,
+                     "to_parquet": getattr(args, "to_parquet", None)}}
+
+
+def dask_scheduler(args, stack: ExitStack):
+    """The scheduler the Dask options ask for, opened on ``stack``: a client of ``--scheduler`` or of a local
+    cluster of ``--workers`` processes (closed with the stack), else Dask's local threads."""
+    from ..meta.on_dask import dask_client
+
+    try:
+        client = stack.enter_context(dask_client(scheduler=args.scheduler, workers=args.workers))
+    except OSError as e:
+        if args.scheduler is None:
+            raise
+        raise OSError(f"--scheduler {args.scheduler}: no Dask scheduler could be reached there ({e})") from None
+    except RuntimeError as e:        # distributed's "Nanny failed to start": a worker process did not come up
+        raise OSError(f"--workers {args.workers}: the local Dask cluster did not start ({e}; its workers' errors "
+                      "are above)") from None
+    return "threads" if client is None else client
+
+
 def _run_repeated(args, method: str, name, runs, n_topics, scores, settings: dict, first_tables, **kw) -> int:
     if args.repeats < 1:
         raise ValueError(f"--repeats must be >= 1; got {args.repeats}")
-    r = repeat(method, scores, repeats=args.repeats, seed=args.seed, threads=args.threads, **kw)
+    settings = {**settings, **dask_settings(args)}
+    with ExitStack() as stack:
+        if dask_options_given(args):
+            if getattr(args, "to_parquet", None) is not None:
+                kw["to_parquet"] = args.to_parquet
+            r = repeat(method, scores, repeats=args.repeats, seed=args.seed, on_dask=True,
+                       scheduler=dask_scheduler(args, stack), **kw)
+        else:
+            r = repeat(method, scores, repeats=args.repeats, seed=args.seed, threads=args.threads, **kw)
     figure, by = _CLAIM_FIGURE[method]
     level = r.per_repeat[by].iloc[0]
     claims = []
@@ -379,6 +421,7 @@ def _run_repeated(args, method: str, name, runs, n_topics, scores, settings: dic
 
 def run_swap(args) -> int:
     """``swap``: swap-rate curves and the Table 3 summary."""
+    check_dask_options(args)
     name, runs, n_topics, scores = load_scores(args)
     st = {**common_settings(args), "sampling": args.sampling, "subset_size": args.subset_size, "rule": args.rule,
           "bin_width": args.bin_width, "bins": args.bins, "confidence": list(args.confidence), "alpha": None}
@@ -390,6 +433,7 @@ def run_swap(args) -> int:
 
 def run_bootstrap(args) -> int:
     """``bootstrap``: ASL of every pair, discriminative power, estimated difference."""
+    check_dask_options(args)
     name, runs, n_topics, scores = load_scores(args)
     return _run_repeated(args, "bootstrap", name, runs, n_topics, scores, common_settings(args),
                          lambda r: {"summary": r.summary, "pairs": r.pairs, "curves": r.asl_curves},
@@ -398,6 +442,7 @@ def run_bootstrap(args) -> int:
 
 def run_stability(args) -> int:
     """``stability``: error rate and proportion of ties per fuzziness."""
+    check_dask_options(args)
     name, runs, n_topics, scores = load_scores(args)
     st = {**common_settings(args), "subset_size": args.subset_size, "fuzziness": list(args.fuzziness),
           "replacement": args.replacement, "alpha": None}
@@ -409,6 +454,7 @@ def run_stability(args) -> int:
 
 def run_tukey(args) -> int:
     """``tukey``: randomised Tukey HSD."""
+    check_dask_options(args)
     name, runs, n_topics, scores = load_scores(args)
     return _run_repeated(args, "tukey", name, runs, n_topics, scores, common_settings(args),
                          lambda r: {"summary": r.summary, "pairs": r.pairs},

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 import sys
 from typing import Any
 
@@ -19,9 +21,9 @@ from ..io.formats import RUN_FORMATS, formats_help
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MAX, Field, read_settings
 
-__all__ = ["add_threads_option", "data_options_parser", "field_option", "ListOption", "add_list_option",
-           "add_metrics_option", "load_from_args", "limits_from_args", "metric_params", "number", "OptionError",
-           "EPILOG_LEVELS",
+__all__ = ["add_threads_option", "add_dask_options", "check_dask_options", "dask_options_given", "MAX_WORKERS",
+           "data_options_parser", "field_option", "ListOption", "add_list_option", "add_metrics_option",
+           "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 # SEED_MAX (evalcore.settings): the largest seed an option takes, the settings file's too; numpy's generators
@@ -44,6 +46,79 @@ def add_threads_option(group) -> None:
     group.add_argument("--threads", type=number("--threads", int, 1, MAX_THREADS), default=None, metavar="N",
                        help=f"threads for the resampling (default: ${THREADS_ENV}, else every core; at most "
                             f"{MAX_THREADS:,}); the results are the same for any number")
+
+
+#: Most local worker processes of ``--workers`` (each one a Python process holding its own copy of the
+#: score matrices and topic counts).
+MAX_WORKERS = 256
+#: A Dask scheduler address: ``[protocol://]host:port`` (tcp://10.0.0.5:8786, tls://[::1]:8786, host:8786).
+_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):\d{1,5}$")
+
+
+def add_dask_options(group, *, parquet: bool) -> None:
+    """``--scheduler ADDRESS`` and ``--workers N`` (evalcore.meta.on_dask: the same tables as in memory), and
+    ``--to-parquet DIR`` where the method has per-pair tables (``parquet``)."""
+    group.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run the resampling as Dask tasks on a running dask.distributed scheduler, e.g. "
+                            "tcp://10.0.0.5:8786 (evalcore[dask]); the results are the same as in memory")
+    group.add_argument("--workers", type=number("--workers", int, 1, MAX_WORKERS), default=None, metavar="N",
+                       help="run the resampling as Dask tasks on a local cluster of N single-threaded worker "
+                            f"processes (evalcore[dask]; at most {MAX_WORKERS}); the results are the same as in "
+                            "memory")
+    if parquet:
+        group.add_argument("--to-parquet", default=None, metavar="DIR",
+                           help="write the per-pair table as Parquet files partitioned by metric "
+                                "(DIR/metric=NAME/part-*.parquet; a new or empty directory every worker can "
+                                "reach) and print only the summary; runs on Dask (--scheduler, --workers, else "
+                                "Dask's local threads)")
+
+
+def dask_options_given(args) -> bool:
+    """Whether ``args`` asks for the Dask path (``--scheduler``, ``--workers`` or ``--to-parquet``)."""
+    return any(getattr(args, k, None) is not None for k in ("scheduler", "workers", "to_parquet"))
+
+
+def check_dask_options(args, *, allow_threads: bool = False) -> None:
+    """Before anything is loaded: the Dask options are consistent, their packages installed and the Parquet
+    directory new or empty (ValueError naming the option otherwise). ``allow_threads``: ``--threads`` may
+    come with them (``report``, whose other steps run in memory)."""
+    if not dask_options_given(args):
+        return
+    given = [o for o, k in (("--scheduler", "scheduler"), ("--workers", "workers"), ("--to-parquet", "to_parquet"))
+             if getattr(args, k, None) is not None]
+    if args.scheduler is not None and args.workers is not None:
+        raise ValueError("give --scheduler ADDRESS (a running Dask scheduler) or --workers N (a local cluster), "
+                         "not both")
+    if not allow_threads and getattr(args, "threads", None) is not None:
+        raise ValueError(f"--threads sets the in-memory path's threads; with {given[0]} the Dask workers run the "
+                         "tasks (--workers N for N local worker processes): leave --threads out")
+    if args.scheduler is not None and not _ADDRESS.match(args.scheduler):
+        raise ValueError(f"--scheduler must be a Dask scheduler address, [protocol://]host:port (e.g. "
+                         f"tcp://10.0.0.5:8786); got {args.scheduler!r}")
+    try:
+        import dask  # noqa: F401
+    except ImportError:
+        raise ValueError(f'{given[0]} runs the resampling on Dask, which is not installed: pip install '
+                         '"evalcore[dask]"') from None
+    if args.scheduler is not None or args.workers is not None:
+        try:
+            import distributed  # noqa: F401  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            raise ValueError(f'{"--scheduler" if args.scheduler is not None else "--workers"} needs '
+                             'dask.distributed, which is not installed: pip install "evalcore[dask]"') from None
+    path = getattr(args, "to_parquet", None)
+    if path is not None:
+        if getattr(args, "repeats", 1) > 1:
+            raise ValueError(f"--to-parquet writes one result's pairs; --repeats {args.repeats} would write "
+                             f"{args.repeats}: run each seed on its own (--output json lists them in settings.seeds)")
+        table = getattr(args, "table", None)
+        if table in ("pairs", "curves"):
+            raise ValueError(f"--table {table}: with --to-parquet the per-pair tables go to {path}; the summary "
+                             "tables (summary, spread, repeats, claims) are printed")
+        if os.path.exists(path) and (not os.path.isdir(path) or os.listdir(path)):
+            raise ValueError(f"--to-parquet {path}: exists and is not an empty directory; give a new or empty one "
+                             "(parts of an earlier result would be mixed into this one)")
+        args.to_parquet = os.path.abspath(path)     # the workers write there, whatever their working directory
 
 
 class OptionError(Exception):

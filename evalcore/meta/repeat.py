@@ -180,13 +180,19 @@ def order_share(per_repeat: pd.DataFrame, names: Sequence[str], figure: str, **w
 
 
 def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, seed: int | None = 0,
-           progress: ProgressFn | None = None, **kwargs) -> RepeatResult:
+           progress: ProgressFn | None = None, on_dask: bool = False, **kwargs) -> RepeatResult:
     """Run ``method`` ("swap", "bootstrap", "stability" or "tukey") ``repeats`` times with derived seeds.
 
-    ``kwargs`` go to the method unchanged (B, alpha, sampling, ...; not
+    ``kwargs`` go to the method unchanged (B, alpha, sampling, threads, ...; not
     ``samples``/``permutations``, which would make every repetition equal).
     ``progress`` gets the fraction of all repetitions done; returning True
     cancels (raises :class:`~evalcore.meta.Cancelled`).
+
+    ``on_dask=True`` runs each repetition with :mod:`evalcore.meta.on_dask`'s function of the method
+    (Dask tasks; the same tables for the same seed): ``kwargs`` may then hold its ``scheduler``,
+    ``pairs_per_task`` and ``to_parquet`` (one repetition only: a directory holds one result) but not
+    ``threads`` (the Dask workers' threads run the tasks); ``progress`` is then called once per
+    repetition (the tasks report none).
 
     >>> rng = np.random.default_rng(0)
     >>> r = repeat("swap", {"M": rng.random((4, 10))}, repeats=3, B=50, seed=1)
@@ -200,6 +206,8 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
             raise ValueError(f"{fixed}= fixes the random draw, so repetitions would be identical; "
                              "give a seed instead")
     func, keys, figures = METHODS[method]
+    if on_dask:
+        func = _dask_function(method, repeats, kwargs)
     seeds = derive_seeds(seed, repeats)
     outer = Progress(progress, len(seeds))
     frames, first = [], None
@@ -208,13 +216,34 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
         if progress is not None:
             def inner(f, r=r):
                 return progress((r + float(f)) / len(seeds))
-        res = func(scores, seed=s, progress=inner, **kwargs)
+        res = func(scores, seed=s, **kwargs) if on_dask else func(scores, seed=s, progress=inner, **kwargs)
         if first is None:
             first = res
         frames.append(res.summary.assign(repeat=r, seed=s))
         outer.done = r + 1
+        if on_dask:
+            outer.report((r + 1) / len(seeds))
     per = pd.concat(frames, ignore_index=True)
     per = per[["repeat", "seed"] + [c for c in per.columns if c not in ("repeat", "seed")]]
     spread = aggregate(per, keys, figures)
     return RepeatResult(method=method, spread=spread, per_repeat=per, first=first, seeds=tuple(seeds),
                         keys=keys, figures=figures)
+
+
+def _dask_function(method: str, repeats: int, kwargs: dict) -> Callable[..., Any]:
+    """:mod:`evalcore.meta.on_dask`'s function of ``method``, after checking ``kwargs`` for it (edited in
+    place: a ``threads=None`` is dropped)."""
+    from . import on_dask
+
+    if kwargs.pop("threads", None) is not None:
+        raise ValueError("threads= sets the in-memory path's threads; with on_dask=True the Dask workers' "
+                         "threads run the tasks (dask_client(workers=N) for N worker processes)")
+    if kwargs.get("to_parquet") is not None and repeats != 1:
+        raise ValueError(f"to_parquet= writes one result's pairs; repeats={repeats} would write {repeats}: run "
+                         "each seed on its own (RepeatResult.seeds lists them)")
+    if kwargs.get("to_parquet") is not None and method == "swap":
+        raise ValueError("to_parquet= writes per-pair tables; the swap method has none (its summary and curves "
+                         "are computed from bin counts)")
+    functions: dict[str, Callable[..., Any]] = {"swap": on_dask.swap_method, "bootstrap": on_dask.bootstrap_sensitivity,
+                                                "stability": on_dask.stability, "tukey": on_dask.tukey_hsd}
+    return functions[method]

@@ -37,7 +37,7 @@ its default, so re-running it writes the same bytes.
 
 
 def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> None:
-    from evalcore.cli.options import SEED_MAX, add_threads_option, number
+    from evalcore.cli.options import SEED_MAX, add_dask_options, add_threads_option, number
 
     r = subparsers.add_parser("report", parents=[data_parent], help="003's whole experiment on a collection: "
                               "Markdown report + tables as CSV and LaTeX", description=_DESC,
@@ -67,6 +67,9 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--topic-seed", type=number("--topic-seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples, separate from --seed (default 0)")
     add_threads_option(g)
+    add_dask_options(r.add_argument_group("Dask (evalcore[dask]; docs/scaling.md): Tables 3-6's swap, bootstrap, "
+                                          "Tukey and stability repetitions as Dask tasks; --threads then serves "
+                                          "the rest"), parquet=False)
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     r.set_defaults(func=run_report, report_parser=r)
 
@@ -100,8 +103,8 @@ REFUSED = {
                      "--save-settings`",
 }
 #: options left out of the command written into report.md: they change no number (the tables are the same
-#: for any thread count), so the report's bytes do not depend on them either
-_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help", "threads"}
+#: for any thread count and on Dask), so the report's bytes do not depend on them either
+_NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help", "threads", "scheduler", "workers"}
 
 
 def _refuse_unused(args) -> None:
@@ -159,13 +162,16 @@ def run_report(args) -> int:
 
 def check_report_args(args) -> None:
     """Raise ValueError for a report option out of its range, or an option (or a --settings key) the report
-    would ignore; before any computation."""
+    would ignore, or Dask options that do not go together; before any computation."""
+    from evalcore.cli.options import check_dask_options
+
     for opt, v, lo in (("--B", args.B, 1), ("--tukey-B", args.tukey_B, 1), ("--repeats", args.repeats, 1),
                        ("--top", args.top, 2), ("--seed", args.seed, 0), ("--topic-resamples", args.topic_resamples, 0),
                        ("--topic-B", args.topic_B, 1), ("--topic-seed", args.topic_seed, 0)):
         if v < lo:
             raise ValueError(f"{opt} must be >= {lo}; got {v}")
     _refuse_unused(args)
+    check_dask_options(args, allow_threads=True)
 
 
 def parse_report_args(argv: list[str]) -> argparse.Namespace:
@@ -181,8 +187,13 @@ def parse_report_args(argv: list[str]) -> argparse.Namespace:
 def experiment_from_args(args, c, progress=None):
     """Run the report's experiment on the collection ``c`` (read as ``args`` say) with ``args``' options:
     ``(Experiment, the command line that reproduces it)``. ``progress`` gets a short message before each
-    step. One function for ``evalcore report`` and the dashboard's Report page."""
+    step. One function for ``evalcore report`` and the dashboard's Report page; ``--scheduler`` /
+    ``--workers`` run the resampling repetitions on Dask (the same files)."""
+    from contextlib import ExitStack
+
     from evalcore.cli import metric_params
+    from evalcore.cli.meta import dask_scheduler
+    from evalcore.cli.options import dask_options_given
 
     from .experiment import run_experiment
 
@@ -190,11 +201,13 @@ def experiment_from_args(args, c, progress=None):
     name = collection_name(args, c)
     data = {"order": args.order if args.qrels else "n/a (not read from run files)", "depth": args.depth,
             "condensed": bool(args.condensed)}
-    e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
-                       repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
-                       beta=params["beta"], rel_threshold=params["rel_threshold"], topic_resamples=args.topic_resamples,
-                       topic_B=args.topic_B, topic_seed=args.topic_seed, data=data, progress=progress,
-                       threads=getattr(args, "threads", None))
+    with ExitStack() as stack:
+        scheduler = dask_scheduler(args, stack) if dask_options_given(args) else None
+        e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
+                           repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
+                           beta=params["beta"], rel_threshold=params["rel_threshold"],
+                           topic_resamples=args.topic_resamples, topic_B=args.topic_B, topic_seed=args.topic_seed,
+                           data=data, progress=progress, threads=getattr(args, "threads", None), scheduler=scheduler)
     return e, _command(args)
 
 

@@ -131,6 +131,15 @@ class _Setup:
     topic_B: int = 200
     topic_seed: int = 0
     threads: int | None = None
+    scheduler: object = None
+
+    @property
+    def engine(self) -> dict:
+        """How the repeated methods run (:func:`evalcore.meta.repeat`'s keywords): on Dask with
+        ``scheduler``, else in memory on ``threads``."""
+        if self.scheduler is not None:
+            return {"on_dask": True, "scheduler": self.scheduler}
+        return {"threads": self.threads}
 
     @property
     def n(self) -> int:
@@ -157,7 +166,7 @@ def _check(c, name, top):
 
 
 def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties, beta, rel_threshold,
-           topic_resamples, topic_B, topic_seed, say, threads=None) -> _Setup:
+           topic_resamples, topic_B, topic_seed, say, threads=None, scheduler=None) -> _Setup:
     _check(c, name, top)
     K = int(c.max_level)
     if isinstance(rel_threshold, bool) or int(rel_threshold) != rel_threshold or not 1 <= rel_threshold <= K:
@@ -172,7 +181,8 @@ def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties,
                   idx=idx, runs=[c.run_ids[i] for i in idx], S=S, top=top, top_by=top_by, B=int(B),
                   tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say, topic_resamples=int(topic_resamples),
                   topic_B=int(topic_B), topic_seed=int(topic_seed),
-                  threads=None if threads is None else resolve_threads(threads))   # None: each method's default
+                  threads=None if threads is None else resolve_threads(threads),   # None: each method's default
+                  scheduler=scheduler)
 
 
 def _display_name(metric: str) -> str:
@@ -257,7 +267,7 @@ def _mc_words(s: _Setup) -> str:
 def _table3(s: _Setup):
     B, R, P, T = s.B, s.R, s.P, s.T
     s.say(f"Table 3: swap method (B = {B}, {R} repetition(s))")
-    sw = repeat("swap", s.S, repeats=R, threads=s.threads, seed=s.seed, sampling="replacement", B=B,
+    sw = repeat("swap", s.S, repeats=R, **s.engine, seed=s.seed, sampling="replacement", B=B,
                 confidences=(0.95,))
     pct = sw.table("pct_comparisons", confidence=0.95)
     order = list(pct["mean"].sort_values(ascending=False, kind="stable", na_position="last").index)
@@ -301,7 +311,7 @@ def _pct_cell(pt, m, R) -> str:
 def _table4(s: _Setup):
     B, R, P = s.B, s.R, s.P
     s.say(f"Table 4: bootstrap sensitivity (B = {B}, {R} repetition(s))")
-    bs = repeat("bootstrap", s.S, repeats=R, threads=s.threads, seed=s.seed, run_ids=s.runs, B=B, alpha=(0.05, 0.01))
+    bs = repeat("bootstrap", s.S, repeats=R, **s.engine, seed=s.seed, run_ids=s.runs, B=B, alpha=(0.05, 0.01))
     bpct = bs.table("pct_significant", alpha=0.05)
     best = bs.table("estimated_diff_raw", alpha=0.05)
     p01 = bs.table("pct_significant", alpha=0.01)
@@ -368,7 +378,7 @@ def _tables56(s: _Setup):
                  t5n, t5d, f"Kendall's rank correlations (tau-b): default gain values ({s.g_label}) versus others "
                            f"({s.name}, {s.n} runs; gain settings mapped onto {s.K} levels, highest first).", notes)
     R, P = s.R, s.P
-    bs6 = repeat("bootstrap", gain_scores, repeats=R, threads=s.threads, seed=s.seed, B=s.B, alpha=0.05)
+    bs6 = repeat("bootstrap", gain_scores, repeats=R, **s.engine, seed=s.seed, B=s.B, alpha=0.05)
     p6, e6 = bs6.table("pct_significant", alpha=0.05), bs6.table("estimated_diff_raw", alpha=0.05)
     order = []
     for fam in GAIN_METRICS:
@@ -394,7 +404,7 @@ def _tables56(s: _Setup):
 def _tukey_table(s: _Setup):
     R, P = s.R, s.P
     s.say(f"randomised Tukey HSD (B = {s.tukey_B}, {R} repetition(s))")
-    tk = repeat("tukey", s.S, repeats=R, threads=s.threads, seed=s.seed, run_ids=s.runs, B=s.tukey_B, alpha=0.05)
+    tk = repeat("tukey", s.S, repeats=R, **s.engine, seed=s.seed, run_ids=s.runs, B=s.tukey_B, alpha=0.05)
     tpct = tk.table("pct_significant", alpha=0.05)
     order = list(tpct["mean"].sort_values(ascending=False, kind="stable").index)
     disp = pd.DataFrame({"metric": [NAMES[m] for m in order],
@@ -413,7 +423,7 @@ def _stability_table(s: _Setup):
     R, T = s.R, s.T
     c = max(T // 2, 1)
     s.say(f"stability method (B = {s.B}, c = {c}, {R} repetition(s))")
-    st = repeat("stability", s.S, repeats=R, threads=s.threads, seed=s.seed, run_ids=s.runs, B=s.B,
+    st = repeat("stability", s.S, repeats=R, **s.engine, seed=s.seed, run_ids=s.runs, B=s.B,
                 fuzziness=(0.05,))
     err, ties = st.table("error_rate", fuzziness=0.05), st.table("prop_ties", fuzziness=0.05)
     for t in (err, ties):
@@ -638,7 +648,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
                    repeats: int = 5, seed: int = 0, gains=None, penalties=None, beta: float = 1.0,
                    rel_threshold: int = 1, topic_resamples: int = 100, topic_B: int = 200, topic_seed: int = 0,
                    data: dict | None = None, progress: Callable[[str], None] | None = None,
-                   threads: int | None = None) -> Experiment:
+                   threads: int | None = None, scheduler=None) -> Experiment:
     """Compute 003's tables on collection ``c`` (the writer is :func:`write_report`).
 
     Parameters
@@ -659,11 +669,16 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     threads : threads of every resampling method (:func:`evalcore.meta._parallel.resolve_threads`: default
         ``$EVALCORE_THREADS``, else each method's :func:`~evalcore.meta._parallel.default_threads`); the tables
         are the same for any number
+    scheduler : None (in memory), or a Dask scheduler (:mod:`evalcore.meta.on_dask`: a
+        ``dask.distributed.Client``, an address, "threads", ...) on which the swap, bootstrap, Tukey and
+        stability repetitions of Tables 3-6 run as Dask tasks (the same tables); Kendall's tau and the topic
+        bootstrap of Tables 7-8 (many small runs of the methods) stay in memory on ``threads``
     """
     say = progress or (lambda msg: None)
     s = _setup(c, name=name, top=top, top_by=top_by, B=B, tukey_B=tukey_B, repeats=repeats, seed=seed, gains=gains,
                penalties=penalties, beta=beta, rel_threshold=rel_threshold, topic_resamples=topic_resamples,
-               topic_B=topic_B, topic_seed=topic_seed, say=say, threads=threads)
+               topic_B=topic_B, topic_seed=topic_seed, say=say, threads=threads,
+               scheduler=scheduler)
     notes = _selection_notes(s)
     t2, corr, can_sig = _table2(s)
     t3, sw, pct = _table3(s)
