@@ -28,8 +28,9 @@ def _past(kind, lo, hi, strict):
     """A value just above the upper bound and one just below the lower bound, as text."""
     if kind is int:
         return str(hi + 1), str(lo - 1)
-    step = max(abs(hi), 1.0)
-    return (repr(float(hi)) if strict else repr(hi + step * 1e-3)), (repr(float(lo)) if strict else repr(lo - max(abs(lo), 1.0) * 1e-3))
+    above = float(hi) if strict else hi + max(abs(hi), 1.0) * 1e-3
+    below = float(lo) if strict else lo - max(abs(lo), 1.0) * 1e-3
+    return repr(above), repr(below)
 
 
 @pytest.mark.parametrize("command, option, kind, lo, hi, strict", OPTIONS,

@@ -20,7 +20,8 @@ from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MA
 
 __all__ = ["data_options_parser", "field_option", "load_from_args", "limits_from_args", "metric_params", "number",
            "OptionError", "EPILOG_LEVELS",
-           "MAX_B", "MAX_COUNT", "MAX_REPEATS", "MAX_TOPIC_RESAMPLES", "numeric_options", "bounds_table", "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
+           "MAX_B", "MAX_COUNT", "MAX_REPEATS", "MAX_TOPIC_RESAMPLES", "numeric_options", "bounds_table",
+           "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 # SEED_MAX (evalcore.settings): the largest seed an option takes, the settings file's too; numpy's generators
 # take any, and the seeds evalcore derives (repetitions, topic samples) stay within it.
