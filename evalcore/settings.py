@@ -375,8 +375,8 @@ def _refuse_constant(name: str):
 class _Huge:
     """A JSON integer too large for any setting (more than :data:`_MAX_INT_DIGITS` digits; a float that
     overflows is inf, refused by the key's own check): kept as its text while the document is decoded,
-    then refused naming its key (:func:`_refuse_huge`), instead of Python's "Exceeds the limit (4300 digits) for integer string
-    conversion" or an OverflowError naming neither file nor key."""
+    then refused naming its key (:func:`_refuse_huge`), instead of Python's "Exceeds the limit (4300
+    digits) for integer string conversion" or an OverflowError naming neither file nor key."""
 
     def __init__(self, text: str):
         self.text = text
