@@ -74,11 +74,49 @@ def test_text_without_an_address_renders_without_any_element(text):
 @settings(max_examples=300, deadline=None)
 @given(hs.text(alphabet=hs.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=80))
 def test_any_text_renders_as_itself(text):
-    text = text.replace("\u2028", "").replace("\u2029", "")
+    from evalcore.texfmt import visible
+
     out = _render_inline(safe.md(text))
     assert _only_code(out) and _no_bare_url(out)
-    # CommonMark keeps a line's text as written, except spaces at the very end/start of the inline run
-    assert _shown(out).strip() == text.strip()
+    # CommonMark keeps a line's text as written, except spaces at the very end/start of the inline run;
+    # invisible and reordering characters are shown as their \uXXXX escapes
+    assert _shown(out).strip() == visible(text).strip()
+
+
+BIDI_IDS = [("run\u202ecod", "run\\u202ecod"), ("a\u2066b\u2069", "a\\u2066b\\u2069"), ("x\u200by", "x\\u200by"),
+            ("bell\x07", "bell\\u0007"), ("esc\x1b[31m", "esc\\u001b[31m"), ("\ufeffbom", "\\ufeffbom"),
+            ("rtl\u200f", "rtl\\u200f")]
+
+
+@pytest.mark.parametrize("text, shown", BIDI_IDS)
+def test_bidi_and_control_characters_in_ids_are_shown_escaped(text, shown):
+    """"run\u202ecod" displayed as "rundoc" beside a real run: every reordering or invisible character is
+    shown as its escape, in Markdown and in chart labels."""
+    assert _shown(_render_inline(safe.md(text))) == shown
+    assert html.unescape(safe.plot(text)) == shown
+
+
+def test_the_cli_text_outputs_show_bidi_ids_escaped(tmp_path, capsys):
+    from evalcore.cli import main
+
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n", encoding="utf-8")
+    runs = []
+    for tag in ("run\u202ecod", "doc"):
+        r = tmp_path / tag          # the run's id is its file name
+        r.write_text(f"1 Q0 d1 1 2.0 {tag}\n1 Q0 d2 2 1.0 {tag}\n2 Q0 d2 1 1.0 {tag}\n", encoding="utf-8")
+        runs.append(str(r))
+    for fmt in ("tsv", "trec_eval"):
+        assert main(["evaluate", "--qrels", str(q), "--run", *runs, "-m", "AP", "--output", fmt]) == 0
+        out = capsys.readouterr().out
+        assert "run\\u202ecod" in out and "\u202e" not in out, fmt
+    assert main(["evaluate", "--qrels", str(q), "--run", *runs, "-m", "AP", "--output", "jsonl"]) == 0
+    assert "run\\u202ecod" in capsys.readouterr().out     # JSON's own escape
+    assert main(["compare", "--qrels", str(q), "--run", *runs, "-m", "AP"]) == 0
+    out = capsys.readouterr().out      # Markdown: the backslash escaped, rendered as run\u202ecod
+    assert "run\\\\u202ecod" in out and "\u202e" not in out
+    assert main(["evaluate", "--qrels", str(q), "--run", *runs, "-m", "AP", "--output", "csv"]) == 0
+    assert "run\u202ecod" in capsys.readouterr().out          # csv keeps the exact id
 
 
 def test_md_cuts_long_text_and_flattens_lines():
