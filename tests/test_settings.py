@@ -308,3 +308,28 @@ def test_huge_numbers_in_a_settings_file_name_the_file_and_key(doc, key, tmp_pat
     err = capsys.readouterr().err
     assert err.startswith(f"error: {f}: {key}, far outside the range of any setting") and err.count("\n") == 1, err
     assert len(err) < 400
+
+
+# -- a relevance threshold above the collection's levels is said, not silently scored 0 ---------------
+def test_a_threshold_above_the_levels_is_warned_naming_the_metrics(capsys):
+    assert main(SIM + ["--rel-threshold", "99", "-m", "AP", "RR", "Q-measure"]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: relevance threshold 99 is above the collection's highest relevance level (3): no document "
+            "counts as relevant, so every score of AP, RR is 0; give a threshold of 1 to 3") in err
+    assert main(SIM + ["--rel-threshold", "3", "-m", "AP"]) == 0
+    assert "relevance threshold" not in capsys.readouterr().err
+
+
+def test_a_threshold_above_the_levels_warns_in_python_too():
+    import warnings
+
+    import evalcore
+    from evalcore.registry import ThresholdWarning
+
+    c = evalcore.simulate.simulated_collection(5, 3, seed=0)
+    with pytest.warns(ThresholdWarning, match=r"threshold 4 .* every score of AP\(rel=4\) is 0"):
+        s = evalcore.score_matrices(c, ["AP(rel=4)", "Q-measure"])
+    assert float(abs(s["AP(rel=4)"]).max()) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ThresholdWarning)
+        evalcore.score_matrices(c, ["AP(rel=3)", "RR"], rel_threshold=3)
