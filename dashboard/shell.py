@@ -16,6 +16,10 @@ import streamlit as st
 from . import cached, errors, references, safe, state, widgets
 
 
+#: The browser tab's icon (see :func:`setup`).
+PAGE_ICON = "\U0001f4ca"   # bar chart
+
+
 def setup(data_page: bool = False):
     """Page config, session defaults (from the URL once), the shared sidebar.
 
@@ -27,7 +31,10 @@ def setup(data_page: bool = False):
     st.session_state["_live_pending"] = []       # quick passes drawn in this run (widgets.live_meta)
     st.session_state["_view_figs"] = []          # charts drawn in this run (widgets.chart), for the HTML export
     st.session_state["_run_t0"] = time.perf_counter()
-    st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
+    # page_icon: an emoji, drawn by the browser as a data: URL. A ":material/...:" favicon is fetched by
+    # Streamlit 1.67's frontend from fonts.gstatic.com (every student's browser would contact a third
+    # party, and the icon vanishes offline); the icons inside the page come from the font Streamlit serves.
+    st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=PAGE_ICON,
                        layout="wide", initial_sidebar_state="expanded")
     st.html(NARROW_CSS)
     ss = st.session_state

@@ -369,3 +369,14 @@ def test_data_page_counts_equal_trec_evals_num_ret_num_rel_num_rel_ret(clef2015,
             for _, r in table.iterrows()} == want
     cap = next(x.value for x in at.caption if "qrels topics" in x.value)
     assert f"Sums over all 66 qrels topics, relevant meaning level {level} or higher" in cap
+
+
+def test_no_page_icon_is_fetched_from_another_origin():
+    """Streamlit 1.67's frontend makes the page icon (st.navigation's and set_page_config's) the browser
+    tab's favicon and fetches a ":material/...:" one from fonts.gstatic.com; the browser test
+    (test_links_images_and_html_from_users_are_shown_as_text) asserts no such request is made."""
+    from dashboard.pages import PAGES
+    from dashboard.shell import PAGE_ICON
+
+    icons = [p.icon for p in PAGES] + [PAGE_ICON]
+    assert not [i for i in icons if i.startswith(":")], icons   # emoji only: drawn locally as a data: URL
