@@ -15,7 +15,6 @@ import streamlit as st
 
 from . import cached, errors, references, safe, state, widgets
 
-
 #: The browser tab's icon (see :func:`setup`).
 PAGE_ICON = "\U0001f4ca"   # bar chart
 
