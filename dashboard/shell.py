@@ -85,8 +85,7 @@ def _uploaded_data(data_page: bool) -> None:
     ss = st.session_state
     up = ss.get("uploaded")
     if up is not None:
-        cached.share_upload(up)
-        ss["upload_fp"], ss["upload_name"] = up.fingerprint, str(up.name or "")[:state.MAX_URL_TEXT]
+        ss["upload_fp"], ss["upload_name"] = cached.share_upload(up), str(up.name or "")[:state.MAX_URL_TEXT]
         return
     if ss["dataset"] != "upload":
         return

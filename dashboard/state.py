@@ -124,7 +124,7 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "sw_conf": ("swc", 0.95, float),       # Swap: the confidence of the summary table
     "bs_tab": ("bst", "", str),            # Bootstrap: which tab ("" = the first)
     "bs_only_sig": ("bssig", False, _bool),
-    "upload_fp": ("up", "", str),          # uploaded data: content hash (see shell.setup)
+    "upload_fp": ("up", "", str),          # uploaded data: content hash and load report's (cached.link_key)
     "upload_name": ("upname", "", str),    # its title in this view
 }
 #: The Significance page's choices (plain keys, mirrored into its widgets by the page).
