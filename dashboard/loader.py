@@ -377,6 +377,8 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
         proc, here, lifeline = _start((qrels, runs, options, memory))
         t0 = time.perf_counter()
         while True:
+            if time.perf_counter() - t0 > timeout:   # checked first: a worker that only reports progress too
+                raise _timed_out(timeout)
             if here.poll(_TICK):
                 try:
                     msg = here.recv()
@@ -398,8 +400,6 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
                                       "the files if they are")
             if proc.poll() is not None and not here.poll():
                 raise _died(proc, memory)
-            if time.perf_counter() - t0 > timeout:
-                raise _timed_out(timeout)
             if cancelled():
                 raise LoadCancelled("the session went away while its load was running")
             if tick is not None:
