@@ -205,3 +205,16 @@ def test_a_failing_callback_shows_an_error_box_not_a_traceback(monkeypatch):
     assert at.title and at.title[0].value == "Report"        # the page is drawn, not blank
     at.run()                                                  # shown once, not on every run after
     assert not any("RecursionError" in e.value for e in at.error)
+
+
+def test_tables_show_bidi_ids_escaped_and_keep_the_frame():
+    import pandas as pd
+
+    from dashboard.widgets import visible_ids
+
+    df = pd.DataFrame({"run": ["run\u202ecod", "doc"], "AP": [0.1, 0.2]}, index=["t\u200b1", "t2"])
+    shown = visible_ids(df)
+    assert shown["run"].tolist() == ["run\\u202ecod", "doc"] and shown.index.tolist() == ["t\\u200b1", "t2"]
+    assert df["run"].tolist() == ["run\u202ecod", "doc"]            # the frame (downloads) keeps the ids
+    plain = pd.DataFrame({"run": ["a"], "AP": [0.5]})
+    assert visible_ids(plain) is plain
