@@ -125,7 +125,7 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     return c
 
 
-#: Uploads reopened by a link, by content hash (the collection's fingerprint): the most recent ones.
+#: Uploads reopened by a link, by :func:`link_key` (content hash and load report): the most recent ones.
 UPLOAD_LINKS_KEPT = 4
 
 
@@ -140,17 +140,29 @@ def _links() -> _Store:
     return _Store(UPLOAD_LINKS_KEPT)
 
 
-def share_upload(c: Collection) -> None:
-    """Offer a loaded upload to links naming its content hash (arrays shared, nothing copied)."""
-    if upload_links_on() and _links().get(c.fingerprint) is None:
-        _links().put(c.fingerprint, c)
+def link_key(c: Collection) -> str:
+    """The key a link names an upload by: its content hash and a hash of its load report (the file names
+    it was loaded from, its warnings). Two uploads of the same bytes under other names share a content
+    hash; keyed by that alone, the link store kept the first one's report, and a second user's link
+    showed the first user's file names ("Source: alice-private-judgments.txt")."""
+    import hashlib
+
+    return f"{c.fingerprint}-{hashlib.sha1(repr(c.report).encode()).hexdigest()[:12]}"
 
 
-def shared_upload(fp: str, name: str = "") -> Collection | None:
-    """The upload a link names by content hash, titled as in the link; None if not held (or links are off)."""
-    if not fp or not upload_links_on():
+def share_upload(c: Collection) -> str:
+    """Offer a loaded upload to links naming :func:`link_key` (arrays shared, nothing copied); returns the key."""
+    key = link_key(c)
+    if upload_links_on() and _links().get(key) is None:
+        _links().put(key, c)
+    return key
+
+
+def shared_upload(key: str, name: str = "") -> Collection | None:
+    """The upload a link names by :func:`link_key`, titled as in the link; None if not held (or links are off)."""
+    if not key or not upload_links_on():
         return None
-    c = _links().get(str(fp))
+    c = _links().get(str(key))
     if c is None:
         return None
     return replace(c, name=str(name)[:200]) if name and name != c.name else c

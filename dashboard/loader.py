@@ -8,9 +8,22 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
   ``sys.executable``: nothing of the server is inherited, and unlike multiprocessing's ``spawn`` it
   does not re-run the server's main module) with its own address-space limit (``LOAD_MEMORY``,
   ``RLIMIT_AS``), so a load that needs more ends in a readable error, not in a server that swaps;
-* at most ``LOAD_WORKERS`` loads run at once (a semaphore); a session that waits sees its place
-  in the queue (``waiting(position)``); the worker runs at niceness ``LOAD_NICE`` (10), so the
+* at most ``LOAD_WORKERS`` loads run at once (a semaphore): by default half the cores the server may
+  use, and no more than the memory budget of all loads together (``EVALCORE_LOAD_BUDGET``, default half
+  the machine's memory) holds at ``LOAD_MEMORY`` each (:func:`pool_size`); a session that waits sees its
+  place in the queue (``waiting(position)``); the worker runs at niceness ``LOAD_NICE`` (10), so the
   other sessions' reruns get the CPU first on a busy machine;
+* a load has ``LOAD_TIMEOUT`` seconds (``EVALCORE_LOAD_TIMEOUT``, default 600) from its worker's start:
+  a worker that takes longer, or hangs (stopped, deadlocked), is killed with a message saying so, and its
+  slot goes to the next load in the queue; a worker that dies (killed by a signal, the out-of-memory
+  killer among them, or exiting early) is reported by its exit status, read before the end of its pipe
+  is taken for an answer (:func:`_died`), and the next load - a retry too - gets a fresh worker;
+* clean stops: a worker watches the pipe its payload came through, which the server holds open for the
+  whole load; when the server goes (stopped, killed) the pipe closes and the worker exits at once. On a
+  normal stop (SIGTERM: Streamlit stops and the interpreter exits) the running workers are killed and
+  the staging directories removed (``atexit``); a staging directory is named with the server's process
+  id (``evalcore-load-<pid>-...``), and those of a server that no longer runs (killed, crashed) are
+  removed when the next one starts (:func:`sweep_stale`);
 * the uploaded bytes reach the worker as files, not through the pipe: each ``(name, bytes)`` is
   written to a private temporary directory (``EVALCORE_LOAD_DIR``, default the system's temporary
   directory; removed when the load ends, cancelled or not) and the worker is sent only their names and
@@ -24,14 +37,19 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
   reruns, at the next element the loop draws - or ``cancelled()`` says so.
 
 No Streamlit here: the callbacks draw (``dashboard.cached.load_upload`` passes them).
-Settings (environment): ``EVALCORE_LOAD_WORKERS`` (default 1), ``EVALCORE_LOAD_MEMORY`` (bytes of
-address space per worker, default 4 GiB), ``EVALCORE_LOAD_INPROCESS=1`` (load in the server's own
+Settings (environment): ``EVALCORE_LOAD_WORKERS`` (loads at once; default :func:`pool_size`),
+``EVALCORE_LOAD_MEMORY`` (bytes of address space per worker, default 4 GiB), ``EVALCORE_LOAD_BUDGET``
+(bytes all loads together may take, default half the machine's memory), ``EVALCORE_LOAD_TIMEOUT``
+(seconds one load may take, default 600), ``EVALCORE_LOAD_INPROCESS=1`` (load in the server's own
 interpreter, as before: for debugging).
 """
 from __future__ import annotations
 
+import atexit
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,16 +64,49 @@ from evalcore.collection import Collection
 from evalcore.io import InputError
 from evalcore.io.limits import human_bytes
 
-__all__ = ["LOAD_MEMORY", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "queue_length"]
+__all__ = ["LOAD_MEMORY", "LOAD_TIMEOUT", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "pool_size",
+           "queue_length", "sweep_stale"]
 
-LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS", "1")))
+
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):   # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _machine_memory() -> int:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):   # pragma: no cover - not on POSIX
+        return 8 << 30
+
+
+def pool_size(cores: int, budget: int, per_load: int) -> int:
+    """Loads that may run at once: half the ``cores`` (the sessions' reruns keep the other half), and no
+    more than the ``budget`` of bytes all loads together may take holds at ``per_load`` each; at least 1.
+
+    >>> pool_size(2, 64 << 30, 4 << 30), pool_size(16, 64 << 30, 4 << 30), pool_size(16, 10 << 30, 4 << 30)
+    (1, 8, 2)
+    """
+    return max(1, min(cores // 2, budget // max(per_load, 1)))
+
+
 LOAD_MEMORY = int(os.environ.get("EVALCORE_LOAD_MEMORY", str(4 << 30)))
+LOAD_BUDGET = int(os.environ.get("EVALCORE_LOAD_BUDGET", str(_machine_memory() // 2)))
+LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS") or pool_size(_cores(), LOAD_BUDGET, LOAD_MEMORY)))
+LOAD_TIMEOUT = float(os.environ.get("EVALCORE_LOAD_TIMEOUT", "600"))
 LOAD_NICE = 10   # the worker's scheduling niceness (lower priority than the server's threads)
 _TICK = 0.25   # seconds between looks at the worker (and calls of the session's callbacks)
 
 _slots = threading.BoundedSemaphore(LOAD_WORKERS)
 _lock = threading.Lock()
 _queue: list[object] = []     # tickets of the loads waiting for a slot, first come first served
+_workers: set[subprocess.Popen] = set()   # the running workers (killed at exit)
+_staging: set[str] = set()                # the staging directories of the running loads (removed at exit)
+_PREFIX = "evalcore-load-"
+_STALE = re.compile(re.escape(_PREFIX) + r"(\d+)-")
 
 
 class LoadCancelled(Exception):
@@ -103,12 +154,66 @@ def _unstage(source):
     return source
 
 
+def _staging_root() -> str:
+    return os.environ.get("EVALCORE_LOAD_DIR") or tempfile.gettempdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:     # another user's process: alive
+        return True
+    return True
+
+
+def sweep_stale(root: str | None = None) -> list[str]:
+    """Remove the staging directories (``evalcore-load-<pid>-...``) of servers that no longer run (killed
+    or crashed during a load); returns their paths. Those of running servers, this one's among them,
+    are kept. Called once when this module is imported (the server's start)."""
+    root = root or _staging_root()
+    gone = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return gone
+    for name in names:
+        m = _STALE.match(name)
+        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            path = os.path.join(root, name)
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(path)
+    return gone
+
+
+def _at_exit() -> None:
+    """The server stops (SIGTERM, Ctrl-C: Streamlit stops and the interpreter exits, its script threads
+    being daemons): kill the running workers and remove the staging directories."""
+    with _lock:
+        procs, dirs = list(_workers), list(_staging)
+    for p in procs:
+        try:
+            p.kill()
+        except OSError:
+            pass
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if os.environ.get("EVALCORE_LOAD_WORKER") != "1":   # the server (a worker imports this module too)
+    atexit.register(_at_exit)
+    sweep_stale()
+
+
 def _payload(qrels, runs) -> tuple[object, object, str | None]:
     """(qrels, runs, directory): the uploads written to a new private directory, or, if that fails
     (a full disk, no temporary directory), the sources unchanged and None."""
     where = None
     try:
-        where = tempfile.mkdtemp(prefix="evalcore-load-", dir=os.environ.get("EVALCORE_LOAD_DIR") or None)
+        where = tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=_staging_root())
+        with _lock:
+            _staging.add(where)
         count = [0]
         return _stage(qrels, where, count), _stage(runs, where, count), where
     except OSError:
@@ -123,7 +228,16 @@ def _serve(fd_in: int, fd_out: int) -> None:
     ("progress", x) messages and then ("done", collection) or ("error", kind, text) on ``fd_out``."""
     src, conn = Connection(fd_in, writable=False), Connection(fd_out, readable=False)
     qrels, runs, options, memory = src.recv()
-    src.close()
+
+    def lifeline() -> None:
+        """The server holds the payload pipe open for the whole load: its end (the server stopped or was
+        killed) ends this worker at once."""
+        try:
+            while True:
+                src.recv_bytes()
+        except (EOFError, OSError):
+            os._exit(3)
+    threading.Thread(target=lifeline, daemon=True).start()
     try:
         import resource
 
@@ -155,12 +269,14 @@ def _serve(fd_in: int, fd_out: int) -> None:
         conn.close()
 
 
-def _start(payload) -> tuple[subprocess.Popen, Connection]:
-    """A worker interpreter with two pipes; the payload sent, the result pipe returned."""
+def _start(payload) -> tuple[subprocess.Popen, Connection, Connection]:
+    """A worker interpreter with two pipes; the payload sent. Returns the process, the result pipe and
+    the payload pipe, kept open for the whole load (the worker's lifeline: closing it ends the worker)."""
     to_r, to_w = os.pipe()
     from_r, from_w = os.pipe()
     root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+           "EVALCORE_LOAD_WORKER": "1"}
     code = f"from dashboard.loader import _serve; _serve({to_r}, {from_w})"
     try:
         proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(to_r, from_w), env=env, cwd=root,
@@ -168,20 +284,55 @@ def _start(payload) -> tuple[subprocess.Popen, Connection]:
     finally:
         os.close(to_r)
         os.close(from_w)
+    with _lock:
+        _workers.add(proc)
     out = Connection(to_w, readable=False)
     try:
         out.send(payload)
     except OSError:   # the worker died at once; its exit code says why
         pass
-    finally:
-        out.close()
-    return proc, Connection(from_r, writable=False)
+    return proc, Connection(from_r, writable=False), out
 
 
 def _memory_error(memory: int) -> InputError:
     return InputError(f"loading these files needs more than {human_bytes(memory)}, the memory one load may "
                       "take on this server", hint="load fewer runs or topics at once, or ask the server's "
                                                   "operator to raise EVALCORE_LOAD_MEMORY")
+
+
+def _died(proc: subprocess.Popen, memory: int) -> InputError:
+    """Why a worker ended without an answer, from its exit status - read first (waiting a moment for it):
+    the end of its pipe alone says nothing (a killed worker and a crashed one look alike there)."""
+    try:
+        rc = proc.wait(2)
+    except subprocess.TimeoutExpired:
+        rc = None
+    if rc is not None and rc < 0:
+        sig = -rc
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        if sig == signal.SIGKILL:
+            return InputError(
+                "the load's worker process was killed (SIGKILL) before it finished: on a server this is "
+                f"usually the system's out-of-memory killer (the machine ran short of memory; one load may take "
+                f"{human_bytes(memory)}), or the server's operator; your files were not at fault",
+                hint="try again in a moment; if it happens again, load fewer runs or topics at once, or ask the "
+                     "server's operator (EVALCORE_LOAD_WORKERS, EVALCORE_LOAD_MEMORY)")
+        return InputError(f"the load's worker process was stopped by {name} ({sig}) before it finished",
+                          hint="try again; if it happens again, please report it with the files")
+    what = f"exited with status {rc}" if rc else "ended without an answer"
+    return InputError(f"the load's worker process {what} before it finished",
+                      hint="try again; if it happens again, load fewer files at once, or please report it "
+                           "with the files")
+
+
+def _timed_out(seconds: float) -> InputError:
+    return InputError(f"the load took more than {seconds:g} s, the time one load may take on this server, and "
+                      "was stopped",
+                      hint="load fewer or smaller files at once, or try again when the server is less busy; the "
+                           "server's operator can raise EVALCORE_LOAD_TIMEOUT")
 
 
 def _wait_for_slot(ticket, waiting: Callable[[int], None] | None, cancelled: Callable[[], bool]) -> None:
@@ -203,31 +354,36 @@ def _wait_for_slot(ticket, waiting: Callable[[int], None] | None, cancelled: Cal
 def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = None,
                    waiting: Callable[[int], None] | None = None, tick: Callable[[float], None] | None = None,
                    cancelled: Callable[[], bool] = lambda: False, memory: int | None = None,
-                   **options) -> Collection:
+                   timeout: float | None = None, **options) -> Collection:
     """``evalcore.load_collection(qrels, runs, **options)`` in a worker process (see the module doc).
 
     ``progress(fraction)`` as runs are placed; ``waiting(position)`` while the load waits for a free
     worker (1 = next); ``tick(seconds)`` about every quarter second while the worker runs (a place to
     draw, so that a closed session's script thread stops here). Any exception a callback raises kills
-    the worker and passes through. Bad input is an :class:`~evalcore.io.InputError`, as in-process.
+    the worker and passes through. Bad input is an :class:`~evalcore.io.InputError`, as in-process; so
+    is a load past ``timeout`` seconds (default ``LOAD_TIMEOUT``) and a worker that died, each saying
+    which and what to do.
     """
     memory = LOAD_MEMORY if memory is None else int(memory)
+    timeout = LOAD_TIMEOUT if timeout is None else float(timeout)
     if os.environ.get("EVALCORE_LOAD_INPROCESS") == "1":
         import evalcore
 
         return evalcore.load_collection(qrels, runs, progress=progress, **options)
     _wait_for_slot(object(), waiting, cancelled)
-    proc = here = where = None
+    proc = here = lifeline = where = None
     try:
         qrels, runs, where = _payload(qrels, runs)
-        proc, here = _start((qrels, runs, options, memory))
+        proc, here, lifeline = _start((qrels, runs, options, memory))
         t0 = time.perf_counter()
         while True:
+            if time.perf_counter() - t0 > timeout:   # checked first: a worker that only reports progress too
+                raise _timed_out(timeout)
             if here.poll(_TICK):
                 try:
                     msg = here.recv()
-                except EOFError:
-                    msg = ("error", "died", "")
+                except EOFError:     # the worker is gone: its exit status says why
+                    raise _died(proc, memory) from None
                 if msg[0] == "progress":
                     if progress is not None:
                         progress(msg[1])
@@ -243,9 +399,7 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
                                  hint="check that they are TREC / NTCIR qrels and run files; please report "
                                       "the files if they are")
             if proc.poll() is not None and not here.poll():
-                raise _memory_error(memory) if proc.returncode in (-9, 137) else InputError(
-                    f"the load stopped unexpectedly (worker exit code {proc.returncode})",
-                    hint="try again; if it happens again, load fewer files at once")
+                raise _died(proc, memory)
             if cancelled():
                 raise LoadCancelled("the session went away while its load was running")
             if tick is not None:
@@ -256,7 +410,16 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
         if proc is not None:
             if proc.poll() is None:
                 proc.kill()
-            proc.wait(5)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:   # pragma: no cover - a kill not taken within 5 s
+                pass
+            with _lock:
+                _workers.discard(proc)
+        if lifeline is not None:
+            lifeline.close()
         if where is not None:
             shutil.rmtree(where, ignore_errors=True)
+            with _lock:
+                _staging.discard(where)
         _slots.release()

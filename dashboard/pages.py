@@ -27,19 +27,23 @@ class PageSpec:
         return f"views/{self.file}"
 
 
+#: Each page's icon is an emoji: Streamlit 1.67's frontend makes the current page's icon the browser tab's
+#: favicon, and fetches a ":material/...:" one from fonts.gstatic.com (a request to a third party from every
+#: student's browser, and no icon offline). Icons inside a page (buttons, alerts) come from the Material
+#: Symbols font Streamlit serves itself, and stay.
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("overview.py", "Overview", ":material/dashboard:", "overview", True),
-    PageSpec("data.py", "Data", ":material/database:", "data", False),
-    PageSpec("playground.py", "Metric playground", ":material/school:", "playground", True),
-    PageSpec("rankings.py", "Rankings", ":material/leaderboard:", "rankings", True),
-    PageSpec("correlation.py", "Rank correlation", ":material/grid_on:", "correlation", True),
-    PageSpec("gains.py", "Which gains should I report?", ":material/tune:", "gains", True),
-    PageSpec("swap.py", "Swap method", ":material/swap_horiz:", "swap", True),
-    PageSpec("bootstrap.py", "Bootstrap sensitivity", ":material/ssid_chart:", "bootstrap", True),
-    PageSpec("significance.py", "Significance & topic sets", ":material/functions:", "significance", True),
-    PageSpec("stability.py", "Stability", ":material/balance:", "stability", True),
-    PageSpec("lesson.py", "Lesson: 003 in four steps", ":material/co_present:", "lesson", False),
-    PageSpec("report.py", "Report", ":material/description:", "report", False, "Build the report"),
+    PageSpec("overview.py", "Overview", "\U0001f4ca", "overview", True),
+    PageSpec("data.py", "Data", "\U0001f5c2\ufe0f", "data", False),
+    PageSpec("playground.py", "Metric playground", "\U0001f393", "playground", True),
+    PageSpec("rankings.py", "Rankings", "\U0001f3c6", "rankings", True),
+    PageSpec("correlation.py", "Rank correlation", "\U0001f517", "correlation", True),
+    PageSpec("gains.py", "Which gains should I report?", "\U0001f39a\ufe0f", "gains", True),
+    PageSpec("swap.py", "Swap method", "\U0001f500", "swap", True),
+    PageSpec("bootstrap.py", "Bootstrap sensitivity", "\U0001f4c8", "bootstrap", True),
+    PageSpec("significance.py", "Significance & topic sets", "\U0001f9ee", "significance", True),
+    PageSpec("stability.py", "Stability", "\u2696\ufe0f", "stability", True),
+    PageSpec("lesson.py", "Lesson: 003 in four steps", "\U0001f4d6", "lesson", False),
+    PageSpec("report.py", "Report", "\U0001f4dd", "report", False, "Build the report"),
 )
 
 #: The page the site's root (``/``) shows. It is also served at its own path

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from evalcore.figures import plot_text
+from evalcore.texfmt import visible
 
 #: Longest piece of user text put on screen in one place (a title, an id, a message).
 MAX_SHOWN = 500
@@ -22,7 +23,6 @@ _ASCII_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
 #: A word (up to the next space) that GFM's autolink literal would turn into a link: a ``http://``,
 #: ``https://`` or ``ftp://`` address, a ``www.`` host, an e-mail address (``x@host.tld``).
 _AUTOLINK_WORD = re.compile(r"[^ ]*?(?:(?i:https?|ftp)://|(?i:www)\.|@[\w-]+\.[\w-])[^ ]*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
 
 def md(text, limit: int = MAX_SHOWN) -> str:
@@ -36,8 +36,10 @@ def md(text, limit: int = MAX_SHOWN) -> str:
     become one (``https://...``, ``www.x``, ``a@b.c``) is put in a code span
     instead: shown as code, never as a link, its characters exactly as written.
     Nothing invisible is added: what a reader copies is the text itself.
-    Line breaks become spaces, other control characters are dropped, and the
-    text is cut at ``limit`` characters (with an ellipsis).
+    Line breaks and tabs become spaces; every other control, bidirectional or
+    zero-width character is shown as its ``\uXXXX`` escape
+    (:func:`evalcore.texfmt.visible`: ``run\u202ecod`` is not shown as
+    "rundoc"); the text is cut at ``limit`` characters (with an ellipsis).
 
     >>> md("[x](https://evil.example)")
     '`[x](https://evil.example)`'
@@ -49,7 +51,7 @@ def md(text, limit: int = MAX_SHOWN) -> str:
     s = str(text)
     if len(s) > limit:
         s = s[:limit] + "..."
-    s = _CONTROL.sub("", s.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
+    s = visible(s.replace("\r\n", " ").replace("\n", " ").replace("\r", " ").replace("\t", " "))
     out, at = [], 0
     for m in _AUTOLINK_WORD.finditer(s):
         out += [_ASCII_PUNCT.sub(_reference, s[at:m.start()]), _code(m.group())]

@@ -15,6 +15,9 @@ import streamlit as st
 
 from . import cached, errors, references, safe, state, widgets
 
+#: The browser tab's icon (see :func:`setup`).
+PAGE_ICON = "\U0001f4ca"   # bar chart
+
 
 def setup(data_page: bool = False):
     """Page config, session defaults (from the URL once), the shared sidebar.
@@ -28,7 +31,10 @@ def setup(data_page: bool = False):
     st.session_state["_view_figs"] = []          # charts drawn in this run (widgets.chart), for the HTML export
     st.session_state["_view_items"] = []         # all it draws, in order (widgets.chart/table/caption/...)
     st.session_state["_run_t0"] = time.perf_counter()
-    st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=":material/leaderboard:",
+    # page_icon: an emoji, drawn by the browser as a data: URL. A ":material/...:" favicon is fetched by
+    # Streamlit 1.67's frontend from fonts.gstatic.com (every student's browser would contact a third
+    # party, and the icon vanishes offline); the icons inside the page come from the font Streamlit serves.
+    st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=PAGE_ICON,
                        layout="wide", initial_sidebar_state="expanded")
     st.html(NARROW_CSS)
     ss = st.session_state
@@ -91,8 +97,7 @@ def _uploaded_data(data_page: bool) -> None:
     ss = st.session_state
     up = ss.get("uploaded")
     if up is not None:
-        cached.share_upload(up)
-        ss["upload_fp"], ss["upload_name"] = up.fingerprint, str(up.name or "")[:state.MAX_URL_TEXT]
+        ss["upload_fp"], ss["upload_name"] = cached.share_upload(up), str(up.name or "")[:state.MAX_URL_TEXT]
         return
     if ss["dataset"] != "upload":
         return

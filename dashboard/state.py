@@ -125,7 +125,7 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "bs_tab": ("bst", "", str),            # Bootstrap: which tab ("" = the first)
     "bs_only_sig": ("bssig", False, _bool),
     "ls_step": ("step", 1, int),           # Lesson: the step shown (1-4; the page clamps it)
-    "upload_fp": ("up", "", str),          # uploaded data: content hash (see shell.setup)
+    "upload_fp": ("up", "", str),          # uploaded data: content hash and load report's (cached.link_key)
     "upload_name": ("upname", "", str),    # its title in this view
     "chart_format": ("chart", "svg", str),   # what a chart's camera button saves (dashboard.shell.CHART_FORMATS)
 }

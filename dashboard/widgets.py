@@ -220,7 +220,29 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
         args["height"] = height
     args.update(kw)
     _note("table", label=label or "", frame=df, digits=digits, columns=cfg, index=not kw.get("hide_index"))
-    st.dataframe(df, **args)
+    st.dataframe(visible_ids(df), **args)
+
+
+def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
+    """The frame as shown: text cells and labels (run and topic ids) with bidirectional, zero-width and
+    control characters as ``\\uXXXX`` escapes (:func:`evalcore.texfmt.visible`); a copy only when one has any."""
+    from evalcore.texfmt import visible
+
+    def fix(v):
+        return visible(v) if isinstance(v, str) else v
+    def texty(s) -> bool:
+        return pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)
+    text = [c for c in df.columns if texty(df[c])]
+    changed = any((df[c].map(fix) != df[c]).any() for c in text)
+    index_changed = texty(df.index) and any(fix(v) != v for v in df.index)
+    if not changed and not index_changed:
+        return df
+    out = df.copy()
+    for c in text:
+        out[c] = out[c].map(fix)
+    if index_changed:
+        out.index = out.index.map(fix)
+    return out
 
 
 def settings_line(s: state.Settings, c) -> str:

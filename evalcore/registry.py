@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore eva
 __all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS",
            "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate",
            "evaluate_rows", "ScoreRows", "topic_means", "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC",
-           "policy_matrices", "conventions", "TopicSetWarning"]
+           "policy_matrices", "conventions", "TopicSetWarning", "ThresholdWarning"]
 
 
 def resolve_metric(key: str, names: str | None = None, *, warn: bool = False) -> Resolved:
@@ -147,6 +147,7 @@ def score_matrices(collection: Collection, metrics: Iterable[str] | None = None,
     # AmbiguousNameWarning for nDCG@k, a bare nDCG and AP@k (evalcore.names), once per name as written
     for k in (keys if metrics is None else dict.fromkeys(metric_text(m) for m in metrics)):
         resolve(k, names, warn=True)
+    _warn_threshold_above_levels(collection, keys, rel_threshold, names)
     out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
                            rel_threshold=rel_threshold, log_base=log_base, p=p, names=names) for k in keys}
     if standardise in (None, "none"):
@@ -247,6 +248,34 @@ def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str |
             extra = spec.func(side, **_kwargs(spec, r.cutoff, **{**kw, **r.params}))
         return np.concatenate([m, extra], axis=1), collection.topic_ids + zero_ids, policy
     return m, collection.topic_ids, policy
+
+
+class ThresholdWarning(UserWarning):
+    """A binary metric's relevance threshold above the collection's highest level: no document counts as
+    relevant and every score of that metric is 0 (as trec_eval ``-l`` and ir_measures' ``rel=`` give, silently)."""
+
+
+def _warn_threshold_above_levels(collection: Collection, keys, rel_threshold: int, names: str | None) -> None:
+    """:class:`ThresholdWarning` naming the metrics whose threshold (``rel_threshold`` or the name's own
+    ``rel=``) exceeds ``collection.max_level``."""
+    K = int(collection.max_level)
+    if K < 1:
+        return
+    high: dict[int, list[str]] = {}
+    for k in keys:
+        r = resolve(k, names, warn=False)
+        if METRICS[r.base].uses_threshold:
+            t = int(r.params.get("rel_threshold", rel_threshold))
+            if t > K:
+                high.setdefault(t, []).append(k)
+    for t, ks in high.items():
+        import warnings
+
+        shown = ", ".join(ks[:6]) + (f" and {len(ks) - 6} more" if len(ks) > 6 else "")
+        warnings.warn(ThresholdWarning(
+            f"relevance threshold {t} is above the collection's highest relevance level ({K}): no document counts "
+            f"as relevant, so every score of {shown} is 0; give a threshold of 1 to {K} (--rel-threshold, "
+            "rel_threshold=, or rel= in the name)"), stacklevel=3)
 
 
 class TopicSetWarning(UserWarning):

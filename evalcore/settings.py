@@ -372,6 +372,38 @@ def _refuse_constant(name: str):
     raise SettingsError(f"{name} is not a finite number (JSON has no {name}; give a number or leave the key out)")
 
 
+class _Huge:
+    """A JSON integer too large for any setting (more than :data:`_MAX_INT_DIGITS` digits; a float that
+    overflows is inf, refused by the key's own check): kept as its text while the document is decoded,
+    then refused naming its key (:func:`_refuse_huge`), instead of Python's "Exceeds the limit (4300
+    digits) for integer string conversion" or an OverflowError naming neither file nor key."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text if len(self.text) <= 24 else f"a number of {len(self.text):,} characters"
+
+
+#: Longest integer a settings value may be written with: the largest bound (the seed, 2**32 - 1) has 10.
+_MAX_INT_DIGITS = 20
+
+
+def _int_or_huge(text: str):
+    return _Huge(text) if len(text.lstrip("-")) > _MAX_INT_DIGITS else int(text)
+
+
+def _refuse_huge(data, where: str = "") -> None:
+    """Raise SettingsError naming the key (``swap.B``, ``gains[2]``) of the first :class:`_Huge` number."""
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for k, v in items:
+        here = f"{where}.{k}" if isinstance(k, str) and where else (f"{where}[{k}]" if isinstance(k, int) else str(k))
+        if isinstance(v, _Huge):
+            raise SettingsError(f"{here or 'the value'} is {v}, far outside the range of any setting; give a value "
+                                "within the key's bounds (docs/reliability.md)")
+        _refuse_huge(v, here)
+
+
 def parse_settings(text: str | bytes, source: str = "settings") -> dict:
     """Validate a whole settings document and return the normalised settings (see the module doc).
 
@@ -422,11 +454,15 @@ def _decode_json(text):
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels ({deep} here); a settings file is a flat "
                             "object (a few groups such as \"swap\": {...})")
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        data = json.loads(text, parse_constant=_refuse_constant, parse_int=_int_or_huge)
     except json.JSONDecodeError as e:
         raise SettingsError(f"line {e.lineno}: not valid JSON ({e.msg})") from None
     except RecursionError:  # not reached: the nesting was counted above
         raise SettingsError(f"nested deeper than {MAX_DEPTH} levels; a settings file is a flat object") from None
+    if isinstance(data, _Huge):
+        raise SettingsError("a settings file holds a JSON object; got a number")
+    _refuse_huge(data)
+    return data
 
 
 def _settings_object(data) -> dict:

@@ -4,8 +4,9 @@ command's and the dashboard's LaTeX). Pure Python."""
 from __future__ import annotations
 
 import math
+import re
 
-__all__ = ["tex_escape", "md_escape", "format_p", "P_FLOOR"]
+__all__ = ["tex_escape", "md_escape", "format_p", "visible", "P_FLOOR"]
 
 #: LaTeX's special characters (and a few symbols written as LaTeX: +-, en dash, >=, <=, middle dot).
 TEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -18,13 +19,36 @@ MD_SPECIAL = "\\`*_[]<>|#~$"
 P_FLOOR = 0.001
 
 
+#: Characters a reader cannot see but that change what is shown: C0/C1 controls (tab, line feed and carriage
+#: return excepted: the callers turn them into spaces or lines), the bidirectional marks, embeddings, overrides
+#: and isolates (U+061C, U+200E/F, U+202A-E, U+2066-9: "run\u202ecod.txt" displays as "runtxt.doc"), zero-width
+#: characters, the soft hyphen, the line and paragraph separators and the byte-order mark.
+_INVISIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f"
+                        "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+
+def visible(text) -> str:
+    r"""``text`` with every invisible or reordering character written as a ``\uXXXX`` escape, so that an id
+    shows what it holds: ``run\u202ecod`` is not read as ``rundoc`` beside a real run. Used wherever ids
+    are displayed (the dashboard's Markdown and labels, the CLI's text tables, the Markdown and LaTeX
+    escapers); data formats (CSV, JSON) keep the exact characters.
+
+    >>> visible("run\u202ecod")
+    'run\\u202ecod'
+    >>> visible("a\x00b\u200bc")
+    'a\\u0000b\\u200bc'
+    """
+    s = str(text)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", s) if _INVISIBLE.search(s) else s
+
+
 def tex_escape(text) -> str:
     r"""``text`` with LaTeX's special characters escaped.
 
     >>> tex_escape("ndcg_cut_10 & 5% <x>")
     'ndcg\\_cut\\_10 \\& 5\\% \\textless{}x\\textgreater{}'
     """
-    return "".join(TEX_ESCAPES.get(ch, ch) for ch in str(text))
+    return "".join(TEX_ESCAPES.get(ch, ch) for ch in visible(text))
 
 
 def md_escape(text) -> str:
@@ -33,7 +57,7 @@ def md_escape(text) -> str:
     >>> md_escape("run_1 | *x*")
     'run\\_1 \\| \\*x\\*'
     """
-    return "".join("\\" + ch if ch in MD_SPECIAL else ch for ch in str(text))
+    return "".join("\\" + ch if ch in MD_SPECIAL else ch for ch in visible(text))
 
 
 def format_p(p, fmt: str = "text") -> str:

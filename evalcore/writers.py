@@ -25,6 +25,10 @@ document), the relevance threshold of a binary measure, the ranking order with i
   every line as ``measure topic value``: a ``#`` line would become a bogus measure or a parse error,
   whereas these lines read as three more summary values beside trec_eval's own ``runid``.
 
+Run and topic ids in ``tsv`` and ``trec_eval`` (text read on a terminal) show control, bidirectional and
+zero-width characters as ``\\uXXXX`` escapes (:func:`evalcore.texfmt.visible`); ``csv`` and ``jsonl``
+keep the exact characters (JSON writes them as ``\\u`` escapes itself).
+
 Values keep 12 significant digits (``format(v, ".12g")``); a NaN or infinite
 value is ``null`` in JSON.
 """
@@ -36,6 +40,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from ._atomic import write_text
+from .texfmt import visible
 
 if TYPE_CHECKING:  # the writers take a DataFrame or evalcore.registry.ScoreRows; neither needs pandas here
     import pandas as pd
@@ -94,8 +99,21 @@ def _order_depth(df: pd.DataFrame | ScoreRows) -> tuple[str, str]:
     return str(a.get("order") or ""), ("all" if depth is None and "order" in a else "" if depth is None else str(depth))
 
 
+def _shown_ids():
+    """``visible`` of a run or topic id, memoised per output (a table repeats each id many times)."""
+    memo: dict = {}
+
+    def shown(x):
+        v = memo.get(x)
+        if v is None:
+            v = memo[x] = visible(x)
+        return v
+    return shown
+
+
 def _delimited(df: pd.DataFrame | ScoreRows, sep: str) -> Iterator[str]:
     _check(df)
+    shown = _shown_ids() if sep == "\t" else str   # tsv is read on a terminal; csv keeps the exact ids
     topics = _topics_of(df)
     thresholds = df.attrs.get("rel_threshold") or {}
     order, depth = _order_depth(df)
@@ -103,7 +121,7 @@ def _delimited(df: pd.DataFrame | ScoreRows, sep: str) -> Iterator[str]:
     yield sep.join(["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth"]) + "\n"
     for r, t, m, v in _rows(df):
         note = _stated(topics, m) if t == MEAN_TOPIC else ""
-        yield f"{r}{sep}{t}{sep}{m}{sep}{_fmt(v)}{sep}{note}{sep}{thresholds.get(m, '')}{tail}"
+        yield f"{shown(r)}{sep}{shown(t)}{sep}{m}{sep}{_fmt(v)}{sep}{note}{sep}{thresholds.get(m, '')}{tail}"
 
 
 def _jsonl(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
@@ -135,11 +153,12 @@ def _trec_eval(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     levels = sorted(set((df.attrs.get("rel_threshold") or {}).values()))
     policies = sorted({t["policy"] for t in topics.values()})
     order, depth = _order_depth(df)
+    shown = _shown_ids()
     for run, part in _groups(_rows(df), 0).items():
         for tpart in _groups((row for row in part if row[1] != MEAN_TOPIC), 1).values():
             for _, t, m, v in tpart:
-                yield f"{m:<22}\t{t}\t{_fmt(v)}\n"
-        yield f"{'runid':<22}\tall\t{run}\n"
+                yield f"{m:<22}\t{shown(t)}\t{_fmt(v)}\n"
+        yield f"{'runid':<22}\tall\t{shown(run)}\n"
         if len(n_q) == 1:        # one topic set for every measure (as in trec_eval)
             yield f"{'num_q':<22}\tall\t{n_q[0]}\n"
         if len(levels) == 1:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import time
 import tracemalloc
 import zipfile
@@ -112,6 +113,15 @@ def m_huge_line(d, draw):
     n = draw(st.sampled_from([70_000, 1 << 20]))
     i = draw(st.integers(0, len(d)))
     return d[:i] + draw(st.sampled_from([b"x", b"7", b" ", b"\t"])) * n + b"\n" + d[i:]
+
+
+def m_long_first_line(d, draw):
+    """A valid first line longer than 64 KiB (its document id): the format is sniffed from the whole line
+    (a line cut at 64 KiB had fewer fields: "expected 4 fields, found 4")."""
+    ls = _lines(d)
+    f = ls[0].split()
+    f[2 if len(f) > 3 else 1] = b"d" * draw(st.sampled_from([65_530, 70_000, 200_000]))
+    return b" ".join(f) + b"\n" + b"".join(ls[1:])
 
 
 def _field(d, draw, col, values):
@@ -231,7 +241,8 @@ def m_ntcir_labels(d, draw):
 MUTATIONS = {f.__name__[2:]: f for f in [m_flip, m_truncate, m_nul, m_bad_utf8, m_utf16, m_huge_line, m_label,
                                           m_score, m_rank, m_duplicate, m_windows, m_boms, m_blanks, m_empty,
                                           m_fake_gz, m_gz, m_bomb, m_many_topics, m_control, m_utf32,
-                                          m_comments_only, m_numeric_topics, m_long_repeat, m_ntcir_labels]}
+                                          m_comments_only, m_numeric_topics, m_long_repeat, m_ntcir_labels,
+                                          m_long_first_line]}
 _QRELS_ONLY = {"label", "many_topics", "ntcir_labels"}
 _RUN_ONLY = {"score", "rank"}
 
@@ -242,6 +253,17 @@ def _zip(members: dict[str, bytes]) -> bytes:
         for k, v in members.items():
             zf.writestr(k, v)
     return b.getvalue()
+
+
+def _encrypted(z: bytes) -> bytes:
+    """``z`` with bit 0 (encrypted) of every local and central header's flags set."""
+    b = bytearray(z)
+    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        k = b.find(sig)
+        while k >= 0:
+            b[k + off] |= 1
+            k = b.find(sig, k + 4)
+    return bytes(b)
 
 
 @st.composite
@@ -270,7 +292,8 @@ def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
             k = draw(st.sampled_from(sorted(runs)))
             runs[k] = MUTATIONS[kind](runs[k], draw)
     # containers and names: plain, Windows-style paths, .gz names, a zip (sometimes with extras)
-    wrap = draw(st.sampled_from(["list", "list", "winpath", "zip", "zip+extras", "gzname", "notzip", "many_members"]))
+    wrap = draw(st.sampled_from(["list", "list", "winpath", "zip", "zip+extras", "gzname", "notzip", "many_members",
+                                 "encrypted"]))
     kinds.append("wrap:" + wrap)
     qname = "qrels.txt"
     if wrap == "winpath":
@@ -282,6 +305,8 @@ def cases(draw, heavy: bool = True, only: str | None = None) -> Case:
             members.update({"README.md": b"# runs\n", "../up.txt": b"x", "Thumbs.db": b"\0",
                             "inner.zip": zip_bomb(8)})
         run_arg = ("runs.zip", _zip(members))
+    elif wrap == "encrypted":      # the encryption flag set on every member (a password-protected archive)
+        run_arg = ("runs.zip", _encrypted(_zip(runs)))
     elif wrap == "gzname":
         run_arg = [(k + ".gz", v) for k, v in runs.items()]
     elif wrap == "notzip":
@@ -334,6 +359,9 @@ def _load(case: Case) -> tuple[str, int]:
         text = str(e)
         assert len(text) < 5000, len(text)
         assert text.strip()
+        assert "ZipInfo" not in text, text                                   # a message, not zipfile's repr
+        m = re.search(r"expected (\d+) fields.*?, found (\d+)", text)
+        assert not (m and m.group(1) == m.group(2)), text                  # "expected 4 fields, found 4"
         return "input_error", 0
     assert isinstance(c, Collection)
     return "collection", c.report.tensor_bytes

@@ -225,6 +225,19 @@ def test_a_bad_settings_file_changes_nothing_and_says_why():
                for e in at.error)
 
 
+def test_a_settings_file_with_a_5000_digit_number_is_refused_naming_the_file_and_key():
+    """Python refuses to convert integers of more than 4,300 digits: that ValueError was the app's internal-error
+    box. Now the settings reader refuses the number by key (evalcore.settings._refuse_huge)."""
+    at = _goto(_app(), "report")
+    huge = b'{"settings": {"gains": [1, 5, 10], "swap": {"B": ' + b"9" * 5000 + b'}}}'
+    at.file_uploader(key="rp_settings_file").set_value(("huge.json", huge, "application/json"))
+    at.run()
+    assert not at.exception
+    shown = [html.unescape(e.value).replace("\u200b", "") for e in at.error]
+    assert any("huge.json: settings.swap.B is a number of 5,000 characters" in t and "nothing was changed" in t
+               for t in shown), shown
+
+
 def _two_level_collection():
     """A small collection with two relevance levels (L1, L2), as clef2015 has."""
     rng = np.random.default_rng(3)
@@ -359,3 +372,14 @@ def test_data_page_counts_equal_trec_evals_num_ret_num_rel_num_rel_ret(clef2015,
             for _, r in table.iterrows()} == want
     cap = next(x.value for x in at.caption if "qrels topics" in x.value)
     assert f"Sums over all 66 qrels topics, relevant meaning level {level} or higher" in cap
+
+
+def test_no_page_icon_is_fetched_from_another_origin():
+    """Streamlit 1.67's frontend makes the page icon (st.navigation's and set_page_config's) the browser
+    tab's favicon and fetches a ":material/...:" one from fonts.gstatic.com; the browser test
+    (test_links_images_and_html_from_users_are_shown_as_text) asserts no such request is made."""
+    from dashboard.pages import PAGES
+    from dashboard.shell import PAGE_ICON
+
+    icons = [p.icon for p in PAGES] + [PAGE_ICON]
+    assert not [i for i in icons if i.startswith(":")], icons   # emoji only: drawn locally as a data: URL

@@ -96,8 +96,8 @@ RUNS = [(f"run{r}.txt", b"".join(f"t{t} Q0 d{d} {i + 1} {20 - i - r} run{r}\n".e
         for r in range(4)]
 
 
-def _upload(at: AppTest, name: str) -> AppTest:
-    at.file_uploader(key="up_qrels").set_value(("qrels.txt", QRELS, "text/plain"))
+def _upload(at: AppTest, name: str, qrels_name: str = "qrels.txt") -> AppTest:
+    at.file_uploader(key="up_qrels").set_value((qrels_name, QRELS, "text/plain"))
     at.file_uploader(key="up_runs").set_value([(n, b, "text/plain") for n, b in RUNS])
     at.run()
     at.text_input(key="up_name").set_value(name).run()
@@ -112,7 +112,7 @@ def test_a_link_to_uploaded_data_reopens_it_while_the_server_holds_it():
     _upload(at, "three topics")
     at.switch_page("views/overview.py").run()
     q = _query(at)
-    assert q["data"] == "upload" and len(q["up"]) == 40 and q["upname"] == "three topics"
+    assert q["data"] == "upload" and len(q["up"]) == 40 + 1 + 12 and q["upname"] == "three topics"
     other = _app(q)                                   # another browser, the copied address
     assert other.session_state["dataset"] == "upload"
     c = other.session_state["uploaded"]
@@ -162,3 +162,21 @@ def test_two_sessions_with_the_same_bytes_keep_their_own_names():
         at.switch_page("views/overview.py").run()
         shown = html.unescape(" ".join(x.value for x in at.caption)).replace("\u200b", "")     # as the browser shows it
         assert name in shown and other not in shown, shown[:300]
+
+
+def test_a_link_shows_the_names_of_the_upload_it_was_made_from():
+    """Two uploads of the same bytes share a content hash; the link store kept the first one's load report,
+    so Carol's link showed Alice's file name. The link's key now carries its own upload's report."""
+    cached._links.clear()
+    alice = _upload(_app(None, "data"), "alice", qrels_name="alice-private-judgments.txt")
+    carol = _upload(_app(None, "data"), "carol", qrels_name="carol-qrels.txt")
+    qa, qc = _query(alice), _query(carol)
+    assert qa["up"][:40] == qc["up"][:40] and qa["up"] != qc["up"]   # the same bytes, two links
+    for q, mine, other in ((qc, "carol-qrels.txt", "alice-private-judgments.txt"),
+                           (qa, "alice-private-judgments.txt", "carol-qrels.txt")):
+        opened = _app(q, "data")
+        c = opened.session_state["uploaded"]
+        assert c.report.qrels_source.endswith(mine) and not opened.error
+        shown = html.unescape(" ".join(str(x.value) for els in (opened.get("markdown"), opened.caption, opened.text)
+                                       for x in els))
+        assert other not in shown.replace("\u200b", ""), shown[:400]

@@ -74,11 +74,49 @@ def test_text_without_an_address_renders_without_any_element(text):
 @settings(max_examples=300, deadline=None)
 @given(hs.text(alphabet=hs.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), max_size=80))
 def test_any_text_renders_as_itself(text):
-    text = text.replace("\u2028", "").replace("\u2029", "")
+    from evalcore.texfmt import visible
+
     out = _render_inline(safe.md(text))
     assert _only_code(out) and _no_bare_url(out)
-    # CommonMark keeps a line's text as written, except spaces at the very end/start of the inline run
-    assert _shown(out).strip() == text.strip()
+    # CommonMark keeps a line's text as written, except spaces at the very end/start of the inline run;
+    # invisible and reordering characters are shown as their \uXXXX escapes
+    assert _shown(out).strip() == visible(text).strip()
+
+
+BIDI_IDS = [("run\u202ecod", "run\\u202ecod"), ("a\u2066b\u2069", "a\\u2066b\\u2069"), ("x\u200by", "x\\u200by"),
+            ("bell\x07", "bell\\u0007"), ("esc\x1b[31m", "esc\\u001b[31m"), ("\ufeffbom", "\\ufeffbom"),
+            ("rtl\u200f", "rtl\\u200f")]
+
+
+@pytest.mark.parametrize("text, shown", BIDI_IDS)
+def test_bidi_and_control_characters_in_ids_are_shown_escaped(text, shown):
+    """"run\u202ecod" displayed as "rundoc" beside a real run: every reordering or invisible character is
+    shown as its escape, in Markdown and in chart labels."""
+    assert _shown(_render_inline(safe.md(text))) == shown
+    assert html.unescape(safe.plot(text)) == shown
+
+
+def test_the_cli_text_outputs_show_bidi_ids_escaped(tmp_path, capsys):
+    from evalcore.cli import main
+
+    q = tmp_path / "q.txt"
+    q.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d1 1\n", encoding="utf-8")
+    runs = []
+    for tag in ("run\u202ecod", "doc"):
+        r = tmp_path / tag          # the run's id is its file name
+        r.write_text(f"1 Q0 d1 1 2.0 {tag}\n1 Q0 d2 2 1.0 {tag}\n2 Q0 d2 1 1.0 {tag}\n", encoding="utf-8")
+        runs.append(str(r))
+    for fmt in ("tsv", "trec_eval"):
+        assert main(["evaluate", "--qrels", str(q), "--run", *runs, "-m", "AP", "--output", fmt]) == 0
+        out = capsys.readouterr().out
+        assert "run\\u202ecod" in out and "\u202e" not in out, fmt
+    assert main(["evaluate", "--qrels", str(q), "--run", *runs, "-m", "AP", "--output", "jsonl"]) == 0
+    assert "run\\u202ecod" in capsys.readouterr().out     # JSON's own escape
+    assert main(["compare", "--qrels", str(q), "--run", *runs, "-m", "AP"]) == 0
+    out = capsys.readouterr().out      # Markdown: the backslash escaped, rendered as run\u202ecod
+    assert "run\\\\u202ecod" in out and "\u202e" not in out
+    assert main(["evaluate", "--qrels", str(q), "--run", *runs, "-m", "AP", "--output", "csv"]) == 0
+    assert "run\u202ecod" in capsys.readouterr().out          # csv keeps the exact id
 
 
 def test_md_cuts_long_text_and_flattens_lines():
@@ -167,3 +205,16 @@ def test_a_failing_callback_shows_an_error_box_not_a_traceback(monkeypatch):
     assert at.title and at.title[0].value == "Report"        # the page is drawn, not blank
     at.run()                                                  # shown once, not on every run after
     assert not any("RecursionError" in e.value for e in at.error)
+
+
+def test_tables_show_bidi_ids_escaped_and_keep_the_frame():
+    import pandas as pd
+
+    from dashboard.widgets import visible_ids
+
+    df = pd.DataFrame({"run": ["run\u202ecod", "doc"], "AP": [0.1, 0.2]}, index=["t\u200b1", "t2"])
+    shown = visible_ids(df)
+    assert shown["run"].tolist() == ["run\\u202ecod", "doc"] and shown.index.tolist() == ["t\\u200b1", "t2"]
+    assert df["run"].tolist() == ["run\u202ecod", "doc"]            # the frame (downloads) keeps the ids
+    plain = pd.DataFrame({"run": ["a"], "AP": [0.5]})
+    assert visible_ids(plain) is plain

@@ -461,6 +461,9 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
             err = page.locator('[data-testid="stAlertContentError"]').first.inner_text().replace("\u200b", "")
             assert "unknown metric" in err and image in err, err[:300]
             _no_injection(page, blocked, "a settings file's error box")
+            # nothing else left the machine either: no font or icon from another origin (a ":material/...:"
+            # page icon made the browser fetch fonts.gstatic.com on every page)
+            assert blocked == [], f"requests to another origin: {sorted(set(blocked))[:5]}"
         finally:
             browser.close()
 

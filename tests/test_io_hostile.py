@@ -474,3 +474,43 @@ def test_bad_ntcir_lines_are_named(bad, words):
     with pytest.raises(InputError) as e:
         read_qrels(("q.txt", b"T1 d1 L1\nT1 d2 S\n\n" + bad + b"\nT1 d3 L0\n"))
     assert e.value.line == 4 and words in str(e.value)
+
+
+# -- an encrypted zip and a first line over 64 KiB: messages that say what is wrong --------------------------------
+def _encrypted_zip(members: dict[str, bytes]) -> bytes:
+    import io as _io
+    import zipfile
+
+    b = _io.BytesIO()
+    with zipfile.ZipFile(b, "w") as z:
+        for k, v in members.items():
+            z.writestr(k, v)
+    data = bytearray(b.getvalue())
+    for sig, off in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):   # set the "encrypted" flag bit
+        k = data.find(sig)
+        while k >= 0:
+            data[k + off] |= 1
+            k = data.find(sig, k + 4)
+    return bytes(data)
+
+
+def test_an_encrypted_zip_is_named_as_such_not_by_zipinfos_repr():
+    z = _encrypted_zip({"run.txt": b"1 Q0 d1 1 1.0 x\n"})
+    for q, r in ((("q.txt", b"1 0 d1 1\n"), ("runs.zip", z)), (("q.zip", z), R1)):
+        with pytest.raises(InputError) as ei:
+            load_collection(q, r)
+        text = str(ei.value)
+        assert "this member is encrypted (the archive was made with a password)" in text and "ZipInfo" not in text
+        assert "without a password" in text
+
+
+@pytest.mark.parametrize("n", [65_530, 70_000, 300_000])
+def test_a_first_line_over_64_kib_is_read_whole(n):
+    """The format was sniffed from the first 64 KiB: a TREC line cut there had 3 fields, was taken for NTCIR,
+    and the message said "expected 3 fields (topic doc L<n>), found 4" (or 4 and 4 for a run)."""
+    doc = "d" * n
+    c = load_collection(("q.txt", f"1 0 {doc} 1\n1 0 d2 1\n".encode()),
+                        [("r.txt", f"1 Q0 {doc} 1 2.0 x\n1 Q0 d3 2 1.0 x\n".encode())])
+    assert c.n_runs == 1 and c.levels[0, 0, :2].tolist() == [1, 0]
+    with pytest.raises(InputError, match="expected 4 fields .*found 5"):
+        load_collection(("q.txt", f"1 0 {doc} 1 extra\n".encode()), R1)

@@ -147,3 +147,158 @@ def test_a_cancelled_load_leaves_no_files(tmp_path, monkeypatch):
     with pytest.raises(Gone):
         load_in_worker(_big_qrels(3_000_000), RUNS, tick=tick)
     assert list(tmp_path.iterdir()) == [] and not _children()
+
+
+# -- a worker that dies, hangs or outlives its server --------------------------------------------------------
+def _kill_worker_at_first_tick(sig):
+    from dashboard import loader
+
+    def tick(seconds: float) -> None:
+        if not done:
+            done.append(True)
+            with loader._lock:
+                procs = list(loader._workers)
+            assert len(procs) == 1
+            os.kill(procs[0].pid, sig)
+    done: list[bool] = []
+    return tick
+
+
+def test_a_killed_worker_is_named_as_killed_and_a_retry_works():
+    """SIGKILL (what the out-of-memory killer sends) was "these files could not be loaded () - fix: check that
+    they are TREC / NTCIR qrels": the end of the pipe was read before the exit status."""
+    import signal
+
+    with pytest.raises(InputError) as e:
+        load_in_worker(_big_qrels(), RUNS, tick=_kill_worker_at_first_tick(signal.SIGKILL))
+    text = str(e.value)
+    assert "worker process was killed (SIGKILL)" in text and "out-of-memory killer" in text, text
+    assert "your files were not at fault" in text and "try again" in text and "TREC" not in text
+    assert not _children()
+    c = load_in_worker(QRELS, RUNS)                       # the retry gets a fresh worker and the slot
+    assert c.run_ids == ("a", "b") and not _children()
+
+
+def test_a_worker_stopped_by_another_signal_says_which():
+    import signal
+
+    with pytest.raises(InputError, match=r"worker process was stopped by SIGTERM \(15\)"):
+        load_in_worker(_big_qrels(), RUNS, tick=_kill_worker_at_first_tick(signal.SIGTERM))
+    assert not _children()
+
+
+def test_a_hung_worker_times_out_and_the_queue_moves_on(monkeypatch):
+    """A stopped worker (SIGSTOP) left its session counting seconds forever and every other session "1 upload
+    ahead of this one": now the load ends at its time limit with a message, and the next one runs."""
+    import signal
+
+    from dashboard import loader
+
+    monkeypatch.setattr(loader, "_slots", threading.BoundedSemaphore(1))   # one worker, as on a 2-core server
+    errors: list[str] = []
+    big = _big_qrels()
+
+    def first() -> None:
+        try:
+            load_in_worker(big, RUNS, tick=_kill_worker_at_first_tick(signal.SIGSTOP), timeout=2)
+        except InputError as e:
+            errors.append(str(e))
+    t = threading.Thread(target=first)
+    t.start()
+    deadline = time.time() + 30
+    while not loader._workers and time.time() < deadline:   # the first load holds the one slot
+        time.sleep(0.02)
+    places: list[int] = []
+    t0 = time.perf_counter()
+    c = load_in_worker(QRELS, RUNS, waiting=places.append)
+    t.join()
+    assert c.run_ids == ("a", "b") and places and set(places) == {1}
+    assert time.perf_counter() - t0 < 30
+    assert errors and "the load took more than 2 s, the time one load may take on this server" in errors[0]
+    assert "EVALCORE_LOAD_TIMEOUT" in errors[0] and not _children()
+
+
+def test_the_pool_is_sized_to_the_cores_and_the_memory_budget():
+    from dashboard.loader import pool_size
+
+    sizes = [pool_size(c, b << 30, 4 << 30) for c, b in ((1, 64), (2, 64), (8, 64), (64, 64), (64, 3))]
+    assert sizes == [1, 1, 4, 16, 1]
+
+
+_SERVER = r"""
+import os, signal, sys, threading, time
+sys.path.insert(0, {root!r})
+from dashboard import loader
+fifo, pidfile = sys.argv[1], sys.argv[2]
+loader._stage = lambda source, where, count: loader._OnDisk("q.txt", fifo)   # the worker blocks reading it
+def tick(seconds):
+    if not os.path.exists(pidfile):
+        with loader._lock:
+            pids = [p.pid for p in loader._workers]
+        with open(pidfile + ".tmp", "w") as f:
+            f.write(f"{{pids[0]}} {{next(iter(loader._staging))}}")
+        os.replace(pidfile + ".tmp", pidfile)
+t = threading.Thread(target=lambda: loader.load_in_worker(("q.txt", b"x"), [("r.txt", b"y")], tick=tick),
+                     daemon=True)                      # as Streamlit's script threads
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))   # as Streamlit: stop, then the interpreter exits
+t.start()
+while t.is_alive():
+    t.join(0.1)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")       # a zombie waiting for init to reap it has ended
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_no_worker_outlives_its_server_and_staging_is_cleaned(how, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from dashboard import loader
+
+    fifo, pidfile = tmp_path / "fifo", tmp_path / "pid"
+    os.mkfifo(fifo)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    root = str(Path(__file__).resolve().parents[1])
+    server = subprocess.Popen([sys.executable, "-c", _SERVER.format(root=root), str(fifo), str(pidfile)],
+                              env={**os.environ, "EVALCORE_LOAD_DIR": str(stage)})
+    writer = -1
+    try:
+        deadline = time.time() + 60
+        while not pidfile.exists() and time.time() < deadline and server.poll() is None:
+            time.sleep(0.05)
+        worker, where = pidfile.read_text().split()
+        worker_pid = int(worker)
+        assert Path(where).parent == stage and Path(where).name.startswith(f"evalcore-load-{server.pid}-")
+        writer = -1
+        while writer < 0 and time.time() < deadline:       # the worker has reached the FIFO (imports done):
+            try:                                            # a writer can open it once a reader waits there
+                writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                time.sleep(0.05)
+        assert writer >= 0 and not _gone(worker_pid)       # blocked reading the FIFO: it would wait forever
+        server.send_signal(getattr(signal, how))
+        server.wait(10)
+        t = time.time()
+        while not _gone(worker_pid) and time.time() - t < 5:
+            time.sleep(0.05)
+        assert _gone(worker_pid) and time.time() - t < 2.0, f"the worker outlived its server by {time.time() - t:.1f} s"
+    finally:
+        if server.poll() is None:
+            server.kill()
+        if writer >= 0:
+            os.close(writer)
+    if how == "SIGTERM":
+        assert list(stage.iterdir()) == []                 # removed on a normal stop
+    else:
+        assert [p.name for p in stage.iterdir()] == [Path(where).name]   # a killed server leaves it ...
+        assert loader.sweep_stale(str(stage)) == [where]   # ... and the next server's start removes it
+        assert list(stage.iterdir()) == []

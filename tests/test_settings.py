@@ -291,3 +291,45 @@ def test_the_app_fits_every_group_key_the_file_accepts():
     assert (a.values["sim_topics"], a.values["sw_sampling"], a.values["sw_subset"], a.values["bs_alpha"],
             a.values["bs_B"], a.values["st_seed"]) == (3, "replacement", 0, 0.05, 10, 3)
     assert "bootstrap.B 3 is outside the app's range 10..100,000: set to 10" in a.notes
+
+
+# -- numbers no setting could take: refused by file and key, not by Python's int-conversion limit ---------
+@pytest.mark.parametrize("doc, key", [
+    ('{"beta": %s}' % ("9" * 5000), "beta is a number of 5,000 characters"),
+    ('{"beta": 1%s}' % ("0" * 400), "beta is a number of 401 characters"),
+    ('{"settings": {"swap": {"B": %s}}}' % ("9" * 5000), "settings.swap.B is a number of 5,000 characters"),
+    ('{"gains": [1, 2, -%s]}' % ("9" * 30), "gains[2] is a number of 31 characters"),
+    ('{"bootstrap": {"seed": 123456789012345678901234}}', "bootstrap.seed is 123456789012345678901234"),
+])
+def test_huge_numbers_in_a_settings_file_name_the_file_and_key(doc, key, tmp_path, capsys):
+    f = tmp_path / "huge.json"
+    f.write_text(doc)
+    assert main(SIM + ["--settings", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {f}: {key}, far outside the range of any setting") and err.count("\n") == 1, err
+    assert len(err) < 400
+
+
+# -- a relevance threshold above the collection's levels is said, not silently scored 0 ---------------
+def test_a_threshold_above_the_levels_is_warned_naming_the_metrics(capsys):
+    assert main(SIM + ["--rel-threshold", "99", "-m", "AP", "RR", "Q-measure"]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: relevance threshold 99 is above the collection's highest relevance level (3): no document "
+            "counts as relevant, so every score of AP, RR is 0; give a threshold of 1 to 3") in err
+    assert main(SIM + ["--rel-threshold", "3", "-m", "AP"]) == 0
+    assert "relevance threshold" not in capsys.readouterr().err
+
+
+def test_a_threshold_above_the_levels_warns_in_python_too():
+    import warnings
+
+    import evalcore
+    from evalcore.registry import ThresholdWarning
+
+    c = evalcore.simulate.simulated_collection(5, 3, seed=0)
+    with pytest.warns(ThresholdWarning, match=r"threshold 4 .* every score of AP\(rel=4\) is 0"):
+        s = evalcore.score_matrices(c, ["AP(rel=4)", "Q-measure"])
+    assert float(abs(s["AP(rel=4)"]).max()) == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ThresholdWarning)
+        evalcore.score_matrices(c, ["AP(rel=3)", "RR"], rel_threshold=3)

@@ -32,6 +32,7 @@ from ..meta.repeat import order_share, repeat
 from ..meta.sampling import SAMPLINGS
 from ..meta.standardise import STANDARDISATIONS, standardise_scores
 from ..registry import policy_matrices
+from ..texfmt import visible
 from .evaluate import add_topics_option
 from .options import (
     MAX_B,
@@ -280,7 +281,7 @@ def _cell(v):
         return "true" if v else "false"
     if isinstance(v, (float, np.floating)):
         return "-" if math.isnan(v) else ("inf" if math.isinf(v) else format(float(v), ".12g"))
-    return str(v)
+    return visible(v)   # a run id's bidirectional or zero-width characters as \uXXXX escapes
 
 
 def _records(df: pd.DataFrame) -> list[dict]:

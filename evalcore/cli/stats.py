@@ -111,7 +111,7 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
     g.add_argument("--ci", choices=CI_METHODS, default="t",
                    help="ci_low/ci_high from the paired t distribution (default) or the bootstrap percentiles "
                         "(B samples, --seed, as the bootstrap subcommand)")
-    g.add_argument("--confidence", type=float, metavar="C",
+    g.add_argument("--confidence", type=number("--confidence", float, 0, 1, strict=True), metavar="C",
                    help="CI level (default 1 - alpha, so the t CI excludes 0 exactly when p_t < alpha)")
     add_topics_option(p, data)
     p.set_defaults(func=run_pairs, topic_policy=None)

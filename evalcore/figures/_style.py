@@ -11,6 +11,8 @@ import re
 
 import numpy as np
 
+from ..texfmt import visible
+
 #: Okabe & Ito (2008), yellow last: it is hard to read on white.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 GREY = "#999999"
@@ -39,7 +41,7 @@ def plot_text(text, limit: int = MAX_LABEL) -> str:
     s = str(text)
     if len(s) > limit:
         s = s[:limit] + "..."
-    return html.escape(s, quote=False)
+    return html.escape(visible(s), quote=False)
 
 
 #: One colour per metric, the same in every chart (a metric keyed ``nDCG@10`` takes nDCG's). The

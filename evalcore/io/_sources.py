@@ -86,7 +86,8 @@ def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, bu
         except InputError:
             raise
         except _ZIP_ERRORS as e:
-            raise InputError(f"cannot read this zip member ({e})", file=name,
+            why = re.sub(r"<ZipInfo filename='([^']*)'[^>]*>", r"'\1'", str(e))   # not zipfile's repr
+            raise InputError(f"cannot read this zip member ({why})", file=name,
                              hint="re-create the archive with a standard zip tool") from None
         return b"".join(chunks)
     return load
@@ -150,6 +151,11 @@ def _zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) 
                 if single_runs > ctx.limits.max_runs:
                     raise too_many("runs or more (one a member)", single_runs, ctx.limits.max_runs, "max-runs",
                                    file=zname)
+            if i.flag_bits & 0x1:   # bit 0 of the general-purpose flags: encrypted (PKWARE APPNOTE 4.4.4)
+                raise InputError("this member is encrypted (the archive was made with a password); evalcore reads "
+                                 "only unencrypted archives", file=name,
+                                 hint="extract the files with the password and load them, or re-create the "
+                                      "archive without a password")
             if i.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
                 raise InputError(f"this member is compressed with method {i.compress_type}, which is not read "
                                  f"(only stored and deflate members can be inflated in bounded steps)",

@@ -144,7 +144,13 @@ def content_lines(data: bytes):
 
 
 def first_fields(data: bytes) -> list[bytes]:
-    for raw in data[:65536].splitlines():
+    """The fields of the first content line (not blank, not a ``#`` comment), whole: lines are looked for
+    in the first 64 KiB only where they end there (a first line cut at 64 KiB had fewer fields, and a TREC
+    file was read as NTCIR: "expected 4 fields, found 4"); a longer first line is read by
+    :func:`content_lines`."""
+    head = data[:65536]
+    end = head.rfind(b"\n") + 1 if len(data) > len(head) else len(head)
+    for raw in head[:end].splitlines():
         f = raw.split()
         if f and not f[0].startswith(b"#"):
             return f

@@ -115,6 +115,9 @@ def human_bytes(n: float) -> str:
     return f"{int(n)} bytes"
 
 
+#: Largest size :func:`parse_size` takes (1 PiB): a bound for --max-memory / --max-expanded, far above
+#: any memory, so that a numeral of thousands of digits is refused instead of overflowing.
+MAX_SIZE = 1 << 50
 _SIZE_RE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(?:i?b)?\Z", re.IGNORECASE)
 
 
@@ -124,12 +127,16 @@ def parse_size(text: str, what: str = "size") -> int:
     >>> parse_size("512M"), parse_size("2GiB"), parse_size("100")
     (536870912, 2147483648, 100)
     """
-    m = _SIZE_RE.match(str(text).strip())
+    t = str(text).strip()
+    m = _SIZE_RE.match(t) if len(t) <= 40 else None
     if not m:
-        raise ValueError(f"{what} must be a size such as 512M, 4G or 1000000; got {text!r}")
+        got = repr(text) if len(t) <= 40 else f"a text of {len(t):,} characters"
+        raise ValueError(f"{what} must be a size such as 512M, 4G or 1000000; got {got}")
     n = float(m.group(1)) * {"": 1, "k": KiB, "m": MiB, "g": GiB, "t": 1 << 40}[m.group(2).lower()]
     if n < 1:
         raise ValueError(f"{what} must be at least 1 byte; got {text!r}")
+    if n > MAX_SIZE:
+        raise ValueError(f"{what} must be at most 1024T (2**50 bytes); got {text!r}")
     return int(n)
 
 

@@ -37,7 +37,16 @@ its default, so re-running it writes the same bytes.
 
 
 def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> None:
-    from evalcore.cli.options import SEED_MAX, add_dask_options, add_threads_option, number
+    from evalcore.cli.options import (
+        MAX_B,
+        MAX_COUNT,
+        MAX_REPEATS,
+        MAX_TOPIC_RESAMPLES,
+        SEED_MAX,
+        add_dask_options,
+        add_threads_option,
+        number,
+    )
 
     r = subparsers.add_parser("report", parents=[data_parent], help="003's whole experiment on a collection: "
                               "Markdown report + tables as CSV and LaTeX", description=_DESC,
@@ -47,22 +56,26 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--markdown", metavar="FILE", help="write the Markdown report here instead of DIR/report.md")
     g.add_argument("--name", help="the collection's name in the text and captions (default: the folder holding "
                                   "the qrels, e.g. clef2015)")
-    g.add_argument("--top", type=int, default=30, metavar="N", help="keep the N best runs (default 30, as 003)")
+    g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), default=30, metavar="N",
+                   help="keep the N best runs (default 30, as 003)")
     g.add_argument("--top-by", default="AP", metavar="KEY", help="metric that ranks the runs for --top (default "
                    "AP at relevance threshold 1, i.e. 003's relaxed AP)")
-    g.add_argument("--B", type=int, default=1000, metavar="N", help="swap trials and bootstrap samples "
+    g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=1000, metavar="N",
+                   help="swap trials and bootstrap samples "
                    "(default 1000, as 003)")
-    g.add_argument("--tukey-B", type=int, default=5000, metavar="N", help="Tukey permutations (default 5000)")
-    g.add_argument("--repeats", type=int, default=5, metavar="N",
+    g.add_argument("--tukey-B", type=number("--tukey-B", int, 1, MAX_B), default=5000, metavar="N",
+                   help="Tukey permutations (default 5000)")
+    g.add_argument("--repeats", type=number("--repeats", int, 1, MAX_REPEATS), default=5, metavar="N",
                    help="Monte Carlo repetitions with derived seeds (default 5)")
     g.add_argument("--seed", type=number("--seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the first repetition (default 0); each repetition's seed, as report.md lists "
                         "them, is within the same range and reruns that repetition when given here with "
                         "--repeats 1 (or to swap, bootstrap, tukey, stability)")
-    g.add_argument("--topic-resamples", type=int, default=100, metavar="N",
+    g.add_argument("--topic-resamples", type=number("--topic-resamples", int, 0, MAX_TOPIC_RESAMPLES), default=100,
+                   metavar="N",
                    help="topic samples of the topic bootstrap (Tables 7-8: uncertainty from the topics around every "
                         "discriminative-power figure and difference between metrics); 0 = none (default 100)")
-    g.add_argument("--topic-B", type=int, default=200, metavar="N",
+    g.add_argument("--topic-B", type=number("--topic-B", int, 1, MAX_B), default=200, metavar="N",
                    help="B of the swap, bootstrap and Tukey methods run on each topic sample (default 200)")
     g.add_argument("--topic-seed", type=number("--topic-seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples, separate from --seed (default 0)")
