@@ -320,11 +320,26 @@ def _relevant(key: str, s: Settings) -> tuple:
     return tuple(sorted(METRICS[key.partition("@")[0]].reads(sidebar).items()))
 
 
-@st.cache_resource
-def _derived() -> _Store:
-    """Arrays and frames derived from a collection, shared by every session, keyed by the collection's
-    fingerprint and only the settings each one reads; bounded by bytes (``BUDGET.cache_bytes``)."""
-    return _Store(None, BUDGET.cache_bytes)
+def _shared(make: Callable[[], _Store]) -> Callable[[], _Store]:
+    """A process-wide store made on first use, as ``st.cache_resource`` without arguments gives, without its
+    cost per call (it hashes the function at every call: ~5 % of a live page's CPU over the dozens of
+    lookups a page makes); ``.clear()`` drops it, as ``st.cache_resource``'s does."""
+    box: list[_Store] = []
+    lock = threading.Lock()
+
+    def get() -> _Store:
+        if not box:
+            with lock:
+                if not box:
+                    box.append(make())
+        return box[0]
+    get.clear = box.clear       # type: ignore[attr-defined]
+    return get
+
+
+#: Arrays and frames derived from a collection, shared by every session, keyed by the collection's
+#: fingerprint and only the settings each one reads; bounded by bytes (``BUDGET.cache_bytes``).
+_derived = _shared(lambda: _Store(None, BUDGET.cache_bytes))
 
 
 def _memo(key: tuple, make: Callable[[], object]):
@@ -517,9 +532,7 @@ class _Store(BytesLRU):
 RESULTS_MAX_BYTES = BUDGET.cache_bytes
 
 
-@st.cache_resource
-def _results() -> _Store:
-    return _Store(4096, RESULTS_MAX_BYTES)   # a bootstrap result on clef2015 is ~0.5 MB
+_results = _shared(lambda: _Store(4096, RESULTS_MAX_BYTES))   # a bootstrap result on clef2015 is ~0.5 MB
 
 
 #: The four resampling methods the app runs live: evalcore function, its
