@@ -3,6 +3,8 @@
     python benchmarks/bench_app.py                 # everything
     python benchmarks/bench_app.py --no-browser    # server time only
     python benchmarks/bench_app.py --many-runs 300 --moves 3   # live pages with 300 simulated runs
+    python benchmarks/bench_app.py --cpu-per-move --against /path/to/older/checkout --moves 8
+    python benchmarks/bench_app.py --cpu-per-move --profile     # where a move's CPU goes (cProfile)
 
 1. **Slider to update, analysis pages** (target <= 300 ms): clef2015 (30 runs
    x 65 topics x 1000) is loaded once into an AppTest session; the top gain
@@ -23,6 +25,12 @@
    the Swap and Bootstrap pages; the clock stops when the chart's drawn paths
    have changed (first chart) and when the app is idle again (settled).
 
+5. **CPU per move, this checkout against another** (``--cpu-per-move``): an Overview and a Rankings
+   move (the B gain slider to a new value) on the built-in simulated data and on clef2015, CPU seconds
+   of the whole process per rerun (the script thread, plus anything it starts); each (data, page) runs
+   in a fresh process per checkout, the two checkouts alternating, so both see the same machine.
+   ``--profile`` adds the functions where the script thread spent its time (cProfile).
+
 AppTest runs the real page script in-process: its time is server time (script
 + serialisation), no network or browser rendering.
 """
@@ -39,9 +47,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(os.environ.get("EVALCORE_BENCH_ROOT") or Path(__file__).resolve().parents[1]).resolve()
 sys.path.insert(0, str(ROOT))
-DATA = ROOT.parent / "shared" / "data" / "clef2015"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
 
 import evalcore  # noqa: E402
 from dashboard.state import gain_keys  # noqa: E402
@@ -212,6 +220,78 @@ def _ms(xs) -> str:
     return f"median {statistics.median(xs):.0f} ms, max {max(xs):.0f} ms" if xs else "-"
 
 
+CPU_CASES = (("sim", "views/overview.py"), ("sim", "views/rankings.py"), ("clef2015", "views/overview.py"),
+             ("clef2015", "views/rankings.py"))
+
+
+def cpu_per_move(data: str, page: str, moves: int, profile: bool = False) -> list[float]:
+    """CPU seconds per move of ``page`` on ``data`` ("sim": the built-in simulated collection, the app's
+    default; "clef2015"), in this process; with ``profile``, prints the script thread's top functions."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.run()
+    if data == "clef2015":
+        at.session_state["uploaded"] = load_clef()[0]
+        at.run()
+        at.selectbox(key="dataset").set_value("upload").run()
+    K = int(at.session_state["_K"])
+    at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    prof = None
+    if profile:                      # AppTest runs the script in its own thread: profile that thread
+        import cProfile
+
+        from streamlit.runtime.scriptrunner import script_runner as sr
+        prof = cProfile.Profile()
+        orig = sr.ScriptRunner._run_script
+
+        def run_profiled(self, *a, **k):
+            prof.enable()
+            try:
+                return orig(self, *a, **k)
+            finally:
+                prof.disable()
+        sr.ScriptRunner._run_script = run_profiled
+    out = []
+    for v in np.round(np.linspace(3.05, 9.95, moves), 2):      # every move a new value: no cache hits
+        at.number_input(key=gain_keys(at.session_state, K)[1]).set_value(float(v))
+        c0 = time.process_time()
+        at.run()
+        out.append(time.process_time() - c0)
+        assert not at.exception, [e.message for e in at.exception]
+    if prof is not None:
+        import io
+        import pstats
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(40)
+        print(buf.getvalue())
+    return out
+
+
+def compare_cpu(against: str | None, moves: int, rounds: int) -> None:
+    """``cpu_per_move`` for every case in fresh processes, this checkout and ``against`` alternating."""
+    import json
+    trees = [("this", ROOT)] + ([("against", Path(against).resolve())] if against else [])
+    res: dict = {}
+    for _ in range(rounds):
+        for data, page in CPU_CASES:
+            for name, tree in trees:
+                # this file, run against the tree's app (its dashboard, evalcore and views)
+                out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", data, page,
+                                      "--moves", str(moves)], cwd=tree, capture_output=True, text=True,
+                                     env={**os.environ, "EVALCORE_BENCH_ROOT": str(tree)}, check=True)
+                res.setdefault((data, page, name), []).extend(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"CPU per move (s), median over {moves} x {rounds} moves; load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")
+    print("| data | page | " + " | ".join(n for n, _ in trees) + (" | this / against |" if against else " |"))
+    print("|---|---|" + "---:|" * (len(trees) + bool(against)))
+    for data, page in CPU_CASES:
+        meds = [statistics.median(res[(data, page, n)]) for n, _ in trees]
+        ratio = f" | {meds[0] / meds[1]:.2f}" if against else ""
+        print(f"| {data} | {Path(page).stem} | " + " | ".join(f"{m:.3f}" for m in meds) + ratio + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-browser", action="store_true")
@@ -219,7 +299,25 @@ def main() -> None:
     ap.add_argument("--many-runs", type=int, metavar="N",
                     help="only the live Overview and Bootstrap pages on simulated_collection(n_runs=N, n_topics=50) "
                          "stored as an upload (a slider never waits for an N-run bootstrap)")
+    ap.add_argument("--cpu-per-move", action="store_true", help="section 5: CPU per Overview / Rankings move")
+    ap.add_argument("--against", metavar="DIR", help="another checkout to compare with (--cpu-per-move)")
+    ap.add_argument("--rounds", type=int, default=1, help="alternations of the checkouts (--cpu-per-move)")
+    ap.add_argument("--profile", action="store_true", help="print where the script thread spent its time")
+    ap.add_argument("--one", nargs=2, metavar=("DATA", "PAGE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.one:
+        import json
+        xs = cpu_per_move(*args.one, args.moves, profile=args.profile)
+        print(json.dumps(xs))
+        return
+    if args.cpu_per_move and args.profile:
+        for data, page in CPU_CASES:
+            xs = cpu_per_move(data, page, args.moves, profile=True)
+            print(f"{data} {page}: CPU per move median {statistics.median(xs):.3f} s")
+        return
+    if args.cpu_per_move:
+        compare_cpu(args.against, args.moves, args.rounds)
+        return
     if args.many_runs:
         c = evalcore.simulated_collection(n_topics=50, n_runs=args.many_runs, seed=0)
         live = slider_to_update(c, args.moves, pages=("views/overview.py", "views/bootstrap.py"))

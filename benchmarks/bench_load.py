@@ -18,6 +18,9 @@ Measures (server = the streamlit process this script starts; RSS from
   (Rankings page, settled), and with 3 sessions that each uploaded clef2015
   (qrels + a zip of the 30 runs, through Streamlit's upload endpoint, then
   the "Load these files" button).
+* ``wide``: one session uploads a wide collection built here (``--wide``, default 10,000 topics x 100
+  runs, depth 10) and moves the gain slider 30 times: RSS every 10 moves and after the session closed
+  (the uploads case above also ends with RSS after its sessions closed).
 * ``latency``: N sessions (5, 10, 20) at once, on the Rankings page and then on the Overview
   (``--pages``), each move the gain slider
   ``--moves`` times to its own random value (a cache miss for every move)
@@ -391,6 +394,70 @@ async def memory_uploads(url: str, server: Server | None, n: int, timeout: float
     errors = sum(s.exceptions for s in sessions)
     for s in sessions:
         await s.__aexit__()
+    await _after_close(rows, server, "| all {n} sessions closed, after {t} s | {rss:.0f} | |", n)
+    rows.append(f"\nexception elements seen: {errors}")
+    return rows
+
+
+async def _after_close(rows: list[str], server: Server | None, fmt: str, n: int) -> None:
+    """RSS rows 5 s and 30 s after the sessions closed (Streamlit drops a closed session's state and
+    files once its websocket is gone)."""
+    waited = 0
+    for t in (5, 30):
+        await asyncio.sleep(t - waited)
+        waited = t
+        rows.append(fmt.format(n=n, t=t, rss=server.rss_mib() if server else float("nan")))
+
+
+def wide_files(n_topics: int, n_runs: int, depth: int = 10, seed: int = 0) -> tuple[tuple[str, bytes],
+                                                                                  tuple[str, bytes]]:
+    """A wide collection as files (qrels + a deflated zip of the runs): ``n_topics`` topics x ``n_runs`` runs,
+    ``depth`` documents a list, levels 0-3 at random."""
+    rng = random.Random(seed)
+    q = io.StringIO()
+    for t in range(n_topics):
+        for d in range(2 * depth):
+            q.write(f"t{t} 0 d{d} {rng.choice((0, 0, 0, 1, 1, 2, 3))}\n")
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as zf:
+        for r in range(n_runs):
+            lines = io.StringIO()
+            for t in range(n_topics):
+                for k, d in enumerate(rng.sample(range(2 * depth), depth)):
+                    lines.write(f"t{t} Q0 d{d} {k + 1} {depth - k} run{r}\n")
+            zf.writestr(f"run{r:03d}.txt", lines.getvalue())
+    return ("qrels_wide.txt", q.getvalue().encode()), ("wide_runs.zip", b.getvalue())
+
+
+async def memory_wide(url: str, server: Server | None, n_topics: int, n_runs: int, moves: int,
+                      timeout: float) -> list[str]:
+    """One session uploads a wide collection and moves the gain slider ``moves`` times to new values (every
+    move a miss for each graded metric): RSS as the moves go, and after the session closed."""
+    (qn, qb), (rn, rb) = wide_files(n_topics, n_runs)
+    rows = [f"| wide upload ({n_topics:,} topics x {n_runs} runs, {(len(qb) + len(rb)) / MiB:.0f} MB of files), "
+            "Rankings page | server RSS (MiB) |", "|---|---:|",
+            f"| before | {server.rss_mib() if server else float('nan'):.0f} |"]
+    s = await open_session(url, timeout, page="")
+    await s.rerun("data")
+    await s.upload("up_qrels", [(qn, qb)])
+    await s.upload("up_runs", [(rn, rb)])
+    await s.rerun("data")
+    button = s.widgets.get("up_load") or s.widgets.get("button:Load these files")
+    await s.rerun("data", triggers=(button[0],))
+    await s.rerun("data")
+    if s.metrics.get("topics") != f"{n_topics:,}".replace(",", "") and s.metrics.get("topics") != f"{n_topics:,}":
+        raise RuntimeError(f"the wide collection did not load: {s.metrics} {s.error_boxes[-1:]}")
+    rows.append(f"| loaded | {server.rss_mib() if server else float('nan'):.0f} |")
+    await s.rerun("rankings")
+    key = gain_key(s)
+    for i in range(moves):
+        s.set_slider(key, round(1.05 + 8.9 * i / max(moves - 1, 1), 2))
+        await s.rerun("rankings")
+        if (i + 1) % 10 == 0:
+            rows.append(f"| after {i + 1} gain moves | {server.rss_mib() if server else float('nan'):.0f} |")
+    errors = s.exceptions
+    await s.__aexit__()
+    await _after_close(rows, server, "| session closed, after {t} s | {rss:.0f} |", 1)
     rows.append(f"\nexception elements seen: {errors}")
     return rows
 
@@ -478,11 +545,14 @@ async def run(args) -> None:
     url = args.url or server.url
     out: list[str] = []
     try:
-        todo = args.only or ["memory", "uploads", "latency", "freeze"]
+        todo = args.only or ["memory", "uploads", "wide", "latency", "freeze"]
         if "memory" in todo:
             out += ["### Memory, built-in data", *await memory(url, server, args.memory_sessions, args.timeout), ""]
         if "uploads" in todo:
             out += ["### Memory, uploads", *await memory_uploads(url, server, 3, args.timeout), ""]
+        if "wide" in todo:
+            out += ["### Memory, a wide upload and 30 gain moves",
+                    *await memory_wide(url, server, args.wide[0], args.wide[1], 30, args.timeout), ""]
         if "latency" in todo:
             for page in args.pages:
                 out += ["### Slider to settled", *await latency(url, server, args.sessions, args.moves,
@@ -514,7 +584,9 @@ def main(argv=None) -> None:
                     help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
     ap.add_argument("--env", nargs="+", default=[], metavar="KEY=VALUE",
                     help="environment of the servers, e.g. MALLOC_ARENA_MAX=2")
-    ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "latency", "freeze"])
+    ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "wide", "latency", "freeze"])
+    ap.add_argument("--wide", type=int, nargs=2, default=[10_000, 100], metavar=("TOPICS", "RUNS"),
+                    help="the wide upload of 'wide' (default 10,000 topics x 100 runs, depth 10)")
     ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])
     ap.add_argument("--pages", nargs="+", default=["rankings", "overview"], choices=["rankings", "overview"],
                     help="page(s) the latency sessions sit on (default: Rankings, then the Overview, which also "

@@ -7,6 +7,17 @@ passed explicitly as ``fp`` because the collection itself is an unhashed
 ``_c`` argument. Score matrices are cached one metric at a time with only
 the settings that metric reads, so moving a gain slider recomputes the
 graded metrics and reuses AP, RR and NWRR.
+
+Memory: every cache whose entries grow with the data (scores, r_1 / r_p, counts, gain tables, run subsets,
+finished meta results, evalcore's per-collection arrays) is a :class:`evalcore._cache.BytesLRU` bounded by
+bytes from the server's memory budget (:mod:`dashboard.budget`, ``EVALCORE_SERVER_MEMORY_MB``), not by a
+count of entries: a score matrix is 8 bytes x runs x topics, 4 MB on a 10,000 x 50 collection, and 2,048
+of them were 8 GB. The few ``st.cache_data`` functions left hold results of a fixed small size.
+
+Stale work: a newer move of the same session makes this run's remaining work pointless. Streamlit stops
+a run only at its next element; long numpy work between elements checks :func:`superseded` (between
+metrics, and between the chunks of every resampling method through its progress callback) and hands the
+run over at once (:func:`interrupt_point`).
 """
 from __future__ import annotations
 
@@ -30,6 +41,7 @@ from evalcore.gains import resolve_gains
 from evalcore.meta._parallel import default_threads, threads_from_env
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
+from . import budget as _budget
 from . import safe, state
 from .loader import load_in_worker
 from .state import Settings
@@ -43,6 +55,37 @@ ONE_DOCUMENT_KEYS = registry.ONE_DOCUMENT_KEYS
 InputError = evalcore.InputError
 #: what one upload may cost on a shared server (decompression, runs, topics, depth, tensor memory)
 UPLOAD_LIMITS = evalcore.io.APP_LIMITS
+#: every size derived from the server's memory (dashboard.budget; EVALCORE_SERVER_MEMORY_MB)
+BUDGET = _budget.budget(max_runs=UPLOAD_LIMITS.max_runs)
+# evalcore's per-collection arrays (graded hits, ideal vectors) within the same per-cache budget
+evalcore.metrics.cache.max_bytes = BUDGET.cache_bytes
+
+
+# -- stale work --------------------------------------------------------------
+def superseded() -> bool:
+    """Whether a newer rerun (or a stop) of this session is waiting: the rest of this run is stale.
+
+    Reads the script runner's pending request (Streamlit acts on it at the next element; this lets
+    numpy work between elements find out). False outside a script run."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    ctx = get_script_run_ctx(suppress_warning=True)
+    pending = getattr(getattr(ctx, "script_requests", None), "_state", None)
+    return pending is not None and getattr(pending, "name", "CONTINUE") != "CONTINUE"
+
+
+def interrupt_point() -> None:
+    """If a newer rerun is waiting, hand over to it now (Streamlit raises its rerun or stop at an element)."""
+    if superseded():
+        st.empty()
+
+
+def _cancellable(progress: Callable | None) -> Callable[[float], object]:
+    """A progress callback for evalcore.meta that also cancels (returns True) once the run is stale."""
+    def cb(frac: float):
+        if superseded():
+            return True
+        return None if progress is None else progress(frac)
+    return cb
 
 
 # -- data ------------------------------------------------------------------
@@ -63,7 +106,7 @@ def example_notes() -> dict[str, str]:
 
 @st.cache_resource
 def _uploads() -> _Store:
-    return _Store(4)
+    return _Store(4, BUDGET.collections_bytes)
 
 
 def upload_digest(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], **options) -> str:
@@ -125,6 +168,87 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     return c
 
 
+# -- what uploads may hold (dashboard.budget) -----------------------------------
+def _limit_upload_endpoint() -> None:
+    """Lower Streamlit's per-file bound (``server.maxUploadSize``, read by the upload endpoint at every
+    request, before the body is held) to the budget's; never raise what the operator configured."""
+    from streamlit import config as st_config
+    try:
+        now = int(st_config.get_option("server.maxUploadSize"))
+    except Exception:   # noqa: BLE001 - no config (bare imports in tests): nothing to lower
+        return
+    if BUDGET.file_mb < now:
+        st_config.set_option("server.maxUploadSize", BUDGET.file_mb, "dashboard.budget (EVALCORE_SERVER_MEMORY_MB)")
+
+
+_limit_upload_endpoint()
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:,.0f} MB"
+
+
+def upload_budget_line() -> str:
+    """The upload bounds in force, for the Data page."""
+    b = BUDGET
+    return (f"Up to {_mb(b.file_bytes)} a file and {_mb(b.session_bytes)} in all, at most {b.session_files - 1} "
+            f"run files (this server's memory budget: {_mb(b.memory)}).")
+
+
+def uploader_key(base: str) -> str:
+    """The file uploader's key in this session: a new key after each load clears the widget (and with it
+    Streamlit's hold on the files)."""
+    gen = int(st.session_state.get("_up_generation", 0))
+    return base if gen == 0 else f"{base}~{gen}"
+
+
+def _held_upload_bytes() -> tuple[int, object, str | None]:
+    """(bytes every session's uploads hold in the server now, the upload manager, this session's id)."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    ctx = get_script_run_ctx(suppress_warning=True)
+    mgr = getattr(ctx, "uploaded_file_mgr", None)
+    storage = getattr(mgr, "file_storage", None)
+    total = 0
+    if isinstance(storage, dict):
+        for files in list(storage.values()):
+            total += sum(len(getattr(rec, "data", b"")) for rec in list(files.values()))
+    return total, mgr, getattr(ctx, "session_id", None)
+
+
+def upload_over_budget(qrels, runs) -> str | None:
+    """Why the chosen files exceed this session's or the server's upload budget (a message naming the
+    numbers and what to do), or None. Checked before any file is read or parsed."""
+    files = ([qrels] if qrels else []) + list(runs or [])
+    if not files:
+        return None
+    b = BUDGET
+    size = sum(int(f.size) for f in files)
+    if len(files) > b.session_files:
+        return (f"{len(files)} files chosen; one upload takes at most {b.session_files} (one qrels file and "
+                f"{b.session_files - 1} runs). Fix: put the runs in one .zip, or choose fewer runs.")
+    if size > b.session_bytes:
+        return (f"The chosen files hold {_mb(size)}; one session may upload at most {_mb(b.session_bytes)} "
+                f"(this server's memory budget, {_mb(b.memory)}, set by EVALCORE_SERVER_MEMORY_MB). Fix: compress "
+                f"the files (.gz, or the runs as one .zip), or choose fewer runs.")
+    held, _, _ = _held_upload_bytes()
+    if held > b.server_upload_bytes:
+        return (f"The server holds {_mb(held)} of uploads from this and other sessions right now, above its "
+                f"bound of {_mb(b.server_upload_bytes)}. Fix: try again in a minute (uploads are released as "
+                f"soon as they are loaded or their tab closes).")
+    return None
+
+
+def release_upload(qrels, runs) -> None:
+    """Drop the server's copy of the uploaded files (the widget gets a new key, so it starts empty)."""
+    _, mgr, sid = _held_upload_bytes()
+    remove = getattr(mgr, "remove_file", None)
+    for f in ([qrels] if qrels else []) + list(runs or []):
+        fid = getattr(f, "file_id", None)
+        if remove is not None and sid is not None and fid is not None:
+            remove(sid, fid)
+    st.session_state["_up_generation"] = int(st.session_state.get("_up_generation", 0)) + 1
+
+
 #: Uploads reopened by a link, by :func:`link_key` (content hash and load report): the most recent ones.
 UPLOAD_LINKS_KEPT = 4
 
@@ -137,7 +261,7 @@ def upload_links_on() -> bool:
 
 @st.cache_resource
 def _links() -> _Store:
-    return _Store(UPLOAD_LINKS_KEPT)
+    return _Store(UPLOAD_LINKS_KEPT, BUDGET.collections_bytes)
 
 
 def link_key(c: Collection) -> str:
@@ -209,17 +333,53 @@ def _relevant(key: str, s: Settings) -> tuple:
     return tuple(sorted(METRICS[key.partition("@")[0]].reads(sidebar).items()))
 
 
-@st.cache_data(max_entries=2048, show_spinner=False)
-def _score(_c: Collection, fp: str, key: str, settings: tuple) -> np.ndarray:
-    kw = {k: list(v) if isinstance(v, (tuple, list)) else v for k, v in settings}
-    return registry.score_matrix(_c, key, **kw)
+def _shared(make: Callable[[], _Store]) -> Callable[[], _Store]:
+    """A process-wide store made on first use, as ``st.cache_resource`` without arguments gives, without its
+    cost per call (it hashes the function at every call: ~5 % of a live page's CPU over the dozens of
+    lookups a page makes); ``.clear()`` drops it, as ``st.cache_resource``'s does."""
+    box: list[_Store] = []
+    lock = threading.Lock()
+
+    def get() -> _Store:
+        if not box:
+            with lock:
+                if not box:
+                    box.append(make())
+        return box[0]
+    get.clear = box.clear       # type: ignore[attr-defined]
+    return get
+
+
+#: Arrays and frames derived from a collection, shared by every session, keyed by the collection's
+#: fingerprint and only the settings each one reads; bounded by bytes (``BUDGET.cache_bytes``).
+_derived = _shared(lambda: _Store(None, BUDGET.cache_bytes))
+
+
+def _memo(key: tuple, make: Callable[[], object]):
+    """``make()``, kept in :func:`_derived` under ``key`` (arrays made read-only: every session shares them).
+
+    Not ``st.cache_data``: that hashes every argument and unpickles a copy of the value at every hit (a
+    tenth of a move's CPU over the dozens of score lookups a page makes), and bounds entries, not bytes."""
+    store = _derived()
+    hit = store.lookup(key)
+    if hit is None:
+        interrupt_point()           # a newer move is waiting: do not start computing for a stale one
+        hit = make()
+        for a in hit if isinstance(hit, tuple) else (hit,):
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        store.put(key, hit)
+    return hit
 
 
 def score(c: Collection, key: str, s: Settings) -> np.ndarray:
-    """(n_runs, n_topics) scores of one metric key under the settings."""
-    # keyword arguments: Streamlit names each positional argument of a cached call with inspect.signature,
-    # which cost ~5 % of a rerun's CPU over the dozens of score lookups a page makes
-    return _score(_c=c, fp=c.fingerprint, key=key, settings=_relevant(key, s))
+    """(n_runs, n_topics) scores of one metric key under the settings (read-only, shared)."""
+    settings = _relevant(key, s)
+
+    def make():
+        kw = {k: list(v) if isinstance(v, (tuple, list)) else v for k, v in settings}
+        return registry.score_matrix(c, key, **kw)
+    return _memo(("score", c.fingerprint, key, settings), make)
 
 
 def usable(c: Collection, s: Settings) -> Settings:
@@ -253,9 +413,8 @@ def means(c: Collection, s: Settings, keys=None) -> pd.DataFrame:
 COUNT_KEYS = tuple(k for k, spec in METRICS.items() if spec.count)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _counts(_c: Collection, fp: str, rel_threshold: int) -> pd.DataFrame:
-    sums = registry.means_table(_c, list(COUNT_KEYS), rel_threshold=rel_threshold, topics="trec_eval")
+def _counts(c: Collection, rel_threshold: int) -> pd.DataFrame:
+    sums = registry.means_table(c, list(COUNT_KEYS), rel_threshold=rel_threshold, topics="trec_eval")
     return sums.round().astype("int64")
 
 
@@ -263,7 +422,7 @@ def counts(c: Collection, s: Settings) -> pd.DataFrame:
     """Index = runs, one column per count (NumRet, NumRel, NumRelRet): the sum over every qrels topic at the
     sidebar's threshold, as trec_eval's num_ret / num_rel / num_rel_ret and ir_measures report them (a topic
     without a relevant document adds its retrieved documents to NumRet and nothing to the others)."""
-    return _counts(_c=c, fp=c.fingerprint, rel_threshold=s.rel_threshold)
+    return _memo(("counts", c.fingerprint, s.rel_threshold), lambda: _counts(c, s.rel_threshold)).copy()
 
 
 def top_runs(c: Collection, s: Settings) -> np.ndarray:
@@ -283,13 +442,11 @@ def top_runs(c: Collection, s: Settings) -> np.ndarray:
 
 def analysis_collection(c: Collection, s: Settings) -> Collection:
     idx = top_runs(c, s)
-    return c if len(idx) == c.n_runs else _subset(_c=c, fp=c.fingerprint, name=c.name, runs=tuple(idx.tolist()))
-
-
-@st.cache_resource(max_entries=16)
-def _subset(_c: Collection, fp: str, name: str | None, runs: tuple) -> Collection:
+    if len(idx) == c.n_runs:
+        return c
+    runs = tuple(idx.tolist())
     # ``name`` is in the key: two sessions with the same bytes under two titles get their own title back
-    return _c.subset(runs=list(runs))
+    return _memo(("subset", c.fingerprint, c.name, runs), lambda: c.subset(runs=list(runs)))
 
 
 def preset_gains(name: str, K: int) -> list[float] | None:
@@ -308,13 +465,8 @@ def label(key: str, c: Collection, s: Settings) -> str:
 
 def first_and_preferred(c: Collection, s: Settings) -> tuple[np.ndarray, np.ndarray]:
     """r_1 and r_p per (run, topic): gain-independent, so cached by the data alone."""
-    return _ranks(_c=c, fp=c.fingerprint)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _ranks(_c: Collection, fp: str) -> tuple[np.ndarray, np.ndarray]:
     from evalcore import metrics as M
-    return (M.first_rank(_c, rel_threshold=1), M.preferred_rank(_c))
+    return _memo(("ranks", c.fingerprint), lambda: (M.first_rank(c, rel_threshold=1), M.preferred_rank(c)))
 
 
 # -- rank correlation (cheap, live) -----------------------------------------
@@ -332,8 +484,7 @@ def kendall_test(tau: float, n: int, alpha: float = 0.05) -> dict:
     return dict(_meta.kendall_test(tau, n, alpha=alpha))
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) -> pd.DataFrame:
+def _gain_table(_c: Collection, key: str, beta: float, presets: tuple) -> pd.DataFrame:
     cols = {}
     for name in presets:
         g = preset_gains(name, _c.max_level)
@@ -347,22 +498,24 @@ def _gain_table(_c: Collection, fp: str, key: str, beta: float, presets: tuple) 
 
 def gain_settings_means(c: Collection, key: str, s: Settings) -> pd.DataFrame:
     """Means of one metric under every paper preset and the current gains (Sakai 2007 Table 5)."""
-    df = _gain_table(c, c.fingerprint, key, s.beta, tuple(evalcore.GAIN_PRESETS)).copy()
+    presets = tuple(evalcore.GAIN_PRESETS)
+    df = _memo(("gain_table", c.fingerprint, key, s.beta, presets),
+               lambda: _gain_table(c, key, s.beta, presets)).copy()
     cur = "current (" + state.paper(s.gains) + ")"
     if state.paper(s.gains) not in df.columns:
         df[cur] = score(c, key, s).mean(axis=1)
     return df
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def _sweep(_c: Collection, fp: str, key: str, gains: tuple, beta: float, level: int) -> pd.DataFrame:
-    return evalcore.gain_sweep(_c, key, level=level, gains=list(gains), beta=beta, reference="3:2:1")
 
 
 def gain_sweep(c: Collection, key: str, s: Settings, level: int) -> pd.DataFrame:
     """tau between the 3:2:1 ranking and the ranking as level ``level``'s gain moves
     (:func:`evalcore.gain_sweep`, its default grid)."""
-    return _sweep(c, c.fingerprint, key, tuple(s.gains), s.beta, level)
+    gains = tuple(s.gains)
+    return _memo(("sweep", c.fingerprint, key, gains, s.beta, level),
+                 lambda: evalcore.gain_sweep(c, key, level=level, gains=list(gains), beta=s.beta,
+                                             reference="3:2:1")).copy()
 
 
 # -- meta-evaluation: live, shared across sessions, never drawing ----------
@@ -389,12 +542,10 @@ class _Store(BytesLRU):
 
 #: Bytes the shared result store may hold (memory bounded by bytes, not entries:
 #: one entry for many runs can be far larger than one for a few; docs/reliability.md).
-RESULTS_MAX_BYTES = 256 * 2**20
+RESULTS_MAX_BYTES = BUDGET.cache_bytes
 
 
-@st.cache_resource
-def _results() -> _Store:
-    return _Store(4096, RESULTS_MAX_BYTES)   # a bootstrap result on clef2015 is ~0.5 MB
+_results = _shared(lambda: _Store(4096, RESULTS_MAX_BYTES))   # a bootstrap result on clef2015 is ~0.5 MB
 
 
 #: The four resampling methods the app runs live: evalcore function, its
@@ -575,7 +726,8 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     clock = _clock(threads)
     if not per_metric:
         t0 = clock()
-        res = fn(scores(c, s), list(c.run_ids), B=int(B), progress=progress, threads=threads, **params)
+        res = _stale_to_rerun(fn, scores(c, s), list(c.run_ids), B=int(B), progress=_cancellable(progress),
+                              threads=threads, **params)
         out = {"frames": _frames(res, parts), "seconds": clock() - t0, "B": int(B)}
         _results().put(key, out)
         return out
@@ -591,7 +743,8 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         # in a convoy of threads. Long ones (with progress) never wait here, so one user's long
         # refinement does not hold up the others.
         with _SHORT_LOCK if progress is None else nullcontext():
-            res = fn(sc, list(c.run_ids), B=int(B), progress=progress, threads=threads, **params)
+            res = _stale_to_rerun(fn, sc, list(c.run_ids), B=int(B), progress=_cancellable(progress),
+                                  threads=threads, **params)
         frames = _frames(res, parts)
         each = (clock() - t0) / len(todo)
         with _COSTS_LOCK:
@@ -606,6 +759,16 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
             fresh[k] = part
             _results().put(_metric_meta_key(kind, c, s, k, params, B), part)
     return _assemble_and_keep(kind, c, s, params, B, got)
+
+
+def _stale_to_rerun(fn, *args, **kw):
+    """``fn(*args, **kw)``; when its progress callback cancelled it because a newer move is waiting
+    (:func:`_cancellable`), hand the run over to that move (nothing is kept of the stale work)."""
+    try:
+        return fn(*args, **kw)
+    except _meta.Cancelled:
+        interrupt_point()           # raises Streamlit's rerun (or stop) here
+        raise                       # a cancel from the caller's own progress callback
 
 
 class Progress:

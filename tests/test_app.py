@@ -152,8 +152,11 @@ def _fig3_files() -> tuple[tuple[str, bytes], list[tuple[str, bytes]]]:
 
 
 def _upload(at: AppTest, qrels, runs) -> AppTest:
-    at.file_uploader(key="up_qrels").set_value((qrels[0], qrels[1], "text/plain"))
-    at.file_uploader(key="up_runs").set_value([(n, b, "text/plain") for n, b in runs])
+    # the uploaders get a new key after each load (the server drops the files it has loaded)
+    gen = at.session_state["_up_generation"] if "_up_generation" in at.session_state else 0
+    suffix = "" if gen == 0 else f"~{gen}"
+    at.file_uploader(key="up_qrels" + suffix).set_value((qrels[0], qrels[1], "text/plain"))
+    at.file_uploader(key="up_runs" + suffix).set_value([(n, b, "text/plain") for n, b in runs])
     at.run()
     at.button(key="up_load").click().run()
     return at

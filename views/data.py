@@ -42,15 +42,24 @@ with tab_ex:
 with tab_up:
     widgets.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
                      "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
-                     "runs may also come as one `.zip`. Large collections are fine (up to 1 GB).")
+                     "runs may also come as one `.zip`. " + cached.upload_budget_line())
     c1, c2 = st.columns(2)
     @errors.guarded
     def _new_files():
         st.session_state.pop("_load_error", None)
 
-    qrels = c1.file_uploader("Qrels (one file)", key="up_qrels", on_change=_new_files)
-    runs = c2.file_uploader("Runs (several files, or one .zip)", accept_multiple_files=True, key="up_runs",
-                            on_change=_new_files)
+    # per file: the browser and the server refuse a larger file before its bytes are held (dashboard.budget)
+    qrels = c1.file_uploader("Qrels (one file)", key=cached.uploader_key("up_qrels"), on_change=_new_files,
+                             max_upload_size=cached.BUDGET.file_mb)
+    runs = c2.file_uploader("Runs (several files, or one .zip)", accept_multiple_files=True,
+                            key=cached.uploader_key("up_runs"), on_change=_new_files,
+                            max_upload_size=cached.BUDGET.file_mb)
+    too_much = cached.upload_over_budget(qrels, runs)
+    if too_much:                                    # this session's or the server's budget: released at once
+        cached.release_upload(qrels, runs)
+        qrels, runs = None, []
+        ss["_load_error"] = too_much
+        st.rerun()
     with st.expander("Reading options"):
         o1, o2, o3 = st.columns(3)
         order = o1.selectbox("rank order", ["score", "rank", "file"], key="up_order",
@@ -79,6 +88,7 @@ with tab_up:
                 c = cached.load_upload((qrels.name, qrels.getvalue()), [(f.name, f.getvalue()) for f in runs],
                                        order=order, condensed=condensed, keep_first_duplicate=keep_first,
                                        name=(ss.get("up_name") or "").strip() or None, progress=prog)
+                cached.release_upload(qrels, runs)   # the worker has read the bytes: the server drops its copy
             except (cached.InputError, ValueError, OSError, OverflowError, MemoryError) as e:
                 prog.done()
                 status.update(label="These files could not be loaded", state="error", expanded=True)

@@ -1,0 +1,92 @@
+"""The server's memory budget, and every size the dashboard derives from it (docs/reliability.md, "Memory budget").
+
+One setting, ``EVALCORE_SERVER_MEMORY_MB`` (the memory one server process may use; default: the machine's
+RAM, or the container's limit if lower), sizes everything a class can make the server hold:
+
+=====================================  =====================================================================
+what                                   bound
+=====================================  =====================================================================
+one uploaded file                      min(1 GiB, memory / 8): Streamlit refuses a larger file before holding
+                                       its bytes (``server.maxUploadSize``, set from this at the first run)
+one session's upload                   files <= 1 qrels + ``APP_LIMITS.max_runs`` runs, bytes <= min(1 GiB,
+                                       memory / 8), checked before the files are read
+all sessions' uploads held at once     memory / 4; a Load that would pass it waits for the others' to go
+derived arrays (scores per metric,     one byte-bounded LRU each (:class:`evalcore._cache.BytesLRU`):
+r_1 / r_p, counts, gain tables),       memory / 16 each, within [32 MiB, 1 GiB]
+finished meta results, evalcore's
+per-collection arrays
+uploaded collections kept for reuse    memory / 8 (the upload store and the link store)
+=====================================  =====================================================================
+
+So on a 4 GiB server: 512 MiB per file and per session, 1 GiB of uploads held, 256 MiB per cache;
+on 32 GiB: 1 GiB per file and per session, 8 GiB of uploads, 1 GiB per cache. Pure Python: no streamlit.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+MiB = 1 << 20
+GiB = 1 << 30
+#: the smallest and the largest memory the setting accepts (MB)
+MEMORY_MB_RANGE = (256, 16 * 1024 * 1024)
+ENV = "EVALCORE_SERVER_MEMORY_MB"
+
+
+def machine_memory() -> int:
+    """Bytes of RAM this process may use: the machine's physical memory, or the cgroup's limit if lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                raw = f.read().strip()
+        except OSError:
+            continue
+        if raw.isdigit() and 0 < int(raw) < total:
+            total = int(raw)
+    return int(total)
+
+
+def server_memory(env: dict | None = None) -> int:
+    """Bytes of the server's memory budget: ``EVALCORE_SERVER_MEMORY_MB`` (MB = MiB), else :func:`machine_memory`.
+
+    Raises ValueError naming the setting for a value that is not a whole number of MB in
+    :data:`MEMORY_MB_RANGE`."""
+    raw = (os.environ if env is None else env).get(ENV, "").strip()
+    if not raw:
+        return machine_memory()
+    lo, hi = MEMORY_MB_RANGE
+    if not raw.isdigit() or len(raw) > 12 or not lo <= int(raw) <= hi:
+        raise ValueError(f"{ENV} must be a whole number of MB from {lo:,} to {hi:,} (the server's memory); "
+                         f"got {raw[:40]!r}")
+    return int(raw) * MiB
+
+
+def _clamp(v: float, lo: int, hi: int) -> int:
+    return int(min(max(v, lo), hi))
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Every size derived from the server's memory (bytes unless said otherwise); see the module doc."""
+
+    memory: int
+    file_bytes: int
+    session_bytes: int
+    session_files: int
+    server_upload_bytes: int
+    cache_bytes: int
+    collections_bytes: int
+
+    @property
+    def file_mb(self) -> int:
+        """The per-file bound in whole MB, as Streamlit's ``server.maxUploadSize`` takes it."""
+        return max(1, self.file_bytes // MiB)
+
+
+def budget(memory: int | None = None, max_runs: int = 500) -> Budget:
+    """The sizes for a server with ``memory`` bytes (default :func:`server_memory`), ``max_runs`` runs per upload."""
+    m = server_memory() if memory is None else int(memory)
+    return Budget(memory=m, file_bytes=min(GiB, m // 8), session_bytes=min(GiB, m // 8),
+                  session_files=1 + int(max_runs), server_upload_bytes=m // 4,
+                  cache_bytes=_clamp(m / 16, 32 * MiB, GiB), collections_bytes=m // 8)

@@ -1,0 +1,177 @@
+"""Memory within the server's budget (dashboard.budget): every cache bounded by bytes, uploads bounded and
+released, stale work handed over to the newer move (docs/reliability.md, "Memory budget")."""
+from __future__ import annotations
+
+import gc
+import html
+import tracemalloc
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import evalcore
+from dashboard import budget, cached
+from dashboard.state import gain_keys
+from evalcore.collection import Collection
+
+MiB = 1 << 20
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def test_budget_derives_every_bound_from_the_server_memory():
+    b = budget.budget(4 << 30, max_runs=500)
+    assert (b.file_bytes, b.session_bytes, b.server_upload_bytes) == (512 * MiB, 512 * MiB, 1 << 30)
+    assert (b.cache_bytes, b.collections_bytes, b.session_files, b.file_mb) == (256 * MiB, 512 * MiB, 501, 512)
+    big = budget.budget(64 << 30)
+    assert (big.file_bytes, big.cache_bytes, big.server_upload_bytes) == (1 << 30, 1 << 30, 16 << 30)
+    assert budget.budget(256 * MiB).cache_bytes == 32 * MiB          # the floor of a cache
+    assert budget.server_memory({"EVALCORE_SERVER_MEMORY_MB": "2048"}) == 2048 * MiB
+    assert budget.server_memory({}) == budget.machine_memory() > 0
+
+
+@pytest.mark.parametrize("raw", ["abc", "100", "-5", "1e9", "9" * 5000, "2048.5"])
+def test_a_bad_memory_setting_is_refused_naming_it(raw):
+    with pytest.raises(ValueError, match="EVALCORE_SERVER_MEMORY_MB must be a whole number of MB from 256"):
+        budget.server_memory({"EVALCORE_SERVER_MEMORY_MB": raw})
+
+
+def wide_collection(n_topics: int, n_runs: int, depth: int = 10, K: int = 3, seed: int = 0) -> Collection:
+    """A wide collection built in memory (many topics, short lists): levels drawn at random, each topic's
+    judged counts at least what any run retrieves of each level."""
+    rng = np.random.default_rng(seed)
+    levels = rng.choice(K + 1, size=(n_runs, n_topics, depth), p=[0.7, 0.15, 0.1, 0.05]).astype(np.int8)
+    per = np.stack([(levels == L).sum(axis=2).max(axis=0) for L in range(K + 1)], axis=1)
+    counts = per + rng.integers(0, 3, size=per.shape)
+    counts[:, K] = np.maximum(counts[:, K], 1)
+    return Collection(levels=levels, lengths=np.full((n_runs, n_topics), depth, dtype=np.int64),
+                      level_counts=counts.astype(np.int64), run_ids=[f"run{i:02d}" for i in range(n_runs)],
+                      topic_ids=[f"t{j}" for j in range(n_topics)])
+
+
+def test_thirty_gain_moves_on_a_wide_collection_stay_within_the_cache_budget(monkeypatch):
+    """Every move is a new gain setting (a miss for each graded metric: 5 x 8 x runs x topics bytes of new
+    scores, 1.6 MB here, which every page computes for the sidebar's metrics); with a 2 MiB budget per cache,
+    30 moves leave the derived-array store within it and the traced memory (garbage collected) grows by at
+    most the three byte-bounded caches' budgets plus a little, not by the ~40 MB that keeping 25 moves'
+    scores would hold (74 MiB on the Rankings page with the former 2,048-entry score cache)."""
+    cap = 2 * MiB
+    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, cache_bytes=cap))
+    monkeypatch.setattr(cached, "RESULTS_MAX_BYTES", cap)
+    monkeypatch.setattr(evalcore.metrics.cache, "max_bytes", cap)
+    cached._derived.clear()
+    cached._results.clear()
+    evalcore.metrics.cache.clear()
+    c = wide_collection(n_topics=1000, n_runs=40)
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.run()
+    at.session_state["uploaded"] = c
+    at.run()
+    at.selectbox(key="dataset").set_value("upload").run()
+    at.switch_page("views/data.py").run()      # the lightest page: every page scores the sidebar's metrics
+    assert not at.exception, [e.message for e in at.exception]
+    store = cached._derived()
+    score_bytes = 8 * c.n_runs * c.n_topics
+    values = np.round(np.linspace(3.05, 9.95, 30), 2)          # every move a value not seen before
+    tracemalloc.start()
+    try:
+        seen = []
+        for i, v in enumerate(values):
+            at.number_input(key=gain_keys(at.session_state, c.max_level)[1]).set_value(float(v)).run()
+            assert not at.exception, [e.message for e in at.exception]
+            assert store.nbytes <= cap, (i, store.nbytes)
+            gc.collect()                                    # count what is held, not garbage not collected yet
+            if i == 4:
+                base = tracemalloc.get_traced_memory()[0]   # after the first moves: the page's own working set
+            seen.append(store.nbytes)
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    # the store is full and evicting, not empty (the moves did compute new scores)
+    assert max(seen) > cap - 2 * score_bytes
+    assert grown < 3 * cap + 6 * MiB, f"traced memory grew {grown / MiB:.0f} MiB over 25 moves"
+
+
+def _uploader_app():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.switch_page("views/data.py").run()
+    return at
+
+
+def test_an_upload_over_the_session_budget_is_refused_and_released(monkeypatch):
+    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, session_bytes=1000))
+    at = _uploader_app()
+    at.file_uploader(key="up_qrels").set_value(("qrels.txt", b"1 0 d1 1\n" * 80, "text/plain"))
+    at.file_uploader(key="up_runs").set_value([("r1.txt", b"1 Q0 d1 1 1.0 r1\n" * 60, "text/plain")])
+    at.run()
+    assert not at.exception
+    errs = [html.unescape(e.value) for e in at.error]
+    assert any("hold 0 MB" in e or "at most 0 MB" in e for e in errs), errs     # 1,740 bytes against 1,000
+    assert any("compress the files" in e for e in errs), errs
+    assert at.session_state["_up_generation"] == 1           # the uploader starts empty under a new key
+    assert at.button(key="up_load").disabled
+
+
+def test_too_many_files_are_refused_with_the_bound(monkeypatch):
+    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, session_files=3))
+    at = _uploader_app()
+    at.file_uploader(key="up_qrels").set_value(("qrels.txt", b"1 0 d1 1\n", "text/plain"))
+    at.file_uploader(key="up_runs").set_value([(f"r{i}.txt", b"1 Q0 d1 1 1.0 r\n", "text/plain") for i in range(3)])
+    at.run()
+    errs = [html.unescape(e.value) for e in at.error]
+    assert any("4 files chosen; one upload takes at most 3 (one qrels file and 2 runs)" in e for e in errs), errs
+
+
+def test_a_loaded_upload_releases_its_files_and_clears_the_uploader():
+    at = _uploader_app()
+    at.file_uploader(key="up_qrels").set_value(("qrels.txt", b"1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n", "text/plain"))
+    runs = [(f"r{i}.txt", f"1 Q0 d1 1 {i}.5 r{i}\n1 Q0 d2 2 0.5 r{i}\n2 Q0 d3 1 1.0 r{i}\n".encode(), "text/plain")
+            for i in range(3)]
+    at.file_uploader(key="up_runs").set_value(runs)
+    at.run()
+    at.button(key="up_load").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["uploaded"].n_runs == 3
+    assert at.session_state["_up_generation"] == 1
+    # the next run draws empty uploaders under new keys; the old ones' values are gone from the session
+    assert at.file_uploader(key="up_qrels~1").value is None
+    assert not any(k in at.session_state for k in ("up_qrels", "up_runs"))
+
+
+def test_stale_resampling_hands_over_to_the_newer_move():
+    """A move arriving while the bootstrap runs: its progress callback cancels between chunks and Streamlit
+    reruns with the newer move; nothing of the stale result is kept."""
+    def script():
+        import streamlit as st
+
+        from dashboard import cached
+        from evalcore import meta
+        ss = st.session_state
+        ss["runs"] = ss.get("runs", 0) + 1
+        if ss["runs"] == 1:
+            from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+            from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+            rng = __import__("numpy").random.default_rng(0)
+            sc = {"M": rng.random((30, 50))}
+            steps = []
+
+            def newer_move_arrives(f):
+                steps.append(f)
+                if len(steps) == 2:
+                    get_script_run_ctx().script_requests.request_rerun(RerunData())
+
+            ss["steps"] = steps
+            cached._stale_to_rerun(meta.bootstrap_sensitivity, sc, B=2000, seed=0,
+                                   progress=cached._cancellable(newer_move_arrives))
+            ss["finished"] = True
+        st.write("done")
+
+    at = AppTest.from_function(script, default_timeout=120)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state["runs"] == 2                     # the newer move ran
+    assert "finished" not in at.session_state                # the stale one stopped
+    assert len(at.session_state["steps"]) == 2               # right after the move arrived, not at the end
