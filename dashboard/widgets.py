@@ -228,9 +228,23 @@ def number(x, digits: int = 4) -> str:
 COLUMN_LABELS = report.COLUMN_LABELS
 
 
+#: A table of at most this many rows is drawn at its full height (every row in view, no inner scroll bar:
+#: Streamlit's default of about ten rows hid the last rows of short tables on a 1024 x 768 screen); a
+#: longer one keeps a scroll bar unless its page asks for a height.
+FULL_HEIGHT_ROWS = 20
+
+
+def rows_height(n_rows: int) -> int:
+    """The height (px) of a table showing ``n_rows`` rows and its header, with no inner scroll bar."""
+    return 38 + 35 * max(int(n_rows), 1)
+
+
 def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) -> None:
     """A sortable dataframe with floats at ``digits`` decimals and evalcore's column names in words
-    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests)."""
+    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests). A short table
+    (:data:`FULL_HEIGHT_ROWS`) shows every row unless ``height`` says otherwise."""
+    if height is None and len(df) <= FULL_HEIGHT_ROWS:
+        height = rows_height(len(df))
     cfg = {c: st.column_config.NumberColumn(COLUMN_LABELS.get(c), format=f"%.{digits}f")
            for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     cfg.update({c: st.column_config.Column(COLUMN_LABELS[c]) for c in df.columns
