@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
-
 import pandas as pd  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard import teaching  # noqa: E402
 
@@ -86,7 +85,7 @@ def test_each_preset_says_why():
     assert "P+ < 1" in helps["pl_preset_inverse"]
 
 
-def _side_by_side(at) -> "pd.DataFrame":
+def _side_by_side(at) -> pd.DataFrame:
     """The "Lists side by side" table (metric rows, one column per list)."""
     return next(df.value for df in at.dataframe if "X" in getattr(df.value, "columns", [])).set_index("metric")
 
@@ -129,7 +128,7 @@ def test_non_relevant_ranks_read_as_a_dash_not_none():
     assert at.selectbox(key="pl_r1").format_func(0) == "-"
 
 
-def _display_values(df) -> "pd.DataFrame":
+def _display_values(df) -> pd.DataFrame:
     """The cell texts a styled table shows (the Styler's display values Streamlit sends to the browser)."""
     import pyarrow as pa
     return pa.ipc.open_stream(df.proto.arrow_data.styler.display_values).read_all().to_pandas()

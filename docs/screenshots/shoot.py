@@ -51,8 +51,8 @@ SIZES = {
 #: What a reader would see as broken, from the DOM and plotly's own layout (a list of sentences, empty when
 #: all is well): a chart title running off its chart or under the legend, a heatmap label or cell value
 #: missing or overlapping, a table whose columns do not all fit (it scrolls sideways: columns out of
-#: view), a metric's value, a button's label or a selector's value cut short (an ellipsis: "0.…", "i…"),
-#: an exception element. Charts and tables in closed tabs or expanders (no width) are skipped.
+#: view), a short table not showing every row, a metric's value, a button's label or a selector's value
+#: cut short (an ellipsis: "0.…", "i…"), an exception element. Charts and tables in closed tabs or expanders (no width) are skipped.
 LAYOUT_JS = """() => {
   const box = e => e.getBoundingClientRect();
   const overlap = (a, b, t = 0) => a.left < b.right - t && b.left < a.right - t && a.top < b.bottom - t && b.top < a.bottom - t;
@@ -92,6 +92,9 @@ LAYOUT_JS = """() => {
     const n = Number(g.getAttribute('aria-colcount'));
     const sc = d.querySelector('.dvn-scroller');
     // the grid scrolls sideways when its columns are wider than the table: some are out of view
+    // a short table (at most 20 rows, dashboard.widgets.FULL_HEIGHT_ROWS) shows every row: no inner scroll bar
+    const rows = Number(g.getAttribute('aria-rowcount')) - 1;
+    if (sc && rows <= 20 && sc.scrollHeight > sc.clientHeight + 1) problems.push(`table ${i + 1}: ${rows} rows, not all in view (${sc.scrollHeight} px, ${Math.round(sc.clientHeight)} px shown)`);
     if (sc && sc.scrollWidth > sc.clientWidth + 1) problems.push(`table ${i + 1}: its ${n} columns need ${sc.scrollWidth} px, ${Math.round(sc.clientWidth)} px shown (${[...d.querySelectorAll('[role="columnheader"]')].map(h => h.textContent).join(', ')})`);
   });
   // text cut short (Streamlit ends it with an ellipsis, "0.…", "i…"): a metric's value, a button's label, a
