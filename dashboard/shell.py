@@ -81,8 +81,9 @@ NARROW_CSS = """<style>
 }
 </style>"""
 
-#: Presentation mode (``?present=1``): type and controls 1.25 x larger (Streamlit sizes them in rem),
-#: for the back row of a lecture room; the charts' text follows (widgets.chart).
+#: Presentation mode (``?present=1``): type and controls 1.25 x larger (Streamlit sizes them in rem;
+#: widgets.PRESENT_SCALE), for the back row of a lecture room; the charts' text and the tables' heights
+#: follow (widgets.chart, widgets.rows_height).
 PRESENT_CSS = """<style>
 html { font-size: 20px; }
 </style>"""

@@ -234,9 +234,15 @@ COLUMN_LABELS = report.COLUMN_LABELS
 FULL_HEIGHT_ROWS = 20
 
 
+#: Presentation mode's type size against the normal one (dashboard.shell.PRESENT_CSS: 20 px for 16 px).
+PRESENT_SCALE = 1.25
+
+
 def rows_height(n_rows: int) -> int:
-    """The height (px) of a table showing ``n_rows`` rows and its header, with no inner scroll bar."""
-    return 38 + 35 * max(int(n_rows), 1)
+    """The height (px) of a table showing ``n_rows`` rows and its header, with no inner scroll bar (rows are
+    35 px, 1.25 x that in presentation mode, where Streamlit's rem-sized rows grow with the type)."""
+    scale = PRESENT_SCALE if st.session_state.get("present") else 1.0
+    return round(scale * (38 + 35 * max(int(n_rows), 1)))
 
 
 def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, **kw) -> None:

@@ -161,7 +161,7 @@ with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret,
                f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
                "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
                "and the meta-evaluation pages do not offer them.")
-    widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(38 + 35 * c.n_runs, 420),
+    widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(widgets.rows_height(c.n_runs), 420),
                   hide_index=True, column_config={"run": st.column_config.TextColumn("run", width="large")})
 with st.expander("Runs and topics"):
     st.text("Runs: " + ", ".join(c.run_ids))         # ids from the files: plain text, never Markdown

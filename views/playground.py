@@ -203,7 +203,7 @@ def _per_rank_style(df):
             .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1))
 
 
-st.dataframe(_per_rank_style(table), hide_index=True, width="stretch", height=38 + 35 * len(table))
+st.dataframe(_per_rank_style(table), hide_index=True, width="stretch", height=widgets.rows_height(len(table)))
 st.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
            "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
            "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's beta); "
@@ -262,7 +262,7 @@ if lists:
     cmp = teaching.compare_lists(lists, list(s.metric_keys), **params, level_names=c.level_names)
     if "this list" in cmp and "pinned list" in cmp:
         cmp["this - pinned"] = cmp["this list"] - cmp["pinned list"]
-    widgets.table(cmp.reset_index(), digits=4, hide_index=True, height=38 + 35 * len(cmp))
+    widgets.table(cmp.reset_index(), digits=4, hide_index=True, height=widgets.rows_height(len(cmp)))
     st.caption(" · ".join(f"**{safe.md(n)}**: {safe.md(label(lv))}" for n, (lv, _) in lists.items())
                + " (levels by rank, - = non-relevant). The sidebar's metrics, with its gains, beta and penalties; "
                f"X, Y, Z, inverse and ideal on Sakai 2007 Fig. 3's topic ({FIG3_WHAT}).")
@@ -278,13 +278,13 @@ else:
     t1, t2 = st.columns(2)
     t1.markdown("**Pinned list, per rank**")
     t1.dataframe(_per_rank_style(pin_table).hide(axis="columns", subset=["marks"]), hide_index=True,
-                 width="stretch", height=38 + 35 * len(pin_table))
+                 width="stretch", height=widgets.rows_height(len(pin_table)))
     t2.markdown("**This list, per rank**")
     t2.dataframe(_per_rank_style(table).hide(axis="columns", subset=["marks"]), hide_index=True,
-                 width="stretch", height=38 + 35 * len(table))
+                 width="stretch", height=widgets.rows_height(len(table)))
 
 st.subheader("Every metric")
-widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
+widgets.table(vals, digits=4, hide_index=True, height=widgets.rows_height(len(vals)),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                              # "medium": every column in view on a 1024 px screen (hover a cell for the whole text)
                              "user model": st.column_config.TextColumn(width="medium")})
