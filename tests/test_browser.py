@@ -760,7 +760,7 @@ def test_presentation_mode_puts_the_gains_on_the_page_with_larger_type(server):
             page.goto(f"{server}/playground?present=1")
             row = page.locator('[data-testid="stMain"] [data-testid="stNumberInput"]').filter(
                 has_text="gain S (level 3)").locator("input")
-            row.wait_for(timeout=60000)
+            row.wait_for(timeout=180000)
             for _ in range(2):
                 page.wait_for_timeout(600)
                 page.wait_for_function(_IDLE_JS, timeout=60000)
