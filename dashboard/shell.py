@@ -74,7 +74,8 @@ NARROW_CSS = """<style>
   [data-testid="stMain"] [data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: min(100%, 6.5rem); }
   [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.6rem; }
   [data-testid="stMain"] [data-testid="stColumn"]:has(> [data-testid="stVerticalBlock"]
-      > [data-testid="stElementContainer"]:only-child > .stButton) { min-width: max-content; }
+      > [data-testid="stElementContainer"]:only-child > :is(.stButton, .stDownloadButton)) {
+    min-width: max-content; }
 }
 @media (max-height: 800px) {
   [data-testid="stMainBlockContainer"] { padding-top: 4rem; }

@@ -275,13 +275,10 @@ else:
     p_levels, p_counts = pinned
     pin_one = teaching.one_topic(p_levels, p_counts, level_names=c.level_names)
     pin_table, _, _ = teaching.per_rank(pin_one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
-    t1, t2 = st.columns(2)
-    t1.markdown("**Pinned list, per rank**")
-    t1.dataframe(_per_rank_style(pin_table).hide(axis="columns", subset=["marks"]), hide_index=True,
-                 width="stretch", height=widgets.rows_height(len(pin_table)))
-    t2.markdown("**This list, per rank**")
-    t2.dataframe(_per_rank_style(table).hide(axis="columns", subset=["marks"]), hide_index=True,
-                 width="stretch", height=widgets.rows_height(len(table)))
+    # one above the other: side by side, each table's ten columns scrolled sideways on a 1024 px screen
+    for title, t in (("Pinned list, per rank", pin_table), ("This list, per rank", table)):
+        st.markdown(f"**{title}**")
+        st.dataframe(_per_rank_style(t), hide_index=True, width="stretch", height=widgets.rows_height(len(t)))
 
 st.subheader("Every metric")
 widgets.table(vals, digits=4, hide_index=True, height=widgets.rows_height(len(vals)),   # every row, no inner scroll

@@ -128,9 +128,10 @@ def layout_problems(page) -> list[str]:
     return page.evaluate(LAYOUT_JS)
 
 
-def wait_idle(page, timeout_ms: int = 60000) -> None:
+def wait_idle(page, timeout_ms: int = 180000) -> None:
     """The app view is there and no script run is in progress, twice 600 ms apart (a live page
-    may rerun once more to draw a refined result)."""
+    may rerun once more to draw a refined result). Three minutes at most: a first run on a busy
+    two-core machine took 96 s."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stSlider"]', timeout=timeout_ms)
     for _ in range(2):
