@@ -109,20 +109,33 @@ def _uploads() -> _Store:
     return _Store(4, BUDGET.collections_bytes)
 
 
-def upload_digest(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], **options) -> str:
-    """Content hash of an upload (file names, bytes and reading options)."""
+def upload_digest(qrels: tuple[str, bytes] | None, runs: list[tuple[str, bytes]], **options) -> str:
+    """Content hash of an upload (file names, bytes and reading options); ``qrels`` None: one zip in
+    ``runs`` holds both."""
     import hashlib
     h = hashlib.sha256()
-    for name, data in [qrels, *runs]:
+    for name, data in ([qrels] if qrels is not None else []) + list(runs):
         h.update(str(name).encode() + b"\0" + len(data).to_bytes(8, "little"))
         h.update(data)
+    h.update(b"bundle" if qrels is None else b"")
     h.update(repr(sorted(options.items())).encode())
     return h.hexdigest()
 
 
-def default_upload_name(qrels_name: str, run_names: list[str]) -> str:
-    """A name for an uploaded collection: the runs' zip or folder name, else the
-    qrels file's stem unless it is a generic "qrels"."""
+#: Qrels file names that say nothing about the collection (a default name is then built from the runs).
+_GENERIC_QRELS = ("qrels", "qrel", "rels", "judgments", "")
+
+
+def default_upload_name(qrels_name: str | None, run_names: list[str]) -> str:
+    """A name for an uploaded collection: the runs' zip or folder name, else the qrels file's stem
+    unless it is a generic "qrels", else what was uploaded: ``qrels + 3 runs (bm25.run, dfr.run, ...)``, so
+    that several uploads of a session (and of a server's links) are told apart.
+
+    >>> default_upload_name("qrels.txt", ["bm25.run", "dfr.run", "lm.run"])
+    'qrels + 3 runs (bm25.run, dfr.run, ...)'
+    >>> default_upload_name("robust04.qrels", ["a.txt"]), default_upload_name(None, ["trec8.zip"])
+    ('robust04', 'trec8')
+    """
     import posixpath
     for n in run_names:
         n = str(n).replace("\\", "/")
@@ -130,14 +143,21 @@ def default_upload_name(qrels_name: str, run_names: list[str]) -> str:
             return posixpath.basename(n)[:-4]
         if "/" in n:
             return n.split("/")[0]
-    stem = posixpath.basename(str(qrels_name).replace("\\", "/")).split(".")[0]
-    return stem if stem and stem.lower() not in ("qrels", "qrel", "rels", "judgments") else "uploaded collection"
+    stem = posixpath.basename(str(qrels_name or "").replace("\\", "/")).split(".")[0]
+    if stem.lower() not in _GENERIC_QRELS:
+        return stem
+    runs = [posixpath.basename(str(n).replace("\\", "/")) for n in run_names]
+    head = ", ".join(runs[:2]) + (", ..." if len(runs) > 2 else "")
+    return f"{stem or 'qrels'} + {len(runs)} run{'s' if len(runs) != 1 else ''} ({head})"
 
 
-def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, order: str = "score",
+def load_upload(qrels: tuple[str, bytes] | None, runs: list[tuple[str, bytes]], *, order: str = "score",
                 condensed: bool = False, keep_first_duplicate: bool = False, name: str | None = None,
                 progress: Callable | None = None) -> Collection:
     """Parse uploaded files; raises evalcore.InputError (readable) on bad input.
+
+    ``qrels`` None: ``runs`` is one zip holding the qrels and the runs together (evalcore.load_collection
+    tells them apart by name and content, and says so when it cannot).
 
     The parsed collection is kept once per distinct upload (content hash),
     shared by every session (memory under a class of users, docs/reliability.md): a second session uploading the same
@@ -152,10 +172,17 @@ def load_upload(qrels: tuple[str, bytes], runs: list[tuple[str, bytes]], *, orde
     digest = upload_digest(qrels, runs, **opts)
     c = _uploads().get(digest)
     if c is None:
-        run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
+        if qrels is None:
+            if len(runs) != 1 or not runs[0][0].lower().endswith(".zip"):
+                raise InputError("no qrels given: give a qrels file, or one .zip holding the qrels and the runs",
+                                 hint="upload the qrels in the Qrels box, or put qrels and runs in one zip")
+            q_arg, run_arg = runs[0], None
+        else:
+            q_arg = qrels
+            run_arg = runs[0] if len(runs) == 1 and runs[0][0].lower().endswith(".zip") else runs
         try:
             # in a worker process (dashboard.loader): the other sessions keep their interpreter
-            c = load_in_worker(qrels, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts,
+            c = load_in_worker(q_arg, run_arg, progress=progress, limits=UPLOAD_LIMITS, **opts,
                                **_loader_callbacks(progress))
         finally:
             # the server does not collect after every rerun (.streamlit/config.toml, runner.postScriptGC);
@@ -861,11 +888,16 @@ def ratio_gains(K: int, ratio: float) -> list[float]:
 
     This is the one-parameter family the "Which gains?" view sweeps: ratio 1
     is 1:1:1 (binary relevance), ratio 3 on three levels is 3:1.73:1. For K = 1
-    there is one level and the gain is 1.
+    there is one level and the gain is 1. Each gain is rounded to three significant digits, and the
+    rounded values are the ones used: the label a table or chart shows (``100:21.5:4.64:1``) is then
+    the setting computed, not an abbreviation of ``100:21.5443:4.64159:1``.
+
+    >>> ratio_gains(4, 100.0), ratio_gains(3, 3.0)
+    ([1.0, 4.64, 21.5, 100.0], [1.0, 1.73, 3.0])
     """
     if K <= 1:
         return [1.0]
-    return [float(round(ratio ** ((L - 1) / (K - 1)), 6)) for L in range(1, K + 1)]
+    return [float(f"{ratio ** ((L - 1) / (K - 1)):.3g}") for L in range(1, K + 1)]
 
 
 def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[float]]]:

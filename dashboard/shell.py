@@ -31,13 +31,16 @@ def setup(data_page: bool = False):
     st.session_state["_view_figs"] = []          # charts drawn in this run (widgets.chart), for the HTML export
     st.session_state["_view_items"] = []         # all it draws, in order (widgets.chart/table/caption/...)
     st.session_state["_run_t0"] = time.perf_counter()
+    ss = st.session_state
+    present = presenting()
+    # presentation mode opens with the sidebar closed (the page gets the projector's width; the gains are in
+    # the row at the top of the page); the sidebar's arrow opens it as usual
     # page_icon: an emoji, drawn by the browser as a data: URL. A ":material/...:" favicon is fetched by
     # Streamlit 1.67's frontend from fonts.gstatic.com (every student's browser would contact a third
     # party, and the icon vanishes offline); the icons inside the page come from the font Streamlit serves.
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=PAGE_ICON,
-                       layout="wide", initial_sidebar_state="expanded")
-    st.html(NARROW_CSS)
-    ss = st.session_state
+                       layout="wide", initial_sidebar_state="collapsed" if present else "expanded")
+    st.html(NARROW_CSS + (PRESENT_CSS if present else ""))
     errors.show_pending()           # a widget callback that failed before this run
     state.keep_alive()              # restores what Streamlit dropped; before init's defaults
     state.init(cached.METRIC_KEYS)
@@ -47,6 +50,8 @@ def setup(data_page: bool = False):
     collection = cached.current_collection()
     state.set_levels(collection.max_level)
     widgets.sidebar(collection)
+    if ss.get("present"):
+        widgets.gains_row(collection)       # the gains within reach with the sidebar closed
     for msg in ss.pop("_url_warnings", []):
         st.toast(safe.md(msg))      # quotes the address: text, never Markdown
     state.sync_url()
@@ -74,15 +79,45 @@ def settings_words(s: state.Settings, c) -> list[str]:
 #: On a 1024 x 768 screen or a projector the page keeps its width for the content: Streamlit's 5rem
 #: side padding left 564 of 724 px beside the sidebar, and tables of ten columns scrolled sideways;
 #: 1.5rem leaves 676 px. The top padding shrinks on screens under 800 px high (the title started at
-#: y = 150). A style element only: st.html draws nothing for it.
+#: y = 150). Columns never get narrower than their content can be read in: Streamlit's rows of columns
+#: wrap (flex-wrap), so a minimum width moves a column that would be too narrow to the next line - a
+#: row of eight metrics (the playground's) showed "0.…" in 76 px columns, a row of five buttons cut
+#: "inverse" to "i…", a level selector 45 px wide showed nothing. Metric values are set smaller there,
+#: and a column holding one button alone is at least as wide as the button's label. Only the page, not
+#: the sidebar. A style element only: st.html draws nothing for it.
 NARROW_CSS = """<style>
 @media (max-width: 1280px) {
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
+  [data-testid="stMain"] [data-testid="stColumn"] { min-width: min(100%, 5.5rem); }
+  [data-testid="stMain"] [data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: min(100%, 6.5rem); }
+  [data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.6rem; }
+  [data-testid="stMain"] [data-testid="stColumn"]:has(> [data-testid="stVerticalBlock"]
+      > [data-testid="stElementContainer"]:only-child > :is(.stButton, .stDownloadButton)) {
+    min-width: max-content; }
 }
 @media (max-height: 800px) {
   [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 }
 </style>"""
+
+#: Presentation mode (``?present=1``): type and controls 1.25 x larger (Streamlit sizes them in rem;
+#: widgets.PRESENT_SCALE), for the back row of a lecture room; the charts' text and the tables' heights
+#: follow (widgets.chart, widgets.rows_height).
+PRESENT_CSS = """<style>
+html { font-size: 20px; }
+</style>"""
+
+
+def presenting() -> bool:
+    """Whether this run is in presentation mode: the session's setting, or on a session's first run
+    (before :func:`dashboard.state.init` has read the address) the address's ``present=``."""
+    ss = st.session_state
+    if "present" in ss:
+        return bool(ss["present"])
+    try:
+        return state.url_flag(st.query_params.get("present", ""))
+    except ValueError:
+        return False
 
 
 def _uploaded_data(data_page: bool) -> None:

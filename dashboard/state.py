@@ -82,6 +82,10 @@ def _bool(text: str) -> bool:
     raise ValueError(text)
 
 
+#: A URL flag's reader (true/1/yes/on or false/0/no/off), for the settings read before :func:`init`.
+url_flag = _bool
+
+
 # Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "dataset": ("data", "sim", str),
@@ -128,6 +132,7 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     "upload_fp": ("up", "", str),          # uploaded data: content hash and load report's (cached.link_key)
     "upload_name": ("upname", "", str),    # its title in this view
     "chart_format": ("chart", "svg", str),   # what a chart's camera button saves (dashboard.shell.CHART_FORMATS)
+    "present": ("present", False, _bool),  # presentation mode: larger type, the gains at the top of each page
 }
 #: The Significance page's choices (plain keys, mirrored into its widgets by the page).
 SIG_ALL = "all metrics"
@@ -202,7 +207,7 @@ CUTOFF_REQUIRED = cutoff_required()
 def page_keys() -> list[str]:
     """The settings in the address that belong to one page (its choices), not to the sidebar."""
     shared = {"dataset", "sim_topics", "sim_runs", "sim_seed", "beta", "rbp_p", "cutoff", "threshold", "top_n",
-              "top_by", "upload_fp", "upload_name"}
+              "top_by", "upload_fp", "upload_name", "present"}
     return [k for k in _SCALARS if k not in shared]
 
 

@@ -92,6 +92,29 @@ def per_rank(c: Collection, *, gains, beta, penalties=None) -> tuple[pd.DataFram
     return df, r1, rp
 
 
+def compare_lists(lists: dict, keys, *, gains, beta, penalties, rel_threshold,
+                  level_names=None) -> pd.DataFrame:
+    """Every metric of ``keys`` (rows) on each of several hand-built lists (columns, in ``lists``' order).
+
+    ``lists``: ``{name: (levels by rank, documents per level ascending)}``, each list with its own topic
+    (:func:`one_topic`). The values come from the same kernels as :func:`metric_values`.
+
+    >>> fig3 = [1, 1, 1]       # Sakai 2007 Fig. 3's topic: one S, one A, one B document; gains 3:2:1
+    >>> t = compare_lists({"X": ([1], fig3), "Y": ([0, 3], fig3), "Z": ([1, 3], fig3)},
+    ...                   ["O-measure", "P-measure"], gains=[1, 2, 3], beta=1.0, penalties=[4, 3, 2],
+    ...                   rel_threshold=1)
+    >>> t.round(4).values.tolist()
+    [[0.5, 0.5714, 0.5], [0.5, 0.5714, 0.8571]]
+    """
+    cols = {}
+    for name, (levels, counts) in lists.items():
+        c = one_topic(list(levels), list(counts), level_names=level_names)
+        v = metric_values(c, keys, gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold)
+        cols[name] = v.set_index("metric")["value"]
+    out = pd.DataFrame(cols, index=pd.Index(list(keys), name="metric"))
+    return out
+
+
 def list_from_collection(c: Collection, run: int, topic: int, max_ranks: int = 30) -> tuple[list[int], list[int], int]:
     """A ranked list (cut after its last relevant document, at most ``max_ranks``),
     the topic's counts, and how many relevant documents fell beyond the cut."""

@@ -106,9 +106,59 @@ def sidebar(c) -> None:
         c1.number_input("top N runs", min_value=0, max_value=1000, step=1, key="top_n",
                         help="Analyse only the best N runs (0 = all runs).")
         c2.selectbox("by", list(cached.METRIC_KEYS), key="top_by")
+        st.toggle("Presentation mode", key="present",
+                  help="For a projector: larger type, the sidebar closed and the gains in a row at the top of "
+                       "every page. In the address too (present=True): a link opens the lesson this way.")
         st.divider()
         st.button("Reset all settings", on_click=state.reset, width="stretch", icon=":material/restart_alt:")
         st.caption("The address bar holds every setting: copy it to share this view.")
+
+
+def gains_row(c) -> None:
+    """Presentation mode: the gain of every level in a row of boxes at the top of the page, reachable with
+    the sidebar closed (a projector's whole width for the page).
+
+    These are widgets of their own (keys ``_pg{L}_{n}``), never the sidebar's: a change sets the gain
+    ``g{L}`` in its callback (:func:`_gain_from_row`), and the sidebar's widgets then show it (they are
+    drawn afresh whenever the gain was set elsewhere, :func:`dashboard.state.sync_gain_widgets`). The
+    same rule holds here: where the gain was set by something else (the sidebar, a preset, a page
+    change), the box gets a new key and is drawn afresh showing it; a box being typed in keeps its key.
+    """
+    ss = st.session_state
+    K = c.max_level
+    names = [safe.md(n, 40) for n in state.level_names(K, c.level_names)]
+    cols = st.columns([1] * K + [max(1.0, 0.5 * K)], vertical_alignment="bottom")
+    for i, L in enumerate(range(K, 0, -1)):
+        key = _row_key(L)
+        cols[i].number_input(f"gain {names[L - 1]} (level {L})", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
+                             value=float(ss[f"g{L}"]), step=state.GAIN_STEP, format="%.2f", key=key,
+                             on_change=_gain_from_row, args=(L, key))
+    cols[-1].caption(f"gains {state.paper([float(ss[f'g{L}']) for L in range(1, K + 1)])} (highest level first) "
+                     f"· beta {float(ss['beta']):g} · presentation mode (sidebar: more settings)")
+
+
+def _row_key(L: int) -> str:
+    """The key of level ``L``'s box in :func:`gains_row` for this run: a new one whenever the gain or the
+    page changed since the box last set it."""
+    ss = st.session_state
+    mark = (float(ss[f"g{L}"]), ss.get("_page_now"))
+    if ss.get(f"_pgsync{L}") != mark:
+        ss[f"_pgv{L}"] = ss.get(f"_pgv{L}", 0) + 1
+        ss[f"_pgsync{L}"] = mark
+    return f"_pg{L}_{ss[f'_pgv{L}']}"
+
+
+@errors.guarded
+def _gain_from_row(L: int, key: str) -> None:
+    """A box of :func:`gains_row` changed: its value becomes gain ``g{L}`` (clamped to the gain range)."""
+    import math
+    ss = st.session_state
+    v = ss.get(key)
+    if v is None or not math.isfinite(float(v)):
+        return
+    g = min(max(round(float(v), 4), state.GAIN_MIN), state.GAIN_MAX)
+    ss[f"g{L}"] = g
+    ss[f"_pgsync{L}"] = (g, ss.get("_page_now"))
 
 
 def _rbp_slider(ss) -> None:
@@ -143,6 +193,9 @@ def chart(fig, label: str | None = None, **kw) -> None:
     camera button downloads it as SVG, or as a slide-sized PNG when the session's :data:`CHART_FORMAT_KEY`
     says ``"png"`` (:func:`chart_config`)."""
     label = label or _title(fig)
+    if st.session_state.get("present"):        # presentation mode: the chart's text 1.25 x too (a copy:
+        fig = type(fig)(fig)                   # figures may come from a cache)
+        fig.update_layout(font_size=round(1.25 * (fig.layout.font.size or 12)))
     st.session_state.setdefault("_view_figs", []).append((label, fig))
     _note("chart", label=label, fig=fig)
     fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"
@@ -206,10 +259,30 @@ def number(x, digits: int = 4) -> str:
 COLUMN_LABELS = report.COLUMN_LABELS
 
 
+#: A table of at most this many rows is drawn at its full height (every row in view, no inner scroll bar:
+#: Streamlit's default of about ten rows hid the last rows of short tables on a 1024 x 768 screen); a
+#: longer one keeps a scroll bar unless its page asks for a height.
+FULL_HEIGHT_ROWS = 20
+
+
+#: Presentation mode's type size against the normal one (dashboard.shell.PRESENT_CSS: 20 px for 16 px).
+PRESENT_SCALE = 1.25
+
+
+def rows_height(n_rows: int) -> int:
+    """The height (px) of a table showing ``n_rows`` rows and its header, with no inner scroll bar (rows are
+    35 px, 1.25 x that in presentation mode, where Streamlit's rem-sized rows grow with the type)."""
+    scale = PRESENT_SCALE if st.session_state.get("present") else 1.0
+    return round(scale * (38 + 35 * max(int(n_rows), 1)))
+
+
 def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: str | None = None, **kw) -> None:
     """A sortable dataframe with floats at ``digits`` decimals and evalcore's column names in words
-    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests). The frame, its
-    column settings and ``label`` are noted for the view's HTML export, where it is a table."""
+    (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests). A short table
+    (:data:`FULL_HEIGHT_ROWS`) shows every row unless ``height`` says otherwise. The frame, its column
+    settings and ``label`` are noted for the view's HTML export, where it is a table."""
+    if height is None and len(df) <= FULL_HEIGHT_ROWS:
+        height = rows_height(len(df))
     cfg = {c: st.column_config.NumberColumn(COLUMN_LABELS.get(c), format=f"%.{digits}f")
            for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     cfg.update({c: st.column_config.Column(COLUMN_LABELS[c]) for c in df.columns

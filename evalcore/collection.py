@@ -62,18 +62,56 @@ class LoadReport:
                 + " - left out of the means under NTCIREVAL's convention (topics=ntcireval), scored 0 under "
                 "trec_eval's (topics=trec_eval; the default for trec_eval and ir_measures names)"
             )
-        for run, topics in self.ignored_run_topics.items():
-            lines.append(
-                f"run {run}: {len(topics)} topic(s) not in the qrels ignored: "
-                f"{', '.join(topics[:10])}" + (" ..." if len(topics) > 10 else "")
-            )
-        for run, topics in self.missing_run_topics.items():
-            lines.append(
-                f"run {run}: no ranked list for {len(topics)} evaluated topic(s) "
-                f"(they score 0): {', '.join(topics[:10])}" + (" ..." if len(topics) > 10 else "")
-            )
-        lines.extend(f"warning: {w}" for w in self.warnings)
+        lines.extend(group_by_subject([
+            f"run {run}: {len(topics)} topic(s) not in the qrels ignored: "
+            f"{', '.join(topics[:10])}" + (" ..." if len(topics) > 10 else "")
+            for run, topics in self.ignored_run_topics.items()]))
+        lines.extend(group_by_subject([
+            f"run {run}: no ranked list for {len(topics)} evaluated topic(s) "
+            f"(they score 0): {', '.join(topics[:10])}" + (" ..." if len(topics) > 10 else "")
+            for run, topics in self.missing_run_topics.items()]))
+        lines.extend(f"warning: {w}" for w in self.grouped_warnings())
         return "\n".join(lines)
+
+    def grouped_warnings(self) -> list[str]:
+        """:attr:`warnings`, one line per problem: the same problem in several runs or files is said once,
+        with their count and names (:func:`group_by_subject`)."""
+        return group_by_subject(list(self.warnings))
+
+
+def group_by_subject(lines: list[str], most: int = 5) -> list[str]:
+    """Lines ``"<subject>: <problem>"``, one per distinct problem, in order of first appearance: a problem
+    shared by several subjects becomes ``"<n> runs (a, b, c, ...): <problem>"`` (``files`` where the subjects
+    are not all runs), naming the first ``most``; a line said twice word for word is said once with
+    ``(n times)``. Nothing is dropped: every subject is counted.
+
+    >>> group_by_subject(["run a: 1 topic(s) not in the qrels ignored: q9", "run b: 1 topic(s) not in the "
+    ...                   "qrels ignored: q9", "run c: no ranked list for 2 evaluated topic(s)"])
+    ['2 runs (a, b): 1 topic(s) not in the qrels ignored: q9', 'run c: no ranked list for 2 evaluated topic(s)']
+    """
+    groups: dict[str, list[str | None]] = {}
+    for line in lines:
+        subject, sep, problem = line.partition(": ")
+        if sep:
+            groups.setdefault(problem, []).append(subject)
+        else:
+            groups.setdefault(line, []).append(None)
+    out = []
+    for problem, subjects in groups.items():
+        named = [x for x in subjects if x is not None]
+        if not named:
+            out.append(problem + (f" ({len(subjects)} times)" if len(subjects) > 1 else ""))
+            continue
+        distinct = list(dict.fromkeys(named))
+        if len(distinct) == 1:
+            times = f" ({len(named)} times)" if len(named) > 1 else ""
+            out.append(f"{distinct[0]}: {problem}{times}")
+            continue
+        runs = all(x.startswith("run ") for x in distinct)
+        names = [x[4:] if runs else x for x in distinct]
+        shown = ", ".join(names[:most]) + (", ..." if len(names) > most else "")
+        out.append(f"{len(names)} {'runs' if runs else 'files'} ({shown}): {problem}")
+    return out
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("streamlit")
+import pandas as pd  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from dashboard import teaching  # noqa: E402
@@ -64,8 +65,7 @@ def test_pin_a_list_and_compare_every_metric_side_by_side():
     at.button(key="pl_pin_btn").click().run()
     at.button(key="pl_preset_inverse").click().run()
     assert at.query_params.get("plpin") in (["1,3|1,1,1"], "1,3|1,1,1")         # the pinned list is in the link
-    both = next(df.value for df in at.dataframe if "pinned list" in getattr(df.value, "columns", []))
-    both = both.set_index("metric")
+    both = _side_by_side(at)
     assert both.loc["P-measure", "pinned list"] == pytest.approx(6 / 7)           # Z
     assert both.loc["P-measure", "this list"] == pytest.approx(1.0)               # inverse
     assert both.loc["P+-measure", "this list"] == pytest.approx(float(PAPER["inverse"]["P+-measure"]))
@@ -83,3 +83,52 @@ def test_each_preset_says_why():
     helps = {b.key: b.help for b in at.button if str(b.key).startswith("pl_preset_")}
     assert len(helps) == 5 and all("Why:" in h for h in helps.values())
     assert "P+ < 1" in helps["pl_preset_inverse"]
+
+
+def _side_by_side(at) -> pd.DataFrame:
+    """The "Lists side by side" table (metric rows, one column per list)."""
+    return next(df.value for df in at.dataframe if "X" in getattr(df.value, "columns", [])).set_index("metric")
+
+
+def test_fig3_systems_side_by_side_under_the_chosen_metrics_only():
+    """Sakai 2007 Fig. 3's X, Y, Z, the perfect inverse and the ideal list in one table, with the paper's
+    values (gains 3:2:1, beta = 1), the pinned list among them, and only the sidebar's metrics as rows."""
+    at = _playground({"m": "RR,O-measure,P-measure,P+-measure,NWRR"})
+    at.button(key="pl_preset_Y").click().run()
+    at.button(key="pl_pin_btn").click().run()
+    t = _side_by_side(at)
+    assert list(t.index) == ["RR", "O-measure", "P-measure", "P+-measure", "NWRR"]
+    assert list(t.columns) == ["this list", "pinned list", "X", "Y", "Z", "inverse", "ideal", "this - pinned"]
+    for preset, values in PAPER.items():
+        for metric, exact in values.items():
+            assert t.loc[metric, preset] == pytest.approx(float(exact), abs=1e-12), (preset, metric)
+    assert t.loc["P-measure", "pinned list"] == pytest.approx(4 / 7)
+    assert (t["ideal"] == 1.0).all()
+    assert t.loc["RR", "Y"] == pytest.approx(0.5) and t.loc["RR", "X"] == 1.0
+    # NWRR (penalties S:A:B = 2:3:4): X = (1 - 1/2) / (1 - 1/4), Y = (1 - 1/2) / (2 - 1/2)
+    assert t.loc["NWRR", "X"] == pytest.approx(0.5 / 0.75) and t.loc["NWRR", "Y"] == pytest.approx(0.5 / 1.5)
+    # fewer lists on request
+    at.multiselect(key="pl_cmp").set_value(["X", "Z"]).run()
+    assert list(_side_by_side(at).columns) == ["X", "Z"]
+
+
+def test_non_relevant_ranks_read_as_a_dash_not_none():
+    at = _playground()
+    at.button(key="pl_preset_Y").click().run()           # non-relevant, then S
+    at.button(key="pl_pin_btn").click().run()
+    styled = [df for df in at.dataframe if "BR(r)" in getattr(df.value, "columns", [])]
+    assert len(styled) == 3                               # this list, and the pinned / this list per rank
+    for df in styled:
+        shown = _display_values(df)                       # the text the browser shows in each cell
+        assert df.value["BR(r)"].isna().iloc[0]           # rank 1 of Y is non-relevant: no BR ...
+        assert shown["BR(r)"].iloc[0] == "-" and shown["pi(L)"].iloc[0] == "-"      # ... shown as "-"
+        assert "None" not in shown.astype(str).to_numpy().ravel().tolist()
+        assert shown["BR(r)"].iloc[1] == "0.5714"
+    # the rank selector says "-" for a non-relevant document (a blank-looking selector said nothing)
+    assert at.selectbox(key="pl_r1").format_func(0) == "-"
+
+
+def _display_values(df) -> pd.DataFrame:
+    """The cell texts a styled table shows (the Styler's display values Streamlit sends to the browser)."""
+    import pyarrow as pa
+    return pa.ipc.open_stream(df.proto.arrow_data.styler.display_values).read_all().to_pandas()

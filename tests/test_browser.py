@@ -576,11 +576,13 @@ WIDE_TABLES = {
 
 @pytest.mark.browser
 def test_every_page_is_readable_at_1024_x_768(server, tmp_path):
-    """Every page at 1024 x 768 (a laptop, a classroom projector): no chart title under its legend or
-    off its chart, every label of every heatmap drawn and no cell values overlapping, every table's
-    columns in view (no sideways scroll), no exception element - from the DOM and plotly's layout
-    (docs/screenshots/shoot.py LAYOUT_JS). The screenshots are the same as docs/screenshots' (one
-    command: shoot.py --size 1024)."""
+    """Every page at 1024 x 768 with the sidebar open (a laptop, a classroom projector): no chart title
+    under its legend or off its chart, every label of every heatmap drawn and no cell values
+    overlapping, every table's columns in view (no sideways scroll) and every row of a short table, no
+    metric value, button label or selector value cut short (Streamlit's ellipsis: the playground's
+    metrics read "0.…", its buttons "i…", its level selectors nothing), no exception element - from the
+    DOM and plotly's layout (docs/screenshots/shoot.py LAYOUT_JS). The screenshots are the same as
+    docs/screenshots' (one command: shoot.py --size 1024)."""
     from playwright.sync_api import sync_playwright
 
     shoot = _shoot_module()
@@ -754,5 +756,39 @@ def test_sliders_follow_fast_key_presses_on_chart_pages(server):
             shown = beta.get_attribute("aria-valuetext") or beta.input_value()
             assert float(shown) == 1.8, shown
             assert "beta=1.8" in page.url, page.url
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+def test_presentation_mode_puts_the_gains_on_the_page_with_larger_type(server):
+    """``?present=1`` at 1024 x 768: the sidebar starts closed, the type is 1.25 x larger, the gains are in
+    a row at the top of the page, and a gain typed there moves the page (the address and the sidebar's
+    gain follow); nothing is cut short."""
+    from playwright.sync_api import sync_playwright
+
+    shoot = _shoot_module()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = _new_page(browser, server, viewport={"width": 1024, "height": 768})
+            page.goto(f"{server}/playground?present=1")
+            row = page.locator('[data-testid="stMain"] [data-testid="stNumberInput"]').filter(
+                has_text="gain S (level 3)").locator("input")
+            row.wait_for(timeout=180000)
+            for _ in range(2):
+                page.wait_for_timeout(600)
+                page.wait_for_function(_IDLE_JS, timeout=60000)
+            assert page.evaluate("() => getComputedStyle(document.documentElement).fontSize") == "20px"
+            sidebar = page.locator('[data-testid="stSidebar"]')
+            assert sidebar.get_attribute("data-collapsed") == "true"
+            assert row.is_visible() and row.bounding_box()["y"] < 300        # at the top of the page
+            assert shoot.layout_problems(page) == []
+            row.fill("10")
+            row.press("Enter")
+            page.wait_for_timeout(800)
+            page.wait_for_function(_IDLE_JS, timeout=60000)
+            assert "gains=10%3A2%3A1" in page.url or "gains=10:2:1" in page.url, page.url
+            _no_exception(page, "presentation mode after a gain change")
         finally:
             browser.close()

@@ -42,7 +42,8 @@ with tab_ex:
 with tab_up:
     widgets.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
                      "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
-                     "runs may also come as one `.zip`. " + cached.upload_budget_line())
+                     "runs may also come as one `.zip` - and one `.zip` may hold the qrels and the runs together "
+                     "(leave the qrels box empty). " + cached.upload_budget_line())
     c1, c2 = st.columns(2)
     @errors.guarded
     def _new_files():
@@ -50,10 +51,13 @@ with tab_up:
 
     # per file: the browser and the server refuse a larger file before its bytes are held (dashboard.budget)
     qrels = c1.file_uploader("Qrels (one file)", key=cached.uploader_key("up_qrels"), on_change=_new_files,
-                             max_upload_size=cached.BUDGET.file_mb)
-    runs = c2.file_uploader("Runs (several files, or one .zip)", accept_multiple_files=True,
+                             max_upload_size=cached.BUDGET.file_mb,
+                             help="Leave empty when the zip beside holds the qrels too.")
+    runs = c2.file_uploader("Runs (several files, or one .zip; may hold the qrels)", accept_multiple_files=True,
                             key=cached.uploader_key("up_runs"), on_change=_new_files,
-                            max_upload_size=cached.BUDGET.file_mb)
+                            max_upload_size=cached.BUDGET.file_mb,
+                            help="A zip may hold the qrels and the runs together: its qrels are told from its runs "
+                                 "by name (qrels*, *.rel) and by their first line (4 fields: topic 0 doc level).")
     too_much = cached.upload_over_budget(qrels, runs)
     if too_much:                                    # this session's or the server's budget: released at once
         cached.release_upload(qrels, runs)
@@ -70,22 +74,37 @@ with tab_up:
         keep_first = o3.checkbox("keep first duplicate", key="up_keep_first",
                                  help="A document listed twice for a topic: keep its first line instead of "
                                       "reporting an error.")
-    if qrels and runs:
-        suggested = cached.default_upload_name(qrels.name, [f.name for f in runs])
+    # one zip holding qrels and runs: in either box, the other one empty
+    bundle = None
+    if not qrels and runs and len(runs) == 1 and runs[0].name.lower().endswith(".zip"):
+        bundle = runs[0]
+    elif qrels and not runs and qrels.name.lower().endswith(".zip"):
+        bundle = qrels
+    ready = bool(qrels and runs) or bundle is not None
+    if ready:
+        suggested = cached.default_upload_name(None if bundle else qrels.name,
+                                               [bundle.name] if bundle else [f.name for f in runs])
         if ss.get("_up_name_for") != suggested:      # new files: propose a new name
             ss["up_name"] = suggested
             ss["_up_name_for"] = suggested
         st.text_input("Name of this collection", key="up_name", max_chars=120,
                       help="Shown as the title on every page. Default: the runs' zip or folder name, else the "
                            "qrels file name.")
-    if st.button("Load these files", type="primary", disabled=not (qrels and runs), key="up_load"):
+    elif qrels and not runs:
+        st.caption("Add the runs (files or one zip), or give one zip holding the qrels and the runs.")
+    elif runs and not qrels:
+        st.caption("Add the qrels, or give the runs and the qrels together in one zip.")
+    if st.button("Load these files", type="primary", disabled=not ready, key="up_load"):
         with st.status("Reading files ...", expanded=True) as status:
             t0 = time.perf_counter()
-            size = qrels.size + sum(f.size for f in runs)
-            st.write(f"{1 + len(runs)} file(s), {size / 1e6:.1f} MB")
-            prog = cached.Progress(f"Reading {len(runs)} run file(s) ...")
+            files = [bundle] if bundle is not None else [qrels, *runs]
+            st.write(f"{len(files)} file(s), {sum(f.size for f in files) / 1e6:.1f} MB"
+                     + (" (qrels and runs in one zip)" if bundle is not None else ""))
+            prog = cached.Progress("Reading the zip's qrels and runs ..." if bundle is not None
+                                   else f"Reading {len(runs)} run file(s) ...")
             try:
-                c = cached.load_upload((qrels.name, qrels.getvalue()), [(f.name, f.getvalue()) for f in runs],
+                c = cached.load_upload(None if bundle is not None else (qrels.name, qrels.getvalue()),
+                                       [(f.name, f.getvalue()) for f in ([bundle] if bundle is not None else runs)],
                                        order=order, condensed=condensed, keep_first_duplicate=keep_first,
                                        name=(ss.get("up_name") or "").strip() or None, progress=prog)
                 cached.release_upload(qrels, runs)   # the worker has read the bytes: the server drops its copy
@@ -132,11 +151,14 @@ with right:
     if src:
         widgets.markdown(f"Source: {safe.md(src)}")
     info = [ln for ln in lines if not ln.startswith("warning:")]
-    warns = list(getattr(rep, "warnings", []) or [])
+    # one line per problem: the same problem in several runs is said once, with its count
+    warns = rep.grouped_warnings() if rep is not None else []
     for ln in info:
         widgets.markdown(f"- {safe.md(ln)}")        # names files and topics: text
     if warns:
-        with st.expander(f"{len(warns)} warning(s)", expanded=len(warns) <= 5):
+        n_all = len(rep.warnings)
+        with st.expander(f"{len(warns)} warning(s)" + (f" ({n_all} before grouping)" if n_all > len(warns) else ""),
+                         expanded=len(warns) <= 5):
             for w in warns[:200]:
                 st.warning(safe.md_lines(w), icon=":material/warning:")
     elif not info:
@@ -149,7 +171,7 @@ with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret,
                     f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
                     "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
                     "and the meta-evaluation pages do not offer them.")
-    widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(38 + 35 * c.n_runs, 420),
+    widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(widgets.rows_height(c.n_runs), 420),
                   hide_index=True, column_config={"run": st.column_config.TextColumn("run", width="large")})
 with st.expander("Runs and topics"):
     st.text("Runs: " + ", ".join(c.run_ids))         # ids from the files: plain text, never Markdown

@@ -13,7 +13,8 @@ LEVEL_OPTIONS = list(range(K, -1, -1))                # highest first, 0 = non-r
 
 
 def _fmt(L: int) -> str:
-    return "– (non-relevant)" if L == 0 else f"{names[L - 1]}"
+    # "-" for a non-relevant document: a level selector three characters wide still shows it
+    return "-" if L == 0 else f"{names[L - 1]}"
 
 
 def _parse(text: str, n: int | None = None) -> list[int]:
@@ -123,7 +124,7 @@ with left:
     counts = [int(ss[f"pl_c{L}"]) for L in range(1, K + 1)]
     ss["pl_counts"] = ",".join(map(str, counts))
 
-    widgets.markdown("**The ranked list**: level of the document at each rank")
+    widgets.markdown("**The ranked list**: level of the document at each rank (- = non-relevant)")
     cur = _list()
     ss.setdefault("pl_n", len(cur))
     st.number_input("ranks", min_value=1, max_value=MAX_RANKS, step=1, key="pl_n")
@@ -192,19 +193,25 @@ with right:
 
 M_TOP = max([L for L in range(1, K + 1) if int(one.level_counts[0, L]) > 0] or [K])
 widgets.subheader("Per rank")
+
+
+def _per_rank_style(df):
+    """A per-rank table as drawn: "-" where a value is not defined (a non-relevant rank), r_1 and r_p shaded."""
+    fmt = {"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}", "pi(L)": "{:g}",
+           "1/(r - 1/pi(L))": "{:.4f}"}
+    return (df.style.format({k: v for k, v in fmt.items() if k in df.columns}, na_rep="-")
+            .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1))
+
+
 widgets.note_table(table, digits=4)
-st.dataframe(
-    table.style.format({"g(r)": "{:g}", "cg(r)": "{:g}", "cg_I(r)": "{:g}", "BR(r)": "{:.4f}", "pi(L)": "{:g}",
-                        "1/(r - 1/pi(L))": "{:.4f}"}, na_rep="")
-    .apply(lambda r: ["background-color: #E8F1F8" if r["marks"] else "" for _ in r], axis=1),
-    hide_index=True, width="stretch")
+st.dataframe(_per_rank_style(table), hide_index=True, width="stretch", height=widgets.rows_height(len(table)))
 widgets.caption("g(r): gain at rank r; cg: cumulative gain; cg_I: the ideal list's cumulative gain; count: relevant "
-                "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
-                "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's "
-                "beta); 1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR "
-                f"divides it by 1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the "
-                "topic's highest level), the value of such a document at rank 1. "
-                "Shaded: r_1 and r_p.")
+           "documents down to r; BR: the blended ratio (relevant ranks only); pi(L): the NWRR penalty of the "
+           "document's level (written pi here, beta in Sakai 2007, to keep it apart from the blended ratio's beta); "
+           "1/(r - 1/pi(L)): WRR at that rank (Sakai 2007 Sec. 3.2) - WRR takes it at r_1 and NWRR divides it by "
+           f"1 - 1/pi(M) = {1 - 1 / s.penalties[M_TOP - 1]:.4f} (M = {names[M_TOP - 1]}, the topic's highest "
+           "level), the value of such a document at rank 1. "
+           "Shaded: r_1 and r_p.")
 
 widgets.subheader("The formula with this list's numbers")
 if ss.get("pl_formula") not in teaching.WORKED:      # a value from the address this page does not offer
@@ -219,8 +226,8 @@ for line in steps:
 widgets.caption(f"beta = {s.beta:g} (sidebar), gains {state.paper(s.gains)}, penalties pi {state.paper(s.penalties)}; "
                 f"R = {int(one.R[0])} relevant documents for the topic.")
 
-# -- a second list beside this one: pin (snapshot) it, change the list, compare -------------------
-widgets.subheader("Two lists side by side")
+# -- lists side by side: this one, a pinned one and Sakai 2007 Fig. 3's systems ---------------------------
+widgets.subheader("Lists side by side")
 
 
 @errors.guarded
@@ -233,34 +240,49 @@ def _unpin():
     ss["pl_pin"] = ""
 
 
-p1, p2, _ = st.columns([1, 1, 3])
-p1.button("Pin this list", on_click=_pin, key="pl_pin_btn", icon=":material/push_pin:",
-          help="Keep a copy of this list and topic; change the list above and compare the two here.")
-p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_pin"))
 pinned = teaching.parse_pin(ss.get("pl_pin", ""), K)
+CMP_LISTS = ["this list", "pinned list", *PRESETS]
+p1, p2, p3 = st.columns([1, 1, 4], vertical_alignment="bottom")
+p1.button("Pin this list", on_click=_pin, key="pl_pin_btn", icon=":material/push_pin:", width="stretch",
+          help="Keep a copy of this list and topic; change the list above and compare the two here.")
+p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_pin"), width="stretch")
+ss.setdefault("pl_cmp", list(CMP_LISTS))
+chosen = p3.multiselect("lists", CMP_LISTS, key="pl_cmp",
+                        help="This list, the pinned one and Sakai 2007 Fig. 3's systems on its topic (one S, one "
+                             "A, one B document): the columns of the table.")
+lists = {}
+for name in chosen:
+    if name == "this list":
+        lists[name] = (levels, counts)
+    elif name == "pinned list" and pinned is not None:
+        lists[name] = pinned
+    elif name in PRESETS:
+        lists[name] = (PRESETS[name][0], FIG3_COUNTS)
+label = lambda lv: " ".join(_fmt(v) for v in lv)      # noqa: E731
+if lists:
+    cmp = teaching.compare_lists(lists, list(s.metric_keys), **params, level_names=c.level_names)
+    if "this list" in cmp and "pinned list" in cmp:
+        cmp["this - pinned"] = cmp["this list"] - cmp["pinned list"]
+    widgets.table(cmp.reset_index(), digits=4, hide_index=True, height=widgets.rows_height(len(cmp)))
+    widgets.caption(" · ".join(f"**{safe.md(n)}**: {safe.md(label(lv))}" for n, (lv, _) in lists.items())
+               + " (levels by rank, - = non-relevant). The sidebar's metrics, with its gains, beta and penalties; "
+               f"X, Y, Z, inverse and ideal on Sakai 2007 Fig. 3's topic ({FIG3_WHAT}).")
+else:
+    widgets.caption("Choose the lists to compare.")
 if pinned is None:
-    widgets.caption("Press **Pin this list** to keep the current list; every metric and the per-rank numbers of both "
-                    "lists are then shown side by side. The pinned list is in the address too.")
+    widgets.caption("Press **Pin this list** to keep the current list as the *pinned list*: change the list above and "
+               "compare the two here, rank by rank below. The pinned list is in the address too.")
 else:
     p_levels, p_counts = pinned
     pin_one = teaching.one_topic(p_levels, p_counts, level_names=c.level_names)
-    pin_vals = teaching.metric_values(pin_one, keys, **params).set_index("metric")["value"]
-    both = vals.set_index("metric")[["value"]].rename(columns={"value": "this list"})
-    both.insert(0, "pinned list", pin_vals)
-    both["this - pinned"] = both["this list"] - both["pinned list"]
-    label = lambda lv: " ".join(_fmt(v).split(" ")[0] if v else "-" for v in lv)      # noqa: E731
-    widgets.caption(f"Pinned: {safe.md(label(p_levels))} · this list: {safe.md(label(levels))} "
-                    "(levels by rank; - = non-relevant).")
-    widgets.table(both.reset_index(), digits=4, hide_index=True, height=38 + 35 * len(both))
     pin_table, _, _ = teaching.per_rank(pin_one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
-    t1, t2 = st.columns(2)
-    t1.markdown("**Pinned list, per rank**")
-    t1.dataframe(pin_table.drop(columns="marks"), hide_index=True, width="stretch")
-    t2.markdown("**This list, per rank**")
-    t2.dataframe(table.drop(columns="marks"), hide_index=True, width="stretch")
+    # one above the other: side by side, each table's ten columns scrolled sideways on a 1024 px screen
+    for title, t in (("Pinned list, per rank", pin_table), ("This list, per rank", table)):
+        widgets.markdown(f"**{title}**")
+        st.dataframe(_per_rank_style(t), hide_index=True, width="stretch", height=widgets.rows_height(len(t)))
 
 widgets.subheader("Every metric")
-widgets.table(vals, digits=4, hide_index=True, height=38 + 35 * len(vals),   # every row, no inner scroll
+widgets.table(vals, digits=4, hide_index=True, height=widgets.rows_height(len(vals)),   # every row, no inner scroll
               column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                              # "medium": every column in view on a 1024 px screen (hover a cell for the whole text)
                              "user model": st.column_config.TextColumn(width="medium")})

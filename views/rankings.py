@@ -26,7 +26,7 @@ widgets.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps a
 widgets.markdown("**Mean over topics, every metric** (click a header to sort)")
 shown = means.loc[order].copy()
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))
-widgets.table(shown, digits=4, height=min(38 + 35 * len(shown), 560))
+widgets.table(shown, digits=4, height=min(widgets.rows_height(len(shown)), 560))
 
 spec = cached.METRICS[metric.partition("@")[0]]
 ref_gains = cached.preset_gains("3:2:1", s.K)

@@ -51,7 +51,8 @@ SIZES = {
 #: What a reader would see as broken, from the DOM and plotly's own layout (a list of sentences, empty when
 #: all is well): a chart title running off its chart or under the legend, a heatmap label or cell value
 #: missing or overlapping, a table whose columns do not all fit (it scrolls sideways: columns out of
-#: view), an exception element. Charts and tables in closed tabs or expanders (no width) are skipped.
+#: view), a short table not showing every row, a metric's value, a button's label or a selector's value
+#: cut short (an ellipsis: "0.…", "i…"), an exception element. Charts and tables in closed tabs or expanders (no width) are skipped.
 LAYOUT_JS = """() => {
   const box = e => e.getBoundingClientRect();
   const overlap = (a, b, t = 0) => a.left < b.right - t && b.left < a.right - t && a.top < b.bottom - t && b.top < a.bottom - t;
@@ -91,7 +92,30 @@ LAYOUT_JS = """() => {
     const n = Number(g.getAttribute('aria-colcount'));
     const sc = d.querySelector('.dvn-scroller');
     // the grid scrolls sideways when its columns are wider than the table: some are out of view
+    // a short table (at most 20 rows, dashboard.widgets.FULL_HEIGHT_ROWS) shows every row: no inner scroll bar
+    const rows = Number(g.getAttribute('aria-rowcount')) - 1;
+    if (sc && rows <= 20 && sc.scrollHeight > sc.clientHeight + 1) problems.push(`table ${i + 1}: ${rows} rows, not all in view (${sc.scrollHeight} px, ${Math.round(sc.clientHeight)} px shown)`);
     if (sc && sc.scrollWidth > sc.clientWidth + 1) problems.push(`table ${i + 1}: its ${n} columns need ${sc.scrollWidth} px, ${Math.round(sc.clientWidth)} px shown (${[...d.querySelectorAll('[role="columnheader"]')].map(h => h.textContent).join(', ')})`);
+  });
+  // text cut short (Streamlit ends it with an ellipsis, "0.…", "i…"): a metric's value, a button's label, a
+  // selector's value (a selector too narrow for its value showed nothing at all) - in the page, not the sidebar
+  const cut = e => e.scrollWidth > e.clientWidth + 1;
+  const shown = e => e.getBoundingClientRect().width > 0;
+  const main = document.querySelector('[data-testid="stMain"]') || document.body;
+  const first = (el, sel) => [el, ...el.querySelectorAll(sel)].find(cut);
+  main.querySelectorAll('[data-testid="stMetricValue"]').forEach(m => {
+    const e = shown(m) && first(m, '*');
+    if (e) problems.push(`metric value ${m.innerText.trim()} cut short (${e.scrollWidth} px in ${e.clientWidth} px)`);
+  });
+  main.querySelectorAll('button').forEach(b => {
+    const e = shown(b) && first(b, '*');
+    if (e) problems.push(`button ${b.innerText.trim().split('\\n').pop()} cut short (${e.scrollWidth} px in ${e.clientWidth} px)`);
+  });
+  main.querySelectorAll('[data-testid="stSelectbox"]').forEach(s => {
+    if (!shown(s)) return;
+    const texts = [...s.querySelectorAll('[data-baseweb="select"] *')].filter(e => !e.children.length && e.textContent.trim());
+    const e = texts.find(t => cut(t) || t.getBoundingClientRect().width < 8);
+    if (e) problems.push(`selector ${s.innerText.trim().split('\\n')[0]}: its value ${e.textContent.trim()} cut short (${e.scrollWidth} px in ${e.clientWidth} px)`);
   });
   const exc = document.querySelectorAll('[data-testid="stException"]').length;
   if (exc) problems.push(`${exc} exception element(s)`);
@@ -104,9 +128,10 @@ def layout_problems(page) -> list[str]:
     return page.evaluate(LAYOUT_JS)
 
 
-def wait_idle(page, timeout_ms: int = 60000) -> None:
+def wait_idle(page, timeout_ms: int = 180000) -> None:
     """The app view is there and no script run is in progress, twice 600 ms apart (a live page
-    may rerun once more to draw a refined result)."""
+    may rerun once more to draw a refined result). Three minutes at most: a first run on a busy
+    two-core machine took 96 s."""
     page.wait_for_selector('[data-testid="stAppViewContainer"]', timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stSidebar"] [data-testid="stSlider"]', timeout=timeout_ms)
     for _ in range(2):

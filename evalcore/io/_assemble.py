@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from ..collection import Collection, LoadReport
 from . import _arrow as ak
+from ._bundle import is_bundle, split_bundle
 from ._dochash import HashTable, Strings, as_arrow, as_numpy, blocks, hash_block, hash_strings, pair_keys, same_rows
 from ._names import base_name, natural_sorted, written_differently
 from ._order import check_order
@@ -296,7 +297,9 @@ def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None
     Parameters
     ----------
     qrels : path, ``(filename, bytes)``, directory / zip of NTCIREVAL ``.rel``
-        files, or a list of these (see :func:`read_qrels`).
+        files, or a list of these (see :func:`read_qrels`). With ``runs`` left out, a zip
+        holding both the qrels and the runs (members told apart by name and first line; an
+        archive where that is ambiguous is an :class:`InputError` saying why).
     runs : a list of sources (paths or ``(filename, bytes)``), a directory
         (every regular file in it, sorted by name, hidden files skipped; a
         directory of ``TOPIC.res`` files is one NTCIR run), a ``.zip`` path or
@@ -372,6 +375,8 @@ class _CallbackError(Exception):
 def _load(qrels, runs, order, depth, condensed, keep_first_duplicate, name, progress, fmt, qrels_fmt,
           ctx: Ctx) -> Collection:
     L = ctx.limits
+    if runs is None and is_bundle(qrels):         # one zip holding the qrels and the runs
+        qrels, runs = split_bundle(qrels, fmt, ctx)
     q = qrels if isinstance(qrels, Qrels) else read_qrels(qrels, fmt=qrels_fmt, limits=L)
     srcs = _checked_sources(runs, fmt, ctx)
     T, J = _qrels_topics(q, L)

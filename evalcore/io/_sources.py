@@ -55,7 +55,7 @@ def _read_path(p: Path, limits: Limits) -> Callable[[], bytes]:
     return load
 
 
-_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError,
+ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError,
                ValueError, OverflowError, KeyError)
 
 
@@ -85,7 +85,7 @@ def _zip_member_loader(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, bu
                     chunks.append(b)
         except InputError:
             raise
-        except _ZIP_ERRORS as e:
+        except ZIP_ERRORS as e:
             why = re.sub(r"<ZipInfo filename='([^']*)'[^>]*>", r"'\1'", str(e))   # not zipfile's repr
             raise InputError(f"cannot read this zip member ({why})", file=name,
                              hint="re-create the archive with a standard zip tool") from None
@@ -125,7 +125,7 @@ def _check_members(zname: str, data: bytes, limits: Limits) -> None:
                               " or --max-members N")
 
 
-def _zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) -> list[SourceFile]:
+def zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) -> list[SourceFile]:
     """The usable members of a zip, by name. ``run_fmt``: the archive holds runs in that format, so every
     member that is not an NTCIR ``.res`` file is a run of its own, and the archive is refused as soon as
     those exceed ``limits.max_runs`` (before the rest of a large archive is looked at)."""
@@ -146,7 +146,7 @@ def _zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) 
                 ctx.notes.append(f"{zname}: member {shorten(i.filename)} skipped: {why}")
                 continue
             name = f"{zname}:{i.filename}"
-            if run_fmt is not None and not _is_res(name, run_fmt):
+            if run_fmt is not None and not is_res(name, run_fmt):
                 single_runs += 1
                 if single_runs > ctx.limits.max_runs:
                     raise too_many("runs or more (one a member)", single_runs, ctx.limits.max_runs, "max-runs",
@@ -172,7 +172,7 @@ def _zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) 
                                  ctx.total))
     except InputError:
         raise
-    except _ZIP_ERRORS as e:
+    except ZIP_ERRORS as e:
         raise InputError(f"not a readable zip file ({e})", file=zname,
                          hint="re-create the archive with a standard zip tool") from None
     if not members:
@@ -195,11 +195,11 @@ def _dir_files(p: Path, ctx: Ctx, keep=lambda c: True) -> list[SourceFile]:
     return out
 
 
-def _zip_bytes(p: Path, ctx: Ctx) -> bytes:
+def zip_bytes(p: Path, ctx: Ctx) -> bytes:
     return _read_path(p, ctx.limits)()
 
 
-def _is_zip_name(name: str) -> bool:
+def is_zip_name(name: str) -> bool:
     return base_name(name).lower().endswith(".zip")
 
 
@@ -225,6 +225,8 @@ def _path_of(source) -> Path:
 
 
 def qrels_files(source, ctx: Ctx) -> list[SourceFile]:
+    if isinstance(source, SourceFile):          # a member already found (a zip holding qrels and runs)
+        return [source]
     if isinstance(source, (list, tuple)) and not (
         isinstance(source, tuple) and len(source) == 2 and isinstance(source[1], (bytes, bytearray, memoryview))
     ):
@@ -236,7 +238,7 @@ def qrels_files(source, ctx: Ctx) -> list[SourceFile]:
         return out
     if isinstance(source, tuple):
         name, data = _check_tuple(source)
-        return _zip_members(name, data, ctx) if _is_zip_name(name) else [SourceFile(name, _holding(data), ctx.limits)]
+        return zip_members(name, data, ctx) if is_zip_name(name) else [SourceFile(name, _holding(data), ctx.limits)]
     p = _path_of(source)
     if p.is_dir():
         files = _dir_files(p, ctx)
@@ -244,12 +246,12 @@ def qrels_files(source, ctx: Ctx) -> list[SourceFile]:
             raise InputError("the directory holds no files", file=str(source),
                              hint="give the qrels file, or a directory of NTCIREVAL .rel files")
         return files
-    if _is_zip_name(p.name):
-        return _zip_members(str(source), _zip_bytes(p, ctx), ctx)
+    if is_zip_name(p.name):
+        return zip_members(str(source), zip_bytes(p, ctx), ctx)
     return [SourceFile(str(source), _read_path(p, ctx.limits), ctx.limits)]
 
 
-def _is_res(name: str, fmt: str) -> bool:
+def is_res(name: str, fmt: str) -> bool:
     """Whether a run file holds one topic of a run (NTCIR's ``TOPIC.res``; ``RunFormat.per_topic``)."""
     return format_of(name, fmt).per_topic
 
@@ -259,20 +261,20 @@ def _file_kind(name: str, fmt: str) -> str:
     return format_of(name, fmt).kind
 
 
-def _group_files(files: list[SourceFile], container: str, fmt: str) -> list[RunSource]:
+def group_files(files: list[SourceFile], container: str, fmt: str) -> list[RunSource]:
     """Files of a directory or zip -> runs: ``.res`` files grouped by folder, every other file a run."""
     res_groups: dict[str, list[SourceFile]] = {}
     out: list[RunSource] = []
     for f in files:
         inner = f.name[len(container) + 1:] if f.name.startswith(container) else f.name
-        if _is_res(f.name, fmt):
+        if is_res(f.name, fmt):
             folders = _SEP.split(inner)[:-1]
             res_groups.setdefault("/".join(folders), []).append(f)
         else:
             out.append(RunSource(run_name(f.base), f.name, _file_kind(f.name, fmt), [f]))
     for folder, fs in res_groups.items():
         nm = folder.split("/")[-1] if folder else (
-            run_name(container) if _is_zip_name(container) else base_name(container))
+            run_name(container) if is_zip_name(container) else base_name(container))
         out.append(RunSource(nm, f"{container}/{folder}" if folder else container, _file_kind(fs[0].name, fmt), fs))
     return out
 
@@ -303,7 +305,10 @@ def _run_list(runs) -> list:
 
 
 def _source_runs(src, fmt: str, ctx: Ctx) -> list[RunSource]:
-    """The runs of one source: an in-memory run, an upload ``(name, bytes)``, or a path."""
+    """The runs of one source: an in-memory run, an upload ``(name, bytes)``, a path, or a run already
+    found (:class:`RunSource`: a zip holding qrels and runs)."""
+    if isinstance(src, RunSource):
+        return [src]
     if is_frame(src) or is_named_runs(src) or isinstance(src, dict):
         return _memory_runs(src)
     if isinstance(src, tuple):
@@ -327,8 +332,8 @@ def _memory_runs(src) -> list[RunSource]:
 def _upload_runs(src: tuple, fmt: str, ctx: Ctx) -> list[RunSource]:
     """An upload ``(filename, bytes)``: a zip of runs, or one run file."""
     name, data = _check_tuple(src)
-    if _is_zip_name(name):
-        return _group_files(_zip_members(name, data, ctx, run_fmt=fmt), name, fmt)
+    if is_zip_name(name):
+        return group_files(zip_members(name, data, ctx, run_fmt=fmt), name, fmt)
     return [RunSource(run_name(name), name, _file_kind(name, fmt), [SourceFile(name, _holding(data), ctx.limits)])]
 
 
@@ -338,8 +343,8 @@ def _path_runs(src, fmt: str, ctx: Ctx) -> list[RunSource]:
     name = str(src)
     if p.is_dir():
         return _dir_runs(p, name, fmt, ctx)
-    if _is_zip_name(p.name):
-        return _group_files(_zip_members(name, _zip_bytes(p, ctx), ctx, run_fmt=fmt), name, fmt)
+    if is_zip_name(p.name):
+        return group_files(zip_members(name, zip_bytes(p, ctx), ctx, run_fmt=fmt), name, fmt)
     return [RunSource(run_name(p.name), name, _file_kind(name, fmt),
                        [SourceFile(name, _read_path(p, ctx.limits), ctx.limits)])]
 
@@ -349,12 +354,12 @@ def _dir_runs(p: Path, name: str, fmt: str, ctx: Ctx) -> list[RunSource]:
     NTCIR ``.res`` files as one run."""
     entries = sorted((c for c in p.iterdir() if not c.name.startswith(".")), key=lambda c: c.name)
     files = _dir_files(p, ctx)
-    got = _group_files(files, name.rstrip("/\\"), fmt) if files else []
+    got = group_files(files, name.rstrip("/\\"), fmt) if files else []
     for d in entries:  # sub-directories holding NTCIR .res files: one run each
         if d.is_dir():
             sub = [SourceFile(str(c), _read_path(c, ctx.limits), ctx.limits)
                    for c in sorted(d.iterdir(), key=lambda c: c.name)
-                   if c.is_file() and not c.name.startswith(".") and _is_res(c.name, "auto")]
+                   if c.is_file() and not c.name.startswith(".") and is_res(c.name, "auto")]
             if sub:
                 got.append(RunSource(d.name, str(d), _file_kind(sub[0].name, "auto"), sub))
     if not got:
