@@ -429,6 +429,19 @@ def scores(c: Collection, s: Settings, keys=None) -> dict[str, np.ndarray]:
     return {k: score(c, k, s) for k in (keys or s.metric_keys)}
 
 
+def per_topic_table(c: Collection, s: Settings, keys=None) -> pd.DataFrame:
+    """One row per (run, topic) the run has a ranked list for, one column per metric key: the per-topic
+    values the papers print (the worked examples define X, Y, Z, ... on one topic, so their means over
+    the collection's topics are not the papers' numbers)."""
+    mats = scores(c, s, keys)
+    rows = [(r, t) for i, r in enumerate(c.run_ids) for j, t in enumerate(c.topic_ids) if c.lengths[i, j] > 0]
+    idx = [(c.run_ids.index(r), c.topic_ids.index(t)) for r, t in rows]
+    out = pd.DataFrame({"run": [r for r, _ in rows], "topic": [t for _, t in rows]})
+    for k, m in mats.items():
+        out[k] = [float(m[i, j]) for i, j in idx]
+    return out
+
+
 def means(c: Collection, s: Settings, keys=None) -> pd.DataFrame:
     """Index = runs, one column per metric key: mean over topics."""
     mats = scores(c, s, keys)

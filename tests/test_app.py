@@ -386,3 +386,19 @@ def test_no_page_icon_is_fetched_from_another_origin():
 
     icons = [p.icon for p in PAGES] + [PAGE_ICON]
     assert not [i for i in icons if i.startswith(":")], icons   # emoji only: drawn locally as a data: URL
+
+
+def test_the_worked_examples_open_on_the_papers_per_topic_numbers():
+    """Sakai 2007 Fig. 3 (gains 3:2:1, penalties 2:3:4) on topic T3: O(X) = P(X) = 0.50, P(Y) = 4/7,
+    P(Z) = 6/7, P(inverse) = 1, P+(inverse) = 0.74 - per topic, where the means over the three topics
+    are a third of that (0.1667 for X)."""
+    at = _app({"data": "examples", "m": "O-measure,P-measure,P+-measure"})
+    tab = next(d.value for d in at.dataframe if isinstance(d.value, pd.DataFrame) and "topic" in d.value.columns)
+    t3 = tab[tab["topic"] == "T3"].set_index("run")
+    assert t3.loc["X", "P-measure"] == pytest.approx(0.50, abs=5e-3)
+    assert t3.loc["X", "O-measure"] == pytest.approx(0.50, abs=5e-3)
+    assert t3.loc["Y", "P-measure"] == pytest.approx(4 / 7, abs=5e-3)
+    assert t3.loc["Z", "P-measure"] == pytest.approx(6 / 7, abs=5e-3)
+    assert t3.loc["inverse", "P-measure"] == pytest.approx(1.0, abs=5e-3)
+    assert t3.loc["inverse", "P+-measure"] == pytest.approx(0.74, abs=5e-3)
+    assert set(tab[tab["run"] == "X"]["topic"]) == {"T3"}          # X has a list on T3 only

@@ -19,6 +19,12 @@ widgets.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_top
 # 003's claim on the data shown, at the top of the first screen; computed at the end of the page (after
 # the charts), so that the charts come first
 claim_box = st.container()
+if s.dataset == "examples":           # the papers print per-topic values: show them first (X = 0.50, not a mean)
+    widgets.subheader("The papers' worked examples, per topic")
+    widgets.table(cached.per_topic_table(c, s), digits=4, hide_index=True)
+    widgets.caption("Sakai 2007 Fig. 2-3: each run's value on each topic it has a ranked list for - the numbers "
+                    "the paper prints (e.g. P(X) = 0.50 on T3). The charts below rank the runs by their means over "
+                    f"the {c.n_topics} topics, where a run with no list on a topic scores 0 there.")
 
 graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
 left, right = st.columns([1, 1], gap="large")
