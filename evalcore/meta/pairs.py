@@ -394,8 +394,9 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     signs : optional (K, n_topics) array of +-1 sign flips for the randomisation test; p is then
         2 min(#{T* <= T}, #{T* >= T}) / K (no +1: the caller gives the full reference set)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of pairs (default ``$EVALCORE_THREADS``, else every core, one
-        BLAS thread each); a pair's values do not depend on its chunk, so the table is the same for any number
+    threads : threads running the chunks of pairs, one BLAS thread each (default ``$EVALCORE_THREADS``,
+        else one thread: not measured to scale, docs/benchmarks.md section 15.1); a pair's values do not
+        depend on its chunk, so the table is the same for any number
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = pair_statistics(s, tests=("t", "sign"))

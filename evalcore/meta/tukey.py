@@ -165,7 +165,8 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         permutation of runs applied to topic t in trial b, to the scores as given (tests);
         overrides B and seed
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the blocks of trials (default ``$EVALCORE_THREADS``, else every core); every
+    threads : threads running the blocks of trials (default ``$EVALCORE_THREADS``, else every core: it
+        scaled, docs/benchmarks.md section 15.1); every
         stream of :data:`TRIALS_PER_STREAM` trials has its own generator, so the result is the same for
         any number
 
