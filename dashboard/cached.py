@@ -609,7 +609,7 @@ META_KINDS["swap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("swap", sc, 
                              ("sampling", "subset_size", "repeats"), ("spread", "per_repeat"))
 META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootstrap", sc, run_ids=run_ids, **kw),
                                   ("alpha", "repeats"), ("spread", "per_repeat"))
-#: Topic samples behind the claim verdicts (evalcore.meta.topic_bootstrap): how often 003's order would hold
+#: Topic samples behind the claim verdicts (evalcore.meta.topic_bootstrap): how often Sakai 2007's order would hold
 #: on another topic set of this size. Each sample runs the method at :data:`TOPIC_B`, a fixed B kept small
 #: so that the verdict's topic part costs a few seconds (the Report runs more, at the B asked for).
 TOPIC_RESAMPLES = 20
@@ -1131,8 +1131,8 @@ def report_build(c: Collection, argv: list[str], progress: Progress | None = Non
     return got
 
 
-# -- 003's claim on the data shown ------------------------------------------------------------------
-#: The figure 003's order claim is read from, per method: (column, the summary key that selects the row)
+# -- Sakai 2007's claim on the data shown ------------------------------------------------------------------
+#: The figure Sakai 2007's order claim is read from, per method: (column, the summary key that selects the row)
 CLAIM_FIGURES = {"swap": ("pct_comparisons", "confidence"), "bootstrap": ("pct_significant", "alpha")}
 
 
@@ -1146,7 +1146,7 @@ def claim_wide(frame: pd.DataFrame, index: str, method: str, level: float) -> pd
 
 
 def claim_verdict(method: str, per_repeat: pd.DataFrame, per_resample: pd.DataFrame | None, level: float) -> dict:
-    """evalcore.meta.order_claim_verdict of 003's claim (Tables 3-4) on one method's repetitions and topic
+    """evalcore.meta.order_claim_verdict of Sakai 2007's claim (Tables 3-4) on one method's repetitions and topic
     samples, as the pages show it."""
     what = "% comparisons" if method == "swap" else "% of pairs significant"
     topics = None if per_resample is None else claim_wide(per_resample, "resample", method, level)

@@ -1,4 +1,4 @@
-"""003's central claim on the data shown: the verdict box of the Overview, Swap, Bootstrap and Lesson pages.
+"""Sakai 2007's central claim on the data shown: the verdict box of the Overview, Swap, Bootstrap and Lesson pages.
 
 Sakai 2007 (003) Tables 3-4 find P(+)-measure and O-measure more discriminative than NWRR, and NWRR than RR,
 on all four NTCIR data sets. Whether that order holds on the data loaded is computed by
@@ -38,7 +38,7 @@ def comparisons(c) -> int:
 
 
 def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | None:
-    """The verdict of 003's claim for one method, with ``B_shown``/``B_chosen`` of its repetitions and
+    """The verdict of Sakai 2007's claim for one method, with ``B_shown``/``B_chosen`` of its repetitions and
     ``topics_pending`` added; None if the method could not run.
 
     The repetitions are live, as every meta chart (quick pass first); the topic samples never hold up the
@@ -74,7 +74,7 @@ def headline(v: dict) -> str:
     name, table = METHODS[v["method"]]
     word = {"holds": "holds", "mostly": "holds in most repetitions", "fails": "does not hold",
             "untestable": "cannot be checked"}[v["status"]]
-    return f"**003's claim ({table}, {name.lower()}) {word} here.**"
+    return f"**Sakai 2007's claim ({table}, {name.lower()}) {word} here.**"
 
 
 def show(v: dict | None, *, compact: bool = False) -> None:

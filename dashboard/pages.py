@@ -42,7 +42,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("bootstrap.py", "Bootstrap sensitivity", "\U0001f4c8", "bootstrap", True),
     PageSpec("significance.py", "Significance & topic sets", "\U0001f9ee", "significance", True),
     PageSpec("stability.py", "Stability", "\u2696\ufe0f", "stability", True),
-    PageSpec("lesson.py", "Lesson: 003 in four steps", "\U0001f4d6", "lesson", False),
+    PageSpec("lesson.py", "Lesson: Sakai 2007 in four steps", "\U0001f4d6", "lesson", False),
     PageSpec("report.py", "Report", "\U0001f4dd", "report", False, "Build the report"),
 )
 

@@ -63,7 +63,7 @@ DEFAULTS = {"top": 30, "top_by": "AP", "B": 200, "tukey_B": 500, "repeats": 3, "
 #: The page's input bounds (the command checks its own: --top >= 2, B >= 1, ...).
 BOUNDS = {"top": (2, 1000), "B": (10, 100000), "tukey_B": (10, 100000), "repeats": (1, 20),
           "seed": (0, 2**32 - 1), "topic_resamples": (0, 1000), "topic_B": (10, 10000), "topic_seed": (0, 2**32 - 1)}
-#: What --top-by offers on the page: 003's seven metrics, AP first (the command's default).
+#: What --top-by offers on the page: Sakai 2007's seven metrics, AP first (the command's default).
 TOP_BY = ("AP", "Q-measure", "P+-measure", "P-measure", "O-measure", "NWRR", "RR")
 _OPTIONS = {"top": "--top", "top_by": "--top-by", "B": "--B", "tukey_B": "--tukey-B", "repeats": "--repeats",
             "seed": "--seed", "topic_resamples": "--topic-resamples", "topic_B": "--topic-B",

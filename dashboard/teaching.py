@@ -235,14 +235,14 @@ _STEPS = {"RR": _rr_steps, "O-measure": _br_at_steps("O-measure"), "P-measure": 
           "P+-measure": _p_plus_steps, "Q-measure": _q_steps, "AP": _ap_steps, "NWRR": _nwrr_steps}
 
 
-# -- the lesson: 003's story in four steps (views/lesson.py) ------------------------------------------
-#: 003's default gains (B, A, S ascending: gain(S) = 3, gain(A) = 2, gain(B) = 1) and WRR penalties
+# -- the lesson: Sakai 2007's story in four steps (views/lesson.py) ------------------------------------------
+#: Sakai 2007's default gains (B, A, S ascending: gain(S) = 3, gain(A) = 2, gain(B) = 1) and WRR penalties
 #: (beta(S) = 2, beta(A) = 3, beta(B) = 4), Sakai 2007 Sec. 3; every printed value of Fig. 2/3 uses them.
 GAINS_003 = (1.0, 2.0, 3.0)
 PENALTIES_003 = (4.0, 3.0, 2.0)
-#: The gains 003 Sec. 3.2 names for a user who prefers System X to Y under O-measure: S:A:B = 2:1.5:1.
+#: The gains Sakai 2007 Sec. 3.2 names for a user who prefers System X to Y under O-measure: S:A:B = 2:1.5:1.
 GAINS_FLIP = (1.0, 1.5, 2.0)
-#: The systems of 003 Fig. 3 (Topic 3: one S-, one A- and one B-relevant document), in the lesson's order.
+#: The systems of Sakai 2007 Fig. 3 (Topic 3: one S-, one A- and one B-relevant document), in the lesson's order.
 LESSON_SYSTEMS = ("X", "Y", "Z", "inverse", "ideal")
 #: The one-document metrics 003 compares (Sec. 3), in the lesson's column order.
 LESSON_METRICS = ("RR", "O-measure", "P-measure", "P+-measure", "NWRR")
@@ -267,7 +267,7 @@ def list_text(levels, names=("B", "A", "S")) -> str:
 
 def fig3_values(metrics=LESSON_METRICS, *, gains=GAINS_003, penalties=PENALTIES_003, beta: float = 1.0
                 ) -> pd.DataFrame:
-    """Per-topic values of 003 Fig. 3's systems on Topic 3 (not means over the worked-examples topics):
+    """Per-topic values of Sakai 2007 Fig. 3's systems on Topic 3 (not means over the worked-examples topics):
     rows :data:`LESSON_SYSTEMS`, columns ``list`` then one per metric key."""
     c, j = _fig3()
     idx = [c.run_ids.index(r) for r in LESSON_SYSTEMS]
@@ -293,7 +293,7 @@ def fig3_table(extra=(), **kw) -> pd.DataFrame:
 
 
 def o_flip(gain_sets: dict[str, tuple[float, ...]], systems=("X", "Y")) -> pd.DataFrame:
-    """O-measure of ``systems`` under each named gain vector (ascending B, A, S): 003 Sec. 3.2's point that
+    """O-measure of ``systems`` under each named gain vector (ascending B, A, S): Sakai 2007 Sec. 3.2's point that
     Y beats X under 3:2:1 and X beats Y under 2:1.5:1. Rows: systems; columns: the names."""
     c, j = _fig3()
     idx = [c.run_ids.index(r) for r in systems]
@@ -303,7 +303,7 @@ def o_flip(gain_sets: dict[str, tuple[float, ...]], systems=("X", "Y")) -> pd.Da
 
 def fig3_ranks(gains=GAINS_003) -> pd.DataFrame:
     """r_1 (first relevant document), r_p (preferred rank: the first document of the highest level the list
-    holds, 003 Sec. 3.3), O = BR(r_1) and P = BR(r_p) for Fig. 3's systems."""
+    holds, Sakai 2007 Sec. 3.3), O = BR(r_1) and P = BR(r_p) for Fig. 3's systems."""
     c, j = _fig3()
     idx = [c.run_ids.index(r) for r in LESSON_SYSTEMS]
     r1, rp = M.first_rank(c, rel_threshold=1)[idx, j], M.preferred_rank(c)[idx, j]
@@ -313,7 +313,7 @@ def fig3_ranks(gains=GAINS_003) -> pd.DataFrame:
 
 
 def preferred_rank_summary(r1: np.ndarray, rp: np.ndarray) -> dict:
-    """How far r_p lies below r_1 on a collection (003 Appendix, Tables 7-9): over the (run, topic) pairs
+    """How far r_p lies below r_1 on a collection (Sakai 2007 Appendix, Tables 7-9): over the (run, topic) pairs
     with a relevant document retrieved, the share with r_p > r_1 (P and P+ then read past the first
     relevant document, O and NWRR do not), the median and largest r_p - r_1 among those, and the largest r_p."""
     r1, rp = np.asarray(r1), np.asarray(rp)
@@ -326,7 +326,7 @@ def preferred_rank_summary(r1: np.ndarray, rp: np.ndarray) -> dict:
             "max_rp": int(rp[found].max()) if n else 0}
 
 
-#: The metric pairs of 003 Table 2 the lesson shows (RR against the graded ones; O against its neighbours).
+#: The metric pairs of Sakai 2007 Table 2 the lesson shows (RR against the graded ones; O against its neighbours).
 TAU_PAIRS = (("RR", "NWRR"), ("RR", "O-measure"), ("RR", "P+-measure"), ("O-measure", "NWRR"),
              ("O-measure", "P+-measure"), ("P-measure", "P+-measure"))
 

@@ -61,6 +61,9 @@ def test_no_page_names_a_three_level_setting_on_another_number_of_levels(K):
         at.switch_page(p.script).run()
         assert not at.exception, (p.file, [e.message for e in at.exception])
         shown = _texts(at)
+        if p.url_path == "lesson":     # the lesson's lists are 003's own three-level topic, whatever is loaded
+            assert "Topic 3 has **one S-, one A- and one B-relevant** document" in shown
+            continue
         assert "3:2:1" not in shown.replace(ref, "<ref>"), (p.file, shown[shown.find("3:2:1") - 200:][:400])
         if p.url_path == "rankings":
             assert f"Current gains against {ref}" in shown

@@ -41,11 +41,11 @@ def _table(at, column: str):
 def test_step_1_shows_fig_3_with_the_papers_numbers_beside_the_computed_ones():
     at = _lesson()
     assert at.header[0].value.startswith("1. ")
-    t = _table(at, "P+ (003)")
+    t = _table(at, "P+ (paper)")
     assert list(t.index) == ["X", "Y", "Z", "inverse", "ideal"]                  # per-topic values, not means
     for (system, m), printed in PRINTED.items():
         assert t.loc[system, m] == printed, (system, m)                    # computed, at the paper's precision
-        assert t.loc[system, f"{m} (003)"] == printed, (system, m)         # and the paper's value beside it
+        assert t.loc[system, f"{m} (paper)"] == printed, (system, m)         # and the paper's value beside it
     assert list(t["RR"]) == ["1.00", "0.50", "1.00", "1.00", "1.00"]       # RR = 1/r_1: ties X, Z, inverse, ideal
     assert t.loc["Z", "list"] == "B, S" and t.loc["Y", "list"] == "-, S"
 
@@ -55,7 +55,7 @@ def test_step_2_the_gains_that_flip_o():
     t = _table(at, "2:1.5:1")
     # 3:2:1: O(X) = (1+1)/(3+1) = 0.50 < O(Y) = (3+1)/(3+2+2) = 0.57;
     # 2:1.5:1: O(X) = (1+1)/(2+1) = 0.67 > O(Y) = (2+1)/(2+1.5+2) = 0.55
-    assert (t.loc["X", "3:2:1 (003)"], t.loc["Y", "3:2:1 (003)"]) == ("0.50", "0.57")
+    assert (t.loc["X", "3:2:1 (paper)"], t.loc["Y", "3:2:1 (paper)"]) == ("0.50", "0.57")
     assert (t.loc["X", "2:1.5:1"], t.loc["Y", "2:1.5:1"]) == ("0.67", "0.55")
 
 
@@ -92,7 +92,7 @@ def test_lesson_tables_go_into_the_html_export():
     at = _lesson()
     figs = at.session_state["_view_figs"]
     labels = [lab for lab, _ in figs]
-    assert "003 Fig. 3: one topic, five systems" in labels
+    assert "Sakai 2007 Fig. 3: one topic, five systems" in labels
     html = export.view_html("lesson", figs, settings={}, summary={})
     assert "0.86" in html and "0.74" in html
 
@@ -128,6 +128,6 @@ def test_on_large_data_the_overview_checks_the_claim_on_request():
     from dashboard import claims
     at = _app({"nt": "60", "nr": "45", "swb": "100", "bsb": "100"})    # 990 pairs x 60 topics > AUTO_LIMIT
     assert 990 * 60 > claims.AUTO_LIMIT
-    assert not [b for b in list(at.success) + list(at.info) + list(at.warning) if "003's claim" in b.value]
+    assert not [b for b in list(at.success) + list(at.info) + list(at.warning) if "Sakai 2007's claim" in b.value]
     at.button(key="ov_claim_btn").click().run()
-    assert any("003's claim (Table 4" in b.value for b in list(at.success) + list(at.info) + list(at.warning))
+    assert any("Sakai 2007's claim (Table 4" in b.value for b in list(at.success) + list(at.info) + list(at.warning))

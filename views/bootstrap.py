@@ -75,7 +75,7 @@ with tab_b:
     widgets.live_meta("bootstrap", c, s, params, B, "Bootstrap", draw_boot)
     widgets.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
     widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
-    widgets.markdown("**003's claim on this data**")
+    widgets.markdown("**Sakai 2007's claim on this data**")
     claims.show(claims.compute("bootstrap", c, s, *claims.page_params("bootstrap", c, ss)), compact=True)
 with tab_t:
     widgets.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "

@@ -19,19 +19,19 @@ st.header(f"{step}. {lesson.STEPS[step]}")
 if step == 1:
     extra = [k for k in s.metric_keys if k not in teaching.LESSON_METRICS]
     widgets.markdown("Topic 3 has **one S-, one A- and one B-relevant** document. Gains S:A:B = 3:2:1, "
-                "NWRR penalties 2:3:4 (003's defaults). **(003)**: the value the paper prints.")
+                "NWRR penalties 2:3:4 (Sakai 2007's defaults). **(paper)**: the value the paper prints.")
     t = teaching.fig3_table()
     short = {k: v for key in teaching.LESSON_METRICS for k, v in
-             ((key, teaching.SHORT[key]), (f"{key} (003)", f"{teaching.SHORT[key]} (003)"))}
-    lesson.table(t.rename(columns=short), "003 Fig. 3: one topic, five systems")
+             ((key, teaching.SHORT[key]), (f"{key} (003)", f"{teaching.SHORT[key]} (paper)"))}
+    lesson.table(t.rename(columns=short), "Sakai 2007 Fig. 3: one topic, five systems")
     if extra:
         widgets.caption("The sidebar's other metrics on the same lists:")
-        lesson.table(teaching.fig3_values(extra), "003 Fig. 3's systems under the sidebar's other metrics")
+        lesson.table(teaching.fig3_values(extra), "Sakai 2007 Fig. 3's systems under the sidebar's other metrics")
     widgets.markdown("**RR cannot tell X, Z, the inverse and the ideal apart (all 1.00). P separates X from Z; "
                 "P+ also the inverse from the ideal.** "
                 "Z finds the S document at rank 2: P rewards it (0.86), O and NWRR ignore it (0.50, as X).")
 elif step == 2:
-    gains = {"3:2:1 (003)": teaching.GAINS_003, "2:1.5:1": teaching.GAINS_FLIP}
+    gains = {"3:2:1 (paper)": teaching.GAINS_003, "2:1.5:1": teaching.GAINS_FLIP}
     if s.K == 3 and tuple(s.gains) not in gains.values():
         gains[f"{state.paper(s.gains)} (sidebar)"] = tuple(s.gains)
     f = teaching.o_flip(gains)
@@ -42,11 +42,12 @@ elif step == 2:
         col.metric(f"O(X) at {name}", f"{x:.2f}")
         col.metric(f"O(Y) at {name}", f"{y:.2f}", delta=f"{y - x:+.2f} vs X")
     lesson.table(f, "O-measure of X and Y under two gain settings")
-    widgets.markdown("**3:2:1: Y beats X. 2:1.5:1: X beats Y** (003 Sec. 3.2). NWRR always prefers X, whatever its "
+    widgets.markdown("**3:2:1: Y beats X. 2:1.5:1: X beats Y** (Sakai 2007 Sec. 3.2). NWRR always "
+                     "prefers X, whatever its "
                 "penalties: it cannot express this choice.")
 elif step == 3:
     widgets.markdown("**r_1**: the first relevant document (O, NWRR, RR stop there). **r_p**: the first document of "
-                "the highest level in the list (P, P+ read on to it; 003 Sec. 3.3).")
+                "the highest level in the list (P, P+ read on to it; Sakai 2007 Sec. 3.3).")
     lesson.table(teaching.fig3_ranks(), "r_1 and r_p on Fig. 3's systems")
     r1, rp = cached.first_and_preferred(c, s)
     sm = teaching.preferred_rank_summary(r1, rp)
@@ -55,13 +56,14 @@ elif step == 3:
         m1.metric("r_p > r_1 on this data", f"{sm['share']:.0%}",
                   help=f"{sm['later']:,} of {sm['pairs']:,} run-topic pairs with a relevant document retrieved")
         m2.metric("median r_p - r_1 there", f"{sm['median_gap']:g}")
-        m3.metric("largest r_p", f"{sm['max_rp']:,}", help="003 Appendix Tables 7-9: up to 913 on NTCIR")
+        m3.metric("largest r_p", f"{sm['max_rp']:,}", help="Sakai 2007 Appendix Tables 7-9: up to 913 on NTCIR")
         widgets.caption(f"{safe.md(c.name or 'This collection')}: {c.n_runs} runs x {c.n_topics} topics; over the "
                    f"{sm['pairs']:,} run-topic pairs that retrieve a relevant document.")
     else:
         st.info("No run retrieves a relevant document on this data: r_1 and r_p are undefined.")
 else:
-    widgets.markdown("003 Tables 3-4: **P+ >= O >= NWRR >= RR** in discriminative power, on four NTCIR data sets. "
+    widgets.markdown("Sakai 2007 Tables 3-4: **P+ >= O >= NWRR >= RR** in discriminative power, on four "
+                     "NTCIR data sets. "
                 "Does it hold on the data loaded?")
     if c.n_runs < 2:
         st.warning(f"Discriminative power compares run pairs: this collection has {c.n_runs} run.")
@@ -70,11 +72,11 @@ else:
             claims.show(claims.compute(m, c, s, *claims.page_params(m, c, ss)), compact=True)
     if c.n_runs >= 3:
         tau_m, sig = cached.correlation(cached.means(c, s), alpha=0.01)
-        lesson.table(teaching.tau_pairs(tau_m, sig), "Kendall's tau between one-document metrics (003 Table 2)",
+        lesson.table(teaching.tau_pairs(tau_m, sig), "Kendall's tau between one-document metrics (Sakai 2007 Table 2)",
                      digits=3)
         crit = cached.kendall_critical(c.n_runs, 0.01)
         widgets.caption(f"Kendall tau-b between the run rankings ({c.n_runs} runs); significant at alpha = 0.01 when "
-                   f"|tau| >= {crit:.3f}. 003: RR is not very highly correlated with the graded metrics "
+                   f"|tau| >= {crit:.3f}. Sakai 2007: RR is not very highly correlated with the graded metrics "
                    "(.61-.78 on NTCIR-5 Japanese).")
 lesson.buttons(step)
 widgets.finish_live()

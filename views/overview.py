@@ -16,7 +16,7 @@ st.title("How do IR metrics rank these systems?")
 widgets.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · "
                 + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
                 "follows. Your own qrels and runs: the Data page.")
-# 003's claim on the data shown, at the top of the first screen; computed at the end of the page (after
+# Sakai 2007's claim on the data shown, at the top of the first screen; computed at the end of the page (after
 # the charts), so that the charts come first
 claim_box = st.container()
 if s.dataset == "examples":           # the papers print per-topic values: show them first (X = 0.50, not a mean)
@@ -115,7 +115,8 @@ else:
         widgets.live_meta("swap", c, s, params_sw, int(ss["sw_B"]), "Swap method", draw_swap)
     n_cmp = claims.comparisons(c)
     if n_cmp <= claims.AUTO_LIMIT or ss.get("_ov_claim"):
-        widgets.markdown("**003's claim, repeated** (the verdicts at the top of the page; Monte Carlo repetitions and "
+        widgets.markdown("**Sakai 2007's claim, repeated** (the verdicts at the top of the page; Monte "
+                         "Carlo repetitions and "
                     "topic samples)")
         verdicts = [claims.compute(m, c, s, *claims.page_params(m, c, ss)) for m in ("bootstrap", "swap")]
         with claim_box:
@@ -123,7 +124,7 @@ else:
                 claims.show(v)
     else:       # large data: the check repeats both methods 5 times and over 20 topic samples - on request
         with claim_box:
-            st.button("Check 003's claim P+ > O > NWRR > RR on this data", key="ov_claim_btn",
+            st.button("Check Sakai 2007's claim P+ > O > NWRR > RR on this data", key="ov_claim_btn",
                       on_click=lambda: ss.update(_ov_claim=True), icon=":material/fact_check:")
             widgets.caption(f"{n_cmp:,} run pairs x topics: the check (5 repetitions of the swap and bootstrap methods "
                        f"at the chosen B, {cached.TOPIC_RESAMPLES} topic samples) takes a while here, so it runs "

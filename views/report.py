@@ -21,10 +21,11 @@ for key, default in report.DEFAULTS.items():
     ss.setdefault(f"rp_{key}", default)
 o1, o2, o3, o4, o5 = st.columns(5)
 o1.number_input("top N runs", *report.BOUNDS["top"], key="rp_top", help="The N best runs by the metric beside "
-                "(003: 30 by relaxed AP); all runs when there are fewer.")
-o2.selectbox("ranked by", report.TOP_BY, key="rp_top_by", help="AP is 003's relaxed AP at the sidebar's threshold.")
+                "(Sakai 2007: 30 by relaxed AP); all runs when there are fewer.")
+o2.selectbox("ranked by", report.TOP_BY, key="rp_top_by", help="AP is Sakai 2007's relaxed AP at the "
+             "sidebar's threshold.")
 o3.number_input("B (swap, bootstrap)", *report.BOUNDS["B"], step=100, key="rp_B",
-                help="Swap trials and bootstrap samples (003: 1000).")
+                help="Swap trials and bootstrap samples (Sakai 2007: 1000).")
 o4.number_input("Tukey B", *report.BOUNDS["tukey_B"], step=100, key="rp_tukey_B", help="Tukey HSD permutations.")
 o5.number_input("repetitions", *report.BOUNDS["repeats"], key="rp_repeats",
                 help="Monte Carlo repetitions with seeds derived from the seed: the ± of Tables 3-6.")

@@ -71,6 +71,6 @@ def draw_spread(res, B_shown, B_chosen):
 R = cached.SPREAD_REPEATS
 widgets.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
 widgets.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
-widgets.markdown("**003's claim on this data**")
+widgets.markdown("**Sakai 2007's claim on this data**")
 claims.show(claims.compute("swap", c, s, *claims.page_params("swap", c, ss)), compact=True)
 widgets.finish_live()
