@@ -10,6 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from .errors import guarded
+
 #: step -> its title (short: the step selector must fit beside the sidebar at 1024 px)
 STEPS = {1: "Fig. 3's systems", 2: "Gains flip O", 3: "r_p vs r_1", 4: "On this data"}
 
@@ -28,10 +30,12 @@ def current_step() -> int:
     return step
 
 
+@guarded
 def _move(delta: int) -> None:
     st.session_state["ls_step"] = min(max(int(st.session_state.get("ls_step") or 1) + delta, 1), len(STEPS))
 
 
+@guarded
 def _keep() -> None:
     """A click on the selected step deselects it (None): keep the step shown instead."""
     ss = st.session_state

@@ -26,7 +26,8 @@ MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors
            "evalcore.specs", "evalcore.names", "evalcore.metrics", "evalcore.gains", "evalcore.writers",
            "evalcore.comparison", "evalcore.simulate", "evalcore.settings", "evalcore.app_settings",
            "evalcore.meta", "evalcore.meta.pairs", "evalcore.meta.repeat", "evalcore.meta.topic_bootstrap",
-           "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.figures",
+           "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.report.cli", "evalcore.cli.bounds",
+           "evalcore.figures",
            "evalcore.texfmt")
 README = ROOT / "README.md"
 #: the README's generated block: the crosswalk of metric names (`evalcore metrics --format markdown`)

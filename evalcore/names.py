@@ -361,28 +361,41 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
             return peer
     if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
         return _canonical(text, base, raw, cut)
-    folded = _case_folded(base, names)
-    trec = _TREC_CUT_RE.match(base)
-    if folded is None and trec and raw is None and cut is None:   # NDCG_CUT.10: trec_eval's base, another case
-        stem = _case_folded(trec.group("base"), names)
-        folded = None if stem is None else stem + base[len(trec.group("base")):]
+    folded = _folded_base(base, names, raw, cut)
     if folded is not None:             # NDCG@10, MRR, Precision@10: the same name in another letter case
-        again = text[:len(text) - len(text_body)] + folded + text_body[len(base):]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                r = resolve(again, names, warn=warn)
-            except ValueError as e:
-                raise ValueError(str(e).replace(repr(again), repr(text))) from None
-        for w in caught:               # said of the name as the user wrote it
-            warnings.warn(str(w.message).replace(repr(again), repr(text)), w.category, stacklevel=2)
-        return r
+        return _resolve_folded(text, text_body, base, folded, names, warn)
     trec = _TREC_CUT_RE.match(base)
     missing = _NOT_COMPUTED.get(base) or (_NOT_COMPUTED.get(trec.group("base")) if trec else None)
     if missing:
         raise ValueError(f"metric {text!r}: evalcore does not compute {missing}; `evalcore metrics` lists the "
                          "measures it computes and their names in ir_measures, trec_eval and NTCIREVAL")
     raise _unknown(text)
+
+
+def _folded_base(base: str, names: str | None, raw, cut) -> str | None:
+    """``base`` as a known name in another letter case (:func:`_case_folded`), trec_eval's cutoff forms
+    (``NDCG_CUT.10``) included; None when there is none."""
+    folded = _case_folded(base, names)
+    trec = _TREC_CUT_RE.match(base)
+    if folded is None and trec and raw is None and cut is None:   # NDCG_CUT.10: trec_eval's base, another case
+        stem = _case_folded(trec.group("base"), names)
+        folded = None if stem is None else stem + base[len(trec.group("base")):]
+    return folded
+
+
+def _resolve_folded(text: str, text_body: str, base: str, folded: str, names: str | None, warn: bool) -> Resolved:
+    """:func:`resolve` of the name with its base in the known letter case, its warnings and errors said of
+    the name as the user wrote it."""
+    again = text[:len(text) - len(text_body)] + folded + text_body[len(base):]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            r = resolve(again, names, warn=warn)
+        except ValueError as e:
+            raise ValueError(str(e).replace(repr(again), repr(text))) from None
+    for w in caught:
+        warnings.warn(str(w.message).replace(repr(again), repr(text)), w.category, stacklevel=3)
+    return r
 
 
 def _peer_name(name: str | None, style: str, needs_cut: bool) -> str:

@@ -4,10 +4,15 @@ from __future__ import annotations
 from test_app import _app, _goto
 
 
-def test_growing_penalties_leave_nwrr_out_with_a_warning():
-    at = _goto(_app({"pen": "4:3:2", "m": "AP,NWRR,RR"}), "rankings")      # paper notation: S = 4, B = 2
-    msgs = [w.value for w in at.sidebar.warning]
-    assert any("NWRR is left out" in m and "must not grow with the level" in m for m in msgs)
+def test_growing_penalties_in_the_address_are_refused_with_the_reason():
+    """pen=4:3:2 reads S = 4, B = 2 (highest level first, as everywhere): a penalty growing with the level,
+    which evalcore refuses (Sakai 2007 Sec. 3.2); the address's value is ignored with the reason said, and
+    the defaults S:A:B = 2:3:4 stay."""
+    at = _app({"pen": "4:3:2", "m": "AP,NWRR,RR"})
+    import html
+    msgs = [html.unescape(t.value) for t in at.toast]      # toasts quote the address as text (entities)
+    assert any("ignored pen='4:3:2'" in m and "must not grow with the level" in m for m in msgs), msgs
+    assert [at.session_state[f"p{L}"] for L in (3, 2, 1)] == [2.0, 3.0, 4.0]
 
 
 def test_penalty_inputs_are_bounded_by_their_neighbours():

@@ -1,5 +1,5 @@
 """Every numeric option of every subcommand has a lower and an upper bound, refused by name before anything
-is computed; docs/reliability.md's table of bounds is the parsers' own (evalcore.cli.options.bounds_table)."""
+is computed; docs/reliability.md's table of bounds is the parsers' own (evalcore.cli.bounds.bounds_table)."""
 from __future__ import annotations
 
 import re
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalcore.cli import main
-from evalcore.cli.options import MAX_TOPIC_RESAMPLES, bounds_table, numeric_options
+from evalcore.cli.bounds import bounds_table, numeric_options
+from evalcore.cli.options import MAX_TOPIC_RESAMPLES
 
 OPTIONS = list(numeric_options())
 HUGE = "9" * 5000
@@ -56,7 +57,7 @@ def test_the_docs_table_is_the_parsers():
     doc = Path(__file__).resolve().parents[1].joinpath("docs", "reliability.md").read_text(encoding="utf-8")
     m = re.search(r"<!-- bounds-table: [^>]*-->\n(.*?)\n<!-- /bounds-table -->", doc, re.S)
     assert m, "docs/reliability.md lost its bounds table"
-    assert m.group(1) == bounds_table(), "regenerate with python -c 'from evalcore.cli.options import bounds_table; " \
+    assert m.group(1) == bounds_table(), "regenerate with python -c 'from evalcore.cli.bounds import bounds_table; " \
                                          "print(bounds_table())'"
 
 

@@ -200,7 +200,7 @@ def test_cli_pairs(capsys):
         main(["pairs", "--simulated", "--test", "anova"])
     assert "invalid choice" in capsys.readouterr().err
     assert main(["pairs", "--simulated", "--confidence", "95"]) == 2
-    assert "--confidence must lie in (0, 1)" in capsys.readouterr().err
+    assert "--confidence must be > 0 and < 1" in capsys.readouterr().err
 
 
 def test_min_detectable_difference_with_two_topics_is_exact():

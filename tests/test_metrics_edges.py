@@ -273,7 +273,7 @@ def test_bad_cutoff_in_key_raises(c3, key):
         evalcore.score_matrix(c3, key)
 
 
-@pytest.mark.parametrize("key", ["MAP", "ndcg@10", "Q", "P++-measure", ""])
+@pytest.mark.parametrize("key", ["MAPX", "ndcgx@10", "Q", "P++-measure", ""])   # MAP, ndcg@10: peers' names
 def test_unknown_metric_key_raises(c3, key):
     with pytest.raises(ValueError, match="metric"):
         evalcore.score_matrix(c3, key)

@@ -6,7 +6,7 @@ significant, Sakai 2007 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
-from dashboard import cached, claims, safe, shell, state, widgets
+from dashboard import cached, claims, errors, safe, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -125,7 +125,7 @@ else:
     else:       # large data: the check repeats both methods 5 times and over 20 topic samples - on request
         with claim_box:
             st.button("Check Sakai 2007's claim P+ > O > NWRR > RR on this data", key="ov_claim_btn",
-                      on_click=lambda: ss.update(_ov_claim=True), icon=":material/fact_check:")
+                      on_click=errors.guarded(lambda: ss.update(_ov_claim=True)), icon=":material/fact_check:")
             widgets.caption(f"{n_cmp:,} run pairs x topics: the check (5 repetitions of the swap and bootstrap methods "
                        f"at the chosen B, {cached.TOPIC_RESAMPLES} topic samples) takes a while here, so it runs "
                        "when asked. The Swap and Bootstrap pages check it too.")

@@ -24,7 +24,7 @@ from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MA
 __all__ = ["add_threads_option", "add_dask_options", "check_dask_options", "dask_options_given", "MAX_WORKERS",
            "data_options_parser", "field_option", "ListOption", "add_list_option", "add_metrics_option",
            "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
-           "MAX_B", "MAX_COUNT", "MAX_REPEATS", "MAX_TOPIC_RESAMPLES", "numeric_options", "bounds_table",
+           "MAX_B", "MAX_COUNT", "MAX_REPEATS", "MAX_TOPIC_RESAMPLES",
            "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
 # SEED_MAX (evalcore.settings): the largest seed an option takes, the settings file's too; numpy's generators
@@ -162,44 +162,6 @@ def number(option: str, kind: type, lo: float, hi: float, *, strict: bool = Fals
     parse.__name__ = what   # argparse's fallback message names the type
     parse.bounds = (kind, lo, hi, strict)   # type: ignore[attr-defined]  # read by numeric_options
     return parse
-
-
-def numeric_options():
-    """Every numeric option of every subcommand: ``(command, option, kind, lo, hi, strict)`` in --help
-    order, read from the parsers themselves (each option's :func:`number` type), so the table in
-    docs/reliability.md ("Bounds of every numeric option") cannot drift from the code. An option whose
-    type is a bare ``int`` or ``float`` is listed with bounds ``None`` (tests/test_cli_bounds.py fails on
-    it). Each subcommand's parser is built as ``main`` builds it for that command."""
-    from . import SUBCOMMANDS, build_parser
-
-    for command in (c for cmds in SUBCOMMANDS.values() for c in cmds):
-        parser = build_parser(command)
-        subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        for a in subs.choices[command]._actions:
-            if not a.option_strings:
-                continue
-            t = getattr(a, "simulated_type", None) or a.type
-            bounds = getattr(t, "bounds", None)
-            if bounds is not None:
-                yield (command, a.option_strings[-1], *bounds)
-            elif t in (int, float):
-                yield (command, a.option_strings[-1], t, None, None, False)
-
-
-def bounds_table() -> str:
-    """:func:`numeric_options` as a Markdown table: an option with the same bounds in several subcommands
-    is one row naming them all."""
-    rows: dict[tuple, list[str]] = {}
-    for command, option, kind, lo, hi, strict in numeric_options():
-        rows.setdefault((option, kind, lo, hi, strict), []).append(command)
-
-    def fmt(kind, x):
-        return "-" if x is None else (f"{x:,}" if kind is int else f"{x:g}")
-    out = ["| option | kind | range | subcommands |", "|---|---|---|---|"]
-    for (option, kind, lo, hi, strict), commands in sorted(rows.items(), key=lambda r: (r[0][0], r[1])):
-        rng = f"({fmt(kind, lo)}, {fmt(kind, hi)})" if strict else f"[{fmt(kind, lo)}, {fmt(kind, hi)}]"
-        out.append(f"| `{option}` | {'integer' if kind is int else 'number'} | {rng} | {', '.join(commands)} |")
-    return "\n".join(out)
 
 
 def field_option(option: str, f: Field):

@@ -124,13 +124,7 @@ def order_claim_verdict(seeds: pd.DataFrame, steps: Sequence[tuple[str, str]] = 
     shown = dict.fromkeys([a for a, _ in use] + [b for _, b in use])       # the chain's order
     ms = ", ".join(f"{label(m)} {means[m]:.1f}" if math.isfinite(means[m]) else f"{label(m)} - (undefined)"
                    for m in shown)
-    if k == n:
-        text = f"{chain} holds in all {n} repetitions" if n > 1 else f"{chain} holds"
-    elif k == 0:
-        text = f"{chain} holds in none of the {n} repetitions" if n > 1 else f"{chain} does not hold"
-    else:
-        text = f"{chain} holds in {k} of {n} repetitions"
-    text += f": {what} (mean) {ms}."
+    text = _verdict_words(chain, k, n) + f": {what} (mean) {ms}."
     broken = [f"{label(a)} > {label(b)} {v['holds']:.0%} (tie {v['tie']:.0%})"
               for (a, b), v in zip(use, cs["steps"].values(), strict=True) if v["holds"] < 1]
     if broken:
@@ -142,6 +136,15 @@ def order_claim_verdict(seeds: pd.DataFrame, steps: Sequence[tuple[str, str]] = 
         text += " Left out (not chosen): " + ", ".join(map(label, missing)) + "."
     return {"status": status, "claim": chain, "steps": use, "missing": missing, "seeds": cs, "topics": ct,
             "means": means, "text": text}
+
+
+def _verdict_words(chain: str, k: int, n: int) -> str:
+    """"<chain> holds in k of n repetitions", in words for all, none and a single repetition."""
+    if k == n:
+        return f"{chain} holds in all {n} repetitions" if n > 1 else f"{chain} holds"
+    if k == 0:
+        return f"{chain} holds in none of the {n} repetitions" if n > 1 else f"{chain} does not hold"
+    return f"{chain} holds in {k} of {n} repetitions"
 
 
 def _chain(steps: Sequence[tuple[str, str]], label: Callable[[str], str]) -> str:
