@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 
 import pytest
 
@@ -64,11 +65,26 @@ def test_a_fifo_is_written_through_and_stays_a_fifo(tmp_path, no_replace):
     ready = threading.Event()
 
     def reader():
+        # open without waiting for a writer, then poll: a read before the writer opens returns b"" (no
+        # writer yet), which is not the end of the data
         fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         ready.set()
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as f:
-            got.append(f.read())
+        data, deadline = b"", time.monotonic() + 10
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:          # a writer is there, nothing written yet
+                    chunk = None
+                if chunk:
+                    data += chunk
+                elif chunk == b"" and data:      # the writer closed after writing
+                    break
+                else:
+                    time.sleep(0.01)
+        finally:
+            os.close(fd)
+        got.append(data)
     th = threading.Thread(target=reader)
     th.start()
     ready.wait(5)
