@@ -159,7 +159,11 @@ class _Runner:
     def share(self, obj):
         """``obj`` as every task will read it: scattered to every worker once, or one graph key."""
         if self.client is not None:
-            return self.client.scatter(obj, broadcast=True, hash=False)
+            # scattered as one item of a list, so that it gets a key of its own: a dict scattered as it is
+            # becomes one piece of data per dict key, keyed by the dict's keys ("AP", ...), and the release
+            # of an earlier call's pieces removed a later call's data of the same names from the workers
+            # ("lost dependencies" in Tukey's tasks, every repetition scattering {metric: scores})
+            return self.client.scatter([obj], broadcast=True, hash=False)[0]
         return self.dask.delayed(obj, pure=True, traverse=False)
 
     def map(self, fn, argsets: list) -> list:
