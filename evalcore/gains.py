@@ -271,9 +271,9 @@ def check_penalties(p, K: int | None = None, what: str = "penalties") -> np.ndar
     if up.size:
         L = int(up[0]) + 1
         raise ValueError(
-            f"{what} must not grow with the level (003 Sec. 3.2: the smallest penalty goes to the highest "
+            f"{what} must not grow with the level (Sakai 2007 Sec. 3.2: the smallest penalty goes to the highest "
             f"level, which bounds NWRR by 1); got level {L}: {p[L - 1]:g} < level {L + 1}: {p[L]:g} "
-            f"(as used: {levels_statement(p)}). Give the lower levels the larger penalties, e.g. 003's "
+            f"(as used: {levels_statement(p)}). Give the lower levels the larger penalties, e.g. Sakai 2007's "
             f"default {level_label(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))} (a string is read highest "
             f"level first: {levels_statement(map_levels(DEFAULT_PENALTIES, K, anchor='highest'))}; a list "
             f"ascending: {[float(v) for v in map_levels(DEFAULT_PENALTIES, K, anchor='highest')]})"

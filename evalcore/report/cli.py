@@ -48,7 +48,7 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
         number,
     )
 
-    r = subparsers.add_parser("report", parents=[data_parent], help="003's whole experiment on a collection: "
+    r = subparsers.add_parser("report", parents=[data_parent], help="Sakai 2007's whole experiment on a collection: "
                               "Markdown report + tables as CSV and LaTeX", description=_DESC,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     g = r.add_argument_group("report")
@@ -57,12 +57,12 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--name", help="the collection's name in the text and captions (default: the folder holding "
                                   "the qrels, e.g. clef2015)")
     g.add_argument("--top", type=number("--top", int, 2, MAX_COUNT), default=30, metavar="N",
-                   help="keep the N best runs (default 30, as 003)")
+                   help="keep the N best runs (default 30, as Sakai 2007)")
     g.add_argument("--top-by", default="AP", metavar="KEY", help="metric that ranks the runs for --top (default "
-                   "AP at relevance threshold 1, i.e. 003's relaxed AP)")
+                   "AP at relevance threshold 1, i.e. Sakai 2007's relaxed AP)")
     g.add_argument("--B", type=number("--B", int, 1, MAX_B), default=1000, metavar="N",
                    help="swap trials and bootstrap samples "
-                   "(default 1000, as 003)")
+                   "(default 1000, as Sakai 2007)")
     g.add_argument("--tukey-B", type=number("--tukey-B", int, 1, MAX_B), default=5000, metavar="N",
                    help="Tukey permutations (default 5000)")
     g.add_argument("--repeats", type=number("--repeats", int, 1, MAX_REPEATS), default=5, metavar="N",
@@ -107,11 +107,11 @@ def collection_name(args, c) -> str:
 
 #: options of the data parser that no report table could use, and why (refused when given)
 REFUSED = {
-    "cutoffs": "003's seven metrics (RR, NWRR, O, P, P+, AveP, Q) have no cutoff: use --depth to evaluate the "
+    "cutoffs": "Sakai 2007's seven metrics (RR, NWRR, O, P, P+, AveP, Q) have no cutoff: use --depth to evaluate the "
                "top N documents of each list",
-    "log_base": "none of 003's seven metrics has a log discount",
-    "persistence": "none of 003's seven metrics is RBP",
-    "names": "the report's metrics are fixed (003's seven) and --top-by takes evalcore's keys",
+    "log_base": "none of Sakai 2007's seven metrics has a log discount",
+    "persistence": "none of Sakai 2007's seven metrics is RBP",
+    "names": "the report's metrics are fixed (Sakai 2007's seven) and --top-by takes evalcore's keys",
     "save_settings": "the report records its settings in report.md and its command line; use `evalcore evaluate "
                      "--save-settings`",
 }
@@ -129,17 +129,17 @@ def _refuse_unused(args) -> None:
         if getattr(args, dest, None) not in (None, False):
             raise ValueError(f"report does not take --{dest.replace('_', '-')}: {why}")
     if args.mean == "geometric":
-        raise ValueError("report does not take --mean geometric: 003's Kendall's tau, swap and bootstrap tests "
+        raise ValueError("report does not take --mean geometric: Sakai 2007's Kendall's tau, swap and bootstrap tests "
                          "are defined on arithmetic means of per-topic scores")
     st = file_settings(args)
     if st.get("topics") not in (None, "ntcireval"):
         raise ValueError(f"report cannot use topics = {st['topics']!r} from --settings {args.settings}: the "
                          "report's means run over the topics with a relevant document (NTCIREVAL's convention, "
-                         "where 003's P, P+, O, Q and NWRR are defined); remove it from the file")
+                         "where Sakai 2007's P, P+, O, Q and NWRR are defined); remove it from the file")
     for key in ("cutoffs", "log_base", "p", "names", "metrics", "mean"):
         if st.get(key) is not None and st[key] != DEFAULTS[key]:
             why = REFUSED.get("persistence" if key == "p" else key,
-                              "the report's metrics are fixed (003's seven) and averaged arithmetically")
+                              "the report's metrics are fixed (Sakai 2007's seven) and averaged arithmetically")
             raise ValueError(f"report cannot use {key} = {st[key]!r} from --settings {args.settings}: "
                              + why + "; remove it from the file")
 
