@@ -71,3 +71,19 @@ def test_warnings_repeated_across_runs_or_files_are_said_once_with_their_count()
     assert rep.grouped_warnings() == ["2 runs (a, b): 2 topics written differently", "q.txt: 3 duplicate judgments",
                                       "run c: 1 repeated document dropped", "same words (2 times)"]
     assert group_by_subject(["x.txt: bad", "y.txt: bad"]) == ["2 files (x.txt, y.txt): bad"]
+
+
+@pytest.mark.parametrize("member", ["qrels.txt", "runs/b"])
+def test_a_damaged_member_is_named_as_an_unreadable_zip_not_a_traceback(member):
+    """Flipped bytes in one member's deflate stream: zlib's error, met while sniffing ("runs/b" has no
+    extension, so its head is read) or while reading, reaches the user as one InputError naming the archive."""
+    files = {"qrels.txt": QRELS * 50, "runs/a.txt": RUN_A * 50, "runs/b": RUN_B * 50}
+    data = bytearray(zipped(files))
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo(member)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for k in range(start + 2, start + 12):
+        data[k] ^= 0xFF
+    with pytest.raises(InputError) as e:
+        load_collection(("trec.zip", bytes(data)))
+    assert str(e.value).startswith("trec.zip: not a readable zip file (")
+    assert "re-create the archive with a standard zip tool" in str(e.value)

@@ -22,7 +22,7 @@ import zlib
 from pathlib import Path
 
 from ._names import base_name, extension
-from ._sources import ZIP_ERRORS, group_files, is_res, is_zip_name, zip_bytes, zip_members
+from ._sources import group_files, is_res, is_zip_name, reading_zip, zip_bytes, zip_members
 from ._types import RunSource, SourceFile
 from .errors import InputError, shorten
 from .limits import Ctx
@@ -101,7 +101,7 @@ def split_bundle(source, fmt: str, ctx: Ctx) -> tuple[list[SourceFile], list[Run
     files = zip_members(zname, data, ctx)
     qrels: list[SourceFile] = []
     runs: list[SourceFile] = []
-    try:
+    with reading_zip(zname):
         zf = zipfile.ZipFile(io.BytesIO(data))
         for f in files:
             member = f.name[len(zname) + 1:]
@@ -114,11 +114,6 @@ def split_bundle(source, fmt: str, ctx: Ctx) -> tuple[list[SourceFile], list[Run
                                       "6 (topic Q0 doc rank score tag); remove other files from the archive, or "
                                       "upload the qrels and the runs separately")
             (qrels if kind == "qrels" else runs).append(f)
-    except InputError:
-        raise
-    except ZIP_ERRORS as e:
-        raise InputError(f"not a readable zip file ({e})", file=zname,
-                         hint="re-create the archive with a standard zip tool") from None
     if not qrels:
         raise InputError("this archive holds no qrels: no member is named like qrels (qrels*, *.rel) or starts "
                          "with a qrels line (topic 0 doc level)", file=zname,

@@ -22,7 +22,8 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ._kinds import is_frame, is_named_runs, is_nested_dict
@@ -125,6 +126,19 @@ def _check_members(zname: str, data: bytes, limits: Limits) -> None:
                               " or --max-members N")
 
 
+@contextmanager
+def reading_zip(zname: str) -> Iterator[None]:
+    """Turns a damaged archive's low-level error (zipfile, zlib, a short read) met while reading ``zname``
+    into one :class:`InputError` naming the file; an :class:`InputError` raised inside passes unchanged."""
+    try:
+        yield
+    except InputError:
+        raise
+    except ZIP_ERRORS as e:
+        raise InputError(f"not a readable zip file ({e})", file=zname,
+                         hint="re-create the archive with a standard zip tool") from None
+
+
 def zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) -> list[SourceFile]:
     """The usable members of a zip, by name. ``run_fmt``: the archive holds runs in that format, so every
     member that is not an NTCIR ``.res`` file is a run of its own, and the archive is refused as soon as
@@ -134,7 +148,7 @@ def zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) -
     declared = 0
     single_runs = 0
     _check_members(zname, data, ctx.limits)
-    try:
+    with reading_zip(zname):
         zf = zipfile.ZipFile(io.BytesIO(data))
         for i in sorted(zf.infolist(), key=lambda i: i.filename):
             if i.is_dir():
@@ -170,11 +184,6 @@ def zip_members(zname: str, data: bytes, ctx: Ctx, run_fmt: str | None = None) -
                                     "max_expanded_bytes=..., expansion_ratio=...) or --max-expanded SIZE")
             members.append(SourceFile(name, _zip_member_loader(zf, i, name, budget, ctx.total), ctx.limits, budget,
                                  ctx.total))
-    except InputError:
-        raise
-    except ZIP_ERRORS as e:
-        raise InputError(f"not a readable zip file ({e})", file=zname,
-                         hint="re-create the archive with a standard zip tool") from None
     if not members:
         raise InputError("the zip file holds no usable files", file=zname,
                          hint="put the qrels / run files in the archive (hidden files are skipped)")
