@@ -124,7 +124,8 @@ def render_metrics_doc() -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if docs/api.md or docs/metrics.md's crosswalk is stale")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if docs/api.md or docs/metrics.md's crosswalk is stale")
     args = ap.parse_args(argv)
     outputs = {TARGET: render(), METRICS_DOC: render_metrics_doc()}
     if args.check:

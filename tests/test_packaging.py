@@ -414,8 +414,8 @@ def _is_module(name: str) -> bool:
 
 
 def test_the_api_reference_covers_every_public_module_the_docs_name():
-    """A module the README, CONTRIBUTING.md or docs/ name (``evalcore.meta.on_dask``, ``evalcore.report``) has its section in
-    docs/api.md (docs/make_api.py's MODULES), or the name is one of a module listed there."""
+    """A module the README, CONTRIBUTING.md or docs/ name (``evalcore.meta.on_dask``, ``evalcore.report``) has
+    its section in docs/api.md (docs/make_api.py's MODULES), or the name is one of a module listed there."""
     import importlib.util
     import re
 
