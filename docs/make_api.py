@@ -1,7 +1,7 @@
 """Generate the documentation that comes from the code: docs/api.md, the API reference, from the docstrings of
-evalcore's public modules, and the README's crosswalk of metric names from the registry.
+evalcore's public modules, and docs/metrics.md's crosswalk of metric names from the registry.
 
-    python docs/make_api.py           # rewrite docs/api.md and the README's crosswalk
+    python docs/make_api.py           # rewrite docs/api.md and docs/metrics.md's crosswalk
     python docs/make_api.py --check   # exit 1 if either is not what the code gives (CI runs this)
 
 The public API of a module is its ``__all__``; every function and class is listed with its signature and
@@ -29,8 +29,8 @@ MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors
            "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.report.cli", "evalcore.cli.bounds",
            "evalcore.figures",
            "evalcore.texfmt")
-README = ROOT / "README.md"
-#: the README's generated block: the crosswalk of metric names (`evalcore metrics --format markdown`)
+METRICS_DOC = ROOT / "docs" / "metrics.md"
+#: docs/metrics.md's generated block: the crosswalk of metric names (`evalcore metrics --format markdown`)
 CROSSWALK = ("<!-- crosswalk:start -->\n", "<!-- crosswalk:end -->")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -111,22 +111,23 @@ def render() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_readme() -> str:
-    """README.md with its crosswalk block replaced by the registry's table."""
+def render_metrics_doc() -> str:
+    """docs/metrics.md with its crosswalk block replaced by the registry's table."""
     from evalcore.cli.metrics import markdown
 
-    text = README.read_text(encoding="utf-8")
+    text = METRICS_DOC.read_text(encoding="utf-8")
     head, sep, rest = text.partition(CROSSWALK[0])
     if not sep or CROSSWALK[1] not in rest:
-        raise SystemExit(f"README.md lacks the crosswalk markers {CROSSWALK[0].strip()} ... {CROSSWALK[1]}")
+        raise SystemExit(f"docs/metrics.md lacks the crosswalk markers {CROSSWALK[0].strip()} ... {CROSSWALK[1]}")
     return head + sep + markdown() + CROSSWALK[1] + rest.split(CROSSWALK[1], 1)[1]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if docs/api.md or the README's crosswalk is stale")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 if docs/api.md or docs/metrics.md's crosswalk is stale")
     args = ap.parse_args(argv)
-    outputs = {TARGET: render(), README: render_readme()}
+    outputs = {TARGET: render(), METRICS_DOC: render_metrics_doc()}
     if args.check:
         stale = [p for p, text in outputs.items() if (p.read_text(encoding="utf-8") if p.exists() else "") != text]
         for p in stale:

@@ -1,4 +1,4 @@
-"""Reproduce Sakai (2007, IPSJ TOD; paper 003 in README "Sources") Sec. 5 on clef2015: writes docs/reproduction.md.
+"""Reproduce Sakai (2007, IPSJ TOD; 003 in docs/metrics.md "Sources") Sec. 5 on clef2015: writes docs/reproduction.md.
 
     python docs/reproduce_003.py [--data ../shared/data/clef2015] [--out docs/reproduction.md]
                                  [other `report` options, e.g. --repeats 10 --B 1000]

@@ -34,7 +34,7 @@ DEFAULT_BYTES = 256 * 2**20
 def nbytes(value: Any, depth: int = 0) -> int:
     """Approximate bytes held by a value: numpy arrays and pandas Series exactly, a DataFrame as 8 bytes a
     cell (numbers; an arrow string cell is about as much - ``DataFrame.memory_usage`` builds a Series per
-    call and took a sixth of a live page's CPU when every metric's part was measured), and the values
+    call, too slow to run on every cached part of a live page), and the values
     of (nested) tuples, lists, dicts and plain objects' attributes, to depth 4 (deeper: 0)."""
     if depth > 4:
         return 0

@@ -90,8 +90,8 @@ def fmat_imat(A: np.ndarray, C: np.ndarray) -> np.ndarray:
     out *= 2.0 ** b                                   # exact: a power of two times an integer < 2^52
     out += S[p:]                                      # the one rounding
     shift = e - 2 * b
-    if shift.min() >= -1000:                          # a multiply by a normal power of two is exact (and 20x faster
-        out *= np.ldexp(1.0, shift)[:, None]          # than ldexp on the whole array)
+    if shift.min() >= -1000:                          # a multiply by a normal power of two is exact, and a
+        out *= np.ldexp(1.0, shift)[:, None]          # multiply is far cheaper than ldexp on the whole array
     else:
         out = np.ldexp(out, shift[:, None])
     if not finite.all():

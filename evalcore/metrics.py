@@ -2,7 +2,7 @@ r"""Metric kernels: one vectorised function per metric, every (run, topic) at on
 
 Every kernel takes a :class:`~evalcore.collection.Collection` and returns a
 float64 array of shape ``(n_runs, n_topics)``. Notation (Sakai 2007, IPSJ TOD,
-paper 003 in README "Sources", Sec. 3): for rank ``r`` of a ranked list, ``isrel(r)``
+paper 003 in docs/metrics.md "Sources", Sec. 3): for rank ``r`` of a ranked list, ``isrel(r)``
 is 1 for a document of level >= 1; ``count(r)`` the relevant documents at or
 above ``r``; ``g(r)`` the gain of its level; ``cg(r)`` the cumulative gain;
 ``cg_I(r)`` that of the ideal list (all relevant documents sorted by gain,

@@ -523,7 +523,7 @@ def means_table(collection: Collection, metrics: Iterable[str] | None = None, *,
 
 def crosswalk() -> pd.DataFrame:
     """Every measure with its names in ir_measures, trec_eval, NTCIREVAL and ranx (from the registry;
-    ``evalcore metrics`` prints it and the README's table is generated from it)."""
+    ``evalcore metrics`` prints it and docs/metrics.md's table is generated from it)."""
     import pandas as pd
 
     from .names import crosswalk_rows

@@ -155,7 +155,7 @@ class MetricSpec:
     # ranx's metric name (ranx writes them in lower case: "mrr", "ndcg@10"), where ranx's values equal this
     # measure's (tests/test_peer_names.py, on clef2015); not bpref: ranx's differs from trec_eval's there
     ranx: str | None = None
-    definition: str = ""           # one line, for the README crosswalk and `evalcore metrics`
+    definition: str = ""           # one line, for docs/metrics.md's crosswalk and `evalcore metrics`
     # Peer names that look like this measure's but mean something else: refused with the reason.
     refused: tuple[PeerRule, ...] = ()
     # The evalcore key means another measure in a peer tool: read as evalcore's, with this warning.

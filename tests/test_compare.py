@@ -402,14 +402,14 @@ def test_cli_errors(clef2015, capsys, tmp_path):
     assert "no such directory" in capsys.readouterr().err
 
 
-def test_readme_example_is_what_compare_prints(clef2015):
+def test_docs_example_is_what_compare_prints(clef2015):
     runs = clef2015 / "runs"
     c = evalcore.load_collection(clef2015 / "qrels.txt", [runs / f"{n}.dat.gz" for n in
                                  ("CUNI_EN_Run.2", "ECNU_EN_Run.3", "ECNU_EN_Run.8", "KISTI_EN_RUN.1")])
     md = evalcore.compare(c, ["map", "P_10"], baseline="CUNI_EN_Run.2").to_markdown()
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "significance.md").read_text(encoding="utf-8")
     table = [line for line in md.splitlines() if line.startswith("|")]
-    assert len(table) == 6 and "\n".join(table) in readme
+    assert len(table) == 6 and "\n".join(table) in doc
 
 
 # -- tables you paste: compact LaTeX, display labels, one escaper, one p format ----------------------------------

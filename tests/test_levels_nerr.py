@@ -14,9 +14,9 @@ from evalcore.cli import main
 from evalcore.collection import Collection
 from evalcore.gains import DEFAULT_PENALTIES, GAIN_PRESETS, level_label, map_levels, resolve_gains, resolve_penalties
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+CONVENTIONS = Path(__file__).resolve().parents[1] / "docs" / "conventions.md"
 
-# The README's table, highest level first (values written by hand from the rule's definition).
+# docs/conventions.md's table, highest level first (values written by hand from the rule's definition).
 TABLE = {
     2: ("2:1", "5:1", "2:3"),
     3: ("3:2:1", "10:5:1", "2:3:4"),
@@ -33,8 +33,8 @@ def test_mapping_table(K):
     assert level_label(resolve_penalties(None, K)) == pen == level_label(resolve_penalties(DEFAULT_PENALTIES, K))
 
 
-def test_readme_table_equals_the_rule():
-    text = README.read_text(encoding="utf-8")
+def test_docs_table_equals_the_rule():
+    text = CONVENTIONS.read_text(encoding="utf-8")
     rows = re.findall(r"^\s*\|\s*(\d)\s*\|\s*([\d.:]+)\s*\|\s*([\d.:]+)\s*\|\s*([\d.:]+)\s*\|", text, flags=re.M)
     got = {int(k): (a, b, c) for k, a, b, c in rows}
     assert got == TABLE

@@ -1,6 +1,6 @@
 """Worked examples from the papers, at the papers' printed precision.
 
-Each test is named after its source (papers numbered as in README.md "Sources").
+Each test is named after its source (papers numbered as in docs/metrics.md "Sources").
 Levels: S = 3, A = 2, B = 1; gains 3:2:1 and penalties S:A:B = 2:3:4 (the
 defaults for K = 3) unless a test says otherwise.
 """

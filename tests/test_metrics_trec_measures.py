@@ -10,7 +10,7 @@ Each is one entry of the registry (evalcore.registry.METRICS) and one kernel (ev
   "all" rows, at relevance_level 1 and 2, over the peers' own topic set (66 qrels topics, one without a
   relevant document: NumRet and Judged@k are not 0 there, and evalcore reads them from
   ``Collection.no_relevant``); the counts' "all" row is a sum, as the peers aggregate it;
-* every door: names, labels, the CLI (``python -m evalcore evaluate``), the README crosswalk, the dashboard
+* every door: names, labels, the CLI (``python -m evalcore evaluate``), docs/metrics.md's crosswalk, the dashboard
   (which offers the scores and, deliberately, not the counts).
 """
 from __future__ import annotations
@@ -418,8 +418,8 @@ def test_cli_json_and_trec_eval_output_state_the_sum(tiny, capsys):
         assert alias in line
 
 
-def test_readme_lists_the_measures():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_list_the_measures():
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
     for key in ("`R@k`", "`bpref`", "`Judged@k`", "`NumRet`", "`NumRel`", "`NumRelRet`", "`success_10`"):
         assert key in text
 

@@ -146,7 +146,24 @@ def test_project_urls_and_readme_links_work_on_a_package_index():
         for prefix in (repo + "/blob/main/", repo.replace("https://github.com/", "https://raw.githubusercontent.com/")
                        + "/main/"):
             if link.startswith(prefix):
-                assert (ROOT / link[len(prefix):]).is_file(), link
+                path, _, anchor = link[len(prefix):].partition("#")
+                assert (ROOT / path).is_file(), link
+                if anchor:      # GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens
+                    heads = re.findall(r"^#+ (.+)$", (ROOT / path).read_text(encoding="utf-8"), flags=re.M)
+                    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+                    assert anchor in slugs, f"{link}: no heading with the anchor {anchor!r} in {path}"
+
+
+def test_readme_is_short_and_holds_the_two_commands_and_the_address():
+    """The README a newcomer reads in two minutes: the two commands (.ci/run runs the test command), the
+    address and port, a picture; the reference material lives in docs/ and CONTRIBUTING.md."""
+    text = (ROOT / "README.md").read_text()
+    assert '```bash\npython -m pip install ".[app]" && evalcore app\n```' in text
+    assert "```bash\npython -m pip install -r requirements-dev.txt && python -m pytest\n```" in text
+    assert "python -m pytest -q" in (ROOT / ".ci" / "run").read_text()
+    for s in ("http://localhost:8501", "--port", "--address", "![", "CONTRIBUTING.md"):
+        assert s in text, s
+    assert len(text.splitlines()) <= 120, "keep the README short: reference material goes to docs/"
 
 
 def test_api_reference_is_generated_from_the_docstrings():
@@ -397,8 +414,8 @@ def _is_module(name: str) -> bool:
 
 
 def test_the_api_reference_covers_every_public_module_the_docs_name():
-    """A module the README or docs/ name (``evalcore.meta.on_dask``, ``evalcore.report``) has its section in
-    docs/api.md (docs/make_api.py's MODULES), or the name is one of a module listed there."""
+    """A module the README, CONTRIBUTING.md or docs/ name (``evalcore.meta.on_dask``, ``evalcore.report``) has
+    its section in docs/api.md (docs/make_api.py's MODULES), or the name is one of a module listed there."""
     import importlib.util
     import re
 
@@ -407,8 +424,8 @@ def test_the_api_reference_covers_every_public_module_the_docs_name():
         import make_api
     finally:
         sys.path.pop(0)
-    text = (ROOT / "README.md").read_text() + "".join(p.read_text() for p in (ROOT / "docs").glob("*.md")
-                                                       if p.name != "api.md")
+    text = (ROOT / "README.md").read_text() + (ROOT / "CONTRIBUTING.md").read_text() + "".join(
+        p.read_text() for p in (ROOT / "docs").glob("*.md") if p.name != "api.md")
     named = set(re.findall(r"\bevalcore(?:\.[a-z][a-z0-9_]*)+", text))
     documented = {n for m in make_api.MODULES for n in getattr(importlib.import_module(m), "__all__", [])}
     missing = []

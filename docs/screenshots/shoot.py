@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots from the real app: `python docs/screenshots/shoot.py`.
+"""Regenerate the screenshots of the README and docs/dashboard.md from the real app: `python docs/screenshots/shoot.py`.
 
 Starts `streamlit run app.py` on a free local port, opens every page of the registry
 (dashboard/pages.py) in headless chromium at 1440 x 900 (the first screen, not the whole

@@ -61,8 +61,9 @@ def _command(argv) -> str | None:
 
 
 #: ``evalcore --help``'s list of subcommands and its epilog, written out so that ``evalcore --help`` and
-#: ``--version`` import no subcommand module (nor numpy, pandas, pyarrow): under 0.1 s instead of 0.3-0.4 s
-#: (docs/benchmarks.md, "Start-up"). tests/test_packaging.py keeps them equal to what the modules register.
+#: ``--version`` import no subcommand module (nor numpy, pandas, pyarrow), whose imports would be most of
+#: their time (docs/benchmarks.md section 14.1). tests/test_packaging.py keeps them equal to what the
+#: modules register.
 LEAN_HELP = {
     "evaluate": "score every run on every topic",
     "compare": "one results table for a paper: runs x metrics, p-values and significance marks vs a baseline or "

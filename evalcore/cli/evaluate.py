@@ -133,8 +133,8 @@ def run_evaluate(args) -> int:
     params = metric_params(args)
     metrics = metrics_of(args)
     mean = mean_of(args)
-    # the table as lists (registry.ScoreRows), not a DataFrame: the same rows, without importing pandas
-    # (~0.4 s of CPU, a fifth of this command on clef2015; docs/benchmarks.md section 14)
+    # the table as lists (registry.ScoreRows), not a DataFrame: the same rows, without importing pandas,
+    # whose import is a large share of this command's time (docs/benchmarks.md section 14.3)
     # --per-topic: trec_eval -q's layout, each run's topics then its "all" rows
     df = registry.evaluate_rows(c, metrics, per_topic=args.per_topic, means=True, mean=mean, topics=topics_of(args),
                                 **params)

@@ -1,8 +1,8 @@
 """``evalcore metrics``: every measure, its definition and its names in ir_measures, trec_eval, NTCIREVAL, ranx.
 
 The table comes from the registry (:func:`evalcore.registry.crosswalk`); the
-README's crosswalk is this command's ``--format markdown`` output, and a test
-keeps the two equal.
+crosswalk in docs/metrics.md is this command's ``--format markdown`` output (written by
+``python docs/make_api.py``), and a test keeps the two equal.
 """
 from __future__ import annotations
 
@@ -28,13 +28,13 @@ NOTE = ("A peer name means the peer's definition (gain = level, level >= 1 relev
 def register(sub, data: argparse.ArgumentParser) -> None:
     m = sub.add_parser("metrics", help="list every measure and its names in ir_measures, trec_eval, NTCIREVAL",
                        description="The crosswalk of metric names (from the registry). " + NOTE)
-    m.add_argument("--format", choices=FORMATS, default="text", help="text (default), markdown (the README's "
-                   "table), tsv or json")
+    m.add_argument("--format", choices=FORMATS, default="text", help="text (default), markdown (the table "
+                   "in docs/metrics.md), tsv or json")
     m.set_defaults(func=run_metrics)
 
 
 def markdown() -> str:
-    """The README's crosswalk table."""
+    """The crosswalk table of docs/metrics.md."""
     df = crosswalk()
     lines = ["| " + " | ".join(_HEAD[c] for c in df.columns) + " |", "|" + "---|" * len(df.columns)]
     for row in df.itertuples(index=False):

@@ -100,8 +100,8 @@ def use_template() -> None:
     kept). Called by the first figure.
 
     Why a default and not ``template=`` on each figure: plotly validates and copies a whole template
-    passed with a figure (~10-25 ms a figure, about half a dashboard page's CPU); a default template is
-    applied from a cache.
+    passed with a figure, on every figure of every rerun (about half a dashboard page's CPU:
+    docs/benchmarks.md section 17); a default template is applied from a cache.
     """
     global _TEMPLATE_READY
     if _TEMPLATE_READY:
@@ -204,10 +204,10 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
            yaxis: dict | None = None, **layout):
     """One ``plotly.graph_objects.Figure`` from plain dicts, validated once.
 
-    Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` made plotly parse
-    property paths and re-validate on every call: 12-19 ms a figure, most of a dashboard rerun's CPU
-    under a class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)``
-    checks the same properties in 1-2 ms and still raises on a misspelt one.
+    Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` makes plotly parse
+    property paths and re-validate on every call, which was most of a dashboard rerun's CPU under a
+    class of users (docs/reliability.md, "What a slider move costs"). One ``go.Figure(dict)`` checks
+    the same properties once and still raises on a misspelt one.
     """
     try:
         import plotly.graph_objects as go

@@ -37,8 +37,8 @@ _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 MAX_WORDS = 32  # ids longer than 256 bytes are hashed on their first 256 bytes and their length
 _MAX_BYTES = 8 * MAX_WORDS
 # Rows per block of the hashing and the judgment lookup: a block's uint64 temporaries (512 kB each)
-# stay in the CPU's L2 cache across the ~20 numpy passes made over them; whole 250,000-row runs
-# (2 MB per temporary) went to L3/memory on every pass and took ~1.4x the time
+# stay in the CPU's L2 cache across the ~20 numpy passes made over them, where whole runs' temporaries
+# would go to L3 or memory on every pass (docs/benchmarks.md section 10.0)
 BLOCK_ROWS = 1 << 16
 
 

@@ -44,8 +44,9 @@ def _topic_codes(t: pa.Array) -> tuple[tuple[str, ...], np.ndarray]:
 @functools.lru_cache(maxsize=4)
 def _natural_ranks(tvals: tuple[str, ...]) -> tuple[list[int], np.ndarray]:
     """(positions of ``tvals`` in natural order, natural rank of each value). Cached: the runs of one
-    collection usually list the same topics in the same order, and sorting 5,000 topic ids by their
-    natural key cost ~35 ms per run (the rank array is read-only)."""
+    collection usually list the same topics in the same order, and sorting thousands of topic ids by
+    their natural key in Python, once per run, would be a visible share of a load (the rank array is
+    read-only)."""
     nat = sorted(range(len(tvals)), key=lambda i: natural_key(tvals[i]))
     rank_of = np.empty(len(tvals), np.int32)
     rank_of[nat] = np.arange(len(tvals), dtype=np.int32)
@@ -129,10 +130,10 @@ def _may_repeat(keys: np.ndarray, tind: np.ndarray, n_topics: int) -> bool:
     own - one row of a (topics x longest topic) array, shorter topics padded with distinct small numbers
     - and neighbours compared: small in-cache sorts. Topics of up to 23,170 rows sort the keys' top
     32 bits (a repeat there is then checked on the whole keys; two of n keys share their top 32 bits
-    with probability ~n**2 / 2**33, under 1 in 16 at that length). Measured against the hash set of
-    ``pandas.Series.duplicated``: ~2-4x cheaper for 250,000 rows in topics of 1,000, ~12x for 500,000
-    in topics of 100. Otherwise all the keys are sorted at once (numpy's sort of uint64 was 3-7x faster
-    than that hash set at 66,000 to 5 M keys, and needs no pandas import: ~0.4 s of CPU). A pad equal to
+    with probability ~n**2 / 2**33, under 1 in 16 at that length). Both paths are cheaper than the hash
+    set of ``pandas.Series.duplicated`` (docs/benchmarks.md sections 10.0 and 17). Otherwise all the keys
+    are sorted at once (numpy's sort of uint64 beats that hash set too, and needs no pandas import,
+    whose first import costs more than the check). A pad equal to
     a key can only answer True (never hide a repeat); True is then checked on the ids themselves by the
     caller.
     """

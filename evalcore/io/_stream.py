@@ -19,8 +19,8 @@ def settle_malloc() -> None:
 
     Why: placing a run allocates ~20 MB of numpy temporaries; glibc (malloc.c, ``free``) trims the
     heap once more than ``trim_threshold`` is free at its top, and that threshold starts at 128 kB x 2,
-    so every run faulted its ~5,000 pages in again: ~480,000 page faults and ~1.2 s of system CPU per
-    25 M run lines (of ~8 s). glibc raises both thresholds by itself the first time it frees a
+    so every run faulted its pages in again, a large share of a big load's CPU
+    (docs/benchmarks.md section 10.2). glibc raises both thresholds by itself the first time it frees a
     memory-mapped block larger than the current threshold (up to 32 MB: mmap threshold = that size,
     trim threshold = twice it); freeing one untouched 31 MB block now does that once, for the
     process, as reading any 31 MB file would have. Nothing else changes (no mallopt, no tunables);

@@ -15,7 +15,7 @@ from ._lines import raw_blocks
 
 _RUN_COLS = ["t", "q", "d", "r", "s", "g"]
 # 1 MB blocks: the reader's working memory stays ~1 MB of parsed fields per block instead of the whole
-# file's (a 64 MB block cost ~60 MB more peak memory on a 500k-line run, and was no faster)
+# file's; larger blocks cost peak memory and were no faster (docs/benchmarks.md section 10.2)
 BLOCK = 1 << 20
 PARSE_OPTIONS = pcsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
                            newlines_in_values=False, ignore_empty_lines=True)

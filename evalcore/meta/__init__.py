@@ -10,7 +10,7 @@ the work; returning ``True`` raises :class:`Cancelled`. :func:`repeat` runs
 swap, bootstrap, stability or Tukey several times with derived seeds and
 reports every summary figure's mean, sd and min-max over repetitions.
 
-Papers (numbered as in README "Sources"): 003 Sec. 4 (Kendall Eq. 8-9, swap Fig. 4, bootstrap
+Papers (numbered as in docs/metrics.md "Sources"): 003 Sec. 4 (Kendall Eq. 8-9, swap Fig. 4, bootstrap
 Fig. 5-7), 004 (topic sampling, swap rule), 002 (stability), Sakai 2012 /
 Carterette 2012 (randomised Tukey HSD), Yilmaz et al. 2008 (tau_ap); beyond
 the papers: every run pair with CIs, effect sizes, five paired tests and

@@ -229,8 +229,8 @@ def work_arrays(rows: int, cols: int, *dtypes) -> list[np.ndarray]:
     The pair-chunked kernels stream through several (pairs x B) arrays at
     once. Fresh arrays of a few hundred KB come from mmap, so they all start
     at the same offset within a 4 KB page and their elements alias in the L1
-    cache: measured on this machine, the same stability chunk loop took 2 ms
-    or 10 ms depending on the allocation history. Arrays made once per call
+    cache, so the same chunk loop runs fast or several times slower depending
+    on the allocation history (docs/benchmarks.md section 7). Arrays made once per call
     and placed at different offsets within a page run at the fast speed
     every time, and allocating once also saves the page faults of a new
     array per chunk. Array i starts i * (4096 / n) bytes into a page (n

@@ -56,12 +56,11 @@ def _check(value, what: str) -> int:
     return int(value)
 
 
-#: Methods whose threads were measured to scale on a 16-core machine (docs/benchmarks.md section 15:
-#: swap 3.6x, randomised Tukey 2.75x at 16 threads). The bootstrap and stability kernels ran slower on
-#: 2-16 threads than on one there (0.7x and 0.2x) although BLAS products and element-wise numpy in
-#: threads scaled on the same machine (benchmarks/bench_blas_threads.py: 8.8x and 5.8x), so their
-#: default stays one thread (their tables are the same on any count; ``threads=`` / EVALCORE_THREADS
-#: still choose more) until the kernels scale; the pair statistics were not measured.
+#: Methods whose threads were measured to scale on a 16-core machine (docs/benchmarks.md section 15.1).
+#: The bootstrap and stability kernels ran slower on several threads than on one there, although BLAS
+#: products and element-wise numpy in threads scaled on the same machine (benchmarks/bench_blas_threads.py),
+#: so their default stays one thread (their tables are the same on any count; ``threads=`` /
+#: EVALCORE_THREADS still choose more) until the kernels scale; the pair statistics were not measured.
 SCALING_METHODS = frozenset({"swap", "tukey"})
 
 

@@ -110,10 +110,9 @@ def paired_t(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, t
 
 
-#: Bytes of (pairs x B) work per chunk (``pair_chunks`` budget). With the
-#: staggered work arrays (:func:`work_arrays`) 8 MB and more run alike on this
-#: machine (100 runs x 50 topics: 1 MB 0.81 s, 2 MB 0.66 s, 8 MB 0.53-0.58 s,
-#: 32 MB 0.57 s); 8 MB keeps the five work arrays at ~40 MB whatever the pairs.
+#: Bytes of (pairs x B) work per chunk (``pair_chunks`` budget). With the staggered work arrays
+#: (:func:`work_arrays`) larger chunks stop paying off at about 8 MB (docs/benchmarks.md section 17), and
+#: 8 MB keeps the five work arrays at ~40 MB whatever the number of pairs.
 CHUNK_BYTES = 8 << 20
 
 

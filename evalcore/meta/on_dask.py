@@ -81,8 +81,9 @@ _WORK = WorkCache()          # work arrays per worker thread, reused by its next
 
 def _aligned(*arrays):
     """The arrays, copied where they are not aligned: an array scattered by ``dask.distributed`` can
-    arrive at an unaligned address, and numpy's kernels on unaligned data were ~10x slower here (the
-    stability counts: 6.7 s against 0.73 s per task). A copy costs one pass over the array per task."""
+    arrive at an unaligned address, and numpy's kernels on unaligned data fall off their vectorised
+    loops (docs/scaling.md section 4, docs/benchmarks.md section 17). A copy costs one pass over the
+    array per task."""
     out = tuple(a if not isinstance(a, np.ndarray) or a.flags.aligned else np.array(a) for a in arrays)
     return out if len(out) > 1 else out[0]
 
@@ -114,10 +115,10 @@ def dask_client(scheduler: str | None = None, workers: int | None = None):
     if workers is not None:
         workers = check_positive_int(workers, "workers")
         # dask.distributed starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes glibc's
-        # mmap threshold at 128 KB: every temporary array above it is then mapped and unmapped afresh. The
-        # kernels here make many (pairs x B) temporaries; measured on this project's machine, a loop of
-        # such array operations ran 16x slower in a worker (3.95 s against 0.24 s), the swap method 3x.
-        # Without the variable, glibc's default (an adaptive threshold) applies, as in the caller.
+        # mmap threshold at 128 KB: every temporary array above it is then mapped and unmapped afresh, and
+        # the kernels here make many (pairs x B) temporaries, each paying its page faults again (the cost:
+        # docs/scaling.md section 4). Without the variable, glibc's default (an adaptive threshold)
+        # applies, as in the caller.
         dask = _dask()
         with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)

@@ -60,8 +60,9 @@ def stability_samples(n_topics: int, *, subset_size: int | None = None, B: int =
     return np.argsort(rng.random((B, n)), axis=1, kind="stable")[:, :c].copy()
 
 
-#: Bytes of (pairs x B) work per chunk (``pair_chunks`` budget); measured on
-#: this machine, 100 runs x 50 topics: 1 MB 0.38 s, 4 MB 0.27 s, 16 MB 0.36 s.
+#: Bytes of (pairs x B) work per chunk (``pair_chunks`` budget): small enough that a chunk's work arrays
+#: stay in cache, large enough that the per-chunk Python overhead does not show; the timings that chose
+#: 4 MB are in docs/benchmarks.md section 17.
 CHUNK_BYTES = 4 << 20
 
 
