@@ -124,3 +124,36 @@ def test_the_report_takes_the_bootstrap_pages_rows_and_writes_the_commands_bytes
         if p.name == "report.md":
             mine = mine.replace(b"--out evalcore-report", b"--out " + str(out).encode())
         assert mine == p.read_bytes(), p.name
+
+
+@pytest.mark.parametrize("kind, method, params, repeats, computed", [
+    # the Swap page's 5 Monte Carlo repetitions (confidences 95, 90, 80 %): all of Table 3's 3
+    ("swap_spread", "swap", {"sampling": "replacement", "subset_size": None, "repeats": 5, "seed": 0}, 3, []),
+    # the Stability page's one seed (fuzziness 1, 2, 5, 10 %): the first of the report's 2 repetitions
+    ("stability", "stability", {"subset_size": None, "seed": 0}, 2, [1]),
+])
+def test_the_swap_and_stability_pages_rows_serve_the_report(monkeypatch, kind, method, params, repeats, computed):
+    import evalcore
+    from dashboard import cached, report, state
+
+    rows, results = cached._Store(10_000), cached._Store(64)
+    monkeypatch.setattr(cached, "_rows", lambda: rows)
+    monkeypatch.setattr(cached, "_results", lambda: results)
+    c = evalcore.simulated_collection(n_topics=11, n_runs=6, seed=5)
+    s = state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0), cutoff=10,
+                       rel_threshold=1, metrics=("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure",
+                                                 "P+-measure"), top_n=0, top_by="AP")
+    cached.meta_compute(kind, c, s, params, 200)
+    argv = ["--simulated", "--topics", "11", "--systems", "6", "--seed-data", "5", "--B", "200", "--tukey-B", "50",
+            "--repeats", str(repeats), "--topic-resamples", "0", "--out", report.OUT, "--quiet"]
+    calls = _spy(monkeypatch, method)
+    _, files = cached.report_build(c, argv)
+    seeds = derive_seeds(0, repeats)
+    assert calls == [(("RR", "NWRR", "O-measure", "P-measure", "P+-measure", "AP", "Q-measure"), seeds[i])
+                     for i in computed]
+    monkeypatch.undo()
+    _, plain = report.build(c, argv)                      # nothing reused: the command's own computation
+    assert files.keys() == plain.keys()
+    for name in plain:
+        if name != "evalcore-report.zip":                # the zip's bytes carry its members' times
+            assert files[name] == plain[name], name
