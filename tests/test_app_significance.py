@@ -384,8 +384,10 @@ def test_standardised_scores_feed_the_table_and_v_e(small, scores):
     assert f"V_E of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{s2:.5g}**" \
         in _text(at)
     got = _table_with(at, "mean difference (x - y)")
-    want = np.concatenate([[z[k][i].mean() - z[k][j].mean() for i, j in combinations(range(8), 2)] for k in KEYS])
-    np.testing.assert_allclose(got["mean difference (x - y)"], want, atol=1e-12)
+    ids = list(small.run_ids)
+    want = pd.DataFrame([{"metric": k, "run x": ids[i], "run y": ids[j], "p": z[k][i].mean() - z[k][j].mean()}
+                         for k in KEYS for i, j in combinations(range(8), 2)])
+    np.testing.assert_allclose(got["mean difference (x - y)"], aligned(got, want)["p"], atol=1e-12)
 
 
 def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):
