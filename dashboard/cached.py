@@ -589,15 +589,31 @@ RESULTS_MAX_BYTES = BUDGET.cache_bytes
 _results = _shared(lambda: _Store(4096, RESULTS_MAX_BYTES))   # a bootstrap result on clef2015 is ~0.5 MB
 
 
-#: The alphas of the Report's Table 4 (evalcore report): the Bootstrap page's results are computed at them
-#: beside the page's own alpha (one set of bootstrap samples serves every alpha; the page's alpha first, so
-#: the pairs' ``significant`` column reads it) and shown at the page's alpha only, so that the Report takes
-#: Table 4's rows from the page (:data:`_rows`).
+#: The alphas of the Report's Table 4 (evalcore report). When the Bootstrap page's B and seed are the ones
+#: the Report page would use (:func:`report_alphas_wanted`; only then can the Report take its rows), its
+#: bootstrap results are computed at these beside the page's own alpha (``report_alphas`` among the
+#: parameters; the page's alpha first, so the pairs' ``significant`` column reads it) and shown at the page's
+#: alpha only, so that the Report takes Table 4's rows from the page (:data:`_rows`). An extra alpha costs
+#: CPU (1.3-1.4x for a bootstrap at B = 1000, by thread time on a loaded 2-core machine: a second pass over
+#: every pair's B values), so it is asked for only then.
 REPORT_ALPHAS = (0.05, 0.01)
 
 
+def report_alphas_wanted(B: int, seed: int) -> bool:
+    """Whether the Bootstrap page's B and seed are the Report page's (its options, else its defaults)."""
+    from . import report as _report
+
+    ss = st.session_state
+    return (int(B), int(seed)) == (int(ss.get("rp_B", _report.DEFAULTS["B"])),
+                                   int(ss.get("rp_seed", _report.DEFAULTS["seed"])))
+
+
 def _report_alphas(kw: dict) -> dict:
-    return {**kw, "alpha": tuple(dict.fromkeys((float(kw["alpha"]), *REPORT_ALPHAS)))}
+    """The bootstrap's keywords: ``report_alphas`` (True) turns into the page's alpha and :data:`REPORT_ALPHAS`."""
+    kw = dict(kw)
+    if kw.pop("report_alphas", False):
+        kw["alpha"] = tuple(dict.fromkeys((float(kw["alpha"]), *REPORT_ALPHAS)))
+    return kw
 
 
 def _page_alpha(kind: str, frames: dict, params: dict) -> dict:
