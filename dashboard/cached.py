@@ -38,6 +38,7 @@ from evalcore import registry
 from evalcore._cache import BytesLRU
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
+from evalcore.meta import reuse as _reuse
 from evalcore.meta._parallel import default_threads, threads_from_env
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
@@ -588,12 +589,49 @@ RESULTS_MAX_BYTES = BUDGET.cache_bytes
 _results = _shared(lambda: _Store(4096, RESULTS_MAX_BYTES))   # a bootstrap result on clef2015 is ~0.5 MB
 
 
+#: The alphas of the Report's Table 4 (evalcore report). When the Bootstrap page's B and seed are the ones
+#: the Report page would use (:func:`report_alphas_wanted`; only then can the Report take its rows), its
+#: bootstrap results are computed at these beside the page's own alpha (``report_alphas`` among the
+#: parameters; the page's alpha first, so the pairs' ``significant`` column reads it) and shown at the page's
+#: alpha only, so that the Report takes Table 4's rows from the page (:data:`_rows`). An extra alpha costs
+#: CPU (1.3-1.4x for a bootstrap at B = 1000, by thread time on a loaded 2-core machine: a second pass over
+#: every pair's B values), so it is asked for only then.
+REPORT_ALPHAS = (0.05, 0.01)
+
+
+def report_alphas_wanted(B: int, seed: int) -> bool:
+    """Whether the Bootstrap page's B and seed are the Report page's (its options, else its defaults)."""
+    from . import report as _report
+
+    ss = st.session_state
+    return (int(B), int(seed)) == (int(ss.get("rp_B", _report.DEFAULTS["B"])),
+                                   int(ss.get("rp_seed", _report.DEFAULTS["seed"])))
+
+
+def _report_alphas(kw: dict) -> dict:
+    """The bootstrap's keywords: ``report_alphas`` (True) turns into the page's alpha and :data:`REPORT_ALPHAS`."""
+    kw = dict(kw)
+    if kw.pop("report_alphas", False):
+        kw["alpha"] = tuple(dict.fromkeys((float(kw["alpha"]), *REPORT_ALPHAS)))
+    return kw
+
+
+def _page_alpha(kind: str, frames: dict, params: dict) -> dict:
+    """A bootstrap result's summary frames at the page's alpha only (:data:`REPORT_ALPHAS`)."""
+    if kind not in ("bootstrap", "bootstrap_spread"):
+        return frames
+    a = float(params["alpha"])
+    return {n: df[np.isclose(df["alpha"], a)].reset_index(drop=True) if "alpha" in df.columns else df
+            for n, df in frames.items()}
+
+
 #: The four resampling methods the app runs live: evalcore function, its
 #: parameter names (besides scores, B, seed, progress), the result frames kept.
 META_KINDS = {
     "swap": (lambda sc, run_ids, **kw: _meta.swap_method(sc, rule="003", **kw), ("sampling", "subset_size"),
              ("curves", "summary")),
-    "bootstrap": (lambda sc, run_ids, **kw: _meta.bootstrap_sensitivity(sc, run_ids=run_ids, **kw), ("alpha",),
+    "bootstrap": (lambda sc, run_ids, **kw: _meta.bootstrap_sensitivity(sc, run_ids=run_ids, **_report_alphas(kw)),
+                  ("alpha",),
                   ("pairs", "summary", "asl_curves")),
     "tukey": (lambda sc, run_ids, **kw: _meta.tukey_hsd(sc, run_ids=run_ids, **kw), ("alpha",),
               ("pairs", "summary")),
@@ -607,7 +645,8 @@ META_KINDS = {
 SPREAD_REPEATS = 5
 META_KINDS["swap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("swap", sc, rule="003", **kw),
                              ("sampling", "subset_size", "repeats"), ("spread", "per_repeat"))
-META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootstrap", sc, run_ids=run_ids, **kw),
+META_KINDS["bootstrap_spread"] = (lambda sc, run_ids, **kw: _meta.repeat("bootstrap", sc, run_ids=run_ids,
+                                                                         **_report_alphas(kw)),
                                   ("alpha", "repeats"), ("spread", "per_repeat"))
 #: Topic samples behind the claim verdicts (evalcore.meta.topic_bootstrap): how often Sakai 2007's order would hold
 #: on another topic set of this size. Each sample runs the method at :data:`TOPIC_B`, a fixed B kept small
@@ -619,6 +658,31 @@ META_KINDS["swap_topics"] = (lambda sc, run_ids, **kw: _meta.topic_bootstrap(sc,
 META_KINDS["bootstrap_topics"] = (lambda sc, run_ids, **kw: _meta.topic_bootstrap(sc, "bootstrap", run_ids=run_ids,
                                                                                   **kw),
                                   ("alpha", "resamples"), ("per_resample",))
+
+
+#: Summary rows of the pages' swap, bootstrap, Tukey and stability results, by evalcore's row keys
+#: (evalcore.meta.reuse: method, the metric's scores, seed, level, settings): the Report takes from here
+#: every row a page computed with the report's B and seed, and computes only the rest. A row is a one-row
+#: frame of about 4 KB in memory (pandas' overhead; its data are under 200 bytes), so the bound is in
+#: entries: 10,000 rows, about 40 MB, hold some sixty settings of a page (a Bootstrap page's 8 metrics at 3
+#: alphas over 1 + 5 seeds are 144 rows; a report reads about 300).
+_rows = _shared(lambda: _Store(10_000, 16 * 2**20))
+#: kind -> (evalcore method, the arguments its META_KINDS function adds): the kinds whose rows are kept
+_ROW_KINDS = {"swap": ("swap", {"rule": "003"}), "bootstrap": ("bootstrap", {}), "tukey": ("tukey", {}),
+              "stability": ("stability", {}), "swap_spread": ("swap", {"rule": "003"}),
+              "bootstrap_spread": ("bootstrap", {})}
+
+
+def _keep_rows(kind: str, sc: dict, res, B: int, params: dict) -> None:
+    """Keep the summary rows of a page's result for the Report (:data:`_rows`)."""
+    if kind not in _ROW_KINDS:
+        return
+    method, extra = _ROW_KINDS[kind]
+    kw = {**{k: v for k, v in params.items() if k not in ("seed", "repeats")}, **extra, "B": int(B)}
+    if method == "bootstrap":
+        kw = _report_alphas(kw)
+    summary = res.per_repeat if kind.endswith("_spread") else res.summary
+    _reuse.keep_rows(_rows(), method, sc, summary, kw, seed=params.get("seed"))
 
 
 #: Kinds whose frames all carry a ``metric`` column. The dashboard keeps these one metric at a time and
@@ -766,9 +830,11 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     clock = _clock(threads)
     if not per_metric:
         t0 = clock()
-        res = _stale_to_rerun(fn, scores(c, s), list(c.run_ids), B=int(B), progress=_cancellable(progress),
+        sc = scores(c, s)
+        res = _stale_to_rerun(fn, sc, list(c.run_ids), B=int(B), progress=_cancellable(progress),
                               threads=threads, **params)
-        out = {"frames": _frames(res, parts), "seconds": clock() - t0, "B": int(B)}
+        _keep_rows(kind, sc, res, B, params)
+        out = {"frames": _page_alpha(kind, _frames(res, parts), params), "seconds": clock() - t0, "B": int(B)}
         _results().put(key, out)
         return out
     fresh: dict = {}
@@ -785,7 +851,8 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         with _SHORT_LOCK if progress is None else nullcontext():
             res = _stale_to_rerun(fn, sc, list(c.run_ids), B=int(B), progress=_cancellable(progress),
                                   threads=threads, **params)
-        frames = _frames(res, parts)
+        _keep_rows(kind, sc, res, B, params)
+        frames = _page_alpha(kind, _frames(res, parts), params)
         each = (clock() - t0) / len(todo)
         with _COSTS_LOCK:
             _COSTS[_cost_key(kind, c, params, B)] = each
@@ -1124,7 +1191,9 @@ def report_build(c: Collection, argv: list[str], progress: Progress | None = Non
         return got
     say = _report.StepProgress(lambda f, m: progress(f, m) if progress is not None else None)
     try:
-        got = _report.build(c, argv, progress=say)
+        # every swap, bootstrap, Tukey and stability row a page (or an earlier report) computed with the same
+        # scores, seed, B and settings is taken, not computed again: the same files (evalcore.meta.reuse)
+        got = _report.build(c, argv, progress=say, reuse=_rows())
     except ValueError as e:
         raise InputError(str(e)) from e
     _results().put(key, got)

@@ -141,16 +141,18 @@ class StepProgress:
         self.on((self.step + part) / len(STEPS), self.text)
 
 
-def build(c, argv: list[str], progress: Callable[[str], None] | None = None) -> tuple[object, dict[str, bytes]]:
+def build(c, argv: list[str], progress: Callable[[str], None] | None = None,
+          reuse=None) -> tuple[object, dict[str, bytes]]:
     """``evalcore report`` with ``argv`` on the collection ``c``: ``(Experiment, files)``, the files as the
     command writes them (``report.md``, each table's CSV and LaTeX; the same bytes) by their names in
     ``--out``, plus ``tables.tex`` (every table's LaTeX, in the report's order) and ``evalcore-report.zip``
-    (the command's files in a folder ``evalcore-report/``)."""
+    (the command's files in a folder ``evalcore-report/``). ``reuse``: a store of finished summary rows
+    (:mod:`evalcore.meta.reuse`) the resampling methods take rows from instead of computing them."""
     from evalcore.report.cli import experiment_from_args, parse_report_args
     from evalcore.report.render import report_files
 
     args = parse_report_args(argv)
-    e, command = experiment_from_args(args, c, progress=progress)
+    e, command = experiment_from_args(args, c, progress=progress, reuse=reuse)
     written = report_files(e, args.out, markdown=args.markdown, command=command)
     files = {str(p.relative_to(args.out)) if p.is_relative_to(args.out) else p.name: t.encode()
              for p, t in written.items()}

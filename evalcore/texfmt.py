@@ -8,11 +8,15 @@ import re
 
 __all__ = ["tex_escape", "md_escape", "format_p", "visible", "P_FLOOR"]
 
-#: LaTeX's special characters (and a few symbols written as LaTeX: +-, en dash, >=, <=, middle dot).
+#: LaTeX's special characters (and the symbols the tables use, written as LaTeX so that pdflatex with its
+#: default fonts compiles and shows them: +-, en and em dash, minus sign, >=, <=, times, degree, middle dot,
+#: and the bar, which the default OT1 text font draws as an em dash; tests/test_latex_compile.py compiles
+#: every table).
 TEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
                "<": r"\textless{}", ">": r"\textgreater{}", "\u00b7": ";", "\u00b1": r"$\pm$", "\u2013": "--",
-               "\u2265": r"$\geq$", "\u2264": r"$\leq$"}
+               "\u2014": "---", "\u2212": "$-$", "\u00d7": r"$\times$", "\u00b0": r"$^{\circ}$",
+               "\u2265": r"$\geq$", "\u2264": r"$\leq$", "|": "$|$"}
 #: Markdown's characters that would start markup, written with a backslash.
 MD_SPECIAL = "\\`*_[]<>|#~$"
 #: p-values below this are written as "< 0.001".

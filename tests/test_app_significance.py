@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 import evalcore  # noqa: E402
 from dashboard.state import gain_keys  # noqa: E402
 from evalcore import meta, registry  # noqa: E402
+from evalcore.texfmt import format_p  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KEYS = ["AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG@10"]
@@ -108,6 +109,14 @@ def plain_sigma2(x):
     return float(np.mean([np.var(row, ddof=1) for row in x]))
 
 
+def aligned(got: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
+    """``ref``'s rows in the order of the table on screen (the same pairs, checked)."""
+    keys = ["metric", "run x", "run y"]
+    out = got[keys].merge(ref, on=keys, how="left", validate="one_to_one")
+    assert len(out) == len(got) and not out["p"].isna().any()
+    return out
+
+
 def reference_table(small, scores, test: str, correction: str, conf: float = 0.95) -> pd.DataFrame:
     rows = []
     ids = list(small.run_ids)
@@ -146,13 +155,25 @@ def test_pair_table_equals_scipy_ttest_holm_and_plain_v_e(small, scores):
     got = _table_with(at, "mean difference (x - y)")
     ref = reference_table(small, scores, "t", "holm")
     assert len(got) == len(ref) == len(KEYS) * 28
-    assert list(got["run x"]) == list(ref["run x"]) and list(got["metric"]) == list(ref["metric"])
+    ref = aligned(got, ref)
+    # metrics in the sidebar's order, each one's pairs in order of adjusted p (then p)
+    assert list(dict.fromkeys(got["metric"])) == KEYS
+    for k in KEYS:
+        part = ref[ref["metric"] == k]
+        assert (np.diff(part["adj"]) >= -1e-12).all()
     np.testing.assert_allclose(got["mean difference (x - y)"], ref["mean"], atol=1e-12)
     np.testing.assert_allclose(got["95% CI low"], ref["lo"], atol=1e-10)
     np.testing.assert_allclose(got["95% CI high"], ref["hi"], atol=1e-10)
     np.testing.assert_allclose(got["effect size (/sqrt V_E)"], ref["es"], rtol=1e-9)
-    np.testing.assert_allclose(got["p (t)"], ref["p"], rtol=1e-7, atol=1e-14)
-    np.testing.assert_allclose(got["p adjusted (holm)"], ref["adj"], rtol=1e-7, atol=1e-14)
+    # p-values as every table writes them: "< 0.001" below 0.001, else three significant digits
+    assert list(got["p (t)"]) == [format_p(v) for v in ref["p"]]
+    assert list(got["p adjusted (holm)"]) == [format_p(v) for v in ref["adj"]]
+    assert (ref["p"] < 0.001).any() and (ref["p"] >= 0.001).any()
+    for shown, v in zip(got["p (t)"], ref["p"], strict=True):
+        if v < 0.001:
+            assert shown == "< 0.001"
+        else:
+            assert "e" not in shown and float(shown) == pytest.approx(v, rel=5e-3)
     assert list(got["significant (Holm-adjusted p < 0.05)"]) == list(ref["adj"] < 0.05)
     assert "paired t-test**, correction **Holm" in _text(at)
 
@@ -165,10 +186,11 @@ def test_changing_test_and_correction_changes_the_table_to_wilcoxon_bh(small, sc
     _run(at)
     got = _table_with(at, "mean difference (x - y)")
     assert "p (t)" not in got.columns and "p (wilcoxon)" in got.columns
-    ref = reference_table(small, scores, "wilcoxon", "bh")
-    np.testing.assert_allclose(got["p (wilcoxon)"], ref["p"], rtol=1e-7, atol=1e-14)
-    np.testing.assert_allclose(got["p adjusted (bh)"], ref["adj"], rtol=1e-7, atol=1e-14)
-    assert not np.allclose(got["p adjusted (bh)"], before["p adjusted (holm)"])
+    ref = aligned(got, reference_table(small, scores, "wilcoxon", "bh"))
+    assert list(got["p (wilcoxon)"]) == [format_p(v) for v in ref["p"]]
+    assert list(got["p adjusted (bh)"]) == [format_p(v) for v in ref["adj"]]
+    assert list(got["p adjusted (bh)"]) != list(aligned(got, before.rename(
+        columns={"p adjusted (holm)": "p"})[["metric", "run x", "run y", "p"]])["p"])
     # the power bars follow: % significant per metric = share of BH-adjusted p < alpha
     power = _table_with(at, "n_significant").set_index("metric")
     want = ref.assign(sig=ref["adj"] < 0.05).groupby("metric")["sig"].sum()
@@ -185,7 +207,7 @@ def test_filters_and_alpha_and_the_sidebar_move_the_table(small, scores):
     ref = reference_table(small, scores, "t", "holm")
     ref = ref[(ref["metric"] == "Q-measure") & ((ref["run x"] == "sim-03") | (ref["run y"] == "sim-03"))
               & (ref["adj"] < 0.05)]
-    assert len(got) == len(ref) and list(got["run y"]) == list(ref["run y"])
+    assert len(got) == len(ref) and sorted(got["run y"]) == sorted(ref["run y"])
     # a gain slider in the sidebar: Q-measure's differences follow the new gains
     at.toggle(key="_w_sg_only_sig").set_value(False)
     at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(6.0)
@@ -225,7 +247,8 @@ def test_resampled_test_shows_the_monte_carlo_spread_over_seeds(small, scores, t
     # the pair table's p-values are those of the first seed
     table = _table_with(at, "mean difference (x - y)")
     r = meta.pair_statistics(scores, run_ids=list(small.run_ids), tests=(test,), B=200, seed=7)
-    np.testing.assert_allclose(table[f"p ({test})"], r.pairs["p_" + test], atol=0)
+    want = r.pairs.rename(columns={"run_x": "run x", "run_y": "run y", "p_" + test: "p"})
+    assert list(table[f"p ({test})"]) == [format_p(v) for v in aligned(table, want)["p"]]
 
 
 def test_buttons_twice_and_settings_survive_another_page():
@@ -361,8 +384,10 @@ def test_standardised_scores_feed_the_table_and_v_e(small, scores):
     assert f"V_E of **AP** on z-scores per topic on this collection (8 runs x 20 topics) = **{s2:.5g}**" \
         in _text(at)
     got = _table_with(at, "mean difference (x - y)")
-    want = np.concatenate([[z[k][i].mean() - z[k][j].mean() for i, j in combinations(range(8), 2)] for k in KEYS])
-    np.testing.assert_allclose(got["mean difference (x - y)"], want, atol=1e-12)
+    ids = list(small.run_ids)
+    want = pd.DataFrame([{"metric": k, "run x": ids[i], "run y": ids[j], "p": z[k][i].mean() - z[k][j].mean()}
+                         for k in KEYS for i, j in combinations(range(8), 2)])
+    np.testing.assert_allclose(got["mean difference (x - y)"], aligned(got, want)["p"], atol=1e-12)
 
 
 def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):

@@ -258,7 +258,8 @@ def test_latex_is_a_booktabs_tabular_with_escaped_names_bold_best_and_marks(smal
         ["mean", "p (Holm)", "+/-", "effect size", r"95\% CI"]
     body = [_split_cells(x) for x in lines[mid + 1:-2]]
     assert len(body) == 3 and all(len(row) == len(spec) for row in body)
-    assert body[1][0] == r"run\_1 \& co. 50\% \{x\}" and body[2][0] == "rm3|x"
+    # the bar in math mode: the default OT1 text font draws a text | as an em dash
+    assert body[1][0] == r"run\_1 \& co. 50\% \{x\}" and body[2][0] == "rm3$|$x"
     assert body[0][0] == "bm25 (baseline)"
     # run 2 is 0.1 above the baseline on AP on every topic: best (bold) and a significant gain
     assert body[1][1] == rf"\textbf{{{M[1].mean():.4f}}}$^{{\blacktriangle}}$"
@@ -432,7 +433,7 @@ def _balanced(tex: str) -> bool:
     return depth == 0
 
 
-def test_compact_latex_has_one_column_per_metric_with_labels_and_escaped_names(tmp_path):
+def test_compact_latex_has_one_column_per_metric_with_labels_and_escaped_names():
     rng = np.random.default_rng(4)
     base = rng.uniform(0.2, 0.6, 30)
     mats = {k: np.vstack([base, base + 0.15 + rng.normal(0, 0.02, 30), base + rng.normal(0, 0.05, 30)])
@@ -454,16 +455,7 @@ def test_compact_latex_has_one_column_per_metric_with_labels_and_escaped_names(t
     p = r.table.set_index(["run", "metric"]).loc[("x^y~{z}", "map"), "p_adjusted"]
     assert rows[-1][7].strip() == ("$<$ 0.001" if p < 0.001 else f"{p:.3g}")
     assert rows[3][2].strip() == "$<$ 0.001"                                      # the clear gain
-    import shutil
-
-    if shutil.which("pdflatex"):
-        doc = tmp_path / "t.tex"
-        doc.write_text("\\documentclass{article}\\usepackage[utf8]{inputenc}\\usepackage{booktabs,amssymb}"
-                       "\\DeclareUnicodeCharacter{03B2}{$\\beta$}\\begin{document}\n" + tex
-                       + r.to_latex(details=True) + "\\end{document}\n")
-        out = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=120)
-        assert out.returncode == 0, out.stdout[-2000:]
+    # compiled with pdflatex in tests/test_latex_compile.py (slow; where pdflatex is installed)
 
 
 def test_one_escaper_and_one_p_format_in_every_table():

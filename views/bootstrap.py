@@ -19,6 +19,8 @@ st.select_slider("significance level alpha", options=list(state.ALPHAS), key="bs
 widgets.b_controls("bootstrap samples / permutations", "bs_B", "bs_seed")
 alpha, B, seed = float(ss["bs_alpha"]), int(ss["bs_B"]), int(ss["bs_seed"])
 params = {"alpha": alpha, "seed": seed}
+# at the Report page's B and seed, the bootstrap also computes the Report's alphas, for the Report to take
+boot_params = {**params, "report_alphas": True} if cached.report_alphas_wanted(B, seed) else params
 
 
 def draw_boot(res, B_shown, B_chosen):
@@ -72,9 +74,10 @@ def draw_boot_spread(res, B_shown, B_chosen):
 
 
 with tab_b:
-    widgets.live_meta("bootstrap", c, s, params, B, "Bootstrap", draw_boot)
+    widgets.live_meta("bootstrap", c, s, boot_params, B, "Bootstrap", draw_boot)
     widgets.markdown(f"**Monte Carlo spread** of discriminative power over {R} repetitions")
-    widgets.live_meta("bootstrap_spread", c, s, {**params, "repeats": R}, B, "Bootstrap spread", draw_boot_spread)
+    widgets.live_meta("bootstrap_spread", c, s, {**boot_params, "repeats": R}, B, "Bootstrap spread",
+                      draw_boot_spread)
     widgets.markdown("**Sakai 2007's claim on this data**")
     claims.show(claims.compute("bootstrap", c, s, *claims.page_params("bootstrap", c, ss)), compact=True)
 with tab_t:

@@ -108,9 +108,11 @@ else:
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
                  "seed": int(ss["sw_seed"])}
+    params_bs = {"alpha": alpha, "seed": int(ss["bs_seed"])}
+    if cached.report_alphas_wanted(int(ss["bs_B"]), params_bs["seed"]):    # as the Bootstrap page asks: one result
+        params_bs["report_alphas"] = True
     with p1:
-        widgets.live_meta("bootstrap", c, s, {"alpha": alpha, "seed": int(ss["bs_seed"])}, int(ss["bs_B"]),
-                          "Bootstrap", draw_boot)
+        widgets.live_meta("bootstrap", c, s, params_bs, int(ss["bs_B"]), "Bootstrap", draw_boot)
     with p2:
         widgets.live_meta("swap", c, s, params_sw, int(ss["sw_B"]), "Swap method", draw_swap)
     n_cmp = claims.comparisons(c)

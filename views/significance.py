@@ -21,6 +21,7 @@ import streamlit as st
 
 from dashboard import cached, safe, shell, state, widgets
 from evalcore import figures
+from evalcore.texfmt import format_p
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -188,15 +189,26 @@ def draw_pairs(frames, B_shown, B_chosen):
                       | shown["run_y"].astype(str).str.lower().str.contains(q, regex=False)]
     if only:
         shown = shown[shown["significant"]]
-    widgets.caption(f"{len(shown)} of {len(tbl)} rows ({len(metrics)} metrics x {n_pairs} pairs). mean difference = "
-                    "mean over topics of x - y; a positive value: x scores higher.")
+    # p-values as every table and download writes them (< 0.001, else three significant digits): text, so
+    # the rows are put in order of p first (a click on a text column would sort "< 0.001" after "1")
+    by = [col for col in ("p_adjusted", "p_value") if col in shown.columns]
+    metric_order = {m: i for i, m in enumerate(metrics)}
+    shown = (shown.assign(_m=shown["metric"].map(metric_order)).sort_values(["_m", *by], kind="stable")
+             .drop(columns="_m"))
+    for col in by:
+        shown[col] = shown[col].map(format_p)
+    widgets.caption(f"{len(shown)} of {len(tbl)} rows ({len(metrics)} metrics x {n_pairs} pairs), in order of "
+                    f"{'adjusted p' if 'p_adjusted' in by else 'p'} within each metric. mean difference = "
+                    "mean over topics of x - y; a positive value: x scores higher. p below 0.001 is shown as "
+                    "< 0.001, else to three significant digits, as in every table and download.")
     p_cols = {"p_value": f"p ({test})", "p_adjusted": f"p adjusted ({corr})"}
     shown = shown.rename(columns={
         "run_x": "run x", "run_y": "run y", "mean_diff": "mean difference (x - y)",
         "ci_low": f"{conf:.0%} CI low", "ci_high": f"{conf:.0%} CI high", "effect_size": "effect size (/sqrt V_E)",
         "significant": f"significant ({sig_name})", "n_topics": "topics", **p_cols})
-    cfg = {col: st.column_config.NumberColumn(format="%.3g" if col in p_cols.values() else "%.4f")
+    cfg = {col: st.column_config.NumberColumn(format="%.4f")
            for col in shown.columns if pd.api.types.is_float_dtype(shown[col])}
+    cfg.update({col: st.column_config.TextColumn(col) for col in p_cols.values() if col in shown.columns})
     widgets.table(shown, column_config=cfg, hide_index=True, height=380)
     widgets.caption("V_E per metric (residual variance of the two-way ANOVA without replication" + std_note + "): "
                     + " · ".join(f"{m} {v:.5g}" for m, v in r.v_e.items()) + ". "

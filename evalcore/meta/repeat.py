@@ -180,7 +180,7 @@ def order_share(per_repeat: pd.DataFrame, names: Sequence[str], figure: str, **w
 
 
 def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, seed: int | None = 0,
-           progress: ProgressFn | None = None, on_dask: bool = False, **kwargs) -> RepeatResult:
+           progress: ProgressFn | None = None, on_dask: bool = False, reuse=None, **kwargs) -> RepeatResult:
     """Run ``method`` ("swap", "bootstrap", "stability" or "tukey") ``repeats`` times with derived seeds.
 
     ``kwargs`` go to the method unchanged (B, alpha, sampling, threads, ...; not
@@ -193,6 +193,12 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     ``pairs_per_task`` and ``to_parquet`` (one repetition only: a directory holds one result) but not
     ``threads`` (the Dask workers' threads run the tasks); ``progress`` is then called once per
     repetition (the tasks report none).
+
+    ``reuse``: a store of finished summary rows (:mod:`evalcore.meta.reuse`: anything with ``lookup`` and
+    ``put``, such as :class:`evalcore._cache.BytesLRU`). Each repetition then takes the rows kept for its
+    seed, every metric's scores and these settings, computes the metrics not found in one call, and keeps
+    their rows; the tables are those of the call without ``reuse``. ``first`` is then None when a
+    metric of repetition 0 came from the store.
 
     >>> rng = np.random.default_rng(0)
     >>> r = repeat("swap", {"M": rng.random((4, 10))}, repeats=3, B=50, seed=1)
@@ -211,23 +217,70 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     seeds = derive_seeds(seed, repeats)
     outer = Progress(progress, len(seeds))
     frames, first = [], None
+    run = _Repetition(method, func, scores, kwargs, on_dask, reuse)
     for r, s in enumerate(seeds):
         inner = None
         if progress is not None:
             def inner(f, r=r):
                 return progress((r + float(f)) / len(seeds))
-        res = func(scores, seed=s, **kwargs) if on_dask else func(scores, seed=s, progress=inner, **kwargs)
-        if first is None:
+        res, summary = run(s, inner)
+        if r == 0:
             first = res
-        frames.append(res.summary.assign(repeat=r, seed=s))
+        frames.append(summary.assign(repeat=r, seed=s))
         outer.done = r + 1
-        if on_dask:
+        if on_dask or res is None:
             outer.report((r + 1) / len(seeds))
     per = pd.concat(frames, ignore_index=True)
     per = per[["repeat", "seed"] + [c for c in per.columns if c not in ("repeat", "seed")]]
     spread = aggregate(per, keys, figures)
     return RepeatResult(method=method, spread=spread, per_repeat=per, first=first, seeds=tuple(seeds),
                         keys=keys, figures=figures)
+
+
+class _Repetition:
+    """One repetition of a method for a seed: ``(result, summary)``. With a ``reuse`` store the rows kept
+    are taken and only the metrics not found are computed; ``result`` is then None unless every metric
+    was computed."""
+
+    def __init__(self, method, func, scores, kwargs, on_dask, reuse):
+        self.method, self.func, self.scores, self.kwargs, self.on_dask, self.reuse = (method, func, scores, kwargs,
+                                                                                      on_dask, reuse)
+        if reuse is not None:
+            from . import reuse as _reuse
+
+            self.levels, self.settings = _reuse.method_settings(method, kwargs)
+            order_free = method in _reuse.ORDER_FREE
+            self.digests = {m: _reuse.digest(v, order_free) for m, v in scores.items()}
+
+    def _call(self, scores, seed, inner):
+        if self.on_dask:
+            return self.func(scores, seed=seed, **self.kwargs)
+        return self.func(scores, seed=seed, progress=inner, **self.kwargs)
+
+    def __call__(self, seed, inner):
+        if self.reuse is None:
+            res = self._call(self.scores, seed, inner)
+            return res, res.summary
+        from . import reuse as _reuse
+        from .swap import sort_summary
+
+        rows = _reuse.take_rows(self.reuse, self.method, self.scores, self.digests, seed, self.levels,
+                                self.settings)
+        todo = {m: v for m, v in self.scores.items() if m not in rows}
+        if todo:
+            res = self._call(todo, seed, inner)
+            _reuse.keep_rows(self.reuse, self.method, todo, res.summary, self.kwargs, seed=seed,
+                             digests=self.digests)
+            if len(todo) == len(self.scores):
+                return res, res.summary
+            col = _reuse.LEVEL_COLUMN[self.method]
+            for m in todo:
+                part = res.summary[res.summary["metric"] == m]
+                rows[m] = [part[part[col] == lv] for lv in self.levels]
+        summary = pd.concat([r for m in self.scores for r in rows[m]], ignore_index=True)
+        if self.method == "swap":       # ordered as swap_method orders its summary
+            summary = sort_summary(summary, self.levels)
+        return None, summary
 
 
 def _dask_function(method: str, repeats: int, kwargs: dict) -> Callable[..., Any]:

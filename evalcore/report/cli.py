@@ -197,11 +197,12 @@ def parse_report_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def experiment_from_args(args, c, progress=None):
+def experiment_from_args(args, c, progress=None, reuse=None):
     """Run the report's experiment on the collection ``c`` (read as ``args`` say) with ``args``' options:
     ``(Experiment, the command line that reproduces it)``. ``progress`` gets a short message before each
     step. One function for ``evalcore report`` and the dashboard's Report page; ``--scheduler`` /
-    ``--workers`` run the resampling repetitions on Dask (the same files)."""
+    ``--workers`` run the resampling repetitions on Dask (the same files). ``reuse``: a store of
+    finished summary rows (:func:`evalcore.report.experiment.run_experiment`; the same files)."""
     from contextlib import ExitStack
 
     from evalcore.cli import metric_params
@@ -220,7 +221,8 @@ def experiment_from_args(args, c, progress=None):
                            repeats=args.repeats, seed=args.seed, gains=params["gains"], penalties=params["penalties"],
                            beta=params["beta"], rel_threshold=params["rel_threshold"],
                            topic_resamples=args.topic_resamples, topic_B=args.topic_B, topic_seed=args.topic_seed,
-                           data=data, progress=progress, threads=getattr(args, "threads", None), scheduler=scheduler)
+                           data=data, progress=progress, threads=getattr(args, "threads", None), scheduler=scheduler,
+                           reuse=reuse)
     return e, _command(args)
 
 

@@ -132,14 +132,15 @@ class _Setup:
     topic_seed: int = 0
     threads: int | None = None
     scheduler: object = None
+    reuse: object = None
 
     @property
     def engine(self) -> dict:
         """How the repeated methods run (:func:`evalcore.meta.repeat`'s keywords): on Dask with
-        ``scheduler``, else in memory on ``threads``."""
+        ``scheduler``, else in memory on ``threads``; rows found in ``reuse`` are taken, not computed."""
         if self.scheduler is not None:
-            return {"on_dask": True, "scheduler": self.scheduler}
-        return {"threads": self.threads}
+            return {"on_dask": True, "scheduler": self.scheduler, "reuse": self.reuse}
+        return {"threads": self.threads, "reuse": self.reuse}
 
     @property
     def n(self) -> int:
@@ -166,7 +167,7 @@ def _check(c, name, top):
 
 
 def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties, beta, rel_threshold,
-           topic_resamples, topic_B, topic_seed, say, threads=None, scheduler=None) -> _Setup:
+           topic_resamples, topic_B, topic_seed, say, threads=None, scheduler=None, reuse=None) -> _Setup:
     _check(c, name, top)
     K = int(c.max_level)
     if isinstance(rel_threshold, bool) or int(rel_threshold) != rel_threshold or not 1 <= rel_threshold <= K:
@@ -182,7 +183,7 @@ def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties,
                   tukey_B=int(tukey_B), R=int(repeats), seed=seed, say=say, topic_resamples=int(topic_resamples),
                   topic_B=int(topic_B), topic_seed=int(topic_seed),
                   threads=None if threads is None else resolve_threads(threads),   # None: each method's default
-                  scheduler=scheduler)
+                  scheduler=scheduler, reuse=reuse)
 
 
 def _display_name(metric: str) -> str:
@@ -648,7 +649,7 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
                    repeats: int = 5, seed: int = 0, gains=None, penalties=None, beta: float = 1.0,
                    rel_threshold: int = 1, topic_resamples: int = 100, topic_B: int = 200, topic_seed: int = 0,
                    data: dict | None = None, progress: Callable[[str], None] | None = None,
-                   threads: int | None = None, scheduler=None) -> Experiment:
+                   threads: int | None = None, scheduler=None, reuse=None) -> Experiment:
     """Compute 003's tables on collection ``c`` (the writer is :func:`write_report`).
 
     Parameters
@@ -673,12 +674,16 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
         ``dask.distributed.Client``, an address, "threads", ...) on which the swap, bootstrap, Tukey and
         stability repetitions of Tables 3-6 run as Dask tasks (the same tables); Kendall's tau and the topic
         bootstrap of Tables 7-8 (many small runs of the methods) stay in memory on ``threads``
+    reuse : None, or a store of finished summary rows (:mod:`evalcore.meta.reuse`, e.g. an
+        :class:`evalcore._cache.BytesLRU`) from which the swap, bootstrap, Tukey and stability repetitions of
+        Tables 3-6 take every row computed before with the same scores, seed, B and settings, computing only
+        the rest (and keeping it there); the tables are the same
     """
     say = progress or (lambda msg: None)
     s = _setup(c, name=name, top=top, top_by=top_by, B=B, tukey_B=tukey_B, repeats=repeats, seed=seed, gains=gains,
                penalties=penalties, beta=beta, rel_threshold=rel_threshold, topic_resamples=topic_resamples,
                topic_B=topic_B, topic_seed=topic_seed, say=say, threads=threads,
-               scheduler=scheduler)
+               scheduler=scheduler, reuse=reuse)
     notes = _selection_notes(s)
     t2, corr, can_sig = _table2(s)
     t3, sw, pct = _table3(s)
