@@ -58,11 +58,13 @@ def _check(value, what: str) -> int:
 
 
 #: Methods whose threads were measured to scale on a 16-core machine (docs/benchmarks.md section 15:
-#: swap 3.6x, randomised Tukey 2.75x at 16 threads). The bootstrap and stability kernels ran slower on
-#: 2-16 threads than on one there (0.7x and 0.2x) although BLAS products and element-wise numpy in
-#: threads scaled on the same machine (benchmarks/bench_blas_threads.py: 8.8x and 5.8x), so their
-#: default stays one thread (their tables are the same on any count; ``threads=`` / EVALCORE_THREADS
-#: still choose more) until the kernels scale; the pair statistics were not measured.
+#: swap 3.6x, randomised Tukey 2.75x at 16 threads). The bootstrap and stability ran slower on 2-16
+#: threads than on one there (0.7x and 0.2x); the cause, found later (section 15.2), was the pool's
+#: wait on every pending chunk, quadratic in their thousands of chunks, now fixed (:func:`run_tasks`):
+#: a second thread's added CPU fell from +57 % to +4 % (bootstrap) and +99 % to +22 % (stability) on
+#: the 2-core machine, whose load could not show a wall-clock speed-up. Their default stays one thread
+#: (their tables are the same on any count; ``threads=`` / EVALCORE_THREADS still choose more) until a
+#: machine with free cores measures the fixed pool; the pair statistics were not measured.
 SCALING_METHODS = frozenset({"swap", "tukey"})
 
 
@@ -191,8 +193,9 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
                     for f in done:
                         results[running.pop(f)] = f.result()     # a task's exception, raised here
                     submit(len(done))                            # the pool's next tasks before drawing
-                    for _ in done if prog is not None else ():
-                        prog.step()
+                    if prog is not None:
+                        for _ in done:
+                            prog.step()
             except BaseException:
                 for f in running:
                     f.cancel()

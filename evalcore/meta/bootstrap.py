@@ -270,8 +270,8 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
     threads : threads running the chunks of pairs (default ``$EVALCORE_THREADS``, else one thread: more
-        ran slower on a 16-core machine, docs/benchmarks.md section 15.1); the tables are bit for bit the
-        same for any number
+        ran slower on a 16-core machine before the pool's fix, docs/benchmarks.md sections 15.1-15.2); the
+        tables are bit for bit the same for any number
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = bootstrap_sensitivity(s, B=200, seed=3)
