@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._exact import fmat_imat
+from .._exact import _check_integral, fmat_imat, part_bits
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -176,14 +176,16 @@ def _kth_in_rows(vals: np.ndarray, k: int) -> np.ndarray:
     return bp
 
 
-def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None):
+def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None,
+                bits: int | None = None):
     """ASL, mean, t and the Fig. 7 estimates of a chunk of pairs; z = x - y, shape (pairs, n).
 
     Returns (asl, zbar, t, est) with est[q] = max over the chunk's pairs of
     |mean(w*b)| for the sample b at position ks[q] of the stable descending
     order of |t(w*b)| (0 where ks[q] < 1), found by :func:`_kth_desc_index`
     in time linear in B. ``work``: :func:`work_arrays` (4 float, 1 bool) of
-    at least (pairs, B), reused across chunks. Every value of a pair depends on that pair's row alone,
+    at least (pairs, B), reused across chunks. ``bits``: :func:`count_bits` of Ct, computed once by a
+    caller running many chunks (else here). Every value of a pair depends on that pair's row alone,
     computed in a fixed order, so results are bit for bit the same whatever the chunk (checked
     against the plain loop in tests/test_meta_bootstrap.py).
     """
@@ -197,8 +199,9 @@ def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list
     w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
     # exact integer-weighted sums (evalcore._exact): the same bits whatever the BLAS kernel, the CPU or
     # the chunk a pair falls in, so no |t*| >= |t| tie and no rounded estimate can flip between machines
-    S1[...] = fmat_imat(w, Ct)
-    S2[...] = fmat_imat(w * w, Ct)
+    bits = count_bits(Ct) if bits is None else bits
+    S1[...] = fmat_imat(w, Ct, bits=bits)
+    S2[...] = fmat_imat(w * w, Ct, bits=bits)
     np.divide(S1, c, out=mean_s)
     np.multiply(S1, mean_s, out=var_s)
     np.subtract(S2, var_s, out=var_s)
@@ -221,6 +224,14 @@ def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list
             b = _kth_desc_index(ts, min(k, B), mask)
             est[q] = float(np.abs(S1[rows, b] / c).max())
     return asl, zbar, t, est
+
+
+def count_bits(Ct: np.ndarray) -> int:
+    """The part bits of the exact products with the topic counts Ct (:func:`evalcore._exact.part_bits`), Ct
+    checked to hold integers: once per call, not in each chunk's two products (a per-chunk cost that held the
+    GIL, docs/benchmarks.md section 15.2)."""
+    _check_integral(Ct)
+    return part_bits(Ct, axis=0)
 
 
 @dataclass(frozen=True)
@@ -290,6 +301,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     tols = {m: zero_tolerance(mats[m]) for m in metrics}   # per metric, from the whole matrix: not per chunk
     rows = max(sl.stop - sl.start for sl in chunks)
     cache = WorkCache()
+    bits = count_bits(Ct)
 
     def task(job):
         m, sl = job
@@ -297,7 +309,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
         asl, mdiff, tobs = cols[m]
         work = cache.get(rows, B, *[np.float64] * 4, np.bool_)
         z = zero_rounding(M[pi[sl]] - M[pj[sl]], tols[m])
-        asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work)
+        asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work, bits)
         return e
 
     jobs = [(m, sl) for m in metrics for sl in chunks]
