@@ -62,9 +62,10 @@ def _check(value, what: str) -> int:
 #: threads than on one there (0.7x and 0.2x); the cause, found later (section 15.2), was the pool's
 #: wait on every pending chunk, quadratic in their thousands of chunks, now fixed (:func:`run_tasks`):
 #: a second thread's added CPU fell from +57 % to +4 % (bootstrap) and +99 % to +22 % (stability) on
-#: the 2-core machine, whose load could not show a wall-clock speed-up. Their default stays one thread
-#: (their tables are the same on any count; ``threads=`` / EVALCORE_THREADS still choose more) until a
-#: machine with free cores measures the fixed pool; the pair statistics were not measured.
+#: the busy 2-core machine, but two threads were still slower than one there at a quieter moment
+#: (0.60x and 0.44x at 400 runs, cause not found). Their default stays one thread (their tables are the
+#: same on any count; ``threads=`` / EVALCORE_THREADS still choose more) until they are shown to
+#: scale; the pair statistics were not measured.
 SCALING_METHODS = frozenset({"swap", "tukey"})
 
 
@@ -163,7 +164,7 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
     At most :data:`WINDOW_PER_THREAD` tasks per thread are submitted at a time, the next one as each
     ends. Submitting every task at once and waiting for the first of all pending futures made each wait
     register with, and unregister from, every pending future while holding the GIL: quadratic in the
-    number of tasks (a method's thousands of pair chunks), the cause of the bootstrap's and
+    number of tasks (a method's thousands of pair chunks), the largest cost behind the bootstrap's and
     stability's slow-down on threads in docs/benchmarks.md section 15.1 (section 15.2 measures it).
     """
     tasks = list(tasks)
