@@ -65,7 +65,7 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks
+from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -295,7 +295,10 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     P = pi.size
     chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), budget=CHUNK_BYTES,
                          min_chunks=min_tasks(threads, len(metrics)))
-    prog = Progress(progress, len(metrics) * len(chunks))
+    # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
+    # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
+    groups = split_range(len(chunks), min_tasks(threads, len(metrics)))
+    prog = Progress(progress, len(metrics) * len(groups))
     prog.report(0.0)
     cols = {m: (np.empty(P), np.empty(P), np.empty(P)) for m in metrics}
     tols = {m: zero_tolerance(mats[m]) for m in metrics}   # per metric, from the whole matrix: not per chunk
@@ -304,15 +307,18 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     bits = count_bits(Ct)
 
     def task(job):
-        m, sl = job
+        m, (g0, g1) = job
         M = mats[m]
         asl, mdiff, tobs = cols[m]
         work = cache.get(rows, B, *[np.float64] * 4, np.bool_)
-        z = zero_rounding(M[pi[sl]] - M[pj[sl]], tols[m])
-        asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work, bits)
-        return e
+        est = np.zeros(len(ks))
+        for sl in chunks[g0:g1]:
+            z = zero_rounding(M[pi[sl]] - M[pj[sl]], tols[m])
+            asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work, bits)
+            est = np.maximum(est, e)               # Fig. 7's maximum over pairs: associative
+        return est
 
-    jobs = [(m, sl) for m in metrics for sl in chunks]
+    jobs = [(m, g) for m in metrics for g in groups]
     ests = run_tasks(task, jobs, threads, prog)
     per_metric = {}
     for m in metrics:

@@ -160,8 +160,11 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     B, c = samples.shape
     P = pi.size
     chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(threads, len(metrics)))
+    # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
+    # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
+    groups = split_range(len(chunks), min_tasks(threads, len(metrics)))
     trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
-    prog = Progress(progress, len(metrics) * (len(chunks) + len(trial_parts)))
+    prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
     # every run's mean per trial, in chunks of trials: every column of the topic counts sums to c, so the
     # exact products (evalcore._exact) give the same bits for any split of the trials
@@ -181,12 +184,13 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     cache = WorkCache()
 
     def count_task(job):
-        m, sl = job
+        m, (g0, g1) = job
         W, L, T = counts[m]
-        count_chunk(means[m], pi[sl], pj[sl], fz, fast[m], W[:, sl], L[:, sl], T[:, sl],
-                    cache.get(rows, B, *[np.float64] * 5, np.bool_))
+        work = cache.get(rows, B, *[np.float64] * 5, np.bool_)
+        for sl in chunks[g0:g1]:
+            count_chunk(means[m], pi[sl], pj[sl], fz, fast[m], W[:, sl], L[:, sl], T[:, sl], work)
 
-    run_tasks(count_task, [(m, sl) for m in metrics for sl in chunks], threads, prog)
+    run_tasks(count_task, [(m, g) for m in metrics for g in groups], threads, prog)
     return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
 
 
