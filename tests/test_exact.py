@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from evalcore._exact import fmat_imat, imat_fmat
+from evalcore._exact import fmat_imat, imat_fmat, part_bits
 from evalcore.meta import bootstrap_samples, bootstrap_sensitivity
 from evalcore.meta._common import round_sig, topic_counts
 
@@ -23,11 +23,13 @@ def exact_row_sum(a, c) -> float:
     return float(sum((Fraction(float(x)) * int(k) for x, k in zip(a, c, strict=True)), Fraction(0)))
 
 
-def test_fmat_imat_is_the_correctly_rounded_exact_sum():
+@pytest.mark.parametrize("given_bits", [False, True])
+def test_fmat_imat_is_the_correctly_rounded_exact_sum(given_bits):
     rng = np.random.default_rng(1)
     A = rng.random((12, 40)) - 0.4                       # values of one magnitude: the quantisation is lossless
     C = rng.integers(0, 4, size=(40, 30))
-    R = fmat_imat(A, C)
+    # bits computed once by a caller making many products with one C (the bootstrap's chunks)
+    R = fmat_imat(A, C, bits=part_bits(C)) if given_bits else fmat_imat(A, C)
     for i in range(12):
         for j in range(30):
             assert R[i, j] == exact_row_sum(A[i], C[:, j])

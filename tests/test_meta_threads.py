@@ -219,3 +219,28 @@ def test_rounding_tolerance_on_dask_tasks_of_one_pair():
     assert _pair_12(b, ["mean_diff", "t", "asl"]) == [0.0, 0.0, 1.0]
     sw = on_dask.swap_method(s, B=60, seed=1, scheduler="synchronous").curves
     assert sw.equals(swap_method(tied, B=60, seed=1, threads=1).curves)
+
+
+def test_pool_waits_on_a_bounded_window_of_tasks(monkeypatch):
+    """Each wait of the pool looks at a few tasks per thread, not at every pending one: waiting on all of
+    a method's thousands of pair chunks registered with every pending future on each wait, quadratic in
+    the chunks (docs/benchmarks.md section 15.2)."""
+    pmod = importlib.import_module("evalcore.meta._parallel")
+    sizes: list[int] = []
+    real_wait = pmod.wait
+
+    def counting_wait(fs, **kw):
+        sizes.append(len(fs))
+        return real_wait(fs, **kw)
+
+    monkeypatch.setattr(pmod, "wait", counting_wait)
+    gate = threading.Event()
+
+    def task(i):
+        gate.wait(5)                                  # every task pending until the first wait has been made
+        return i * i
+
+    threading.Timer(0.2, gate.set).start()
+    out = pmod.run_tasks(task, range(300), 3, blas=False)
+    assert out == [i * i for i in range(300)]
+    assert sizes and max(sizes) <= pmod.WINDOW_PER_THREAD * 3

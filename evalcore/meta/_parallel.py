@@ -18,6 +18,7 @@ parallelism comes from the tasks, not from BLAS.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -30,7 +31,7 @@ import numpy as np
 from ._common import Progress, one_blas_thread, work_arrays
 
 __all__ = ["MAX_THREADS", "THREADS_ENV", "SCALING_METHODS", "default_threads", "machine_threads", "resolve_threads",
-           "run_tasks", "WorkCache",
+           "run_tasks", "WorkCache", "WINDOW_PER_THREAD",
            "min_tasks", "split_range", "threads_from_env"]
 
 #: Largest thread count accepted (argument, environment variable, CLI option): far above any one
@@ -57,10 +58,11 @@ def _check(value, what: str) -> int:
 
 
 #: Methods whose threads were measured to scale on a 16-core machine (docs/benchmarks.md section 15.1).
-#: The bootstrap and stability kernels ran slower on several threads than on one there, although BLAS
-#: products and element-wise numpy in threads scaled on the same machine (benchmarks/bench_blas_threads.py),
-#: so their default stays one thread (their tables are the same on any count; ``threads=`` /
-#: EVALCORE_THREADS still choose more) until the kernels scale; the pair statistics were not measured.
+#: The bootstrap and stability ran slower on several threads than on one there; the pool's own scheduling
+#: was one cause (fixed in :func:`run_tasks`: a bounded window of tasks in flight; section 15.2), but
+#: their scaling has not been measured on free cores since, so their default stays one thread (their
+#: tables are the same on any count; ``threads=`` / EVALCORE_THREADS still choose more); the pair
+#: statistics were not measured.
 SCALING_METHODS = frozenset({"swap", "tukey"})
 
 
@@ -142,6 +144,10 @@ class WorkCache:
         return got
 
 
+#: Tasks a pool holds at once, per thread: the running ones and a few queued behind them.
+WINDOW_PER_THREAD = 2
+
+
 def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Progress | None = None,
               blas: bool = True) -> list:
     """``[fn(t) for t in tasks]`` on ``threads`` threads, results in task order.
@@ -151,6 +157,12 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
     :class:`~evalcore.meta.Cancelled` the tasks not started yet are dropped and the exception
     propagates once the running ones end. An exception of a task propagates the same way. With
     ``blas`` every task runs under one BLAS thread.
+
+    At most :data:`WINDOW_PER_THREAD` tasks per thread are submitted at a time, the next one as each
+    ends. Submitting every task at once and waiting for the first of all pending futures made each wait
+    register with, and unregister from, every pending future while holding the GIL: quadratic in the
+    number of tasks (a method's thousands of pair chunks), the largest cost behind the bootstrap's and
+    stability's slow-down on threads in docs/benchmarks.md section 15.1 (section 15.2 measures it).
     """
     tasks = list(tasks)
     ctx = one_blas_thread() if blas else nullcontext()
@@ -162,19 +174,28 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
                 if prog is not None:
                     prog.step()
             return out
-        with ThreadPoolExecutor(max_workers=min(threads, len(tasks)), thread_name_prefix="evalcore") as ex:
-            futures = [ex.submit(fn, t) for t in tasks]
-            pending = set(futures)
+        workers = min(threads, len(tasks))
+        results: list = [None] * len(tasks)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalcore") as ex:
+            running: dict = {}
+            todo = iter(range(len(tasks)))
+
+            def submit(k: int) -> None:
+                for i in itertools.islice(todo, k):
+                    running[ex.submit(fn, tasks[i])] = i
+
+            submit(WINDOW_PER_THREAD * workers)
             try:
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                while running:
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for f in done:
-                        f.result()                   # a task's exception, raised here
-                        if prog is not None:
+                        results[running.pop(f)] = f.result()     # a task's exception, raised here
+                    submit(len(done))                            # the pool's next tasks before drawing
+                    if prog is not None:
+                        for _ in done:
                             prog.step()
             except BaseException:
-                for f in futures:
+                for f in running:
                     f.cancel()
                 raise
-            return [f.result() for f in futures]
-
+        return results

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._exact import fmat_imat
+from .._exact import _check_integral, fmat_imat, part_bits
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -65,7 +65,7 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks
+from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -175,14 +175,16 @@ def _kth_in_rows(vals: np.ndarray, k: int) -> np.ndarray:
     return bp
 
 
-def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None):
+def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list[np.ndarray] | None = None,
+                bits: int | None = None):
     """ASL, mean, t and the Fig. 7 estimates of a chunk of pairs; z = x - y, shape (pairs, n).
 
     Returns (asl, zbar, t, est) with est[q] = max over the chunk's pairs of
     |mean(w*b)| for the sample b at position ks[q] of the stable descending
     order of |t(w*b)| (0 where ks[q] < 1), found by :func:`_kth_desc_index`
     in time linear in B. ``work``: :func:`work_arrays` (4 float, 1 bool) of
-    at least (pairs, B), reused across chunks. Every value of a pair depends on that pair's row alone,
+    at least (pairs, B), reused across chunks. ``bits``: :func:`count_bits` of Ct, computed once by a
+    caller running many chunks (else here). Every value of a pair depends on that pair's row alone,
     computed in a fixed order, so results are bit for bit the same whatever the chunk (checked
     against the plain loop in tests/test_meta_bootstrap.py).
     """
@@ -196,8 +198,9 @@ def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list
     w[~np.isfinite(t)] = 0.0      # constant difference: w is rounding noise, exactly 0 in theory
     # exact integer-weighted sums (evalcore._exact): the same bits whatever the BLAS kernel, the CPU or
     # the chunk a pair falls in, so no |t*| >= |t| tie and no rounded estimate can flip between machines
-    S1[...] = fmat_imat(w, Ct)
-    S2[...] = fmat_imat(w * w, Ct)
+    bits = count_bits(Ct) if bits is None else bits
+    S1[...] = fmat_imat(w, Ct, bits=bits)
+    S2[...] = fmat_imat(w * w, Ct, bits=bits)
     np.divide(S1, c, out=mean_s)
     np.multiply(S1, mean_s, out=var_s)
     np.subtract(S2, var_s, out=var_s)
@@ -220,6 +223,14 @@ def pairs_chunk(z: np.ndarray, Ct: np.ndarray, c: int, ks: list[int], work: list
             b = _kth_desc_index(ts, min(k, B), mask)
             est[q] = float(np.abs(S1[rows, b] / c).max())
     return asl, zbar, t, est
+
+
+def count_bits(Ct: np.ndarray) -> int:
+    """The part bits of the exact products with the topic counts Ct (:func:`evalcore._exact.part_bits`), Ct
+    checked to hold integers: once per call, not in each chunk's two products (a per-chunk cost that held the
+    GIL, docs/benchmarks.md section 15.2)."""
+    _check_integral(Ct)
+    return part_bits(Ct, axis=0)
 
 
 @dataclass(frozen=True)
@@ -269,8 +280,8 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
     threads : threads running the chunks of pairs (default ``$EVALCORE_THREADS``, else one thread: more
-        ran slower on a 16-core machine, docs/benchmarks.md section 15.1); the tables are bit for bit the
-        same for any number
+        ran slower on a 16-core machine before the pool's fix, docs/benchmarks.md sections 15.1-15.2); the
+        tables are bit for bit the same for any number
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = bootstrap_sensitivity(s, B=200, seed=3)
@@ -283,23 +294,30 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     P = pi.size
     chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), budget=CHUNK_BYTES,
                          min_chunks=min_tasks(threads, len(metrics)))
-    prog = Progress(progress, len(metrics) * len(chunks))
+    # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
+    # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
+    groups = split_range(len(chunks), min_tasks(threads, len(metrics)))
+    prog = Progress(progress, len(metrics) * len(groups))
     prog.report(0.0)
     cols = {m: (np.empty(P), np.empty(P), np.empty(P)) for m in metrics}
     tols = {m: zero_tolerance(mats[m]) for m in metrics}   # per metric, from the whole matrix: not per chunk
     rows = max(sl.stop - sl.start for sl in chunks)
     cache = WorkCache()
+    bits = count_bits(Ct)
 
     def task(job):
-        m, sl = job
+        m, (g0, g1) = job
         M = mats[m]
         asl, mdiff, tobs = cols[m]
         work = cache.get(rows, B, *[np.float64] * 4, np.bool_)
-        z = zero_rounding(M[pi[sl]] - M[pj[sl]], tols[m])
-        asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work)
-        return e
+        est = np.zeros(len(ks))
+        for sl in chunks[g0:g1]:
+            z = zero_rounding(M[pi[sl]] - M[pj[sl]], tols[m])
+            asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work, bits)
+            est = np.maximum(est, e)               # Fig. 7's maximum over pairs: associative
+        return est
 
-    jobs = [(m, sl) for m in metrics for sl in chunks]
+    jobs = [(m, g) for m in metrics for g in groups]
     ests = run_tasks(task, jobs, threads, prog)
     per_metric = {}
     for m in metrics:

@@ -41,7 +41,7 @@ from .._exact import fmat_imat
 from ._common import check_positive_int, pair_range, zero_rounding, zero_tolerance
 from ._parallel import WorkCache, machine_threads, split_range
 from .bootstrap import CHUNK_BYTES as BOOT_CHUNK_BYTES
-from .bootstrap import BootstrapResult, bootstrap_result, pairs_chunk, prepare_bootstrap
+from .bootstrap import BootstrapResult, bootstrap_result, count_bits, pairs_chunk, prepare_bootstrap
 from .stability import CHUNK_BYTES as STAB_CHUNK_BYTES
 from .stability import StabilityResult, count_chunk, fast_path_ok, prepare_stability, stability_result
 from .swap import (
@@ -229,10 +229,11 @@ def _boot_task(M, tol, Ct, c, ks, n_runs, start, stop, alphas, part, path, ids, 
     chunks = pair_chunks(n, 8 * (6 * B + 3 * Ct.shape[0]), budget=BOOT_CHUNK_BYTES, min_chunks=1)
     work = _WORK.get(max(sl.stop - sl.start for sl in chunks), B, *[np.float64] * 4, np.bool_)
     pi, pj = pair_range(n_runs, start, stop)
+    bits = count_bits(Ct)
     with one_blas_thread():
         for sl in chunks:
             z = zero_rounding(M[pi[sl]] - M[pj[sl]], tol)
-            asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work)
+            asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work, bits)
             est = np.maximum(est, e)
     if path is None:
         return asl, mdiff, tobs, est

@@ -81,8 +81,10 @@ def count_chunk(means: np.ndarray, ix: np.ndarray, iy: np.ndarray, fz: tuple[flo
     """
     p = ix.size
     a, b, d, ad, fb, mask = (x[:p] for x in work)
-    np.take(means, ix, axis=0, out=a)
-    np.take(means, iy, axis=0, out=b)
+    # mode="clip" (the indices are valid pairs): with the default mode="raise" numpy takes into a fresh
+    # temporary and copies it to ``out``, 3x the time of the gather itself (docs/benchmarks.md section 15.2)
+    np.take(means, ix, axis=0, out=a, mode="clip")
+    np.take(means, iy, axis=0, out=b, mode="clip")
     np.subtract(a, b, out=d)
     big = np.maximum(a, b, out=a)
     B = d.shape[1]
@@ -145,8 +147,8 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
     threads : threads running the chunks of trials (the means) and of pairs (the counts); default
-        ``$EVALCORE_THREADS``, else one thread: more ran slower on a 16-core machine, docs/benchmarks.md
-        section 15.1. The tables are the same for any number
+        ``$EVALCORE_THREADS``, else one thread: more ran slower on a 16-core machine before the pool's
+        fix, docs/benchmarks.md sections 15.1-15.2. The tables are the same for any number
 
     >>> s = {"M": np.array([[0.9, 0.8, 0.7, 0.6], [0.1, 0.2, 0.1, 0.2]])}
     >>> r = stability(s, B=10, fuzziness=(0.05,))
@@ -159,8 +161,11 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     B, c = samples.shape
     P = pi.size
     chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(threads, len(metrics)))
+    # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
+    # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
+    groups = split_range(len(chunks), min_tasks(threads, len(metrics)))
     trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
-    prog = Progress(progress, len(metrics) * (len(chunks) + len(trial_parts)))
+    prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
     # every run's mean per trial, in chunks of trials: every column of the topic counts sums to c, so the
     # exact products (evalcore._exact) give the same bits for any split of the trials
@@ -180,12 +185,13 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     cache = WorkCache()
 
     def count_task(job):
-        m, sl = job
+        m, (g0, g1) = job
         W, L, T = counts[m]
-        count_chunk(means[m], pi[sl], pj[sl], fz, fast[m], W[:, sl], L[:, sl], T[:, sl],
-                    cache.get(rows, B, *[np.float64] * 5, np.bool_))
+        work = cache.get(rows, B, *[np.float64] * 5, np.bool_)
+        for sl in chunks[g0:g1]:
+            count_chunk(means[m], pi[sl], pj[sl], fz, fast[m], W[:, sl], L[:, sl], T[:, sl], work)
 
-    run_tasks(count_task, [(m, sl) for m in metrics for sl in chunks], threads, prog)
+    run_tasks(count_task, [(m, g) for m in metrics for g in groups], threads, prog)
     return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
 
 
