@@ -19,6 +19,8 @@ from typing import Any
 
 from evalcore.settings import DEFAULTS
 
+from . import report as _report  # the Report page's options: their defaults and bounds
+
 
 def url_flag(text: str) -> bool:
     """A flag in the address: true/1/yes/on or false/0/no/off (anything else is refused)."""
@@ -127,6 +129,14 @@ SIDEBAR_UNLINKED: tuple[Unlinked, ...] = (
     Unlinked(r"preset_.*", "a button that sets the gains, which are in the address"),
     Unlinked(r"_export_html", "a download of the page, not a setting"),
 )
+
+
+def _rp(option: str, name: str, words: str, choices: tuple = ()) -> Control:
+    """A Report page option: ``top`` is the session key ``rp_top``, with the page's default and bounds
+    (dashboard/report.py), in the address as ``name``."""
+    default = _report.DEFAULTS[option]
+    return Control(f"rp_{option}", name, default, type(default), f"Report: {words}", choices=choices,
+                   bounds=_report.BOUNDS.get(option))
 
 
 def _sig(key: str, default: Any, words: str, bounds: tuple | None = None) -> Control:
@@ -249,12 +259,20 @@ PAGES: tuple[PageSpec, ...] = (
     ), unlinked=(
         Unlinked(r"ls_prev|ls_next", "a button that moves the step, which is in the address"),
     )),
-    PageSpec("report.py", "Report", "\U0001f4dd", "report", False, "Build the report", unlinked=(
+    PageSpec("report.py", "Report", "\U0001f4dd", "report", False, "Build the report", controls=(
+        # the report's options (dashboard/report.py: DEFAULTS, BOUNDS, TOP_BY), as the command's --top ...
+        _rp("top", "rptop", "top N runs"),
+        _rp("top_by", "rpby", "ranked by", choices=_report.TOP_BY),
+        _rp("B", "rpb", "B (swap, bootstrap)"),
+        _rp("tukey_B", "rptb", "Tukey B"),
+        _rp("repeats", "rpreps", "repetitions"),
+        _rp("seed", "rpseed", "seed"),
+        _rp("topic_resamples", "rpts", "topic samples"),
+        _rp("topic_B", "rptopb", "B per topic sample"),
+        _rp("topic_seed", "rptseed", "topic seed"),
+    ), unlinked=(
         Unlinked(r"rp_build|rp_dl_.*", "a button that builds or downloads the report"),
         Unlinked(r"rp_settings_file", "a file cannot travel in an address; the settings it sets are in it"),
-        Unlinked(r"rp_(top|top_by|B|tukey_B|repeats|seed|topic_resamples|topic_B|topic_seed)",
-                 "NOT YET IN THE ADDRESS: the report's options (a copied link builds with the defaults, "
-                 "which the report states on its command line)"),
     )),
 )
 
