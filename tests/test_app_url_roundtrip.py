@@ -173,6 +173,33 @@ def _changeable(w: Widget) -> bool:
     return len(getattr(w, "options", None) or [None, None]) > 1
 
 
+#: Every name released in the address, with the setting it sets: links people have shared carry these, so a
+#: name is never renamed or given another meaning (a test below holds the declarations to it; add new names).
+RELEASED = {
+    "beta": "beta", "bsa": "bs_alpha", "bsb": "bs_B", "bsseed": "bs_seed", "bssig": "bs_only_sig", "bst": "bs_tab",
+    "by": "top_by", "chart": "chart_format", "cutoff": "cutoff", "data": "dataset", "gv": "gv_metric", "gvb": "gv_B",
+    "gvr": "gv_ratio", "gvrep": "gv_rep", "kc": "kc_metric", "kl": "kc_level", "nr": "sim_runs", "nt": "sim_topics",
+    "ov": "ov_metric", "ovref": "ov_ref", "p": "rbp_p", "pl": "pl_list", "plc": "pl_counts", "plf": "pl_formula",
+    "plpin": "pl_pin", "present": "present", "rk": "rk_metric", "rx": "rk_run_x", "ry": "rk_run_y",
+    "seed": "sim_seed", "sgB": "sg_B", "sgalpha": "sg_alpha", "sgbase": "sg_base", "sgci": "sg_ci",
+    "sgconf": "sg_conf", "sgcorr": "sg_corr", "sgfmetric": "sg_fmetric", "sgfrun": "sg_frun",
+    "sgonlysig": "sg_only_sig", "sgreps": "sg_reps", "sgruns": "sg_runs", "sgseed": "sg_seed", "sgstd": "sg_std",
+    "sgtest": "sg_test", "sgtmetric": "sg_tmetric", "stb": "st_B", "step": "ls_step", "stk": "st_subset",
+    "stseed": "st_seed", "swb": "sw_B", "swc": "sw_conf", "swk": "sw_subset", "sws": "sw_sampling",
+    "swseed": "sw_seed", "thr": "threshold", "top": "top_n", "tsalpha": "ts_alpha", "tsbeta": "ts_beta",
+    "tsdesign": "ts_design", "tsest": "ts_est", "tsmetric": "ts_metric", "tsmind": "ts_mind",
+    "tssystems": "ts_systems", "up": "upload_fp", "upname": "upload_name", "m": "metrics", "gains": "gains",
+    "pen": "penalties", "rptop": "rp_top", "rpby": "rp_top_by", "rpb": "rp_B", "rptb": "rp_tukey_B",
+    "rpreps": "rp_repeats", "rpseed": "rp_seed", "rpts": "rp_topic_resamples", "rptopb": "rp_topic_B",
+    "rptseed": "rp_topic_seed"
+}
+
+
+def test_every_released_address_name_still_sets_the_same_setting():
+    declared = {c.name: c.key for c in pages.all_controls()}
+    assert {n: declared.get(n) for n in RELEASED} == RELEASED
+
+
 def _roundtrip(page: pages.PageSpec, keys: list[str]) -> tuple[list[str], list[str]]:
     """Set each widget ``keys`` (stable keys) on ``page`` to another value in one session, then open the
     copied address in a fresh session. Returns the problems, in words, and the keys left unchanged because
