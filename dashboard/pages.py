@@ -139,6 +139,10 @@ def _rp(option: str, name: str, words: str, choices: tuple = ()) -> Control:
                    bounds=_report.BOUNDS.get(option))
 
 
+#: The Significance page's pair table over every metric (its default choice).
+SIG_ALL = "all metrics"
+
+
 def _sig(key: str, default: Any, words: str, bounds: tuple | None = None) -> Control:
     """A Significance page setting: ``sg_test`` is ``?sgtest=`` in the address and drawn by the widget
     ``_w_sg_test`` (the page copies its settings into its widgets, so they survive other pages)."""
@@ -228,7 +232,7 @@ PAGES: tuple[PageSpec, ...] = (
         _sig("sg_B", 1000, "Significance: B of the resampled tests", (10, 100000)),
         _sig("sg_seed", 0, "Significance: seed", (0, 10**6)),
         _sig("sg_reps", 5, "Significance: seeds for the spread", (1, 20)),
-        _sig("sg_tmetric", "all metrics", "Significance: metric of the pair table"),
+        _sig("sg_tmetric", SIG_ALL, "Significance: metric of the pair table"),
         _sig("sg_runs", "", "Significance: runs whose name contains"),
         _sig("sg_only_sig", False, "Significance: significant pairs only"),
         _sig("sg_fmetric", "", "Significance: metric of the forest plot"),

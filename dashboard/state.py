@@ -82,7 +82,7 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
     c.key: (c.name, c.default, c.parse) for c in _CONTROLS if c.kind == "scalar"}
 _LISTS = {c.key: (c.name, c.default) for c in _CONTROLS if c.kind == "list"}
 #: The Significance page's choices (plain keys, mirrored into its widgets by the page).
-SIG_ALL = "all metrics"
+SIG_ALL = pages.SIG_ALL
 SIGNIFICANCE_DEFAULTS = {c.key: c.default for c in pages.by_name("significance").controls}
 _CHOICES = {c.key: c.choices for c in _CONTROLS if c.choices}
 #: evalcore's widget bounds, plus the page choices' (each page also checks its value is one it offers).
