@@ -21,6 +21,8 @@ import plotly.io as pio
 
 from evalcore.texfmt import format_p
 
+from . import pages
+
 __all__ = ["view_html", "md_html", "plain_label", "table_html", "choice_words", "MAX_TABLE_ROWS"]
 
 
@@ -39,47 +41,24 @@ th{text-align:left;background:#f6f6f6}td.n{text-align:right;font-variant-numeric
 #: Most rows of one table written into the file; a longer table says how many rows it leaves out.
 MAX_TABLE_ROWS = 2000
 
-#: The page choices of the address (dashboard.state.page_keys) in words, for the settings block.
-CHOICE_WORDS = {
-    "ov_metric": "Overview: ranking by", "ov_ref": "Overview: gains compared with",
-    "rk_metric": "Rankings: metric", "rk_run_x": "Rankings: run x", "rk_run_y": "Rankings: run y",
-    "kc_metric": "Rank correlation: metric under other gains", "kc_level": "Rank correlation: level of the gain sweep",
-    "gv_metric": "Which gains: metric", "gv_ratio": "Which gains: ratio of the top gain to level 1's",
-    "gv_B": "Which gains: bootstrap B", "gv_rep": "Which gains: repetitions",
-    "sw_sampling": "Swap: topic sampling", "sw_subset": "Swap: topics per sample (0 = all)", "sw_B": "Swap: B",
-    "sw_seed": "Swap: seed", "sw_conf": "Swap: confidence of the summary",
-    "bs_alpha": "Bootstrap: alpha", "bs_B": "Bootstrap: B", "bs_seed": "Bootstrap: seed",
-    "bs_tab": "Bootstrap: tab", "bs_only_sig": "Bootstrap: significant pairs only",
-    "st_subset": "Stability: topics per subset (0 = all)", "st_B": "Stability: B", "st_seed": "Stability: seed",
-    "pl_list": "Playground: level at each rank",
-    "pl_counts": "Playground: relevant documents per level (level 1 first)",
-    "pl_pin": "Playground: pinned list", "pl_formula": "Playground: formula shown",
-    "sg_test": "Significance: test", "sg_corr": "Significance: correction", "sg_alpha": "Significance: alpha",
-    "sg_ci": "Significance: confidence interval", "sg_conf": "Significance: confidence level",
-    "sg_std": "Significance: scores", "sg_B": "Significance: B of the resampled tests",
-    "sg_seed": "Significance: seed", "sg_reps": "Significance: seeds for the spread",
-    "sg_tmetric": "Significance: metric of the pair table", "sg_runs": "Significance: runs whose name contains",
-    "sg_only_sig": "Significance: significant pairs only", "sg_fmetric": "Significance: metric of the forest plot",
-    "sg_frun": "Significance: baseline run", "sg_base": "Significance: baseline",
-    "ts_design": "Topic set size: test", "ts_alpha": "Topic set size: alpha", "ts_beta": "Topic set size: beta",
-    "ts_mind": "Topic set size: minimum detectable difference", "ts_metric": "Topic set size: metric",
-    "ts_systems": "Topic set size: systems (0 = this collection's)", "ts_est": "Topic set size: variance estimator",
-    "chart_format": "Chart download format",
-}
+#: The page choices of the address (dashboard.state.page_keys) in words, for the settings block: each
+#: control's ``words``, declared with its page (dashboard/pages.py).
+CHOICE_WORDS = {c.key: c.words for c in pages.all_controls() if c.words}
 
-#: Which page reads which choices (by its path; the root shows the Overview).
-PAGE_CHOICES = {"overview": ("ov_", "sw_", "bs_"), "home": ("ov_", "sw_", "bs_"), "rankings": ("rk_",),
-                "correlation": ("kc_",), "gains": ("gv_",), "swap": ("sw_",), "bootstrap": ("bs_",),
-                "stability": ("st_",), "playground": ("pl_",), "significance": ("sg_", "ts_")}
+#: Which page reads which choices (by its path; the root shows the Overview): its own controls and those of
+#: the pages it ``reads``.
+PAGE_CHOICES = {p.url_path: frozenset(c.key for q in (p, *map(pages.by_name, p.reads)) for c in q.controls)
+                for p in pages.PAGES}
+PAGE_CHOICES[pages.ROOT_NAME] = PAGE_CHOICES[pages.HOME.url_path]
 
 
 def choice_words(page: str, values: dict) -> list[str]:
     """``"<what> : <value>"`` for each of ``page``'s own choices in ``values`` (session key -> value), in
     words; a choice no page reads is left out, an empty one reads "the page's default"."""
-    prefixes = PAGE_CHOICES.get(page, ())
+    keys = PAGE_CHOICES.get(page, frozenset())
     out = []
     for key, v in values.items():
-        if not key.startswith(prefixes) or key not in CHOICE_WORDS:
+        if key not in keys or key not in CHOICE_WORDS:
             continue
         shown = ("yes" if v else "no") if isinstance(v, bool) else ("the page's default" if v == "" else f"{v}")
         out.append(f"{CHOICE_WORDS[key]}: {shown}")

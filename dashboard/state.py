@@ -40,10 +40,9 @@ from evalcore.settings import (
     parse_settings,
 )
 
+from . import pages
 from .errors import guarded
-
-#: Base metric keys shown by default: the Sakai 2007 family beside AP/Q and nDCG.
-DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
+from .pages import DEFAULT_METRICS
 
 # PRESETS (the papers' gain presets, highest level first), GAIN_MIN/MAX/STEP, the widget bounds and the
 # defaults come from evalcore (settings.py, gains.py): one source of truth.
@@ -72,90 +71,22 @@ def inverted_levels(gains, names) -> list[str]:
                        f"(level {L - 1}) with {gains[L - 2]:g}")
     return out
 
-def _bool(text: str) -> bool:
-    """A URL flag: true/1/yes or false/0/no (anything else is refused)."""
-    t = str(text).strip().lower()
-    if t in ("true", "1", "yes", "on"):
-        return True
-    if t in ("false", "0", "no", "off"):
-        return False
-    raise ValueError(text)
-
-
 #: A URL flag's reader (true/1/yes/on or false/0/no/off), for the settings read before :func:`init`.
-url_flag = _bool
+url_flag = _bool = pages.url_flag
 
-
-# Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
+# The settings in the address, built from the declarations of the sidebar and of each page
+# (dashboard/pages.py: a page's controls are declared with the page).
+_CONTROLS = pages.all_controls()
+#: Scalar settings mirrored in the URL: session key -> (URL name, default, parser).
 _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
-    "dataset": ("data", "sim", str),
-    "sim_topics": ("nt", 50, int),
-    "sim_runs": ("nr", 30, int),
-    "sim_seed": ("seed", 0, int),
-    "beta": ("beta", DEFAULTS["beta"], float),
-    "rbp_p": ("p", DEFAULTS["p"], float),        # RBP's persistence (Moffat & Zobel 2008)
-    "cutoff": ("cutoff", DEFAULTS["cutoffs"][0], int),
-    "threshold": ("thr", "relaxed", str),
-    "top_n": ("top", 0, int),
-    "top_by": ("by", "AP", str),
-    # page-specific choices
-    "pl_list": ("pl", "1,3", str),        # playground: level per rank (Sakai 2007 Fig. 3, system Z)
-    "pl_counts": ("plc", "1,1,1", str),   # playground: relevant documents per level, ascending
-    "pl_pin": ("plpin", "", str),          # playground: the pinned list, "levels|counts"
-    "pl_formula": ("plf", "P-measure", str),   # playground: the formula filled in step by step
-    "rk_metric": ("rk", "P-measure", str),
-    "rk_run_x": ("rx", "", str),
-    "rk_run_y": ("ry", "", str),
-    "kc_metric": ("kc", "P-measure", str),
-    "kc_level": ("kl", 0, int),
-    "sw_sampling": ("sws", "replacement", str),
-    "sw_subset": ("swk", 0, int),
-    "sw_B": ("swb", 1000, int),
-    "sw_seed": ("swseed", 0, int),
-    "bs_alpha": ("bsa", 0.05, float),
-    "bs_B": ("bsb", 1000, int),
-    "bs_seed": ("bsseed", 0, int),
-    "st_subset": ("stk", 0, int),
-    "st_B": ("stb", 1000, int),
-    "st_seed": ("stseed", 0, int),
-    # page choices that change what is drawn: a copied link reopens the same view
-    "ov_metric": ("ov", "", str),          # Overview: "Ranking by" ("" = the page's default)
-    "ov_ref": ("ovref", "", str),          # Overview: the gains the current ones are compared with
-    "gv_metric": ("gv", "", str),          # Which gains: metric
-    "gv_ratio": ("gvr", 10.0, float),
-    "gv_B": ("gvb", 200, int),
-    "gv_rep": ("gvrep", 5, int),
-    "sw_conf": ("swc", 0.95, float),       # Swap: the confidence of the summary table
-    "bs_tab": ("bst", "", str),            # Bootstrap: which tab ("" = the first)
-    "bs_only_sig": ("bssig", False, _bool),
-    "ls_step": ("step", 1, int),           # Lesson: the step shown (1-4; the page clamps it)
-    "upload_fp": ("up", "", str),          # uploaded data: content hash and load report's (cached.link_key)
-    "upload_name": ("upname", "", str),    # its title in this view
-    "chart_format": ("chart", "svg", str),   # what a chart's camera button saves (dashboard.shell.CHART_FORMATS)
-    "present": ("present", False, _bool),  # presentation mode: larger type, the gains at the top of each page
-}
+    c.key: (c.name, c.default, c.parse) for c in _CONTROLS if c.kind == "scalar"}
+_LISTS = {c.key: (c.name, c.default) for c in _CONTROLS if c.kind == "list"}
 #: The Significance page's choices (plain keys, mirrored into its widgets by the page).
-SIG_ALL = "all metrics"
-SIGNIFICANCE_DEFAULTS = {
-    "sg_test": "t", "sg_corr": "holm", "sg_alpha": 0.05, "sg_ci": "t", "sg_conf": 0.95, "sg_std": "none",
-    "sg_B": 1000, "sg_seed": 0, "sg_reps": 5, "sg_tmetric": SIG_ALL, "sg_runs": "", "sg_only_sig": False,
-    "sg_fmetric": "", "sg_frun": "", "sg_base": "", "ts_design": "paired-t", "ts_alpha": 0.05, "ts_beta": 0.2,
-    "ts_mind": 0.1, "ts_metric": "", "ts_systems": 0, "ts_est": ""}   # "" = the design's default estimator
-for _k, _d in SIGNIFICANCE_DEFAULTS.items():
-    _SCALARS[_k] = (_k.replace("_", ""), _d, _bool if isinstance(_d, bool) else type(_d))
-_LISTS = {"metrics": ("m", DEFAULT_METRICS)}
-
-_CHOICES = {
-    "dataset": ("sim", "examples", "upload"),
-    "threshold": ("relaxed", "rigid"),
-    "sw_sampling": ("replacement", "disjoint", "independent"),
-    "chart_format": ("svg", "png"),
-}
+SIG_ALL = pages.SIG_ALL
+SIGNIFICANCE_DEFAULTS = {c.key: c.default for c in pages.by_name("significance").controls}
+_CHOICES = {c.key: c.choices for c in _CONTROLS if c.choices}
 #: evalcore's widget bounds, plus the page choices' (each page also checks its value is one it offers).
-_BOUNDS = {**WIDGET_BOUNDS, "gv_ratio": (1.0, 100.0), "gv_B": (10, 100000), "gv_rep": (1, 20),
-           "sw_conf": (0.5, 0.999), "sg_B": (10, 100000), "sg_seed": (0, 10**6), "sg_reps": (1, 20),
-           "sg_alpha": (0.001, 0.5), "sg_conf": (0.5, 0.999), "ts_alpha": (0.001, 0.5), "ts_beta": (0.01, 0.99),
-           "ts_mind": (0.001, 10.0), "ts_systems": (0, 1000)}
+_BOUNDS = {**WIDGET_BOUNDS, **{c.key: c.bounds for c in _CONTROLS if c.bounds is not None}}
 #: Longest text a URL value may carry (a metric key, a run id, a collection's title).
 MAX_URL_TEXT = 200
 ALPHAS = (0.001, 0.01, 0.05, 0.1)
@@ -206,9 +137,7 @@ CUTOFF_REQUIRED = cutoff_required()
 
 def page_keys() -> list[str]:
     """The settings in the address that belong to one page (its choices), not to the sidebar."""
-    shared = {"dataset", "sim_topics", "sim_runs", "sim_seed", "beta", "rbp_p", "cutoff", "threshold", "top_n",
-              "top_by", "upload_fp", "upload_name", "present"}
-    return [k for k in _SCALARS if k not in shared]
+    return [c.key for p in pages.PAGES for c in p.controls]
 
 
 def expand(base: str, cutoff: int) -> str:
