@@ -467,8 +467,14 @@ def counts(c: Collection, s: Settings) -> pd.DataFrame:
 
 
 def top_runs(c: Collection, s: Settings) -> np.ndarray:
-    """Indices of the runs the analysis pages use: the top N by a metric (all if N = 0)."""
-    if s.top_n <= 0 or s.top_n >= c.n_runs:
+    """Indices of the runs the analysis pages use: the top N by a metric (all if N = 0). N = 1 leaves
+    nothing to rank, correlate or compare, so the best 2 are used, and the sidebar says so."""
+    n = s.top_n
+    if n == 1 and c.n_runs > 1:
+        st.sidebar.warning("Top N = 1 leaves one run: nothing to rank, correlate or compare. The best 2 runs "
+                           "are used; set 0 for all runs.", icon=":material/warning:")
+        n = 2
+    if n <= 0 or n >= c.n_runs:
         return np.arange(c.n_runs)
     key = state.expand(s.top_by, s.cutoff) if s.top_by in METRICS else s.metric_keys[0]
     try:
@@ -478,7 +484,7 @@ def top_runs(c: Collection, s: Settings) -> np.ndarray:
                            icon=":material/warning:")
         return np.arange(c.n_runs)
     order = np.argsort(-m, kind="stable")
-    return np.sort(order[: s.top_n])
+    return np.sort(order[:n])
 
 
 def analysis_collection(c: Collection, s: Settings) -> Collection:

@@ -180,3 +180,15 @@ def test_a_link_shows_the_names_of_the_upload_it_was_made_from():
         shown = html.unescape(" ".join(str(x.value) for els in (opened.get("markdown"), opened.caption, opened.text)
                                        for x in els))
         assert other not in shown.replace("\u200b", ""), shown[:400]
+
+
+@pytest.mark.parametrize("page", ["overview", "rankings", "correlation"])
+def test_top_one_run_analyses_the_best_two_and_says_so(page):
+    """``top=1`` (the sidebar allows 1) left one run, and correlating one ranking raised; the best two are
+    used instead, with a warning that names the value used."""
+    at = _app({"top": "1"}, page)
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    assert not at.error, at.error[0].value
+    warned = " ".join(w.value for w in at.sidebar.warning)
+    assert "Top N = 1" in warned and "best 2 runs are used" in warned
+    assert "2 runs" in " ".join(x.value for x in at.caption), [x.value for x in at.caption][:3]
