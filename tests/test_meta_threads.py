@@ -244,3 +244,17 @@ def test_pool_waits_on_a_bounded_window_of_tasks(monkeypatch):
     out = pmod.run_tasks(task, range(300), 3, blas=False)
     assert out == [i * i for i in range(300)]
     assert sizes and max(sizes) <= pmod.WINDOW_PER_THREAD * 3
+
+
+def test_each_method_defaults_to_the_threads_measured_to_help(monkeypatch):
+    """docs/benchmarks.md sections 15.1-15.2 (16 cores): swap and Tukey scale to every core; the bootstrap and
+    stability are fastest at 4 threads and slower at 16; the pair statistics were not measured (one)."""
+    from evalcore.meta import _parallel
+    monkeypatch.delenv(THREADS_ENV, raising=False)
+    for cores, want in ((16, {"swap": 16, "tukey": 16, "bootstrap": 4, "stability": 4, "pairs": 1}),
+                        (2, {"swap": 2, "tukey": 2, "bootstrap": 2, "stability": 2, "pairs": 1})):
+        monkeypatch.setattr(_parallel, "machine_threads", lambda cores=cores: cores)
+        assert {m: resolve_threads(None, m) for m in want} == want
+        monkeypatch.setenv(THREADS_ENV, "7")
+        assert {resolve_threads(None, m) for m in want} == {7}          # the setting wins for every method
+        monkeypatch.delenv(THREADS_ENV)

@@ -47,14 +47,15 @@ _MAX_DIGITS = 64
 
 def add_threads_option(group) -> None:
     """``--threads N``: threads of the resampling methods (evalcore.meta), 1..MAX_THREADS; default the
-    ``EVALCORE_THREADS`` environment variable, else every core for swap and tukey and one thread for the
-    others (evalcore.meta._parallel.default_threads). The tables do not depend on it."""
+    ``EVALCORE_THREADS`` environment variable, else every core for swap and tukey, at most 4 for bootstrap
+    and stability and one thread for the others (evalcore.meta._parallel.default_threads). The tables do
+    not depend on it."""
     from ..meta._parallel import MAX_THREADS, THREADS_ENV
 
     group.add_argument("--threads", type=number("--threads", int, 1, MAX_THREADS), default=None, metavar="N",
                        help=f"threads for the resampling (default: ${THREADS_ENV}, else every core for swap and "
-                            f"tukey, 1 for the others; at most {MAX_THREADS:,}); the results are the same for any "
-                            "number")
+                            f"tukey, at most 4 for bootstrap and stability, 1 for the others; at most "
+                            f"{MAX_THREADS:,}); the results are the same for any number")
 
 
 #: Most local worker processes of ``--workers`` (each one a Python process holding its own copy of the

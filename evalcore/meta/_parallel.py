@@ -12,7 +12,8 @@ How many threads (:func:`resolve_threads`): the ``threads`` argument if
 given, else the ``EVALCORE_THREADS`` environment variable, else the method's
 default (:func:`default_threads`): every core this process may run on
 (``os.process_cpu_count()`` on Python >= 3.13, the scheduler affinity before)
-for the methods measured to scale, one thread for the others. Each task runs with one BLAS thread
+for the methods measured to scale (swap, randomised Tukey), at most 4 for the
+bootstrap and stability (fastest there on 16 cores), one thread for the others. Each task runs with one BLAS thread
 (:func:`~evalcore.meta._common.one_blas_thread` around the pool): the
 parallelism comes from the tasks, not from BLAS.
 """
@@ -30,8 +31,8 @@ import numpy as np
 
 from ._common import Progress, one_blas_thread, work_arrays
 
-__all__ = ["MAX_THREADS", "THREADS_ENV", "SCALING_METHODS", "default_threads", "machine_threads", "resolve_threads",
-           "run_tasks", "WorkCache", "WINDOW_PER_THREAD",
+__all__ = ["MAX_THREADS", "THREADS_ENV", "SCALING_METHODS", "CAPPED_METHODS", "default_threads", "machine_threads",
+           "resolve_threads", "run_tasks", "WorkCache", "WINDOW_PER_THREAD",
            "min_tasks", "split_range", "threads_from_env"]
 
 #: Largest thread count accepted (argument, environment variable, CLI option): far above any one
@@ -57,20 +58,27 @@ def _check(value, what: str) -> int:
     return int(value)
 
 
-#: Methods whose threads were measured to scale on a 16-core machine (docs/benchmarks.md section 15.1).
-#: The bootstrap and stability ran slower on several threads than on one there; the pool's own scheduling
-#: was one cause (fixed in :func:`run_tasks`: a bounded window of tasks in flight; section 15.2), but
-#: their scaling has not been measured on free cores since, so their default stays one thread (their
-#: tables are the same on any count; ``threads=`` / EVALCORE_THREADS still choose more); the pair
-#: statistics were not measured.
+#: Methods whose threads were measured to scale to every core of a 16-core machine (docs/benchmarks.md
+#: section 15.1): they use every core by default.
 SCALING_METHODS = frozenset({"swap", "tukey"})
+
+#: Methods whose threads help up to a point and then cost more than they give, with the most threads
+#: they use by default. After the pool's fix (:func:`run_tasks`: a bounded window of tasks in flight) the
+#: bootstrap and stability on the 16-core machine were fastest at 4 threads and slower at 16 than at 4
+#: (docs/benchmarks.md section 15.2): each chunk still holds the GIL for part of its time (pure-Python
+#: bookkeeping and small numpy calls), a serial share that caps the speed-up. The pair statistics were
+#: not measured and keep one thread. The tables are the same on any count; ``threads=`` /
+#: EVALCORE_THREADS choose more.
+CAPPED_METHODS: dict[str, int] = {"bootstrap": 4, "stability": 4}
 
 
 def default_threads(method: str | None = None) -> int:
     """The thread count a method uses when neither ``threads=`` nor ``$EVALCORE_THREADS`` says: every
-    core (:func:`machine_threads`) for the methods in :data:`SCALING_METHODS` (and for ``None``), 1 for
-    the others."""
-    return machine_threads() if method is None or method in SCALING_METHODS else 1
+    core (:func:`machine_threads`) for the methods in :data:`SCALING_METHODS` (and for ``None``), at most
+    the cap of :data:`CAPPED_METHODS` for those, 1 for any other."""
+    if method is None or method in SCALING_METHODS:
+        return machine_threads()
+    return min(machine_threads(), CAPPED_METHODS.get(method, 1))
 
 
 def resolve_threads(threads: int | None = None, method: str | None = None) -> int:
