@@ -179,13 +179,13 @@ PAGES: tuple[PageSpec, ...] = (
                 widgets=r"pl_c\d+"),
         Control("pl_pin", "plpin", "", words="Playground: pinned list", widgets="(?!)"),   # "levels|counts"
         Control("pl_formula", "plf", "P-measure", words="Playground: formula shown"),
+        Control("pl_cmp", "plcmp", None, kind="list", words="Playground: lists compared"),
     ), unlinked=(
         Unlinked(r"pl_preset_.*|pl_up|pl_down|pl_rev|pl_copy|pl_pin_btn|pl_unpin_btn",
                  "a button that changes the list or the pin, which are in the address"),
         Unlinked(r"pl_move", "which rank the up/down buttons move: a tool, not what is drawn"),
         Unlinked(r"pl_src_run|pl_src_topic", "where 'Copy this run's list' copies from; the copied list is in the "
                                              "address"),
-        Unlinked(r"pl_cmp", "NOT YET IN THE ADDRESS: the lists compared in the table (a copied link shows all)"),
     )),
     PageSpec("rankings.py", "Rankings", "\U0001f3c6", "rankings", True, controls=(
         Control("rk_metric", "rk", "P-measure", words="Rankings: metric"),
@@ -245,11 +245,10 @@ PAGES: tuple[PageSpec, ...] = (
         _sig("ts_metric", "", "Topic set size: metric"),
         _sig("ts_systems", 0, "Topic set size: systems (0 = this collection's)", (0, 1000)),
         _sig("ts_est", "", "Topic set size: variance estimator"),     # "" = the design's default estimator
+        Control("sg_cmp_metrics", "sgcm", None, kind="list", words="Significance: metrics of the results table"),
     ), unlinked=(
         Unlinked(r"_w_sg_B_more|_w_sg_seed_next", "a button that sets B or the seed, which are in the address"),
         Unlinked(r"sg_cmp_(csv|md|tex)", "a download of the table, not a setting"),
-        Unlinked(r"sg_cmp_metrics", "NOT YET IN THE ADDRESS: the metrics of the results table for a paper "
-                                    "(a copied link shows the forest plot's metric)"),
     )),
     PageSpec("stability.py", "Stability", "\u2696\ufe0f", "stability", True, controls=(
         Control("st_subset", "stk", 0, int, words="Stability: topics per subset (0 = all)"),

@@ -40,7 +40,7 @@ from evalcore.settings import (
     parse_settings,
 )
 
-from . import pages
+from . import pages, safe
 from .errors import guarded
 from .pages import DEFAULT_METRICS
 
@@ -83,7 +83,9 @@ _SCALARS: dict[str, tuple[str, Any, Callable[[str], Any]]] = {
 _LISTS = {c.key: (c.name, c.default) for c in _CONTROLS if c.kind == "list"}
 #: The Significance page's choices (plain keys, mirrored into its widgets by the page).
 SIG_ALL = pages.SIG_ALL
-SIGNIFICANCE_DEFAULTS = {c.key: c.default for c in pages.by_name("significance").controls}
+#: The Significance page's scalar settings, which the page mirrors into ``_w_*`` widgets (its list, the
+#: results table's metrics, is its widget's own key, checked by :func:`list_setting`).
+SIGNIFICANCE_DEFAULTS = {c.key: c.default for c in pages.by_name("significance").controls if c.kind == "scalar"}
 _CHOICES = {c.key: c.choices for c in _CONTROLS if c.choices}
 #: evalcore's widget bounds, plus the page choices' (each page also checks its value is one it offers).
 _BOUNDS = {**WIDGET_BOUNDS, **{c.key: c.bounds for c in _CONTROLS if c.bounds is not None}}
@@ -221,6 +223,9 @@ def init(metric_choices) -> None:
             asked = [m for m in q["m"].split(",") if m in metric_choices]
             value = asked or value
         ss["metrics"] = value
+    for key, (name, _) in _LISTS.items():       # a page's own lists: the page checks them (list_setting)
+        if key != "metrics" and key not in ss and name in q:
+            ss[key] = [v for v in q[name].split(",") if v]
     if first:
         ss["_url_gains"] = q.get("gains")
         ss["_url_pen"] = q.get("pen")
@@ -363,6 +368,25 @@ def keep_alive() -> None:
             ss.pop(f"_gsync{L}", None)
 
 
+def list_setting(key: str, options: list, default: list) -> None:
+    """A page's list setting (a multiselect whose options only the page knows, declared with
+    ``kind="list"``): ``default`` when the session has none; values from the address that are not
+    among ``options`` dropped with a notice (written only then, never into a live widget's value on
+    every run); and ``default`` remembered so that the address carries the list only when it differs."""
+    ss = st.session_state
+    ss.setdefault("_list_defaults", {})[key] = list(default)
+    value = ss.get(key)
+    if not isinstance(value, list):
+        ss[key] = list(default)
+        return
+    kept = [v for v in value if v in options]
+    if kept != value:
+        name = _LISTS[key][0]
+        dropped = ", ".join(repr(v) for v in value if v not in options)
+        st.toast(safe.md(f"ignored {dropped} in {name}= of the address: not offered here"))   # text, not Markdown
+        ss[key] = kept or list(default)
+
+
 def sync_url() -> None:
     """Mirror the settings into the address bar (only values that differ from defaults)."""
     ss = st.session_state
@@ -376,6 +400,11 @@ def sync_url() -> None:
             want[name] = str(ss[key])
     if list(ss.get("metrics", DEFAULT_METRICS)) != list(DEFAULT_METRICS):
         want["m"] = ",".join(ss["metrics"])
+    page_defaults = ss.get("_list_defaults", {})
+    for key, (name, default) in _LISTS.items():
+        value = ss.get(key)
+        if key != "metrics" and isinstance(value, list) and value != page_defaults.get(key, default):
+            want[name] = ",".join(map(str, value))
     K = ss["_K"]
     g = [ss[f"g{L}"] for L in range(1, K + 1)]
     if g != default_gains(K):

@@ -192,3 +192,18 @@ def test_top_one_run_analyses_the_best_two_and_says_so(page):
     warned = " ".join(w.value for w in at.sidebar.warning)
     assert "Top N = 1" in warned and "best 2 runs are used" in warned
     assert "2 runs" in " ".join(x.value for x in at.caption), [x.value for x in at.caption][:3]
+
+
+@pytest.mark.parametrize("page, name, key, good", [
+    ("playground", "plcmp", "pl_cmp", "this list"),
+    ("significance", "sgcm", "sg_cmp_metrics", "RR")])
+def test_a_list_from_the_address_keeps_what_the_page_offers_and_names_the_rest(page, name, key, good):
+    """A page's own list in the address (``kind="list"``): the values the page offers are kept, the others
+    dropped with a notice that quotes them as text."""
+    at = _app({name: f"{good},**nonsense**"}, page)
+    assert not at.exception and at.session_state[key] == [good]
+    raw = " ".join(t.value for t in at.toast)
+    shown = html.unescape(raw)                # as the browser shows the character references
+    assert "'**nonsense**'" in shown and f"in {name}= of the address: not offered here" in shown
+    assert "**" not in raw                    # the address's text, never Markdown (no bold)
+    assert _query(at).get(name) == good       # the address carries what is used

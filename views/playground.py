@@ -246,7 +246,7 @@ p1, p2, p3 = st.columns([1, 1, 4], vertical_alignment="bottom")
 p1.button("Pin this list", on_click=_pin, key="pl_pin_btn", icon=":material/push_pin:", width="stretch",
           help="Keep a copy of this list and topic; change the list above and compare the two here.")
 p2.button("Unpin", on_click=_unpin, key="pl_unpin_btn", disabled=not ss.get("pl_pin"), width="stretch")
-ss.setdefault("pl_cmp", list(CMP_LISTS))
+state.list_setting("pl_cmp", CMP_LISTS, CMP_LISTS)
 chosen = p3.multiselect("lists", CMP_LISTS, key="pl_cmp",
                         help="This list, the pinned one and Sakai 2007 Fig. 3's systems on its topic (one S, one "
                              "A, one B document): the columns of the table.")

@@ -157,8 +157,7 @@ def draw_pairs(frames, B_shown, B_chosen):
 
     widgets.markdown(f"**Results table for a paper**: every run against the baseline {safe.md(frun)}, "
                      f"{TEST_LABELS[test]}, {sig_name}{std_note}")
-    if not isinstance(ss.get("sg_cmp_metrics"), list) or not set(ss["sg_cmp_metrics"]) <= set(metrics):
-        ss["sg_cmp_metrics"] = [fmet]
+    state.list_setting("sg_cmp_metrics", metrics, [fmet])
     chosen = st.multiselect("metrics in the table", metrics, key="sg_cmp_metrics",
                             format_func=lambda k: cached.label(k, c, s))
     if chosen:
