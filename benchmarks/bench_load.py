@@ -252,8 +252,12 @@ class Session:
                 return time.perf_counter() - t0
 
     def set_slider(self, key: str, value: float) -> None:
-        wid = self.widgets[key][0]
-        self.states[wid] = lambda ws, v=value: ws.double_array_value.data.append(v)
+        """Set a gain: a number box (``double_value``) or, on older checkouts, a float slider."""
+        wid, kind = self.widgets[key]
+        if kind == "number_input":
+            self.states[wid] = lambda ws, v=value: setattr(ws, "double_value", v)
+        else:
+            self.states[wid] = lambda ws, v=value: ws.double_array_value.data.append(v)
 
     async def upload(self, key: str, files: list[tuple[str, bytes]]) -> None:
         """Upload through /_stcore/upload_file (as the browser does) and set the uploader's state."""
@@ -308,14 +312,17 @@ async def open_session(url: str, timeout: float, page: str = "rankings") -> Sess
 
 
 def gain_key(s: Session) -> str:
-    """The key of the level-1 gain slider in the sidebar ("g1" before the live dashboard, "_gs1" after,
-    "_gs1_<n>" since the slider gets a fresh key when another control sets the gain)."""
+    """The key of the level-1 gain *box* in the sidebar, as drawn in the latest run (``_gn1_<n>``: the box
+    and the slider get fresh keys when another control sets the gain). The box takes any value in
+    GAIN_MIN..GAIN_MAX; the slider beside it is a select_slider over fixed stops (about 20 values, sent as
+    option indices), so moving it cannot reach 30 new gains and a float sent to it is an error in the
+    server's widget state. Older checkouts: the slider ``_gs1`` / ``g1``."""
+    fresh = [k for k in s.widgets if k.startswith("_gn1_")]
+    if fresh:
+        return max(fresh, key=lambda k: int(k.rpartition("_")[2]))
     for k in ("_gs1", "g1"):
         if k in s.widgets:
             return k
-    fresh = [k for k in s.widgets if k.startswith("_gs1_")]
-    if fresh:
-        return max(fresh, key=lambda k: int(k.rpartition("_")[2]))
     return next(k for k, v in s.widgets.items() if v[1] == "slider")
 
 
