@@ -3,6 +3,7 @@
     python benchmarks/bench_move_cpu.py                          # both pages, simulated data and clef2015
     python benchmarks/bench_move_cpu.py --data sim --pages overview --moves 8
     python benchmarks/bench_move_cpu.py --profile 30             # also cProfile's top 30 (CPU clock)
+    python benchmarks/bench_move_cpu.py --against /tmp/before --rounds 2   # this checkout against another
 
 The page runs in AppTest (the real page script, in this process; its time is server time: the script, the
 elements' protobufs, no network). Each move sets the level-1 gain box to a value not used before (every
@@ -97,10 +98,15 @@ class Meter:
 def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[float], dict[str, float]]:
     """CPU seconds of each of ``moves`` gain moves of ``page`` ("overview", "rankings") on ``data`` ("sim":
     the app's built-in default; "clef2015"), and the CPU of all moves by category."""
-    from streamlit.testing.v1 import AppTest
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import AppTest, app_test, local_script_runner
 
     from dashboard.state import gain_keys
 
+    # a server compiles each page once (one ScriptCache for the runtime); AppTest makes a new cache every
+    # run and would charge each move the page's parse and compile: share one, as the server does
+    shared = ScriptCache()
+    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
     meter = Meter()
     meter.install()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
@@ -151,18 +157,38 @@ def main(argv=None) -> None:
     ap.add_argument("--pages", nargs="+", default=["overview", "rankings"], choices=["overview", "rankings"])
     ap.add_argument("--moves", type=int, default=6)
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="print cProfile's top N by own CPU")
+    ap.add_argument("--against", metavar="DIR", help="another checkout (e.g. `git archive` of an older commit): "
+                    "each case runs in both, alternating, and a table of medians and ratios ends the output")
+    ap.add_argument("--rounds", type=int, default=1, help="alternations of the checkouts (with --against)")
     ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if not args.one:              # each (data, page) in a fresh process: no store shared between cases
+        import json
         import subprocess
-        for data in args.data:
-            for page in args.pages:
-                subprocess.run([sys.executable, __file__, "--one", "--data", data, "--pages", page, "--moves",
-                                str(args.moves), "--profile", str(args.profile)], check=True,
-                               env={**os.environ, "EVALCORE_BENCH_ROOT": str(ROOT)})
+        trees = [("this", ROOT)] + ([("against", Path(args.against).resolve())] if args.against else [])
+        res: dict = {}
+        for _ in range(args.rounds):
+            for data in args.data:
+                for page in args.pages:
+                    for name, tree in trees:
+                        out = subprocess.run([sys.executable, __file__, "--one", "--data", data, "--pages", page,
+                                              "--moves", str(args.moves), "--profile", str(args.profile)],
+                                             check=True, capture_output=True, text=True,
+                                             env={**os.environ, "EVALCORE_BENCH_ROOT": str(tree)})
+                        lines = out.stdout.strip().splitlines()
+                        print("\n".join(lines[:-1]))
+                        res.setdefault((data, page, name), []).extend(json.loads(lines[-1]))
+        if args.against:
+            print(f"\nCPU per move (s), median of {args.moves} x {args.rounds} moves; this = {ROOT}, against = "
+                  f"{trees[1][1]}\n| data | page | this | against | this / against |\n|---|---|---:|---:|---:|")
+            for data in args.data:
+                for page in args.pages:
+                    a, b = (statistics.median(res[(data, page, n)]) for n, _ in trees)
+                    print(f"| {data} | {page} | {a:.3f} | {b:.3f} | {a / b:.2f} |")
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (CPU time does not count the "
               "neighbours' work, but a busy machine still slows every process: caches, memory bandwidth)")
         return
+    import json
     data, page = args.data[0], args.pages[0]
     xs, cats = move_cpu(data, page, args.moves, args.profile)
     total = sum(xs)
@@ -173,6 +199,7 @@ def main(argv=None) -> None:
     for cat, t in sorted([*cats.items(), ("everything else (page script, Streamlit, AppTest)", rest)],
                          key=lambda kv: -kv[1]):
         print(f"| {cat} | {t / len(xs):.3f} | {t / total:.0%} |")
+    print(json.dumps(xs))         # the parent's table of medians reads this line
 
 
 if __name__ == "__main__":
