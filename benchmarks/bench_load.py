@@ -465,7 +465,7 @@ async def memory_wide(url: str, server: Server | None, n_topics: int, n_runs: in
     errors = s.exceptions
     await s.__aexit__()
     await _after_close(rows, server, "| session closed, after {t} s | {rss:.0f} |", 1)
-    rows.append(f"\nexception elements seen: {errors}")
+    rows.append(f"\nexception elements seen: {errors}; error boxes: {len(s.error_boxes)}")
     return rows
 
 
@@ -499,12 +499,12 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
         times: list[float] = []
         errs: list[str] = []
         cpu0 = server.cpu_s() if server else 0.0
-        before = sum(s.exceptions for s in sessions)
+        before = sum(s.exceptions + len(s.error_boxes) for s in sessions)   # error boxes count
         await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{0 if identical else i}/{identical}"),
                                       times, errs, key, page=page)
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
-        exc = sum(s.exceptions for s in sessions) - before
+        exc = sum(s.exceptions + len(s.error_boxes) for s in sessions) - before
         rows.append(f"| {n} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | {max(times):.2f} | "
                     f"{len(errs) + exc} | {cpu / max(len(times), 1):.3f} |")
         for s in sessions:
