@@ -252,8 +252,12 @@ class Session:
                 return time.perf_counter() - t0
 
     def set_slider(self, key: str, value: float) -> None:
-        wid = self.widgets[key][0]
-        self.states[wid] = lambda ws, v=value: ws.double_array_value.data.append(v)
+        """Set a gain: a number box (``double_value``) or, on older checkouts, a float slider."""
+        wid, kind = self.widgets[key]
+        if kind == "number_input":
+            self.states[wid] = lambda ws, v=value: setattr(ws, "double_value", v)
+        else:
+            self.states[wid] = lambda ws, v=value: ws.double_array_value.data.append(v)
 
     async def upload(self, key: str, files: list[tuple[str, bytes]]) -> None:
         """Upload through /_stcore/upload_file (as the browser does) and set the uploader's state."""
@@ -308,14 +312,17 @@ async def open_session(url: str, timeout: float, page: str = "rankings") -> Sess
 
 
 def gain_key(s: Session) -> str:
-    """The key of the level-1 gain slider in the sidebar ("g1" before the live dashboard, "_gs1" after,
-    "_gs1_<n>" since the slider gets a fresh key when another control sets the gain)."""
+    """The key of the level-1 gain *box* in the sidebar, as drawn in the latest run (``_gn1_<n>``: the box
+    and the slider get fresh keys when another control sets the gain). The box takes any value in
+    GAIN_MIN..GAIN_MAX; the slider beside it is a select_slider over fixed stops (about 20 values, sent as
+    option indices), so moving it cannot reach 30 new gains and a float sent to it is an error in the
+    server's widget state. Older checkouts: the slider ``_gs1`` / ``g1``."""
+    fresh = [k for k in s.widgets if k.startswith("_gn1_")]
+    if fresh:
+        return max(fresh, key=lambda k: int(k.rpartition("_")[2]))
     for k in ("_gs1", "g1"):
         if k in s.widgets:
             return k
-    fresh = [k for k in s.widgets if k.startswith("_gs1_")]
-    if fresh:
-        return max(fresh, key=lambda k: int(k.rpartition("_")[2]))
     return next(k for k, v in s.widgets.items() if v[1] == "slider")
 
 
@@ -458,7 +465,7 @@ async def memory_wide(url: str, server: Server | None, n_topics: int, n_runs: in
     errors = s.exceptions
     await s.__aexit__()
     await _after_close(rows, server, "| session closed, after {t} s | {rss:.0f} |", 1)
-    rows.append(f"\nexception elements seen: {errors}")
+    rows.append(f"\nexception elements seen: {errors}; error boxes: {len(s.error_boxes)}")
     return rows
 
 
@@ -492,12 +499,12 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
         times: list[float] = []
         errs: list[str] = []
         cpu0 = server.cpu_s() if server else 0.0
-        before = sum(s.exceptions for s in sessions)
+        before = sum(s.exceptions + len(s.error_boxes) for s in sessions)   # error boxes count
         await asyncio.gather(*(_mover(s, moves, random.Random(f"{seed}/{page}/{n}/{0 if identical else i}/{identical}"),
                                       times, errs, key, page=page)
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
-        exc = sum(s.exceptions for s in sessions) - before
+        exc = sum(s.exceptions + len(s.error_boxes) for s in sessions) - before
         rows.append(f"| {n} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | {max(times):.2f} | "
                     f"{len(errs) + exc} | {cpu / max(len(times), 1):.3f} |")
         for s in sessions:

@@ -516,6 +516,32 @@ def first_and_preferred(c: Collection, s: Settings) -> tuple[np.ndarray, np.ndar
     return _memo(("ranks", c.fingerprint), lambda: (M.first_rank(c, rel_threshold=1), M.preferred_rank(c)))
 
 
+def depth_view(c: Collection, draw: Callable[[pd.DataFrame], object]) -> dict:
+    """The Rankings page's "how deep" section, made once per collection and shared: r_1 and r_p read the
+    data alone, so no slider moves them, and rebuilding the chart (``draw``: the figure of the r_1 / r_p
+    frame), its three figures and the per-topic medians cost ~5 % of a Rankings move's CPU
+    (docs/benchmarks.md section 16). Keys: ``empty`` (no relevant document retrieved), ``fig``,
+    ``median_rp``, ``share_later``, ``extra`` (None where no list has both), ``per_topic``."""
+    def make() -> dict:
+        r1, rp = first_and_preferred(c, None)      # type: ignore[arg-type]  # reads the data alone
+        depth = pd.concat([
+            pd.DataFrame({"kind": "r_1: first relevant document (RR, O-measure)", "rank": r1[r1 > 0]}),
+            pd.DataFrame({"kind": "r_p: preferred rank (P, P+-measure)", "rank": rp[rp > 0]}),
+        ], ignore_index=True)
+        if depth.empty:
+            return {"empty": True}
+        both = (r1 > 0) & (rp > 0)
+        # pandas' median skips NaN without numpy's "All-NaN slice" warning for topics no run finds
+        per_topic = pd.DataFrame({"topic": c.topic_ids,
+                                  "median r_1": pd.DataFrame(np.where(r1 > 0, r1, np.nan)).median(axis=0).to_numpy(),
+                                  "median r_p": pd.DataFrame(np.where(rp > 0, rp, np.nan)).median(axis=0).to_numpy()}) \
+            if c.n_runs else pd.DataFrame()
+        return {"empty": False, "fig": draw(depth), "frame": depth, "median_rp": float(np.median(rp[rp > 0])),
+                "share_later": float((rp[both] > r1[both]).mean()) if both.any() else None,
+                "extra": float((rp[both] - r1[both]).mean()) if both.any() else None, "per_topic": per_topic}
+    return _memo(("depth_view", c.fingerprint, getattr(draw, "__qualname__", "")), make)
+
+
 # -- rank correlation (cheap, live) -----------------------------------------
 @st.cache_data(max_entries=256, show_spinner=False)
 def correlation(means_df: pd.DataFrame, alpha: float = 0.01) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -1216,8 +1242,19 @@ def claim_wide(frame: pd.DataFrame, index: str, method: str, level: float) -> pd
     method's discriminative-power figure at ``level`` (the confidence of the swap, the alpha of the bootstrap)."""
     fig, by = CLAIM_FIGURES[method]
     d = frame[np.isclose(frame[by].astype(float), float(level))]
-    w = d.pivot_table(index=index, columns="metric", values=fig, aggfunc="first", dropna=False)
-    return w.reindex(columns=list(dict.fromkeys(d["metric"])))
+    cols = list(dict.fromkeys(d["metric"]))
+    rows = np.unique(d[index].to_numpy())
+    i = np.searchsorted(rows, d[index].to_numpy())
+    j = pd.Index(cols).get_indexer(d["metric"])
+    cell = i * len(cols) + j
+    if len(np.unique(cell)) < len(cell):         # a (row, metric) twice: pandas' "first non-missing" rule
+        w = d.pivot_table(index=index, columns="metric", values=fig, aggfunc="first", dropna=False)
+        return w.reindex(columns=cols)
+    # one value per cell (every method writes one row per repetition / sample and metric): placed directly,
+    # as pivot_table would place it (rows sorted, a missing cell NaN) at a sixth of its CPU, four times a move
+    out = np.full((len(rows), len(cols)), np.nan)
+    out[i, j] = d[fig].to_numpy(dtype=float)
+    return pd.DataFrame(out, index=pd.Index(rows, name=index), columns=pd.Index(cols, name="metric"))
 
 
 def claim_verdict(method: str, per_repeat: pd.DataFrame, per_resample: pd.DataFrame | None, level: float) -> dict:

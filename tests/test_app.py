@@ -402,3 +402,35 @@ def test_the_worked_examples_open_on_the_papers_per_topic_numbers():
     assert t3.loc["inverse", "P-measure"] == pytest.approx(1.0, abs=5e-3)
     assert t3.loc["inverse", "P+-measure"] == pytest.approx(0.74, abs=5e-3)
     assert set(tab[tab["run"] == "X"]["topic"]) == {"T3"}          # X has a list on T3 only
+
+
+def _plain_depths(c) -> tuple[np.ndarray, np.ndarray]:
+    """r_1 and r_p (Sakai 2007 Sec. 3.3) by a plain walk down every ranked list: the first relevant document,
+    and the first document of the highest level the list holds; 0 where the list holds no relevant one."""
+    r1 = np.zeros((c.n_runs, c.n_topics), np.int64)
+    rp = np.zeros_like(r1)
+    for i in range(c.n_runs):
+        for j in range(c.n_topics):
+            lv = [int(x) for x in c.levels[i, j, :c.lengths[i, j]]]
+            if max(lv, default=0) > 0:
+                r1[i, j] = next(k for k, x in enumerate(lv, 1) if x > 0)
+                rp[i, j] = lv.index(max(lv)) + 1
+    return r1, rp
+
+
+def test_rankings_depth_section_is_the_plain_walk_and_is_not_rebuilt_by_a_gain_move(sim):
+    at = _goto(_app(), "rankings")
+    r1, rp = _plain_depths(sim)
+    both = (r1 > 0) & (rp > 0)
+    want = {"median r_p": f"{np.median(rp[rp > 0]):.0f}",
+            "lists where r_p > r_1": f"{(rp[both] > r1[both]).mean():.1%}",
+            "mean extra ranks scanned (r_p - r_1)": f"{(rp[both] - r1[both]).mean():.1f}"}
+
+    def depth_fig():
+        figs = at.session_state["_view_figs"]
+        return next(f for _, f in figs if "rank in the list" in str(f.layout.xaxis.title.text))
+    first = depth_fig()
+    at.number_input(key=gain_keys(at.session_state, 1)[1]).set_value(4.25).run()
+    assert not at.exception
+    assert {k: _metric(at, k) for k in want} == want
+    assert depth_fig() is first                  # r_1 / r_p read no setting: the chart is made once per collection

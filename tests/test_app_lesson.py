@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("streamlit")
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 from test_app import _app, _goto  # noqa: E402
 
 import evalcore  # noqa: E402
@@ -131,3 +133,25 @@ def test_on_large_data_the_overview_checks_the_claim_on_request():
     assert not [b for b in list(at.success) + list(at.info) + list(at.warning) if "Sakai 2007's claim" in b.value]
     at.button(key="ov_claim_btn").click().run()
     assert any("Sakai 2007's claim (Table 4" in b.value for b in list(at.success) + list(at.info) + list(at.warning))
+
+
+@pytest.mark.parametrize("method", ["swap", "bootstrap"])
+def test_claim_table_is_pandas_pivot_table(method):
+    """cached.claim_wide places each (repetition, metric) figure where pandas' pivot_table puts it (rows
+    sorted, a missing cell NaN), on evalcore.meta.repeat's frame with a row dropped and rows shuffled."""
+    from dashboard import cached
+    c = evalcore.simulated_collection(n_topics=15, n_runs=6, seed=1)
+    sc = {k: registry.score_matrix(c, k, gains=[1.0, 2.0, 3.0]) for k in ["RR", "P+-measure", "O-measure"]}
+    kw = {"rule": "003", "sampling": "replacement", "subset_size": None} if method == "swap" else \
+        {"run_ids": list(c.run_ids), "alpha": 0.05}
+    fig, by, level = cached.CLAIM_FIGURES[method][0], cached.CLAIM_FIGURES[method][1], \
+        (0.95 if method == "swap" else 0.05)
+    r = meta.repeat(method, sc, repeats=4, seed=3, B=50, **kw).per_repeat
+    gone = (r["repeat"] == r["repeat"].max()) & (r["metric"] == "O-measure")
+    r = r.drop(r.index[gone]).sample(frac=1, random_state=0)
+    d = r[r[by] == level]
+    want = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False) \
+        .reindex(columns=list(dict.fromkeys(d["metric"])))
+    got = cached.claim_wide(r, "repeat", method, level)
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, check_names=True)
+    assert np.isnan(got["O-measure"].iloc[-1])

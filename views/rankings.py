@@ -85,29 +85,19 @@ widgets.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {lo
                 "mean the gap rests on a few topics.")
 
 widgets.subheader("How deep does a P-measure user go?")
-r1, rp = cached.first_and_preferred(c, s)
-depth = pd.concat([
-    pd.DataFrame({"kind": "r_1: first relevant document (RR, O-measure)", "rank": r1[r1 > 0]}),
-    pd.DataFrame({"kind": "r_p: preferred rank (P, P+-measure)", "rank": rp[rp > 0]}),
-], ignore_index=True)
-if depth.empty:
+dv = cached.depth_view(c, figures.depth_ecdf)     # reads the data alone: made once, not at every move
+if dv["empty"]:
     st.info("No run retrieves a relevant document.")
 else:
     l3, r3 = st.columns([1.5, 1], gap="large")
     with l3:
-        widgets.chart(figures.depth_ecdf(depth), width="stretch", key="rk_depth")
+        widgets.chart(dv["fig"], width="stretch", key="rk_depth")
         widgets.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
                         "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
                         "P-measure assumes.")
     with r3:
-        both = (r1 > 0) & (rp > 0)
-        st.metric("median r_p", f"{np.median(rp[rp > 0]):.0f}")
-        st.metric("lists where r_p > r_1", f"{(rp[both] > r1[both]).mean():.1%}" if both.any() else "–")
-        st.metric("mean extra ranks scanned (r_p - r_1)", f"{(rp[both] - r1[both]).mean():.1f}" if both.any() else "–")
-        # pandas' median skips NaN without numpy's "All-NaN slice" warning for topics no run finds
-        per_topic = pd.DataFrame({"topic": c.topic_ids,
-                                  "median r_1": pd.DataFrame(np.where(r1 > 0, r1, np.nan)).median(axis=0).to_numpy(),
-                                  "median r_p": pd.DataFrame(np.where(rp > 0, rp, np.nan)).median(axis=0).to_numpy()}) \
-            if c.n_runs else pd.DataFrame()
+        st.metric("median r_p", f"{dv['median_rp']:.0f}")
+        st.metric("lists where r_p > r_1", f"{dv['share_later']:.1%}" if dv["share_later"] is not None else "–")
+        st.metric("mean extra ranks scanned (r_p - r_1)", f"{dv['extra']:.1f}" if dv["extra"] is not None else "–")
         with st.expander("per topic"):
-            widgets.table(per_topic, digits=1, hide_index=True)
+            widgets.table(dv["per_topic"], digits=1, hide_index=True)
