@@ -91,6 +91,8 @@ _CHOICES = {c.key: c.choices for c in _CONTROLS if c.choices}
 _BOUNDS = {**WIDGET_BOUNDS, **{c.key: c.bounds for c in _CONTROLS if c.bounds is not None}}
 #: Longest text a URL value may carry (a metric key, a run id, a collection's title).
 MAX_URL_TEXT = 200
+#: Most values a page's list in the address may carry (the rest are ignored before anything is sized by them).
+MAX_URL_LIST = 100
 ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
 
@@ -225,7 +227,7 @@ def init(metric_choices) -> None:
         ss["metrics"] = value
     for key, (name, _) in _LISTS.items():       # a page's own lists: the page checks them (list_setting)
         if key != "metrics" and key not in ss and name in q:
-            ss[key] = [v for v in q[name].split(",") if v]
+            ss[key] = [v for v in q[name].split(",", MAX_URL_LIST)[:MAX_URL_LIST] if v]
     if first:
         ss["_url_gains"] = q.get("gains")
         ss["_url_pen"] = q.get("pen")
@@ -382,7 +384,9 @@ def list_setting(key: str, options: list, default: list) -> None:
     kept = [v for v in value if v in options]
     if kept != value:
         name = _LISTS[key][0]
-        dropped = ", ".join(repr(v) for v in value if v not in options)
+        bad = [v for v in value if v not in options]
+        dropped = ", ".join(repr(v[:MAX_URL_TEXT]) for v in bad[:5])
+        dropped += f" and {len(bad) - 5} more" if len(bad) > 5 else ""
         st.toast(safe.md(f"ignored {dropped} in {name}= of the address: not offered here"))   # text, not Markdown
         ss[key] = kept or list(default)
 

@@ -207,3 +207,11 @@ def test_a_list_from_the_address_keeps_what_the_page_offers_and_names_the_rest(p
     assert "'**nonsense**'" in shown and f"in {name}= of the address: not offered here" in shown
     assert "**" not in raw                    # the address's text, never Markdown (no bold)
     assert _query(at).get(name) == good       # the address carries what is used
+
+
+def test_a_long_list_in_the_address_is_cut_before_use_and_the_notice_stays_short():
+    junk = ",".join(f"x{i}" for i in range(5000))
+    at = _app({"plcmp": "this list," + junk}, "playground")
+    assert not at.exception and at.session_state["pl_cmp"] == ["this list"]
+    shown = html.unescape(" ".join(t.value for t in at.toast))
+    assert "'x0'" in shown and "and 94 more" in shown and "x4999" not in shown     # 100 values read, 99 dropped
