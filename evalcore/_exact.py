@@ -34,7 +34,7 @@ import math  # noqa: F401  (doctests)
 
 import numpy as np
 
-__all__ = ["fmat_imat", "imat_fmat", "part_bits"]
+__all__ = ["check_integral", "fmat_imat", "imat_fmat", "part_bits"]
 
 
 def part_bits(C: np.ndarray, axis: int = 0) -> int:
@@ -49,7 +49,7 @@ def part_bits(C: np.ndarray, axis: int = 0) -> int:
     return 52 - int(np.ceil(np.log2(s)))
 
 
-def _check_integral(C: np.ndarray) -> None:
+def check_integral(C: np.ndarray) -> None:
     if C.dtype.kind == "f" and C.size and not np.array_equal(C, np.rint(C)):
         raise ValueError("fmat_imat: the second operand must hold integers (counts or signs)")
 
@@ -71,7 +71,7 @@ def fmat_imat(A: np.ndarray, C: np.ndarray, *, bits: int | None = None) -> np.nd
     A = np.asarray(A, dtype=np.float64)
     C = np.asarray(C)
     if bits is None:
-        _check_integral(C)
+        check_integral(C)
     Cf = C.astype(np.float64, copy=False)
     squeeze = A.ndim == 1
     A2 = A[None, :] if squeeze else A

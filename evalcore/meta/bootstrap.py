@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._exact import _check_integral, fmat_imat, part_bits
+from .._exact import check_integral, fmat_imat, part_bits
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -229,7 +229,7 @@ def count_bits(Ct: np.ndarray) -> int:
     """The part bits of the exact products with the topic counts Ct (:func:`evalcore._exact.part_bits`), Ct
     checked to hold integers: once per call, not in each chunk's two products (a per-chunk cost that held the
     GIL, docs/benchmarks.md section 15.2)."""
-    _check_integral(Ct)
+    check_integral(Ct)
     return part_bits(Ct, axis=0)
 
 

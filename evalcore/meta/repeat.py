@@ -36,15 +36,15 @@ import numpy as np
 import pandas as pd
 
 from ..settings import SEED_MAX
+from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
-from .swap import swap_method
+from .swap import sort_summary, swap_method
 from .tukey import tukey_hsd
 
 __all__ = ["repeat", "RepeatResult", "derive_seeds", "aggregate", "order_share", "METHODS"]
 
-#: method name -> (function, key columns of its summary, figures aggregated)
 #: method -> (function, key columns of its summary, its figures)
 METHODS: dict[str, tuple[Callable[..., Any], tuple[str, str], tuple[str, ...]]] = {
     "swap": (swap_method, ("metric", "confidence"), ("abs_diff", "max_performance", "relative", "pct_comparisons")),
@@ -246,8 +246,6 @@ class _Repetition:
         self.method, self.func, self.scores, self.kwargs, self.on_dask, self.reuse = (method, func, scores, kwargs,
                                                                                       on_dask, reuse)
         if reuse is not None:
-            from . import reuse as _reuse
-
             self.levels, self.settings = _reuse.method_settings(method, kwargs)
             order_free = method in _reuse.ORDER_FREE
             self.digests = {m: _reuse.digest(v, order_free) for m, v in scores.items()}
@@ -261,9 +259,6 @@ class _Repetition:
         if self.reuse is None:
             res = self._call(self.scores, seed, inner)
             return res, res.summary
-        from . import reuse as _reuse
-        from .swap import sort_summary
-
         rows = _reuse.take_rows(self.reuse, self.method, self.scores, self.digests, seed, self.levels,
                                 self.settings)
         todo = {m: v for m, v in self.scores.items() if m not in rows}

@@ -19,15 +19,23 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["RowStore", "LEVEL_ARGUMENT", "LEVEL_COLUMN", "ORDER_FREE", "digest", "method_settings", "row_key",
-           "keep_rows", "take_rows"]
+from .bootstrap import bootstrap_sensitivity
+from .stability import stability
+from .swap import swap_method
+from .tukey import tukey_hsd
 
+__all__ = ["RowStore", "FUNCTIONS", "LEVEL_ARGUMENT", "LEVEL_COLUMN", "ORDER_FREE", "digest", "method_settings",
+           "row_key", "keep_rows", "take_rows"]
+
+#: method -> its in-memory function (as :data:`evalcore.meta.repeat.METHODS`), whose signature gives the defaults
+FUNCTIONS: dict[str, Callable[..., Any]] = {"swap": swap_method, "bootstrap": bootstrap_sensitivity,
+                                             "stability": stability, "tukey": tukey_hsd}
 #: method -> the argument holding its summary levels (one summary row per metric and level)
 LEVEL_ARGUMENT = {"swap": "confidences", "bootstrap": "alpha", "tukey": "alpha", "stability": "fuzziness"}
 #: method -> the summary column holding the level
@@ -85,12 +93,10 @@ def _levels(v: Any) -> tuple[float, ...]:
 
 
 def method_settings(method: str, kwargs: Mapping[str, Any]) -> tuple[tuple[float, ...], tuple]:
-    """``(levels, settings)`` of one call of ``method`` (its in-memory function,
-    :data:`evalcore.meta.repeat.METHODS`) with ``kwargs``: the summary levels asked for, and every other
-    argument that shapes a number, defaults filled in, as a hashable tuple."""
-    from .repeat import METHODS
-
-    params = inspect.signature(METHODS[method][0]).parameters
+    """``(levels, settings)`` of one call of ``method`` (its in-memory function, :data:`FUNCTIONS`) with
+    ``kwargs``: the summary levels asked for, and every other argument that shapes a number, defaults
+    filled in, as a hashable tuple."""
+    params = inspect.signature(FUNCTIONS[method]).parameters
     full = {n: p.default for n, p in params.items() if p.default is not inspect.Parameter.empty}
     full.update({k: v for k, v in kwargs.items() if k in params})
     levels = _levels(full.pop(LEVEL_ARGUMENT[method]))
