@@ -75,7 +75,7 @@ LEAN_HELP = {
     "tukey": "randomised Tukey HSD over all run pairs (Sakai 2012)",
     "pairs": "every run pair: mean difference, CI, effect size, p-value, adjusted p-value",
     "topics": "topic set size design: topics needed for a paired or unpaired t-test, ANOVA or a CI (Sakai 2016, 2018)",
-    "report": "003's whole experiment on a collection: Markdown report + tables as CSV and LaTeX",
+    "report": "Sakai 2007's whole experiment on a collection: Markdown report + tables as CSV and LaTeX",
     "metrics": "list every measure and its names in ir_measures, trec_eval, NTCIREVAL",
     "app": "start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
 }
