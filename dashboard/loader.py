@@ -320,6 +320,15 @@ def _died(proc: subprocess.Popen, memory: int) -> InputError:
                 f"{human_bytes(memory)}), or the server's operator; your files were not at fault",
                 hint="try again in a moment; if it happens again, load fewer runs or topics at once, or ask the "
                      "server's operator (EVALCORE_LOAD_WORKERS, EVALCORE_LOAD_MEMORY)")
+        if sig == signal.SIGABRT:
+            # a C or C++ library that cannot allocate aborts (an uncaught std::bad_alloc, a failed allocation
+            # check) where Python would raise MemoryError: under the worker's address-space limit, the usual cause
+            return InputError(
+                f"the load's worker process was stopped by SIGABRT ({sig}) before it finished, as a library does "
+                f"when it cannot allocate memory: loading these files most likely needs more than "
+                f"{human_bytes(memory)}, the memory one load may take on this server",
+                hint="load fewer runs or topics at once, or ask the server's operator to raise "
+                     "EVALCORE_LOAD_MEMORY; if the files are small, please report it with the files")
         return InputError(f"the load's worker process was stopped by {name} ({sig}) before it finished",
                           hint="try again; if it happens again, please report it with the files")
     what = f"exited with status {rc}" if rc else "ended without an answer"

@@ -187,6 +187,16 @@ def test_a_worker_stopped_by_another_signal_says_which():
     assert not _children()
 
 
+def test_a_worker_aborted_by_a_library_reads_as_short_of_memory():
+    """A C or C++ library that cannot allocate under the worker's memory limit aborts (SIGABRT) instead of
+    raising MemoryError (seen with the lowest supported versions): the message says memory, not "report it"."""
+    import signal
+
+    with pytest.raises(InputError, match=r"stopped by SIGABRT \(6\).*most likely needs more than") as e:
+        load_in_worker(_big_qrels(), RUNS, tick=_kill_worker_at_first_tick(signal.SIGABRT))
+    assert "EVALCORE_LOAD_MEMORY" in str(e.value) and not _children()
+
+
 def test_a_hung_worker_times_out_and_the_queue_moves_on(monkeypatch):
     """A stopped worker (SIGSTOP) left its session counting seconds forever and every other session "1 upload
     ahead of this one": now the load ends at its time limit with a message, and the next one runs."""
