@@ -433,12 +433,18 @@ def _balanced(tex: str) -> bool:
     return depth == 0
 
 
-def test_compact_latex_has_one_column_per_metric_with_labels_and_escaped_names():
+def latex_example() -> tuple[dict[str, np.ndarray], list[str]]:
+    """Five metrics (peer names) of three runs over 30 topics, run names full of LaTeX's special characters;
+    the second run clearly better than the baseline (tests/test_latex_compile.py compiles the same tables)."""
     rng = np.random.default_rng(4)
     base = rng.uniform(0.2, 0.6, 30)
     mats = {k: np.vstack([base, base + 0.15 + rng.normal(0, 0.02, 30), base + rng.normal(0, 0.05, 30)])
             for k in ("ndcg_cut_10", "map", "P_10", "recip_rank", "Q-measure")}
-    runs = ["bm25", "a_b&c%#", "x^y~{z}"]
+    return mats, ["bm25", "a_b&c%#", "x^y~{z}"]
+
+
+def test_compact_latex_has_one_column_per_metric_with_labels_and_escaped_names():
+    mats, runs = latex_example()
     r = evalcore.compare(mats, run_ids=runs, baseline="bm25")
     tex = r.to_latex(labels={"Q-measure": "Q (β=1)"})
     spec, rows = _tabular(tex)

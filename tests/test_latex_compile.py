@@ -13,8 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
+from test_compare import latex_example
 
 import evalcore
 
@@ -43,11 +43,7 @@ def _compile(tmp_path: Path, body: str) -> str:
 
 
 def test_compares_compact_table_and_its_details_compile(tmp_path):
-    rng = np.random.default_rng(4)
-    base = rng.uniform(0.2, 0.6, 30)
-    mats = {k: np.vstack([base, base + 0.15 + rng.normal(0, 0.02, 30), base + rng.normal(0, 0.05, 30)])
-            for k in ("ndcg_cut_10", "map", "P_10", "recip_rank", "Q-measure")}
-    runs = ["bm25", "a_b&c%#", "x^y~{z}"]
+    mats, runs = latex_example()
     r = evalcore.compare(mats, run_ids=runs, baseline="bm25")
     compact = r.to_latex(labels={"Q-measure": "Q (beta=1)"})
     assert r"$^{\blacktriangle}$" in compact and "MSnDCG@10" in compact      # the marks and labels compiled
