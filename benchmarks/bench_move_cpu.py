@@ -147,6 +147,8 @@ def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[f
         import pstats
         buf = io.StringIO()
         pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(profile)
+        if os.environ.get("BENCH_CALLERS"):
+            pstats.Stats(prof, stream=buf).print_callers(os.environ["BENCH_CALLERS"])
         print(buf.getvalue())
     return out, dict(meter.cpu)
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import cached, state, widgets
+from dashboard import cached, errors, state, widgets
 from evalcore import meta as _meta
 
 #: The method's name on screen and the table of 003 it reproduces.
@@ -89,17 +89,23 @@ def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | Non
             "topics_pending": topics is None}
 
 
-def headline(v: dict) -> str:
-    """One bold line: the method and the verdict in a word (the claim itself opens the text below it)."""
+def headline(v: dict, *, stale: bool = False) -> str:
+    """One bold line: the method and the verdict in a word (the claim itself opens the text below it);
+    ``stale``: checked at earlier settings, said so."""
     name, table = METHODS[v["method"]]
     word = {"holds": "holds", "mostly": "holds in most repetitions", "fails": "does not hold",
             "untestable": "cannot be checked"}[v["status"]]
+    if stale:
+        word = {"holds": "held", "mostly": "held in most repetitions", "fails": "did not hold",
+                "untestable": "could not be checked"}[v["status"]]
+        return f"**At the settings checked, Sakai 2007's claim ({table}, {name.lower()}) {word}.**"
     return f"**Sakai 2007's claim ({table}, {name.lower()}) {word} here.**"
 
 
-def show(v: dict | None, *, compact: bool = False) -> None:
+def show(v: dict | None, *, compact: bool = False, stale: bool = False) -> None:
     """Draw one verdict: a coloured box (green: holds; blue: holds in most repetitions, or cannot be checked;
-    yellow: does not hold - a finding about the data, not an error of the app)."""
+    yellow: does not hold - a finding about the data, not an error of the app); ``stale``: checked at earlier
+    settings (the headline says so, in the past tense)."""
     if v is None:
         return
     box = {"holds": st.success, "mostly": st.info, "fails": st.warning, "untestable": st.info}[v["status"]]
@@ -108,6 +114,72 @@ def show(v: dict | None, *, compact: bool = False) -> None:
            f"at {widgets.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "
            f"{cached.TOPIC_RESAMPLES} topic samples at B = {cached.TOPIC_B} each.")
     text = v["text"] + (" Topic samples: being computed." if v.get("topics_pending") else "")
-    box(headline(v) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
+    box(headline(v, stale=stale) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
     if compact:
         widgets.caption(how)
+
+
+def _cached(method: str, c, s, params: dict, B: int) -> bool:
+    """Whether both parts of one method's check (the repetitions at the chosen B and the topic samples) are
+    finished for these settings (by any session): then drawing the verdict costs nothing."""
+    s = claim_settings(s)
+    return (not cached.meta_missing(f"{method}_spread", c, s, {**params, "repeats": cached.SPREAD_REPEATS}, B)
+            and not cached.meta_missing(f"{method}_topics", c, s,
+                                        {**params, "resamples": cached.TOPIC_RESAMPLES}, cached.TOPIC_B))
+
+
+def _check_key(c, s, ss) -> tuple:
+    """What the Overview's verdicts depend on: the data, the claim's metrics under the settings, and the Swap
+    and Bootstrap pages' parameters, B and level."""
+    pages = tuple((m, tuple(sorted(p.items())), B, lvl) for m in ("bootstrap", "swap")
+                  for p, B, lvl in [page_params(m, c, ss)])
+    return c.fingerprint, claim_settings(s), pages
+
+
+def overview(box, c, s) -> None:
+    """The Overview's verdict boxes (drawn into ``box``, at the top of the page), checked when asked.
+
+    The check repeats the swap and bootstrap methods :data:`cached.SPREAD_REPEATS` times at the chosen B and
+    over :data:`cached.TOPIC_RESAMPLES` topic samples: ~85 % of an Overview move's CPU when it ran on every
+    gain move (2.6-3.8 s against ~0.3 s for the rest of the page; docs/benchmarks.md section 16.1), which one
+    server cannot pay for a class. So:
+
+    - the first view of a session checks it by itself (up to :data:`AUTO_LIMIT` run pairs x topics; every
+      session at the same data and settings shares the result, so a class at the default gains pays once);
+    - after a move, the verdicts are drawn at once if any session has checked these settings; otherwise the
+      last verdicts stay on screen, labelled with the settings they were checked at, beside a button that
+      checks the current ones.
+    """
+    ss = st.session_state
+    key = _check_key(c, s, ss)
+    if ss.pop("_ov_claim_ask", False):
+        ss["_ov_claim_key"] = key
+    if "_ov_claim_key" not in ss and comparisons(c) <= AUTO_LIMIT:
+        ss["_ov_claim_key"] = key                     # the session's first view checks itself
+    params = {m: page_params(m, c, ss) for m in ("bootstrap", "swap")}
+    if ss.get("_ov_claim_key") == key or all(_cached(m, c, s, *params[m][:2]) for m in params):
+        widgets.markdown("**Sakai 2007's claim, repeated** (the verdicts at the top of the page; Monte Carlo "
+                         "repetitions and topic samples)")
+        verdicts = [compute(m, c, s, *params[m]) for m in params]
+        ss["_ov_claim_key"] = key
+        ss["_ov_claim_shown"] = {"key": key, "line": widgets.settings_line(s, c), "verdicts": verdicts}
+        with box:
+            for v in verdicts:
+                show(v)
+        return
+    last = ss.get("_ov_claim_shown")
+    with box:
+        if last is not None and last["key"][0] == c.fingerprint:
+            widgets.caption(f"Checked at: {last['line']}. **The settings have changed since**; the check "
+                            "takes seconds, so it runs when asked.")
+            for v in last["verdicts"]:
+                show(v, compact=True, stale=True)
+            label = "Check Sakai 2007's claim again at the current settings"
+        else:
+            label = "Check Sakai 2007's claim P+ > O > NWRR > RR on this data"
+            widgets.caption(f"{comparisons(c):,} run pairs x topics: the check ({cached.SPREAD_REPEATS} repetitions "
+                            f"of the swap and bootstrap methods at the chosen B, {cached.TOPIC_RESAMPLES} topic "
+                            "samples) takes a while here, so it runs when asked. The Swap and Bootstrap pages "
+                            "check it too.")
+        st.button(label, key="ov_claim_btn", on_click=errors.guarded(lambda: ss.update(_ov_claim_ask=True)),
+                  icon=":material/fact_check:")

@@ -135,6 +135,41 @@ def test_on_large_data_the_overview_checks_the_claim_on_request():
     assert any("Sakai 2007's claim (Table 4" in b.value for b in list(at.success) + list(at.info) + list(at.warning))
 
 
+def _boxes(at) -> list[str]:
+    return [b.value for b in list(at.success) + list(at.info) + list(at.warning) if "Sakai 2007's claim" in b.value]
+
+
+def test_after_a_gain_move_the_overview_keeps_the_checked_verdict_and_checks_the_new_gains_when_asked():
+    """The claim's check (5 repetitions and 20 topic samples of two methods) is not paid on every gain move:
+    the verdicts checked at the first view stay, said to be at the earlier settings, until the button checks
+    the current gains - and then they are evalcore's verdicts at those gains."""
+    from dashboard.state import gain_keys
+    c = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
+    at = _app(SMALL)
+    first = _boxes(at)
+    assert len(first) == 2 and all(" here.**" in b for b in first)         # the first view checks itself
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(10.0).run()
+    assert not at.exception and not at.error
+    stale = _boxes(at)
+    assert len(stale) == 2 and all(b.startswith("**At the settings checked") for b in stale)
+    assert any("gains S=3 : A=2" in cap.value and "have changed since" in cap.value for cap in at.caption)
+    at.button(key="ov_claim_btn").click().run()
+    fresh = "\n".join(_boxes(at))
+    assert "At the settings checked" not in fresh
+    keys = ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
+    sc = {k: registry.score_matrix(c, k, gains=[1.0, 2.0, 10.0]) for k in keys}
+    r = meta.repeat("bootstrap", sc, repeats=5, seed=0, B=300, run_ids=list(c.run_ids), alpha=0.05).per_repeat
+    t = meta.topic_bootstrap(sc, "bootstrap", resamples=20, seed=0, B=100, run_ids=list(c.run_ids),
+                             alpha=0.05).per_resample
+    w = r[r["alpha"] == 0.05].pivot_table(index="repeat", columns="metric", values="pct_significant", dropna=False)
+    tw = t[t["alpha"] == 0.05].pivot_table(index="resample", columns="metric", values="pct_significant",
+                                           dropna=False)
+    v = meta.order_claim_verdict(w, meta.CLAIM_003, topics=tw, what="% of pairs significant")
+    assert v["text"] in fresh
+    at.select_slider(key=gain_keys(at.session_state, 3)[0]).set_value(3.0).run()   # back: checked, drawn at once
+    assert len(_boxes(at)) == 2 and not [b for b in _boxes(at) if b.startswith("**At the settings checked")]
+
+
 @pytest.mark.parametrize("method", ["swap", "bootstrap"])
 def test_claim_table_is_pandas_pivot_table(method):
     """cached.claim_wide places each (repetition, metric) figure where pandas' pivot_table puts it (rows

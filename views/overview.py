@@ -6,7 +6,7 @@ significant, Sakai 2007 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
-from dashboard import cached, claims, errors, safe, shell, state, widgets
+from dashboard import cached, claims, safe, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -115,20 +115,5 @@ else:
         widgets.live_meta("bootstrap", c, s, params_bs, int(ss["bs_B"]), "Bootstrap", draw_boot)
     with p2:
         widgets.live_meta("swap", c, s, params_sw, int(ss["sw_B"]), "Swap method", draw_swap)
-    n_cmp = claims.comparisons(c)
-    if n_cmp <= claims.AUTO_LIMIT or ss.get("_ov_claim"):
-        widgets.markdown("**Sakai 2007's claim, repeated** (the verdicts at the top of the page; Monte "
-                         "Carlo repetitions and "
-                    "topic samples)")
-        verdicts = [claims.compute(m, c, s, *claims.page_params(m, c, ss)) for m in ("bootstrap", "swap")]
-        with claim_box:
-            for v in verdicts:
-                claims.show(v)
-    else:       # large data: the check repeats both methods 5 times and over 20 topic samples - on request
-        with claim_box:
-            st.button("Check Sakai 2007's claim P+ > O > NWRR > RR on this data", key="ov_claim_btn",
-                      on_click=errors.guarded(lambda: ss.update(_ov_claim=True)), icon=":material/fact_check:")
-            widgets.caption(f"{n_cmp:,} run pairs x topics: the check (5 repetitions of the swap and bootstrap methods "
-                       f"at the chosen B, {cached.TOPIC_RESAMPLES} topic samples) takes a while here, so it runs "
-                       "when asked. The Swap and Bootstrap pages check it too.")
+    claims.overview(claim_box, c, s)     # checked when asked after a move: dashboard.claims.overview
 widgets.finish_live()
