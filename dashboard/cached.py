@@ -837,6 +837,21 @@ def session_threads(kind: str | None = None) -> int:
     return cap if kind is None else min(cap, default_threads(kind.split("_")[0]))
 
 
+#: Meta computations running in this server process now (every session's): :func:`meta_compute` gives a
+#: computation more than one thread only when it is the only one. With a class computing at once there are
+#: no idle cores for a second thread to use, and extra threads cost CPU: bench_load's Overview, 10 sessions
+#: on 2 cores, spent 0.83 s of server CPU per move with 2 threads per session against 0.41 s with 1, and its
+#: p95 was 9.5 s against 5.1 s (docs/benchmarks.md section 16.2).
+_RUNNING = 0
+_RUNNING_LOCK = threading.Lock()
+
+
+def threads_now(kind: str, running: int) -> int:
+    """The threads of a computation that finds ``running`` meta computations in the server (itself
+    included): :func:`session_threads` when it is alone, one thread when other sessions compute too."""
+    return session_threads(kind) if running <= 1 else 1
+
+
 def _clock(threads: int):
     """The cost clock of a computation on ``threads`` threads: this script thread's CPU when it computes
     alone (other sessions' work does not count), the wall time when pool threads do the work (the
@@ -856,9 +871,22 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     hit = _results().get(key)
     if hit is not None:
         return hit
+    global _RUNNING
+    with _RUNNING_LOCK:
+        _RUNNING += 1
+        running = _RUNNING
+    try:
+        return _meta_compute(kind, c, s, params, B, progress, key, threads_now(kind, running))
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING -= 1
+
+
+def _meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int, progress, key: tuple,
+                  threads: int) -> dict:
+    """:func:`meta_compute` on ``threads`` threads."""
     fn, _, parts = META_KINDS[kind]
     per_metric = kind in PER_METRIC_KINDS
-    threads = session_threads(kind)
     clock = _clock(threads)
     if not per_metric:
         t0 = clock()

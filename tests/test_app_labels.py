@@ -48,6 +48,7 @@ def _texts(at: AppTest) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 @pytest.mark.parametrize("K", [2, 4, 5])
 def test_no_page_names_a_three_level_setting_on_another_number_of_levels(K):
     at = AppTest.from_file(APP, default_timeout=120)

@@ -51,6 +51,7 @@ def wide_collection(n_topics: int, n_runs: int, depth: int = 10, K: int = 3, see
                       topic_ids=[f"t{j}" for j in range(n_topics)])
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_thirty_gain_moves_on_a_wide_collection_stay_within_the_cache_budget(monkeypatch):
     """Every move is a new gain setting (a miss for each graded metric: 5 x 8 x runs x topics bytes of new
     scores, 1.6 MB here, which every page computes for the sidebar's metrics); with a 2 MiB budget per cache,

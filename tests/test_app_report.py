@@ -37,6 +37,7 @@ def _app_report(query: dict, threshold: str = "relaxed"):
     return at
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 @pytest.mark.parametrize("query, threshold, cli", [
     ({"nt": "12", "nr": "7", "seed": "4", "gains": "10:5:1", "beta": "2"}, "relaxed",
      ["--simulated", "--topics", "12", "--systems", "7", "--seed-data", "4", "--gains", "10:5:1", "--beta", "2"]),

@@ -45,3 +45,29 @@ def test_every_meta_computation_runs_on_the_session_threads(kind, params, want, 
     c = evalcore.simulated_collection(n_topics=12, n_runs=5, seed=2)
     cached.meta_compute(kind, c, _settings(), params, 40)
     assert seen and set(seen) == {want}
+
+
+def test_a_computation_gets_one_thread_while_another_session_computes(monkeypatch):
+    """More than one thread only for a computation alone in the server: with a class computing at once there
+    is no idle core for a second thread (bench_load: twice the server CPU per Overview move with two)."""
+    from dashboard import cached
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)
+    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
+    from evalcore.meta import _parallel
+    monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)
+    fn, names, parts = cached.META_KINDS["swap"]
+    seen = []
+    monkeypatch.setitem(cached.META_KINDS, "swap",
+                        (lambda sc, run_ids, **kw: (seen.append((kw.get("threads"), cached._RUNNING)),
+                                                    fn(sc, run_ids, **kw))[1], names, parts))
+    c = evalcore.simulated_collection(n_topics=12, n_runs=5, seed=2)
+    params = {"sampling": "replacement", "subset_size": None, "seed": 1}
+    monkeypatch.setattr(cached, "_RUNNING", 1)                  # another session's computation is running
+    cached.meta_compute("swap", c, _settings(), params, 40)
+    assert seen and {t for t, _ in seen} == {1} and {r for _, r in seen} == {2}
+    assert cached._RUNNING == 1                                 # this one's count released
+    seen.clear()
+    monkeypatch.setattr(cached, "_RUNNING", 0)                  # alone
+    cached.meta_compute("swap", c, _settings(), {**params, "seed": 2}, 40)
+    assert {t for t, _ in seen} == {3} and cached._RUNNING == 0

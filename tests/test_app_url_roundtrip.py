@@ -249,6 +249,7 @@ def _page_keys(page: pages.PageSpec, sidebar: bool) -> list[str]:
     return keys
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 @pytest.mark.parametrize("page", PAGES, ids=[p.url_path for p in PAGES])
 def test_every_control_of_a_page_comes_back_from_a_copied_address(page):
     keys = _page_keys(page, sidebar=False)

@@ -65,6 +65,7 @@ def test_bad_input_is_the_same_input_error():
     assert str(there.value) == str(here.value)
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_a_load_over_the_workers_memory_limit_is_a_readable_error():
     with pytest.raises(InputError, match="not enough memory|needs more than"):
         load_in_worker(_big_qrels(), RUNS, memory=500 << 20)

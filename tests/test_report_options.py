@@ -145,6 +145,7 @@ def test_threads_change_no_byte_of_the_report(tmp_path, coll):
     assert main(["report", "--qrels", str(q), "--runs", str(r), "--out", str(tmp_path / "x"), "--threads", "0"]) == 2
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_workers_change_no_byte_of_the_report(tmp_path, coll, monkeypatch, plain_main):
     """--workers 2 runs Tables 3-6's swap, bootstrap, Tukey and stability repetitions as Dask tasks on a local
     cluster (evalcore.meta.on_dask: the same bits as in memory), so every file is the in-memory one, and neither

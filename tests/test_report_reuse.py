@@ -82,6 +82,7 @@ from evalcore.cli import main  # noqa: E402
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_the_report_takes_the_bootstrap_pages_rows_and_writes_the_commands_bytes(monkeypatch, tmp_path):
     from dashboard import cached
 

@@ -157,6 +157,16 @@ def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     return i.astype(np.intp), j.astype(np.intp)
 
 
+def pair_names(ids, pi: np.ndarray, pj: np.ndarray):
+    """The ``run_x`` and ``run_y`` columns of a per-pair table: ``ids[pi]`` and ``ids[pj]`` as pandas Series
+    of the dtype a DataFrame gives a list of these ids (``str`` on pandas 3, object before), each made by one
+    take instead of a Python list of every pair's id per column and metric (at 1,000 runs, 499,500 ids:
+    ~0.1 s a column, a serial step after the parallel chunks; docs/benchmarks.md section 15.3)."""
+    import pandas as pd
+    names = pd.Series(list(ids))
+    return names.take(pi).reset_index(drop=True), names.take(pj).reset_index(drop=True)
+
+
 def pair_range(n_runs: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``start .. stop - 1`` of :func:`pair_index`'s order, without building all of it.
 

@@ -59,6 +59,7 @@ from ._common import (
     count_rows,
     pair_chunks,
     pair_index,
+    pair_names,
     round_sig,
     topic_counts,
     work_arrays,
@@ -346,7 +347,7 @@ def prepare_bootstrap(scores, run_ids, B, seed, alpha, samples):
 def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -> BootstrapResult:
     """The result tables from each metric's (asl, mean_diff, t, est) over all pairs."""
     P = pi.size
-    run_x, run_y = [ids[i] for i in pi], [ids[j] for j in pj]
+    run_x, run_y = pair_names(ids, pi, pj)
     pair_frames, summ_rows, curve_frames = [], [], []
     for m, (asl, mdiff, tobs, est) in per_metric.items():
         pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y,

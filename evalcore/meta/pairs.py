@@ -92,6 +92,7 @@ from ._common import (
     check_scores,
     pair_chunks,
     pair_index,
+    pair_names,
     topic_counts,
     zero_rounding,
     zero_tolerance,
@@ -424,8 +425,9 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
 
     run_tasks(task, [(m, sl) for m in metrics for sl in chunks], threads, prog)
     frames = []
+    run_x, run_y = pair_names(ids, pi, pj)
     for m in metrics:
-        frame = pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj], **cols[m]})
+        frame = pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y, **cols[m]})
         frame["n_topics"] = frame["n_topics"].astype(np.int64)
         frames.append(frame)
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,

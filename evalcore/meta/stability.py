@@ -38,6 +38,7 @@ from ._common import (
     count_rows,
     pair_chunks,
     pair_index,
+    pair_names,
     topic_counts,
 )
 from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
@@ -224,7 +225,7 @@ def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement) 
     """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs)."""
     B, c = samples.shape
     P = pi.size
-    run_x, run_y = [ids[i] for i in pi], [ids[j] for j in pj]
+    run_x, run_y = pair_names(ids, pi, pj)
     summ, pair_frames = [], []
     for m, (W, L, T) in counts.items():
         for q, f in enumerate(fz):

@@ -49,6 +49,7 @@ from ._common import (
     check_run_ids,
     check_scores,
     pair_index,
+    pair_names,
 )
 from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
 
@@ -222,9 +223,10 @@ def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tupl
     pi, pj = pair_index(n_runs)
     P = pi.size
     pair_frames, summ = [], []
+    run_x, run_y = pair_names(ids, pi, pj)
     for m in ranges:
         d, p = tukey_pvalues(mats[m].mean(axis=1), pi, pj, np.sort(ranges[m]))
-        pair_frames.append(pd.DataFrame({"metric": m, "run_x": [ids[i] for i in pi], "run_y": [ids[j] for j in pj],
+        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y,
                                          "mean_diff": d, "p_value": p, "significant": p < alphas[0]}))
         for a in alphas:
             n_sig = int(np.sum(p < a))
