@@ -181,8 +181,10 @@ def browser_slider(zip_path: Path, moves: int = 5) -> dict[str, dict[str, list[f
             page.get_by_role("button", name="Load these files").click()
             page.wait_for_selector("text=65 topics", timeout=300000)
             _wait_idle(page, 180000)
-            for path, label in (("swap", "Swap method"), ("bootstrap", "Bootstrap sensitivity")):
-                page.get_by_role("link", name=label, exact=True).click()
+            for path in ("swap", "bootstrap"):
+                # the pages are links along the top (the last ones behind "N more"): the link's own click,
+                # which the app routes in the page (the session and its upload kept)
+                page.locator(f'a[href$="/{path}"]').first.dispatch_event("click")
                 _wait_idle(page, 120000)
                 rec = {"first": [], "settled": []}
                 thumb = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first

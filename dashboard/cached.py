@@ -39,7 +39,7 @@ from evalcore._cache import BytesLRU
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
 from evalcore.meta import reuse as _reuse
-from evalcore.meta._parallel import default_threads, threads_from_env
+from evalcore.meta._parallel import default_threads, fit_threads, threads_from_env
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
 from . import budget as _budget
@@ -846,10 +846,13 @@ _RUNNING = 0
 _RUNNING_LOCK = threading.Lock()
 
 
-def threads_now(kind: str, running: int) -> int:
-    """The threads of a computation that finds ``running`` meta computations in the server (itself
-    included): :func:`session_threads` when it is alone, one thread when other sessions compute too."""
-    return session_threads(kind) if running <= 1 else 1
+def threads_now(kind: str, running: int, work: int) -> int:
+    """The threads of a computation of ``work`` run pairs x trials that finds ``running`` meta computations in
+    the server (itself included): one thread when other sessions compute too; alone, :func:`session_threads`
+    cut to what the work can use (evalcore.meta._parallel.fit_threads: one thread on small data, where a
+    second one cost more than it gave - on clef2015's 30 runs the Bootstrap page settled in 2.5 s with two
+    threads against 1.8 s with one, docs/benchmarks.md section 15.3)."""
+    return fit_threads(session_threads(kind), kind.split("_")[0], work) if running <= 1 else 1
 
 
 def _clock(threads: int):
@@ -876,7 +879,8 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
         _RUNNING += 1
         running = _RUNNING
     try:
-        return _meta_compute(kind, c, s, params, B, progress, key, threads_now(kind, running))
+        work = c.n_runs * (c.n_runs - 1) // 2 * int(B)
+        return _meta_compute(kind, c, s, params, B, progress, key, threads_now(kind, running, work))
     finally:
         with _RUNNING_LOCK:
             _RUNNING -= 1

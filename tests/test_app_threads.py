@@ -37,6 +37,7 @@ def test_every_meta_computation_runs_on_the_session_threads(kind, params, want, 
     monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
     from evalcore.meta import _parallel
     monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)     # any machine: a 16-core server
+    monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", {})         # the cap alone (small data: below)
     fn, names, parts = cached.META_KINDS[kind]
     seen = []
     monkeypatch.setitem(cached.META_KINDS, kind,
@@ -56,6 +57,7 @@ def test_a_computation_gets_one_thread_while_another_session_computes(monkeypatc
     monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
     from evalcore.meta import _parallel
     monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)
+    monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", {})
     fn, names, parts = cached.META_KINDS["swap"]
     seen = []
     monkeypatch.setitem(cached.META_KINDS, "swap",
@@ -71,3 +73,24 @@ def test_a_computation_gets_one_thread_while_another_session_computes(monkeypatc
     monkeypatch.setattr(cached, "_RUNNING", 0)                  # alone
     cached.meta_compute("swap", c, _settings(), {**params, "seed": 2}, 40)
     assert {t for t, _ in seen} == {3} and cached._RUNNING == 0
+
+
+@pytest.mark.parametrize("n_runs, B, want", [(30, 1000, 1), (60, 1000, 3), (8, 100, 1)])
+def test_small_data_runs_on_one_thread(n_runs, B, want, monkeypatch):
+    """Alone in the server, a computation still gets no more threads than its run pairs x B can use
+    (evalcore.meta._parallel.MIN_WORK_PER_THREAD: 400,000 for the bootstrap): clef2015's 30 runs at B = 1000
+    (435,000) run on one thread, 60 runs (1,770,000) on the session's 3."""
+    from dashboard import cached
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)
+    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
+    from evalcore.meta import _parallel
+    monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)
+    fn, names, parts = cached.META_KINDS["bootstrap"]
+    seen = []
+    monkeypatch.setitem(cached.META_KINDS, "bootstrap",
+                        (lambda sc, run_ids, **kw: (seen.append(kw.get("threads")), fn(sc, run_ids, **kw))[1],
+                         names, parts))
+    c = evalcore.simulated_collection(n_topics=5, n_runs=n_runs, seed=2)
+    cached.meta_compute("bootstrap", c, _settings(), {"alpha": 0.05, "seed": 1}, B)
+    assert seen and set(seen) == {want}

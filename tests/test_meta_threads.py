@@ -258,3 +258,25 @@ def test_each_method_defaults_to_the_threads_measured_to_help(monkeypatch):
         monkeypatch.setenv(THREADS_ENV, "7")
         assert {resolve_threads(None, m) for m in want} == {7}          # the setting wins for every method
         monkeypatch.delenv(THREADS_ENV)
+
+
+@pytest.mark.parametrize("method, fn", [("bootstrap", lambda sc, **kw: bootstrap_sensitivity(sc, B=200, **kw)),
+                                        ("stability", lambda sc, **kw: stability(sc, B=200, **kw)),
+                                        ("swap", lambda sc, **kw: swap_method(sc, B=200, **kw))])
+def test_the_default_gives_small_data_one_thread_and_an_explicit_count_is_obeyed(method, fn, monkeypatch):
+    """MIN_WORK_PER_THREAD: by default a call of 45 pairs x B = 200 (9,000, far below every method's
+    minimum per thread) runs its chunks on one thread even on 16 cores; threads=3 runs them on 3."""
+    P = importlib.import_module("evalcore.meta._parallel")
+    mod = importlib.import_module(f"evalcore.meta.{method}")
+    monkeypatch.delenv("EVALCORE_THREADS", raising=False)
+    monkeypatch.setattr(P, "machine_threads", lambda: 16)
+    seen = []
+    real = mod.run_tasks
+    monkeypatch.setattr(mod, "run_tasks", lambda f, tasks, threads, *a, **k: (seen.append(threads),
+                                                                              real(f, tasks, threads, *a, **k))[1])
+    sc = {"M": np.random.default_rng(0).random((10, 8))}
+    fn(sc)
+    assert seen and set(seen) == {1}
+    seen.clear()
+    fn(sc, threads=3)
+    assert set(seen) == {3}

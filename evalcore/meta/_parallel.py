@@ -31,7 +31,8 @@ import numpy as np
 
 from ._common import Progress, one_blas_thread, work_arrays
 
-__all__ = ["MAX_THREADS", "THREADS_ENV", "SCALING_METHODS", "CAPPED_METHODS", "default_threads", "machine_threads",
+__all__ = ["MAX_THREADS", "THREADS_ENV", "SCALING_METHODS", "CAPPED_METHODS", "MIN_WORK_PER_THREAD", "default_threads",
+           "fit_threads", "machine_threads",
            "resolve_threads", "run_tasks", "WorkCache", "WINDOW_PER_THREAD",
            "min_tasks", "split_range", "threads_from_env"]
 
@@ -70,6 +71,28 @@ SCALING_METHODS = frozenset({"swap", "tukey"})
 #: not measured and keep one thread. The tables are the same on any count; ``threads=`` /
 #: EVALCORE_THREADS choose more.
 CAPPED_METHODS: dict[str, int] = {"bootstrap": 4, "stability": 4}
+
+
+#: Run pairs x trials (B) a thread must get for the methods' default to use it: below this a call runs on
+#: fewer threads (one for small data). Measured on the project's 2-core machine, quiet, 50 topics, B = 1000,
+#: one thread against two (docs/benchmarks.md section 15.3): the bootstrap gained from 30 runs on (435 pairs:
+#: 1.14x; 60 runs: 1.71x), stability and swap lost at 30 runs (0.84x, 0.72x), broke even at 60 (0.95x) and
+#: gained from 100 runs (4,950 pairs: 1.19x, 1.16x); a small call's few chunks cost more in hand-offs than a
+#: second core gives. The dashboard's live pages call these methods many times on small data (the Monte
+#: Carlo repetitions, the topic samples at B = 100).
+MIN_WORK_PER_THREAD: dict[str, int] = {"bootstrap": 400_000, "stability": 2_500_000, "swap": 2_500_000}
+
+
+def fit_threads(threads: int, method: str, work: int) -> int:
+    """``threads`` cut to what a call of ``work`` run pairs x trials can use: at most one thread per
+    :data:`MIN_WORK_PER_THREAD` of the method's work, at least one (methods not listed: ``threads``). The
+    methods apply it to their default thread count only; an explicit ``threads=`` is obeyed.
+
+    >>> fit_threads(16, "swap", 435 * 1000), fit_threads(16, "swap", 499_500 * 1000), fit_threads(4, "tukey", 1)
+    (1, 16, 4)
+    """
+    per = MIN_WORK_PER_THREAD.get(method)
+    return threads if per is None else max(1, min(threads, int(work) // per))
 
 
 def default_threads(method: str | None = None) -> int:

@@ -66,7 +66,7 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import WorkCache, fit_threads, min_tasks, resolve_threads, run_tasks, split_range
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -289,10 +289,13 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     >>> r.pairs[["run_x", "run_y", "asl"]].values.tolist()[1]
     ['0', '2', 1.0]
     """
+    explicit = threads is not None
     threads = resolve_threads(threads, "bootstrap")
     metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = prepare_bootstrap(scores, run_ids, B, seed, alpha, samples)
     B, c = samples.shape
     P = pi.size
+    if not explicit:                                # the default: no more threads than the work can use
+        threads = fit_threads(threads, "bootstrap", P * B)
     chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), budget=CHUNK_BYTES,
                          min_chunks=min_tasks(threads, len(metrics)))
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones

@@ -41,7 +41,7 @@ from ._common import (
     pair_names,
     topic_counts,
 )
-from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import WorkCache, fit_threads, min_tasks, resolve_threads, run_tasks, split_range
 
 __all__ = ["stability", "StabilityResult", "stability_samples"]
 
@@ -156,11 +156,14 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
     [[0.0, 0.0]]
     """
+    explicit = threads is not None
     threads = resolve_threads(threads, "stability")
     metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
     B, c = samples.shape
     P = pi.size
+    if not explicit:                                # the default: no more threads than the work can use
+        threads = fit_threads(threads, "stability", P * B)
     chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(threads, len(metrics)))
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)

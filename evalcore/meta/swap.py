@@ -35,7 +35,7 @@ import pandas as pd
 
 from .._exact import fmat_imat
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, sign_tol, topic_counts, zero_tolerance
-from ._parallel import min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import fit_threads, min_tasks, resolve_threads, run_tasks, split_range
 from .sampling import sample_topics
 
 __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort_summary"]
@@ -168,10 +168,13 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     >>> list(r.summary.columns)[:6]
     ['metric', 'confidence', 'abs_diff', 'max_performance', 'relative', 'pct_comparisons']
     """
+    explicit = threads is not None
     threads = resolve_threads(threads, "swap")
     prep = prepare_swap(scores, sampling, subset_size, B, seed, bin_width, n_bins, rule, confidences, samples)
     metrics, mats, n_runs, B, c = prep.metrics, prep.mats, prep.n_runs, prep.B, prep.c
     P = n_runs * (n_runs - 1) // 2
+    if not explicit:                                # the default: no more threads than the work can use
+        threads = fit_threads(threads, "swap", P * B)
     per_job = min_tasks(threads, len(metrics))
     groups = task_groups(row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // per_job))), per_job)
     trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
