@@ -168,12 +168,11 @@ def overview(box, c, s) -> None:
                 show(v)
         return
     last = ss.get("_ov_claim_shown")
-    with box:
-        if last is not None and last["key"][0] == c.fingerprint:
+    stale = last is not None and last["key"][0] == c.fingerprint
+    with box:          # the button first: on a 1024 x 768 screen the verdicts below it reach the fold
+        if stale:
             widgets.caption(f"Checked at: {last['line']}. **The settings have changed since**; the check "
                             "takes seconds, so it runs when asked.")
-            for v in last["verdicts"]:
-                show(v, compact=True, stale=True)
             label = "Check Sakai 2007's claim again at the current settings"
         else:
             label = "Check Sakai 2007's claim P+ > O > NWRR > RR on this data"
@@ -183,3 +182,6 @@ def overview(box, c, s) -> None:
                             "check it too.")
         st.button(label, key="ov_claim_btn", on_click=errors.guarded(lambda: ss.update(_ov_claim_ask=True)),
                   icon=":material/fact_check:")
+        if stale:
+            for v in last["verdicts"]:
+                show(v, compact=True, stale=True)
