@@ -13,7 +13,9 @@ given, else the ``EVALCORE_THREADS`` environment variable, else the method's
 default (:func:`default_threads`): every core this process may run on
 (``os.process_cpu_count()`` on Python >= 3.13, the scheduler affinity before)
 for the methods measured to scale (swap, randomised Tukey), at most 4 for the
-bootstrap and stability (fastest there on 16 cores), one thread for the others. Each task runs with one BLAS thread
+bootstrap and stability (fastest there on 16 cores), one thread for the others; the bootstrap's, stability's
+and swap's default is then cut to what the call's run pairs x B can use (:func:`fit_threads`: one thread on
+small data, where a second one ran slower). Each task runs with one BLAS thread
 (:func:`~evalcore.meta._common.one_blas_thread` around the pool): the
 parallelism comes from the tasks, not from BLAS.
 """

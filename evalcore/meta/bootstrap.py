@@ -280,9 +280,10 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     alpha : significance level, or a list of them (e.g. (0.05, 0.01)); one summary row per alpha
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of pairs (default ``$EVALCORE_THREADS``, else one thread: more
-        ran slower on a 16-core machine before the pool's fix, docs/benchmarks.md sections 15.1-15.2); the
-        tables are bit for bit the same for any number
+    threads : threads running the chunks of pairs, used as given; by default ``$EVALCORE_THREADS``, else
+        every core up to 4 (fastest there on a 16-core machine, docs/benchmarks.md section 15.2), cut to one
+        thread per 400,000 run pairs x B (a smaller call ran no faster on more: ``_parallel.fit_threads``,
+        section 15.3); the tables are bit for bit the same for any number
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = bootstrap_sensitivity(s, B=200, seed=3)

@@ -147,9 +147,10 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     replacement : draw each subset with replacement (002's bootstrap variant)
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of trials (the means) and of pairs (the counts); default
-        ``$EVALCORE_THREADS``, else one thread: more ran slower on a 16-core machine before the pool's
-        fix, docs/benchmarks.md sections 15.1-15.2. The tables are the same for any number
+    threads : threads running the chunks of trials (the means) and of pairs (the counts), used as given; by
+        default ``$EVALCORE_THREADS``, else every core up to 4 (docs/benchmarks.md section 15.2), cut to one
+        thread per 2,500,000 run pairs x B (a smaller call ran slower on more: ``_parallel.fit_threads``,
+        section 15.3). The tables are the same for any number
 
     >>> s = {"M": np.array([[0.9, 0.8, 0.7, 0.6], [0.1, 0.2, 0.1, 0.2]])}
     >>> r = stability(s, B=10, fuzziness=(0.05,))

@@ -159,9 +159,11 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     confidences : levels for the summary (default 95%, 90%, 80%)
     samples : optional (Q, Q2) index arrays (B, c) to use instead of drawing them (tests, shared samples)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of trials (the means) and of pairs (the bin counts); default
-        ``$EVALCORE_THREADS``, else every core: it scaled, docs/benchmarks.md section 15.1. Counts are
-        integers, the means exact: the same tables for any number
+    threads : threads running the chunks of trials (the means) and of pairs (the bin counts), used as
+        given; by default ``$EVALCORE_THREADS``, else every core (it scaled, docs/benchmarks.md section
+        15.1), cut to one thread per 2,500,000 run pairs x B (a smaller call ran slower on more:
+        ``_parallel.fit_threads``, section 15.3). Counts are integers, the means exact: the same tables for
+        any number
 
     >>> rng = np.random.default_rng(0)
     >>> r = swap_method({"M": rng.random((4, 10))}, B=50, seed=1)
