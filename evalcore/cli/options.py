@@ -54,8 +54,8 @@ def add_threads_option(group) -> None:
 
     group.add_argument("--threads", type=number("--threads", int, 1, MAX_THREADS), default=None, metavar="N",
                        help=f"threads for the resampling (default: ${THREADS_ENV}, else every core for swap and "
-                            f"tukey, at most 4 for bootstrap and stability, 1 for the others; at most "
-                            f"{MAX_THREADS:,}); the results are the same for any number")
+                            f"tukey, at most 4 for bootstrap and stability, 1 for the others, fewer on small data; "
+                            f"at most {MAX_THREADS:,}); the results are the same for any number")
 
 
 #: Most local worker processes of ``--workers`` (each one a Python process holding its own copy of the
