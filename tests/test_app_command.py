@@ -42,6 +42,12 @@ def _processes_serving(port: int) -> list[int]:
     return out
 
 
+def _default_signals() -> None:
+    """The child starts with SIGHUP's default action, as under a service manager: a test run started under
+    ``nohup`` passes SIGHUP on ignored, and a server that inherits that ignores the hang-up, as nohup asks."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="POSIX signals, Linux /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.slow)])
 def test_a_signal_to_evalcore_app_stops_the_server_and_frees_the_port(tmp_path, sig):
@@ -53,7 +59,8 @@ def test_a_signal_to_evalcore_app_stops_the_server_and_frees_the_port(tmp_path, 
     with log.open("w") as fh:
         # a new session: the signal reaches this one process, as kill PID from a service manager does
         proc = subprocess.Popen([sys.executable, "-m", "evalcore", "app", "--app-dir", str(ROOT), "--port", str(port)],
-                                cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                                cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                preexec_fn=_default_signals)
     try:
         deadline = time.monotonic() + 90
         while not _open(port):
