@@ -3,6 +3,7 @@
     python benchmarks/bench_move_cpu.py                          # both pages, simulated data and clef2015
     python benchmarks/bench_move_cpu.py --data sim --pages overview --moves 8
     python benchmarks/bench_move_cpu.py --profile 30             # also cProfile's top 30 (CPU clock)
+    BENCH_CALLERS='filtered_state|deepcopy' python benchmarks/bench_move_cpu.py --profile 5   # and who calls these
     python benchmarks/bench_move_cpu.py --against /tmp/before --rounds 2   # this checkout against another
 
 The page runs in AppTest (the real page script, in this process; its time is server time: the script, the
