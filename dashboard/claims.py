@@ -128,14 +128,6 @@ def _cached(method: str, c, s, params: dict, B: int) -> bool:
                                         {**params, "resamples": cached.TOPIC_RESAMPLES}, cached.TOPIC_B))
 
 
-def _check_key(c, s, ss) -> tuple:
-    """What the Overview's verdicts depend on: the data, the claim's metrics under the settings, and the Swap
-    and Bootstrap pages' parameters, B and level."""
-    pages = tuple((m, tuple(sorted(p.items())), B, lvl) for m in ("bootstrap", "swap")
-                  for p, B, lvl in [page_params(m, c, ss)])
-    return c.fingerprint, claim_settings(s), pages
-
-
 def overview(box, c, s) -> None:
     """The Overview's verdict boxes (drawn into ``box``, at the top of the page), checked when asked.
 
@@ -151,12 +143,15 @@ def overview(box, c, s) -> None:
       checks the current ones.
     """
     ss = st.session_state
-    key = _check_key(c, s, ss)
+    params = {m: page_params(m, c, ss) for m in ("bootstrap", "swap")}
+    # what the verdicts depend on: the data, the claim's metrics under the settings, each page's parameters,
+    # B and level
+    key = (c.fingerprint, claim_settings(s),
+           tuple((m, tuple(sorted(p.items())), B, lvl) for m, (p, B, lvl) in params.items()))
     if ss.pop("_ov_claim_ask", False):
         ss["_ov_claim_key"] = key
     if "_ov_claim_key" not in ss and comparisons(c) <= AUTO_LIMIT:
         ss["_ov_claim_key"] = key                     # the session's first view checks itself
-    params = {m: page_params(m, c, ss) for m in ("bootstrap", "swap")}
     if ss.get("_ov_claim_key") == key or all(_cached(m, c, s, *params[m][:2]) for m in params):
         widgets.markdown("**Sakai 2007's claim, repeated** (the verdicts at the top of the page; Monte Carlo "
                          "repetitions and topic samples)")

@@ -22,6 +22,26 @@ def test_session_threads_setting(monkeypatch):
             cached.session_threads()
 
 
+def _spy(monkeypatch, kind: str, *, work_rule: bool = False) -> list:
+    """A 16-core server with EVALCORE_SESSION_THREADS=3, a fresh result store, and ``kind``'s method wrapped
+    to record (threads it was given, computations running then); ``work_rule``: keep MIN_WORK_PER_THREAD
+    (else the cap alone is tested)."""
+    from dashboard import cached
+    from evalcore.meta import _parallel
+    store = cached._Store(64)
+    monkeypatch.setattr(cached, "_results", lambda: store)
+    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
+    monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)     # any machine: a 16-core server
+    if not work_rule:
+        monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", {})
+    fn, names, parts = cached.META_KINDS[kind]
+    seen: list = []
+    monkeypatch.setitem(cached.META_KINDS, kind,
+                        (lambda sc, run_ids, **kw: (seen.append((kw.get("threads"), cached._RUNNING)),
+                                                    fn(sc, run_ids, **kw))[1], names, parts))
+    return seen
+
+
 # the session's cap (3) for the methods measured to scale (evalcore.meta._parallel.SCALING_METHODS) and for
 # those capped at 4 (CAPPED_METHODS); one thread for the pair statistics, not measured
 @pytest.mark.parametrize("kind, params, want", [
@@ -32,37 +52,17 @@ def test_session_threads_setting(monkeypatch):
     ("tukey", {"alpha": 0.05, "seed": 1}, 3)])
 def test_every_meta_computation_runs_on_the_session_threads(kind, params, want, monkeypatch):
     from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)
-    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
-    from evalcore.meta import _parallel
-    monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)     # any machine: a 16-core server
-    monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", {})         # the cap alone (small data: below)
-    fn, names, parts = cached.META_KINDS[kind]
-    seen = []
-    monkeypatch.setitem(cached.META_KINDS, kind,
-                        (lambda sc, run_ids, **kw: (seen.append(kw.get("threads")), fn(sc, run_ids, **kw))[1],
-                         names, parts))
+    seen = _spy(monkeypatch, kind)
     c = evalcore.simulated_collection(n_topics=12, n_runs=5, seed=2)
     cached.meta_compute(kind, c, _settings(), params, 40)
-    assert seen and set(seen) == {want}
+    assert seen and {t for t, _ in seen} == {want}
 
 
 def test_a_computation_gets_one_thread_while_another_session_computes(monkeypatch):
     """More than one thread only for a computation alone in the server: with a class computing at once there
     is no idle core for a second thread (bench_load: twice the server CPU per Overview move with two)."""
     from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)
-    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
-    from evalcore.meta import _parallel
-    monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)
-    monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", {})
-    fn, names, parts = cached.META_KINDS["swap"]
-    seen = []
-    monkeypatch.setitem(cached.META_KINDS, "swap",
-                        (lambda sc, run_ids, **kw: (seen.append((kw.get("threads"), cached._RUNNING)),
-                                                    fn(sc, run_ids, **kw))[1], names, parts))
+    seen = _spy(monkeypatch, "swap")
     c = evalcore.simulated_collection(n_topics=12, n_runs=5, seed=2)
     params = {"sampling": "replacement", "subset_size": None, "seed": 1}
     monkeypatch.setattr(cached, "_RUNNING", 1)                  # another session's computation is running
@@ -81,16 +81,7 @@ def test_small_data_runs_on_one_thread(n_runs, B, want, monkeypatch):
     (evalcore.meta._parallel.MIN_WORK_PER_THREAD: 400,000 for the bootstrap): clef2015's 30 runs at B = 1000
     (435,000) run on one thread, 60 runs (1,770,000) on the session's 3."""
     from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)
-    monkeypatch.setenv("EVALCORE_SESSION_THREADS", "3")
-    from evalcore.meta import _parallel
-    monkeypatch.setattr(_parallel, "machine_threads", lambda: 16)
-    fn, names, parts = cached.META_KINDS["bootstrap"]
-    seen = []
-    monkeypatch.setitem(cached.META_KINDS, "bootstrap",
-                        (lambda sc, run_ids, **kw: (seen.append(kw.get("threads")), fn(sc, run_ids, **kw))[1],
-                         names, parts))
+    seen = _spy(monkeypatch, "bootstrap", work_rule=True)
     c = evalcore.simulated_collection(n_topics=5, n_runs=n_runs, seed=2)
     cached.meta_compute("bootstrap", c, _settings(), {"alpha": 0.05, "seed": 1}, B)
-    assert seen and set(seen) == {want}
+    assert seen and {t for t, _ in seen} == {want}
