@@ -147,7 +147,7 @@ def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[f
         import io
         import pstats
         buf = io.StringIO()
-        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(profile)
+        pstats.Stats(prof, stream=buf).sort_stats(os.environ.get("BENCH_SORT", "tottime")).print_stats(profile if profile > 1 else os.environ.get("BENCH_PAT", "."), int(os.environ.get("BENCH_N", "60")))
         if os.environ.get("BENCH_CALLERS"):
             pstats.Stats(prof, stream=buf).print_callers(os.environ["BENCH_CALLERS"])
         print(buf.getvalue())

@@ -101,6 +101,9 @@ class PageSpec:
         return f"views/{self.file}"
 
 
+#: The Rankings page's per-topic views, one tab each; only the open one is computed (views/rankings.py).
+RANKINGS_DETAIL = ("Per topic", "Run against run", "How deep (r_1, r_p)")
+
 #: Base metric keys shown by default: the Sakai 2007 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
@@ -128,6 +131,7 @@ SIDEBAR: tuple[Control, ...] = (
 SIDEBAR_UNLINKED: tuple[Unlinked, ...] = (
     Unlinked(r"preset_.*", "a button that sets the gains, which are in the address"),
     Unlinked(r"_export_html", "a download of the page, not a setting"),
+    Unlinked(r"_nwrr_open", "whether the NWRR penalties' panel is open: a view of settings that are in the address"),
 )
 
 
@@ -191,6 +195,7 @@ PAGES: tuple[PageSpec, ...] = (
         Control("rk_metric", "rk", "P-measure", words="Rankings: metric"),
         Control("rk_run_x", "rx", "", words="Rankings: run x"),
         Control("rk_run_y", "ry", "", words="Rankings: run y"),
+        Control("rk_detail", "rkd", RANKINGS_DETAIL[0], choices=RANKINGS_DETAIL, words="Rankings: per-topic view"),
     )),
     PageSpec("correlation.py", "Rank correlation", "\U0001f517", "correlation", True, controls=(
         Control("kc_metric", "kc", "P-measure", words="Rank correlation: metric under other gains"),

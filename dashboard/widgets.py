@@ -73,23 +73,19 @@ def sidebar(c) -> None:
                 why = f"The papers' {name} adapted to this collection's {K} levels: {used} (highest level first)"
             slot.button(used, key=f"preset_{name}", on_click=state.apply_gains, args=(g or [],),
                         disabled=g is None, width="stretch", help=why)
-        with st.expander("NWRR penalties", expanded=False):
-            st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 "
-                       "and none larger than the penalty of a lower level (Sakai 2007 Sec. 3.2; otherwise NWRR is left "
-                       "out).")
-            # Each input is bounded by its neighbours, so the widgets cannot make a penalty grow with the
-            # level (NWRR requires penalties that do not grow with the level). Values that already do (from a URL or a
-            # settings file) are left
-            # as they are, unbounded, with NWRR left out and a warning, until they are put in order.
+        # drawn only while open (the panel's state is a widget: a collapsed panel costs a move nothing)
+        pen_panel = st.expander("NWRR penalties", expanded=False, key="_nwrr_open", on_change="rerun")
+        with pen_panel:
             pen = {L: float(ss[f"p{L}"]) for L in range(1, K + 1)}
             ordered = all(pen[L] <= pen[L - 1] for L in range(2, K + 1))
-            for L in range(K, 0, -1):
-                lo = max(PENALTY_MIN, pen[L + 1]) if ordered and L < K else PENALTY_MIN
-                hi = min(PENALTY_MAX, pen[L - 1]) if ordered and L > 1 else PENALTY_MAX
-                st.number_input(f"penalty {names[L - 1]} (level {L})", min_value=lo, max_value=hi,
-                                step=0.5, key=f"p{L}", format="%.2f",
-                                help=f"Between {lo:g} and {hi:g}: not below the penalty of the level above, "
-                                     "not above the penalty of the level below.")
+            if pen_panel.open:
+                _penalty_inputs(K, names, pen, ordered)
+            else:
+                # a penalty set in the inputs lives in their widget state, which Streamlit removes at the end of
+                # a run that does not draw them, uncovering an older value of the key: written as a plain
+                # value (safe with no widget drawn under that key in this run), it stays
+                for L in range(1, K + 1):
+                    ss[f"p{L}"] = pen[L]
             if not ordered:
                 st.warning("These penalties grow with the level, which Sakai 2007 Sec. 3.2 rules out (NWRR could "
                            "exceed 1): NWRR is left out until a higher level has the smaller penalty.")
@@ -112,6 +108,25 @@ def sidebar(c) -> None:
         st.divider()
         st.button("Reset all settings", on_click=state.reset, width="stretch", icon=":material/restart_alt:")
         st.caption("The address bar holds every setting: copy it to share this view.")
+
+
+
+def _penalty_inputs(K: int, names: list[str], pen: dict, ordered: bool) -> None:
+    """The NWRR penalty of every level, highest first (inside the sidebar's open "NWRR penalties" panel).
+
+    Each input is bounded by its neighbours, so the widgets cannot make a penalty grow with the level (NWRR
+    requires penalties that do not grow with the level). Values that already do (from a URL or a settings file)
+    are left as they are, unbounded, with NWRR left out and a warning, until they are put in order.
+    """
+    st.caption("WRR/NWRR: a level-L document at rank r scores 1/(r - 1/penalty(L)); each penalty > 1 and none larger "
+               "than the penalty of a lower level (Sakai 2007 Sec. 3.2; otherwise NWRR is left out).")
+    for L in range(K, 0, -1):
+        lo = max(PENALTY_MIN, pen[L + 1]) if ordered and L < K else PENALTY_MIN
+        hi = min(PENALTY_MAX, pen[L - 1]) if ordered and L > 1 else PENALTY_MAX
+        st.number_input(f"penalty {names[L - 1]} (level {L})", min_value=lo, max_value=hi,
+                        step=0.5, key=f"p{L}", format="%.2f",
+                        help=f"Between {lo:g} and {hi:g}: not below the penalty of the level above, "
+                             "not above the penalty of the level below.")
 
 
 def gains_row(c) -> None:
@@ -208,6 +223,11 @@ def _note(kind: str, **item) -> None:
     ``chart`` (label, fig), ``table`` (label, frame, digits, column settings, index shown), ``caption``,
     ``heading`` and ``text`` (Markdown as drawn)."""
     st.session_state.setdefault("_view_items", []).append({"kind": kind, **item})
+
+
+def note_heading(text: str) -> None:
+    """Note a heading the page shows another way (a tab's label) for the view's HTML export."""
+    _note("heading", text=str(text))
 
 
 def note_table(df: pd.DataFrame, digits: int = 4, label: str = "", index: bool = False) -> None:

@@ -420,6 +420,8 @@ def _plain_depths(c) -> tuple[np.ndarray, np.ndarray]:
 
 def test_rankings_depth_section_is_the_plain_walk_and_is_not_rebuilt_by_a_gain_move(sim):
     at = _goto(_app(), "rankings")
+    at.session_state["rk_detail"] = "How deep (r_1, r_p)"      # its tab, opened
+    at.run()
     r1, rp = _plain_depths(sim)
     both = (r1 > 0) & (rp > 0)
     want = {"median r_p": f"{np.median(rp[rp > 0]):.0f}",
@@ -434,3 +436,26 @@ def test_rankings_depth_section_is_the_plain_walk_and_is_not_rebuilt_by_a_gain_m
     assert not at.exception
     assert {k: _metric(at, k) for k in want} == want
     assert depth_fig() is first                  # r_1 / r_p read no setting: the chart is made once per collection
+
+
+def test_rankings_computes_only_the_open_per_topic_tab_and_the_address_keeps_it(sim):
+    """The per-topic views are tabs and only the open one is drawn (a gain move pays for what is on screen);
+    the tab and the two runs compared are in the address, and a link opens the same tab on the same runs."""
+    at = _goto(_app(), "rankings")
+    keys = {c.proto.id.rpartition("-")[2] for c in at.get("plotly_chart")}
+    assert keys == {"rk_bars", "rk_shift", "rk_heat"}
+    assert not any(" beats " in c.value for c in at.caption)
+    runs = [str(r) for r in sim.run_ids]
+    at.session_state["rk_detail"] = "Run against run"
+    at.run()
+    at.selectbox(key="rk_run_x").set_value(runs[3]).run()
+    at.selectbox(key="rk_run_y").set_value(runs[5]).run()
+    assert {c.proto.id.rpartition("-")[2] for c in at.get("plotly_chart")} == {"rk_bars", "rk_shift", "rk_diff"}
+    q = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert (q["rkd"], q["rx"], q["ry"]) == ("Run against run", runs[3], runs[5])
+    fresh = _goto(_app(q), "rankings")
+    assert not fresh.exception
+    assert fresh.selectbox(key="rk_run_x").value == runs[3] and fresh.selectbox(key="rk_run_y").value == runs[5]
+    import html
+    caption = html.unescape(next(c.value for c in fresh.caption if " beats " in c.value))   # ids as text
+    assert caption.startswith(f"{runs[3]} beats {runs[5]} on ")

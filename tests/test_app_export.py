@@ -120,7 +120,7 @@ def test_the_exported_view_holds_every_table_caption_and_the_settings_in_words(p
     assert "&lt;br&gt;" not in body and "**" not in text
 
 
-@pytest.mark.parametrize("page, charts", [("overview", 3), ("rankings", 4)])
+@pytest.mark.parametrize("page, charts", [("overview", 3), ("rankings", 3)])
 def test_every_chart_page_offers_the_download_and_collects_its_charts(page, charts):
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update({"nt": "12", "nr": "6", "swb": "50", "bsb": "50"})

@@ -34,6 +34,7 @@ def _app(query: dict, page: pages.PageSpec) -> AppTest:
     opening ``/<url_path>?<query>``)."""
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params.update(query)
+    at.session_state["_nwrr_open"] = True     # the sidebar's penalties panel open (its inputs are drawn only then)
     at.switch_page(page.script).run()
     assert not at.exception, [e.message for e in at.exception]
     return at

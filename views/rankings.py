@@ -3,8 +3,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, safe, shell, state, widgets
+from dashboard import cached, pages, safe, shell, state, widgets
 from evalcore import figures
+
+DETAIL_TABS = pages.RANKINGS_DETAIL     # the per-topic views, one tab each (the open one is in the address)
 
 ss = st.session_state
 s, full = shell.setup()
@@ -62,42 +64,59 @@ else:
                                        "value_right": metric}),
                       digits=4, hide_index=True, height=360)
 
-widgets.subheader("Per topic")
-mat = pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
-widgets.chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
-widgets.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run are "
-                "hard topics; a run bright where its neighbours are dark has a specialty.")
+# The per-topic views in tabs, and only the open tab computed: a gain move redraws the ranking above and the open
+# tab, not three sections below the fold (they were a fifth of a move's CPU: docs/benchmarks.md section 16.3)
+tabs = st.tabs(list(DETAIL_TABS), key="rk_detail", on_change="rerun")
+widgets.caption("Per-topic views: only the open tab is computed, so a slider move redraws what is on screen.")
 
-widgets.markdown("**Run against run**")
-runs = list(order)
-for key, i in (("rk_run_x", 0), ("rk_run_y", 1)):
-    if ss.get(key) not in runs:
-        ss[key] = runs[min(i, len(runs) - 1)]
-d1, d2 = st.columns(2)
-x = d1.selectbox("run x", runs, key="rk_run_x")
-y = d2.selectbox("run y", runs, key="rk_run_y")
-mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
-diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
-widgets.chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
-wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
-widgets.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on "
-                f"{len(diff) - wins - losses}; mean difference {diff['diff'].mean():+.4f}. A few tall bars "
-                "mean the gap rests on a few topics.")
 
-widgets.subheader("How deep does a P-measure user go?")
-dv = cached.depth_view(c, figures.depth_ecdf)     # reads the data alone: made once, not at every move
-if dv["empty"]:
-    st.info("No run retrieves a relevant document.")
-else:
-    l3, r3 = st.columns([1.5, 1], gap="large")
-    with l3:
-        widgets.chart(dv["fig"], width="stretch", key="rk_depth")
-        widgets.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document sits at "
-                        "or above each rank (Sakai 2007 Appendix). The gap between the curves is the extra scanning "
-                        "P-measure assumes.")
-    with r3:
-        st.metric("median r_p", f"{dv['median_rp']:.0f}")
-        st.metric("lists where r_p > r_1", f"{dv['share_later']:.1%}" if dv["share_later"] is not None else "–")
-        st.metric("mean extra ranks scanned (r_p - r_1)", f"{dv['extra']:.1f}" if dv["extra"] is not None else "–")
-        with st.expander("per topic"):
-            widgets.table(dv["per_topic"], digits=1, hide_index=True)
+def per_topic() -> pd.DataFrame:
+    return pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
+
+
+with tabs[0]:
+    if tabs[0].open:
+        widgets.note_heading(DETAIL_TABS[0])
+        mat = per_topic()
+        widgets.chart(figures.topic_heatmap(mat, metric), width="stretch", key="rk_heat")
+        widgets.caption("Every cell is one run on one topic; runs sorted by their mean. Columns dark for every run "
+                        "are hard topics; a run bright where its neighbours are dark has a specialty.")
+with tabs[1]:
+    if tabs[1].open:
+        widgets.note_heading(DETAIL_TABS[1])
+        mat = per_topic()
+        runs = list(order)
+        for key, i in (("rk_run_x", 0), ("rk_run_y", 1)):
+            if ss.get(key) not in runs:
+                ss[key] = runs[min(i, len(runs) - 1)]
+        d1, d2 = st.columns(2)
+        x = d1.selectbox("run x", runs, key="rk_run_x")
+        y = d2.selectbox("run y", runs, key="rk_run_y")
+        mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
+        diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
+        widgets.chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")
+        wins, losses = int((diff["diff"] > 0).sum()), int((diff["diff"] < 0).sum())
+        widgets.caption(f"{safe.md(x)} beats {safe.md(y)} on {wins} topics, loses on {losses}, ties on "
+                        f"{len(diff) - wins - losses}; mean difference {diff['diff'].mean():+.4f}. A few tall bars "
+                        "mean the gap rests on a few topics.")
+with tabs[2]:
+    if tabs[2].open:
+        widgets.note_heading("How deep does a P-measure user go?")
+        dv = cached.depth_view(c, figures.depth_ecdf)     # reads the data alone: made once, not at every move
+        if dv["empty"]:
+            st.info("No run retrieves a relevant document.")
+        else:
+            l3, r3 = st.columns([1.5, 1], gap="large")
+            with l3:
+                widgets.chart(dv["fig"], width="stretch", key="rk_depth")
+                widgets.caption("Share of (run, topic) lists whose first relevant (r_1) or preferred (r_p) document "
+                                "sits at or above each rank (Sakai 2007 Appendix). The gap between the curves is the "
+                                "extra scanning P-measure assumes.")
+            with r3:
+                st.metric("median r_p", f"{dv['median_rp']:.0f}")
+                st.metric("lists where r_p > r_1",
+                          f"{dv['share_later']:.1%}" if dv["share_later"] is not None else "–")
+                st.metric("mean extra ranks scanned (r_p - r_1)",
+                          f"{dv['extra']:.1f}" if dv["extra"] is not None else "–")
+                with st.expander("per topic"):
+                    widgets.table(dv["per_topic"], digits=1, hide_index=True)

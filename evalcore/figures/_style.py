@@ -175,7 +175,7 @@ def wrap_title(title: str) -> tuple[str, int]:
 
 
 #: Trace properties whose strings plotly draws as (HTML-ish) labels: run and topic ids, settings.
-_DRAWN = ("x", "y", "text", "customdata", "name", "labels", "categoryarray")
+_DRAWN = ("x", "y", "text", "hovertext", "customdata", "name", "labels", "categoryarray")
 
 
 def text_safe(trace: dict) -> dict:
