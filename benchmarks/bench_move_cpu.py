@@ -4,6 +4,8 @@
     python benchmarks/bench_move_cpu.py --data sim --pages overview --moves 8
     python benchmarks/bench_move_cpu.py --profile 30             # also cProfile's top 30 (CPU clock)
     BENCH_CALLERS='filtered_state|deepcopy' python benchmarks/bench_move_cpu.py --profile 5   # and who calls these
+    BENCH_SORT=cumtime BENCH_PAT='dashboard/|plotly_chart' BENCH_N=40 python benchmarks/bench_move_cpu.py --profile 1
+                                     # --profile 1: the functions matching BENCH_PAT, BENCH_N of them, by BENCH_SORT
     python benchmarks/bench_move_cpu.py --against /tmp/before --rounds 2   # this checkout against another
 
 The page runs in AppTest (the real page script, in this process; its time is server time: the script, the
@@ -147,7 +149,9 @@ def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[f
         import io
         import pstats
         buf = io.StringIO()
-        pstats.Stats(prof, stream=buf).sort_stats(os.environ.get("BENCH_SORT", "tottime")).print_stats(profile if profile > 1 else os.environ.get("BENCH_PAT", "."), int(os.environ.get("BENCH_N", "60")))
+        sort = os.environ.get("BENCH_SORT", "tottime")
+        what = (profile,) if profile > 1 else (os.environ.get("BENCH_PAT", "."), int(os.environ.get("BENCH_N", "60")))
+        pstats.Stats(prof, stream=buf).sort_stats(sort).print_stats(*what)
         if os.environ.get("BENCH_CALLERS"):
             pstats.Stats(prof, stream=buf).print_callers(os.environ["BENCH_CALLERS"])
         print(buf.getvalue())

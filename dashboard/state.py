@@ -358,11 +358,12 @@ def keep_alive() -> None:
     page = ss.get("_page_now")
     new_page = page != ss.get("_page_kept")
     ss["_page_kept"] = page
+    now = ss.to_dict()           # one pass over the session (each ``key in ss`` / ``ss[key]`` is a locked call)
     for key in list(_SCALARS) + list(_LISTS) + levels:
-        if key in ss:
-            store[key] = ss[key]
+        if key in now:
+            store[key] = now[key]
             if new_page:
-                ss[key] = ss[key]
+                ss[key] = now[key]
         elif key in store:
             ss[key] = store[key]
     if new_page:                            # the gain widgets are new widgets too: show the gains in them
@@ -396,24 +397,25 @@ def sync_url() -> None:
     ss = st.session_state
     if "_K" not in ss:
         return
+    now = ss.to_dict()           # one pass over the session, then plain dict look-ups
     want: dict[str, str] = {}
     for key, (name, default, _) in _SCALARS.items():
-        if key in ("upload_fp", "upload_name") and ss.get("dataset") != "upload":
+        if key in ("upload_fp", "upload_name") and now.get("dataset") != "upload":
             continue
-        if key in ss and ss[key] != default:
-            want[name] = str(ss[key])
-    if list(ss.get("metrics", DEFAULT_METRICS)) != list(DEFAULT_METRICS):
-        want["m"] = ",".join(ss["metrics"])
-    page_defaults = ss.get("_list_defaults", {})
+        if key in now and now[key] != default:
+            want[name] = str(now[key])
+    if list(now.get("metrics", DEFAULT_METRICS)) != list(DEFAULT_METRICS):
+        want["m"] = ",".join(now["metrics"])
+    page_defaults = now.get("_list_defaults", {})
     for key, (name, default) in _LISTS.items():
-        value = ss.get(key)
+        value = now.get(key)
         if key != "metrics" and isinstance(value, list) and value != page_defaults.get(key, default):
             want[name] = ",".join(map(str, value))
-    K = ss["_K"]
-    g = [ss[f"g{L}"] for L in range(1, K + 1)]
+    K = now["_K"]
+    g = [now[f"g{L}"] for L in range(1, K + 1)]
     if g != default_gains(K):
         want["gains"] = paper(g)
-    p = [ss[f"p{L}"] for L in range(1, K + 1)]
+    p = [now[f"p{L}"] for L in range(1, K + 1)]
     if p != default_penalties(K):
         want["pen"] = paper(p)
     if dict(st.query_params) != want:

@@ -319,15 +319,16 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
 def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
     """The frame as shown: text cells and labels (run and topic ids) with bidirectional, zero-width and
     control characters as ``\\uXXXX`` escapes (:func:`evalcore.texfmt.visible`); a copy only when one has any."""
-    from evalcore.texfmt import visible
+    from evalcore.texfmt import any_invisible, visible
 
     def fix(v):
         return visible(v) if isinstance(v, str) else v
+
     def texty(s) -> bool:
         return pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)
     text = [c for c in df.columns if texty(df[c])]
-    changed = any((df[c].map(fix) != df[c]).any() for c in text)
-    index_changed = texty(df.index) and any(fix(v) != v for v in df.index)
+    changed = any(any_invisible(df[c].tolist()) for c in text)
+    index_changed = texty(df.index) and any_invisible(df.index.tolist())
     if not changed and not index_changed:
         return df
     out = df.copy()

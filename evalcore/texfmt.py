@@ -46,6 +46,16 @@ def visible(text) -> str:
     return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", s) if _INVISIBLE.search(s) else s
 
 
+def any_invisible(texts) -> bool:
+    """Whether any of the strings ``texts`` holds a character :func:`visible` would escape (one search over
+    them all: a table of ids is checked at the cost of one string, not one call per cell).
+
+    >>> any_invisible(["run1", "run2"]), any_invisible(["run1", "run\u202ecod"])
+    (False, True)
+    """
+    return _INVISIBLE.search("\n".join(t for t in texts if isinstance(t, str))) is not None
+
+
 def tex_escape(text) -> str:
     r"""``text`` with LaTeX's special characters escaped.
 
