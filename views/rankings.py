@@ -66,8 +66,10 @@ else:
 
 # The per-topic views in tabs, and only the open tab computed: a gain move redraws the ranking above and the open
 # tab, not three sections below the fold (they were a fifth of a move's CPU: docs/benchmarks.md section 16.3)
+widgets.subheader("Per-topic views")
+widgets.caption("One tab each: only the open tab is computed, so a slider move redraws what is on "
+                "screen.")
 tabs = st.tabs(list(DETAIL_TABS), key="rk_detail", on_change="rerun")
-widgets.caption("Per-topic views: only the open tab is computed, so a slider move redraws what is on screen.")
 
 
 def per_topic() -> pd.DataFrame:
