@@ -52,7 +52,7 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
     Runs that move up are blue (solid, triangles up), down orange (dashed, triangles down),
     unchanged grey (dotted). One trace per group (segments separated by a gap) keeps the figure cheap to
     build; its data are numeric arrays and lists of strings (no object arrays, which plotly copies and
-    encodes element by element: this chart was a third of a Rankings move's CPU). The hover names the run
+    encodes element by element: this chart was about a fifth of a Rankings move's CPU). The hover names the run
     (``text``), the side (``hovertext``), the mean and the places moved (numeric ``customdata``).
     """
     d = df.assign(move=df["rank_left"] - df["rank_right"])
