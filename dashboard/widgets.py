@@ -110,7 +110,6 @@ def sidebar(c) -> None:
         st.caption("The address bar holds every setting: copy it to share this view.")
 
 
-
 def _penalty_inputs(K: int, names: list[str], pen: dict, ordered: bool) -> None:
     """The NWRR penalty of every level, highest first (inside the sidebar's open "NWRR penalties" panel).
 
