@@ -126,6 +126,7 @@ def test_the_claim_on_screen_is_evalcores_verdict(page, methods):
         assert v["text"] in shown, (m, v["text"], shown)
 
 
+@pytest.mark.slow      # ~10 s: a large collection loaded and its claim checked (CI runs -m slow)
 def test_on_large_data_the_overview_checks_the_claim_on_request():
     from dashboard import claims
     at = _app({"nt": "60", "nr": "45", "swb": "100", "bsb": "100"})    # 990 pairs x 60 topics > AUTO_LIMIT

@@ -29,6 +29,7 @@ def _row_box(at, L: int):
     return boxes[0]
 
 
+@pytest.mark.slow      # ~9 s: three pages in presentation mode (CI runs -m slow)
 def test_presentation_mode_from_the_address_puts_the_gains_on_the_page():
     at = _app({"present": "1"})
     assert at.toggle(key="present").value is True
