@@ -72,7 +72,7 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
                                 gap]).ravel()
         moves = np.repeat(d["move"].to_numpy(float)[sel], 3)
         moves[2::3] = np.nan
-        runs = [r for r, keep in zip(run_names, sel, strict=True) if keep for r in (r, r, "")]
+        runs = [label for run, keep in zip(run_names, sel, strict=True) if keep for label in (run, run, "")]
         traces.append(dict(
             type="scatter", x=[left, right, None] * n, y=ys, mode="lines+markers", name=name,
             line=dict(color=col, width=width, dash=dash), marker=dict(size=7, symbol=symbol),
@@ -82,7 +82,7 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
         ))
     traces.append(dict(
         type="scatter", x=[right] * len(d), y=d["rank_right"].to_numpy(), mode="text",
-        text=["   " + r for r in d["run"].astype(str)], textposition="middle right",
+        text=["   " + r for r in run_names], textposition="middle right",
         textfont=dict(size=10), hoverinfo="skip", showlegend=False,
     ))
     n = len(df)
