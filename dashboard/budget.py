@@ -16,10 +16,14 @@ r_1 / r_p, counts, gain tables),       memory / 16 each, within [32 MiB, 1 GiB]
 finished meta results, evalcore's
 per-collection arrays
 uploaded collections kept for reuse    memory / 8 (the upload store and the link store)
+the pages' summary rows kept for the   memory / 256, within [4 MiB, 64 MiB]: the same LRU class (a row is a
+Report                                 one-row frame of about 2.8 KB; 4 MiB hold some 1,400 rows, a report
+                                       reads about 300)
 =====================================  =====================================================================
 
-So on a 4 GiB server: 512 MiB per file and per session, 1 GiB of uploads held, 256 MiB per cache;
-on 32 GiB: 1 GiB per file and per session, 8 GiB of uploads, 1 GiB per cache. Pure Python: no streamlit.
+So on a 4 GiB server: 512 MiB per file and per session, 1 GiB of uploads held, 256 MiB per cache, 16 MiB
+of rows; on 32 GiB: 1 GiB per file and per session, 8 GiB of uploads, 1 GiB per cache, 64 MiB of rows.
+Pure Python: no streamlit.
 """
 from __future__ import annotations
 
@@ -77,6 +81,7 @@ class Budget:
     server_upload_bytes: int
     cache_bytes: int
     collections_bytes: int
+    rows_bytes: int
 
     @property
     def file_mb(self) -> int:
@@ -89,4 +94,5 @@ def budget(memory: int | None = None, max_runs: int = 500) -> Budget:
     m = server_memory() if memory is None else int(memory)
     return Budget(memory=m, file_bytes=min(GiB, m // 8), session_bytes=min(GiB, m // 8),
                   session_files=1 + int(max_runs), server_upload_bytes=m // 4,
-                  cache_bytes=_clamp(m / 16, 32 * MiB, GiB), collections_bytes=m // 8)
+                  cache_bytes=_clamp(m / 16, 32 * MiB, GiB), collections_bytes=m // 8,
+                  rows_bytes=_clamp(m / 256, 4 * MiB, 64 * MiB))

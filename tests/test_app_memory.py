@@ -9,12 +9,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import evalcore
 from dashboard import budget, cached
 from dashboard.state import gain_keys
+from evalcore import meta
 from evalcore.collection import Collection
 
 MiB = 1 << 20
@@ -28,6 +30,7 @@ def test_budget_derives_every_bound_from_the_server_memory():
     big = budget.budget(64 << 30)
     assert (big.file_bytes, big.cache_bytes, big.server_upload_bytes) == (1 << 30, 1 << 30, 16 << 30)
     assert budget.budget(256 * MiB).cache_bytes == 32 * MiB          # the floor of a cache
+    assert (b.rows_bytes, big.rows_bytes, budget.budget(256 * MiB).rows_bytes) == (16 * MiB, 64 * MiB, 4 * MiB)
     assert budget.server_memory({"EVALCORE_SERVER_MEMORY_MB": "2048"}) == 2048 * MiB
     assert budget.server_memory({}) == budget.machine_memory() > 0
 
@@ -93,6 +96,44 @@ def test_thirty_gain_moves_on_a_wide_collection_stay_within_the_cache_budget(mon
     # the store is full and evicting, not empty (the moves did compute new scores)
     assert max(seen) > cap - 2 * score_bytes
     assert grown < 3 * cap + 6 * MiB, f"traced memory grew {grown / MiB:.0f} MiB over 25 moves"
+
+
+def test_the_report_row_store_is_bounded_by_the_bytes_its_rows_hold():
+    """The pages' summary rows are kept by bytes: a store of ``BUDGET.rows_bytes``' kind fed 100 seeds'
+    bootstrap summaries (4 metrics x 3 alphas each) never counts more than its bound, is full and evicting,
+    and what it counts is at least the memory its rows and keys really hold (tracemalloc, the reference) and
+    at most twice it (a row's column names and dtypes are shared with its summary's other rows, and counted
+    with each). Kept as one-row frames, as before, a row held ~7 KB of pandas' structures and was counted
+    as ~200 bytes."""
+    from evalcore.meta import reuse
+
+    rng = np.random.default_rng(1)
+    scores = {m: rng.random((6, 20)) for m in ("AP", "Q-measure", "nDCG@10", "P-measure")}   # runs x topics
+    kw = {"B": 50, "alpha": (0.05, 0.01, 0.1)}
+    summaries = [meta.bootstrap_sensitivity(scores, B=50, seed=s, alpha=kw["alpha"]).summary for s in range(100)]
+    digests = {m: reuse.digest(x, True) for m, x in scores.items()}
+    probe = cached._Store(None, 10**9)
+    reuse.keep_rows(probe, "bootstrap", scores, summaries[0], kw, seed=0, digests=digests)
+    cap = 50 * probe.nbytes                                  # 600 rows' worth
+    store = cached._Store(None, cap)
+    tracemalloc.start()
+    try:
+        gc.collect()
+        base = tracemalloc.get_traced_memory()[0]
+        for seed, summary in enumerate(summaries):
+            reuse.keep_rows(store, "bootstrap", scores, summary, kw, seed=seed, digests=digests)
+            assert store.nbytes <= cap
+        del summary
+        summaries.clear()                                    # what stays is what the store holds
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert 550 <= len(store) <= 600                          # full and evicting: the bound is the bytes
+    assert held <= 1.1 * store.nbytes <= 2.2 * held, (held, store.nbytes)
+    row = reuse.take_rows(store, "bootstrap", ["AP"], digests, 99, (0.05,), reuse.method_settings("bootstrap", kw)[1])
+    plain = meta.bootstrap_sensitivity({"AP": scores["AP"]}, B=50, seed=99, alpha=0.05).summary
+    pd.testing.assert_frame_equal(row["AP"][0], plain)       # the row given back is the plain call's
 
 
 def _uploader_app():

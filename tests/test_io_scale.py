@@ -11,6 +11,7 @@ import gc
 import gzip
 import importlib.util
 import struct
+import sys
 import threading
 import time
 from pathlib import Path
@@ -396,20 +397,23 @@ def test_bytes_lru_keeps_within_budget_and_drops_dead_owners():
 
 
 def test_bytes_lru_by_key_keeps_the_newest_and_bounds_bytes_and_entries():
-    """The dashboard's side of the one cache (lookup / put): a DataFrame counts 8 bytes a cell + 128,
-    an array its nbytes, a dict the sum of its values; the least recently used entry goes first, the
-    newest is kept even when it alone is over the budget; max_entries bounds the count."""
+    """The dashboard's side of the one cache (lookup / put): a DataFrame counts 1,664 bytes + 680 a block
+    + 16 a column + 8 a cell, an array its nbytes, a string sys.getsizeof, a dict its values + 64 bytes an
+    item; the least recently used entry goes first, the newest is kept even when it alone is over the
+    budget; max_entries bounds the count."""
     import pandas as pd
 
-    frame = pd.DataFrame({"x": np.zeros(100), "y": np.ones(100)})              # 8 * 200 + 128 = 1728
-    assert _cache.nbytes({"f": frame, "a": np.zeros(10), "s": "text"}) == 1728 + 80
-    cache = _cache.BytesLRU(max_bytes=4000)
+    frame = pd.DataFrame({"x": np.zeros(100), "y": np.ones(100)})   # 1664 + 680 + 2 * 16 + 8 * 200 = 3976
+    assert _cache.nbytes({"f": frame, "a": np.zeros(10), "s": "text"}) == 3 * 64 + 3976 + 80 + sys.getsizeof("text")
+    mixed = pd.DataFrame({"m": ["AP"], "a": [0.05], "n": [3], "s": ["x"]})     # 2 arrow strings, float, int
+    assert _cache.nbytes(mixed) == 1664 + 4 * 680 + 4 * 16 + 8 * 4
+    cache = _cache.BytesLRU(max_bytes=9000)
     for k in range(3):
         cache.put(k, {"f": frame})
-    assert len(cache) == 2 and cache.nbytes == 2 * 1728 and cache.lookup(0) is None
+    assert len(cache) == 2 and cache.nbytes == 2 * (64 + 3976) and cache.lookup(0) is None
     assert cache.lookup(1) is not None                  # now the most recently used: 2 goes next
-    cache.put(3, np.zeros(1000))                        # 8000 bytes, over the whole budget: kept alone
-    assert len(cache) == 1 and cache.lookup(3) is not None and cache.nbytes == 8000
+    cache.put(3, np.zeros(1200))                        # 9600 bytes, over the whole budget: kept alone
+    assert len(cache) == 1 and cache.lookup(3) is not None and cache.nbytes == 9600
     cache.put(3, np.zeros(10))                          # replacing an entry replaces its size
     assert cache.nbytes == 80
     counted = _cache.BytesLRU(max_bytes=None, max_entries=2)

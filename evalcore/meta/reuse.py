@@ -115,30 +115,37 @@ def keep_rows(store: RowStore, method: str, scores: Mapping[str, np.ndarray], su
               kwargs: Mapping[str, Any], *, seed: int | None = None, digests: Mapping[str, str] | None = None) -> None:
     """Keep every row of ``summary`` in ``store``, one entry per metric and level: ``summary`` is the
     summary of ``method`` on ``scores`` with ``seed`` and ``kwargs``, or the repetitions of
-    :func:`evalcore.meta.repeat` (``per_repeat``: each row's seed in its ``seed`` column)."""
+    :func:`evalcore.meta.repeat` (``per_repeat``: each row's seed in its ``seed`` column). A row is kept
+    as ``(columns, dtypes, values)``: about 0.6 KB, where a one-row frame holds about 4 KB of pandas' own
+    structures (a store of rows is bounded by bytes); :func:`unpack_row` gives the frame back."""
     _, settings = method_settings(method, kwargs)
-    level_col = LEVEL_COLUMN[method]
-    own = [c for c in summary.columns if c not in _REPEAT_COLUMNS]
-    for i in range(len(summary)):
-        row = summary.iloc[[i]]
-        m = row["metric"].iloc[0]
-        if m not in scores:
-            continue
-        s = int(row["seed"].iloc[0]) if "seed" in summary.columns else seed
-        if s is None:
-            continue                        # entropy drawn by the method: not reproducible, never reused
+    own = tuple(c for c in summary.columns if c not in _REPEAT_COLUMNS)
+    dtypes = tuple(summary[c].dtype for c in own)
+    at = {c: own.index(c) for c in ("metric", LEVEL_COLUMN[method])}
+    seeds = summary["seed"].tolist() if "seed" in summary.columns else [seed] * len(summary)
+    for values, s in zip(summary[list(own)].itertuples(index=False, name=None), seeds, strict=True):
+        m = values[at["metric"]]
+        if m not in scores or s is None:
+            continue                        # (no seed: entropy drawn by the method, not reproducible, never reused)
         d = digests[m] if digests is not None else digest(scores[m], method in ORDER_FREE)
-        key = row_key(method, d, s, float(row[level_col].iloc[0]), settings)
-        store.put(key, row[own].reset_index(drop=True))
+        key = row_key(method, d, int(s), float(values[at[LEVEL_COLUMN[method]]]), settings)
+        store.put(key, (own, dtypes, tuple(values)))
+
+
+def unpack_row(packed: tuple) -> pd.DataFrame:
+    """The one-row frame of a row as :func:`keep_rows` keeps it: the same columns, dtypes and values."""
+    columns, dtypes, values = packed
+    return pd.DataFrame({c: pd.Series([v], dtype=t) for c, t, v in zip(columns, dtypes, values, strict=True)})
 
 
 def take_rows(store: RowStore, method: str, metrics, digests: Mapping[str, str], seed: int,
               levels: tuple[float, ...], settings: tuple) -> dict[str, list[pd.DataFrame]]:
-    """Every metric whose rows at all ``levels`` are kept, with those rows (in level order, named as
-    ``metrics`` names them)."""
+    """Every metric whose rows at all ``levels`` are kept, with those rows as one-row frames (in level order,
+    named as ``metrics`` names them)."""
     out = {}
     for m in metrics:
-        rows = [store.lookup(row_key(method, digests[m], seed, lv, settings)) for lv in levels]
-        if all(r is not None for r in rows):
+        packed = [store.lookup(row_key(method, digests[m], seed, lv, settings)) for lv in levels]
+        if all(p is not None for p in packed):
+            rows = [unpack_row(p) for p in packed]
             out[m] = [r.assign(metric=m) if r["metric"].iloc[0] != m else r for r in rows]
     return out
