@@ -119,6 +119,7 @@ def keep_rows(store: RowStore, method: str, scores: Mapping[str, np.ndarray], su
     as ``(columns, dtypes, values)``: about 0.6 KB, where a one-row frame holds about 4 KB of pandas' own
     structures (a store of rows is bounded by bytes); :func:`unpack_row` gives the frame back."""
     _, settings = method_settings(method, kwargs)
+    digests = dict(digests or {})                   # each metric's digest once, not once per row
     own = tuple(c for c in summary.columns if c not in _REPEAT_COLUMNS)
     dtypes = tuple(summary[c].dtype for c in own)
     at = {c: own.index(c) for c in ("metric", LEVEL_COLUMN[method])}
@@ -127,8 +128,9 @@ def keep_rows(store: RowStore, method: str, scores: Mapping[str, np.ndarray], su
         m = values[at["metric"]]
         if m not in scores or s is None:
             continue                        # (no seed: entropy drawn by the method, not reproducible, never reused)
-        d = digests[m] if digests is not None else digest(scores[m], method in ORDER_FREE)
-        key = row_key(method, d, int(s), float(values[at[LEVEL_COLUMN[method]]]), settings)
+        if m not in digests:
+            digests[m] = digest(scores[m], method in ORDER_FREE)
+        key = row_key(method, digests[m], int(s), float(values[at[LEVEL_COLUMN[method]]]), settings)
         store.put(key, (own, dtypes, tuple(values)))
 
 
