@@ -16,9 +16,9 @@ r_1 / r_p, counts, gain tables),       memory / 16 each, within [32 MiB, 1 GiB]
 finished meta results, evalcore's
 per-collection arrays
 uploaded collections kept for reuse    memory / 8 (the upload store and the link store)
-the pages' summary rows kept for the   memory / 256, within [4 MiB, 64 MiB]: the same LRU class (a row is a
-Report                                 one-row frame of about 2.8 KB; 4 MiB hold some 1,400 rows, a report
-                                       reads about 300)
+the pages' summary rows kept for the   memory / 256, within [4 MiB, 64 MiB]: the same LRU class (a row is
+Report                                 counted at about 1 KB: 4 MiB hold some 4,000 rows, a report reads
+                                       about 300)
 =====================================  =====================================================================
 
 So on a 4 GiB server: 512 MiB per file and per session, 1 GiB of uploads held, 256 MiB per cache, 16 MiB

@@ -694,11 +694,10 @@ META_KINDS["bootstrap_topics"] = (lambda sc, run_ids, **kw: _meta.topic_bootstra
 
 #: Summary rows of the pages' swap, bootstrap, Tukey and stability results, by evalcore's row keys
 #: (evalcore.meta.reuse: method, the metric's scores, seed, level, settings): the Report takes from here
-#: every row a page computed with the report's B and seed, and computes only the rest. A row is a one-row
-#: frame of about 2.8 KB in memory (pandas' own structures; its data are under 200 bytes:
-#: evalcore._cache.FRAME_BYTES counts them), and the store is bounded by those bytes (``BUDGET.rows_bytes``,
-#: memory / 256 within [4, 64] MiB: from some 1,400 rows, a Bootstrap page's 8 metrics at 3 alphas over 1 + 5
-#: seeds being 144 and a report reading about 300).
+#: every row a page computed with the report's B and seed, and computes only the rest. A row is kept as plain
+#: values (evalcore.meta.reuse.keep_rows: about 0.7 KB with its key, counted at about 1 KB), and the store is
+#: bounded by bytes (``BUDGET.rows_bytes``, memory / 256 within [4, 64] MiB: from some 4,000 rows, a Bootstrap
+#: page's 8 metrics at 3 alphas over 1 + 5 seeds being 144 and a report reading about 300).
 _rows = _shared(lambda: _Store(None, BUDGET.rows_bytes))
 #: kind -> (evalcore method, the arguments its META_KINDS function adds): the kinds whose rows are kept
 _ROW_KINDS = {"swap": ("swap", {"rule": "003"}), "bootstrap": ("bootstrap", {}), "tukey": ("tukey", {}),

@@ -116,8 +116,8 @@ def keep_rows(store: RowStore, method: str, scores: Mapping[str, np.ndarray], su
     """Keep every row of ``summary`` in ``store``, one entry per metric and level: ``summary`` is the
     summary of ``method`` on ``scores`` with ``seed`` and ``kwargs``, or the repetitions of
     :func:`evalcore.meta.repeat` (``per_repeat``: each row's seed in its ``seed`` column). A row is kept
-    as ``(columns, dtypes, values)``: about 0.6 KB, where a one-row frame holds about 4 KB of pandas' own
-    structures (a store of rows is bounded by bytes); :func:`unpack_row` gives the frame back."""
+    as ``(columns, dtypes, values)``: about 0.7 KB with its key, where a one-row frame held 4-7 KB of pandas'
+    own structures (a store of rows is bounded by bytes); :func:`unpack_row` gives the frame back."""
     _, settings = method_settings(method, kwargs)
     digests = dict(digests or {})                   # each metric's digest once, not once per row
     own = tuple(c for c in summary.columns if c not in _REPEAT_COLUMNS)
