@@ -405,7 +405,8 @@ def test_bytes_lru_by_key_keeps_the_newest_and_bounds_bytes_and_entries():
 
     frame = pd.DataFrame({"x": np.zeros(100), "y": np.ones(100)})   # 1664 + 680 + 2 * 16 + 8 * 200 = 3976
     assert _cache.nbytes({"f": frame, "a": np.zeros(10), "s": "text"}) == 3 * 64 + 3976 + 80 + sys.getsizeof("text")
-    mixed = pd.DataFrame({"m": ["AP"], "a": [0.05], "n": [3], "s": ["x"]})     # 2 arrow strings, float, int
+    mixed = pd.DataFrame({"m": pd.array(["AP"], dtype="string"), "a": [0.05], "n": [3],
+                          "s": pd.array(["x"], dtype="string")})   # 2 extension columns, float, int: 4 blocks
     assert _cache.nbytes(mixed) == 1664 + 4 * 680 + 4 * 16 + 8 * 4
     cache = _cache.BytesLRU(max_bytes=9000)
     for k in range(3):
