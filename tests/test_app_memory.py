@@ -101,9 +101,9 @@ def test_thirty_gain_moves_on_a_wide_collection_stay_within_the_cache_budget(mon
 def test_the_report_row_store_is_bounded_by_the_bytes_its_rows_hold():
     """The pages' summary rows are kept by bytes: a store of ``BUDGET.rows_bytes``' kind fed 100 seeds'
     bootstrap summaries (4 metrics x 3 alphas each) never counts more than its bound, is full and evicting,
-    and what it counts is at least the memory its rows and keys really hold (tracemalloc, the reference) and
-    at most twice it (a row's column names and dtypes are shared with its summary's other rows, and counted
-    with each). Kept as one-row frames, as before, a row held ~7 KB of pandas' structures and was counted
+    and what it counts is at least the memory its rows and keys really hold (tracemalloc, the reference;
+    within 10 %) and at most about twice it (a row's column names and dtypes are shared with its summary's
+    other rows, and counted with each). Kept as one-row frames, as before, a row held ~7 KB of pandas' structures and was counted
     as ~200 bytes."""
     from evalcore.meta import reuse
 
