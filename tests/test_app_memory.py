@@ -103,8 +103,8 @@ def test_the_report_row_store_is_bounded_by_the_bytes_its_rows_hold():
     bootstrap summaries (4 metrics x 3 alphas each) never counts more than its bound, is full and evicting,
     and what it counts is at least the memory its rows and keys really hold (tracemalloc, the reference;
     within 10 %) and at most about twice it (a row's column names and dtypes are shared with its summary's
-    other rows, and counted with each). Kept as one-row frames, as before, a row held ~7 KB of pandas' structures and was counted
-    as ~200 bytes."""
+    other rows, and counted with each). Kept as one-row frames, as before, a row held ~7 KB of pandas'
+    structures and was counted as ~200 bytes."""
     from evalcore.meta import reuse
 
     rng = np.random.default_rng(1)
