@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(os.environ.get("EVALCORE_BENCH_ROOT") or Path(__file__).resolve().parents[1]).resolve()
 sys.path.insert(0, str(ROOT))
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
+sys.path.insert(0, str(Path(__file__).resolve().parent))     # bench_move_cpu: the session it measures in
 
 
 def main() -> None:
@@ -53,22 +53,11 @@ def main() -> None:
         if not callable(getattr(variants, name, None)):
             ap.error(f"{args.variants} must define {name}() (it defines no function {name})")
 
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.testing.v1 import AppTest, app_test, local_script_runner
+    from bench_move_cpu import open_page
 
     from dashboard.state import gain_keys
 
-    shared = ScriptCache()             # a server compiles each page once: do not charge every move a compile
-    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.run()
-    if args.data == "clef2015":
-        import evalcore
-        at.session_state["uploaded"] = evalcore.load_collection(str(DATA / "qrels.txt"), str(DATA / "runs"))
-        at.run()
-        at.selectbox(key="dataset").set_value("upload").run()
-    at.switch_page(f"views/{args.page}.py").run()
-    assert not at.exception, [e.message for e in at.exception]
+    at = open_page(args.data, args.page)
     cpu: dict[str, list[float]] = {"A": [], "B": []}
     for i in range(args.moves):
         name = ("AB" if (i // 2) % 2 == 0 else "BA")[i % 2]

@@ -98,20 +98,16 @@ class Meter:
             cached.META_KINDS[kind] = (self.wrap(fn, f"meta: {kind}"), *rest)
 
 
-def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[float], dict[str, float]]:
-    """CPU seconds of each of ``moves`` gain moves of ``page`` ("overview", "rankings") on ``data`` ("sim":
-    the app's built-in default; "clef2015"), and the CPU of all moves by category."""
+def open_page(data: str, page: str):
+    """An AppTest session of the app on ``data`` ("sim": the built-in default; "clef2015"), settled on
+    ``page`` ("overview", "rankings"), compiling each page once as a server does."""
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import AppTest, app_test, local_script_runner
-
-    from dashboard.state import gain_keys
 
     # a server compiles each page once (one ScriptCache for the runtime); AppTest makes a new cache every
     # run and would charge each move the page's parse and compile: share one, as the server does
     shared = ScriptCache()
     app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
-    meter = Meter()
-    meter.install()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.run()
     if data == "clef2015":
@@ -121,6 +117,17 @@ def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[f
         at.selectbox(key="dataset").set_value("upload").run()
     at.switch_page(f"views/{page}.py").run()
     assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def move_cpu(data: str, page: str, moves: int, profile: int = 0) -> tuple[list[float], dict[str, float]]:
+    """CPU seconds of each of ``moves`` gain moves of ``page`` ("overview", "rankings") on ``data`` ("sim":
+    the app's built-in default; "clef2015"), and the CPU of all moves by category."""
+    from dashboard.state import gain_keys
+
+    meter = Meter()
+    meter.install()
+    at = open_page(data, page)
     meter.cpu.clear()
     prof = None
     if profile:
