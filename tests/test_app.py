@@ -341,6 +341,7 @@ def test_uploading_runs_as_one_zip_and_gzipped_qrels():
     assert _metric(at, "P-measure") == "0.8571"
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 @pytest.mark.parametrize("threshold,level", [("relaxed", 1), ("rigid", 2)])
 def test_data_page_counts_equal_trec_evals_num_ret_num_rel_num_rel_ret(clef2015, clef2015_collection,
                                                                         threshold, level):

@@ -33,6 +33,7 @@ def _without_dask(doc: dict) -> dict:
     return doc
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 @pytest.mark.parametrize("cmd,extra", [("swap", []), ("bootstrap", ["--repeats", "2"]), ("stability", []),
                                        ("tukey", [])])
 def test_workers_give_the_in_memory_output(capsys, plain_main, cmd, extra):

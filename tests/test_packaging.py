@@ -92,6 +92,7 @@ def test_the_command_line_ends_quietly_when_its_reader_goes_away(tmp_path):
     assert first.startswith(b"run\t") and b"Traceback" not in err
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_help_works_under_python_OO_and_version_is_the_package_version():
     r = _py("-OO", "-m", "evalcore", "--help")
     assert r.returncode == 0, r.stderr
@@ -229,6 +230,7 @@ def test_loading_text_never_imports_pyarrow_compute_or_pandas(tmp_path):
     assert r.stderr.strip().splitlines()[-1] == "11"
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_evaluate_on_files_does_not_import_pandas(tmp_path):
     """``evalcore evaluate`` on TREC files reads, scores and writes without pandas (~0.4 s of CPU per call;
     docs/benchmarks.md section 14), in every output format; the output is that of evalcore.evaluate's
@@ -270,6 +272,7 @@ def test_a_missing_scipy_names_the_extra(tmp_path):
                                'pip install "evalcore[stats]"'
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_a_missing_scipy_names_the_extra_from_python_too():
     """The statistics called from Python without scipy: a ModuleNotFoundError (name "scipy") whose text names
     the module that needs it and the extra, for each of the four modules that use scipy."""

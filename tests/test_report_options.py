@@ -26,6 +26,7 @@ def _run(q, r, out, *extra):
     return (out / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_written_by_reproduces_every_file_byte_for_byte(tmp_path, coll):
     q, r = coll
     out = tmp_path / "out"
@@ -131,6 +132,7 @@ def test_topic_seed_changes_only_the_topic_tables(tmp_path, coll):
     assert same and diff
 
 
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_threads_change_no_byte_of_the_report(tmp_path, coll):
     """--threads 1 and --threads 3 write the same files, byte for byte (the resampling sums are exact,
     evalcore.meta._parallel), and --threads is not in the "Written by" command since it changes nothing."""

@@ -236,6 +236,7 @@ def test_cli_trec_eval_output_is_trec_evals(clef2015, evalcore_side, pytrec_by_l
 
 
 # -- ir_measures: Measure objects mean what they mean in ir_measures ------------------------------------
+@pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_ir_measures_objects_give_ir_measures_numbers(clef2015, evalcore_side):
     """Per topic and mean, over ir_measures' own topics, at rel 1 and rel 2 (ir_measures' rel=2 parameter)."""
     irm = pytest.importorskip("ir_measures")
