@@ -40,7 +40,7 @@ from typing import Literal, overload
 import numpy as np
 
 from ._cache import BytesLRU
-from ._exact import imat_fmat
+from ._exact import fmat_imat, imat_fmat, part_bits
 from .collection import Collection, Hits
 from .gains import resolve_gains, resolve_penalties
 
@@ -148,16 +148,41 @@ def ideal_cg_at(c: Collection, gains: np.ndarray, topic: np.ndarray, rank: np.nd
     the number of level-L documents among its top r is
     clip(r - (documents ranked above level L), 0, R(L)).
     """
+    n = _ideal_counts(c, _ideal_order(gains), topic, rank)
+    return imat_fmat(n, gains)
+
+
+def _ideal_counts(c: Collection, order: np.ndarray, topic: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """(len(rank), K) int: level-L documents among the top ``rank`` of ``topic``'s ideal list, the levels
+    placed in ``order`` (:func:`_ideal_order`)."""
     RL = c.level_counts[:, 1:]                       # (T, K)
-    order = _ideal_order(gains)
     offsets = np.zeros_like(RL)
     # documents ranked above each level in the ideal list
     acc = np.zeros(RL.shape[0], dtype=np.int64)
     for k in order:
         offsets[:, k] = acc
         acc = acc + RL[:, k]
-    n = np.clip(rank[:, None] - offsets[topic], 0, RL[topic])
-    return imat_fmat(n, gains)
+    return np.clip(rank[:, None] - offsets[topic], 0, RL[topic])
+
+
+def _level_weights(c: Collection, order: tuple | None) -> tuple[np.ndarray, int]:
+    """The gain-independent half of the hits' cg (``order`` None: ``c.hits.cnt``) or cg_I (the ideal list's
+    level counts at each hit's rank for one level order), as the exact products with the gains take it:
+    a float (K, n_hits) array and its part bits (:func:`evalcore._exact.part_bits`). Kept in :data:`cache`
+    per collection and order, so a gain move that keeps the order of the gains multiplies and does not
+    recount: the products, and so every value, are bit for bit those of ``imat_fmat(counts, gains)``."""
+    def make():
+        h = c.hits
+        n = h.cnt if order is None else _ideal_counts(c, np.asarray(order), h.topic, h.rank)
+        C = np.ascontiguousarray(n.T, dtype=np.float64)
+        return C, part_bits(C, axis=0)
+    return cache.get(c, ("level weights", order), make)
+
+
+def _times_gains(weights: tuple[np.ndarray, int], gains: np.ndarray) -> np.ndarray:
+    """``imat_fmat(counts, gains)`` from :func:`_level_weights` (integer-valued, checked when made)."""
+    C, bits = weights
+    return fmat_imat(gains, C, bits=bits)
 
 
 def ideal_gain_vectors(c: Collection, gains: np.ndarray, length: int) -> np.ndarray:
@@ -194,8 +219,11 @@ def _graded(c: Collection, gains: tuple, beta: float):
     h = c.hits
     gv = np.asarray(gains, dtype=np.float64)
     g = gv[h.level - 1] if h.level.size else np.zeros(0)
-    cg = imat_fmat(h.cnt, gv) if h.level.size else np.zeros(0)
-    cgi = ideal_cg_at(c, gv, h.topic, h.rank) if h.level.size else np.zeros(0)
+    if h.level.size:
+        cg = _times_gains(_level_weights(c, None), gv)
+        cgi = _times_gains(_level_weights(c, tuple(_ideal_order(gv).tolist())), gv)
+    else:
+        cg = cgi = np.zeros(0)
     br = (beta * cg + h.count) / (beta * cgi + h.rank)
     return g, cg, cgi, br
 
