@@ -192,6 +192,12 @@ CHART_FORMAT_KEY = "chart_format"
 SLIDE_WIDTH, PNG_SCALE = 1280, 1.5
 
 
+#: The dashboard builds its figures without plotly's validation of every property value: it was ~10 % of a
+#: page's CPU at a slider move (docs/benchmarks.md section 16.5), and the JSON the browser gets is the same
+#: (tests/test_figures_layout.py; the test suite builds every figure validated: tests/conftest.py).
+figures.validate_figures(False)
+
+
 def chart_config(fig, label: str = "", fmt: str = "svg") -> dict:
     """plotly's config for one chart: the camera button saves ``fmt`` in the browser (plotly.js image
     export: no server-side browser), sized for a slide, under a file name from the chart's label."""

@@ -1,7 +1,10 @@
 """Shared fixtures and hypothesis strategies for the metric tests.
 
 Nothing here is autouse and no hypothesis profile is loaded, so other test
-modules are unaffected. ``random_collection`` builds *consistent* test
+modules are unaffected; the one setting made for the whole run is
+``EVALCORE_FIGURES_VALIDATE=1``: every figure built in a test (the dashboard's
+too, which draws without plotly's validation) is validated, so a misspelt
+property in any chart fails the test that draws it. ``random_collection`` builds *consistent* test
 collections: every ranked list draws distinct documents from its topic's
 judged pool (so a list never holds more level-L documents than the topic
 has) plus unjudged non-relevant ones.
@@ -16,6 +19,8 @@ import pytest
 from hypothesis import strategies as st
 
 from evalcore.collection import Collection
+
+os.environ.setdefault("EVALCORE_FIGURES_VALIDATE", "1")
 
 #: the real CLEF eHealth 2015 collection, read from ../shared/data (never copied); EVALCORE_CLEF2015 overrides
 CLEF2015 = Path(os.environ.get("EVALCORE_CLEF2015")

@@ -3,6 +3,7 @@ drawn boxes is tests/test_browser.py::test_every_page_is_readable_at_1024_x_768)
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from evalcore import figures
 
@@ -90,3 +91,115 @@ def test_every_trace_type_evalcore_draws_has_its_template_defaults():
             if "type" in keys and {"x", "y", "z"} & set(keys) and isinstance(keys["type"], ast.Constant):
                 found.add(keys["type"].value)
     assert found and found <= set(TEMPLATE_TRACES), found
+
+
+# -- building without plotly's validation (what the dashboard does) sends the browser the same figure ------
+def _browser_json(fig) -> dict:
+    """What st.plotly_chart sends (the figure's dict as JSON), with what means the same to plotly.js made
+    equal: key order, null values, empty containers, and typed arrays decoded to their numbers."""
+    import base64
+    import json
+
+    import numpy as np
+    import plotly.io as pio
+
+    def norm(o):
+        if isinstance(o, dict):
+            if "bdata" in o and "dtype" in o:
+                values = np.frombuffer(base64.b64decode(o["bdata"]), dtype=o["dtype"]).tolist()
+                return ["typed", [norm(v) for v in values], o.get("shape")]
+            d = {k: norm(v) for k, v in o.items() if v is not None}
+            return {k: v for k, v in d.items() if v not in ({}, [])}
+        if isinstance(o, list):
+            return [norm(v) for v in o]
+        return "NaN" if isinstance(o, float) and o != o else o       # NaN == NaN for the comparison
+    return norm(json.loads(pio.to_json(fig.to_dict(), validate=False)))
+
+
+def _both_ways(monkeypatch, build):
+    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "1")
+    checked = build()
+    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "0")
+    fast = build()
+    assert fast._validate is False and checked._validate is True
+    return _browser_json(checked), _browser_json(fast)
+
+
+def _page_figures():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    runs = [f"run <{i}>" for i in range(12)]
+    means = pd.DataFrame(rng.random((12, 3)), index=pd.Index(runs, name="run"), columns=["AP", "Q-measure", "nDCG@10"])
+    shift = pd.DataFrame({"run": runs, "value_left": rng.random(12), "value_right": rng.random(12)})
+    shift["rank_left"] = shift["value_left"].rank(ascending=False, method="min").astype(int)
+    shift["rank_right"] = shift["value_right"].rank(ascending=False, method="min").astype(int)
+    mat = pd.DataFrame(rng.random((12, 8)), index=runs, columns=[f"t{i}" for i in range(8)])
+    tau = pd.DataFrame(np.corrcoef(rng.random((3, 12))), index=means.columns, columns=means.columns)
+    diff = pd.DataFrame({"topic": mat.columns, "x": mat.iloc[0].to_numpy(), "y": mat.iloc[1].to_numpy()})
+    diff["diff"] = diff["x"] - diff["y"]
+    return {
+        "ranking_bars": lambda: figures.ranking_bars(means, "Q-measure"),
+        "rank_shift": lambda: figures.rank_shift(shift, "3:2:1", "current (10:5:1)", title="moved"),
+        "topic_heatmap": lambda: figures.topic_heatmap(mat, "AP"),
+        "tau_heatmap": lambda: figures.tau_heatmap(tau, tau.abs() > 0.5, cell_text=False),
+        "share_bars": lambda: figures.share_bars(pd.DataFrame({"metric": ["AP", "nDCG"], "s": [0.5, 0.7]}), "metric",
+                                                 "s", y_title="share", title="Bootstrap test, B = 1000"),
+        "run_difference": lambda: figures.run_difference(diff, runs[0], runs[1], "AP"),
+        "lines": lambda: _lines("Swap rates"),
+    }
+
+
+def test_a_figure_built_without_validation_sends_the_browser_what_a_validated_one_does(monkeypatch):
+    for name, build in _page_figures().items():
+        checked, fast = _both_ways(monkeypatch, build)
+        assert fast == checked, name
+    # a named colour scale is where the two differed: plotly's validation writes out its own "Cividis", which
+    # plotly.js would draw from other stops; evalcore's scale is written out (figures.SEQUENTIAL)
+    heat = _both_ways(monkeypatch, _page_figures()["topic_heatmap"])[1]
+    assert heat["data"][0]["colorscale"][0] == [0.0, "#00224e"] and len(heat["data"][0]["colorscale"]) == 10
+
+
+def test_validation_refuses_a_misspelt_property_and_the_environment_overrides_the_setting(monkeypatch):
+    from evalcore.figures import _style
+
+    monkeypatch.setitem(_style._VALIDATE, "on", False)
+    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "1")       # the test suite's setting wins over the dashboard's
+    with pytest.raises(ValueError, match="markr"):
+        _style.figure([{"type": "bar", "x": [1], "y": [2], "markr": {}}])
+    monkeypatch.delenv("EVALCORE_FIGURES_VALIDATE")
+    assert _style.figure([{"type": "bar", "x": [1], "y": [2], "markr": {}}])._validate is False
+    monkeypatch.setitem(_style._VALIDATE, "on", True)
+    with pytest.raises(ValueError, match="markr"):
+        _style.figure([{"type": "bar", "x": [1], "y": [2], "markr": {}}])
+
+
+@pytest.mark.slow      # every page in AppTest, ~15 s
+def test_every_chart_of_every_page_sends_the_browser_the_same_figure_without_validation(monkeypatch):
+    """The dashboard's default view of every page, its figures' inputs recorded and each built both ways."""
+    import copy
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard import pages
+    from evalcore.figures import _style, charts
+
+    calls = []
+
+    def record(traces, **kw):
+        calls.append((copy.deepcopy(traces), copy.deepcopy(kw)))
+        return _style.figure(traces, **kw)
+
+    monkeypatch.setattr(charts, "figure", record)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=300)
+    at.run()
+    for page in pages.PAGES:
+        at.switch_page(f"views/{page.file}").run()
+        assert not at.exception, page.file
+    assert len(calls) >= 20
+    for traces, kw in calls:
+        def build(t=traces, k=kw):
+            return _style.figure(copy.deepcopy(t), **copy.deepcopy(k))
+        checked, fast = _both_ways(monkeypatch, build)
+        assert fast == checked, kw.get("title")

@@ -47,6 +47,7 @@ from ._style import (
     metric_symbol,
     plot_text,
     use_template,
+    validate_figures,
     wrap_title,
 )
 from .charts import (
@@ -83,6 +84,7 @@ __all__ = [
     # style
     "OKABE_ITO", "GREY", "SEQUENTIAL", "DIVERGING", "SYMBOLS", "DASHES", "METRIC_COLOR_ORDER", "TITLE_LINE",
     "metric_color", "metric_symbol", "metric_dash", "color_map", "plot_text", "wrap_title", "use_template",
+    "validate_figures",
 ]
 
 def means_table(results: pd.DataFrame) -> pd.DataFrame:

@@ -7,6 +7,7 @@ so a chart printed in greyscale (or read with a colour-vision deficiency) still 
 from __future__ import annotations
 
 import html
+import os
 import re
 
 import numpy as np
@@ -17,8 +18,11 @@ from ..texfmt import visible
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
 GREY = "#999999"
 #: Sequential scale for values in [0, 1] (cividis: perceptually uniform, CVD-safe, monotone in lightness,
-#: so it also reads in greyscale).
-SEQUENTIAL = "Cividis"
+#: so it also reads in greyscale): plotly's ``plotly.colors.sequential.Cividis`` written out as the
+#: [position, colour] pairs plotly's validation turns the name into, so a figure built without validation
+#: (:func:`validate_figures`) sends the browser the same scale (plotly.js's own "Cividis" has other stops).
+SEQUENTIAL = [[i / 9, c] for i, c in enumerate(("#00224e", "#123570", "#3b496c", "#575d6d", "#707173", "#8a8678",
+                                                 "#a59c74", "#c3b369", "#e1cc55", "#fee838"))]
 #: Diverging blue-orange for signed differences.
 DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
 #: Marker symbols and dash styles handed out in turn: the groups of a chart differ in shape and dash as
@@ -213,10 +217,36 @@ def _esc_array(v):
             for x in v]
 
 
+#: Whether :func:`figure` has plotly validate what it builds (:func:`validate_figures`).
+_VALIDATE = {"on": True}
+
+
+def validate_figures(on: bool = True) -> None:
+    """Have plotly check every property value of the figures evalcore builds (the default), or not.
+
+    Validation costs more than building the figure: ~10 % of a dashboard page's CPU at a slider move
+    (docs/benchmarks.md section 16.5), and it checks values evalcore writes itself. The dashboard turns
+    it off; a notebook drawing a few figures has no reason to. Either way the JSON sent to the browser
+    is the same (tests/test_figures_layout.py builds every chart of every page both ways); without
+    validation a misspelt property name in a figure's dict is not refused, so the test suite runs
+    with ``EVALCORE_FIGURES_VALIDATE=1``, which keeps validation on whatever this function was told.
+    Property names set later (``fig.update_layout(...)``) are checked either way.
+    """
+    _VALIDATE["on"] = bool(on)
+
+
+def validating() -> bool:
+    """Whether figures are validated now: ``EVALCORE_FIGURES_VALIDATE`` (1 / 0) if set, else
+    :func:`validate_figures`'s setting."""
+    env = os.environ.get("EVALCORE_FIGURES_VALIDATE", "").strip()
+    return env not in ("0", "false", "no") if env else _VALIDATE["on"]
+
+
 def figure(traces: list[dict], *, title: str | None = None, x: str | None = None, y: str | None = None,
            height: int = 420, legend: bool = True, top: int | None = None, xaxis: dict | None = None,
            yaxis: dict | None = None, **layout):
-    """One ``plotly.graph_objects.Figure`` from plain dicts, validated once.
+    """One ``plotly.graph_objects.Figure`` from plain dicts, validated once (or not at all:
+    :func:`validate_figures`).
 
     Building a figure with ``add_trace`` / ``update_layout`` / ``update_xaxes`` makes plotly parse
     property paths and re-validate on every call, which was most of a dashboard rerun's CPU under a
@@ -251,4 +281,4 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
             # and plotly widens the bottom margin to fit it
             lay["legend"] = {**lay["legend"], "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
                              "x": 0, **(layout.get("legend") or {})}
-    return go.Figure({"data": [text_safe(t) for t in traces], "layout": lay})
+    return go.Figure({"data": [text_safe(t) for t in traces], "layout": lay}, _validate=validating())
