@@ -265,7 +265,12 @@ def first_rank(c: Collection, *, rel_threshold: int = 1, cutoff: int | None = No
 
 
 def _preferred_mask(c: Collection, h: Hits, cutoff: int | None) -> np.ndarray:
-    """True at the hit at r_p: the first document of the highest level in the list."""
+    """True at the hit at r_p: the first document of the highest level in the list. Gain-independent: kept
+    in :data:`cache` per collection and cutoff (read-only), so a gain move does not look for it again."""
+    return cache.get(c, ("preferred", cutoff), lambda: _find_preferred(c, h, cutoff))
+
+
+def _find_preferred(c: Collection, h: Hits, cutoff: int | None) -> np.ndarray:
     sel = _within(h, cutoff)
     idx = np.flatnonzero(sel)
     m = np.zeros(h.rank.shape, bool)
@@ -456,12 +461,18 @@ def p_plus_measure(c: Collection, *, gains=None, beta: float = 1.0, cutoff: int 
     """
     h = c.hits
     _, (g, cg, cgi, br) = _graded_for(c, gains, beta)
-    m = _preferred_mask(c, h, _check_cutoff(cutoff))
-    rp = _pick(c, h, h.rank.astype(np.float64), m).ravel()
-    sel = h.rank <= rp[h.seg]
-    s = _per_list(c, h, br, sel)
-    cnt = _pick(c, h, h.count.astype(np.float64), m)
-    return _divide(s, cnt)
+    sel, cnt = _up_to_preferred(c, h, _check_cutoff(cutoff))
+    return _divide(_per_list(c, h, br, sel), cnt)
+
+
+def _up_to_preferred(c: Collection, h: Hits, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The hits at or above r_p (bool, per hit) and count(r_p) (n_runs, n_topics): gain-independent, kept
+    in :data:`cache` per collection and cutoff (read-only)."""
+    def make():
+        m = _preferred_mask(c, h, cutoff)
+        rp = _pick(c, h, h.rank.astype(np.float64), m).ravel()
+        return h.rank <= rp[h.seg], _pick(c, h, h.count.astype(np.float64), m)
+    return cache.get(c, ("up to preferred", cutoff), make)
 
 
 # --------------------------------------------------------------------------

@@ -129,3 +129,29 @@ def test_gain_correlation_table5_layout():
     assert list(t.columns) == ["30:20:10", "1:1:1"] and list(t.index) == ["P+", "O"]
     assert t.loc["P+", "30:20:10"] == 1.0 and t.loc["O", "30:20:10"] == -1.0
     assert t.loc["P+", "1:1:1"] == pytest.approx(0.8) and math.isnan(t.loc["O", "1:1:1"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_every_pair_of_the_matrix_equals_scipy_with_ties_identical_and_constant_columns(data):
+    n = data.draw(st.integers(2, 20))
+    k = data.draw(st.integers(2, 6))
+    cols = {f"m{i}": data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)) for i in range(k)}
+    cols["same"] = list(cols["m0"])                    # two metrics that rank the runs alike
+    cols["flat"] = [1] * n                             # a metric that ties every run: tau-b is NaN
+    means = pd.DataFrame(cols, dtype=float)
+    b = correlation_matrix(means, method="tau-b").tau
+    a = correlation_matrix(means, method="tau-a").tau
+    for x in means.columns:
+        for y in means.columns:
+            if x == y:
+                continue
+            ref = scipy.stats.kendalltau(means[x], means[y], variant="b").statistic
+            assert (math.isnan(b.loc[x, y]) and math.isnan(ref)) or b.loc[x, y] == pytest.approx(ref, abs=1e-12)
+            assert a.loc[x, y] == pytest.approx(_tau_a_by_hand(means[x].tolist(), means[y].tolist()), abs=1e-12)
+
+
+def test_a_matrix_with_nan_is_refused_as_the_pair_function_refuses_it():
+    means = pd.DataFrame({"AP": [0.1, 0.2, 0.3], "Q": [0.3, float("nan"), 0.1]})
+    with pytest.raises(ValueError, match="holds NaN"):
+        correlation_matrix(means)

@@ -11,7 +11,7 @@ score, not two.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -215,6 +215,35 @@ class CorrelationResult:
     n_runs: int
 
 
+#: Largest (metrics x run pairs) sign matrix :func:`_kendall_all` builds (bytes); above it each pair is
+#: computed on its own (:func:`kendall_tau`), in memory for two metrics at a time.
+KENDALL_ALL_BYTES = 64 << 20
+
+
+def _kendall_all(vals: np.ndarray, variant: str) -> Callable[[int, int], float] | None:
+    """``(i, j) -> kendall_tau(vals[:, i], vals[:, j], variant=variant)`` for every pair of columns, from each
+    column's pair signs made once (not once per pair it is in): ``pos - neg`` of every pair of columns is a
+    product of the sign matrices, sums of +-1 and 0 that are exact in any order, so each tau is the float
+    :func:`kendall_tau` returns, bit for bit. None where :func:`kendall_tau` would refuse a column (NaN,
+    fewer than 2 runs: the pairs then raise as they did) or the signs exceed :data:`KENDALL_ALL_BYTES`."""
+    n, k = vals.shape
+    n0 = n * (n - 1) / 2
+    if k < 2 or n < 2 or not np.all(np.isfinite(vals)) or 8 * k * n0 > KENDALL_ALL_BYTES:
+        return None
+    iu = np.triu_indices(n, k=1)
+    signs = np.stack([sign_tol(a[:, None] - a[None, :], zero_tolerance(a))[iu] for a in vals.T])
+    dot = signs @ signs.T
+    nz = np.count_nonzero(signs, axis=1)
+
+    def tau(i: int, j: int) -> float:
+        s = float(dot[i, j])
+        if variant == "a":
+            return s / n0
+        denom = math.sqrt(float(nz[i]) * float(nz[j]))
+        return s / denom if denom > 0 else float("nan")
+    return tau
+
+
 def correlation_matrix(means: pd.DataFrame, *, method: str = "tau-b", alpha: float = 0.01) -> CorrelationResult:
     """Correlation between the system rankings of every pair of metrics (003 Table 2 layout).
 
@@ -245,6 +274,7 @@ def correlation_matrix(means: pd.DataFrame, *, method: str = "tau-b", alpha: flo
     n = vals.shape[0]
     k = len(cols)
     fn = _FUNCS[method]
+    taus = _kendall_all(vals, method[-1]) if method in ("tau-a", "tau-b") else None
     T = np.eye(k)
     S = np.ones((k, k), dtype=bool)
     rows = []
@@ -252,7 +282,7 @@ def correlation_matrix(means: pd.DataFrame, *, method: str = "tau-b", alpha: flo
         for j in range(k):
             if i == j or (method != "tau-ap" and j < i):
                 continue
-            v = fn(vals[:, i], vals[:, j])
+            v = fn(vals[:, i], vals[:, j]) if taus is None else taus(i, j)
             t = _test(method, v, n, alpha)
             T[i, j] = v
             S[i, j] = t["significant"]
