@@ -229,7 +229,8 @@ def test_rankings_page_raises_no_all_nan_warning():
 
 
 @pytest.mark.parametrize("query, key, want", [
-    ({"nt": "500", "nr": "200"}, ("sim_topics", "sim_runs"), (200, 100)),
+    # B = 20 on the Overview's resampling charts: the bounds are the point, not 4,950 run pairs at B = 1000
+    ({"nt": "500", "nr": "200", "bsb": "20", "swb": "20"}, ("sim_topics", "sim_runs"), (200, 100)),
     ({"beta": "nan"}, ("beta",), (1.0,)),
     ({"beta": "inf"}, ("beta",), (1.0,)),
 ])
