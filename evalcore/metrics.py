@@ -141,20 +141,14 @@ def _ideal_order(gains: np.ndarray) -> np.ndarray:
     return np.lexsort((-np.arange(K), -gains))
 
 
-def ideal_cg_at(c: Collection, gains: np.ndarray, topic: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """cg_I(rank) for paired arrays of topic indices and ranks (closed form).
+def _ideal_counts(c: Collection, order: np.ndarray, topic: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """(len(rank), K) int: level-L documents among the top ``rank`` of ``topic``'s ideal list, the levels
+    placed in ``order`` (:func:`_ideal_order`); times the gains, cg_I(rank) (closed form).
 
     The ideal list holds, per topic, the relevant documents sorted by gain;
     the number of level-L documents among its top r is
     clip(r - (documents ranked above level L), 0, R(L)).
     """
-    n = _ideal_counts(c, _ideal_order(gains), topic, rank)
-    return imat_fmat(n, gains)
-
-
-def _ideal_counts(c: Collection, order: np.ndarray, topic: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """(len(rank), K) int: level-L documents among the top ``rank`` of ``topic``'s ideal list, the levels
-    placed in ``order`` (:func:`_ideal_order`)."""
     RL = c.level_counts[:, 1:]                       # (T, K)
     offsets = np.zeros_like(RL)
     # documents ranked above each level in the ideal list
