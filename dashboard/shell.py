@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 
 import streamlit as st
 
-from . import cached, errors, references, safe, state, widgets
+from . import activity, cached, errors, references, safe, state, widgets
 
 #: The browser tab's icon (see :func:`setup`).
 PAGE_ICON = "\U0001f4ca"   # bar chart
@@ -32,6 +33,8 @@ def setup(data_page: bool = False):
     st.session_state["_view_items"] = []         # all it draws, in order (widgets.chart/table/caption/...)
     st.session_state["_run_t0"] = time.perf_counter()
     ss = st.session_state
+    # how many sessions use the server now (the Overview's resampling is live only for a few: dashboard.activity)
+    activity.note(ss.setdefault("_activity_id", uuid.uuid4().hex))
     present = presenting()
     # presentation mode opens with the sidebar closed (the page gets the projector's width; the gains are in
     # the row at the top of the page); the sidebar's arrow opens it as usual

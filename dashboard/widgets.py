@@ -12,7 +12,7 @@ import streamlit as st
 
 from evalcore import figures
 
-from . import cached, errors, report, safe, state
+from . import activity, cached, errors, report, safe, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
@@ -440,6 +440,74 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
     _drawn(kind, qB, B)
     ss.setdefault("_live_pending", []).append((kind, c, s, dict(params), B, what, status))
     return quick
+
+
+def discriminative_power(c, s: state.Settings, jobs: list, ask_box) -> None:
+    """The Overview's bootstrap and swap charts: live, or on request while the server is busy.
+
+    ``jobs``: ``(kind, params, B, what, draw, column)`` each; ``draw(frames, B_shown, B_chosen, stale="")``.
+    While at most ``EVALCORE_LIVE_RESAMPLING_SESSIONS`` sessions are active (:mod:`dashboard.activity`), and
+    on a session's first view, each is computed as :func:`live_meta` does. Otherwise a move does not
+    compute them: a result any session has computed at the current settings is drawn at once; if there is
+    none, the last one this session drew on this data stays on screen, labelled with the settings it was
+    computed at, and a button (in ``ask_box``) computes the current ones.
+    """
+    ss = st.session_state
+    try:
+        limit = activity.live_sessions()
+    except ValueError as e:                   # the operator's setting: said on the page, the default used
+        st.warning(f"{safe.md_lines(e)}. Using the default, {activity.DEFAULT_LIVE}.", icon=":material/warning:")
+        limit = activity.DEFAULT_LIVE
+    live, n_active = activity.resampling_live(limit)
+    shown = ss.get("_ov_dp_shown")
+    if shown is not None and shown.get("fingerprint") != c.fingerprint:
+        shown = None                                  # other data: nothing earlier to show
+    asked = ss.pop("_ov_dp_ask", False)
+    compute = live or asked or "_ov_dp_shown" not in ss
+    line = settings_line(s, c)
+    kept = {"fingerprint": c.fingerprint, **({} if shown is None else {k: shown[k] for k in shown
+                                                                       if k != "fingerprint"})}
+    waiting = []
+    for kind, params, B, what, draw, col in jobs:
+        with col:
+            if compute:
+                res = live_meta(kind, c, s, params, B, what, draw)
+            else:
+                try:
+                    res = cached.meta_lookup(kind, c, s, params, B)
+                except ValueError:
+                    res = None
+                if res is not None:
+                    st.caption(f"{what}: B = {B}, computed earlier at these settings.")
+                    draw(res["frames"], B, B)
+                    _drawn(kind, B, B)
+            if res is None and not compute:
+                waiting.append(what)
+                last = (shown or {}).get(kind)
+                if last is None:
+                    st.info(f"{what}: computed when asked (the button above).", icon=":material/pending:")
+                else:
+                    draw(last["frames"], last["B"], last["B"],
+                         stale=f"Computed at: {last['line']}. **The settings have changed since**: the button "
+                               "above computes this chart for the current ones.")
+            elif res is not None:
+                f = res["frames"]
+                kept[kind] = {"frames": {"summary": f["summary"], "alpha": params.get("alpha"),
+                                         "sampling": params.get("sampling")},
+                              "B": int(res.get("B", B)), "line": line}
+    ss["_ov_dp_shown"] = kept
+    if waiting:
+        with ask_box:
+            st.button("Compute the bootstrap and swap charts for the current settings", key="ov_dp_btn",
+                      icon=":material/calculate:",
+                      on_click=errors.guarded(lambda: ss.update(_ov_dp_ask=True)))
+            charts = f"the {' and '.join(w.lower() for w in waiting)} charts"
+            why = (f"This server computes {charts} when asked (`{activity.ENV}` = 0), not at every move."
+                   if limit == 0 else
+                   f"{n_active} sessions have used this server in the last {activity.WINDOW_S:.0f} s, more than "
+                   f"{limit} (`{activity.ENV}`): {charts} are computed when asked, not at every move, so that "
+                   "everyone's sliders stay fast.")
+            caption(why + " A result any session has computed at these settings is shown at once.")
 
 
 def _drawn(kind: str, B_shown: int, B_chosen: int) -> None:

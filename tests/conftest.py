@@ -1,11 +1,13 @@
 """Shared fixtures and hypothesis strategies for the metric tests.
 
 Nothing here is autouse and no hypothesis profile is loaded, so other test
-modules are unaffected; the one setting made for the whole run is
+modules are unaffected; the two settings made for the whole run are
 ``EVALCORE_FIGURES_VALIDATE=1``: every figure built in a test (the dashboard's
 too, which draws without plotly's validation) is validated, so a misspelt
-property in any chart fails the test that draws it. ``random_collection`` builds *consistent* test
-collections: every ranked list draws distinct documents from its topic's
+property in any chart fails the test that draws it; and
+``EVALCORE_LIVE_RESAMPLING_SESSIONS=100000``: the test run's many AppTest sessions share one process, and
+would otherwise count as a busy class (dashboard.activity); tests of that mode set it themselves.
+``random_collection`` builds *consistent* test collections: every ranked list draws distinct documents from its topic's
 judged pool (so a list never holds more level-L documents than the topic
 has) plus unjudged non-relevant ones.
 """
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 from evalcore.collection import Collection
 
 os.environ.setdefault("EVALCORE_FIGURES_VALIDATE", "1")
+os.environ.setdefault("EVALCORE_LIVE_RESAMPLING_SESSIONS", "100000")
 
 #: the real CLEF eHealth 2015 collection, read from ../shared/data (never copied); EVALCORE_CLEF2015 overrides
 CLEF2015 = Path(os.environ.get("EVALCORE_CLEF2015")

@@ -80,40 +80,44 @@ if c.n_runs < 2:
     st.info("Discriminative power compares run pairs: it needs at least two runs.")
 else:
     alpha = float(ss["bs_alpha"])
+    ask_box = st.container()          # the on-request button and its note, above both (widgets.discriminative_power)
     p1, p2 = st.columns(2, gap="large")
 
-    def draw_boot(res, B_shown, B_chosen):
+    def draw_boot(res, B_shown, B_chosen, stale=""):
         summ = res["summary"][["metric", "pct_significant"]].copy()
         summ["share"] = summ["pct_significant"] / 100.0
+        a = res.get("alpha", alpha)              # an earlier result's own alpha
+        when = " - earlier settings" if stale else ""
         fig = figures.share_bars(summ.sort_values("share", ascending=False), "metric", "share",
-                                 y_title=f"run pairs significant (alpha = {alpha:g})",
-                                 title=f"Bootstrap test (Sakai 2007 Table 4), {widgets.b_title(B_shown, B_chosen)}")
+                                 y_title=f"run pairs significant (alpha = {a:g})",
+                                 title=f"Bootstrap test (Sakai 2007 Table 4), {widgets.b_title(B_shown, B_chosen)}"
+                                       f"{when}")
         widgets.chart(fig, width="stretch", key="ov_boot")
-        widgets.caption("Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
+        widgets.caption(stale or "Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
 
-    def draw_swap(res, B_shown, B_chosen):
+    def draw_swap(res, B_shown, B_chosen, stale=""):
         summ = res["summary"]
         conf = summ["confidence"].max()
         row = summ[summ["confidence"] == conf][["metric", "abs_diff", "pct_comparisons"]]
         # short headers: the table shares a 1024 px screen with the bootstrap chart (~300 px)
         shown = row.sort_values("abs_diff").rename(columns={"abs_diff": f"needed ({conf:.0%})",
                                                             "pct_comparisons": "% pairs"})
-        widgets.markdown(f"**Swap method (Sakai 2007 Table 3)**, {params_sw['sampling']} sampling, "
-                         f"{widgets.b_title(B_shown, B_chosen)}")
+        when = " - earlier settings" if stale else ""
+        widgets.markdown(f"**Swap method (Sakai 2007 Table 3)**, {res.get('sampling', params_sw['sampling'])} "
+                         f"sampling, {widgets.b_title(B_shown, B_chosen)}{when}")
         widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
                       column_config={"% pairs": st.column_config.NumberColumn(format="%.1f %%")})
-        widgets.caption(f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: share of run "
-                        "pairs at least that far apart. A smaller difference needed: a more sensitive metric. Settings "
-                        "on the Swap page.")
+        widgets.caption(stale or f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: "
+                        "share of run pairs at least that far apart. A smaller difference needed: a more sensitive "
+                        "metric. Settings on the Swap page.")
 
     params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
                  "seed": int(ss["sw_seed"])}
     params_bs = {"alpha": alpha, "seed": int(ss["bs_seed"])}
     if cached.report_alphas_wanted(int(ss["bs_B"]), params_bs["seed"]):    # as the Bootstrap page asks: one result
         params_bs["report_alphas"] = True
-    with p1:
-        widgets.live_meta("bootstrap", c, s, params_bs, int(ss["bs_B"]), "Bootstrap", draw_boot)
-    with p2:
-        widgets.live_meta("swap", c, s, params_sw, int(ss["sw_B"]), "Swap method", draw_swap)
+    jobs = [("bootstrap", params_bs, int(ss["bs_B"]), "Bootstrap", draw_boot, p1),
+            ("swap", params_sw, int(ss["sw_B"]), "Swap method", draw_swap, p2)]
+    widgets.discriminative_power(c, s, jobs, ask_box)
     claims.overview(claim_box, c, s)     # checked when asked after a move: dashboard.claims.overview
 widgets.finish_live()
