@@ -43,6 +43,7 @@ from evalcore.meta._parallel import default_threads, fit_threads, threads_from_e
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
 from . import budget as _budget
+from . import gate as _gate
 from . import safe, state
 from .loader import load_in_worker
 from .state import Settings
@@ -948,6 +949,7 @@ class Progress:
     Never pass it into a ``st.cache_*`` function (see :class:`_Store`)."""
 
     def __init__(self, text: str):
+        _gate.GATE.step_aside()        # a long computation: the other sessions' page runs need not wait for it
         self.bar = st.progress(0.0, text=text)
         self.text = text
         self.last = -1.0

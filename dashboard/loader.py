@@ -64,6 +64,8 @@ from evalcore.collection import Collection
 from evalcore.io import InputError
 from evalcore.io.limits import human_bytes
 
+from .gate import GATE
+
 __all__ = ["LOAD_MEMORY", "LOAD_TIMEOUT", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "pool_size",
            "queue_length", "sweep_stale"]
 
@@ -375,6 +377,7 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
     """
     memory = LOAD_MEMORY if memory is None else int(memory)
     timeout = LOAD_TIMEOUT if timeout is None else float(timeout)
+    GATE.step_aside()          # a load waits seconds to minutes: the other sessions' page runs go on meanwhile
     if os.environ.get("EVALCORE_LOAD_INPROCESS") == "1":
         import evalcore
 

@@ -14,7 +14,7 @@ import uuid
 
 import streamlit as st
 
-from . import activity, cached, errors, references, safe, state, widgets
+from . import activity, cached, errors, gate, references, safe, state, widgets
 
 #: The browser tab's icon (see :func:`setup`).
 PAGE_ICON = "\U0001f4ca"   # bar chart
@@ -246,6 +246,11 @@ def guard(run, title: str = "") -> None:
     Streamlit's own control flow (st.rerun, st.stop) derives from
     BaseException, not Exception, and passes through untouched.
     """
+    with gate.GATE.turn():      # page runs take turns, first come first served (dashboard.gate)
+        _guarded(run, title)
+
+
+def _guarded(run, title: str) -> None:
     try:
         run()
         state.sync_url()        # again: a page may have set its own choices after setup() mirrored them
