@@ -478,7 +478,7 @@ def discriminative_power(c, s: state.Settings, jobs: list, ask_box) -> None:
                 except ValueError:
                     res = None
                 if res is not None:
-                    st.caption(f"{what}: B = {B}, computed earlier at these settings.")
+                    st.caption(f"{what}: B = {B}, already computed at these settings (by this or another session).")
                     draw(res["frames"], B, B)
                     _drawn(kind, B, B)
             if res is None and not compute:

@@ -157,7 +157,7 @@ def test_a_busy_server_computes_the_overview_resampling_when_asked(monkeypatch, 
     # its first view computed the default gains; the move to 7.0 was computed by the first session
     assert len(spy) == n
     assert "earlier settings" not in _title(other, "ov_boot")
-    assert "computed earlier at these settings" in _text(other)
+    assert "already computed at these settings (by this or another session)" in _text(other)
     assert not [b for b in other.button if b.key == "ov_dp_btn"]
 
 
