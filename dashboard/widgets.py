@@ -447,10 +447,10 @@ def discriminative_power(c, s: state.Settings, jobs: list, ask_box) -> None:
 
     ``jobs``: ``(kind, params, B, what, draw, column)`` each; ``draw(frames, B_shown, B_chosen, stale="")``.
     While at most ``EVALCORE_LIVE_RESAMPLING_SESSIONS`` sessions are active (:mod:`dashboard.activity`), and
-    on a session's first view, each is computed as :func:`live_meta` does. Otherwise a move does not
-    compute them: a result any session has computed at the current settings is drawn at once; if there is
-    none, the last one this session drew on this data stays on screen, labelled with the settings it was
-    computed at, and a button (in ``ask_box``) computes the current ones.
+    on a session's first view of the data (a new upload too), each is computed as :func:`live_meta` does.
+    Otherwise a move does not compute them: a result any session has computed at the current settings is drawn
+    at once; if there is none, the last one this session drew on this data stays on screen, labelled with the
+    settings it was computed at, and a button (in ``ask_box``) computes the current ones.
     """
     ss = st.session_state
     try:
@@ -463,7 +463,7 @@ def discriminative_power(c, s: state.Settings, jobs: list, ask_box) -> None:
     if shown is not None and shown.get("fingerprint") != c.fingerprint:
         shown = None                                  # other data: nothing earlier to show
     asked = ss.pop("_ov_dp_ask", False)
-    compute = live or asked or "_ov_dp_shown" not in ss
+    compute = live or asked or shown is None          # the session's first view of this data computes by itself
     line = settings_line(s, c)
     kept = {"fingerprint": c.fingerprint, **({} if shown is None else {k: shown[k] for k in shown
                                                                        if k != "fingerprint"})}

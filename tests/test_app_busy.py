@@ -160,6 +160,16 @@ def test_a_busy_server_computes_the_overview_resampling_when_asked(monkeypatch, 
     assert "already computed at these settings (by this or another session)" in _text(other)
     assert not [b for b in other.button if b.key == "ov_dp_btn"]
 
+    # other data (a new simulated seed here; an upload alike): its first view computes by itself
+    n = len(spy)
+    at.switch_page("views/data.py").run()
+    at.number_input(key="sim_seed").set_value(int(at.session_state["sim_seed"]) + 1).run()
+    at.switch_page("views/overview.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert len(spy) > n
+    assert "earlier settings" not in _title(at, "ov_boot")
+    assert not [b for b in at.button if b.key == "ov_dp_btn"]
+
 
 def test_a_quiet_server_keeps_the_overview_resampling_live(monkeypatch, spy):
     monkeypatch.setenv(activity.ENV, "100000")
