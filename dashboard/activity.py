@@ -18,9 +18,10 @@ seconds after its last script run (a move, a click, a page switch). Pure Python:
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
+
+from .budget import whole_number_setting
 
 ENV = "EVALCORE_LIVE_RESAMPLING_SESSIONS"
 #: sessions up to which the Overview's resampling charts stay live (an Overview move at B = 1000 costs
@@ -42,14 +43,9 @@ def live_sessions(env: dict | None = None) -> int:
 
     Raises ValueError naming the setting for a value that is not a whole number in :data:`LIVE_RANGE`.
     """
-    raw = (os.environ if env is None else env).get(ENV, "").strip()
-    if not raw:
-        return DEFAULT_LIVE
-    lo, hi = LIVE_RANGE
-    if not raw.isdigit() or len(raw) > 7 or not lo <= int(raw) <= hi:
-        raise ValueError(f"{ENV} must be a whole number of sessions from {lo} to {hi:,} (0: the Overview's "
-                         f"resampling charts always on request); got {raw[:40]!r}")
-    return int(raw)
+    n = whole_number_setting(ENV, *LIVE_RANGE, "0: the Overview's resampling charts always on request",
+                             unit="sessions", env=env)
+    return DEFAULT_LIVE if n is None else n
 
 
 def note(session: str, now: float | None = None) -> None:
@@ -69,12 +65,6 @@ def active(now: float | None = None, window: float = WINDOW_S) -> int:
         while _last and next(iter(_last.values())) < now - window:
             _last.pop(next(iter(_last)))
         return len(_last)
-
-
-def forget(session: str) -> None:
-    """Drop ``session`` (tests)."""
-    with _lock:
-        _last.pop(session, None)
 
 
 def resampling_live(limit: int, now: float | None = None) -> tuple[bool, int]:

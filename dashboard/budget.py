@@ -56,14 +56,24 @@ def server_memory(env: dict | None = None) -> int:
 
     Raises ValueError naming the setting for a value that is not a whole number of MB in
     :data:`MEMORY_MB_RANGE`."""
-    raw = (os.environ if env is None else env).get(ENV, "").strip()
+    mb = whole_number_setting(ENV, *MEMORY_MB_RANGE, "the server's memory", unit="MB", env=env)
+    return machine_memory() if mb is None else mb * MiB
+
+
+def whole_number_setting(name: str, lo: int, hi: int, meaning: str, unit: str = "",
+                         env: dict | None = None) -> int | None:
+    """The server setting ``name`` (an environment variable) as a whole number in [lo, hi]; None when it is
+    unset or empty. Raises ValueError naming the setting, its range and ``meaning`` for anything else (signs,
+    decimals, words, thousands of digits). Every dashboard server setting is read through here."""
+    raw = (os.environ if env is None else env).get(name, "").strip()
     if not raw:
-        return machine_memory()
-    lo, hi = MEMORY_MB_RANGE
-    if not raw.isdigit() or len(raw) > 12 or not lo <= int(raw) <= hi:
-        raise ValueError(f"{ENV} must be a whole number of MB from {lo:,} to {hi:,} (the server's memory); "
-                         f"got {raw[:40]!r}")
-    return int(raw) * MiB
+        return None
+    if not raw.isdigit() or len(raw) > 20 or not lo <= int(raw) <= hi:
+        def n(v: int) -> str:
+            return f"{v:,}" if v >= 10_000 else str(v)
+        of = f" of {unit}" if unit else ""
+        raise ValueError(f"{name} must be a whole number{of} from {n(lo)} to {n(hi)} ({meaning}); got {raw[:40]!r}")
+    return int(raw)
 
 
 def _clamp(v: float, lo: int, hi: int) -> int:

@@ -13,10 +13,11 @@ computation with a progress bar steps aside (:func:`step_aside`) so it does not 
 from __future__ import annotations
 
 import collections
-import os
 import threading
 import time
 from contextlib import contextmanager
+
+from .budget import whole_number_setting
 
 ENV = "EVALCORE_PAGE_SLOTS"
 DEFAULT_SLOTS = 1
@@ -29,14 +30,8 @@ STALE_S = 30.0
 
 def slots(env: dict | None = None) -> int:
     """``EVALCORE_PAGE_SLOTS``, else :data:`DEFAULT_SLOTS`; ValueError naming the setting for a bad value."""
-    raw = (os.environ if env is None else env).get(ENV, "").strip()
-    if not raw:
-        return DEFAULT_SLOTS
-    lo, hi = SLOTS_RANGE
-    if not raw.isdigit() or len(raw) > 5 or not lo <= int(raw) <= hi:
-        raise ValueError(f"{ENV} must be a whole number from {lo} to {hi} (page runs at once; 0: no limit); "
-                         f"got {raw[:40]!r}")
-    return int(raw)
+    n = whole_number_setting(ENV, *SLOTS_RANGE, "page runs at once; 0: no limit", env=env)
+    return DEFAULT_SLOTS if n is None else n
 
 
 class Gate:
