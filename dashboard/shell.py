@@ -184,23 +184,24 @@ _log = logging.getLogger("evalcore.app")
 _raise_in_tests = errors.raise_in_tests
 
 
-def export_button(title: str) -> None:
+def export_button(title: str, now: dict | None = None) -> None:
     """"Download this view (HTML)": what the page drew in this run (charts, tables, captions, headings, in
     order), the settings in words, the data, the references and the link, as one self-contained file
     (dashboard.export), built only when the button is pressed. Beside it, the format the charts' camera
-    button saves (:func:`chart_format_control`)."""
-    ss = st.session_state
-    items = list(ss.get("_view_items") or [])
+    button saves (:func:`chart_format_control`). ``now``: the session's values as
+    :func:`dashboard.state.sync_url` just read them (else read here)."""
+    now = now if now is not None else st.session_state.to_dict()    # one pass over the session state, not
+    items = list(now.get("_view_items") or [])                      # two per key read
     if not any(i["kind"] in ("chart", "table") for i in items):
         return
-    data = dict(ss.get("_view_data") or {})
+    data = dict(now.get("_view_data") or {})
     query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
     base = getattr(st.context, "url", "") or ""
     link = base + ("?" + query if query else "")
-    page = str(ss.get("_page_now") or "")
+    page = str(now.get("_page_now") or "")
     from . import export
-    words = list(ss.get("_view_settings_words") or []) + export.choice_words(
-        page, {k: ss[k] for k in state.page_keys() if k in ss})
+    words = list(now.get("_view_settings_words") or []) + export.choice_words(
+        page, {k: now[k] for k in state.page_keys() if k in now})
 
     def build() -> bytes:
         return export.view_html(f"evalcore · {title}", items, settings=words, summary=data, link=link,
@@ -253,8 +254,8 @@ def guard(run, title: str = "") -> None:
 def _guarded(run, title: str) -> None:
     try:
         run()
-        state.sync_url()        # again: a page may have set its own choices after setup() mirrored them
-        export_button(title or "view")
+        now = state.sync_url()  # again: a page may have set its own choices after setup() mirrored them
+        export_button(title or "view", now or None)
         with st.expander("References", icon=":material/menu_book:"):
             st.markdown(references.as_markdown())
     except cached.InputError as e:

@@ -392,11 +392,13 @@ def list_setting(key: str, options: list, default: list) -> None:
         ss[key] = kept or list(default)
 
 
-def sync_url() -> None:
-    """Mirror the settings into the address bar (only values that differ from defaults)."""
+def sync_url() -> dict:
+    """Mirror the settings into the address bar (only values that differ from defaults). Returns the session's
+    values as read for it (one pass over the session state; a caller reads its settings from it, not key by
+    key), or {} before the first setup."""
     ss = st.session_state
     if "_K" not in ss:
-        return
+        return {}
     now = ss.to_dict()           # one pass over the session, then plain dict look-ups
     want: dict[str, str] = {}
     for key, (name, default, _) in _SCALARS.items():
@@ -420,6 +422,7 @@ def sync_url() -> None:
         want["pen"] = paper(p)
     if dict(st.query_params) != want:
         st.query_params.from_dict(want)
+    return now
 
 
 @guarded

@@ -309,7 +309,7 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
     if height is None and len(df) <= FULL_HEIGHT_ROWS:
         height = rows_height(len(df))
     cfg = {c: st.column_config.NumberColumn(COLUMN_LABELS.get(c), format=f"%.{digits}f")
-           for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+           for c, dt in df.dtypes.items() if pd.api.types.is_float_dtype(dt)}    # dtypes: no column copied
     cfg.update({c: st.column_config.Column(COLUMN_LABELS[c]) for c in df.columns
                 if c in COLUMN_LABELS and c not in cfg})
     cfg.update(kw.pop("column_config", None) or {})       # a page's own settings win, the rest stay
@@ -329,11 +329,11 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
     def fix(v):
         return visible(v) if isinstance(v, str) else v
 
-    def texty(s) -> bool:
-        return pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s)
-    text = [c for c in df.columns if texty(df[c])]
+    def texty(dtype) -> bool:
+        return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
+    text = [c for c, dt in df.dtypes.items() if texty(dt)]
     changed = any(any_invisible(df[c].tolist()) for c in text)
-    index_changed = texty(df.index) and any_invisible(df.index.tolist())
+    index_changed = texty(df.index.dtype) and any_invisible(df.index.tolist())
     if not changed and not index_changed:
         return df
     out = df.copy()

@@ -485,12 +485,15 @@ def _ideal_length(c: Collection, cutoff: int) -> int:
     return max(1, min(int(cutoff), int(c.R.max()) if c.n_topics else 1))
 
 
-def _dcg(c, gains, cutoff, discount):
+def _dcg(c, gains, cutoff, discount, key):
+    """DCG@cutoff / ideal DCG@cutoff with ``discount(rank)``. ``key`` names the discount: its value at every
+    hit's rank depends on the collection alone and is kept in :data:`cache`, so a new gain setting pays for
+    the gains, not for the logarithms again."""
     h = c.hits
     gv = resolve_gains(gains, c.max_level)
     g = gv[h.level - 1] if h.level.size else np.zeros(0)
     sel = h.rank <= cutoff
-    dcg = _per_list(c, h, g / discount(h.rank), sel)
+    dcg = _per_list(c, h, g / cache.get(c, ("hit discount", key), lambda: discount(h.rank)), sel)
     L = _ideal_length(c, cutoff)                            # the ideal list is 0 beyond R
     ideal = ideal_gain_vectors(c, gv, L)                    # (T, L)
     idcg = (ideal / discount(np.arange(1, L + 1))[None, :]).sum(axis=1)
@@ -502,20 +505,20 @@ def ndcg(c: Collection, *, gains=None, cutoff: int, log_base: float = 2) -> np.n
     log_b(r) for r >= b (no discount above rank b), normalised by the ideal
     list's DCG at the same cutoff (004)."""
     l = _check_cutoff(cutoff, required=True)
-    return _dcg(c, gains, l, lambda r: _jk_discount(r, log_base))
+    return _dcg(c, gains, l, lambda r: _jk_discount(r, log_base), ("jk", float(log_base)))
 
 
 def msndcg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
     r"""Microsoft-style nDCG@l: gain(L)/log2(r + 1); with gains = levels it
     equals trec_eval's ``ndcg_cut_l``."""
     l = _check_cutoff(cutoff, required=True)
-    return _dcg(c, gains, l, lambda r: np.log2(np.asarray(r, dtype=np.float64) + 1.0))
+    return _dcg(c, gains, l, lambda r: np.log2(np.asarray(r, dtype=np.float64) + 1.0), "log2(r + 1)")
 
 
 def ncg(c: Collection, *, gains=None, cutoff: int) -> np.ndarray:
     """nCG@l = cg(l)/cg_I(l) (004)."""
     l = _check_cutoff(cutoff, required=True)
-    return _dcg(c, gains, l, lambda r: np.ones(np.shape(r)))
+    return _dcg(c, gains, l, lambda r: np.ones(np.shape(r)), "none")
 
 
 def _segment_cumsum(seg: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -137,26 +137,34 @@ def test_the_dashboards_charts_download_as_svg_or_a_slide_sized_png():
     assert png["format"] == "png" and png["width"] * png["scale"] >= 1920 and png["filename"] == "evalcore-chart"
 
 
-def test_rank_shift_hover_names_each_run_its_side_mean_and_move_from_numeric_data():
+@pytest.mark.parametrize("validate", ["1", "0"])
+def test_rank_shift_hover_names_each_run_its_side_mean_and_move_from_numeric_data(monkeypatch, validate):
     """Each run's segment: its name (escaped: a run id is never markup), the side's label, the mean and the
-    places moved, read from plain columns; the data are numeric arrays and lists (no object arrays, which
-    plotly copies and encodes one element at a time)."""
+    places moved, read from plain columns, with plotly's validation and without (as the dashboard draws).
+    Without, what plotly is handed are numeric and fixed-width string arrays: no lists and no object arrays,
+    which plotly copies and encodes one element at a time."""
     import numpy as np
     import pandas as pd
 
     from evalcore.figures import rank_shift
+    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", validate)
     df = pd.DataFrame({"run": ["a", "<b>x</b>", "c"], "value_left": [0.5, 0.4, 0.3],
                        "value_right": [0.35, 0.45, 0.3], "rank_left": [1, 2, 3], "rank_right": [2, 1, 3]})
     fig = rank_shift(df, "1:1:1", "now")
     seen = {}
     for tr in fig.data:
+        if validate == "0":
+            assert all(isinstance(v, np.ndarray) and v.dtype != object for v in (tr.x, tr.y, tr.text))
+            assert tr.mode == "text" or all(isinstance(v, np.ndarray) and v.dtype != object
+                                            for v in (tr.hovertext, tr.customdata))
         if tr.mode == "text":
+            assert list(tr.x) == ["now"] * 3 and list(tr.text) == ["   a", "   &lt;b&gt;x&lt;/b&gt;", "   c"]
             continue
-        assert all(not (isinstance(v, np.ndarray) and v.dtype == object) for v in (tr.x, tr.y, tr.customdata))
         for k in range(0, len(tr.y), 3):
             seen[tr.text[k]] = (tr.name, list(tr.x[k:k + 2]), list(tr.hovertext[k:k + 2]), list(tr.y[k:k + 2]),
                                 tr.customdata[k:k + 2, 0].tolist(), tr.customdata[k, 1])
-            assert tr.x[k + 2] is None and np.isnan(tr.y[k + 2])          # the gap between two runs' segments
+            # the gap between two runs' segments: not drawn (y is NaN), at the right label (no third category)
+            assert tr.x[k + 2] == "now" and np.isnan(tr.y[k + 2])
     assert seen == {"a": ("moved down", ["1:1:1", "now"], ["1:1:1", "now"], [1, 2], [0.5, 0.35], -1),
                     "&lt;b&gt;x&lt;/b&gt;": ("moved up", ["1:1:1", "now"], ["1:1:1", "now"], [2, 1], [0.4, 0.45], 1),
                     "c": ("unchanged", ["1:1:1", "now"], ["1:1:1", "now"], [3, 3], [0.3, 0.3], 0)}

@@ -204,9 +204,21 @@ def text_safe(trace: dict) -> dict:
         v = out.get(k)
         if isinstance(v, str):
             out[k] = plot_text(v)
+        elif isinstance(v, np.ndarray) and v.dtype.kind == "U":
+            out[k] = _esc_unicode(v)
         elif isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.dtype == object):
             out[k] = _esc_array(v)
     return out
+
+
+def _esc_unicode(v: np.ndarray) -> np.ndarray:
+    """A fixed-width string array escaped as :func:`plot_text` does, each distinct string once (a chart's
+    labels repeat a few run ids and settings)."""
+    if not v.size:
+        return v
+    uniq, inverse = np.unique(v, return_inverse=True)
+    esc = [plot_text(x) for x in uniq.tolist()]
+    return np.array(esc, dtype=str)[inverse].reshape(v.shape)
 
 
 def _esc_array(v):
