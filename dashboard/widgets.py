@@ -55,9 +55,12 @@ def sidebar(c) -> None:
                   help="Blended ratio of the Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / "
                        "(beta·cg_I(r) + r). beta = 0 turns Q-measure into AP.")
         st.caption("Paper presets (highest level first)")
-        # two buttons a row: a label such as 0.4:0.3:0.2:0.1 (four levels) fits without being cut
-        slots = [col for _ in range((len(state.PRESETS) + 1) // 2) for col in st.columns(2)]
-        for slot, name in zip(slots, state.PRESETS, strict=False):
+        # two buttons a row: a label such as 0.4:0.3:0.2:0.1 (four levels) fits without being cut. One pair of
+        # columns, the buttons alternating between them (equal heights keep the rows): a row of columns per
+        # pair of buttons was three layout blocks each, drawn again at every move
+        halves = st.columns(2)
+        slots = [halves[i % 2] for i in range(len(state.PRESETS))]
+        for slot, name in zip(slots, state.PRESETS, strict=True):
             g = cached.preset_gains(name, K)
             used = state.paper(g) if g is not None else name
             if g is not None and max(g) > state.GAIN_MAX:

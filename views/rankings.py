@@ -19,14 +19,15 @@ widgets.caption(widgets.settings_line(s, c)
 means = cached.means(c, s)
 metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
                                help="The metric of the chart, the gain comparison and the per-topic views.")
-order = means[metric].sort_values(ascending=False).index
+by_mean = np.argsort(-means[metric].to_numpy(), kind="stable")      # best first; ties in the runs' order
+order = means.index[by_mean]
 
 widgets.chart(figures.ranking_bars(means, metric), width="stretch", key="rk_bars")
 widgets.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps are where metrics disagree.")
 # full width: with one column per metric the table is wider than half a page (so it is drawn full width, not in a
 # column)
 widgets.markdown("**Mean over topics, every metric** (click a header to sort)")
-shown = means.loc[order].copy()
+shown = means.iloc[by_mean]
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))
 widgets.table(shown, digits=4, height=min(widgets.rows_height(len(shown)), 560))
 
@@ -42,9 +43,7 @@ if not spec.uses_gains:
 else:
     ref = cached.score(c, metric, state.Settings(**{**s.__dict__, "gains": tuple(ref_gains)})).mean(axis=1)
     cur = means[metric].to_numpy()
-    df = pd.DataFrame({"run": c.run_ids, "value_left": ref, "value_right": cur})
-    df["rank_left"] = df["value_left"].rank(ascending=False, method="min").astype(int)
-    df["rank_right"] = df["value_right"].rank(ascending=False, method="min").astype(int)
+    df = cached.rank_frame(c.run_ids, ref, cur)
     cur_name = f"current ({state.paper(s.gains)})"
     # the table beside the chart needs ~330 px for its five columns (a 1024 px screen gives the page 676)
     l2, r2 = st.columns([1, 1.3], gap="large")
@@ -58,10 +57,10 @@ else:
             st.info(f"The sliders are at {REF}. Move a gain slider or pick a preset in the sidebar to compare.")
         tau = cached.kendall(ref, cur)
         st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
-        moves = df.assign(change=df["rank_left"] - df["rank_right"]).sort_values("rank_right")
-        widgets.table(moves[["run", "rank_left", "rank_right", "change", "value_right"]]
-                      .rename(columns={"rank_left": f"rank {REF}", "rank_right": "rank now",
-                                       "value_right": metric}),
+        by_now = np.argsort(df["rank_right"].to_numpy(), kind="stable")       # built sorted: one frame
+        rank_l, rank_r = df["rank_left"].to_numpy()[by_now], df["rank_right"].to_numpy()[by_now]
+        widgets.table(pd.DataFrame({"run": df["run"].to_numpy()[by_now], f"rank {REF}": rank_l, "rank now": rank_r,
+                                    "change": rank_l - rank_r, metric: cur[by_now]}),
                       digits=4, hide_index=True, height=360)
 
 # The per-topic views in tabs, and only the open tab computed: a gain move redraws the ranking above and the open
