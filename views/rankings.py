@@ -72,7 +72,8 @@ tabs = st.tabs(list(DETAIL_TABS), key="rk_detail", on_change="rerun")
 
 
 def per_topic() -> pd.DataFrame:
-    return pd.DataFrame(cached.score(c, metric, s), index=list(c.run_ids), columns=list(c.topic_ids)).loc[order]
+    """The metric per run (rows, best mean first) and topic."""
+    return pd.DataFrame(cached.score(c, metric, s)[by_mean], index=order, columns=list(c.topic_ids))
 
 
 with tabs[0]:

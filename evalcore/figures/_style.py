@@ -198,7 +198,9 @@ _DRAWN = ("x", "y", "text", "hovertext", "customdata", "name", "labels", "catego
 
 def text_safe(trace: dict) -> dict:
     """A trace whose data strings (ids from the user's files) are shown, not read as tags: plotly draws
-    ``<a href>`` in a tick or a hover as a link. Numbers are left alone (no copy of a numeric array)."""
+    ``<a href>`` in a tick or a hover as a link. Numbers are left alone (no copy of a numeric array). A flat
+    list of strings comes back as one fixed-width string array: plotly copies and encodes a list element by
+    element and an array at once, and the JSON the browser gets is the same."""
     out = dict(trace)
     for k in _DRAWN:
         v = out.get(k)
@@ -208,6 +210,8 @@ def text_safe(trace: dict) -> dict:
             out[k] = _esc_unicode(v)
         elif isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.dtype == object):
             out[k] = _esc_array(v)
+            if isinstance(v, (list, tuple)) and v and all(isinstance(x, str) for x in out[k]):
+                out[k] = np.array(out[k], dtype=str)
     return out
 
 
