@@ -10,10 +10,11 @@ CPU seconds on a shared virtual machine move by up to 2x between runs minutes ap
 instructions the process executes for the same moves does not depend on the neighbours: this script runs
 ``bench_move_cpu.py``'s AppTest session (the real page script, every move a gain not used before) under callgrind
 with instrumentation off while the app starts and two moves warm its stores, on for ``--moves`` moves, and
-prints the instructions per move (the interpreter, numpy, pandas, pyarrow, plotly and Streamlit all counted; no
-network, as in AppTest). Instructions are not time - a cache miss costs more than an add - but two checkouts that
-differ in Python code are compared fairly. Needs ``valgrind`` (Debian: ``apt-get install valgrind``); a run takes
-about 5 minutes, most of it the app starting under valgrind.
+prints the instructions per move of the threads that ran the page script (the interpreter, numpy, pandas,
+pyarrow, plotly and Streamlit all counted; no network, as in AppTest; AppTest's main thread, which polls for a
+run's end and so executes more on a slower machine, left out). Instructions are not time - a cache miss costs
+more than an add - but two checkouts that differ in Python code are compared fairly. Needs ``valgrind``
+(Debian: ``apt-get install valgrind``); a run takes about 5 minutes, most of it the app starting under valgrind.
 """
 from __future__ import annotations
 
@@ -53,16 +54,23 @@ def child(root: str, page: str, moves: int) -> None:
 
 
 def count(root: Path, page: str, moves: int) -> int:
-    """Instructions of ``moves`` moves in checkout ``root``."""
+    """Instructions of ``moves`` moves in checkout ``root``: the threads that ran the page script, not the
+    test harness's main thread, which polls for the run's end and so executes more the slower the machine."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "callgrind.out"
-        cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-               sys.executable, __file__, "--child", str(root), "--page", page, "--moves", str(moves)]
+        cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes",
+               f"--callgrind-out-file={out}", sys.executable, __file__, "--child", str(root), "--page", page,
+               "--moves", str(moves)]
         res = subprocess.run(cmd, capture_output=True, text=True)
-        m = re.search(r"^totals: (\d+)", out.read_text() if out.exists() else "", re.M)
-        if res.returncode or not m:
+        per_thread = {}
+        for f in Path(tmp).glob("callgrind.out*"):
+            text = f.read_text()
+            m, t = re.search(r"^totals: (\d+)", text, re.M), re.search(r"^thread: (\d+)", text, re.M)
+            if m and t:
+                per_thread[int(t.group(1))] = int(m.group(1))
+        if res.returncode or not per_thread:
             sys.exit(f"callgrind run failed in {root} (exit {res.returncode}):\n{res.stderr[-3000:]}")
-        return int(m.group(1))
+        return sum(n for tid, n in per_thread.items() if tid != 1)
 
 
 def main(argv=None) -> None:

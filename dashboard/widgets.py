@@ -200,6 +200,37 @@ SLIDE_WIDTH, PNG_SCALE = 1280, 1.5
 #: (tests/test_figures_layout.py; the test suite builds every figure validated: tests/conftest.py).
 figures.validate_figures(False)
 
+#: The trace types the dashboard draws (evalcore.figures' charts and the lesson's table) and the one layout
+#: setting of Streamlit's plotly template a chart of theirs reads.
+APP_TEMPLATE_TRACES, APP_TEMPLATE_LAYOUT = ("bar", "scatter", "table"), ("colorway",)
+
+
+def app_template() -> None:
+    """Make ``"evalcore_app"`` plotly's default template in the dashboard: Streamlit's ``"streamlit"``
+    template (its chart theme's placeholder colours, which the browser replaces with the theme's) cut to
+    :data:`APP_TEMPLATE_TRACES` and :data:`APP_TEMPLATE_LAYOUT`.
+
+    Every chart carries its template in its JSON, and plotly deep-copies and walks it for every chart of every
+    rerun. Streamlit's is 331 objects, mostly default colour scales of trace types the dashboard never draws
+    (contours, 2D histograms, waterfalls ...) and of heatmaps and colour axes, which every heatmap evalcore
+    draws overrides with its own scale; cut, it is 23, and a Rankings move's three charts cost about a third
+    less to build and send (docs/benchmarks.md section 16.7). The charts look the same: what is cut styles
+    traces and scales they do not have.
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    if "streamlit" not in pio.templates:        # a Streamlit without its chart theme: leave plotly's default
+        return
+    full = pio.templates["streamlit"].to_plotly_json()
+    pio.templates["evalcore_app"] = go.layout.Template({
+        "data": {k: v for k, v in full.get("data", {}).items() if k in APP_TEMPLATE_TRACES},
+        "layout": {k: v for k, v in full.get("layout", {}).items() if k in APP_TEMPLATE_LAYOUT}})
+    pio.templates.default = "evalcore_app"
+
+
+app_template()
+
 
 def chart_config(fig, label: str = "", fmt: str = "svg") -> dict:
     """plotly's config for one chart: the camera button saves ``fmt`` in the browser (plotly.js image
