@@ -1036,11 +1036,13 @@ def rank_frame(run_ids, left: np.ndarray, right: np.ndarray) -> pd.DataFrame:
 
 def _rank_desc(x: np.ndarray) -> np.ndarray:
     """Rank 1 for the largest value, ties sharing the best (smallest) rank among them ("min" ranking)."""
-    order = np.argsort(-x, kind="stable")
     ranks = np.empty(x.size, dtype=np.int64)
+    if not x.size:
+        return ranks
+    order = np.argsort(-x, kind="stable")
     xs = x[order]
-    first = np.r_[True, xs[1:] != xs[:-1]] if x.size else np.zeros(0, bool)    # a new value starts a tie group
-    ranks[order] = np.maximum.accumulate(np.where(first, np.arange(1, x.size + 1), 0)) if x.size else ranks
+    first = np.r_[True, xs[1:] != xs[:-1]]          # where a new value starts a group of ties
+    ranks[order] = np.maximum.accumulate(np.where(first, np.arange(1, x.size + 1), 0))
     return ranks
 
 

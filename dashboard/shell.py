@@ -190,8 +190,9 @@ def export_button(title: str, now: dict | None = None) -> None:
     (dashboard.export), built only when the button is pressed. Beside it, the format the charts' camera
     button saves (:func:`chart_format_control`). ``now``: the session's values as
     :func:`dashboard.state.sync_url` just read them (else read here)."""
-    now = now if now is not None else st.session_state.to_dict()    # one pass over the session state, not
-    items = list(now.get("_view_items") or [])                      # two per key read
+    # one pass over the session state, not two locked calls per key read
+    now = now if now is not None else st.session_state.to_dict()
+    items = list(now.get("_view_items") or [])
     if not any(i["kind"] in ("chart", "table") for i in items):
         return
     data = dict(now.get("_view_data") or {})
