@@ -169,3 +169,44 @@ def test_rank_shift_hover_names_each_run_its_side_mean_and_move_from_numeric_dat
                     "&lt;b&gt;x&lt;/b&gt;": ("moved up", ["1:1:1", "now"], ["1:1:1", "now"], [2, 1], [0.4, 0.45], 1),
                     "c": ("unchanged", ["1:1:1", "now"], ["1:1:1", "now"], [3, 3], [0.3, 0.3], 0)}
     assert "%{text}" in fig.data[0].hovertemplate and "%{hovertext}" in fig.data[0].hovertemplate
+
+
+def test_labels_become_one_array_unless_one_long_label_would_widen_every_cell():
+    """Flat lists of label strings are handed to plotly as one string array (copied at once), escaped; a list
+    where one long label among many short ones would make every fixed-width cell as wide stays a list."""
+    import numpy as np
+
+    from evalcore.figures._style import MAX_LABEL, text_safe
+    short = text_safe({"x": ["t1", "<b>t2</b>", "t3"]})["x"]
+    assert isinstance(short, np.ndarray) and short.tolist() == ["t1", "&lt;b&gt;t2&lt;/b&gt;", "t3"]
+    wide = text_safe({"x": [f"t{i}" for i in range(5000)] + ["y" * 2000]})["x"]
+    assert isinstance(wide, list) and len(wide) == 5001 and len(wide[-1]) == MAX_LABEL + 3
+    assert text_safe({"x": []})["x"] == [] and text_safe({"x": ["a", None]})["x"] == ["a", None]
+
+
+def test_a_very_long_run_id_does_not_widen_the_slope_charts_arrays(monkeypatch):
+    """A run id of any length is cut where every label is (MAX_LABEL characters and "...") before it goes into
+    the slope chart's fixed-width string arrays, which are as wide as their longest string: 200 runs, one id of
+    200,000 characters, build in a few MB (uncut, the run names alone would take 160 MB). Built as the dashboard
+    builds (no validation)."""
+    import tracemalloc
+
+    import numpy as np
+    import pandas as pd
+
+    from evalcore.figures import rank_shift
+    from evalcore.figures._style import MAX_LABEL
+    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "0")
+    runs = [f"run{i}" for i in range(199)] + ["r" * 200_000]
+    df = pd.DataFrame({"run": runs, "value_left": np.linspace(0, 1, 200), "value_right": np.linspace(1, 0, 200),
+                       "rank_left": np.arange(200, 0, -1), "rank_right": np.arange(1, 201)})
+    rank_shift(df.head(3), "1:1:1", "now")                  # plotly imported and the template made first
+    tracemalloc.start()
+    try:
+        fig = rank_shift(df, "1:1:1", "now")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20e6, peak
+    labels = {str(t) for tr in fig.data if tr.mode != "text" for t in tr.text}
+    assert "r" * MAX_LABEL + "..." in labels                         # as plot_text cuts the whole id

@@ -211,8 +211,17 @@ def text_safe(trace: dict) -> dict:
         elif isinstance(v, (list, tuple)) or (isinstance(v, np.ndarray) and v.dtype == object):
             out[k] = _esc_array(v)
             if isinstance(v, (list, tuple)) and v and all(isinstance(x, str) for x in out[k]):
-                out[k] = np.array(out[k], dtype=str)
+                out[k] = _as_array(out[k])
     return out
+
+
+def _as_array(texts: list[str]):
+    """``texts`` as one fixed-width string array, unless one long string among many short ones would make it
+    several times their size (every cell is as wide as the longest): then the list."""
+    widest = max(map(len, texts))
+    if widest * len(texts) > 4 * sum(map(len, texts)) + 4096:
+        return texts
+    return np.array(texts, dtype=str)
 
 
 def _esc_unicode(v: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ._style import (
     GREY,
+    MAX_LABEL,
     OKABE_ITO,
     SEQUENTIAL,
     color_map,
@@ -59,7 +60,9 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
     rank_l, rank_r = df["rank_left"].to_numpy(float), df["rank_right"].to_numpy(float)
     val_l, val_r = df["value_left"].to_numpy(float), df["value_right"].to_numpy(float)
     move = rank_l - rank_r
-    run_names = np.array([str(r) for r in df["run"].tolist()], dtype=str)
+    # cut where plot_text cuts a label (one character more, so that its "..." still shows): a fixed-width
+    # array is as wide as its longest string, and a run id can be any length
+    run_names = np.array([str(r)[:MAX_LABEL + 1] for r in df["run"].tolist()], dtype=str)
     sides, hover_sides = np.array([left, right, right], dtype=str), np.array([left, right, ""], dtype=str)
     traces: list[dict] = []
     # colour, dash and marker each tell the three groups apart (a greyscale print keeps the last two)
