@@ -80,6 +80,8 @@ def main(argv=None) -> None:
     ap.add_argument("--against", metavar="DIR", help="another checkout (e.g. `git archive` of an older commit)")
     ap.add_argument("--child", metavar="ROOT", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.moves < 1:
+        ap.error("--moves must be at least 1")
     if args.child:
         return child(args.child, args.page, args.moves)
     if not shutil.which("valgrind"):

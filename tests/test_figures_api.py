@@ -203,7 +203,7 @@ def test_a_very_long_run_id_does_not_widen_the_slope_charts_arrays(monkeypatch):
     rank_shift(df.head(3), "1:1:1", "now")                  # plotly imported and the template made first
     tracemalloc.start()
     try:
-        fig = rank_shift(df, "1:1:1", "now")
+        fig = rank_shift(df, "1:1:1", "now " * 50_000)        # a setting's label of any length is cut too
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -54,15 +54,16 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
     unchanged grey (dotted). One trace per group (segments separated by a gap) keeps the figure cheap to
     build; its data are numeric and fixed-width string arrays: plotly copies and encodes an array at once, a
     list or an object array element by element (this chart was about a fifth of a Rankings move's CPU with
-    object arrays, and a list of strings still cost three times what an array does). The hover names the run
+    object arrays, and a list of strings still cost several times what an array does). The hover names the run
     (``text``), the side (``hovertext``), the mean and the places moved (numeric ``customdata``).
     """
     rank_l, rank_r = df["rank_left"].to_numpy(float), df["rank_right"].to_numpy(float)
     val_l, val_r = df["value_left"].to_numpy(float), df["value_right"].to_numpy(float)
     move = rank_l - rank_r
     # cut where plot_text cuts a label (one character more, so that its "..." still shows): a fixed-width
-    # array is as wide as its longest string, and a run id can be any length
+    # array is as wide as its longest string, and a run id or a setting's label can be any length
     run_names = np.array([str(r)[:MAX_LABEL + 1] for r in df["run"].tolist()], dtype=str)
+    left, right = str(left)[:MAX_LABEL + 1], str(right)[:MAX_LABEL + 1]
     sides, hover_sides = np.array([left, right, right], dtype=str), np.array([left, right, ""], dtype=str)
     traces: list[dict] = []
     # colour, dash and marker each tell the three groups apart (a greyscale print keeps the last two)
@@ -89,7 +90,7 @@ def rank_shift(df: pd.DataFrame, left: str, right: str, *, title: str | None = N
                           "<br>moves %{customdata[1]} places<extra></extra>",
         ))
     traces.append(dict(
-        type="scatter", x=np.full(len(df), str(right)), y=rank_r, mode="text",
+        type="scatter", x=np.full(len(df), right), y=rank_r, mode="text",
         text=np.char.add("   ", run_names), textposition="middle right",
         textfont=dict(size=10), hoverinfo="skip", showlegend=False,
     ))
