@@ -349,8 +349,8 @@ def current_collection(s: Settings | None = None) -> Collection:
         return ss["uploaded"]
     if ds == "examples":
         return examples()
-    return simulated(n_topics=int(ss.get("sim_topics", 50)), n_runs=int(ss.get("sim_runs", 30)),
-                     seed=int(ss.get("sim_seed", 0)))
+    return simulated(n_topics=int(state.value("sim_topics")), n_runs=int(state.value("sim_runs")),
+                     seed=int(state.value("sim_seed")))
 
 
 # -- scores ------------------------------------------------------------------
@@ -634,11 +634,7 @@ REPORT_ALPHAS = (0.05, 0.01)
 
 def report_alphas_wanted(B: int, seed: int) -> bool:
     """Whether the Bootstrap page's B and seed are the Report page's (its options, else its defaults)."""
-    from . import report as _report
-
-    ss = st.session_state
-    return (int(B), int(seed)) == (int(ss.get("rp_B", _report.DEFAULTS["B"])),
-                                   int(ss.get("rp_seed", _report.DEFAULTS["seed"])))
+    return (int(B), int(seed)) == (int(state.value("rp_B")), int(state.value("rp_seed")))
 
 
 def _report_alphas(kw: dict) -> dict:

@@ -19,14 +19,17 @@ from evalcore import meta as _meta
 METHODS = {"swap": ("Swap method", "Table 3"), "bootstrap": ("Bootstrap sensitivity", "Table 4")}
 
 
-def page_params(method: str, c, ss) -> tuple[dict, int, float]:
-    """The parameters, B and claim level (confidence or alpha) the Swap / Bootstrap page uses, from the session."""
+def page_params(method: str, c, ss=None) -> tuple[dict, int, float]:
+    """The parameters, B and claim level (confidence or alpha) the Swap / Bootstrap page uses, from the session
+    (read with :func:`dashboard.state.value`: on another page they wait outside the session's keys; ``ss`` is
+    not read)."""
+    v = state.value
     if method == "swap":
-        params = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
-                  "seed": int(ss["sw_seed"])}
-        return params, int(ss["sw_B"]), float(ss.get("sw_conf") or 0.95)
-    alpha = float(ss["bs_alpha"])
-    return {"alpha": alpha, "seed": int(ss["bs_seed"])}, int(ss["bs_B"]), alpha
+        params = {"sampling": v("sw_sampling"), "subset_size": min(int(v("sw_subset")), c.n_topics) or None,
+                  "seed": int(v("sw_seed"))}
+        return params, int(v("sw_B")), float(v("sw_conf") or 0.95)
+    alpha = float(v("bs_alpha"))
+    return {"alpha": alpha, "seed": int(v("bs_seed"))}, int(v("bs_B")), alpha
 
 
 #: Run pairs x topics above which the Overview asks (a button) before checking the claim: the check repeats

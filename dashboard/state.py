@@ -1,8 +1,11 @@
 """The app's shared settings: session keys, defaults, and the URL.
 
-Every setting lives in ``st.session_state`` under a fixed key (the widgets
-use those keys directly) and is mirrored into ``st.query_params`` at the end
-of each run, so copying the address gives a colleague the same view. The
+Every setting has a fixed session key (the widgets use those keys directly)
+and is mirrored into ``st.query_params`` at the end of each run, so copying
+the address gives a colleague the same view. The sidebar's settings and the
+shown page's own are keys of ``st.session_state``; another page's settings
+wait in a plain store until their page is shown (:func:`keep_alive`), and code
+that reads another page's setting reads it with :func:`value`. The
 loaded :class:`~evalcore.Collection` stays in the session, never in the URL.
 
 Gains and penalties are stored per level, ascending (``g1`` .. ``gK``), as
@@ -139,6 +142,37 @@ class Settings:
 CUTOFF_REQUIRED = cutoff_required()
 
 
+#: Each page's own settings (its declared controls) by the path it is served at; the site's root (served as ""
+#: or under :data:`dashboard.pages.ROOT_NAME`) runs the Overview's script.
+_OWN_KEYS: dict[str, frozenset[str]] = {p.url_path: frozenset(c.key for c in p.controls) for p in pages.PAGES}
+_OWN_KEYS[""] = _OWN_KEYS[pages.ROOT_NAME] = _OWN_KEYS[pages.HOME.url_path]
+#: Every page's own settings: a session key only while its page is shown.
+_PAGE_SETTINGS: frozenset[str] = frozenset().union(*_OWN_KEYS.values())
+
+
+def value(key: str):
+    """A setting's value whether its page is shown or not: the session key, else the store another page's
+    settings wait in (:func:`keep_alive`), else its default. Read another page's setting with this, never
+    with ``st.session_state[key]`` (tests/test_app_state_keys.py checks the pages' code for it)."""
+    ss = st.session_state
+    if key in ss:
+        return ss[key]
+    store = ss.get("_kept") or {}
+    if key in store:
+        return store[key]
+    return _SCALARS[key][1] if key in _SCALARS else _LISTS[key][1]
+
+
+def _put(key: str, v) -> None:
+    """Set a setting where it is kept now: its session key, or the store while its page is not shown."""
+    ss = st.session_state
+    store = ss.get("_kept") or {}
+    if key in store and key not in ss:
+        store[key] = v
+    else:
+        ss[key] = v
+
+
 def page_keys() -> list[str]:
     """The settings in the address that belong to one page (its choices), not to the sidebar."""
     return [c.key for p in pages.PAGES for c in p.controls]
@@ -209,34 +243,42 @@ def init(metric_choices) -> None:
     ss = st.session_state
     first = not ss.get("_init_done", False)
     q = dict(st.query_params) if first else {}
+    kept = ss.get("_kept") or {}           # another page's settings wait there (keep_alive)
     for key, (name, default, parse) in _SCALARS.items():
-        if key in ss:
+        if key in kept or key in ss:
             continue
-        value = default
+        val = default
         if name in q:
             try:
-                value = _clean(key, parse(q[name]))
+                val = _clean(key, parse(q[name]))
             except (ValueError, TypeError, OverflowError):
                 ss.setdefault("_url_warnings", []).append(f"ignored {name}={q[name]!r} in the address")
-        ss[key] = value
+        ss[key] = val
     if "metrics" not in ss:
-        value = list(DEFAULT_METRICS)
+        val = list(DEFAULT_METRICS)
         if "m" in q:
             asked = [m for m in q["m"].split(",") if m in metric_choices]
-            value = asked or value
-        ss["metrics"] = value
+            val = asked or val
+        ss["metrics"] = val
     for key, (name, _) in _LISTS.items():       # a page's own lists: the page checks them (list_setting)
-        if key != "metrics" and key not in ss and name in q:
+        if key != "metrics" and key not in kept and key not in ss and name in q:
             ss[key] = [v for v in q[name].split(",", MAX_URL_LIST)[:MAX_URL_LIST] if v]
     if first:
         ss["_url_gains"] = q.get("gains")
         ss["_url_pen"] = q.get("pen")
         ss["_init_done"] = True
+    _offered(metric_choices)
+
+
+def _offered(metric_choices) -> None:
+    """The metric choices and the bootstrap's alpha kept to what the widgets offer."""
+    ss = st.session_state
     ss["metrics"] = [m for m in ss["metrics"] if m in metric_choices] or list(DEFAULT_METRICS)
     if ss["top_by"] not in metric_choices:
         ss["top_by"] = "AP"
-    if ss["bs_alpha"] not in ALPHAS:
-        ss["bs_alpha"] = min(ALPHAS, key=lambda a: abs(a - float(ss["bs_alpha"])))
+    alpha = value("bs_alpha")
+    if alpha not in ALPHAS:
+        _put("bs_alpha", min(ALPHAS, key=lambda a: abs(a - float(alpha))))
 
 
 def set_levels(K: int) -> None:
@@ -350,6 +392,12 @@ def keep_alive() -> None:
     on the first run of a page (the page changed) the settings are written into their keys, and on
     any run a setting that Streamlit dropped (a widget hidden for a run, such as RBP's slider) is
     restored from the store. Call first in a run, before :func:`init` fills new sessions' defaults.
+
+    Another page's own settings are not keys of the session while that page is not shown: they wait
+    in the store (:func:`value` reads them there) and become keys again on their page's first run.
+    Each keyed widget Streamlit draws reads the whole session state, key by key, twice (its value and
+    the rules on writing it), so the ~70 settings of the other pages cost every widget of every run
+    (docs/benchmarks.md section 16.8). A run whose page is not known parks nothing.
     """
     ss = st.session_state
     store = ss.setdefault("_kept", {})
@@ -358,13 +406,17 @@ def keep_alive() -> None:
     page = ss.get("_page_now")
     new_page = page != ss.get("_page_kept")
     ss["_page_kept"] = page
+    own = _OWN_KEYS.get(page) if isinstance(page, str) else None
     now = ss.to_dict()           # one pass over the session (each ``key in ss`` / ``ss[key]`` is a locked call)
     for key in list(_SCALARS) + list(_LISTS) + levels:
+        parked = own is not None and key in _PAGE_SETTINGS and key not in own
         if key in now:
             store[key] = now[key]
-            if new_page:
+            if parked:
+                del ss[key]
+            elif new_page:
                 ss[key] = now[key]
-        elif key in store:
+        elif key in store and not parked:
             ss[key] = store[key]
     if new_page:                            # the gain widgets are new widgets too: show the gains in them
         for L in range(1, K + 1):
@@ -394,12 +446,13 @@ def list_setting(key: str, options: list, default: list) -> None:
 
 def sync_url() -> dict:
     """Mirror the settings into the address bar (only values that differ from defaults). Returns the session's
-    values as read for it (one pass over the session state; a caller reads its settings from it, not key by
-    key), or {} before the first setup."""
+    values as read for it, the other pages' settings included (one pass over the session state; a caller reads
+    its settings from it, not key by key), or {} before the first setup."""
     ss = st.session_state
     if "_K" not in ss:
         return {}
     now = ss.to_dict()           # one pass over the session, then plain dict look-ups
+    now = {**(now.get("_kept") or {}), **now}    # with the other pages' settings (keep_alive)
     want: dict[str, str] = {}
     for key, (name, default, _) in _SCALARS.items():
         if key in ("upload_fp", "upload_name") and now.get("dataset") != "upload":

@@ -333,7 +333,7 @@ def q_measure(c: Collection, *, gains=None, beta: float = 1.0, cutoff: int | Non
     h = c.hits
     l = _check_cutoff(cutoff)
     _, (g, cg, cgi, br) = _graded_for(c, gains, beta)
-    s = _per_list(c, h, br, _within(h, l))
+    s = _per_list(c, h, br, None if l is None else h.rank <= l)      # every hit without a cutoff: no copies
     return _divide(s, c.R if l is None else np.minimum(c.R, l))
 
 
@@ -358,7 +358,7 @@ def awp(c: Collection, *, gains=None, cutoff: int | None = None) -> np.ndarray:
     h = c.hits
     l = _check_cutoff(cutoff)
     _, (g, cg, cgi, br) = _graded_for(c, gains, 1.0)
-    s = _per_list(c, h, cg / cgi, _within(h, l))
+    s = _per_list(c, h, cg / cgi, None if l is None else h.rank <= l)
     return _divide(s, c.R if l is None else np.minimum(c.R, l))
 
 

@@ -135,8 +135,9 @@ def test_a_busy_server_computes_the_overview_resampling_when_asked(monkeypatch, 
     c = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
     keys = SMALL["m"].split(",")
     sc = {k: registry.score_matrix(c, k, gains=[1, 2, 7.0]) for k in keys}
-    ref = meta.bootstrap_sensitivity(sc, run_ids=list(c.run_ids), B=60, seed=int(at.session_state["bs_seed"]),
-                                     alpha=float(at.session_state["bs_alpha"]))
+    kept = at.session_state["_kept"]      # the Bootstrap page's settings, waiting while that page is not shown
+    ref = meta.bootstrap_sensitivity(sc, run_ids=list(c.run_ids), B=60, seed=int(kept["bs_seed"]),
+                                     alpha=float(kept["bs_alpha"]))
     want = dict(zip(ref.summary["metric"], ref.summary["pct_significant"] / 100, strict=True))
     got = _bars(at, "ov_boot")
     assert got.keys() == want.keys()

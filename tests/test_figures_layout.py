@@ -203,3 +203,61 @@ def test_every_chart_of_every_page_sends_the_browser_the_same_figure_without_val
             return _style.figure(copy.deepcopy(t), **copy.deepcopy(k))
         checked, fast = _both_ways(monkeypatch, build)
         assert fast == checked, kw.get("title")
+        fig = build()
+        assert _plotly_json(fig) == _our_json(fig), kw.get("title")
+
+
+# -- evalcore's figure class: plotly's to_dict, in one pass ------------------------------------------------
+def _plotly_json(fig) -> str:
+    """The JSON of the figure's dict as plotly's own ``Figure.to_dict`` makes it (the reference)."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    return pio.to_json(go.Figure.to_dict(fig), validate=False)
+
+
+def _our_json(fig) -> str:
+    import plotly.io as pio
+
+    return pio.to_json(fig.to_dict(), validate=False)
+
+
+@pytest.mark.parametrize("template", ["evalcore", "app"])
+def test_the_figure_class_makes_plotlys_dict_for_every_kind_of_chart(template, monkeypatch):
+    pytest.importorskip("plotly", minversion="6")
+    import plotly.io as pio
+
+    from evalcore.figures import _style
+
+    if template == "app":
+        pytest.importorskip("streamlit")
+        from dashboard import widgets
+
+        monkeypatch.setattr(pio.templates, "default", pio.templates.default)
+        widgets.app_template()
+    for name, build in _page_figures().items():
+        fig = build()
+        assert type(fig) is _style.figure_class()
+        assert _our_json(fig) == _plotly_json(fig), name       # the same text: key order, typed arrays, all
+
+
+def test_the_figure_class_copies_and_converts_what_plotly_does():
+    pytest.importorskip("plotly", minversion="6")
+    import datetime
+
+    import numpy as np
+
+    from evalcore.figures import _style
+
+    y = np.array([1, 2, 300], dtype=np.int64)                   # plotly narrows int64 to the smallest int type
+    traces = [{"type": "scatter", "x": pd.Series([0.5, 1.5, 2.5]), "y": y, "text": np.array(["a", "b<", "c"]),
+               "customdata": [np.arange(3), (1, "x")], "hovertext": ("p", "q", "r"),
+               "meta": {"when": datetime.date(2026, 11, 28), "flags": np.array([True, False, True])}}]
+    fig = _style.figure(traces, title="t", xaxis={"range": np.array([0.0, 3.0])})
+    assert _our_json(fig) == _plotly_json(fig)
+    d = fig.to_dict()
+    assert d["data"][0]["y"]["dtype"] == "i2" and list(d["layout"]["xaxis"]["range"]) == [0.0, 3.0]
+    d["data"][0]["customdata"][0][0] = 99                      # the dict is a copy: the figure is unchanged
+    d["layout"]["title"]["text"] = "changed"
+    assert fig.data[0].customdata[0][0] == 0 and fig.layout.title.text == "t"
+    assert _our_json(fig) == _plotly_json(fig)

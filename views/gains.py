@@ -48,7 +48,7 @@ if ss["gv_rep"] not in (3, 5, 10):
 B = c3.selectbox("B per test", [100, 200, 500, 1000], key="gv_B")
 reps = c4.selectbox("repetitions", [3, 5, 10], key="gv_rep", help="Seeds bootstrap_seed, +1, ...: the spread "
                     "shows how much % significant moves from Monte Carlo error alone.")
-alpha, seed = float(ss["bs_alpha"]), int(ss["bs_seed"])
+alpha, seed = float(state.value("bs_alpha")), int(state.value("bs_seed"))    # the Bootstrap page's
 ref = cached.preset_gains("3:2:1", K)
 
 rows = []

@@ -79,7 +79,7 @@ widgets.subheader("Discriminative power per metric")
 if c.n_runs < 2:
     st.info("Discriminative power compares run pairs: it needs at least two runs.")
 else:
-    alpha = float(ss["bs_alpha"])
+    alpha = float(state.value("bs_alpha"))      # the Bootstrap and Swap pages' settings
     ask_box = st.container()          # the on-request button and its note, above both (widgets.discriminative_power)
     p1, p2 = st.columns(2, gap="large")
 
@@ -111,13 +111,12 @@ else:
                         "share of run pairs at least that far apart. A smaller difference needed: a more sensitive "
                         "metric. Settings on the Swap page.")
 
-    params_sw = {"sampling": ss["sw_sampling"], "subset_size": min(int(ss["sw_subset"]), c.n_topics) or None,
-                 "seed": int(ss["sw_seed"])}
-    params_bs = {"alpha": alpha, "seed": int(ss["bs_seed"])}
-    if cached.report_alphas_wanted(int(ss["bs_B"]), params_bs["seed"]):    # as the Bootstrap page asks: one result
+    params_bs, B_bs, _ = claims.page_params("bootstrap", c)
+    params_sw, B_sw, _ = claims.page_params("swap", c)
+    if cached.report_alphas_wanted(B_bs, params_bs["seed"]):    # as the Bootstrap page asks: one result
         params_bs["report_alphas"] = True
-    jobs = [("bootstrap", params_bs, int(ss["bs_B"]), "Bootstrap", draw_boot, p1),
-            ("swap", params_sw, int(ss["sw_B"]), "Swap method", draw_swap, p2)]
+    jobs = [("bootstrap", params_bs, B_bs, "Bootstrap", draw_boot, p1),
+            ("swap", params_sw, B_sw, "Swap method", draw_swap, p2)]
     widgets.discriminative_power(c, s, jobs, ask_box)
     claims.overview(claim_box, c, s)     # checked when asked after a move: dashboard.claims.overview
 widgets.finish_live()

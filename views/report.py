@@ -36,18 +36,19 @@ p2.number_input("topic samples", *report.BOUNDS["topic_resamples"], key="rp_topi
 p3.number_input("B per topic sample", *report.BOUNDS["topic_B"], step=50, key="rp_topic_B")
 p4.number_input("topic seed", *report.BOUNDS["topic_seed"], key="rp_topic_seed")
 
+v = state.value       # the Data, Swap, Bootstrap and Stability pages' settings
 argv = report.report_argv(dataset=s.dataset, collection=full, gains=s.gains, beta=s.beta, penalties=s.penalties,
                           rel_threshold=s.rel_threshold,
-                          sim={"n_topics": ss["sim_topics"], "n_runs": ss["sim_runs"], "seed": ss["sim_seed"]},
+                          sim={"n_topics": v("sim_topics"), "n_runs": v("sim_runs"), "seed": v("sim_seed")},
                           options={k: ss[f"rp_{k}"] for k in report.DEFAULTS})
 settings = {**s.as_json(), "dataset": s.dataset, "collection": full.name, "collection_fingerprint": full.fingerprint,
-            "simulated": {"n_topics": int(ss["sim_topics"]), "n_runs": int(ss["sim_runs"]),
-                          "seed": int(ss["sim_seed"])},
-            "swap": {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None, "B": int(ss["sw_B"]),
-                     "seed": int(ss["sw_seed"])},
-            "bootstrap": {"alpha": float(ss["bs_alpha"]), "B": int(ss["bs_B"]), "seed": int(ss["bs_seed"])},
-            "stability": {"subset_size": int(ss["st_subset"]) or None, "B": int(ss["st_B"]),
-                          "seed": int(ss["st_seed"])}}
+            "simulated": {"n_topics": int(v("sim_topics")), "n_runs": int(v("sim_runs")),
+                          "seed": int(v("sim_seed"))},
+            "swap": {"sampling": v("sw_sampling"), "subset_size": int(v("sw_subset")) or None, "B": int(v("sw_B")),
+                     "seed": int(v("sw_seed"))},
+            "bootstrap": {"alpha": float(v("bs_alpha")), "B": int(v("bs_B")), "seed": int(v("bs_seed"))},
+            "stability": {"subset_size": int(v("st_subset")) or None, "B": int(v("st_B")),
+                          "seed": int(v("st_seed"))}}
 
 #: The report's captions, notes and findings are shown whole (safe.md cuts user text at 500 characters).
 LONG = 20000

@@ -6,6 +6,7 @@ so a chart printed in greyscale (or read with a colour-vision deficiency) still 
 """
 from __future__ import annotations
 
+import copy
 import html
 import os
 import re
@@ -267,6 +268,81 @@ def validating() -> bool:
     return env not in ("0", "false", "no") if env else _VALIDATE["on"]
 
 
+#: Keys whose values plotly's ``to_dict`` leaves as they are (``_plotly_utils.utils.is_skipped_key``).
+_NOT_TYPED = frozenset(("geojson", "layer", "layers", "range"))
+_FIGURE_CLASS: list = []
+
+
+def _plain(o, typed, is_array):
+    """``copy.deepcopy(o)`` then plotly's ``convert_to_base64`` on the copy, in one pass: an array that is a
+    dict's value becomes what plotly's ``to_typed_array_spec`` (``typed``) makes of it (a numeric numpy array:
+    plotly.js's typed array), as in plotly's ``to_dict``; strings and numbers are shared (immutable), anything
+    else is deep-copied. ``is_array``: plotly's ``is_homogeneous_array``."""
+    if isinstance(o, dict):
+        out = {}
+        for k, v in o.items():
+            if k in _NOT_TYPED:
+                out[k] = copy.deepcopy(v)
+            elif isinstance(v, np.ndarray):
+                # a string array: what to_typed_array_spec makes of it (a read-only object array), directly
+                out[k] = _read_only(np.array(v, dtype=object)) if v.dtype.kind == "U" else typed(v)
+            elif isinstance(v, (dict, list, tuple, str, int, float)) or v is None:
+                out[k] = _plain(v, typed, is_array)
+            else:
+                out[k] = copy.deepcopy(v)
+                if is_array(v):
+                    out[k] = typed(out[k])
+        return out
+    if isinstance(o, list):
+        return [_plain(v, typed, is_array) for v in o]
+    if isinstance(o, tuple):
+        return tuple(_plain(v, typed, is_array) for v in o)
+    if isinstance(o, (str, int, float)) or o is None:
+        return o
+    return copy.deepcopy(o)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def figure_class():
+    """evalcore's figure class: ``plotly.graph_objects.Figure`` with a faster ``to_dict`` (what
+    ``st.plotly_chart``, ``fig.to_json`` and ``plotly.io`` call). It returns the same dict as plotly's - a deep
+    copy of the figure's data and layout with its numpy arrays as plotly.js typed arrays - built in one pass
+    instead of a deep copy and a second walk over the copy. A chart template alone is dozens of nested
+    objects, and the two walks were about half of the time the dashboard spent handing a chart to Streamlit
+    (docs/benchmarks.md section 16.8). tests/test_figures_layout.py checks the JSON against plotly's own
+    ``to_dict`` for every kind of chart. With a plotly without typed arrays (before 6.0) it is plotly's."""
+    if _FIGURE_CLASS:
+        return _FIGURE_CLASS[0]
+    import plotly.graph_objects as go
+
+    try:            # plotly >= 6
+        from _plotly_utils.basevalidators import is_homogeneous_array as is_array
+        from _plotly_utils.utils import to_typed_array_spec as typed
+    except ImportError:
+        typed = is_array = None
+
+    class Figure(go.Figure):
+        __doc__ = figure_class.__doc__
+
+        def to_dict(self):
+            if typed is None:
+                return super().to_dict()
+            res = {"data": _plain(self._data, typed, is_array), "layout": _plain(self._layout, typed, is_array)}
+            frames = [_plain(f._props, typed, is_array) for f in self._frame_objs]
+            if frames:
+                res["frames"] = frames
+            return res
+
+    Figure.__module__ = __name__
+    Figure.__qualname__ = "Figure"
+    _FIGURE_CLASS.append(Figure)
+    return Figure
+
+
 def figure(traces: list[dict], *, title: str | None = None, x: str | None = None, y: str | None = None,
            height: int = 420, legend: bool = True, top: int | None = None, xaxis: dict | None = None,
            yaxis: dict | None = None, **layout):
@@ -279,8 +355,8 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
     the same properties once and still raises on a misspelt one.
     """
     try:
-        import plotly.graph_objects as go
-    except ModuleNotFoundError as e:      # plotly is optional: evalcore computes without it
+        import plotly.graph_objects  # noqa: F401 (plotly is optional: evalcore computes without it)
+    except ModuleNotFoundError as e:
         raise ModuleNotFoundError('evalcore.figures draws with plotly: pip install "evalcore[plot]" '
                                   "(or plotly>=5.20)") from e
     use_template()
@@ -306,4 +382,4 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
             # and plotly widens the bottom margin to fit it
             lay["legend"] = {**lay["legend"], "yref": "container", "y": 0, "yanchor": "bottom", "xanchor": "left",
                              "x": 0, **(layout.get("legend") or {})}
-    return go.Figure({"data": [text_safe(t) for t in traces], "layout": lay}, _validate=validating())
+    return figure_class()({"data": [text_safe(t) for t in traces], "layout": lay}, _validate=validating())
