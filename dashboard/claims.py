@@ -19,10 +19,9 @@ from evalcore import meta as _meta
 METHODS = {"swap": ("Swap method", "Table 3"), "bootstrap": ("Bootstrap sensitivity", "Table 4")}
 
 
-def page_params(method: str, c, ss=None) -> tuple[dict, int, float]:
+def page_params(method: str, c) -> tuple[dict, int, float]:
     """The parameters, B and claim level (confidence or alpha) the Swap / Bootstrap page uses, from the session
-    (read with :func:`dashboard.state.value`: on another page they wait outside the session's keys; ``ss`` is
-    not read)."""
+    (read with :func:`dashboard.state.value`: on another page they wait outside the session's keys)."""
     v = state.value
     if method == "swap":
         params = {"sampling": v("sw_sampling"), "subset_size": min(int(v("sw_subset")), c.n_topics) or None,
@@ -84,7 +83,7 @@ def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | Non
     if topics is None:
         status = st.empty()
         status.caption(f"{what} at B = {cached.TOPIC_B}: computed after the page is drawn ...")
-        st.session_state.setdefault("_live_pending", []).append(
+        state.this_run().setdefault("live_pending", []).append(
             (tkind, c, s, dict(tparams), cached.TOPIC_B, what, status))
     v = cached.claim_verdict(method, got["seeds"]["per_repeat"],
                              None if topics is None else topics["frames"]["per_resample"], level)
@@ -146,7 +145,7 @@ def overview(box, c, s) -> None:
       checks the current ones.
     """
     ss = st.session_state
-    params = {m: page_params(m, c, ss) for m in ("bootstrap", "swap")}
+    params = {m: page_params(m, c) for m in ("bootstrap", "swap")}
     # what the verdicts depend on: the data, the claim's metrics under the settings, each page's parameters,
     # B and level
     key = (c.fingerprint, claim_settings(s),

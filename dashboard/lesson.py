@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from . import state
 from .errors import guarded
 
 #: step -> its title (short: the step selector must fit beside the sidebar at 1024 px)
@@ -79,4 +80,4 @@ def table(df: pd.DataFrame, label: str, digits: int = 2) -> None:
     cells = [list(map(str, shown.index))] + [list(map(str, shown[c])) for c in shown.columns]
     fig = go.Figure(go.Table(header={"values": header}, cells={"values": cells}))
     fig.update_layout(title=label)
-    st.session_state.setdefault("_view_figs", []).append((label, fig))
+    state.this_run().setdefault("figs", []).append((label, fig))

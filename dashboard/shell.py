@@ -9,7 +9,6 @@ guard. With ``views/`` every run goes through app.py's st.navigation.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 
 import streamlit as st
@@ -28,11 +27,10 @@ def setup(data_page: bool = False):
     the Data page (``data_page=True``) shows the message and goes on, so the
     files can be loaded there. Returns ``(settings, collection)`` for this run.
     """
-    st.session_state["_live_pending"] = []       # quick passes drawn in this run (widgets.live_meta)
-    st.session_state["_view_figs"] = []          # charts drawn in this run (widgets.chart), for the HTML export
-    st.session_state["_view_items"] = []         # all it draws, in order (widgets.chart/table/caption/...)
-    st.session_state["_run_t0"] = time.perf_counter()
     ss = st.session_state
+    # what this run draws (state.this_run): quick passes to refine (widgets.live_meta), charts (widgets.chart)
+    # and all it draws in order (widgets.chart/table/caption/...), for the HTML export
+    ss["_view"] = view = {"live_pending": [], "figs": [], "items": []}
     # how many sessions use the server now (the Overview's resampling is live only for a few: dashboard.activity)
     activity.note(ss.setdefault("_activity_id", uuid.uuid4().hex))
     present = presenting()
@@ -59,13 +57,13 @@ def setup(data_page: bool = False):
         st.toast(safe.md(msg))      # quotes the address: text, never Markdown
     state.sync_url()
     s = cached.usable(collection, state.current())
-    ss["_view_data"] = {
+    view["data"] = {
         "collection": collection.name or "(unnamed)", "runs": collection.n_runs, "topics": collection.n_topics,
         "relevance levels": f"{collection.max_level + 1} (0-{collection.max_level})",
         "dataset": widgets.DATASET_LABELS.get(s.dataset, s.dataset),
         "content key": collection.fingerprint[:16]}
-    ss["_view_settings"] = {**s.as_json(), "dataset": s.dataset}
-    ss["_view_settings_words"] = settings_words(s, collection)
+    view["settings"] = {**s.as_json(), "dataset": s.dataset}
+    view["settings_words"] = settings_words(s, collection)
     return s, collection
 
 
@@ -192,16 +190,17 @@ def export_button(title: str, now: dict | None = None) -> None:
     :func:`dashboard.state.sync_url` just read them (else read here)."""
     # one pass over the session state, not two locked calls per key read
     now = now if now is not None else st.session_state.to_dict()
-    items = list(now.get("_view_items") or [])
+    view = now.get("_view") or {}
+    items = list(view.get("items") or [])
     if not any(i["kind"] in ("chart", "table") for i in items):
         return
-    data = dict(now.get("_view_data") or {})
+    data = dict(view.get("data") or {})
     query = "&".join(f"{k}={v}" for k, v in st.query_params.items())
     base = getattr(st.context, "url", "") or ""
     link = base + ("?" + query if query else "")
     page = str(now.get("_page_now") or "")
     from . import export
-    words = list(now.get("_view_settings_words") or []) + export.choice_words(
+    words = list(view.get("settings_words") or []) + export.choice_words(
         page, {k: now[k] for k in state.page_keys() if k in now})
 
     def build() -> bytes:

@@ -302,13 +302,28 @@ def set_levels(K: int) -> None:
     ss["_K"] = K
 
 
+def this_run() -> dict:
+    """What this run draws, in one session key (each key of the session costs every keyed widget of every
+    run, :func:`keep_alive`): ``figs`` ((label, figure) pairs) and ``items`` (all it draws, in order) for the
+    view's HTML export, ``live_pending`` (quick passes refined at the end of the run, widgets.finish_live),
+    and ``data``, ``settings`` and ``settings_words`` (the export's summary). dashboard.shell.setup starts it
+    afresh at every run."""
+    return st.session_state.setdefault("_view", {})
+
+
 def gain_keys(ss, L: int) -> tuple[str, str]:
     """The session keys of level ``L``'s gain slider and gain box as drawn in this run, in the session
     state ``ss`` (the gain itself is ``g{L}``); :func:`sync_gain_widgets` chooses them. Tests and
     benchmarks that drive the sidebar find the widgets with it."""
-    sv = ss[f"_gsv{L}"] if f"_gsv{L}" in ss else 0
-    nv = ss[f"_gnv{L}"] if f"_gnv{L}" in ss else 0
-    return f"_gs{L}_{sv}", f"_gn{L}_{nv}"
+    gw = ss["_gw"] if "_gw" in ss else {}
+    return f"_gs{L}_{gw.get(f'sv{L}', 0)}", f"_gn{L}_{gw.get(f'nv{L}', 0)}"
+
+
+def _gain_versions() -> dict:
+    """The gain widgets' versions and the gain they last showed, per level (``sv1``/``nv1``: slider/box
+    version, ``sync1``: the gain), in one session key: each key of the session costs every keyed widget
+    of every run (:func:`keep_alive`)."""
+    return st.session_state.setdefault("_gw", {})
 
 
 def gain_widgets(L: int) -> tuple[str, str]:
@@ -326,12 +341,12 @@ def sync_gain_widgets(L: int) -> tuple[str, str]:
     page change) sets the gain, the *other* widget gets a new key and is drawn afresh with the gain as
     its initial value: a new widget has no old value in any browser. The widget under the user's hand
     keeps its key, so a slider being moved is never redrawn."""
-    ss = st.session_state
-    g = float(ss[f"g{L}"])
-    if ss.get(f"_gsync{L}") != g:        # set by something other than these two widgets
-        ss[f"_gsv{L}"] = ss.get(f"_gsv{L}", 0) + 1
-        ss[f"_gnv{L}"] = ss.get(f"_gnv{L}", 0) + 1
-        ss[f"_gsync{L}"] = g
+    g = float(st.session_state[f"g{L}"])
+    gw = _gain_versions()
+    if gw.get(f"sync{L}") != g:          # set by something other than these two widgets
+        gw[f"sv{L}"] = gw.get(f"sv{L}", 0) + 1
+        gw[f"nv{L}"] = gw.get(f"nv{L}", 0) + 1
+        gw[f"sync{L}"] = g
     return gain_widgets(L)
 
 
@@ -347,9 +362,10 @@ def gain_from_widget(L: int, which: str) -> None:
         return
     g = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
     ss[f"g{L}"] = g
-    other = f"_gnv{L}" if which == "slider" else f"_gsv{L}"
-    ss[other] = ss.get(other, 0) + 1
-    ss[f"_gsync{L}"] = g
+    gw = _gain_versions()
+    other = f"nv{L}" if which == "slider" else f"sv{L}"
+    gw[other] = gw.get(other, 0) + 1
+    gw[f"sync{L}"] = g
 
 
 @guarded
@@ -396,7 +412,7 @@ def keep_alive() -> None:
     Another page's own settings are not keys of the session while that page is not shown: they wait
     in the store (:func:`value` reads them there) and become keys again on their page's first run.
     Each keyed widget Streamlit draws reads the whole session state, key by key, twice (its value and
-    the rules on writing it), so the ~70 settings of the other pages cost every widget of every run
+    the rules on writing it), so the ~60 settings of the other pages cost every widget of every run
     (docs/benchmarks.md section 16.8). A run whose page is not known parks nothing.
     """
     ss = st.session_state
@@ -419,8 +435,9 @@ def keep_alive() -> None:
         elif key in store and not parked:
             ss[key] = store[key]
     if new_page:                            # the gain widgets are new widgets too: show the gains in them
+        gw = _gain_versions()
         for L in range(1, K + 1):
-            ss.pop(f"_gsync{L}", None)
+            gw.pop(f"sync{L}", None)
 
 
 def list_setting(key: str, options: list, default: list) -> None:

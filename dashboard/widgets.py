@@ -250,7 +250,7 @@ def chart(fig, label: str | None = None, **kw) -> None:
     if st.session_state.get("present"):        # presentation mode: the chart's text 1.25 x too (a copy:
         fig = type(fig)(fig)                   # figures may come from a cache)
         fig.update_layout(font_size=round(1.25 * (fig.layout.font.size or 12)))
-    st.session_state.setdefault("_view_figs", []).append((label, fig))
+    state.this_run().setdefault("figs", []).append((label, fig))
     _note("chart", label=label, fig=fig)
     fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"
     kw.setdefault("config", chart_config(fig, label or str(kw.get("key") or ""), fmt))
@@ -261,7 +261,7 @@ def _note(kind: str, **item) -> None:
     """Note one element of the view, in the order drawn, for the HTML export (dashboard.export):
     ``chart`` (label, fig), ``table`` (label, frame, digits, column settings, index shown), ``caption``,
     ``heading`` and ``text`` (Markdown as drawn)."""
-    st.session_state.setdefault("_view_items", []).append({"kind": kind, **item})
+    state.this_run().setdefault("items", []).append({"kind": kind, **item})
 
 
 def note_heading(text: str) -> None:
@@ -441,7 +441,6 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
 
     ``draw(frames, B_shown, B_chosen)`` draws the result. Returns the result drawn or None.
     """
-    ss = st.session_state
     B = int(B)
     status = st.empty()
     try:
@@ -472,7 +471,7 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
     status.caption(quick_text)
     draw(quick["frames"], qB, B)
     _drawn(kind, qB, B)
-    ss.setdefault("_live_pending", []).append((kind, c, s, dict(params), B, what, status))
+    state.this_run().setdefault("live_pending", []).append((kind, c, s, dict(params), B, what, status))
     return quick
 
 
@@ -558,7 +557,7 @@ def finish_live() -> None:
     Runs in the script thread (no threads of our own): moving any setting
     interrupts it at the next progress update, and the rerun starts over.
     """
-    pending = st.session_state.pop("_live_pending", [])
+    pending = state.this_run().pop("live_pending", [])
     if not pending:
         return
     for kind, c, s, params, B, what, status in pending:

@@ -430,7 +430,7 @@ def test_rankings_depth_section_is_the_plain_walk_and_is_not_rebuilt_by_a_gain_m
             "mean extra ranks scanned (r_p - r_1)": f"{(rp[both] - r1[both]).mean():.1f}"}
 
     def depth_fig():
-        figs = at.session_state["_view_figs"]
+        figs = at.session_state["_view"]["figs"]
         return next(f for _, f in figs if "rank in the list" in str(f.layout.xaxis.title.text))
     first = depth_fig()
     at.number_input(key=gain_keys(at.session_state, 1)[1]).set_value(4.25).run()

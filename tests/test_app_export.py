@@ -127,7 +127,7 @@ def test_every_chart_page_offers_the_download_and_collects_its_charts(page, char
     at.run()
     at.switch_page(f"views/{page}.py").run()
     assert not at.exception
-    drawn = at.session_state["_view_figs"]
+    drawn = at.session_state["_view"]["figs"]
     assert len(drawn) == len(at.get("plotly_chart")) >= charts         # every chart drawn, none twice
     assert any(b.proto.label == "Download this view (HTML)" for b in at.get("download_button"))
 

@@ -168,7 +168,7 @@ def test_the_report_and_the_view_export_carry_the_gains_used(K, gains):
     ref = state.paper(list(range(1, K + 1)))
     at.switch_page("views/overview.py").run()
     assert not at.exception, [e.message for e in at.exception]
-    view = at.session_state["_view_settings"]                  # what "Download this view (HTML)" writes
+    view = at.session_state["_view"]["settings"]                  # what "Download this view (HTML)" writes
     assert view["gains"] == used and view["gains_paper_notation"] == gains
     names = state.level_names(K)
     line = " : ".join(f"{names[L - 1]}={used[L - 1]:g}" for L in range(K, 0, -1))

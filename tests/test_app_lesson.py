@@ -92,7 +92,7 @@ def test_every_step_is_an_address_and_buttons_move_it():
 
 def test_lesson_tables_go_into_the_html_export():
     at = _lesson()
-    figs = at.session_state["_view_figs"]
+    figs = at.session_state["_view"]["figs"]
     labels = [lab for lab, _ in figs]
     assert "Sakai 2007 Fig. 3: one topic, five systems" in labels
     html = export.view_html("lesson", figs, settings={}, summary={})

@@ -63,9 +63,9 @@ def test_a_setting_made_on_one_page_is_used_elsewhere_and_comes_back():
     assert not at.exception
     _go(at, "rankings")
     at.run()
-    assert at.session_state["_view_data"]["topics"] == 17          # not the default 12 / 50
+    assert at.session_state["_view"]["data"]["topics"] == 17          # not the default 12 / 50
     _go(at, "correlation")
-    assert at.session_state["_view_data"]["topics"] == 17
+    assert at.session_state["_view"]["data"]["topics"] == 17
     assert at.query_params["nt"] in ("17", ["17"])                  # still in the address on another page
     _go(at, "data")
     assert at.number_input(key="sim_topics").value == 17           # the widget shows it again

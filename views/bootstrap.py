@@ -79,7 +79,7 @@ with tab_b:
     widgets.live_meta("bootstrap_spread", c, s, {**boot_params, "repeats": R}, B, "Bootstrap spread",
                       draw_boot_spread)
     widgets.markdown("**Sakai 2007's claim on this data**")
-    claims.show(claims.compute("bootstrap", c, s, *claims.page_params("bootstrap", c, ss)), compact=True)
+    claims.show(claims.compute("bootstrap", c, s, *claims.page_params("bootstrap", c)), compact=True)
 with tab_t:
     widgets.caption("Tests every run pair at once, controlling the family-wise error rate (Carterette 2012, "
                     "Sakai 2012): fewer pairs come out significant than with pairwise tests.")

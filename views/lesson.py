@@ -69,7 +69,7 @@ else:
         st.warning(f"Discriminative power compares run pairs: this collection has {c.n_runs} run.")
     else:
         for m in ("bootstrap", "swap"):
-            claims.show(claims.compute(m, c, s, *claims.page_params(m, c, ss)), compact=True)
+            claims.show(claims.compute(m, c, s, *claims.page_params(m, c)), compact=True)
     if c.n_runs >= 3:
         tau_m, sig = cached.correlation(cached.means(c, s), alpha=0.01)
         lesson.table(teaching.tau_pairs(tau_m, sig), "Kendall's tau between one-document metrics (Sakai 2007 Table 2)",

@@ -277,7 +277,7 @@ if res is not None:
                 pw, "metric", "pct", y_title="run pairs significant",
                 title=f"{TEST_LABELS[test]}, {CORR_SHORT[corr]}, alpha = {alpha:g}, seed {seed} only, "
                       f"{widgets.b_title(result.B, B)} (spread over seeds follows)"), width="stretch", key="sg_power")
-            ss.setdefault("_live_pending", []).append(("pairs_spread", c, s, sp_params, B, what, status))
+            state.this_run().setdefault("live_pending", []).append(("pairs_spread", c, s, sp_params, B, what, status))
     else:
         pw = result.power(test, corr, alpha).rename(columns={"pct_significant": "pct"})
         widgets.chart(figures.power_bars(pw, "metric", "pct", y_title="run pairs significant",

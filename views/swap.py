@@ -72,5 +72,5 @@ R = cached.SPREAD_REPEATS
 widgets.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
 widgets.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
 widgets.markdown("**Sakai 2007's claim on this data**")
-claims.show(claims.compute("swap", c, s, *claims.page_params("swap", c, ss)), compact=True)
+claims.show(claims.compute("swap", c, s, *claims.page_params("swap", c)), compact=True)
 widgets.finish_live()
