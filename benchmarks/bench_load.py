@@ -3,6 +3,8 @@
     python benchmarks/bench_load.py                      # everything below, ~5 min on 2 cores
     python benchmarks/bench_load.py --only latency --sessions 5 10 20
     python benchmarks/bench_load.py --url http://127.0.0.1:8501   # an already running server / balancer
+    python benchmarks/bench_load.py --servers 4 --only split --sessions 50   # how nginx spreads 50 sessions
+    python benchmarks/bench_load.py --pin --only latency --sessions 18   # one process on a core of its own
 
 Each simulated session is a websocket client speaking Streamlit's own
 protocol (``/_stcore/stream``, protobuf ``BackMsg`` / ``ForwardMsg``), all of
@@ -32,6 +34,12 @@ Measures (server = the streamlit process this script starts; RSS from
   runs): their p50 / p95 during the upload against the same sessions
   without it. Uploads load in a worker process (dashboard.loader); pass
   ``--env EVALCORE_LOAD_INPROCESS=1`` to load in the server's interpreter.
+
+* ``split`` (``--servers`` 2 or more): how the balancer's sticky hash spreads ``--sessions`` sessions over
+  the processes, ``--draws`` times (connections counted per process from /proc/net/tcp). With ``--pin``,
+  one process per core is simulated on a machine with more cores than processes: server process i runs
+  on core i, the clients and nginx on the cores left over. "50 sessions on 4 cores" is then the busiest
+  process's share of 50 sessions over 4 processes (``split``), run against one pinned process.
 
 Prints markdown tables for docs/reliability.md.
 """
@@ -74,14 +82,17 @@ class Server:
 
     env: dict[str, str] = {}   # extra environment for every server (--env KEY=VALUE)
 
-    def __init__(self, extra: list[str] | None = None):
+    def __init__(self, extra: list[str] | None = None, cores: set[int] | None = None):
         self.port = free_port()
+        self.cores = cores
         self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
              str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none", *(extra or [])],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env})
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env},
+            # pinned before exec, so every thread and worker process of the server inherits the cores
+            preexec_fn=(lambda c=cores: os.sched_setaffinity(0, c)) if cores else None)
         self.url = f"http://127.0.0.1:{self.port}"
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -105,6 +116,11 @@ class Server:
         f = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
+    def sessions(self) -> int:
+        """Open connections to this server: one websocket per session (behind nginx too: the balancer keeps
+        no idle upstream connections, so an HTTP request's connection is closed when it is answered)."""
+        return established(self.port)
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -119,8 +135,9 @@ class Cluster:
     """N streamlit servers behind nginx, configured by docs/deploy/nginx.conf (ports filled in).
     RSS and CPU are the servers' sums (nginx's own are printed apart)."""
 
-    def __init__(self, n: int):
-        self.servers = [Server() for _ in range(n)]
+    def __init__(self, n: int, pins: list[set[int] | None] | None = None, rest: set[int] | None = None):
+        """``pins``: each server's cores (None: any); ``rest``: nginx's cores (None: any)."""
+        self.servers = [Server(cores=(pins or [None] * n)[i]) for i in range(n)]
         self.port = free_port()
         self.dir = Path(f"/tmp/bench_load_nginx_{self.port}")
         self.dir.mkdir(exist_ok=True)
@@ -131,6 +148,7 @@ class Cluster:
         (self.dir / "nginx.conf").write_text(conf)
         self.nginx = subprocess.Popen(["nginx", "-c", str(self.dir / "nginx.conf"), "-p", str(self.dir)],
                                       stdout=subprocess.DEVNULL,
+                                      preexec_fn=(lambda: os.sched_setaffinity(0, rest)) if rest else None,
                                       stderr=open(self.dir / "error.log", "wb"))  # noqa: SIM115
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = self.nginx
@@ -152,6 +170,32 @@ class Cluster:
         self.nginx.wait(10)
         for s in self.servers:
             s.stop()
+
+
+def established(port: int) -> int:
+    """Established TCP connections whose local port is ``port`` (from /proc/net/tcp and tcp6)."""
+    n = 0
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(name).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if f[3] == "01" and int(f[1].rsplit(":", 1)[1], 16) == port:
+                n += 1
+    return n
+
+
+def pin_plan(servers: int, pin: bool) -> tuple[list[set[int] | None], set[int] | None]:
+    """``--pin``: server i on core i (mod the cores); the clients (this process) and nginx on the cores left
+    over, if any - so each process has a core of its own, as in a deployment with one process per core."""
+    if not pin:
+        return [None] * servers, None
+    cores = sorted(os.sched_getaffinity(0))
+    pins = [{cores[i % len(cores)]} for i in range(servers)]
+    rest = set(cores) - set().union(*pins)
+    return pins, rest or None
 
 
 # -- one simulated session -------------------------------------------------------------------------
@@ -505,8 +549,10 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
         exc = sum(s.exceptions + len(s.error_boxes) for s in sessions) - before
-        rows.append(f"| {n} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | {max(times):.2f} | "
-                    f"{len(errs) + exc} | {cpu / max(len(times), 1):.3f} |")
+        split = (" (per process: " + ", ".join(str(x.sessions()) for x in server.servers) + ")"
+                 if isinstance(server, Cluster) else "")
+        rows.append(f"| {n}{split} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | "
+                    f"{max(times):.2f} | {len(errs) + exc} | {cpu / max(len(times), 1):.3f} |")
         for s in sessions:
             await s.__aexit__()
     return rows
@@ -547,12 +593,49 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
     return rows
 
 
+async def split(url: str, cluster: Cluster, n: int, draws: int, timeout: float) -> list[str]:
+    """How the balancer's sticky hash spreads ``n`` sessions over the processes: ``draws`` times, ``n`` new
+    sessions (each a new browser, so a new XSRF cookie to hash) are opened and counted on each process. The
+    busiest process's share is the load one core carries in that deployment."""
+    p = len(cluster.servers)
+    rows = [f"| {n} sessions over {p} processes, draw | sessions per process | busiest |", "|---:|---|---:|"]
+    busiest = []
+    for d in range(draws):
+        sessions = [await open_session(url, timeout, page="") for _ in range(n)]
+        await asyncio.sleep(0.5)
+        per = sorted((x.sessions() for x in cluster.servers), reverse=True)
+        if sum(per) != n:
+            raise RuntimeError(f"counted {sum(per)} connections for {n} sessions: {per}")
+        busiest.append(per[0])
+        rows.append(f"| {d + 1} | {', '.join(map(str, per))} | {per[0]} |")
+        for x in sessions:
+            await x.__aexit__()
+        await asyncio.sleep(0.5)
+    rows.append(f"\nbusiest process over {draws} draws: median {pct(busiest, .5)}, max {max(busiest)} sessions "
+                f"(an even split: {n / p:.1f})")
+    return rows
+
+
 async def run(args) -> None:
-    server = None if args.url else Server() if args.servers == 1 else Cluster(args.servers)
+    pins, client_cores = pin_plan(args.servers, args.pin)
+    if client_cores and not args.url:
+        os.sched_setaffinity(0, client_cores)
+    server = (None if args.url else Server(cores=pins[0]) if args.servers == 1
+              else Cluster(args.servers, pins, client_cores))
     url = args.url or server.url
     out: list[str] = []
+    if args.pin and not args.url:
+        out += [f"pinned: server processes on cores {[sorted(x) for x in pins]}; clients"
+                + (" and nginx" if args.servers > 1 else "") + f" on {sorted(client_cores or [])} "
+                + ("" if client_cores else "(none left: they share the servers' cores)"), ""]
     try:
         todo = args.only or ["memory", "uploads", "wide", "latency", "freeze"]
+        if "split" in todo:
+            if not isinstance(server, Cluster):
+                raise SystemExit("--only split needs --servers 2 or more")
+            for n in args.sessions:
+                out += ["### Sessions per process (the balancer's sticky hash)",
+                        *await split(url, server, n, args.draws, args.timeout), ""]
         if "memory" in todo:
             out += ["### Memory, built-in data", *await memory(url, server, args.memory_sessions, args.timeout), ""]
         if "uploads" in todo:
@@ -591,7 +674,11 @@ def main(argv=None) -> None:
                     help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
     ap.add_argument("--env", nargs="+", default=[], metavar="KEY=VALUE",
                     help="environment of the servers, e.g. MALLOC_ARENA_MAX=2")
-    ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "wide", "latency", "freeze"])
+    ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "wide", "latency", "freeze", "split"])
+    ap.add_argument("--pin", action="store_true",
+                    help="server process i on core i, the clients and nginx on the cores left over (one process "
+                         "per core, simulated on a machine with more cores than processes)")
+    ap.add_argument("--draws", type=int, default=5, help="'split': how many times the sessions are opened anew")
     ap.add_argument("--wide", type=int, nargs=2, default=[10_000, 100], metavar=("TOPICS", "RUNS"),
                     help="the wide upload of 'wide' (default 10,000 topics x 100 runs, depth 10)")
     ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])

@@ -9,6 +9,7 @@ page's setting, which would see nothing (or a default) while that page is not sh
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -114,4 +115,68 @@ def test_no_page_reads_another_pages_setting_from_the_session_directly():
                 if not re.search(r"\b(value|v)\($", before):
                     line = text.count("\n", 0, m.start()) + 1
                     bad.append(f"{rel}:{line}: {key!r} (the {page_file} page's) read without state.value")
+        bad += _computed_reads(rel, text, {k: f for k, f in owner.items()
+                                           if rel not in (f"views/{f}", f"dashboard/{f}")})
     assert not bad, "\n".join(bad)
+
+
+#: keys built at run time that are the sidebar's own (always session keys): the gain and penalty of level L
+_SIDEBAR_TEMPLATES = {"g{}", "p{}"}
+
+
+def _template(node: ast.expr) -> str:
+    """An f-string key with its replacement fields as ``{}`` (``f"g{L}"``: ``"g{}"``)."""
+    if not isinstance(node, ast.JoinedStr):
+        return ""
+    return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+
+
+def _key_prefix(node: ast.expr) -> str | None:
+    """The fixed start of a key built at run time (``f"sw_{x}"``, ``"sw_" + x``: ``"sw_"``); None for a plain
+    string (the quoted-key scan above sees those) or a bare name (its value is a quoted key somewhere)."""
+    if isinstance(node, ast.JoinedStr):
+        first = node.values[0] if node.values else None
+        return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = node.left
+        if isinstance(left, ast.Constant) and isinstance(left.value, str):
+            return left.value
+        return _key_prefix(left)
+    return None
+
+
+def _is_session(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "ss") or (
+        isinstance(node, ast.Attribute) and node.attr == "session_state")
+
+
+def _computed_reads(rel: str, text: str, foreign: dict[str, str]) -> list[str]:
+    """Reads of the session with a key built at run time that could be another page's setting: the key's
+    fixed start is the start of one of ``foreign``'s keys, or there is no fixed start to tell."""
+    bad = []
+    for node in ast.walk(ast.parse(text)):
+        key = None
+        if isinstance(node, ast.Subscript) and _is_session(node.value):
+            key = node.slice
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+              and _is_session(node.func.value) and node.args):
+            key = node.args[0]
+        prefix = _key_prefix(key) if key is not None else None
+        if prefix is None or _template(key) in _SIDEBAR_TEMPLATES:
+            continue
+        hits = sorted(k for k in foreign if k.startswith(prefix))
+        if hits or not prefix:
+            bad.append(f"{rel}:{node.lineno}: a key built at run time ({ast.unparse(key)}) that may be another "
+                       f"page's setting ({', '.join(hits[:4]) or 'no fixed start'}): read it with state.value")
+    return bad
+
+
+def test_the_scan_sees_a_computed_key_of_another_page():
+    """The check above can fail: an f-string, a concatenation and a key with no fixed start are caught; keys
+    no page owns and the sidebar's gains are not."""
+    foreign = {"sw_B": "swap.py", "sw_seed": "swap.py", "bs_B": "bootstrap.py"}
+    code = ('import streamlit as st\nss = st.session_state\nm = "B"\n'
+            'a = ss[f"sw_{m}"]\nb = st.session_state.get("bs_" + m)\nc = ss[f"{m}_x"]\n'
+            'd = ss[f"pl_r{m}"]\ne = ss["sw_B"]\nf = ss[f"g{m}"]\n')
+    bad = _computed_reads("views/x.py", code, foreign)
+    assert [b.split(":")[1] for b in bad] == ["4", "5", "6"], bad
