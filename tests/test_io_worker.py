@@ -85,15 +85,31 @@ def test_a_session_that_goes_away_kills_its_worker():
     assert time.perf_counter() - t < 30 and not _children()
 
 
-def test_a_second_load_waits_for_the_first_and_sees_its_place():
-    big = _big_qrels()
-    first = threading.Thread(target=lambda: load_in_worker(big, RUNS))
+def test_a_second_load_waits_for_the_first_and_sees_its_place(monkeypatch):
+    """No timing assumed: the first load holds the one worker slot (as on a 2-core server) until the second has
+    said it waits - its progress callback, called while its worker runs, blocks until then."""
+    from dashboard import loader
+    monkeypatch.setattr(loader, "_slots", threading.BoundedSemaphore(1))
+    running, second_waits = threading.Event(), threading.Event()
+    first_result: list = []
+
+    def hold(_fraction: float) -> None:
+        running.set()
+        second_waits.wait(60)
+
+    first = threading.Thread(target=lambda: first_result.append(load_in_worker(QRELS, RUNS[:1], progress=hold)))
     first.start()
-    time.sleep(0.5)                       # the first load has the one worker slot by now
+    assert running.wait(60)               # the first load's worker runs: it has the slot
     places: list[int] = []
-    c = load_in_worker(QRELS, RUNS, waiting=places.append)
-    first.join()
-    assert c.run_ids == ("a", "b") and places and set(places) == {1}
+
+    def waiting(place: int) -> None:
+        places.append(place)
+        second_waits.set()
+
+    c = load_in_worker(QRELS, RUNS, waiting=waiting)
+    first.join(60)
+    assert c.run_ids == ("a", "b") and first_result[0].run_ids == ("a",)
+    assert places and set(places) == {1}
 
 
 def test_uploads_reach_the_worker_as_files_not_through_the_pipe(tmp_path, monkeypatch):
