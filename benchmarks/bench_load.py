@@ -84,7 +84,6 @@ class Server:
 
     def __init__(self, extra: list[str] | None = None, cores: set[int] | None = None):
         self.port = free_port()
-        self.cores = cores
         self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
@@ -700,6 +699,8 @@ def main(argv=None) -> None:
     UPLOAD_QRELS = args.upload_qrels
     if max(args.sessions + args.memory_sessions) > args.max_sessions:
         ap.error(f"at most --max-sessions {args.max_sessions} sessions")
+    if not 1 <= args.draws <= 100:
+        ap.error("--draws: 1 to 100")
     Server.env = dict(e.split("=", 1) for e in args.env)
     asyncio.run(run(args))
 
