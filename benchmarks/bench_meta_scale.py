@@ -21,7 +21,7 @@ measurement runs in a fresh process that loads them:
   randomisation with 1000 sign flips, bootstrap)
 - all: the five above, one after the other, in one process
 - bootstrap_dask, stability_dask (not in all): the bootstrap / stability through
-  ``evalcore.meta.on_dask`` (Dask tasks of run pairs on Dask's thread pool; needs ``evalcore[dask]``)
+  ``evalcore.meta.on_dask`` (Dask tasks of run pairs on Dask's thread pool; needs ``evalcore-ir[dask]``)
 
 CPU seconds are the process's user + system time (all threads, so BLAS
 threads that spin are counted); peak RSS is the process's VmHWM (the
@@ -93,7 +93,7 @@ def _floor(S, B):
 
 
 def _on_dask():
-    """evalcore.meta.on_dask, imported only by the methods that use it (it needs evalcore[dask])."""
+    """evalcore.meta.on_dask, imported only by the methods that use it (it needs evalcore-ir[dask])."""
     from evalcore.meta import on_dask
     return on_dask
 
@@ -111,7 +111,7 @@ def worker(args) -> None:
         # every pair statistic: CIs, effect sizes, t / Wilcoxon / sign / randomisation / bootstrap p-values
         "pairs": lambda: em.pair_statistics(S, B=1000, seed=0),
         "floor": lambda: _floor(S, 1000),
-        # the optional Dask path (evalcore[dask]): the same methods as tasks of run pairs on a thread pool
+        # the optional Dask path (evalcore-ir[dask]): the same methods as tasks of run pairs on a thread pool
         "bootstrap_dask": lambda: _on_dask().bootstrap_sensitivity(S, B=1000, seed=0, scheduler="threads"),
         "stability_dask": lambda: _on_dask().stability(S, B=1000, seed=0, scheduler="threads"),
     }

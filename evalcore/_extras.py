@@ -1,7 +1,7 @@
 """Optional dependencies: which extra of pyproject.toml installs each, and the error that says so.
 
-``evalcore`` itself needs numpy and pyarrow; scipy (``evalcore[stats]``: the pair statistics, topic set
-sizes, standardised scores), Dask (``evalcore[dask]``) and Streamlit / plotly (``evalcore[app]``) are
+``evalcore`` itself needs numpy and pyarrow; scipy (``evalcore-ir[stats]``: the pair statistics, topic set
+sizes, standardised scores), Dask (``evalcore-ir[dask]``) and Streamlit / plotly (``evalcore-ir[app]``) are
 imported where they are used. Without one, the call ends in a ``ModuleNotFoundError`` that names the
 ``pip install`` line, from Python as from the command line, instead of a bare "No module named 'scipy'".
 """
@@ -34,7 +34,7 @@ def needs(what: str) -> Iterator[None]:
     ...         import scipy
     ... except ModuleNotFoundError as e:
     ...     print(e)
-    evalcore.meta.pair_statistics needs scipy, which is not installed: pip install "evalcore[stats]"
+    evalcore.meta.pair_statistics needs scipy, which is not installed: pip install "evalcore-ir[stats]"
     >>> if saved is None: del sys.modules["scipy"]
     ... else: sys.modules["scipy"] = saved
     """
@@ -45,5 +45,5 @@ def needs(what: str) -> Iterator[None]:
         if found is None:
             raise
         top, extra = found
-        raise ModuleNotFoundError(f'{what} needs {top}, which is not installed: pip install "evalcore[{extra}]"',
+        raise ModuleNotFoundError(f'{what} needs {top}, which is not installed: pip install "evalcore-ir[{extra}]"',
                                   name=top) from None

@@ -124,4 +124,4 @@ def test_missing_packages_name_the_extra(capsys, monkeypatch, tmp_path, module, 
     value = str(tmp_path / "p") if option == "--to-parquet" else "2"
     assert main(["bootstrap", *BASE, option, value]) == 2
     err = capsys.readouterr().err
-    assert option in err and 'pip install "evalcore[dask]"' in err
+    assert option in err and 'pip install "evalcore-ir[dask]"' in err

@@ -115,7 +115,7 @@ def test_app_command_finds_the_checkout_or_says_how():
 
     assert find_app(str(ROOT)) == (ROOT / "app.py").resolve()
     r = _py("-m", "evalcore", "app", "--app-dir", "/nonexistent", "--dry-run")
-    assert r.returncode == 2 and 'pip install "evalcore[app]" (the wheel ships the dashboard)' in r.stderr
+    assert r.returncode == 2 and 'pip install "evalcore-ir[app]" (the wheel ships the dashboard)' in r.stderr
 
 
 # -- a package people can adopt ------------------------------------------------------------------------
@@ -269,7 +269,7 @@ def test_a_missing_scipy_names_the_extra(tmp_path):
     r = _py("-c", block)
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == "error: 'evalcore topics' needs scipy, which is not installed: " \
-                               'pip install "evalcore[stats]"'
+                               'pip install "evalcore-ir[stats]"'
 
 
 @pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
@@ -290,7 +290,7 @@ def test_a_missing_scipy_names_the_extra_from_python_too():
         r = _py("-c", code)
         assert r.returncode == 0, r.stderr
         assert r.stdout.strip() == f'scipy | {module} needs scipy, which is not installed: pip install ' \
-                                   '"evalcore[stats]"', (module, r.stdout, r.stderr)
+                                   '"evalcore-ir[stats]"', (module, r.stdout, r.stderr)
 
 
 @pytest.mark.slow

@@ -77,7 +77,7 @@ LEAN_HELP = {
     "topics": "topic set size design: topics needed for a paired or unpaired t-test, ANOVA or a CI (Sakai 2016, 2018)",
     "report": "Sakai 2007's whole experiment on a collection: Markdown report + tables as CSV and LaTeX",
     "metrics": "list every measure and its names in ir_measures, trec_eval, NTCIREVAL",
-    "app": "start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
+    "app": "start the Streamlit dashboard (needs: pip install \"evalcore-ir[app]\")",
 }
 LEAN_EPILOG = (
     'Level order: --gains and --penalties are written as the papers write them, HIGHEST LEVEL FIRST: '
@@ -185,7 +185,7 @@ def main(argv=None) -> int:
         if found is None:
             raise
         print(f"error: 'evalcore {args.command}' needs {found[0]}, which is not installed: "
-              f"pip install \"evalcore[{found[1]}]\"", file=sys.stderr)
+              f"pip install \"evalcore-ir[{found[1]}]\"", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:   # InputError, SettingsError and OutputError are ValueError / OSError
         print(f"error: {e}", file=sys.stderr)

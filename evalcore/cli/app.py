@@ -1,4 +1,4 @@
-"""``evalcore app``: start the Streamlit dashboard (needs the ``app`` extra: ``pip install "evalcore[app]"``).
+"""``evalcore app``: start the Streamlit dashboard (needs the ``app`` extra: ``pip install "evalcore-ir[app]"``).
 
 The dashboard (``app.py``, ``views/``, ``dashboard/``) lives in the source
 checkout beside the ``evalcore`` package, not inside it (evalcore stays free
@@ -35,7 +35,7 @@ DEFAULT_PORT, DEFAULT_ADDRESS = 8501, "localhost"
 
 
 def register(sub, data: argparse.ArgumentParser) -> None:
-    a = sub.add_parser("app", help="start the Streamlit dashboard (needs: pip install \"evalcore[app]\")",
+    a = sub.add_parser("app", help="start the Streamlit dashboard (needs: pip install \"evalcore-ir[app]\")",
                        description="Start the dashboard on the built-in simulated collection "
                                    "(streamlit run app.py) at http://localhost:8501; --port and --address "
                                    "choose where. Extra arguments go to streamlit, e.g. "
@@ -77,7 +77,7 @@ def find_app(app_dir: str | None) -> Path:
         return (installed / "app.py").resolve()
     where = ", ".join(str(d) for d in candidates)
     raise ValueError(f"no dashboard (app.py with dashboard/ beside it) in {where}; install it with "
-                     "pip install \"evalcore[app]\" (the wheel ships the dashboard), run 'evalcore app' from a "
+                     "pip install \"evalcore-ir[app]\" (the wheel ships the dashboard), run 'evalcore app' from a "
                      "source checkout, or pass --app-dir CHECKOUT")
 
 
@@ -115,7 +115,7 @@ def _option(cmd: list[str], name: str) -> str | None:
 def run_app(args) -> int:
     app = find_app(args.app_dir)
     if importlib.util.find_spec("streamlit") is None:
-        raise ValueError("the dashboard needs streamlit and plotly: pip install \"evalcore[app]\" "
+        raise ValueError("the dashboard needs streamlit and plotly: pip install \"evalcore-ir[app]\" "
                          "(or pip install -r requirements.txt)")
     cmd = streamlit_command(app, args)
     if args.dry_run:

@@ -154,7 +154,7 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
         add_topics_option(sp, data)
         sp.set_defaults(func=func, topic_policy=None)
         if B:
-            add_dask_options(sp.add_argument_group("Dask (evalcore[dask]; docs/scaling.md)"), parquet=name != "swap")
+            add_dask_options(sp.add_argument_group("Dask (evalcore-ir[dask]; docs/scaling.md)"), parquet=name != "swap")
         return sp
 
     k = add("kendall", "rank correlation between metrics' system rankings (003 Table 2)",

@@ -70,10 +70,10 @@ def add_dask_options(group, *, parquet: bool) -> None:
     ``--to-parquet DIR`` where the method has per-pair tables (``parquet``)."""
     group.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run the resampling as Dask tasks on a running dask.distributed scheduler, e.g. "
-                            "tcp://10.0.0.5:8786 (evalcore[dask]); the results are the same as in memory")
+                            "tcp://10.0.0.5:8786 (evalcore-ir[dask]); the results are the same as in memory")
     group.add_argument("--workers", type=number("--workers", int, 1, MAX_WORKERS), default=None, metavar="N",
                        help="run the resampling as Dask tasks on a local cluster of N single-threaded worker "
-                            f"processes (evalcore[dask]; at most {MAX_WORKERS}); the results are the same as in "
+                            f"processes (evalcore-ir[dask]; at most {MAX_WORKERS}); the results are the same as in "
                             "memory")
     if parquet:
         group.add_argument("--to-parquet", default=None, metavar="DIR",
@@ -109,13 +109,13 @@ def check_dask_options(args, *, allow_threads: bool = False) -> None:
         import dask  # noqa: F401
     except ImportError:
         raise ValueError(f'{given[0]} runs the resampling on Dask, which is not installed: pip install '
-                         '"evalcore[dask]"') from None
+                         '"evalcore-ir[dask]"') from None
     if args.scheduler is not None or args.workers is not None:
         try:
             import distributed  # noqa: F401  # type: ignore[import-not-found, unused-ignore]
         except ImportError:
             raise ValueError(f'{"--scheduler" if args.scheduler is not None else "--workers"} needs '
-                             'dask.distributed, which is not installed: pip install "evalcore[dask]"') from None
+                             'dask.distributed, which is not installed: pip install "evalcore-ir[dask]"') from None
     path = getattr(args, "to_parquet", None)
     if path is not None:
         if getattr(args, "repeats", 1) > 1:

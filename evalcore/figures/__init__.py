@@ -1,6 +1,6 @@
 """Figures of evalcore's results: the charts the dashboard draws, one call each from a notebook.
 
-plotly is optional (``pip install "evalcore[plot]"``) and imported when the first figure is built:
+plotly is optional (``pip install "evalcore-ir[plot]"``) and imported when the first figure is built:
 ``import evalcore`` and ``import evalcore.figures`` import neither plotly nor streamlit. Every function
 returns a ``plotly.graph_objects.Figure``; ``fig.show()`` draws it, ``fig.write_image("f.svg")`` writes
 a vector file (plotly's kaleido), ``fig.write_html`` an interactive page.

@@ -357,7 +357,7 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
     try:
         import plotly.graph_objects  # noqa: F401 (plotly is optional: evalcore computes without it)
     except ModuleNotFoundError as e:
-        raise ModuleNotFoundError('evalcore.figures draws with plotly: pip install "evalcore[plot]" '
+        raise ModuleNotFoundError('evalcore.figures draws with plotly: pip install "evalcore-ir[plot]" '
                                   "(or plotly>=5.20)") from e
     use_template()
     lay = {

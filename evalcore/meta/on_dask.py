@@ -1,6 +1,6 @@
 """The bootstrap, stability, swap and randomised Tukey methods on Dask: chunks of pairs and trials as tasks.
 
-Optional (``pip install "evalcore[dask]"``; ``dask.distributed`` for a cluster); nothing else in
+Optional (``pip install "evalcore-ir[dask]"``; ``dask.distributed`` for a cluster); nothing else in
 evalcore imports this module or Dask at import time. docs/scaling.md, sections 3-4, describes the design:
 
 * the random draws are made once in the caller, from the seed, as in memory (the bootstrap, stability
@@ -92,7 +92,7 @@ def _dask():
     try:
         import dask
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError('evalcore.meta.on_dask needs Dask: pip install "evalcore[dask]"') from None
+        raise ImportError('evalcore.meta.on_dask needs Dask: pip install "evalcore-ir[dask]"') from None
     return dask
 
 
@@ -111,7 +111,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None):
     try:
         from distributed import Client, LocalCluster  # type: ignore[import-not-found, unused-ignore]
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError('a Dask scheduler or workers need dask.distributed: pip install "evalcore[dask]"') from None
+        raise ImportError('a Dask scheduler or workers need dask.distributed: pip install "evalcore-ir[dask]"') from None
     if workers is not None:
         workers = check_positive_int(workers, "workers")
         # dask.distributed starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes glibc's

@@ -80,7 +80,7 @@ def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> N
     g.add_argument("--topic-seed", type=number("--topic-seed", int, 0, SEED_MAX), default=0, metavar="N",
                    help="seed of the topic samples, separate from --seed (default 0)")
     add_threads_option(g)
-    add_dask_options(r.add_argument_group("Dask (evalcore[dask]; docs/scaling.md): Tables 3-6's swap, bootstrap, "
+    add_dask_options(r.add_argument_group("Dask (evalcore-ir[dask]; docs/scaling.md): Tables 3-6's swap, bootstrap, "
                                           "Tukey and stability repetitions as Dask tasks; --threads then serves "
                                           "the rest"), parquet=False)
     g.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
