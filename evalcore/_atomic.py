@@ -17,7 +17,13 @@ What is replaced is what the path names, as a shell's ``>`` would write it:
   refused with a message;
 * a **new file** gets the usual permissions, 0666 minus the umask (it is created with mode 0666 and the
   kernel applies the umask and any default ACL), as ``open(path, "w")`` would; an **existing file keeps
-  its mode** (and, when the process may, its owner and group).
+  its mode** (and, when the process may, its owner and group);
+* a file with **several hard links** (``st_nlink > 1``) keeps them: a rename would give the path a new
+  inode and leave every other name holding the old content, so once the temporary (and every other
+  temporary of the set) is complete, its bytes are copied into the existing file, which is then
+  truncated to their length and fsynced. That copy is the one write here that is not atomic: a crash
+  during it can leave the file part-written. If the copy fails, the temporary is kept and the error
+  names it: it holds the whole new content (docs/reliability.md, "Atomic ``--save-settings``").
 """
 from __future__ import annotations
 
@@ -169,7 +175,7 @@ def write_files(files: Mapping[_P, bytes | str]) -> None:
     targets is written directly once every temporary is complete (so all-or-nothing holds for the regular
     files; what went into a device cannot be taken back); see the module's docstring.
     """
-    temps: list[tuple[Path, Path]] = []
+    temps: list[tuple[Path, Path, bytes | None]] = []   # (temporary, target, bytes to copy in place or None)
     direct: list[tuple[Path, Path, os.stat_result, bytes]] = []
     try:
         for target, data in files.items():
@@ -180,20 +186,44 @@ def write_files(files: Mapping[_P, bytes | str]) -> None:
                 _check_special(t, st)
                 direct.append((t, real, st, raw))
                 continue
-            temps.append((_temp_for(t, real, st, raw), real))
+            linked = st is not None and st.st_nlink > 1
+            temps.append((_temp_for(t, real, st, raw), real, raw if linked else None))
         for t, real, st, raw in direct:
             _write_through(t, real, st, raw)
     except BaseException:
-        for tmp, _ in temps:
+        for tmp, _, _ in temps:
             tmp.unlink(missing_ok=True)
         raise
-    for i, (tmp, real) in enumerate(temps):
+    for i, (tmp, real, in_place) in enumerate(temps):
+        if in_place is not None:
+            _copy_in_place(tmp, real, in_place)
+            tmp.unlink(missing_ok=True)
+            continue
         try:
             os.replace(tmp, real)
         except OSError as e:
-            for rest, _ in temps[i:]:
+            for rest, _, _ in temps[i:]:
                 rest.unlink(missing_ok=True)
             raise OutputError(f"{real}: could not be put in place ({e.strerror or e})") from None
+
+
+def _copy_in_place(tmp: Path, real: Path, data: bytes) -> None:
+    """Write ``data`` into the existing file ``real`` (its inode, so every hard link to it sees the new
+    content), truncate it to their length and fsync it. On failure the complete temporary ``tmp`` is kept
+    and the error names it."""
+    try:
+        fd = os.open(real, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise OutputError(f"{real}: could not be rewritten in place to keep its hard links ({e.strerror or e}); "
+                          f"it may be part-written - the whole new content is in {tmp}") from None
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:

@@ -170,3 +170,48 @@ def test_check_output_file_looks_at_the_link_target_directory(tmp_path):
     with pytest.raises(OutputError, match="missing: no such directory"):
         check_output_file(tmp_path / "l2.json", "--save-settings", "s.json")
     assert check_output_file("/dev/null", "--out", "x") is not None
+
+
+def test_a_hard_linked_file_keeps_its_links(tmp_path):
+    """A rename over the target gave the path a new inode: the file's other names kept the old content."""
+    target, other = tmp_path / "report.md", tmp_path / "elsewhere.md"
+    target.write_text("old content, longer than the new one\n")
+    os.chmod(target, 0o640)
+    os.link(target, other)
+    inode = os.stat(target).st_ino
+    write_text(target, "new\n")
+    assert other.read_text() == "new\n" and target.read_text() == "new\n"
+    st = os.stat(target)
+    assert st.st_ino == inode and st.st_nlink == 2 and stat.S_IMODE(st.st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.md", "report.md"]   # no temporary left
+    write_files({other: b"x" * 10_000, tmp_path / "new.txt": "n"})          # longer, and in a set
+    assert target.read_bytes() == b"x" * 10_000 and os.stat(other).st_nlink == 2
+
+
+def test_the_cli_out_keeps_a_hard_link(tmp_path):
+    out, link = tmp_path / "scores.tsv", tmp_path / "link.tsv"
+    out.write_text("old\n")
+    os.link(out, link)
+    assert main(["compare", "--simulated", "--topics", "6", "--systems", "4", "-m", "AP", "--out", str(out)]) == 0
+    assert link.read_text() == out.read_text() and "| AP |" in out.read_text() and os.stat(out).st_nlink == 2
+    settings = tmp_path / "s.json"
+    settings.write_text("{}")
+    os.link(settings, tmp_path / "s-link.json")
+    assert main([*SIM, "--save-settings", str(settings)]) == 0
+    assert (tmp_path / "s-link.json").read_text() == settings.read_text() != "{}"
+
+
+def test_a_failed_copy_into_a_hard_linked_file_keeps_the_new_content_and_names_it(tmp_path, monkeypatch):
+    import errno
+
+    target = tmp_path / "r.md"
+    target.write_text("old\n")
+    os.link(target, tmp_path / "l.md")
+
+    def full(fd, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(os, "ftruncate", full)
+    with pytest.raises(OutputError, match=r"r.md: could not be rewritten in place .*No space left") as e:
+        write_text(target, "new\n")
+    kept = str(e.value).rsplit(" in ", 1)[1]
+    assert open(kept).read() == "new\n" and os.path.dirname(kept) == str(tmp_path)
