@@ -73,6 +73,17 @@ def _code(word: str) -> str:
     return f"{fence}{pad}{word}{pad}{fence}"
 
 
+def text(value) -> str:
+    r"""``value`` for a place that shows plain text (``st.text``, a widget's options): every control,
+    bidirectional or zero-width character as its ``\uXXXX`` escape (:func:`evalcore.texfmt.visible`),
+    as :func:`md` and :func:`plot` show them, so a run named ``run\u202ecod`` reads the same on every page.
+
+    >>> text("run\u202ecod")
+    'run\\u202ecod'
+    """
+    return visible(str(value))
+
+
 def md_lines(text, limit: int = 4000) -> str:
     """A multi-line message (a loader's error) for Markdown: each line escaped with
     :func:`md`, the lines kept as Markdown line breaks."""

@@ -148,7 +148,8 @@ def _uploaded_data(data_page: bool) -> None:
            f"the {cached.UPLOAD_LINKS_KEPT} most recent ones)" if key else
            "the address does not say which upload (no up=... in it)")
     st.error("This link shows **uploaded data** that cannot be opened here: " + why + ".", icon=":material/link_off:")
-    st.text(f"Collection: {name or '(no name in the link)'}\nContent key: {key[:16] + '...' if key else '(none)'}")
+    st.text(f"Collection: {safe.text(name) if name else '(no name in the link)'}\n"
+            f"Content key: {safe.text(key[:16]) + '...' if key else '(none)'}")
     st.markdown("To see this view, load the same qrels and run files on the **Data** page (tab *Upload files*); "
                 "every other setting of the link (gains, beta, metrics, page choices) is kept and applies to "
                 "them. Or look at the simulated collection instead.")

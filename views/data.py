@@ -174,5 +174,5 @@ with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret,
     widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(widgets.rows_height(c.n_runs), 420),
                   hide_index=True, column_config={"run": st.column_config.TextColumn("run", width="large")})
 with st.expander("Runs and topics"):
-    st.text("Runs: " + ", ".join(c.run_ids))         # ids from the files: plain text, never Markdown
-    st.text("Topics: " + ", ".join(c.topic_ids))
+    st.text("Runs: " + safe.text(", ".join(c.run_ids)))      # ids from the files: plain text, never Markdown,
+    st.text("Topics: " + safe.text(", ".join(c.topic_ids)))  # their bidi controls escaped as on every page

@@ -152,8 +152,8 @@ with left:
 
     with st.expander("Copy a list from the loaded data"):
         d1, d2 = st.columns(2)
-        run = d1.selectbox("run", list(c.run_ids), key="pl_src_run")
-        topic = d2.selectbox("topic", list(c.topic_ids), key="pl_src_topic",
+        run = d1.selectbox("run", list(c.run_ids), key="pl_src_run", format_func=safe.text)
+        topic = d2.selectbox("topic", list(c.topic_ids), key="pl_src_topic", format_func=safe.text,
                              index=len(c.topic_ids) - 1 if c.n_topics <= 3 else 0)
 
         @errors.guarded

@@ -92,8 +92,8 @@ with tabs[1]:
             if ss.get(key) not in runs:
                 ss[key] = runs[min(i, len(runs) - 1)]
         d1, d2 = st.columns(2)
-        x = d1.selectbox("run x", runs, key="rk_run_x")
-        y = d2.selectbox("run y", runs, key="rk_run_y")
+        x = d1.selectbox("run x", runs, key="rk_run_x", format_func=safe.text)
+        y = d2.selectbox("run y", runs, key="rk_run_y", format_func=safe.text)
         mx, my = mat.loc[x].to_numpy(), mat.loc[y].to_numpy()
         diff = pd.DataFrame({"topic": mat.columns, "x": mx, "y": my, "diff": mx - my})
         widgets.chart(figures.run_difference(diff, x, y, metric), width="stretch", key="rk_diff")

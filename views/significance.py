@@ -143,7 +143,7 @@ def draw_pairs(frames, B_shown, B_chosen):
     run_ids = [str(x) for x in c.run_ids]
     best = str(cached.means(c, s, [fmet])[fmet].idxmax()) if fmet in s.metric_keys else run_ids[0]
     choose("sg_frun", run_ids, best)
-    frun = g2.selectbox("baseline run", run_ids, key=w("sg_frun"),
+    frun = g2.selectbox("baseline run", run_ids, key=w("sg_frun"), format_func=safe.text,
                         help="Every other run is compared with this one. Default: the best run by the metric.")
     fd = figures.forest_data(tbl[tbl["metric"] == fmet], frun)
     widgets.chart(figures.forest(fd, run=frun, metric=fmet, ci_label=ci_name, sig_label=sig_name),
