@@ -5,12 +5,15 @@ that words evalcore's fixes for the app's controls (:func:`app_text`).
 (``on_click`` / ``on_change``) run before the page script, outside that guard, so every
 callback is wrapped in :func:`guarded`: an exception in it is logged and shown as an error
 box at the top of the next run, and the session keeps its data and settings.
+
+Tests run this path as users get it (there is no switch for tests): the traceback goes to the
+``evalcore.app`` logger, and the test suite fails any test in which that logger records an unexpected
+error (tests/conftest.py).
 """
 from __future__ import annotations
 
 import functools
 import logging
-import os
 
 import streamlit as st
 
@@ -20,15 +23,6 @@ from . import safe
 
 _log = logging.getLogger("evalcore.app")
 _PENDING = "_callback_errors"
-
-
-def raise_in_tests() -> bool:
-    """Under streamlit.testing (AppTest) a real bug must fail the test, not
-    become an error box; EVALCORE_GUARD=on forces the guard (its own test)."""
-    if os.environ.get("EVALCORE_GUARD", "").lower() in ("on", "1", "true"):
-        return False
-    from streamlit import config
-    return bool(config.get_option("global.appTest"))
 
 
 #: What the user does in the app for each option an evalcore message names (evalcore.io.errors.OPTION_HINTS,
@@ -72,8 +66,6 @@ def guarded(fn):
         try:
             return fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - a callback's bug becomes a message, as a page's does
-            if raise_in_tests():
-                raise
             _log.exception("unexpected error in a widget callback (%s)", getattr(fn, "__name__", fn))
             st.session_state.setdefault(_PENDING, []).append(message(e, "applying this change"))
     run.__guarded__ = True

@@ -180,9 +180,6 @@ def setup_analysis():
 _log = logging.getLogger("evalcore.app")
 
 
-_raise_in_tests = errors.raise_in_tests
-
-
 def export_button(title: str, now: dict | None = None) -> None:
     """"Download this view (HTML)": what the page drew in this run (charts, tables, captions, headings, in
     order), the settings in words, the data, the references and the link, as one self-contained file
@@ -242,8 +239,8 @@ def guard(run, title: str = "") -> None:
       box saying so.
     * Anything else is a bug: the traceback goes to the server log, the user
       gets an error box with the message and the session keeps its data and
-      settings (nothing is reset). Under AppTest it is re-raised so tests see
-      real bugs.
+      settings (nothing is reset). Tests see it in the ``evalcore.app`` log
+      (tests/conftest.py fails a test whose page logged a bug).
 
     Streamlit's own control flow (st.rerun, st.stop) derives from
     BaseException, not Exception, and passes through untouched.
@@ -264,7 +261,5 @@ def _guarded(run, title: str) -> None:
                  f"{safe.md_lines(errors.app_text(e))}",
                  icon=":material/error:")
     except Exception as e:  # noqa: BLE001 - the one place that turns a bug into a message
-        if _raise_in_tests():
-            raise
         _log.exception("unexpected error while drawing the page")
         st.error(errors.message(e, "drawing this page"), icon=":material/error:")

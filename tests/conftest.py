@@ -1,18 +1,15 @@
 """Shared fixtures and hypothesis strategies for the metric tests.
 
-Nothing here is autouse and no hypothesis profile is loaded, so other test
-modules are unaffected; the two settings made for the whole run are
-``EVALCORE_FIGURES_VALIDATE=1``: every figure built in a test (the dashboard's
-too, which draws without plotly's validation) is validated, so a misspelt
-property in any chart fails the test that draws it; and
-``EVALCORE_LIVE_RESAMPLING_SESSIONS=100000``: the test run's many AppTest sessions share one process, and
-would otherwise count as a busy class (dashboard.activity); tests of that mode set it themselves.
+Nothing here is autouse, no hypothesis profile is loaded and no setting is made for the whole run: the
+tests run the code with the defaults users get (the dashboard draws its figures without plotly's
+validation, as shipped; tests/test_figures_layout.py builds every chart both ways).
 ``random_collection`` builds *consistent* test collections: every ranked list draws distinct documents from its topic's
 judged pool (so a list never holds more level-L documents than the topic
 has) plus unjudged non-relevant ones.
 """
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -22,8 +19,6 @@ from hypothesis import strategies as st
 
 from evalcore.collection import Collection
 
-os.environ.setdefault("EVALCORE_FIGURES_VALIDATE", "1")
-os.environ.setdefault("EVALCORE_LIVE_RESAMPLING_SESSIONS", "100000")
 
 #: the real CLEF eHealth 2015 collection, read from ../shared/data (never copied); EVALCORE_CLEF2015 overrides
 CLEF2015 = Path(os.environ.get("EVALCORE_CLEF2015")
@@ -36,6 +31,37 @@ CLEF2015_MISSING = (
     "runs/english-runs/*.dat gzipped into runs/; see shared/data/clef2015/README.md), or point "
     "EVALCORE_CLEF2015 at such a directory. Skipped locally; fails under CI=true."
 )
+
+
+class _AppLog(logging.Handler):
+    """Collects the dashboard's records of a bug it turned into an error box (logger ``evalcore.app``)."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def app_bugs_fail_the_test(request):
+    """The dashboard shows a bug as an error box and logs its traceback (dashboard.shell.guard,
+    dashboard.errors.guarded), under AppTest as in the shipped app: any such record in a test fails it,
+    with the traceback, unless the test is marked ``app_bug_expected`` (it provokes one on purpose and
+    reads the records from ``request.node.app_log``). This only listens; it changes nothing that runs."""
+    handler = _AppLog()
+    log = logging.getLogger("evalcore.app")
+    log.addHandler(handler)
+    request.node.app_log = handler.records
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+    if handler.records and request.node.get_closest_marker("app_bug_expected") is None:
+        shown = "\n".join(logging.Formatter().format(r) for r in handler.records[:3])
+        pytest.fail(f"the dashboard logged {len(handler.records)} unexpected error(s) and showed an error box:\n"
+                    f"{shown}", pytrace=False)
 
 
 def need_clef2015() -> Path:

@@ -94,14 +94,76 @@ def test_evalcore_app_options_choose_port_and_address():
         args = build_parser("app").parse_args(["app", *argv])
         return streamlit_command(ROOT / "app.py", args)[4:]
 
-    assert cmd() == [str(ROOT / "app.py"), "--server.port=8501", "--browser.serverAddress=localhost"]
+    assert cmd() == [str(ROOT / "app.py"), "--server.port=8501", "--server.address=localhost",
+                     "--browser.serverAddress=localhost"]
     assert cmd("--port", "9000", "--address", "0.0.0.0") == [
         str(ROOT / "app.py"), "--server.port=9000", "--server.address=0.0.0.0", "--browser.serverAddress=localhost"]
     assert cmd("--address", "10.0.0.5")[-1] == "--browser.serverAddress=10.0.0.5"
     # Streamlit's own options still pass through, and win where they set the same thing
     assert cmd("--", "--server.port", "8600", "--browser.serverAddress=example.org") == [
-        str(ROOT / "app.py"), "--server.port", "8600", "--browser.serverAddress=example.org"]
+        str(ROOT / "app.py"), "--server.address=localhost", "--server.port", "8600",
+        "--browser.serverAddress=example.org"]
+    assert "--server.address=localhost" not in cmd("--", "--server.address=127.0.0.2")
     with pytest.raises(ValueError, match="--port or -- --server.port"):
         cmd("--port", "9000", "--", "--server.port=9001")
     with pytest.raises(OptionError, match="--port must be >= 1 and <= 65,535"):
         cmd("--port", "70000")
+
+
+def _listening(port: int) -> set[str]:
+    """The local addresses listening on TCP ``port``, as the system sees them (``ss -ltn``, else
+    /proc/net/tcp and tcp6)."""
+    import shutil
+    if shutil.which("ss"):
+        out = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True,
+                             timeout=30).stdout
+        return {line.split()[3].rsplit(":", 1)[0].strip("[]") for line in out.splitlines() if line.strip()}
+    found = set()
+    for name in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/net/{name}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            host, p = local.split(":")
+            if state == "0A" and int(p, 16) == port:
+                raw = bytes.fromhex(host)
+                if len(raw) == 4:
+                    found.add(socket.inet_ntop(socket.AF_INET, raw[::-1]))
+                else:
+                    words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                    found.add(socket.inet_ntop(socket.AF_INET6, words))
+    return found
+
+
+@pytest.mark.skipif(os.name != "posix" or not Path("/proc").is_dir(), reason="Linux sockets")
+@pytest.mark.parametrize("address, want", [
+    (None, {"127.0.0.1", "::1"}),
+    pytest.param("0.0.0.0", {"0.0.0.0"}, marks=pytest.mark.slow),
+])
+def test_evalcore_app_listens_on_the_loopback_unless_told(tmp_path, address, want):
+    """``evalcore app`` as a user starts it, from another directory: by default the listening socket is the
+    loopback's only (127.0.0.1 and, where the machine has IPv6, ::1), never every interface; ``--address``
+    chooses another."""
+    port = _free_port()
+    log = tmp_path / "log"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    argv = [sys.executable, "-m", "evalcore", "app", "--app-dir", str(ROOT), "--port", str(port)]
+    argv += [] if address is None else ["--address", address]
+    with log.open("w") as fh:
+        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=fh, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        while not _listening(port):
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the server did not listen in 90 s:\n" + log.read_text()
+            time.sleep(0.2)
+        time.sleep(0.5)                         # both families bound
+        seen = _listening(port)
+        assert seen and seen <= want, seen
+        assert "127.0.0.1" in seen or "0.0.0.0" in seen, seen
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)

@@ -1,11 +1,13 @@
-"""One real-browser test: `streamlit run app.py` headless, Debian's chromium via Playwright.
+"""Real-browser tests: the dashboard started exactly as a user starts it - the installed ``evalcore app``
+command, in the checkout, with no EVALCORE_* setting - and Debian's chromium via Playwright.
 
-Opens every page, waits for the app to finish running, asserts that no
-exception element is shown and that every chart page draws at least one
-plotly chart; saves a screenshot of each page to a temporary folder (set
+Opens every page on the built-in data and on an uploaded collection, waits for the app to finish
+running, asserts that no exception element and no error box is shown and that every chart page draws
+at least one plotly chart; saves a screenshot of each page to a temporary folder (set
 EVALCORE_SCREENSHOTS=dir to keep them, e.g. for docs/screenshots/).
 
-Skipped when chromium or playwright is missing, unless CI=true: then it fails.
+Skipped when chromium, playwright or the installed ``evalcore`` command is missing, unless CI=true: then
+it fails.
 """
 from __future__ import annotations
 
@@ -34,9 +36,18 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+def evalcore_command() -> str | None:
+    """The ``evalcore`` console command installed beside this interpreter (``pip install ".[app]"``)."""
+    import shutil
+    beside = Path(sys.executable).parent / "evalcore"
+    return str(beside) if beside.is_file() else shutil.which("evalcore")
+
+
 def _missing() -> str | None:
     if not Path(CHROMIUM).exists():
         return f"chromium not found at {CHROMIUM} (apt-get install -y chromium)"
+    if evalcore_command() is None:
+        return 'the evalcore command is not installed (python -m pip install ".[app]", as the README says)'
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -58,13 +69,11 @@ def server():
             pytest.fail(f"CI=true but the browser test cannot run: {why}")
         pytest.skip(why)
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # as a user starts it: the README's command in the checkout, the server's settings at their defaults
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EVALCORE_") and k != "PYTHONPATH"}
     log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([evalcore_command(), "app", "--port", str(port)], cwd=ROOT, env=env, stdout=log,
+                            stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -134,34 +143,72 @@ def _wait_idle(page, timeout_ms: int = 30000) -> None:
 
 @pytest.mark.browser
 def test_every_page_in_a_real_browser(server):
+    """Every page at the shipped defaults, on the built-in data, then on a real collection uploaded through the
+    Data page (every page again, reached through the sidebar's navigation in the same session): no exception,
+    no error box, a chart on every chart page; each page's button pressed twice."""
     from playwright.sync_api import sync_playwright
 
+    from tests.conftest import need_clef2015
+    clef = need_clef2015()
     out = Path(os.environ.get("EVALCORE_SCREENSHOTS") or tempfile.mkdtemp(prefix="evalcore-shots-"))
     out.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = _new_page(browser, server)
-            # B kept small so the whole test stays well under a minute
-            query = "?swb=200&bsb=200&stb=200"  # small B: the whole test stays short
             for path, has_chart, button in PAGES:
-                page.goto(f"{server}/{path}{query}")
-                _wait_idle(page)
-                if button:
-                    for _ in range(2):               # twice: the second press reuses stored results
-                        page.get_by_role("button", name=button).click()
-                        _wait_idle(page, 60000)
-                exc = page.locator('[data-testid="stException"]')
-                assert exc.count() == 0, f"page {path} shows an exception: {exc.first.inner_text()[:500]}"
-                dialog = page.locator('[data-testid="stDialog"]')      # "Page not found" is a dialog
-                assert dialog.count() == 0, f"/{path} opens a dialog: {dialog.first.inner_text()[:200]}"
-                if has_chart:
-                    page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=20000)
-                    assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1, f"no chart on {path}"
+                page.goto(f"{server}/{path}")
+                _check_page(page, path, has_chart, button, "built-in data")
                 page.screenshot(path=str(out / f"{path}.png"), full_page=False)
+            # a real collection, uploaded as a user does: qrels and every run file
+            page.goto(f"{server}/data")
+            _wait_idle(page)
+            page.get_by_role("tab", name="Upload files").click()
+            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+            inputs.nth(0).set_input_files(str(clef / "qrels.txt"))
+            inputs.nth(1).set_input_files(sorted(str(f) for f in (clef / "runs").glob("*.dat.gz")))
+            page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
+                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
+            _wait_idle(page)
+            page.get_by_role("button", name="Load these files").click()
+            page.wait_for_function("() => document.body.innerText.includes('clef2015') || "
+                                   "document.body.innerText.includes('qrels')", timeout=180000)
+            _wait_idle(page, 180000)
+            _no_error(page, "the Data page after the upload")
+            for path, has_chart, button in PAGES:
+                link = page.locator(f'[data-testid="stSidebarNav"] a[href$="/{path}"]')
+                if link.count() == 0 and path == "":
+                    link = page.locator('[data-testid="stSidebarNav"] a').first
+                link.first.click()
+                page.wait_for_timeout(300)
+                _check_page(page, path, has_chart, button, "the uploaded collection")
+                assert "upload" in page.url or "data=" in page.url, f"/{path} left the upload: {page.url}"
+                page.screenshot(path=str(out / f"upload-{path or 'home'}.png"), full_page=False)
         finally:
             browser.close()
     print(f"screenshots in {out}")
+
+
+def _no_error(page, where: str) -> None:
+    """No exception element and no error box (a bug the page turned into a message is a failure too)."""
+    _no_exception(page, where)
+    err = page.locator('[data-testid="stAlertContentError"]')
+    assert err.count() == 0, f"{where} shows an error box: {err.first.inner_text()[:500]}"
+
+
+def _check_page(page, path: str, has_chart: bool, button: str | None, data: str) -> None:
+    where = f"page /{path} on {data}"
+    _wait_idle(page, 120000)
+    if button:
+        for _ in range(2):               # twice: the second press reuses stored results
+            page.get_by_role("button", name=button).click()
+            _wait_idle(page, 180000)
+    _no_error(page, where)
+    dialog = page.locator('[data-testid="stDialog"]')      # "Page not found" is a dialog
+    assert dialog.count() == 0, f"{where} opens a dialog: {dialog.first.inner_text()[:200]}"
+    if has_chart:
+        page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=60000)
+        assert page.locator('[data-testid="stPlotlyChart"]').count() >= 1, f"no chart on {where}"
 
 
 def _no_exception(page, where: str) -> None:

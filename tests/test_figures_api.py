@@ -146,8 +146,8 @@ def test_rank_shift_hover_names_each_run_its_side_mean_and_move_from_numeric_dat
     import numpy as np
     import pandas as pd
 
-    from evalcore.figures import rank_shift
-    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", validate)
+    from evalcore.figures import _style, rank_shift
+    monkeypatch.setitem(_style._VALIDATE, "on", validate == "1")
     df = pd.DataFrame({"run": ["a", "<b>x</b>", "c"], "value_left": [0.5, 0.4, 0.3],
                        "value_right": [0.35, 0.45, 0.3], "rank_left": [1, 2, 3], "rank_right": [2, 1, 3]})
     fig = rank_shift(df, "1:1:1", "now")
@@ -195,8 +195,9 @@ def test_a_very_long_run_id_does_not_widen_the_slope_charts_arrays(monkeypatch):
     import pandas as pd
 
     from evalcore.figures import rank_shift
+    from evalcore.figures import _style
     from evalcore.figures._style import MAX_LABEL
-    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "0")
+    monkeypatch.setitem(_style._VALIDATE, "on", False)
     runs = [f"run{i}" for i in range(199)] + ["r" * 200_000]
     df = pd.DataFrame({"run": runs, "value_left": np.linspace(0, 1, 200), "value_right": np.linspace(1, 0, 200),
                        "rank_left": np.arange(200, 0, -1), "rank_right": np.arange(1, 201)})

@@ -2,6 +2,8 @@
 drawn boxes is tests/test_browser.py::test_every_page_is_readable_at_1024_x_768)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -117,9 +119,11 @@ def _browser_json(fig) -> dict:
 
 
 def _both_ways(monkeypatch, build):
-    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "1")
+    from evalcore.figures import _style
+
+    monkeypatch.setitem(_style._VALIDATE, "on", True)
     checked = build()
-    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "0")
+    monkeypatch.setitem(_style._VALIDATE, "on", False)
     fast = build()
     assert fast._validate is False and checked._validate is True
     return _browser_json(checked), _browser_json(fast)
@@ -160,14 +164,19 @@ def test_a_figure_built_without_validation_sends_the_browser_what_a_validated_on
     assert heat["data"][0]["colorscale"][0] == [0.0, "#00224e"] and len(heat["data"][0]["colorscale"]) == 10
 
 
-def test_validation_refuses_a_misspelt_property_and_the_environment_overrides_the_setting(monkeypatch):
+def test_validation_refuses_a_misspelt_property_when_on_and_the_dashboard_turns_it_off(monkeypatch):
+    import subprocess
+    import sys
+
     from evalcore.figures import _style
 
+    # a fresh interpreter: evalcore validates by default, and importing the dashboard's widgets turns it off
+    code = ("from evalcore.figures import _style; a = _style.validating(); import dashboard.widgets; "
+            "print(a, _style.validating())")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       cwd=str(Path(__file__).resolve().parents[1]))
+    assert r.stdout.split() == ["True", "False"], r.stderr
     monkeypatch.setitem(_style._VALIDATE, "on", False)
-    monkeypatch.setenv("EVALCORE_FIGURES_VALIDATE", "1")       # the test suite's setting wins over the dashboard's
-    with pytest.raises(ValueError, match="markr"):
-        _style.figure([{"type": "bar", "x": [1], "y": [2], "markr": {}}])
-    monkeypatch.delenv("EVALCORE_FIGURES_VALIDATE")
     assert _style.figure([{"type": "bar", "x": [1], "y": [2], "markr": {}}])._validate is False
     monkeypatch.setitem(_style._VALIDATE, "on", True)
     with pytest.raises(ValueError, match="markr"):

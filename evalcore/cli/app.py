@@ -14,6 +14,11 @@ SIGTERM reach the server itself, which shuts down and frees the port; on
 Windows, which has no exec, the server runs as a child and the command waits,
 stopping it (terminate, then kill) when it is interrupted.
 
+The address served on: Streamlit listens on every network interface unless told otherwise, so the command
+always passes ``--server.address``: ``localhost`` (the loopback, this machine only) unless ``--address`` (or
+``-- --server.address``) says otherwise; the checkout's ``.streamlit/config.toml`` says ``localhost`` too, for
+``streamlit run app.py`` started by hand. tests/test_app_command.py checks the listening socket.
+
 The address printed: Streamlit looks up the machine's *external* IP on start
 (an HTTP request to a public service) and, offline, logs "Did not auto detect
 external IP" as a warning, which reads like a failure. The command sets
@@ -96,8 +101,8 @@ def streamlit_command(app: Path, args) -> list[str]:
     opts = []
     if not given("--server.port"):
         opts.append(f"--server.port={DEFAULT_PORT if args.port is None else args.port}")
-    if args.address is not None:
-        opts.append(f"--server.address={args.address}")
+    if not given("--server.address"):
+        opts.append(f"--server.address={DEFAULT_ADDRESS if args.address is None else args.address}")
     if not given("--browser.serverAddress"):
         shown = args.address if args.address not in (None, "", "0.0.0.0", "::") else DEFAULT_ADDRESS
         opts.append(f"--browser.serverAddress={shown}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import html
-import os
 import re
 
 import numpy as np
@@ -250,22 +249,20 @@ _VALIDATE = {"on": True}
 def validate_figures(on: bool = True) -> None:
     """Have plotly check every property value of the figures evalcore builds (the default), or not.
 
-    Validation costs more than building the figure: ~10 % of a dashboard page's CPU at a slider move
-    (docs/benchmarks.md section 16.5), and it checks values evalcore writes itself. The dashboard turns
-    it off; a notebook drawing a few figures has no reason to. Either way the JSON sent to the browser
-    is the same (tests/test_figures_layout.py builds every chart of every page both ways); without
-    validation a misspelt property name in a figure's dict is not refused, so the test suite runs
-    with ``EVALCORE_FIGURES_VALIDATE=1``, which keeps validation on whatever this function was told.
-    Property names set later (``fig.update_layout(...)``) are checked either way.
+    Validation costs more than building the figure (docs/benchmarks.md section 16.5), and it checks values
+    evalcore writes itself. The dashboard turns it off; a notebook drawing a few figures has no reason to.
+    Either way the JSON sent to the browser is the same (tests/test_figures_layout.py builds every chart of
+    every page both ways). Without validation plotly keeps the figure's dicts as they are: a misspelt property
+    name is not refused (the tests build every chart validated too), and evalcore's charts never set a
+    property afterwards through an attribute path (``fig.layout.legend.title.text = ...``), which fails on
+    a ``None`` kept as it is. Property names set later with ``fig.update_layout(...)`` are checked either way.
     """
     _VALIDATE["on"] = bool(on)
 
 
 def validating() -> bool:
-    """Whether figures are validated now: ``EVALCORE_FIGURES_VALIDATE`` (1 / 0) if set, else
-    :func:`validate_figures`'s setting."""
-    env = os.environ.get("EVALCORE_FIGURES_VALIDATE", "").strip()
-    return env not in ("0", "false", "no") if env else _VALIDATE["on"]
+    """Whether figures are validated now (:func:`validate_figures`'s setting; on unless turned off)."""
+    return _VALIDATE["on"]
 
 
 #: Keys whose values plotly's ``to_dict`` leaves as they are (``_plotly_utils.utils.is_skipped_key``).
@@ -345,7 +342,7 @@ def figure_class():
 
 def figure(traces: list[dict], *, title: str | None = None, x: str | None = None, y: str | None = None,
            height: int = 420, legend: bool = True, top: int | None = None, xaxis: dict | None = None,
-           yaxis: dict | None = None, **layout):
+           yaxis: dict | None = None, legend_title: str | None = None, **layout):
     """One ``plotly.graph_objects.Figure`` from plain dicts, validated once (or not at all:
     :func:`validate_figures`).
 
@@ -366,7 +363,11 @@ def figure(traces: list[dict], *, title: str | None = None, x: str | None = None
         "showlegend": legend,
         # above an untitled plot the legend starts at the left: plotly's toolbar (the mode bar) sits at the top
         # right, over the plot's corner, and covered a right-aligned legend's last entries (the forest plot's)
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0, "title": None},
+        # the legend's title is written into the dict, never set afterwards on fig.layout: without validation
+        # (validate_figures(False), the dashboard's setting) plotly keeps a None here as it is, and an
+        # attribute path through it (fig.layout.legend.title.text = ...) raises
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0,
+                   "title": {"text": legend_title} if legend_title else None},
         "xaxis": {**axis(x), **(xaxis or {})},
         "yaxis": {**axis(y), **(yaxis or {})},
         **layout,

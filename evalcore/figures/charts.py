@@ -390,11 +390,11 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
                            "[%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>adjusted p = %{customdata[2]:.4g}"
                            "<extra></extra>"),
         ))
-    fig = figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
+    return figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
                  height=max(320, 20 * len(df) + 110), shapes=[vline(0, dict(color="#555555", width=1))],
                  yaxis=dict(type="category", categoryorder="array",
-                            categoryarray=[plot_text(o) for o in df["other"]], tickfont=dict(size=11)))
-    fig.layout.legend.title.text = sig_label + ": "
+                            categoryarray=[plot_text(o) for o in df["other"]], tickfont=dict(size=11)),
+                 legend_title=sig_label + ": ")
     return fig
 
 
