@@ -17,6 +17,13 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import sys  # noqa: E402
 
+# Staged uploads of a server that was killed during a load (docs/reliability.md, "Loads that cannot hang
+# the queue"): removed at this server's first page run - the earliest point Streamlit runs the app's code -
+# before anything else is imported; only those whose server no longer runs (dashboard.staging).
+from dashboard import staging  # noqa: E402
+
+staging.sweep_once()
+
 # A class's sessions run their scripts in threads of this one process. Python hands the GIL to
 # another thread every 5 ms by default; every hand-over between busy script threads costs caches
 # and a wait, so a longer interval took p95 at 20 sessions from 4.3-5.1 s to 3.5-4.1 s

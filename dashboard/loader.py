@@ -23,7 +23,7 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
   normal stop (SIGTERM: Streamlit stops and the interpreter exits) the running workers are killed and
   the staging directories removed (``atexit``); a staging directory is named with the server's process
   id (``evalcore-load-<pid>-...``), and those of a server that no longer runs (killed, crashed) are
-  removed when the next one starts (:func:`sweep_stale`);
+  removed when the next one starts (:mod:`dashboard.staging`, called first thing by ``app.py``);
 * the uploaded bytes reach the worker as files, not through the pipe: each ``(name, bytes)`` is
   written to a private temporary directory (``EVALCORE_LOAD_DIR``, default the system's temporary
   directory; removed when the load ends, cancelled or not) and the worker is sent only their names and
@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -65,6 +64,9 @@ from evalcore.io import InputError
 from evalcore.io.limits import human_bytes
 
 from .gate import GATE
+from .staging import PREFIX as _PREFIX
+from .staging import staging_root as _staging_root
+from .staging import sweep_once, sweep_stale
 
 __all__ = ["LOAD_MEMORY", "LOAD_TIMEOUT", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "pool_size",
            "queue_length", "sweep_stale"]
@@ -107,8 +109,6 @@ _lock = threading.Lock()
 _queue: list[object] = []     # tickets of the loads waiting for a slot, first come first served
 _workers: set[subprocess.Popen] = set()   # the running workers (killed at exit)
 _staging: set[str] = set()                # the staging directories of the running loads (removed at exit)
-_PREFIX = "evalcore-load-"
-_STALE = re.compile(re.escape(_PREFIX) + r"(\d+)-")
 
 
 class LoadCancelled(Exception):
@@ -156,39 +156,6 @@ def _unstage(source):
     return source
 
 
-def _staging_root() -> str:
-    return os.environ.get("EVALCORE_LOAD_DIR") or tempfile.gettempdir()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:     # another user's process: alive
-        return True
-    return True
-
-
-def sweep_stale(root: str | None = None) -> list[str]:
-    """Remove the staging directories (``evalcore-load-<pid>-...``) of servers that no longer run (killed
-    or crashed during a load); returns their paths. Those of running servers, this one's among them,
-    are kept. Called once when this module is imported (the server's start)."""
-    root = root or _staging_root()
-    gone = []
-    try:
-        names = os.listdir(root)
-    except OSError:
-        return gone
-    for name in names:
-        m = _STALE.match(name)
-        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
-            path = os.path.join(root, name)
-            shutil.rmtree(path, ignore_errors=True)
-            gone.append(path)
-    return gone
-
-
 def _at_exit() -> None:
     """The server stops (SIGTERM, Ctrl-C: Streamlit stops and the interpreter exits, its script threads
     being daemons): kill the running workers and remove the staging directories."""
@@ -205,7 +172,7 @@ def _at_exit() -> None:
 
 if os.environ.get("EVALCORE_LOAD_WORKER") != "1":   # the server (a worker imports this module too)
     atexit.register(_at_exit)
-    sweep_stale()
+    sweep_once()     # app.py has already swept (dashboard.staging); a server started otherwise sweeps here
 
 
 def _payload(qrels, runs) -> tuple[object, object, str | None]:

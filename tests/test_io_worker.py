@@ -329,3 +329,75 @@ def test_no_worker_outlives_its_server_and_staging_is_cleaned(how, tmp_path):
         assert [p.name for p in stage.iterdir()] == [Path(where).name]   # a killed server leaves it ...
         assert loader.sweep_stale(str(stage)) == [where]   # ... and the next server's start removes it
         assert list(stage.iterdir()) == []
+
+
+# -- staged uploads of a dead server (dashboard.staging) -----------------------------------------------------
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()                  # reaped: no process has this id now
+    return p.pid
+
+
+def _staged(root: Path, pid: int, tag: str) -> Path:
+    d = root / f"evalcore-load-{pid}-{tag}"
+    d.mkdir()
+    (d / "1").write_bytes(b"x" * 1000)       # a staged upload
+    return d
+
+
+def test_the_sweep_removes_only_the_staging_of_servers_that_no_longer_run(tmp_path):
+    """Two servers on one machine share the staging directory: only a dead server's directory goes - its id
+    is no process's now, or the process holding the id started after the directory was written (reused)."""
+    import subprocess
+    import sys
+
+    from dashboard import staging
+
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = _staged(tmp_path, _dead_pid(), "a1")
+        alive = _staged(tmp_path, live.pid, "b2")                 # another server, running now
+        mine = _staged(tmp_path, os.getpid(), "c3")               # this server's own
+        reused = _staged(tmp_path, live.pid, "d4")                # the id of a server dead for an hour, reused
+        hour_ago = time.time() - 3600
+        os.utime(reused, (hour_ago, hour_ago))
+        other = tmp_path / "evalcore-loadx-1-e5"                  # not a staging directory's name
+        other.mkdir()
+        gone = staging.sweep_stale(str(tmp_path))
+        assert sorted(gone) == sorted([str(dead), str(reused)])
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([alive.name, mine.name, other.name])
+        assert (alive / "1").read_bytes() == b"x" * 1000
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_a_new_server_removes_a_dead_servers_staging_at_its_first_page_run(tmp_path):
+    """The sweep runs from app.py, before the rest of the dashboard is imported: a fresh interpreter runs the
+    app once (as a new server's first page run) with a dead server's and a live server's staging beside it."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        dead = _staged(tmp_path, _dead_pid(), "a1")
+        alive = _staged(tmp_path, live.pid, "b2")
+        code = ("from streamlit.testing.v1 import AppTest\n"
+                "import dashboard.staging as s\n"
+                "assert s._done is None, 'swept before the app ran'\n"
+                f"at = AppTest.from_file({str(root / 'app.py')!r}, default_timeout=120)\n"
+                "at.run()\n"
+                "assert not at.exception, [e.value for e in at.exception]\n"
+                "print('SWEPT', s._done)\n")
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "EVALCORE_LOAD_DIR": str(tmp_path)})
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert f"SWEPT ['{dead}']" in out.stdout, out.stdout[-500:]
+        assert [p.name for p in tmp_path.iterdir()] == [alive.name]
+    finally:
+        live.kill()
+        live.wait()
