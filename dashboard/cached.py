@@ -24,7 +24,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -278,8 +279,41 @@ def release_upload(qrels, runs) -> None:
     st.session_state["_up_generation"] = int(st.session_state.get("_up_generation", 0)) + 1
 
 
-#: Uploads reopened by a link, by :func:`link_key` (content hash and load report): the most recent ones.
-UPLOAD_LINKS_KEPT = 4
+#: Bytes of the uploads links reopen (by :func:`link_key`: content hash and load report): the server's memory
+#: for collections (memory / 8, dashboard.budget). Kept by bytes, not by count: 4 links dropped a class's
+#: fifth small upload while most of this room was free, and 4 large ones could pass it (docs/reliability.md,
+#: "Memory budget"). The least recently loaded or opened goes first; the newest is always kept.
+UPLOAD_LINKS_BYTES = BUDGET.collections_bytes
+#: links pushed out of the store: key -> (when, bytes it held), the last 1,000 (~0.2 MB), to say why a link fails
+_links_gone: OrderedDict[str, tuple[float, int]] = OrderedDict()
+_links_gone_lock = threading.Lock()
+
+
+def _link_pushed_out(key, size: int) -> None:
+    with _links_gone_lock:
+        _links_gone[str(key)] = (time.time(), int(size))
+        _links_gone.move_to_end(str(key))
+        while len(_links_gone) > 1000:
+            _links_gone.popitem(last=False)
+
+
+def link_gone_reason(key: str) -> str:
+    """Why the link naming upload ``key`` (:func:`link_key`) cannot reopen it: pushed out by newer uploads
+    (when, and what it held) or never held by this server process; with the rule links are kept by."""
+    rule = (f"links keep uploads while they fit this server's memory for them, {_mb(UPLOAD_LINKS_BYTES)} (an "
+            f"eighth of its memory budget of {_mb(BUDGET.memory)}, EVALCORE_SERVER_MEMORY_MB), the least recently "
+            "used going first")
+    with _links_gone_lock:
+        gone = _links_gone.get(str(key))
+    if gone is not None:
+        from evalcore.io.limits import human_bytes
+
+        when, size = gone
+        at = time.strftime("%H:%M", time.localtime(when))
+        return (f"this server does not hold it any more: it was let go at {at} to make room for newer uploads "
+                f"(it held {human_bytes(size)}; {rule})")
+    return ("this server does not hold it: uploads are kept in memory only while the server runs, so it was "
+            f"loaded before the server restarted or on another server process ({rule})")
 
 
 def upload_links_on() -> bool:
@@ -290,7 +324,7 @@ def upload_links_on() -> bool:
 
 @st.cache_resource
 def _links() -> _Store:
-    return _Store(UPLOAD_LINKS_KEPT, BUDGET.collections_bytes)
+    return _Store(None, UPLOAD_LINKS_BYTES, on_evict=_link_pushed_out)
 
 
 def link_key(c: Collection) -> str:
@@ -308,6 +342,8 @@ def share_upload(c: Collection) -> str:
     key = link_key(c)
     if upload_links_on() and _links().get(key) is None:
         _links().put(key, c)
+        with _links_gone_lock:
+            _links_gone.pop(key, None)
     return key
 
 
@@ -607,8 +643,9 @@ class _Store(BytesLRU):
     are one entry (a cache hit, not a recomputation).
     """
 
-    def __init__(self, max_entries: int, max_bytes: int | None = None):
-        super().__init__(max_bytes, max_entries=max_entries)
+    def __init__(self, max_entries: int | None, max_bytes: int | None = None,
+                 on_evict: Callable[[Hashable, int], None] | None = None):
+        super().__init__(max_bytes, max_entries=max_entries, on_evict=on_evict)
 
     def get(self, key):  # type: ignore[override]  # the app looks results up by key alone
         return self.lookup(key)

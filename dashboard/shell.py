@@ -144,8 +144,7 @@ def _uploaded_data(data_page: bool) -> None:
     name, key = ss.get("upload_name") or "", ss.get("upload_fp") or ""
     why = ("this server does not reopen uploaded data from links (EVALCORE_UPLOAD_LINKS=off)"
            if not cached.upload_links_on() else
-           "this server does not hold it any more (uploads are kept in memory while the server runs, "
-           f"the {cached.UPLOAD_LINKS_KEPT} most recent ones)" if key else
+           cached.link_gone_reason(key) if key else
            "the address does not say which upload (no up=... in it)")
     st.error("This link shows **uploaded data** that cannot be opened here: " + why + ".", icon=":material/link_off:")
     st.text(f"Collection: {safe.text(name) if name else '(no name in the link)'}\n"

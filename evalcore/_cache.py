@@ -17,6 +17,9 @@ Two ways in, one store:
   session (``dashboard.cached``): ``put`` always keeps the newest entry, even one over the budget
   (a result just computed is shown and looked up again at once), and ``max_entries`` may bound the
   count too; ``max_bytes=None`` bounds by entries only, and sizes are then not measured.
+
+``on_evict(key, size)``, if given, is called for each entry the bounds push out (not for ``clear`` or an
+owner's collection), with the cache's lock held: it must be quick and must not use the cache.
 """
 from __future__ import annotations
 
@@ -88,9 +91,11 @@ class BytesLRU:
     """A thread-safe LRU within ``max_bytes`` (None: unbounded by bytes) and ``max_entries`` (None:
     unbounded by count); see the module doc for its two ways in."""
 
-    def __init__(self, max_bytes: int | None = DEFAULT_BYTES, *, max_entries: int | None = None):
+    def __init__(self, max_bytes: int | None = DEFAULT_BYTES, *, max_entries: int | None = None,
+                 on_evict: Callable[[Hashable, int], None] | None = None):
         self.max_bytes = None if max_bytes is None else int(max_bytes)
         self.max_entries = max_entries
+        self.on_evict = on_evict
         self.nbytes = 0
         self._d: OrderedDict[Hashable, Any] = OrderedDict()
         self._sizes: dict[Hashable, int] = {}
@@ -141,7 +146,10 @@ class BytesLRU:
         self._sizes[key] = size
         while len(self._d) > 1 and self._over():
             old, _ = self._d.popitem(last=False)
-            self.nbytes -= self._sizes.pop(old, 0)
+            size_old = self._sizes.pop(old, 0)
+            self.nbytes -= size_old
+            if self.on_evict is not None:
+                self.on_evict(old, size_old)
 
     def _over(self) -> bool:
         return ((self.max_entries is not None and len(self._d) > self.max_entries)

@@ -127,6 +127,7 @@ def test_a_link_to_uploaded_data_the_server_lost_says_so_and_shows_no_other_data
     at = _app(q)
     assert at.error and "cannot be opened here" in at.error[0].value
     assert "does not hold it" in at.error[0].value
+    assert "before the server restarted" in at.error[0].value and "EVALCORE_SERVER_MEMORY_MB" in at.error[0].value
     assert any("Alice's runs" in t.value for t in at.text)
     assert len(at.get("plotly_chart")) == 0, "no chart of some other data"
     assert at.session_state["dataset"] == "upload"       # not silently switched
@@ -140,6 +141,61 @@ def test_a_link_to_uploaded_data_the_server_lost_says_so_and_shows_no_other_data
     sim = _app(q)
     sim.button[0].click().run()
     assert sim.session_state["dataset"] == "sim" and len(sim.get("plotly_chart")) >= 1
+
+
+def test_more_than_four_uploads_reopen_from_their_links():
+    """Only the 4 most recent uploads reopened from a link, however little they held: links are kept by the
+    server's memory for collections (memory / 8), which six small uploads are far from filling."""
+    cached._links.clear()
+    queries = [_query(_upload(_app(None, "data"), f"class {i}", qrels_name=f"qrels-{i}.txt")) for i in range(6)]
+    assert len({q["up"] for q in queries}) == 6
+    for i, q in enumerate(queries):
+        opened = _app(q)
+        assert not opened.error, (i, [e.value for e in opened.error])
+        assert opened.session_state["uploaded"].report.qrels_source.endswith(f"qrels-{i}.txt")
+    assert cached._links().nbytes <= cached.UPLOAD_LINKS_BYTES == cached.BUDGET.collections_bytes
+
+
+_BUDGET_RUN = r"""
+import sys
+sys.path.insert(0, {tests!r})
+from test_app_links import _app, _query, _upload
+from dashboard import cached
+from evalcore.simulate import simulated_collection
+assert cached.UPLOAD_LINKS_BYTES == 32 << 20, cached.UPLOAD_LINKS_BYTES      # 256 MB / 8
+small = _query(_upload(_app(None, "data"), "small", qrels_name="small-qrels.txt"))
+big = [simulated_collection(200, 100, depth=1000, seed=s) for s in (1, 2)]     # 19 MiB each
+k1 = cached.share_upload(big[0])                       # small + big 1: 19 MiB, within 32
+assert not _app(small).error                           # the small upload opened: now the most recent
+k2 = cached.share_upload(big[1])                       # 38 MiB: the least recently used goes, big 1
+assert cached.shared_upload(k1) is None and cached.shared_upload(k2) is not None
+assert not _app(small).error, "the small upload was used after big 1: it stays"
+gone = _app(dict(small, up=k1, upname="big one"))
+print("REASON", gone.error[0].value)
+cached.share_upload(simulated_collection(200, 100, depth=1000, seed=3))
+cached.share_upload(simulated_collection(200, 100, depth=1000, seed=4))
+print("SMALL", _app(small).error[0].value if _app(small).error else "open")
+"""
+
+
+def test_links_are_kept_by_the_memory_budget_least_recently_used_first(tmp_path):
+    """A server with EVALCORE_SERVER_MEMORY_MB=256 (its smallest) keeps 32 MB of uploads for links: two
+    simulated collections of 19 MiB do not fit together, and the least recently used goes, with a message
+    saying when and why."""
+    import os
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _BUDGET_RUN.format(tests=str(ROOT / "tests"))], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "EVALCORE_SERVER_MEMORY_MB": "256"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    reason = out.stdout.split("REASON ", 1)[1].split("\n", 1)[0]
+    assert "cannot be opened here" in reason and "let go at" in reason, reason
+    assert "to make room for newer uploads" in reason and "19.2 MiB" in reason and "32 MB" in reason, reason
+    assert "EVALCORE_SERVER_MEMORY_MB" in reason and "least recently used" in reason, reason
+    small = out.stdout.split("SMALL ", 1)[1].split("\n", 1)[0]
+    assert "let go at" in small, small            # two more large uploads push the small one out too
 
 
 def test_upload_links_can_be_turned_off(monkeypatch):
