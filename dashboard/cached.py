@@ -232,9 +232,89 @@ def uploader_key(base: str) -> str:
     return base if gen == 0 else f"{base}~{gen}"
 
 
+# -- the uploads of closed tabs (docs/reliability.md, "Memory budget") -----------------------------------
+#: Seconds between looks for the uploads of closed tabs (:func:`release_closed_uploads`).
+RELEASE_TICK = 10.0
+_inactive_since: dict[str, float] = {}     # session id -> when it was first seen without a connection
+_release_lock = threading.Lock()
+_release_started: list[threading.Thread] = []
+
+
+def session_ttl() -> float:
+    """Seconds Streamlit keeps a closed tab's session for a reconnect: ``server.disconnectedSessionTTL``, read
+    from the running server's configuration (120 by default)."""
+    from streamlit import config as st_config
+    try:
+        return float(st_config.get_option("server.disconnectedSessionTTL"))
+    except Exception:   # noqa: BLE001 - an option this Streamlit does not have: its documented default
+        return 120.0
+
+
+def released_when() -> str:
+    """When uploaded files are released, in words, with the server's own session timeout."""
+    ttl = session_ttl()
+    return (f"uploads are released as soon as they are loaded; those of a tab closed before loading them "
+            f"{ttl:g} to {ttl + 2 * RELEASE_TICK:g} s after it closed: Streamlit keeps a closed tab's session "
+            f"{ttl:g} s for a reconnect (server.disconnectedSessionTTL), and this server looks for them every "
+            f"{RELEASE_TICK:g} s")
+
+
+def release_closed(mgr, is_active: Callable[[str], bool], ttl: float, now: float) -> list[str]:
+    """Drop the uploaded files (``mgr``, Streamlit's upload manager) of every session without a connection
+    for ``ttl`` seconds (first seen so at a look before ``now``, a monotonic time); returns their ids.
+
+    Why: Streamlit removes a session's files when the session shuts down, but a closed tab's session is
+    only stored for a reconnect; when ``server.disconnectedSessionTTL`` passes, it is dropped from that
+    store at the store's next write (another tab closing) and shut down when the garbage collector gets
+    to it - or never, on a quiet server - so its uploads counted against every other session's bound."""
+    storage = getattr(mgr, "file_storage", None)
+    remove = getattr(mgr, "remove_session_files", None)
+    if not isinstance(storage, dict) or remove is None:
+        return []
+    released = []
+    with _release_lock:
+        for sid in list(storage):
+            if is_active(sid):
+                _inactive_since.pop(sid, None)
+                continue
+            since = _inactive_since.setdefault(sid, now)
+            if now - since >= ttl:
+                remove(sid)
+                _inactive_since.pop(sid, None)
+                released.append(sid)
+        for sid in [s for s in _inactive_since if s not in storage]:
+            del _inactive_since[sid]
+    return released
+
+
+def release_closed_uploads() -> None:
+    """Start, once per server, the thread that looks every :data:`RELEASE_TICK` seconds for closed tabs'
+    uploads (:func:`release_closed`); nothing outside a Streamlit server (AppTest, bare imports)."""
+    from streamlit import runtime
+    if not runtime.exists() or _release_started:
+        return
+    rt = runtime.get_instance()
+
+    def look() -> None:
+        while True:
+            time.sleep(RELEASE_TICK)
+            try:
+                release_closed(rt.uploaded_file_mgr, rt.is_active_session, session_ttl(), time.monotonic())
+            except Exception:   # noqa: BLE001 - a look that failed is tried again at the next tick
+                import logging
+                logging.getLogger("evalcore.app").warning("releasing closed tabs' uploads failed", exc_info=True)
+
+    with _release_lock:
+        if not _release_started:
+            t = threading.Thread(target=look, name="evalcore-release-uploads", daemon=True)
+            _release_started.append(t)
+            t.start()
+
+
 def _held_upload_bytes() -> tuple[int, object, str | None]:
     """(bytes every session's uploads hold in the server now, the upload manager, this session's id)."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    release_closed_uploads()
     ctx = get_script_run_ctx(suppress_warning=True)
     mgr = getattr(ctx, "uploaded_file_mgr", None)
     storage = getattr(mgr, "file_storage", None)
@@ -263,8 +343,7 @@ def upload_over_budget(qrels, runs) -> str | None:
     held, _, _ = _held_upload_bytes()
     if held > b.server_upload_bytes:
         return (f"The server holds {_mb(held)} of uploads from this and other sessions right now, above its "
-                f"bound of {_mb(b.server_upload_bytes)}. Fix: try again in a minute (uploads are released as "
-                f"soon as they are loaded or their tab closes).")
+                f"bound of {_mb(b.server_upload_bytes)}. Fix: try again in a few minutes ({released_when()}).")
     return None
 
 

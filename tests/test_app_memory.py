@@ -157,6 +157,79 @@ def test_an_upload_over_the_session_budget_is_refused_and_released(monkeypatch):
     assert at.button(key="up_load").disabled
 
 
+def test_the_server_bound_message_says_when_memory_is_really_released(monkeypatch):
+    """It said uploads are released "as soon as ... their tab closes": Streamlit keeps a closed tab's session,
+    files and all, for server.disconnectedSessionTTL (read from the running configuration) for a reconnect."""
+    from streamlit import config as st_config
+
+    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, server_upload_bytes=100))
+    before = st_config.get_option("server.disconnectedSessionTTL")
+    try:
+        for want in (120, 300):            # Streamlit's default, then an operator's setting
+            if want != 120:
+                st_config.set_option("server.disconnectedSessionTTL", want, "a server's config.toml")
+            assert cached.session_ttl() == want
+            _refused_for_the_server(want)
+    finally:
+        st_config.set_option("server.disconnectedSessionTTL", before, "<default>")
+
+
+def _refused_for_the_server(want: int) -> None:
+    at = _uploader_app()
+    at.file_uploader(key="up_qrels").set_value(("qrels.txt", b"1 0 d1 1\n" * 80, "text/plain"))
+    at.file_uploader(key="up_runs").set_value([("r1.txt", b"1 Q0 d1 1 1.0 r1\n" * 60, "text/plain")])
+    at.run()
+    errs = [html.unescape(e.value) for e in at.error]
+    assert any("above its bound" in e for e in errs), errs
+    msg = next(e for e in errs if "above its bound" in e)
+    assert f"{want} to {want + 20} s after it closed" in msg and "server.disconnectedSessionTTL" in msg, msg
+    assert "their tab closes" not in msg
+
+
+def test_a_closed_tabs_uploads_are_released_after_the_session_timeout():
+    """Streamlit's upload manager, as the server has it: files of a session without a connection go once it
+    has been seen so for the session timeout; a connected session's, and one that reconnects, stay."""
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+    mgr = MemoryUploadedFileManager("/_stcore/upload_file")
+    for sid in ("open", "closed", "back"):
+        mgr.add_file(sid, UploadedFileRec(file_id=f"{sid}-1", name="q.txt", type="text/plain", data=b"x" * 1000))
+    active = {"open"}
+    assert cached.release_closed(mgr, active.__contains__, 120, now=1000.0) == []     # first seen closed
+    assert cached.release_closed(mgr, active.__contains__, 120, now=1119.0) == []     # not yet 120 s
+    active.add("back")                                                                 # a reconnect
+    assert cached.release_closed(mgr, active.__contains__, 120, now=1120.0) == ["closed"]
+    assert sorted(mgr.file_storage) == ["back", "open"] and mgr._total_bytes == 2000
+    active.discard("back")                                                             # closed again: 120 s anew
+    assert cached.release_closed(mgr, active.__contains__, 120, now=1200.0) == []
+    assert cached.release_closed(mgr, active.__contains__, 120, now=1320.0) == ["back"]
+    assert list(mgr.file_storage) == ["open"]
+
+
+def test_streamlit_alone_keeps_an_expired_closed_session():
+    """Why the dashboard releases closed tabs' uploads itself: Streamlit's store of closed sessions (whose
+    shutdown removes their files) keeps an expired one until the store is next written, another tab closing."""
+    import time
+    import weakref
+
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.session_manager import SessionInfo
+
+    class Session:
+        id = "closed-tab"
+
+    store = MemorySessionStorage(ttl_seconds=0.05)
+    s = Session()
+    store.save(SessionInfo(client=None, session=s, script_run_count=1))   # type: ignore[arg-type]
+    ref = weakref.ref(s)
+    del s
+    time.sleep(0.1)
+    gc.collect()
+    assert store.get("closed-tab") is None          # expired: a reconnect gets a new session ...
+    assert ref() is not None                        # ... but it is still held, and with it its files
+
+
 def test_too_many_files_are_refused_with_the_bound(monkeypatch):
     monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, session_files=3))
     at = _uploader_app()
