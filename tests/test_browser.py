@@ -144,8 +144,8 @@ def _wait_idle(page, timeout_ms: int = 30000) -> None:
 @pytest.mark.browser
 def test_every_page_in_a_real_browser(server):
     """Every page at the shipped defaults, on the built-in data, then on a real collection uploaded through the
-    Data page (every page again, reached through the sidebar's navigation in the same session): no exception,
-    no error box, a chart on every chart page; each page's button pressed twice."""
+    Data page (every page again, opened with the address the upload gave it): no exception, no error box, a
+    chart on every chart page; each page's button pressed twice."""
     from playwright.sync_api import sync_playwright
 
     from tests.conftest import need_clef2015
@@ -159,6 +159,7 @@ def test_every_page_in_a_real_browser(server):
             for path, has_chart, button in PAGES:
                 page.goto(f"{server}/{path}")
                 _check_page(page, path, has_chart, button, "built-in data")
+                builtin = _data_line(page)
                 page.screenshot(path=str(out / f"{path}.png"), full_page=False)
             # a real collection, uploaded as a user does: qrels and every run file
             page.goto(f"{server}/data")
@@ -171,22 +172,27 @@ def test_every_page_in_a_real_browser(server):
                 b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
             _wait_idle(page)
             page.get_by_role("button", name="Load these files").click()
-            page.wait_for_function("() => document.body.innerText.includes('clef2015') || "
-                                   "document.body.innerText.includes('qrels')", timeout=180000)
+            page.wait_for_function("() => location.search.includes('data=upload')", timeout=180000)
             _wait_idle(page, 180000)
             _no_error(page, "the Data page after the upload")
+            # the address now names the upload (?data=upload&up=<content hash>...): every page opened with it
+            query = page.url.split("?", 1)[1] if "?" in page.url else ""
+            assert "data=upload" in query and "up=" in query, page.url
             for path, has_chart, button in PAGES:
-                link = page.locator(f'[data-testid="stSidebarNav"] a[href$="/{path}"]')
-                if link.count() == 0 and path == "":
-                    link = page.locator('[data-testid="stSidebarNav"] a').first
-                link.first.click()
-                page.wait_for_timeout(300)
+                page.goto(f"{server}/{path}?{query}")
                 _check_page(page, path, has_chart, button, "the uploaded collection")
-                assert "upload" in page.url or "data=" in page.url, f"/{path} left the upload: {page.url}"
+                assert _data_line(page) != builtin, f"/{path} shows the built-in data, not the upload"
                 page.screenshot(path=str(out / f"upload-{path or 'home'}.png"), full_page=False)
         finally:
             browser.close()
     print(f"screenshots in {out}")
+
+
+def _data_line(page) -> str:
+    """The sidebar's dataset choice and its size line ("30 runs · 50 topics · levels S A B")."""
+    side = page.locator('[data-testid="stSidebar"]').inner_text()
+    return "\n".join(line for line in side.splitlines()[:6] if "runs" in line or "Simulated" in line
+                     or "pload" in line)
 
 
 def _no_error(page, where: str) -> None:
