@@ -13,11 +13,15 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
   the machine's memory) holds at ``LOAD_MEMORY`` each (:func:`pool_size`); a session that waits sees its
   place in the queue (``waiting(position)``); the worker runs at niceness ``LOAD_NICE`` (10), so the
   other sessions' reruns get the CPU first on a busy machine;
-* a load has ``LOAD_TIMEOUT`` seconds (``EVALCORE_LOAD_TIMEOUT``, default 600) from its worker's start:
-  a worker that takes longer, or hangs (stopped, deadlocked), is killed with a message saying so, and its
-  slot goes to the next load in the queue; a worker that dies (killed by a signal, the out-of-memory
-  killer among them, or exiting early) is reported by its exit status, read before the end of its pipe
-  is taken for an answer (:func:`_died`), and the next load - a retry too - gets a fresh worker;
+* a load has a time limit from its worker's start that grows with its files (:func:`time_limit`:
+  ``LOAD_BASE_SECONDS`` plus ``EVALCORE_LOAD_SECONDS_PER_MB`` per MB of text, compressed files counted at
+  ``COMPRESSION`` times their size, at most ``EVALCORE_LOAD_TIMEOUT``, default 600 s): with one worker slot
+  (a 2-core server), a hung load of a few MB held every other upload for the whole 600 s. A worker that
+  takes longer, or hangs (stopped, deadlocked), is killed with a message saying what happened, the limit
+  and how it was derived, and what to do, and its slot goes to the next load in the queue; a worker
+  that dies (killed by a signal, the out-of-memory killer among them, or exiting early) is reported by
+  its exit status, read before the end of its pipe is taken for an answer (:func:`_died`), and the next
+  load - a retry too - gets a fresh worker;
 * clean stops: a worker watches the pipe its payload came through, which the server holds open for the
   whole load; when the server goes (stopped, killed) the pipe closes and the worker exits at once. On a
   normal stop (SIGTERM: Streamlit stops and the interpreter exits) the running workers are killed and
@@ -40,7 +44,8 @@ No Streamlit here: the callbacks draw (``dashboard.cached.load_upload`` passes t
 Settings (environment): ``EVALCORE_LOAD_WORKERS`` (loads at once; default :func:`pool_size`),
 ``EVALCORE_LOAD_MEMORY`` (bytes of address space per worker, default 4 GiB), ``EVALCORE_LOAD_BUDGET``
 (bytes all loads together may take, default half the machine's memory), ``EVALCORE_LOAD_TIMEOUT``
-(seconds one load may take, default 600), ``EVALCORE_LOAD_INPROCESS=1`` (load in the server's own
+(the most seconds any load may take, default 600), ``EVALCORE_LOAD_SECONDS_PER_MB`` (seconds a load may take
+per MB of text, default 3), ``EVALCORE_LOAD_INPROCESS=1`` (load in the server's own
 interpreter, as before: for debugging).
 """
 from __future__ import annotations
@@ -68,8 +73,8 @@ from .staging import PREFIX as _PREFIX
 from .staging import staging_root as _staging_root
 from .staging import sweep_once, sweep_stale
 
-__all__ = ["LOAD_MEMORY", "LOAD_TIMEOUT", "LOAD_WORKERS", "LoadCancelled", "load_in_worker", "pool_size",
-           "queue_length", "sweep_stale"]
+__all__ = ["LOAD_MEMORY", "LOAD_TIMEOUT", "LOAD_WORKERS", "LoadCancelled", "TimeLimit", "load_in_worker",
+           "pool_size", "queue_length", "sweep_stale", "time_limit"]
 
 
 def _cores() -> int:
@@ -100,7 +105,18 @@ def pool_size(cores: int, budget: int, per_load: int) -> int:
 LOAD_MEMORY = int(os.environ.get("EVALCORE_LOAD_MEMORY", str(4 << 30)))
 LOAD_BUDGET = int(os.environ.get("EVALCORE_LOAD_BUDGET", str(_machine_memory() // 2)))
 LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS") or pool_size(_cores(), LOAD_BUDGET, LOAD_MEMORY)))
-LOAD_TIMEOUT = float(os.environ.get("EVALCORE_LOAD_TIMEOUT", "600"))
+LOAD_TIMEOUT = 600.0   # the most seconds any load may take unless EVALCORE_LOAD_TIMEOUT says otherwise
+#: Seconds every load may take besides its files: a worker interpreter starting and importing evalcore on a
+#: busy machine at niceness 10.
+LOAD_BASE_SECONDS = 60.0
+#: Seconds a load may take per MB of text unless EVALCORE_LOAD_SECONDS_PER_MB says otherwise: above every
+#: wall time per MB measured for a worker's load, the slowest path on the busiest host included, and over
+#: ten times the CPU time of the slowest path now (docs/reliability.md, "Loads that cannot hang the queue"),
+#: so only a stuck load reaches it.
+SECONDS_PER_MB = 3.0
+#: A compressed file (.gz, .zip) counts as this many times its size in text: real runs compress 4-6 x
+#: (docs/reliability.md, "In short").
+COMPRESSION = 6
 LOAD_NICE = 10   # the worker's scheduling niceness (lower priority than the server's threads)
 _TICK = 0.25   # seconds between looks at the worker (and calls of the session's callbacks)
 
@@ -306,11 +322,74 @@ def _died(proc: subprocess.Popen, memory: int) -> InputError:
                            "with the files")
 
 
-def _timed_out(seconds: float) -> InputError:
-    return InputError(f"the load took more than {seconds:g} s, the time one load may take on this server, and "
-                      "was stopped",
-                      hint="load fewer or smaller files at once, or try again when the server is less busy; the "
-                           "server's operator can raise EVALCORE_LOAD_TIMEOUT")
+def _env_seconds(name: str, default: float) -> float:
+    """A positive number of seconds from the server setting ``name``; ``default`` when unset. Raises
+    ValueError naming the setting for anything else."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 86_400:
+        raise ValueError(f"{name} must be a number of seconds above 0 and at most 86400; got {raw[:40]!r}")
+    return value
+
+
+class TimeLimit(NamedTuple):
+    """The time one load may take (``seconds``) and how it was derived, in words (``how``)."""
+
+    seconds: float
+    how: str
+
+
+def _sizes(source, out: list[tuple[str, int]]) -> None:
+    """(name, bytes) of every file in a load's source: uploads as ``(name, bytes)``, paths, lists of them."""
+    if _is_upload(source):
+        out.append((str(source[0]), len(source[1])))
+    elif isinstance(source, (str, os.PathLike)):
+        try:
+            out.append((os.fspath(source), os.path.getsize(source)))
+        except OSError:
+            pass
+    elif isinstance(source, list):
+        for x in source:
+            _sizes(x, out)
+
+
+def time_limit(qrels, runs) -> TimeLimit:
+    """The time a load of ``qrels`` and ``runs`` may take: ``LOAD_BASE_SECONDS`` plus
+    ``EVALCORE_LOAD_SECONDS_PER_MB`` (default ``SECONDS_PER_MB``) per MB of text, a ``.gz`` or ``.zip``
+    file counted at ``COMPRESSION`` times its size, and at most ``EVALCORE_LOAD_TIMEOUT`` (default
+    ``LOAD_TIMEOUT``) seconds.
+
+    >>> time_limit(("q.txt", b"x" * 10**6), [("r.gz", b"x" * 10**6)]).seconds   # 60 + 3 x (1 + 6)
+    81.0
+    """
+    files: list[tuple[str, int]] = []
+    _sizes(qrels, files)
+    _sizes(runs, files)
+    packed = sum(n for name, n in files if name.lower().endswith((".gz", ".zip")))
+    text_mb = (sum(n for _, n in files) - packed + COMPRESSION * packed) / 1e6
+    per_mb = _env_seconds("EVALCORE_LOAD_SECONDS_PER_MB", SECONDS_PER_MB)
+    cap = _env_seconds("EVALCORE_LOAD_TIMEOUT", LOAD_TIMEOUT)
+    scaled = LOAD_BASE_SECONDS + per_mb * text_mb
+    seconds = min(scaled, cap)
+    how = (f"{LOAD_BASE_SECONDS:g} s to start plus {per_mb:g} s per MB of text for these files' {text_mb:,.1f} MB"
+           + (f" (compressed files counted at {COMPRESSION} x their size)" if packed else ""))
+    how += (f", capped at {cap:g} s (EVALCORE_LOAD_TIMEOUT)" if scaled > cap else
+            f", at most {cap:g} s (EVALCORE_LOAD_TIMEOUT)")
+    return TimeLimit(round(seconds, 1), how)
+
+
+def _timed_out(limit: TimeLimit) -> InputError:
+    return InputError(
+        f"the load took more than {limit.seconds:g} s and was stopped: this load's time limit on this server is "
+        f"{limit.how}. That is several times what a load of these files takes even on a busy server, so the load "
+        "was most likely stuck, or the server overloaded; your files may well be fine",
+        hint="try again in a moment; if it stops again, load fewer or smaller files at once (or uncompressed "
+             "ones), or ask the server's operator (EVALCORE_LOAD_SECONDS_PER_MB, EVALCORE_LOAD_TIMEOUT)")
 
 
 def _wait_for_slot(ticket, waiting: Callable[[int], None] | None, cancelled: Callable[[], bool]) -> None:
@@ -339,11 +418,11 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
     worker (1 = next); ``tick(seconds)`` about every quarter second while the worker runs (a place to
     draw, so that a closed session's script thread stops here). Any exception a callback raises kills
     the worker and passes through. Bad input is an :class:`~evalcore.io.InputError`, as in-process; so
-    is a load past ``timeout`` seconds (default ``LOAD_TIMEOUT``) and a worker that died, each saying
-    which and what to do.
+    is a load past its time limit (``timeout`` seconds, default :func:`time_limit` of the files) and a
+    worker that died, each saying which and what to do.
     """
     memory = LOAD_MEMORY if memory is None else int(memory)
-    timeout = LOAD_TIMEOUT if timeout is None else float(timeout)
+    limit = time_limit(qrels, runs) if timeout is None else TimeLimit(float(timeout), f"{float(timeout):g} s, as asked")
     GATE.step_aside()          # a load waits seconds to minutes: the other sessions' page runs go on meanwhile
     if os.environ.get("EVALCORE_LOAD_INPROCESS") == "1":
         import evalcore
@@ -356,8 +435,8 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
         proc, here, lifeline = _start((qrels, runs, options, memory))
         t0 = time.perf_counter()
         while True:
-            if time.perf_counter() - t0 > timeout:   # checked first: a worker that only reports progress too
-                raise _timed_out(timeout)
+            if time.perf_counter() - t0 > limit.seconds:   # checked first: a worker that only reports progress too
+                raise _timed_out(limit)
             if here.poll(_TICK):
                 try:
                     msg = here.recv()

@@ -241,8 +241,49 @@ def test_a_hung_worker_times_out_and_the_queue_moves_on(monkeypatch):
     t.join()
     assert c.run_ids == ("a", "b") and places and set(places) == {1}
     assert time.perf_counter() - t0 < 30
-    assert errors and "the load took more than 2 s, the time one load may take on this server" in errors[0]
+    assert errors and "the load took more than 2 s and was stopped" in errors[0]
     assert "EVALCORE_LOAD_TIMEOUT" in errors[0] and not _children()
+
+
+def test_the_time_limit_grows_with_the_files_and_the_operator_caps_it(monkeypatch):
+    """One slot on a 2-core server: a hung load of a few MB held every upload for 600 s. The limit is now a
+    base plus an allowance per MB of text (compressed files counted at 6 x), at most EVALCORE_LOAD_TIMEOUT."""
+    from dashboard.loader import time_limit
+
+    mb = b"x" * 10**6
+    for var in ("EVALCORE_LOAD_TIMEOUT", "EVALCORE_LOAD_SECONDS_PER_MB"):
+        monkeypatch.delenv(var, raising=False)
+    small = time_limit(("q.txt", mb), [("r1.txt", mb), ("r2.txt", mb)])
+    assert small.seconds == 69.0 and "60 s to start plus 3 s per MB of text for these files' 3.0 MB" in small.how
+    assert "at most 600 s (EVALCORE_LOAD_TIMEOUT)" in small.how and "compressed" not in small.how
+    packed = time_limit(("q.txt", mb), [("runs.zip", 5 * mb)])
+    assert packed.seconds == 60 + 3 * (1 + 6 * 5) and "counted at 6 x their size" in packed.how
+    big = time_limit(("q.txt", b"x" * (200 * 10**6)), [])
+    assert big.seconds == 600.0 and "capped at 600 s (EVALCORE_LOAD_TIMEOUT)" in big.how
+    monkeypatch.setenv("EVALCORE_LOAD_TIMEOUT", "100")
+    monkeypatch.setenv("EVALCORE_LOAD_SECONDS_PER_MB", "5")
+    assert time_limit(("q.txt", mb), [("r.txt", mb)]).seconds == 70.0
+    assert time_limit(("q.txt", 20 * mb), [("r.txt", mb)]).seconds == 100.0
+    monkeypatch.setenv("EVALCORE_LOAD_TIMEOUT", "ten minutes")
+    with pytest.raises(ValueError, match="EVALCORE_LOAD_TIMEOUT must be a number of seconds"):
+        time_limit(("q.txt", mb), [])
+
+
+def test_a_hung_load_stops_at_its_files_limit_saying_how_it_was_derived(monkeypatch, tmp_path):
+    """No timeout argument: the limit the server gives these files, capped by the operator's setting."""
+    import signal
+
+    monkeypatch.setenv("EVALCORE_LOAD_TIMEOUT", "3")
+    monkeypatch.delenv("EVALCORE_LOAD_SECONDS_PER_MB", raising=False)
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as e:
+        load_in_worker(_big_qrels(), RUNS, tick=_kill_worker_at_first_tick(signal.SIGSTOP))
+    text = str(e.value)
+    assert 3 <= time.perf_counter() - t0 < 20 and not _children()
+    assert "the load took more than 3 s and was stopped" in text, text
+    assert "60 s to start plus 3 s per MB of text for these files' 31.3 MB, capped at 3 s (EVALCORE_LOAD_TIMEOUT)" \
+        in text, text
+    assert "most likely stuck" in text and "try again" in text and "EVALCORE_LOAD_SECONDS_PER_MB" in text
 
 
 def test_the_pool_is_sized_to_the_cores_and_the_memory_budget():
