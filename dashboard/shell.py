@@ -19,6 +19,22 @@ from . import activity, cached, errors, gate, references, safe, state, widgets
 PAGE_ICON = "\U0001f4ca"   # bar chart
 
 
+def about() -> str:
+    """The About box of the page menu: which distribution is running (:func:`evalcore.provenance`, without the
+    server's folders), and a warning when the unrelated PyPI ``evalcore`` is installed beside it."""
+    if not _ABOUT:
+        import evalcore
+        lines = evalcore.provenance()
+        shown = [lines[0], lines[1].split("; module at")[0].split("; running the source checkout")[0]]
+        shown += [line for line in lines[2:] if line.startswith("warning:")]
+        _ABOUT.append("\n\n".join(shown)       # evalcore's own words, versions from the installed metadata
+                      + "\n\nGraded-relevance IR evaluation and the evaluation of the metrics themselves.")
+    return _ABOUT[0]
+
+
+_ABOUT: list[str] = []
+
+
 def setup(data_page: bool = False):
     """Page config, session defaults (from the URL once), the shared sidebar.
 
@@ -40,7 +56,8 @@ def setup(data_page: bool = False):
     # Streamlit 1.67's frontend from fonts.gstatic.com (every student's browser would contact a third
     # party, and the icon vanishes offline); the icons inside the page come from the font Streamlit serves.
     st.set_page_config(page_title="evalcore · IR metric dashboard", page_icon=PAGE_ICON,
-                       layout="wide", initial_sidebar_state="collapsed" if present else "expanded")
+                       layout="wide", initial_sidebar_state="collapsed" if present else "expanded",
+                       menu_items={"About": about()})
     st.html(NARROW_CSS + (PRESENT_CSS if present else ""))
     errors.show_pending()           # a widget callback that failed before this run
     state.keep_alive()              # restores what Streamlit dropped; before init's defaults

@@ -14,6 +14,12 @@ from __future__ import annotations
 import importlib
 
 __version__ = "0.1.0"
+#: The distribution (the name on PyPI, ``pip install evalcore-ir``) that installs this import package. The
+#: PyPI name ``evalcore`` belongs to an unrelated project that installs a top-level ``evalcore`` too: the two
+#: must not be installed together (docs/install.md).
+DISTRIBUTION = "evalcore-ir"
+#: the unrelated distribution whose top-level module has the same name
+OTHER_DISTRIBUTION = "evalcore"
 
 #: public name -> the module that defines it
 _EXPORTS = {
@@ -40,6 +46,38 @@ _EXPORTS = {
 }
 
 __all__ = list(_EXPORTS)
+
+
+def provenance() -> list[str]:
+    """Which distribution is running, in lines: the import package's version and folder, the installed
+    :data:`DISTRIBUTION` (or that none is: a source checkout), and a warning when the unrelated PyPI project
+    :data:`OTHER_DISTRIBUTION` is installed in the same environment. ``evalcore --version`` and the
+    dashboard's About print them. Reads the installed metadata only (no numpy)."""
+    import os
+    from importlib import metadata
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    lines = [f"evalcore {__version__}"]
+    try:
+        dist = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        dist = None
+    if dist is None:
+        lines.append(f"distribution: {DISTRIBUTION} is not installed; running the source checkout at {here}")
+    else:
+        where = os.path.abspath(str(dist.locate_file("evalcore")))
+        same = os.path.realpath(where) == os.path.realpath(here)
+        lines.append(f"distribution: {DISTRIBUTION} {dist.version} (pip install {DISTRIBUTION}); module at {here}"
+                     + ("" if same else f" (a checkout; the installed copy is at {where})"))
+    try:
+        other = metadata.distribution(OTHER_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        other = None
+    if other is not None and (other.metadata.get("Name") or "").lower() == OTHER_DISTRIBUTION:
+        lines.append(f"warning: the unrelated PyPI project {OTHER_DISTRIBUTION!r} {other.version} is installed here "
+                     f"and also installs a module named evalcore; remove it (pip uninstall {OTHER_DISTRIBUTION}) "
+                     f"and reinstall {DISTRIBUTION} (docs/install.md)")
+    return lines
 
 
 def __getattr__(name: str):

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from evalcore.collection import Collection
 
-
 #: the real CLEF eHealth 2015 collection, read from ../shared/data (never copied); EVALCORE_CLEF2015 overrides
 CLEF2015 = Path(os.environ.get("EVALCORE_CLEF2015")
                 or Path(__file__).resolve().parents[1].parent / "shared" / "data" / "clef2015")

@@ -194,8 +194,7 @@ def test_a_very_long_run_id_does_not_widen_the_slope_charts_arrays(monkeypatch):
     import numpy as np
     import pandas as pd
 
-    from evalcore.figures import rank_shift
-    from evalcore.figures import _style
+    from evalcore.figures import _style, rank_shift
     from evalcore.figures._style import MAX_LABEL
     monkeypatch.setitem(_style._VALIDATE, "on", False)
     runs = [f"run{i}" for i in range(199)] + ["r" * 200_000]

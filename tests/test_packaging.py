@@ -101,7 +101,8 @@ def test_help_works_under_python_OO_and_version_is_the_package_version():
     r = _py("-OO", "-m", "evalcore", "swap", "--help")
     assert r.returncode == 0 and "With ``--output json``" in r.stdout, r.stderr
     r = _py("-m", "evalcore", "--version")
-    assert r.stdout.strip() == f"evalcore {evalcore.__version__}"
+    assert r.stdout.splitlines()[0] == f"evalcore {evalcore.__version__}"
+    assert r.stdout.splitlines()[1].startswith("distribution: evalcore-ir ")
 
 
 def test_evalcore_and_its_cli_import_neither_streamlit_nor_plotly():
@@ -304,7 +305,7 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"),
                         str(src)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
-    wheel = next((tmp_path / "dist").glob("evalcore-*.whl"))
+    wheel = next((tmp_path / "dist").glob("evalcore_ir-*.whl"))
     import zipfile
 
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -329,9 +330,12 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
                           capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     ours = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
     Path(site, "outer_site_packages.pth").write_text("".join(f"{d}\n" for d in ours))
-    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], capture_output=True,
-                       text=True, timeout=600)
+    # --ignore-installed: the outer site-packages may hold evalcore-ir already (the README's pip install ".[app]");
+    # the wheel must still be installed into the venv, with its console command
+    r = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(wheel)],
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
+    assert (venv / "bin" / "evalcore").is_file(), "the wheel installed no evalcore command"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -340,6 +344,11 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
     assert r.returncode == 0, r.stderr
     app = Path(r.stdout.split()[4])        # python -m streamlit run APP --server.port=...
     assert app.name == "app.py" and app.parent.name == "evalcore_app" and str(venv) in str(app), r.stdout
+    r = subprocess.run([str(venv / "bin" / "evalcore"), "--version"], cwd=elsewhere, capture_output=True, text=True,
+                       timeout=120, env=env)
+    lines = r.stdout.splitlines()
+    assert lines[1].startswith("distribution: evalcore-ir 0.1.0 (pip install evalcore-ir); module at " + str(venv)), \
+        r.stdout
     code = ("import evalcore\n"
             f"assert evalcore.__file__.startswith({str(venv)!r})\n"
             f"assert not __import__('os').path.exists({str(Path(site) / 'dashboard')!r})\n"   # not installed

@@ -28,8 +28,6 @@ import sys
 import warnings
 from typing import NoReturn
 
-from .. import __version__
-
 __all__ = ["main", "build_parser", "data_options_parser", "load_from_args", "metric_params", "SUBCOMMANDS"]
 
 _FROM_OPTIONS = ("data_options_parser", "load_from_args", "metric_params", "EPILOG_LEVELS")
@@ -91,13 +89,24 @@ _DESCRIPTION = ("Graded-relevance IR evaluation (Sakai's P/P+/O-measure, NWRR, Q
                 "and the evaluation of the metrics themselves.")
 
 
+class _Version(argparse.Action):
+    """``--version``: ``evalcore X.Y.Z`` on the first line (what scripts read), then which distribution is
+    running (:func:`evalcore.provenance`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .. import provenance
+        print("\n".join(provenance()))
+        parser.exit()
+
+
 def build_parser(command: str | None = None, *, lean: bool = False) -> argparse.ArgumentParser:
     """The whole parser; with a known ``command``, only the module that registers it is imported.
     ``lean=True`` (no command on the line: ``--help``, ``--version``): the subcommands as names and help
     lines only (:data:`LEAN_HELP`), nothing imported."""
     parser = argparse.ArgumentParser(prog="evalcore", description=_DESCRIPTION,
                                      epilog=LEAN_EPILOG if lean else __getattr__("EPILOG_LEVELS"))
-    parser.add_argument("--version", action="version", version=f"evalcore {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version, the distribution installed (evalcore-ir) and where it runs from")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     if lean:
         for name, text in LEAN_HELP.items():

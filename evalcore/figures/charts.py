@@ -391,11 +391,10 @@ def forest(df: pd.DataFrame, *, run: str, metric: str, ci_label: str, sig_label:
                            "<extra></extra>"),
         ))
     return figure(traces, x=f"{metric}: {run} minus the other run ({ci_label})", y="other run",
-                 height=max(320, 20 * len(df) + 110), shapes=[vline(0, dict(color="#555555", width=1))],
-                 yaxis=dict(type="category", categoryorder="array",
-                            categoryarray=[plot_text(o) for o in df["other"]], tickfont=dict(size=11)),
-                 legend_title=sig_label + ": ")
-    return fig
+                  height=max(320, 20 * len(df) + 110), shapes=[vline(0, dict(color="#555555", width=1))],
+                  yaxis=dict(type="category", categoryorder="array",
+                             categoryarray=[plot_text(o) for o in df["other"]], tickfont=dict(size=11)),
+                  legend_title=sig_label + ": ")
 
 
 def power_bars(df: pd.DataFrame, x: str, y: str, *, y_title: str, lo: str | None = None, hi: str | None = None,

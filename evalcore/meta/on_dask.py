@@ -111,7 +111,8 @@ def dask_client(scheduler: str | None = None, workers: int | None = None):
     try:
         from distributed import Client, LocalCluster  # type: ignore[import-not-found, unused-ignore]
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ImportError('a Dask scheduler or workers need dask.distributed: pip install "evalcore-ir[dask]"') from None
+        raise ImportError('a Dask scheduler or workers need dask.distributed: '
+                          'pip install "evalcore-ir[dask]"') from None
     if workers is not None:
         workers = check_positive_int(workers, "workers")
         # dask.distributed starts its workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes glibc's
