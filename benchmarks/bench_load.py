@@ -78,7 +78,9 @@ def free_port() -> int:
 
 
 class Server:
-    """`streamlit run app.py` on a free loopback port; RSS and CPU from /proc."""
+    """The dashboard on a free loopback port, started as users start it (``evalcore app``, which becomes the
+    server process: its settings, e.g. one BLAS thread and two malloc arenas, are the shipped ones); RSS and
+    CPU from /proc."""
 
     env: dict[str, str] = {}   # extra environment for every server (--env KEY=VALUE)
 
@@ -86,9 +88,8 @@ class Server:
         self.port = free_port()
         self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port",
-             str(self.port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none", *(extra or [])],
+            [sys.executable, "-m", "evalcore", "app", "--app-dir", str(ROOT), "--port", str(self.port),
+             "--address", "127.0.0.1", "--", "--server.fileWatcherType", "none", *(extra or [])],
             cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env},
             # pinned before exec, so every thread and worker process of the server inherits the cores
             preexec_fn=(lambda c=cores: os.sched_setaffinity(0, c)) if cores else None)
@@ -450,10 +451,11 @@ async def memory_uploads(url: str, server: Server | None, n: int, timeout: float
 
 
 async def _after_close(rows: list[str], server: Server | None, fmt: str, n: int) -> None:
-    """RSS rows 5 s and 30 s after the sessions closed (Streamlit drops a closed session's state and
-    files once its websocket is gone)."""
+    """RSS rows 5 s and 30 s after the sessions closed, and past Streamlit's session timeout (120 s,
+    server.disconnectedSessionTTL: a closed tab's session is kept that long for a reconnect; its uploads are
+    released after it, dashboard.cached.release_closed)."""
     waited = 0
-    for t in (5, 30):
+    for t in (5, 30, 150):
         await asyncio.sleep(t - waited)
         waited = t
         rows.append(fmt.format(n=n, t=t, rss=server.rss_mib() if server else float("nan")))

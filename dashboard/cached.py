@@ -222,7 +222,7 @@ def upload_budget_line() -> str:
     """The upload bounds in force, for the Data page."""
     b = BUDGET
     return (f"Up to {_mb(b.file_bytes)} a file and {_mb(b.session_bytes)} in all, at most {b.session_files - 1} "
-            f"run files (this server's memory budget: {_mb(b.memory)}).")
+            f"run files (this server process's memory budget: {_mb(b.memory)}, {b.source}).")
 
 
 def uploader_key(base: str) -> str:
@@ -299,7 +299,8 @@ def release_closed_uploads() -> None:
         while True:
             time.sleep(RELEASE_TICK)
             try:
-                release_closed(rt.uploaded_file_mgr, rt.is_active_session, session_ttl(), time.monotonic())
+                if release_closed(rt.uploaded_file_mgr, rt.is_active_session, session_ttl(), time.monotonic()):
+                    _budget.return_to_os()      # the files and the closed session's arrays, back to the system
             except Exception:   # noqa: BLE001 - a look that failed is tried again at the next tick
                 import logging
                 logging.getLogger("evalcore.app").warning("releasing closed tabs' uploads failed", exc_info=True)
@@ -338,7 +339,7 @@ def upload_over_budget(qrels, runs) -> str | None:
                 f"{b.session_files - 1} runs). Fix: put the runs in one .zip, or choose fewer runs.")
     if size > b.session_bytes:
         return (f"The chosen files hold {_mb(size)}; one session may upload at most {_mb(b.session_bytes)} "
-                f"(this server's memory budget, {_mb(b.memory)}, set by EVALCORE_SERVER_MEMORY_MB). Fix: compress "
+                f"(this server process's memory budget, {_mb(b.memory)}: {b.source}). Fix: compress "
                 f"the files (.gz, or the runs as one .zip), or choose fewer runs.")
     held, _, _ = _held_upload_bytes()
     if held > b.server_upload_bytes:
@@ -380,7 +381,7 @@ def link_gone_reason(key: str) -> str:
     """Why the link naming upload ``key`` (:func:`link_key`) cannot reopen it: pushed out by newer uploads
     (when, and what it held) or never held by this server process; with the rule links are kept by."""
     rule = (f"links keep uploads while they fit this server's memory for them, {_mb(UPLOAD_LINKS_BYTES)} (an "
-            f"eighth of its memory budget of {_mb(BUDGET.memory)}, EVALCORE_SERVER_MEMORY_MB), the least recently "
+            f"eighth of its memory budget of {_mb(BUDGET.memory)}: {BUDGET.source}), the least recently "
             "used going first")
     with _links_gone_lock:
         gone = _links_gone.get(str(key))

@@ -32,7 +32,74 @@ def test_budget_derives_every_bound_from_the_server_memory():
     assert budget.budget(256 * MiB).cache_bytes == 32 * MiB          # the floor of a cache
     assert (b.rows_bytes, big.rows_bytes, budget.budget(256 * MiB).rows_bytes) == (16 * MiB, 64 * MiB, 4 * MiB)
     assert budget.server_memory({"EVALCORE_SERVER_MEMORY_MB": "2048"}) == 2048 * MiB
-    assert budget.server_memory({}) == budget.machine_memory() > 0
+    assert budget.server_memory({"EVALCORE_SERVER_PROCESSES": "1"}) == budget.machine_memory() > 0
+
+
+def test_the_default_budget_is_the_machines_memory_shared_by_the_server_processes():
+    """Told the process count: the machine's memory (physical, or the cgroup's limit) divided by it, said in the
+    budget's words; the explicit memory setting wins over both."""
+    total = budget.machine_memory()
+    physical = __import__("os").sysconf("SC_PAGE_SIZE") * __import__("os").sysconf("SC_PHYS_PAGES")
+    assert 0 < total <= physical
+    m, how = budget.memory_and_source({"EVALCORE_SERVER_PROCESSES": "4"})
+    assert m == total // 4
+    assert f"{total // MiB:,} MB, shared by 4 server processes (EVALCORE_SERVER_PROCESSES=4)" in how
+    assert budget.memory_and_source({"EVALCORE_SERVER_PROCESSES": "4", "EVALCORE_SERVER_MEMORY_MB": "1024"}) == (
+        1024 * MiB, "set by EVALCORE_SERVER_MEMORY_MB")
+    with pytest.raises(ValueError, match="EVALCORE_SERVER_PROCESSES must be a whole number of processes from 1"):
+        budget.server_processes({"EVALCORE_SERVER_PROCESSES": "0"})
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").is_file(), reason="Linux /proc")
+def test_the_dashboard_servers_running_on_the_machine_are_found(tmp_path):
+    """Processes whose command line runs this dashboard's app.py under streamlit (relative to their folder or
+    absolute) are counted; another app.py (no dashboard/ beside it) and other programs are not."""
+    import subprocess
+    import sys
+    import time
+
+    root = Path(APP).parent
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "app.py").write_text("")
+    sleep = "import time; time.sleep(120)"
+    before = budget.running_servers()
+    procs = [subprocess.Popen([sys.executable, "-c", sleep, "streamlit", "run", APP, "--server.port=1"]),
+             subprocess.Popen([sys.executable, "-c", sleep, "-m", "streamlit", "run", "app.py"], cwd=root),
+             subprocess.Popen([sys.executable, "-c", sleep, "streamlit", "run", str(other / "app.py")]),
+             subprocess.Popen([sys.executable, "-c", sleep, "app.py"], cwd=root)]
+    try:
+        time.sleep(0.5)
+        assert budget.running_servers() == before + 2
+        n, how = budget.server_processes({})
+        assert n == max(1, before + 2) and how == f"{before + 2} dashboard server processes found running"
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+    assert budget.running_servers() == before
+
+
+def test_memory_freed_after_a_release_goes_back_to_the_system():
+    """budget.return_to_os: 200 MB of 1 KB blocks (glibc's heap, below its mmap threshold) built and dropped
+    but the last: without malloc_trim glibc keeps every freed page under that last block (RSS stays at the
+    peak); after the call the process's RSS is within 50 MB of where it was before them."""
+    import os
+    if not Path("/proc/self/statm").is_file():
+        pytest.skip("Linux /proc")
+
+    def rss() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    budget.return_to_os()
+    base = rss()
+    blocks = [bytes(1000) + bytes([i % 256]) for i in range(200_000)]     # ~200 MB in 1 KB heap blocks
+    keep = blocks[-1:]
+    assert rss() > base + 100 * MiB
+    del blocks
+    budget.return_to_os()
+    assert rss() < base + 50 * MiB, (rss() - base) / MiB
+    assert keep
 
 
 @pytest.mark.parametrize("raw", ["abc", "100", "-5", "1e9", "9" * 5000, "2048.5"])
@@ -290,3 +357,65 @@ def test_stale_resampling_hands_over_to_the_newer_move():
     assert at.session_state["runs"] == 2                     # the newer move ran
     assert "finished" not in at.session_state                # the stale one stopped
     assert len(at.session_state["steps"]) == 2               # right after the move arrived, not at the end
+
+
+@pytest.mark.slow
+def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_staging(tmp_path):
+    """`streamlit run app.py` as a server runs it (benchmarks/bench_load.py's protocol client as the tabs), with
+    an operator's 256 MB budget (64 MB of uploads held at once) and server.disconnectedSessionTTL = 20: a dead
+    server's staging goes at the first page run; two tabs hold 28 MB each without loading and close; a third
+    tab's 10 MB is refused saying when memory comes back; 50 s after the two closed, a 10 MB upload is taken.
+    With Streamlit alone the 56 MB stayed held and the last upload was refused too."""
+    import asyncio
+    import subprocess
+    import sys
+
+    pytest.importorskip("websockets")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    bench_load = pytest.importorskip("bench_load")
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"evalcore-load-{dead.pid}-x"
+    stale.mkdir()
+    (stale / "1").write_bytes(b"x" * 1000)
+    bench_load.Server.env = {"EVALCORE_LOAD_DIR": str(tmp_path), "EVALCORE_SERVER_MEMORY_MB": "256"}
+    try:
+        server = bench_load.Server(["--server.disconnectedSessionTTL", "20"])
+    finally:
+        bench_load.Server.env = {}
+
+    def qrels(mb: int) -> bytes:
+        return b"".join(b"%d 0 doc%07d 1\n" % (i % 50, i) for i in range(mb * 10**6 // 17))
+
+    async def tab(mb: int, name: str):
+        s = await bench_load.open_session(server.url, 60, page="")
+        await s.rerun("data")
+        await s.upload("up_qrels", [(name, qrels(mb))])
+        await s.rerun("data")
+        return s, [html.unescape(e) for e in s.error_boxes]
+
+    async def scenario() -> dict:
+        out: dict = {}
+        a, out["a"] = await tab(28, "a.txt")
+        out["stale_after_first_run"] = stale.exists()
+        b, out["b"] = await tab(28, "b.txt")
+        c, out["c"] = await tab(10, "c.txt")
+        for s in (c, a, b):
+            await s.__aexit__()
+        await asyncio.sleep(50)
+        d, out["d"] = await tab(10, "d.txt")
+        await d.__aexit__()
+        return out
+
+    assert stale.exists()                          # the server alone runs no app code
+    try:
+        out = asyncio.run(scenario())
+    finally:
+        server.stop()
+    assert out["stale_after_first_run"] is False
+    assert out["a"] == [] and out["b"] == [], out
+    refused = " ".join(out["c"])
+    assert "above its bound of 64 MB" in refused and "20 to 40 s after it closed" in refused, refused
+    assert "server.disconnectedSessionTTL" in refused
+    assert out["d"] == [], out["d"]

@@ -58,6 +58,8 @@ def test_the_detector_finds_the_wrong_name_in_each_spelling():
 def test_no_text_tells_users_to_pip_install_the_unrelated_evalcore():
     found = {}
     for p in _tracked_text_files():
+        if p.resolve() == Path(__file__).resolve():       # this file spells the wrong name to test the detector
+            continue
         try:
             bad = wrong_install_names(p.read_text(encoding="utf-8"))
         except UnicodeDecodeError:

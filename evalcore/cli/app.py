@@ -126,8 +126,11 @@ def run_app(args) -> int:
     if args.dry_run:
         print(" ".join(cmd))
         return 0
-    # one BLAS thread per server process (app.py sets it too, when it runs before numpy is loaded)
-    env = {**{v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}, **os.environ}
+    # one BLAS thread per server process (app.py sets it too, when it runs before numpy is loaded); two malloc
+    # arenas, so that memory freed after an upload goes back to the system instead of staying in per-thread
+    # arenas (docs/reliability.md, "Memory budget"); the user's own settings win
+    env = {**{v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")},
+           "MALLOC_ARENA_MAX": "2", **os.environ}
     host, port = _option(cmd, "browser.serverAddress"), _option(cmd, "server.port")
     if host and port:
         print(f"evalcore app: starting the dashboard at http://{host}:{port} (process {os.getpid()}; Ctrl-C or "
