@@ -417,5 +417,4 @@ def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_st
     assert out["a"] == [] and out["b"] == [], out
     refused = " ".join(out["c"])
     assert "above its bound of 64 MB" in refused and "20 to 40 s after it closed" in refused, refused
-    assert "server.disconnectedSessionTTL" in refused
-    assert out["d"] == [], out["d"]
+    assert out["d"] == [], out["d"]             # (the client keeps the first 300 characters of a message)
