@@ -73,7 +73,7 @@ def provenance() -> list[str]:
         other = metadata.distribution(OTHER_DISTRIBUTION)
     except metadata.PackageNotFoundError:
         other = None
-    if other is not None and (other.metadata.get("Name") or "").lower() == OTHER_DISTRIBUTION:
+    if other is not None and str(other.metadata["Name"] or "").lower() == OTHER_DISTRIBUTION:
         lines.append(f"warning: the unrelated PyPI project {OTHER_DISTRIBUTION!r} {other.version} is installed here "
                      f"and also installs a module named evalcore; remove it (pip uninstall {OTHER_DISTRIBUTION}) "
                      f"and reinstall {DISTRIBUTION} (docs/install.md)")
