@@ -640,7 +640,7 @@ async def run(args) -> None:
         if "memory" in todo:
             out += ["### Memory, built-in data", *await memory(url, server, args.memory_sessions, args.timeout), ""]
         if "uploads" in todo:
-            out += ["### Memory, uploads", *await memory_uploads(url, server, 3, args.timeout), ""]
+            out += ["### Memory, uploads", *await memory_uploads(url, server, args.upload_sessions, args.timeout), ""]
         if "wide" in todo:
             out += ["### Memory, a wide upload and 30 gain moves",
                     *await memory_wide(url, server, args.wide[0], args.wide[1], 30, args.timeout), ""]
@@ -687,6 +687,8 @@ def main(argv=None) -> None:
                     help="page(s) the latency sessions sit on (default: Rankings, then the Overview, which also "
                          "recomputes the live bootstrap and swap charts on every move)"),
     ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
+    ap.add_argument("--upload-sessions", type=int, default=3,
+                    help="'uploads': sessions that each upload clef2015, one after another (default 3)")
     ap.add_argument("--identical", action="store_true",
                     help="also a round where every session moves to the same values (shared cache hits)")
     ap.add_argument("--moves", type=int, default=5, help="slider moves per session (default 5)")
@@ -699,10 +701,12 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     global UPLOAD_QRELS
     UPLOAD_QRELS = args.upload_qrels
-    if max(args.sessions + args.memory_sessions) > args.max_sessions:
+    if max(args.sessions + args.memory_sessions + [args.upload_sessions]) > args.max_sessions:
         ap.error(f"at most --max-sessions {args.max_sessions} sessions")
     if not 1 <= args.draws <= 100:
         ap.error("--draws: 1 to 100")
+    if args.upload_sessions < 1:
+        ap.error("--upload-sessions: at least 1")
     Server.env = dict(e.split("=", 1) for e in args.env)
     asyncio.run(run(args))
 

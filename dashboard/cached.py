@@ -287,6 +287,32 @@ def release_closed(mgr, is_active: Callable[[str], bool], ttl: float, now: float
     return released
 
 
+def end_expired_sessions(mgr) -> int:
+    """Shut down the closed tabs' sessions whose ``server.disconnectedSessionTTL`` has passed; returns how many.
+
+    Streamlit (1.66-1.67) stores a closed tab's session in a TTL cache for a reconnect; an expired entry is
+    inaccessible but removed only at the cache's next write (another tab closing) or by its ``expire()``, and
+    the session is shut down when the garbage collector reaches it. Until then its state - the session's
+    results, figures and collections - stays in the server: on a quiet server, for ever. This reaps the
+    expired entries (under the session manager's own storage lock) and shuts their sessions down, as
+    Streamlit's ``close_session`` does for a stored session. It reads Streamlit's session manager's storage
+    (``_session_storage._cache``, ``_storage_lock``), which has no public handle: where those are missing
+    (another Streamlit), nothing is done and the sessions go as Streamlit lets them.
+    tests/test_app_memory.py checks it against Streamlit's own session manager."""
+    storage = getattr(getattr(mgr, "_session_storage", None), "_cache", None)
+    expire = getattr(storage, "expire", None)
+    if expire is None:
+        return 0
+    lock = getattr(mgr, "_storage_lock", None) or threading.Lock()
+    with lock:
+        expired = expire()
+    for _, info in expired:
+        session = getattr(info, "session", None)
+        if session is not None:
+            session.shutdown()
+    return len(expired)
+
+
 def release_closed_uploads() -> None:
     """Start, once per server, the thread that looks every :data:`RELEASE_TICK` seconds for closed tabs'
     uploads (:func:`release_closed`); nothing outside a Streamlit server (AppTest, bare imports)."""
@@ -299,8 +325,9 @@ def release_closed_uploads() -> None:
         while True:
             time.sleep(RELEASE_TICK)
             try:
-                if release_closed(rt.uploaded_file_mgr, rt.is_active_session, session_ttl(), time.monotonic()):
-                    _budget.return_to_os()      # the files and the closed session's arrays, back to the system
+                released = release_closed(rt.uploaded_file_mgr, rt.is_active_session, session_ttl(), time.monotonic())
+                if end_expired_sessions(getattr(rt, "_session_mgr", None)) or released:
+                    _budget.return_to_os()      # the files and the closed sessions' state, back to the system
             except Exception:   # noqa: BLE001 - a look that failed is tried again at the next tick
                 import logging
                 logging.getLogger("evalcore.app").warning("releasing closed tabs' uploads failed", exc_info=True)

@@ -297,6 +297,41 @@ def test_streamlit_alone_keeps_an_expired_closed_session():
     assert ref() is not None                        # ... but it is still held, and with it its files
 
 
+def test_an_expired_closed_session_is_shut_down_and_freed():
+    """cached.end_expired_sessions with Streamlit's own session manager and store: a closed tab's session stored
+    for a reconnect is left alone within the timeout, shut down once it has passed (Streamlit alone keeps it
+    until another write), and then nothing holds it."""
+    import time
+    import weakref
+
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.runtime.session_manager import SessionInfo
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    class Session:
+        id = "closed-tab"
+        state = bytearray(10 * MiB)             # what the session holds
+        shut = 0
+
+        def shutdown(self):
+            Session.shut += 1
+
+    store = MemorySessionStorage(ttl_seconds=0.2)
+    mgr = WebsocketSessionManager(store, MemoryUploadedFileManager("/_stcore/upload_file"), ScriptCache(), None)
+    s = Session()
+    store.save(SessionInfo(client=None, session=s, script_run_count=1))   # type: ignore[arg-type]
+    ref = weakref.ref(s)
+    del s
+    assert cached.end_expired_sessions(mgr) == 0 and Session.shut == 0     # within the timeout: kept
+    time.sleep(0.3)
+    assert cached.end_expired_sessions(mgr) == 1 and Session.shut == 1
+    gc.collect()
+    assert ref() is None and store.list() == []
+    assert cached.end_expired_sessions(mgr) == 0 and cached.end_expired_sessions(object()) == 0
+
+
 def test_too_many_files_are_refused_with_the_bound(monkeypatch):
     monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, session_files=3))
     at = _uploader_app()
