@@ -35,7 +35,7 @@ import streamlit as st
 
 import evalcore
 from evalcore import meta as _meta
-from evalcore import registry
+from evalcore import registry, workload
 from evalcore._cache import BytesLRU
 from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
@@ -985,6 +985,39 @@ def session_threads(kind: str | None = None) -> int:
 #: p95 was 9.5 s against 5.1 s (docs/benchmarks.md section 16.2).
 _RUNNING = 0
 _RUNNING_LOCK = threading.Lock()
+
+
+#: kind -> (evalcore method, the parameter that repeats its calls): the kinds :func:`meta_check` sizes
+_WORK_KINDS = {"swap": ("swap", None), "bootstrap": ("bootstrap", None), "tukey": ("tukey", None),
+               "stability": ("stability", None), "swap_spread": ("swap", "repeats"),
+               "bootstrap_spread": ("bootstrap", "repeats"), "swap_topics": ("swap", "resamples"),
+               "bootstrap_topics": ("bootstrap", "resamples"), "pairs": ("pairs", None),
+               "pairs_spread": ("pairs", "repeats")}
+#: What to change on a page when a request is over a limit of evalcore.workload
+WORK_HINT = "lower B, or choose fewer metrics or runs (the sidebar)"
+
+
+def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> None:
+    """The check of :mod:`evalcore.workload` (the command line's and the Python functions', with the same
+    limits) on a page's request, before its quick pass: ValueError naming the product and the limit when a
+    B (pressed "B x 10" a few times) and the runs of an upload multiply past it. Sized with one thread
+    per request, as a page runs when other sessions compute."""
+    spec = _WORK_KINDS.get(kind)
+    if spec is None:
+        return
+    method, times = spec
+    M, R, n = workload.scores_shape(scores(c, s))
+    if M == 0 or R < 2:
+        return
+    reps = int(params.get(times) or 1) if times else 1
+    if method == "pairs":
+        tests = tuple(params.get("tests") or ((params.get("test"),) if params.get("test") else ("t",)))
+        w = workload.pairs_work(R, n, B=int(B), n_metrics=M * reps, tests=tests)
+    else:
+        w = workload.method_work(method, R, n, B=int(B), n_metrics=M, repeats=reps,
+                                 **{k: params.get(k) for k in ("subset_size", "sampling", "replacement",
+                                                               "fuzziness")})
+    workload.check(w, WORK_HINT)
 
 
 def threads_now(kind: str, running: int, work: int) -> int:

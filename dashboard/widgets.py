@@ -444,6 +444,7 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
     B = int(B)
     status = st.empty()
     try:
+        cached.meta_check(kind, c, s, params, B)      # sized before any pass (docs/reliability.md, "Work products")
         res = cached.meta_lookup(kind, c, s, params, B)
         known = cached.meta_known_cost(kind, c, s, params, B) if res is None else None
         if known is not None and known <= BUDGET_S:      # measured before on this data: no quick pass needed

@@ -25,7 +25,7 @@ MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors
            "evalcore.io.limits", "evalcore.collection", "evalcore.registry",
            "evalcore.specs", "evalcore.names", "evalcore.metrics", "evalcore.gains", "evalcore.writers",
            "evalcore.comparison", "evalcore.simulate", "evalcore.settings", "evalcore.app_settings",
-           "evalcore.meta", "evalcore.meta.pairs", "evalcore.meta.repeat", "evalcore.meta.reuse",
+           "evalcore.workload", "evalcore.meta", "evalcore.meta.pairs", "evalcore.meta.repeat", "evalcore.meta.reuse",
            "evalcore.meta.topic_bootstrap",
            "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.report.cli", "evalcore.cli.bounds",
            "evalcore.figures",

@@ -86,7 +86,11 @@ def run_compare(args) -> int:
     if not metrics:
         raise ValueError("name the metric columns: -m KEY (repeatable), e.g. -m map -m nDCG@10 "
                          "('evalcore metrics' lists every name)")
+    from .meta import check_simulated, check_workload
+
+    check_simulated(args, len(metrics))     # sized from the options before the collection is built
     c = load_from_args(args)
+    check_workload(args, c.n_runs, c.n_topics, len(metrics))
     params = metric_params(args)
     r = compare(c, metrics, baseline=args.baseline, test=args.test, correction=args.correction, alpha=args.alpha,
                 topics=policy_of(args), B=args.B, seed=args.seed, **params)

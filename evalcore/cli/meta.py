@@ -21,6 +21,7 @@ from contextlib import ExitStack
 import numpy as np
 import pandas as pd
 
+from .. import workload
 from ..meta import (
     correlation_matrix,
     read_score_csv,
@@ -224,12 +225,96 @@ def standardise_settings(args) -> dict:
     return {"standardise": m, "std_a": args.std_a if m == "ab" else None, "std_b": args.std_b if m == "ab" else None}
 
 
+# -- work products (evalcore.workload; docs/reliability.md, "Work products") -------------
+#: What to lower when a command's request is over a limit of :mod:`evalcore.workload`, by command.
+WORK_HINTS = {
+    "swap": "lower --B or --repeats, keep fewer runs with --top N (or fewer --systems), or give fewer --metrics",
+    "bootstrap": "lower --B or --repeats, keep fewer runs with --top N (or fewer --systems), or give fewer --metrics",
+    "stability": "lower --B, --repeats or the --fuzziness values, keep fewer runs with --top N (or fewer "
+                 "--systems), or give fewer --metrics",
+    "tukey": "lower --B or --repeats, keep fewer runs with --top N (or fewer --systems or --topics), or give "
+             "fewer --metrics",
+    "pairs": "lower --B (with --test bootstrap/randomisation or --ci bootstrap), keep fewer runs with --top N (or "
+             "fewer --systems), or give fewer --metrics",
+    "compare": "lower --B (with --test bootstrap/randomisation), evaluate fewer runs (or fewer --systems), or give "
+               "fewer -m metrics",
+}
+#: A command estimated to take longer than this (seconds of one core, evalcore.workload.RATES) shows its
+#: progress on standard error.
+PROGRESS_AFTER_S = 20.0
+
+
+def pairs_tests(args) -> tuple[str, ...]:
+    """The tests ``pairs`` computes: the t-test (for the CI and effect size), --test, and the bootstrap for
+    ``--ci bootstrap``."""
+    return tuple(dict.fromkeys(["t", args.test] + (["bootstrap"] if args.ci == "bootstrap" else [])))
+
+
+def command_workloads(args, n_runs: int, n_topics: int, n_metrics: int) -> list[workload.Workload]:
+    """The :class:`evalcore.workload.Workload` of this command line on ``n_runs`` runs (after --top),
+    ``n_topics`` topics and ``n_metrics`` metrics; [] for a command that resamples nothing (kendall)."""
+    from ..meta._parallel import resolve_threads
+
+    cmd = args.command
+    if cmd not in WORK_HINTS:
+        return []
+    dask = dask_options_given(args)
+    threads = 1 if dask else resolve_threads(getattr(args, "threads", None), cmd)
+    json_out = getattr(args, "output", None) == "json" and getattr(args, "to_parquet", None) is None
+    if cmd == "pairs":
+        return [workload.pairs_work(n_runs, n_topics, B=args.B, n_metrics=n_metrics, tests=pairs_tests(args),
+                                    threads=threads, json=json_out)]
+    if cmd == "compare":
+        return [workload.pairs_work(n_runs, n_topics, B=args.B, n_metrics=n_metrics, tests=(args.test,),
+                                    threads=threads)]
+    kw = {"swap": lambda: dict(sampling=args.sampling, subset_size=args.subset_size),
+          "stability": lambda: dict(subset_size=args.subset_size, replacement=args.replacement,
+                                    fuzziness=args.fuzziness)}.get(cmd, dict)()
+    return [workload.method_work(cmd, n_runs, n_topics, B=args.B, n_metrics=n_metrics,
+                                 repeats=getattr(args, "repeats", 1), threads=threads, json=json_out, **kw)]
+
+
+def check_workload(args, n_runs: int, n_topics: int, n_metrics: int) -> list[workload.Workload]:
+    """:func:`evalcore.workload.check` of this command line's request (ValueError naming the product, the
+    limit and the options to lower); the workloads checked."""
+    ws = command_workloads(args, n_runs, n_topics, n_metrics)
+    for w in ws:
+        workload.check(w, WORK_HINTS.get(args.command, workload.DEFAULT_HINT),
+                       what=args.command if args.command != w.method else None)
+    return ws
+
+
+def check_simulated(args, n_metrics: int) -> None:
+    """With ``--simulated`` the sizes are known from the options: the request is checked before the
+    collection is built or scored (``n_metrics``: the metric names given, each at least one metric)."""
+    if getattr(args, "simulated", False) and not getattr(args, "scores", None):
+        top = getattr(args, "top", None)
+        check_workload(args, args.systems if top is None else min(top, args.systems), args.topics, n_metrics)
+
+
+def progress_printer(args, ws: list[workload.Workload]):
+    """A progress callback printing ``COMMAND: N% done`` on standard error every 5 %, for a request
+    estimated to take longer than :data:`PROGRESS_AFTER_S`; None otherwise."""
+    if not ws or max(w.seconds() for w in ws) < PROGRESS_AFTER_S:
+        return None
+    shown = [-1]
+
+    def progress(fraction: float):
+        step = int(fraction * 20)
+        if step > shown[0]:
+            shown[0] = step
+            print(f"{args.command}: {5 * step}% done", file=sys.stderr, flush=True)
+        return False
+    return progress
+
+
 # -- input ------------------------------------------------------------------------
 def load_scores(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
     if args.top is not None and args.top < 2:
         raise ValueError(f"--top must be >= 2 (runs to compare); got {args.top}")
     if args.B is not None and args.B < 1:
         raise ValueError(f"--B must be >= 1; got {args.B}")
+    check_simulated(args, len(metrics_of(args) or DEFAULT_METRICS))
     if args.scores:
         runs, topics, scores = read_score_csv(args.scores)
         name = args.scores
@@ -272,6 +357,8 @@ def load_scores(args) -> tuple[str, list[str], int, dict[str, np.ndarray]]:
         idx = top_runs(ranker.mean(axis=1), args.top)
         chosen = subset_runs(chosen, idx)
         runs = [runs[i] for i in idx]
+    # checked now that the runs, topics and metrics are known, before any resampling
+    args.workloads = check_workload(args, len(runs), n_topics, len(chosen))
     return str(name), runs, n_topics, chosen
 
 
@@ -396,7 +483,8 @@ def _run_repeated(args, method: str, name, runs, n_topics, scores, settings: dic
             r = repeat(method, scores, repeats=args.repeats, seed=args.seed, on_dask=True,
                        scheduler=dask_scheduler(args, stack), **kw)
         else:
-            r = repeat(method, scores, repeats=args.repeats, seed=args.seed, threads=args.threads, **kw)
+            r = repeat(method, scores, repeats=args.repeats, seed=args.seed, threads=args.threads,
+                       progress=progress_printer(args, getattr(args, "workloads", [])), **kw)
     figure, by = _CLAIM_FIGURE[method]
     level = r.per_repeat[by].iloc[0]
     claims = []

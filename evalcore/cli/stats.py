@@ -35,6 +35,8 @@ from .meta import (
     emit,
     load_scores,
     meta_parent,
+    pairs_tests,
+    progress_printer,
     standardise_settings,
 )
 from .options import SIM_MAX_SYSTEMS, number
@@ -174,9 +176,9 @@ def run_pairs(args) -> int:
     if not 0 < confidence < 1:
         raise ValueError(f"--confidence must lie in (0, 1); got {confidence}")
     name, runs, n_topics, scores = load_scores(args)
-    tests = tuple(dict.fromkeys(["t", args.test] + (["bootstrap"] if args.ci == "bootstrap" else [])))
-    r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=tests, B=args.B, seed=args.seed,
-                        threads=args.threads)
+    r = pair_statistics(scores, run_ids=runs, confidence=confidence, tests=pairs_tests(args), B=args.B,
+                        seed=args.seed, threads=args.threads,
+                        progress=progress_printer(args, getattr(args, "workloads", [])))
     st = {**common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
           "confidence": confidence, **standardise_settings(args), "effect_size_runs": r.v_e_runs,
           "effect_size_variance": f"V_E of the two-way ANOVA over the {r.v_e_runs} runs compared (after --top) "

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from .._exact import check_integral, fmat_imat, part_bits
+from ..workload import check_call
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -292,6 +293,8 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     """
     explicit = threads is not None
     threads = resolve_threads(threads, "bootstrap")
+    # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
+    check_call("bootstrap", scores, B=B if samples is None else len(samples), threads=threads)
     metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = prepare_bootstrap(scores, run_ids, B, seed, alpha, samples)
     B, c = samples.shape
     P = pi.size

@@ -81,6 +81,7 @@ import pandas as pd
 
 from .._exact import fmat_imat
 from .._extras import needs
+from ..workload import check_call
 from ._common import (
     TIE_RTOL,
     ZERO_RTOL,
@@ -407,6 +408,8 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     metrics, mats, n_runs, n_topics, ids, confidence, tests, B = _check_arguments(scores, run_ids, confidence,
                                                                                 tests, B)
     threads = resolve_threads(threads, "pairs")
+    # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
+    check_call("pairs", mats, B=B if samples is None else len(samples), threads=threads, tests=tests)
     rs = _resampling(tests, n_topics, B, seed, samples, signs)
     a2 = (1 - confidence) / 2
     pi, pj = pair_index(n_runs)

@@ -28,6 +28,7 @@ repetitions defined it.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,8 +37,10 @@ import numpy as np
 import pandas as pd
 
 from ..settings import SEED_MAX
+from ..workload import check_call
 from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
+from ._parallel import resolve_threads
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
 from .swap import sort_summary, swap_method
@@ -212,6 +215,8 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
             raise ValueError(f"{fixed}= fixes the random draw, so repetitions would be identical; "
                              "give a seed instead")
     func, keys, figures = METHODS[method]
+    # every repetition sized together, before the first runs (docs/reliability.md, "Work products")
+    check_repeated(method, scores, repeats, kwargs)
     if on_dask:
         func = _dask_function(method, repeats, kwargs)
     seeds = derive_seeds(seed, repeats)
@@ -235,6 +240,20 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     spread = aggregate(per, keys, figures)
     return RepeatResult(method=method, spread=spread, per_repeat=per, first=first, seeds=tuple(seeds),
                         keys=keys, figures=figures)
+
+
+def check_repeated(method: str, scores, repeats, kwargs: Mapping) -> None:
+    """:func:`evalcore.workload.check_call` of ``repeats`` calls of ``method`` with ``kwargs`` (B defaults
+    to the method's own default)."""
+    func = METHODS[method][0]
+    B = kwargs.get("B", inspect.signature(func).parameters["B"].default)
+    threads = kwargs.get("threads")
+    if threads is not None and not isinstance(threads, (int, np.integer)):
+        return                                   # the method's own check names it
+    extra: dict[str, Any] = {k: kwargs.get(k) for k in ("subset_size", "sampling", "replacement", "fuzziness")}
+    check_call(method, scores, B=B, repeats=repeats,
+               threads=1 if kwargs.get("scheduler") is not None else resolve_threads(
+                   None if threads is None else int(threads), method), **extra)
 
 
 class _Repetition:

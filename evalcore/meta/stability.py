@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._exact import fmat_imat
+from ..workload import check_call
 from ._common import (
     Progress,
     ProgressFn,
@@ -159,6 +160,10 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     """
     explicit = threads is not None
     threads = resolve_threads(threads, "stability")
+    # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
+    check_call("stability", scores, B=B if samples is None else len(samples), threads=threads,
+               subset_size=subset_size if samples is None else len(samples[0]), replacement=replacement,
+               fuzziness=fuzziness)
     metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
     B, c = samples.shape

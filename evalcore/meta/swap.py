@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .._exact import fmat_imat
+from ..workload import check_call
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, sign_tol, topic_counts, zero_tolerance
 from ._parallel import fit_threads, min_tasks, resolve_threads, run_tasks, split_range
 from .sampling import sample_topics
@@ -172,6 +173,9 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     """
     explicit = threads is not None
     threads = resolve_threads(threads, "swap")
+    # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
+    check_call("swap", scores, B=B if samples is None else len(samples[0]), threads=threads, sampling=sampling,
+               subset_size=subset_size if samples is None else len(samples[0][0]))
     prep = prepare_swap(scores, sampling, subset_size, B, seed, bin_width, n_bins, rule, confidences, samples)
     metrics, mats, n_runs, B, c = prep.metrics, prep.mats, prep.n_runs, prep.B, prep.c
     P = n_runs * (n_runs - 1) // 2

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Progress, ProgressFn, check_positive_int
-from .repeat import METHODS
+from .repeat import METHODS, check_repeated
 
 __all__ = ["topic_bootstrap", "TopicBootstrapResult", "claim_shares", "step_relation", "percentile_interval"]
 
@@ -183,6 +183,8 @@ def topic_bootstrap(scores: Mapping[str, np.ndarray], method: str = "bootstrap",
     T = next(iter(mats.values())).shape[1]
     if T < 2:
         raise ValueError(f"a topic bootstrap needs at least 2 topics; got {T}")
+    # every topic sample's call sized together (docs/reliability.md, "Work products")
+    check_repeated(method, mats, resamples, kwargs)
     func, keys, figures = METHODS[method]
     p = Progress(progress, resamples)
     frames = []

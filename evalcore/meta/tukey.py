@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..workload import check_call
 from ._common import (
     TIE_RTOL,
     Progress,
@@ -187,6 +188,8 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     B = check_positive_int(B, "B")
     block = check_positive_int(block, "block")
     threads = resolve_threads(threads, "tukey")
+    # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
+    check_call("tukey", mats, B=B, threads=threads)
     alphas = check_alpha(alpha)
     streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
     groups = split_range(len(streams), min_tasks(threads))

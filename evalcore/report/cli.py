@@ -165,6 +165,8 @@ def run_report(args) -> int:
     check_report_args(args)
     _check_output(args)
     say = (lambda m: None) if args.quiet else (lambda m: print(f"report: {m} ...", file=sys.stderr, flush=True))
+    if args.simulated:                  # the sizes are known from the options: checked before anything is built
+        check_report_workload(args, args.systems, args.topics)
     say("loading the collection")
     c = load_from_args(args)
     e, command = experiment_from_args(args, c, progress=say)
@@ -185,6 +187,23 @@ def check_report_args(args) -> None:
             raise ValueError(f"{opt} must be >= {lo}; got {v}")
     _refuse_unused(args)
     check_dask_options(args, allow_threads=True)
+
+
+#: What to lower when the report's request is over a limit of :mod:`evalcore.workload`.
+REPORT_HINT = ("lower --B, --tukey-B, --repeats, --topic-resamples or --topic-B, or keep fewer runs with --top N "
+               "(or fewer --systems / --topics)")
+
+
+def check_report_workload(args, n_runs: int, n_topics: int) -> None:
+    """:func:`evalcore.workload.report_work` of these options on ``n_runs`` runs (before ``--top``) and
+    ``n_topics`` topics, checked (ValueError naming the method, the product, the limit and what to lower)."""
+    from evalcore import workload
+    from evalcore.meta._parallel import resolve_threads
+
+    threads = resolve_threads(getattr(args, "threads", None))
+    workload.check_all(workload.report_work(min(args.top, n_runs), n_topics, B=args.B, tukey_B=args.tukey_B,
+                                            repeats=args.repeats, topic_resamples=args.topic_resamples,
+                                            topic_B=args.topic_B, threads=threads), REPORT_HINT, what="report")
 
 
 def parse_report_args(argv: list[str]) -> argparse.Namespace:
@@ -211,6 +230,7 @@ def experiment_from_args(args, c, progress=None, reuse=None):
 
     from .experiment import run_experiment
 
+    check_report_workload(args, c.n_runs, c.n_topics)
     params = metric_params(args)
     name = collection_name(args, c)
     data = {"order": args.order if args.qrels else "n/a (not read from run files)", "depth": args.depth,

@@ -40,6 +40,7 @@ from ..meta._parallel import resolve_threads
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from ..meta.verdict import gain_choice_verdict
+from ..workload import check_all, report_work
 from .cells import (
     CLAIM_STEPS,
     RECALL_STEPS,
@@ -169,6 +170,10 @@ def _check(c, name, top):
 def _setup(c, *, name, top, top_by, B, tukey_B, repeats, seed, gains, penalties, beta, rel_threshold,
            topic_resamples, topic_B, topic_seed, say, threads=None, scheduler=None, reuse=None) -> _Setup:
     _check(c, name, top)
+    # every method's calls sized together before anything is scored (docs/reliability.md, "Work products")
+    check_all(report_work(min(int(top), c.n_runs), c.n_topics, B=int(B), tukey_B=int(tukey_B), repeats=int(repeats),
+                          topic_resamples=int(topic_resamples), topic_B=int(topic_B), threads=resolve_threads(threads)),
+              "lower B, tukey_B, repeats, topic_resamples or topic_B, or keep fewer runs (top)", what="report")
     K = int(c.max_level)
     if isinstance(rel_threshold, bool) or int(rel_threshold) != rel_threshold or not 1 <= rel_threshold <= K:
         raise ValueError(f"--rel-threshold must be a level in 1..{K} (the collection's levels); got {rel_threshold!r}")
