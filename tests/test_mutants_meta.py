@@ -12,7 +12,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalcore.meta import correlation_matrix, derive_seeds, pair_statistics, read_score_csv, standardise
+from evalcore.meta import (
+    correlation_matrix,
+    derive_seeds,
+    pair_statistics,
+    read_score_csv,
+    standardise,
+    topic_bootstrap,
+)
 
 ATOL = 1e-12
 
@@ -86,3 +93,59 @@ def test_score_csv_with_an_empty_value_is_refused(tmp_path):
     p.write_text("run,topic,metric,value\nr1,t1,AP,0.5\nr1,t2,AP,\nr2,t1,AP,0.25\nr2,t2,AP,0.75\n")
     with pytest.raises(ValueError, match=r"data row 2: value must be a number"):
         read_score_csv(p)
+
+
+# -- PairsResult.power and .curves: the documented columns, the input's metric order, scipy's paired t ------------
+def _pair_scores():
+    rng = np.random.default_rng(5)
+    base = np.array([[0.2], [0.35], [0.5]])
+    # "Q" before "AP": the input order, not the alphabetical one
+    return {"Q": np.clip(base + rng.normal(0, 0.1, (3, 8)), 0, 1),
+            "AP": np.clip(base + rng.normal(0, 0.3, (3, 8)), 0, 1)}
+
+
+def _scipy_t_pvalues(m):
+    return [stats.ttest_rel(m[i], m[j]).pvalue for i in range(3) for j in range(i + 1, 3)]
+
+
+def test_power_counts_scipys_significant_pairs_per_alpha_in_input_order():
+    S = _pair_scores()
+    res = pair_statistics(S, tests=("t",), B=10)
+    pw = res.power()                                     # the default alpha is 0.05
+    assert pw["metric"].tolist() == ["Q", "AP"] and pw["alpha"].tolist() == [0.05, 0.05]
+    for _, row in pw.iterrows():
+        want = sum(p < 0.05 for p in _scipy_t_pvalues(S[row["metric"]]))
+        assert row["n_significant"] == want and row["n_pairs"] == 3
+        assert row["pct_significant"] == pytest.approx(100.0 * want / 3, abs=ATOL)
+    pw2 = res.power(alpha=(0.5, 0.01))
+    assert pw2["alpha"].tolist() == [0.5, 0.01, 0.5, 0.01]
+    assert pw2["n_significant"].tolist() == [sum(p < a for p in _scipy_t_pvalues(S[m]))
+                                             for m in ("Q", "AP") for a in (0.5, 0.01)]
+
+
+def test_curves_are_scipys_sorted_p_values_ranked_from_1():
+    S = _pair_scores()
+    cv = pair_statistics(S, tests=("t",), B=10).curves()
+    assert list(cv.columns) == ["metric", "pair_rank", "p_value"]
+    assert cv["metric"].tolist() == ["Q"] * 3 + ["AP"] * 3
+    assert cv["pair_rank"].tolist() == [1, 2, 3, 1, 2, 3]
+    want = sorted(_scipy_t_pvalues(S["Q"])) + sorted(_scipy_t_pvalues(S["AP"]))
+    np.testing.assert_allclose(cv["p_value"].to_numpy(), want, rtol=1e-9, atol=0)
+
+
+# -- TopicBootstrapResult.differences: every documented column, from numpy on the per-sample figures --------------
+def test_topic_bootstrap_differences_columns_from_numpy():
+    rng = np.random.default_rng(1)
+    base = rng.random((5, 1)) * 0.3
+    S = {"A": np.clip(base + rng.normal(0, 0.15, (5, 14)), 0, 1),
+         "B": np.clip(base + rng.normal(0, 0.4, (5, 14)), 0, 1)}
+    tb = topic_bootstrap(S, "swap", resamples=12, seed=0, B=40, sampling="replacement", confidences=(0.95,))
+    w = tb.per_resample.pivot_table(index="resample", columns="metric", values="pct_comparisons")
+    diff = np.sort((w["A"] - w["B"]).dropna().to_numpy())
+    d = tb.differences("pct_comparisons", confidence=0.95)
+    assert list(d.columns) == ["a", "b", "mean", "sd", "lo", "hi", "a_higher", "tie", "b_higher", "undefined", "n"]
+    row = d.iloc[0]
+    assert row["a"] == "A" and row["b"] == "B" and row["n"] == diff.size
+    # 2.5 / 97.5 percentiles on observed values: the order statistics just outside p (n - 1)
+    assert row["lo"] == diff[int(np.floor(0.025 * (diff.size - 1)))]
+    assert row["hi"] == diff[int(np.ceil(0.975 * (diff.size - 1)))]
