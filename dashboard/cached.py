@@ -998,8 +998,9 @@ WORK_HINT = "lower B, or choose fewer metrics or runs (the sidebar)"
 
 
 def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> None:
-    """The check of :mod:`evalcore.workload` (the command line's and the Python functions', with the same
-    limits) on a page's request, before its quick pass: ValueError naming the product and the limit when a
+    """The check of :mod:`evalcore.workload` (the command line's and the Python functions') on a page's
+    request, before its quick pass, at the page's limit (:data:`evalcore.workload.PAGE_SECONDS` of one core,
+    below the command line's): ValueError naming the product and the limit when a
     B (pressed "B x 10" a few times) and the runs of an upload multiply past it. Sized with one thread
     per request, as a page runs when other sessions compute."""
     spec = _WORK_KINDS.get(kind)
@@ -1017,7 +1018,7 @@ def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> N
         w = workload.method_work(method, R, n, B=int(B), n_metrics=M, repeats=reps,
                                  **{k: params.get(k) for k in ("subset_size", "sampling", "replacement",
                                                                "fuzziness")})
-    workload.check(w, WORK_HINT)
+    workload.check(w, WORK_HINT, max_seconds=workload.PAGE_SECONDS, scope="for a page")
 
 
 def threads_now(kind: str, running: int, work: int) -> int:

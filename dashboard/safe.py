@@ -86,9 +86,10 @@ def text(value) -> str:
 
 def md_lines(text, limit: int = 4000) -> str:
     """A multi-line message (a loader's error) for Markdown: each line escaped with
-    :func:`md`, the lines kept as Markdown line breaks."""
+    :func:`md`, the lines kept as Markdown line breaks; cut at ``limit`` characters in all (one long line
+    of a message, e.g. a work product with its limit and what to lower, is shown whole up to that)."""
     lines = str(text)[:limit].splitlines() or [""]
-    return "  \n".join(md(ln) for ln in lines)
+    return "  \n".join(md(ln, limit) for ln in lines)
 
 
 def plot(text, limit: int = MAX_SHOWN) -> str:

@@ -24,8 +24,9 @@ from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Any
 
-__all__ = ["Workload", "MAX_WORK", "MAX_BYTES", "RATES", "check", "check_all", "bootstrap_work", "swap_work",
-           "stability_work", "tukey_work", "pairs_work", "method_work", "report_work", "scores_shape", "check_call"]
+__all__ = ["Workload", "MAX_WORK", "MAX_BYTES", "RATES", "PAGE_SECONDS", "check", "check_all", "bootstrap_work",
+           "swap_work", "stability_work", "tukey_work", "pairs_work", "method_work", "report_work", "scores_shape",
+           "check_call"]
 
 #: Most terms of a method's innermost loop (its :class:`Workload` ``work``), per method: about two hours of
 #: one core at the rates of :data:`RATES`, rounded (docs/reliability.md, "Work products"). Far above every
@@ -35,6 +36,10 @@ MAX_WORK: dict[str, float] = {"bootstrap": 5e12, "swap": 1e12, "stability": 3e12
 #: Terms per second of one core, per method: the slowest of the rates measured for docs/reliability.md
 #: ("Work products"); used only to say in a message about how long a request would take.
 RATES: dict[str, float] = {"bootstrap": 5e8, "swap": 1.1e8, "stability": 3e8, "tukey": 3e7, "pairs": 2e8}
+#: Seconds of one core (at :data:`RATES`) a dashboard page may ask for in one computation: a page computes
+#: while a class waits on the same server process, with a progress bar, so its limit is minutes, not the
+#: command line's hours (docs/reliability.md, "Work products").
+PAGE_SECONDS = 600.0
 #: Most bytes one method's call may allocate (topic samples, means, work arrays, result tables).
 MAX_BYTES = 16 << 30
 
@@ -310,16 +315,20 @@ def scores_shape(scores) -> tuple[int, int, int]:
 DEFAULT_HINT = "lower B (or the repetitions), or pass fewer runs or metrics"
 
 
-def check(w: Workload, hint: str = DEFAULT_HINT, *, what: str | None = None) -> Workload:
+def check(w: Workload, hint: str = DEFAULT_HINT, *, what: str | None = None,
+          max_seconds: float | None = None, scope: str = "") -> Workload:
     """``w`` if within :data:`MAX_WORK` and :data:`MAX_BYTES`; else ValueError naming the product, the
     figures it came from, the limit and ``hint`` (what to lower). ``what``: the name in front (default
-    the method's)."""
+    the method's). ``max_seconds``: a lower limit, that many seconds of one core at :data:`RATES` (the
+    dashboard's, :data:`PAGE_SECONDS`), named ``scope`` in the message ("for a page")."""
     name = what or w.method
     limit = MAX_WORK[w.method]
+    if max_seconds is not None:
+        limit = min(limit, float(max_seconds) * RATES[w.method])
     if w.work > limit:
         raise ValueError(
             f"{name}: {w.formula} = {_e(w.work)} {UNITS[w.method]} (about {_duration(w.seconds())} of one core, "
-            f"memory about {_bytes(w.bytes)}); the limit is {_e(limit)} (about "
+            f"memory about {_bytes(w.bytes)}); the limit{(' ' + scope) if scope else ''} is {_e(limit)} (about "
             f"{_duration(limit / RATES[w.method])} of one core; docs/reliability.md, \"Work products\"): {hint}")
     if w.bytes > MAX_BYTES:
         raise ValueError(
