@@ -1018,7 +1018,10 @@ def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> N
         w = workload.method_work(method, R, n, B=int(B), n_metrics=M, repeats=reps,
                                  **{k: params.get(k) for k in ("subset_size", "sampling", "replacement",
                                                                "fuzziness")})
-    workload.check(w, WORK_HINT, max_seconds=workload.PAGE_SECONDS, scope="for a page")
+    try:
+        workload.check(w, WORK_HINT, max_seconds=workload.PAGE_SECONDS, scope="for a page")
+    except ValueError as e:                 # the settings' fault, not a bug: the page's "cannot be computed" box
+        raise InputError(str(e)) from None
 
 
 def threads_now(kind: str, running: int, work: int) -> int:
@@ -1049,6 +1052,7 @@ def meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int,
     hit = _results().get(key)
     if hit is not None:
         return hit
+    meta_check(kind, c, s, params, B)       # every page's computation, at the page's limit
     global _RUNNING
     with _RUNNING_LOCK:
         _RUNNING += 1
