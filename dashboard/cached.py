@@ -1018,9 +1018,15 @@ def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> N
         w = workload.method_work(method, R, n, B=int(B), n_metrics=M, repeats=reps,
                                  **{k: params.get(k) for k in ("subset_size", "sampling", "replacement",
                                                                "fuzziness")})
+    page_check(w)
+
+
+def page_check(w: workload.Workload) -> None:
+    """:func:`evalcore.workload.check` at the page's limit (:data:`evalcore.workload.PAGE_SECONDS` of one
+    core); over it, InputError: the settings' fault, not a bug, shown as the page's "cannot be computed" box."""
     try:
         workload.check(w, WORK_HINT, max_seconds=workload.PAGE_SECONDS, scope="for a page")
-    except ValueError as e:                 # the settings' fault, not a bug: the page's "cannot be computed" box
+    except ValueError as e:
         raise InputError(str(e)) from None
 
 
@@ -1170,6 +1176,8 @@ def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, 
 
 def power_spread(c: Collection, key: str, s: Settings, gains, *, alpha: float, B: int, seed: int,
                  repeats: int) -> dict:
+    page_check(workload.method_work("bootstrap", c.n_runs, c.n_topics, B=int(B), n_metrics=1,
+                                    repeats=int(repeats)))
     return _power_spread(c, c.fingerprint, key, tuple(float(g) for g in gains), s.beta, s.penalties,
                          s.rel_threshold, float(alpha), int(B), int(seed), int(repeats))
 
