@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from evalcore.meta import reuse as _reuse
-from evalcore.meta.pairs import _quantile_se, adjust_pvalues, pair_statistics
+from evalcore.meta.pairs import _Diffs, _quantile_se, adjust_pvalues, pair_statistics
 from evalcore.meta.repeat import RepeatResult, aggregate, order_share, repeat
 from evalcore.meta.topic_bootstrap import topic_bootstrap
 from evalcore.meta.verdict import gain_choice_verdict, order_claim_verdict
@@ -113,12 +113,18 @@ def test_pairs_one_common_topic_mean():
 def test_pairs_constant_judged_per_pair():
     # pair (1, 2) differs by -0.2, -0.6 (sd 0.283) while other pairs of the chunk reach 1e12: it is no
     # constant difference, t = -0.4 / (0.283 / sqrt 2) = -2 as scipy's paired t-test gives
-    M = np.array([[1e12, -1e12], [0.0, 0.0], [0.2, 0.6]])
-    row = pair_statistics({"M": M}, tests=("t",)).pairs.iloc[2]
+    # (10 runs: 45 pairs, so chunks hold more than one pair and (0, 9) shares one with (1, 2))
+    M = np.zeros((10, 2))
+    M[0] = [1e12, -1e12]
+    M[2] = [0.2, 0.6]
+    p = pair_statistics({"M": M}, tests=("t",)).pairs
+    row = p[(p["run_x"] == "1") & (p["run_y"] == "2")].iloc[0]
     ref = stats.ttest_rel([0.0, 0.0], [0.2, 0.6])
     assert row["t"] == pytest.approx(ref.statistic, rel=1e-9)
     assert row["t"] == pytest.approx(-2.0, rel=1e-9)
     assert row["p_t"] == pytest.approx(ref.pvalue, rel=1e-9)
+    # the same two pairs as one block of differences
+    assert _Diffs(np.array([[1e12, -1e12], [-0.2, -0.6]])).const.tolist() == [False, False]
 
 
 # -- topic_bootstrap.py ----------------------------------------------------------------------------
@@ -189,6 +195,10 @@ def test_order_share_dict():
                        "x": [3.0, 2.0, 1.0, 1.0, 2.0, 0.0]})
     assert order_share(df, ["A", "B", "C"], "x") == {"claim": "A >= B >= C", "share": 0.5,
                                                        "steps": {"A >= B": 0.5, "B >= C": 1.0}, "repeats": 2}
+    # rows filtered by a level: at confidence 0.9 A is last in both repetitions
+    both = pd.concat([df.assign(confidence=0.95), df.assign(confidence=0.9, x=df["x"] - 5 * (df["metric"] == "A"))])
+    assert order_share(both, ["A", "B"], "x", confidence=0.95)["share"] == 0.5
+    assert order_share(both, ["A", "B"], "x", confidence=0.9)["share"] == 0.0
 
 
 def test_repeat_fixed_draw_message():
@@ -209,9 +219,11 @@ def test_repeat_dask_to_parquet_swap():
 
 
 def test_repeat_workload_uses_given_B():
-    # the check of all repetitions sees B = 10^9 (327.8 GiB), not the default B = 1000
-    with pytest.raises(ValueError, match=r"^bootstrap: 3 runs -> 3 run pairs x B = 1,000,000,000 "):
-        repeat("bootstrap", {"M": STRONG}, B=10 ** 9)
+    # the check of both repetitions together sees B = 10^9, not the default B = 1000 (with which only the
+    # method's own check of one call would refuse it)
+    with pytest.raises(ValueError, match=r"^bootstrap: 3 runs -> 3 run pairs x B = 1,000,000,000 x 1 metric x "
+                                         r"4 topics x 2 repetitions needs"):
+        repeat("bootstrap", {"M": STRONG}, B=10 ** 9, repeats=2)
 
 
 def test_repeat_reuse_rows_and_progress():
