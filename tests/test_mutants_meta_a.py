@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from evalcore.meta import (
     subset_runs,
     swap_method,
     topic_set_size,
+    topicsets,
     tukey_hsd,
     within_system_variance,
 )
@@ -198,7 +200,10 @@ def test_tukey_result_alphas():                             # tukey.py:241
 # --- topicsets ------------------------------------------------------------------------------------
 
 def test_within_system_variance_one_topic():                # topicsets.py:202
-    assert math.isnan(within_system_variance(np.array([[0.2], [0.3]])))
+    # fewer than 2 topics: NaN at once, without dividing 0 by m (n - 1) = 0 (no RuntimeWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isnan(within_system_variance(np.array([[0.2], [0.3]])))
 
 
 def test_systems_upper_bound_inclusive():                   # topicsets.py:292
@@ -210,6 +215,15 @@ def test_systems_upper_bound_inclusive():                   # topicsets.py:292
 def test_ncf_sf_huge_noncentrality_is_one():                # topicsets.py:359
     # lam / 2 = 5e7 > the Poisson series bound: the chi mixture bound gives power 1
     assert ncf_sf(3.0, 2.0, 30.0, 1e8) == 1.0
+
+
+def test_ncf_sf_bound_one_ulp_below_one(monkeypatch):      # topicsets.py:359
+    # "1 in double precision": a bound of 1 - 2**-53 (the largest double below 1) counts as 1
+    monkeypatch.setattr(topicsets, "_chi_mixture", lambda *a: 1 - 2 ** -53)
+    assert ncf_sf(3.0, 2.0, 30.0, 1e8) == 1.0
+    monkeypatch.setattr(topicsets, "_chi_mixture", lambda *a: 1 - 2 ** -52)
+    with pytest.raises(ValueError, match="^the noncentral F power at noncentrality 1e"):
+        ncf_sf(3.0, 2.0, 30.0, 1e8)
 
 
 def _expected_width(design, n, alpha, v):
