@@ -36,7 +36,7 @@ from evalcore.meta import (
 from evalcore.meta._common import check_scores
 from evalcore.meta.bootstrap import _kth_desc_index, bootstrap_samples, paired_t, pairs_chunk, resolve_samples
 from evalcore.meta.stability import fast_path_ok, stability_samples
-from evalcore.meta.swap import swap_mask
+from evalcore.meta.swap import _summary_row, swap_mask
 from evalcore.meta.topicsets import _check_systems, ncf_sf, nct_two_sided_sf, power
 
 # 3 runs x 4 topics, every pair of runs differing
@@ -280,6 +280,14 @@ def test_min_tasks():                                       # _parallel.py:143
 def test_swap_mask_003_zero_second_difference():            # swap.py:80
     # rule 003: a swap when the signs differ or either difference is 0 (s1 s2 <= 0)
     assert swap_mask(np.array([1.0, -1.0, 0.0]), np.array([0.0, 0.0, 1.0]), "003").tolist() == [True, True, True]
+
+
+def test_summary_row_tolerance_is_inclusive():              # swap.py:129
+    # bin 1: 1 swap in 2 comparisons against 1 - conf = 0.499999999999; with the slack 1e-12 per
+    # comparison the bound is 2 x 0.499999999999 + 2e-12 = 1.0 exactly, and 1 <= 1: the bin is fine, so
+    # the smallest reliable difference is bin 1's 0.01, covering 2 of 2 comparisons
+    row = _summary_row("M", 0.500000000001, np.array([0, 2]), np.array([0, 1]), 0.5, 0.01, 2)
+    assert row["abs_diff"] == 0.01 and row["pct_comparisons"] == 100.0
 
 
 def test_swap_workload_is_checked():                        # swap.py:177
