@@ -7,11 +7,13 @@ import gzip
 import io
 import zipfile
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
 
 from evalcore.io import InputError, Limits, load_collection
+from evalcore.io._assemble import _judgments
 from evalcore.io._dochash import Strings
 from evalcore.io._trec_fast import blank_layout
 from evalcore.io.limits import read_limited
@@ -107,6 +109,23 @@ def test_named_frame_runs_keep_their_names():
     assert c.run_ids == ("alpha", "beta")
 
 
+def test_zipped_runs_with_one_name_are_refused_naming_both_members():
+    r = b"t1 Q0 dA 1 1.0 a\n"
+    with pytest.raises(InputError) as ei:
+        load_collection(("q.txt", QRELS), ("runs.zip", zipped({"x/a.txt": r, "y/a.txt": r})))
+    assert ei.value.message == "two runs have the same name 'a': runs.zip:x/a.txt and runs.zip:y/a.txt"
+
+
+# ---- _trec_lines.py --------------------------------------------------------------------------------
+
+def test_run_read_by_the_line_parser_is_ordered_by_score():
+    # a tab before "#" keeps the comment past the fast comment filter, so the arrow reader refuses the
+    # file and the line parser reads it: dA (2.5) ranks before dB (1.0) whatever the file order
+    run = b"t1 Q0 dB 1 1.0 a\nt1 Q0 dA 2 2.5 a\n\t# a note\n"
+    c = load_collection(("q.txt", b"t1 0 dA 2\nt1 0 dB 1\n"), [("a.txt", run)])
+    assert c.levels[0, 0, :2].tolist() == [2, 1] and c.lengths.tolist() == [[2]]
+
+
 # ---- _dochash.py -----------------------------------------------------------------------------------
 
 def test_strings_of_an_empty_array_holds_no_strings():
@@ -129,12 +148,12 @@ def test_blank_layout_of_single_blanks_is_plain():
 
 # ---- _assemble.py ----------------------------------------------------------------------------------
 
-def test_large_string_qrels_table_loads():
-    q = pa.table({"query_id": pa.array(["t1", "t1"], pa.large_string()),
-                  "doc_id": pa.array(["dA", "dB"], pa.large_string()),
-                  "relevance": pa.array([2, 1], pa.int64())})
-    c = load_collection(q, [("a.txt", b"t1 Q0 dB 1 3.0 a\nt1 Q0 dA 2 2.0 a\n")])
-    assert c.levels[0, 0, :2].tolist() == [1, 2]
+def test_judgments_from_large_string_doc_ids():
+    # doc ids as large_string (what the parsers build past 2 GiB of ids) are indexed as plain strings:
+    # t1 holds one document at level 2 and one at level 1, t2 one at level 1
+    J = _judgments(pa.array(["t1", "t1", "t2"]), pa.array(["dA", "dB", "dC"], pa.large_string()),
+                   np.array([2, 1, 1], np.int8), ["t1", "t2"], 2)
+    assert J.level_counts.tolist() == [[0, 1, 1], [0, 1, 0]]
 
 
 def test_first_topic_without_relevant_documents_gets_its_list():
