@@ -442,3 +442,42 @@ def test_a_new_server_removes_a_dead_servers_staging_at_its_first_page_run(tmp_p
     finally:
         live.kill()
         live.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="Linux /proc")
+def test_evalcore_app_removes_a_dead_servers_staging_before_it_serves(tmp_path):
+    """``evalcore app`` sweeps before the server starts, with no browser connected (no page run): a dead
+    server's staging is gone once the port listens, a live one's is kept."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    server = None
+    try:
+        dead = _staged(tmp_path, _dead_pid(), "c3")
+        alive = _staged(tmp_path, live.pid, "d4")
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "EVALCORE_LOAD_DIR": str(tmp_path)}
+        argv = [sys.executable, "-m", "evalcore", "app", "--app-dir", str(root), "--port", str(port)]
+        server = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        deadline = time.monotonic() + 90
+        while True:
+            with socket.socket() as so:
+                if so.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+        assert not Path(dead).exists() and Path(alive).exists()
+    finally:
+        if server is not None and server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        live.kill()
+        live.wait()

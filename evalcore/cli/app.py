@@ -131,11 +131,24 @@ def run_app(args) -> int:
     # arenas (docs/reliability.md, "Memory budget"); the user's own settings win
     env = {**{v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")},
            "MALLOC_ARENA_MAX": "2", **os.environ}
+    _sweep_staging(app, env)
     host, port = _option(cmd, "browser.serverAddress"), _option(cmd, "server.port")
     if host and port:
         print(f"evalcore app: starting the dashboard at http://{host}:{port} (process {os.getpid()}; Ctrl-C or "
               f"kill {os.getpid()} stops it)", file=sys.stderr, flush=True)
     return _run(cmd, cwd=app.parent, env=env)
+
+
+def _sweep_staging(app: Path, env: dict[str, str]) -> None:
+    """Remove a killed server's leftover upload staging before this server starts (the dashboard's
+    ``dashboard.staging.sweep_stale``; app.py sweeps again at the first page run, which ``streamlit run``
+    starts only when a browser connects). Run in a child interpreter from the app's folder: evalcore never
+    imports the dashboard. A sweep that fails leaves the directories to that first page run."""
+    try:
+        subprocess.run([sys.executable, "-c", "from dashboard import staging; staging.sweep_stale()"],
+                       cwd=str(app.parent), env=env, timeout=60, capture_output=True, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> int:
