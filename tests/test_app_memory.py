@@ -396,9 +396,9 @@ def test_stale_resampling_hands_over_to_the_newer_move():
 
 @pytest.mark.slow
 def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_staging(tmp_path):
-    """`streamlit run app.py` as a server runs it (benchmarks/bench_load.py's protocol client as the tabs), with
+    """The server as `evalcore app` starts it (benchmarks/bench_load.py's protocol client as the tabs), with
     an operator's 256 MB budget (64 MB of uploads held at once) and server.disconnectedSessionTTL = 20: a dead
-    server's staging goes at the first page run; two tabs hold 28 MB each without loading and close; a third
+    server's staging is gone before any page run (the command sweeps before it starts the server); two tabs hold 28 MB each without loading and close; a third
     tab's 10 MB is refused saying when memory comes back; 50 s after the two closed, a 10 MB upload is taken.
     With Streamlit alone the 56 MB stayed held and the last upload was refused too."""
     import asyncio
@@ -443,7 +443,7 @@ def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_st
         await d.__aexit__()
         return out
 
-    assert stale.exists()                          # the server alone runs no app code
+    assert not stale.exists()                      # swept by evalcore app before the server started
     try:
         out = asyncio.run(scenario())
     finally:
