@@ -398,8 +398,9 @@ def test_stale_resampling_hands_over_to_the_newer_move():
 def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_staging(tmp_path):
     """The server as `evalcore app` starts it (benchmarks/bench_load.py's protocol client as the tabs), with
     an operator's 256 MB budget (64 MB of uploads held at once) and server.disconnectedSessionTTL = 20: a dead
-    server's staging is gone before any page run (the command sweeps before it starts the server); two tabs hold 28 MB each without loading and close; a third
-    tab's 10 MB is refused saying when memory comes back; 50 s after the two closed, a 10 MB upload is taken.
+    server's staging is gone before any page run (the command sweeps before it starts the server); two tabs
+    hold 28 MB each without loading and close; a third tab's 10 MB is refused saying when memory comes back;
+    50 s after the two closed, a 10 MB upload is taken.
     With Streamlit alone the 56 MB stayed held and the last upload was refused too."""
     import asyncio
     import subprocess
@@ -443,8 +444,8 @@ def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_st
         await d.__aexit__()
         return out
 
-    assert not stale.exists()                      # swept by evalcore app before the server started
     try:
+        assert not stale.exists()                  # swept by evalcore app before the server started
         out = asyncio.run(scenario())
     finally:
         server.stop()
