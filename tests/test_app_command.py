@@ -143,16 +143,16 @@ def _listening(port: int) -> set[str]:
     pytest.param("0.0.0.0", {"0.0.0.0"}, marks=pytest.mark.slow),
 ])
 def test_evalcore_app_listens_on_the_loopback_unless_told(tmp_path, address, want):
-    """``evalcore app`` as a user starts it, from another directory: by default the listening socket is the
-    loopback's only (127.0.0.1 and, where the machine has IPv6, ::1), never every interface; ``--address``
-    chooses another."""
+    """``evalcore app`` as a user starts it in the checkout: by default the listening socket is the loopback's
+    only (127.0.0.1 and, where the machine has IPv6, ::1), never every interface; ``--address`` chooses
+    another."""
     port = _free_port()
     log = tmp_path / "log"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     argv = [sys.executable, "-m", "evalcore", "app", "--app-dir", str(ROOT), "--port", str(port)]
     argv += [] if address is None else ["--address", address]
     with log.open("w") as fh:
-        proc = subprocess.Popen(argv, cwd=tmp_path, stdout=fh, stderr=subprocess.STDOUT, env=env,
+        proc = subprocess.Popen(argv, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True)
     try:
         deadline = time.monotonic() + 90
@@ -165,5 +165,6 @@ def test_evalcore_app_listens_on_the_loopback_unless_told(tmp_path, address, wan
         assert seen and seen <= want, seen
         assert "127.0.0.1" in seen or "0.0.0.0" in seen, seen
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
