@@ -7,6 +7,7 @@
   every meta-evaluation command shares (its parent parser, score loading, JSON/table output);
 * :mod:`.stats`    - ``pairs``, ``topics`` and ``report``;
 * :mod:`.metrics`  - ``metrics`` (the crosswalk of metric names);
+* :mod:`.trec_eval` - ``trec_eval`` (trec_eval's command line, :mod:`evalcore.treceval`);
 * :mod:`.app`      - ``app`` (starts the Streamlit dashboard).
 
 A subcommand module has ``register(subparsers, data_parent)``; adding one is
@@ -47,7 +48,7 @@ def __getattr__(name: str):
 SUBCOMMANDS = {"evaluate": ("evaluate",), "compare": ("compare",),
                "meta": ("kendall", "swap", "bootstrap", "stability", "tukey"),
                "stats": ("pairs", "topics", "report"),
-               "metrics": ("metrics",), "app": ("app",)}
+               "metrics": ("metrics",), "trec_eval": ("trec_eval",), "app": ("app",)}
 
 
 def _command(argv) -> str | None:
@@ -75,6 +76,8 @@ LEAN_HELP = {
     "topics": "topic set size design: topics needed for a paired or unpaired t-test, ANOVA or a CI (Sakai 2016, 2018)",
     "report": "Sakai 2007's whole experiment on a collection: Markdown report + tables as CSV and LaTeX",
     "metrics": "list every measure and its names in ir_measures, trec_eval, NTCIREVAL",
+    "trec_eval": "trec_eval 10.0's command line and output, byte for byte (-q, -c, -l N, -M N, -m all_trec, "
+                 "-m P.5,10 ...)",
     "app": "start the Streamlit dashboard (needs: pip install \"evalcore-ir[app]\")",
 }
 LEAN_EPILOG = (
@@ -167,6 +170,9 @@ def main(argv=None) -> int:
     one_blas_thread()
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command(argv)
+    if command == "trec_eval":          # trec_eval's own options (-q, -l2, -mP.5): not argparse's
+        from ..treceval.cli import main as trec_eval_main
+        return trec_eval_main(argv[argv.index("trec_eval") + 1:])
     known = command is not None and any(command in cmds for cmds in SUBCOMMANDS.values())
     parser = build_parser(command, lean=not known and all(a in ("-h", "--help", "--version") for a in argv))
     try:

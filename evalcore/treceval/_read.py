@@ -1,0 +1,122 @@
+"""trec_eval's two input files, read as trec_eval 10.0 reads them (``get_qrels.c``, ``get_trec_results.c``).
+
+* **qrels**: ``qid iter docno rel``, exactly four whitespace-separated fields; ``rel`` an integer (negative
+  values are kept: in the pool but unjudged, trec_eval's ``RELVALUE_UNJUDGED``). A line whose first character is
+  ``#`` is a comment. A document listed twice for one topic is an error, as in trec_eval.
+* **results**: ``qid iter docno rank sim run_tag``; fields after the sixth are ignored (trec_eval's own
+  ``test/results.trunc`` has them), the ``iter`` and ``rank`` fields are not read (trec_eval ranks by ``sim``),
+  blank lines and lines whose first non-blank character is ``#`` are skipped. The run's tag is the last line's,
+  as trec_eval prints it. A document retrieved twice for one topic is an error.
+
+Where trec_eval reads garbage silently (``atof("1.5abc")`` is 1.5, ``atol("2x")`` is 2) these readers refuse the
+line with the file, the line number and what to do; on every file trec_eval reads without complaint the values
+are the same. Two differences, documented in docs/cli.md ("evalcore trec_eval"): a second ``#`` line right after a
+comment is a comment here too (trec_eval 10.0 parses it as data), and a blank qrels line is skipped (trec_eval
+stops with "Malformed line"). Files may be gzip-compressed; the text must be UTF-8 (ASCII in practice), whose
+code-point order is the byte order trec_eval's ``strcmp`` sorts by.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..io._text import text_bytes
+from ..io._types import SourceFile
+from ..io.errors import InputError
+from ..io.limits import DEFAULT_LIMITS, read_limited
+
+__all__ = ["Qrels", "Results", "read_qrels", "read_results", "read_file"]
+
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)\Z", re.IGNORECASE)
+
+
+@dataclass
+class Qrels:
+    """Judgments per topic: ``topics[qid] = {docno: rel}``, the topics in trec_eval's (byte) order."""
+
+    name: str
+    topics: dict[str, dict[str, int]]
+
+
+@dataclass
+class Results:
+    """One run: ``topics[qid] = (docnos, sims)`` in file order, topics in trec_eval's order; ``run_id`` the tag."""
+
+    name: str
+    topics: dict[str, tuple[list[str], list[float]]]
+    run_id: str
+
+
+def read_file(path: str) -> bytes:
+    """The decompressed UTF-8 bytes of ``path`` (``-`` is standard input, as in trec_eval)."""
+    if path == "-":
+        import sys
+        return text_bytes(SourceFile("standard input", lambda: sys.stdin.buffer.read()))
+    hint = "give a smaller file"
+    return text_bytes(SourceFile(path, lambda: read_limited(path, DEFAULT_LIMITS.max_expanded_bytes, hint=hint)))
+
+
+def _lines(data: bytes):
+    return data.decode("utf-8").split("\n")
+
+
+def read_qrels(path: str, data: bytes | None = None) -> Qrels:
+    """Read a qrels file as trec_eval does (see the module docstring)."""
+    text = _lines(read_file(path) if data is None else data)
+    topics: dict[str, dict[str, int]] = {}
+    for i, line in enumerate(text, 1):
+        if not line or line[0] == "#":
+            continue
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 4:
+            raise InputError(f"expected 4 fields (qid iter docno rel), found {len(f)}", file=path, line=i,
+                             text=line, hint="trec_eval's qrels lines are 'qid iter docno rel'")
+        qid, _, doc, rel = f
+        if not _INT.match(rel):
+            raise InputError(f"the relevance {rel!r} is not a whole number", file=path, line=i, text=line,
+                             hint="write the judgment as an integer (negative: in the pool but not judged)")
+        judged = topics.setdefault(qid, {})
+        if doc in judged:
+            raise InputError(f"document {doc} is judged twice for topic {qid} (trec_eval stops here too: "
+                             "'duplicate docs')", file=path, line=i, text=line,
+                             hint="keep one judgment per topic and document")
+        r = int(rel)
+        if not -2**62 < r < 2**62:
+            raise InputError(f"the relevance {rel} is out of range", file=path, line=i, text=line)
+        judged[doc] = r
+    if not topics:
+        raise InputError("no judgments in the qrels file", file=path, hint="give a file of 'qid iter docno rel' lines")
+    return Qrels(path, {q: topics[q] for q in sorted(topics)})
+
+
+def read_results(path: str, data: bytes | None = None) -> Results:
+    """Read a results (run) file as trec_eval does (see the module docstring)."""
+    text = _lines(read_file(path) if data is None else data)
+    docs: dict[str, list[str]] = {}
+    sims: dict[str, list[float]] = {}
+    run_id = ""
+    for i, line in enumerate(text, 1):
+        f = line.split()
+        if not f or f[0][0] == "#":
+            continue
+        if len(f) < 6:
+            raise InputError(f"expected 6 fields (qid iter docno rank sim run_tag), found {len(f)}", file=path,
+                             line=i, text=line, hint="trec_eval's results lines are 'qid iter docno rank sim run_tag'")
+        qid, doc, sim, run_id = f[0], f[2], f[4], f[5]
+        if not _FLOAT.match(sim):
+            raise InputError(f"the score {sim!r} is not a number", file=path, line=i, text=line,
+                             hint="the fifth field is the document's score (higher ranks first)")
+        s = float(sim)
+        d = docs.get(qid)
+        if d is None:
+            docs[qid] = d = []
+            sims[qid] = []
+        d.append(doc)
+        sims[qid].append(s)
+    if not docs:
+        raise InputError("no results in the file", file=path,
+                         hint="give a file of 'qid iter docno rank sim run_tag' lines")
+    return Results(path, {q: (docs[q], sims[q]) for q in sorted(docs)}, run_id)
