@@ -267,8 +267,9 @@ def test_the_default_gives_small_data_one_thread_and_an_explicit_count_is_obeyed
     """MIN_WORK_PER_THREAD: by default a call of 45 pairs x B = 200 (9,000, far below every method's
     minimum per thread) runs its chunks on one thread even on 16 cores; threads=3 runs them on 3."""
     P = importlib.import_module("evalcore.meta._parallel")
-    mod = importlib.import_module(f"evalcore.meta.{method}")
+    mod = importlib.import_module("evalcore.meta._workers")       # the runner of every method's tasks
     monkeypatch.delenv("EVALCORE_THREADS", raising=False)
+    monkeypatch.delenv("EVALCORE_WORKERS", raising=False)
     monkeypatch.setattr(P, "machine_threads", lambda: 16)
     seen = []
     real = mod.run_tasks

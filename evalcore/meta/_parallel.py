@@ -182,7 +182,7 @@ WINDOW_PER_THREAD = 2
 
 
 def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Progress | None = None,
-              blas: bool = True) -> list:
+              blas: bool = True, pool: Any = None) -> list:
     """``[fn(t) for t in tasks]`` on ``threads`` threads, results in task order.
 
     ``prog.step()`` is called in the calling thread after each finished task (so a progress callback
@@ -196,39 +196,53 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
     register with, and unregister from, every pending future while holding the GIL: quadratic in the
     number of tasks (a method's thousands of pair chunks), the largest cost behind the bootstrap's and
     stability's slow-down on threads in docs/benchmarks.md section 15.1 (section 15.2 measures it).
+
+    ``pool``: an executor of ``threads`` worker processes (:mod:`._workers`) to submit to instead of a new
+    thread pool; every task then goes to it, and on an error or a cancel the tasks already running are
+    waited for before the exception propagates.
     """
     tasks = list(tasks)
     ctx = one_blas_thread() if blas else nullcontext()
     with ctx:
-        if threads <= 1 or len(tasks) <= 1:
+        if pool is None and (threads <= 1 or len(tasks) <= 1):
             out = []
             for t in tasks:
                 out.append(fn(t))
                 if prog is not None:
                     prog.step()
             return out
-        workers = min(threads, len(tasks))
-        results: list = [None] * len(tasks)
+        workers = max(1, min(threads, len(tasks)))
+        if pool is not None:
+            return _windowed(pool, fn, tasks, workers, prog, wait_running=True)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalcore") as ex:
-            running: dict = {}
-            todo = iter(range(len(tasks)))
+            return _windowed(ex, fn, tasks, workers, prog, wait_running=False)
 
-            def submit(k: int) -> None:
-                for i in itertools.islice(todo, k):
-                    running[ex.submit(fn, tasks[i])] = i
 
-            submit(WINDOW_PER_THREAD * workers)
-            try:
-                while running:
-                    done, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for f in done:
-                        results[running.pop(f)] = f.result()     # a task's exception, raised here
-                    submit(len(done))                            # the pool's next tasks before drawing
-                    if prog is not None:
-                        for _ in done:
-                            prog.step()
-            except BaseException:
-                for f in running:
-                    f.cancel()
-                raise
-        return results
+def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Progress | None,
+              wait_running: bool) -> list:
+    """:func:`run_tasks`' loop: at most :data:`WINDOW_PER_THREAD` tasks per worker submitted to ``ex``."""
+    results: list = [None] * len(tasks)
+    running: dict = {}
+    todo = iter(range(len(tasks)))
+
+    def submit(k: int) -> None:
+        for i in itertools.islice(todo, k):
+            running[ex.submit(fn, tasks[i])] = i
+
+    submit(WINDOW_PER_THREAD * workers)
+    try:
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                results[running.pop(f)] = f.result()     # a task's exception, raised here
+            submit(len(done))                            # the pool's next tasks before drawing
+            if prog is not None:
+                for _ in done:
+                    prog.step()
+    except BaseException:
+        for f in running:
+            f.cancel()
+        if wait_running:                                 # a thread pool's exit waits for them itself
+            wait(running)
+        raise
+    return results

@@ -12,8 +12,8 @@ on every CPU, BLAS kernel, chunking and engine), so
 mean* = S1 / n and var* = (S2 - S1^2 / n) / (n - 1). Pairs are processed in
 chunks of pairs (:data:`CHUNK_BYTES` of pairs x B floats at a time), never
 the pairs x B x n tensor, so memory does not grow with the number of pairs
-beyond the result columns. The chunks run on a pool of threads (``threads``; one BLAS
-thread per task, :mod:`evalcore.meta._parallel`); a pair's values do not depend on its chunk or thread.
+beyond the result columns. The chunks run on worker processes or threads (``workers``; one BLAS
+thread per task, :mod:`evalcore.meta._workers`); a pair's values do not depend on its chunk or worker.
 
 Why pair products and not per-run sums: S2 holds the cross term sum x*y,
 which only a pair product gives. S1 alone could come from per-run sums
@@ -67,7 +67,8 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import WorkCache, fit_threads, min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import min_tasks, split_range
+from ._workers import Runner, check_process_work, plan, worker_count
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
 
@@ -269,7 +270,8 @@ class BootstrapResult:
 
 def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 1000, seed: int | None = 0,
                           alpha=0.05, samples: np.ndarray | None = None,
-                          progress: ProgressFn | None = None, threads: int | None = None) -> BootstrapResult:
+                          progress: ProgressFn | None = None, threads: int | None = None,
+                          workers: int | None = None, process_work: int | None = None) -> BootstrapResult:
     """Paired bootstrap test for every run pair and the discriminative power of every metric.
 
     Parameters
@@ -281,60 +283,71 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     alpha : significance level, or a list of them (e.g. (0.05, 0.01)); one summary row per alpha
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of pairs, used as given; by default ``$EVALCORE_THREADS``, else
-        every core up to 4 (fastest there on a 16-core machine, docs/benchmarks.md section 15.2), cut to one
-        thread per 400,000 run pairs x B (a smaller call ran no faster on more: ``_parallel.fit_threads``,
-        section 15.3); the tables are bit for bit the same for any number
+    workers : the most workers running the chunks of pairs (default ``$EVALCORE_WORKERS``, else every core;
+        1: the calling thread only). A call of at least ``process_work`` run pairs x B runs on that many worker
+        processes, a smaller one on threads (:mod:`evalcore.meta._workers`); the tables are bit for bit the
+        same for any number
+    process_work : run pairs x B from which the call runs on worker processes (default
+        ``_workers.PROCESS_WORK["bootstrap"]``, the crossover of docs/benchmarks.md section 18; 0: always)
+    threads : threads of this process instead (no worker processes), used as given; with neither this nor
+        ``workers``, ``$EVALCORE_THREADS`` (when ``$EVALCORE_WORKERS`` is unset) sets the threads, cut to one
+        per 400,000 run pairs x B (``_parallel.fit_threads``, docs/benchmarks.md section 15.3)
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = bootstrap_sensitivity(s, B=200, seed=3)
     >>> r.pairs[["run_x", "run_y", "asl"]].values.tolist()[1]
     ['0', '2', 1.0]
     """
-    explicit = threads is not None
-    threads = resolve_threads(threads, "bootstrap")
+    count, _ = worker_count(workers, threads)
+    check_process_work(process_work)
     # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
-    check_call("bootstrap", scores, B=B if samples is None else len(samples), threads=threads)
+    check_call("bootstrap", scores, B=B if samples is None else len(samples), threads=count)
     metrics, mats, ids, alphas, samples, Ct, pi, pj, ks = prepare_bootstrap(scores, run_ids, B, seed, alpha, samples)
     B, c = samples.shape
     P = pi.size
-    if not explicit:                                # the default: no more threads than the work can use
-        threads = fit_threads(threads, "bootstrap", P * B)
+    how = plan("bootstrap", P * B, workers=workers, threads=threads, process_work=process_work)
     chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), budget=CHUNK_BYTES,
-                         min_chunks=min_tasks(threads, len(metrics)))
+                         min_chunks=min_tasks(how.count, len(metrics)))
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
-    groups = split_range(len(chunks), min_tasks(threads, len(metrics)))
+    groups = split_range(len(chunks), min_tasks(how.count, len(metrics)))
     prog = Progress(progress, len(metrics) * len(groups))
     prog.report(0.0)
-    cols = {m: (np.empty(P), np.empty(P), np.empty(P)) for m in metrics}
-    tols = {m: zero_tolerance(mats[m]) for m in metrics}   # per metric, from the whole matrix: not per chunk
-    rows = max(sl.stop - sl.start for sl in chunks)
-    cache = WorkCache()
-    bits = count_bits(Ct)
-
-    def task(job):
-        m, (g0, g1) = job
-        M = mats[m]
-        asl, mdiff, tobs = cols[m]
-        work = cache.get(rows, B, *[np.float64] * 4, np.bool_)
-        est = np.zeros(len(ks))
-        for sl in chunks[g0:g1]:
-            z = zero_rounding(M[pi[sl]] - M[pj[sl]], tols[m])
-            asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, ks, work, bits)
-            est = np.maximum(est, e)               # Fig. 7's maximum over pairs: associative
-        return est
-
-    jobs = [(m, g) for m in metrics for g in groups]
-    ests = run_tasks(task, jobs, threads, prog)
+    arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj}
+    for k, m in enumerate(metrics):
+        arrays["M", k] = mats[m]
+        for col in ("asl", "mdiff", "t"):
+            arrays[col, k] = np.empty(P)
+    # per metric, from the whole matrix: not per chunk
+    fixed = (c, tuple(ks), count_bits(Ct), max(sl.stop - sl.start for sl in chunks))
+    jobs = [(k, zero_tolerance(mats[m]), [(sl.start, sl.stop) for sl in chunks[g0:g1]], fixed)
+            for k, m in enumerate(metrics) for g0, g1 in groups]
+    with Runner(how, arrays, outputs=[(col, k) for k in range(len(metrics)) for col in ("asl", "mdiff", "t")]) as run:
+        ests = run.map(_pairs_task, jobs, prog)
     per_metric = {}
-    for m in metrics:
+    for k, m in enumerate(metrics):
         est = np.zeros(len(alphas))
-        for (m2, _), e in zip(jobs, ests, strict=True):
-            if m2 == m:
+        for job, e in zip(jobs, ests, strict=True):
+            if job[0] == k:
                 est = np.maximum(est, e)           # Fig. 7's maximum over pairs: associative
-        per_metric[m] = (*cols[m], est)
+        per_metric[m] = (arrays["asl", k], arrays["mdiff", k], arrays["t", k], est)
     return bootstrap_result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
+
+
+def _pairs_task(arrays: dict, job, cache) -> np.ndarray:
+    """One task of :func:`bootstrap_sensitivity`: metric k's chunks of pairs, columns written into
+    ``arrays``; returns the chunks' Fig. 7 estimates (their maximum)."""
+    k, tol, spans, (c, ks, bits, rows) = job
+    M, Ct, pi, pj = arrays["M", k], arrays["Ct"], arrays["pi"], arrays["pj"]
+    asl, mdiff, tobs = arrays["asl", k], arrays["mdiff", k], arrays["t", k]
+    work = cache.get(rows, Ct.shape[1], *[np.float64] * 4, np.bool_)
+    est = np.zeros(len(ks))
+    for a, b in spans:
+        sl = slice(a, b)
+        z = zero_rounding(M[pi[sl]] - M[pj[sl]], tol)
+        asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, list(ks), work, bits)
+        est = np.maximum(est, e)                   # Fig. 7's maximum over pairs: associative
+    return est
 
 
 def prepare_bootstrap(scores, run_ids, B, seed, alpha, samples):

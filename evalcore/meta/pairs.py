@@ -98,7 +98,8 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import min_tasks, resolve_threads, run_tasks
+from ._parallel import min_tasks
+from ._workers import Runner, check_process_work, plan, worker_count
 from .bootstrap import resolve_samples
 from .topicsets import residual_variance
 
@@ -378,7 +379,8 @@ def _signs(n: int, B: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
 def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidence: float = 0.95,
                     tests: Sequence[str] = TESTS, B: int = 1000, seed: int | None = 0,
                     samples: np.ndarray | None = None, signs: np.ndarray | None = None,
-                    progress: ProgressFn | None = None, threads: int | None = None) -> PairsResult:
+                    progress: ProgressFn | None = None, threads: int | None = None, workers: int | None = None,
+                    process_work: int | None = None) -> PairsResult:
     """Mean difference, CIs, effect sizes and p-values of every run pair of every metric.
 
     Parameters
@@ -396,9 +398,15 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     signs : optional (K, n_topics) array of +-1 sign flips for the randomisation test; p is then
         2 min(#{T* <= T}, #{T* >= T}) / K (no +1: the caller gives the full reference set)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of pairs, one BLAS thread each (default ``$EVALCORE_THREADS``,
-        else one thread: not measured to scale, docs/benchmarks.md section 15.1); a pair's values do not
-        depend on its chunk, so the table is the same for any number
+    workers : the most workers running the chunks of pairs, one BLAS thread each (default
+        ``$EVALCORE_WORKERS``, else every core; 1: the calling thread only). A call of at least
+        ``process_work`` run pairs x B runs on that many worker processes, a smaller one in the calling thread
+        (:mod:`evalcore.meta._workers`); a pair's values do not depend on its chunk, so the table is the same
+        for any number
+    process_work : run pairs x B from which the call runs on worker processes (default
+        ``_workers.PROCESS_WORK["pairs"]``, docs/benchmarks.md section 18; 0: always)
+    threads : threads of this process instead (no worker processes), used as given (``$EVALCORE_THREADS``
+        sets them when neither this, ``workers`` nor ``$EVALCORE_WORKERS`` is given)
 
     >>> s = {"M": np.array([[0.5, 0.6, 0.7, 0.8], [0.1, 0.2, 0.1, 0.2], [0.5, 0.6, 0.7, 0.8]])}
     >>> r = pair_statistics(s, tests=("t", "sign"))
@@ -407,26 +415,36 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     """
     metrics, mats, n_runs, n_topics, ids, confidence, tests, B = _check_arguments(scores, run_ids, confidence,
                                                                                 tests, B)
-    threads = resolve_threads(threads, "pairs")
+    count, _ = worker_count(workers, threads)
+    check_process_work(process_work)
     # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
-    check_call("pairs", mats, B=B if samples is None else len(samples), threads=threads, tests=tests)
+    check_call("pairs", mats, B=B if samples is None else len(samples), threads=count, tests=tests)
     rs = _resampling(tests, n_topics, B, seed, samples, signs)
     a2 = (1 - confidence) / 2
     pi, pj = pair_index(n_runs)
+    how = plan("pairs", pi.size * max(rs.Bb + rs.K, 1), workers=workers, threads=threads, process_work=process_work)
     per_row = 8 * (12 * n_topics + 4 * rs.Bb + 2 * rs.K)
-    chunks = pair_chunks(pi.size, per_row, min_chunks=min_tasks(threads, len(metrics)))
+    chunks = pair_chunks(pi.size, per_row, min_chunks=min_tasks(how.count, len(metrics)))
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
+    arrays: dict = {"pi": pi, "pj": pj}
+    if rs.Ct is not None:
+        arrays["Ct"] = rs.Ct
+    if rs.St is not None:
+        arrays["St"] = rs.St
+    outputs = []
+    for k, m in enumerate(metrics):
+        arrays["M", k] = mats[m]
+        for col in _PAIR_COLUMNS[3:]:
+            arrays[col, k] = np.full(pi.size, np.nan)
+            outputs.append((col, k))
+    shape = (rs.Bb, rs.c, rs.K, rs.exact_signs)
     v_es = {m: residual_variance(mats[m]) for m in metrics}
-    cols = {m: {k: np.full(pi.size, np.nan) for k in _PAIR_COLUMNS[3:]} for m in metrics}
-    any_nan = {m: bool(np.isnan(mats[m]).any()) for m in metrics}
-    tols = {m: zero_tolerance(mats[m]) for m in metrics}
-
-    def task(job):
-        m, sl = job
-        _chunk_columns(mats[m], v_es[m], pi, pj, sl, tests, rs, a2, cols[m], any_nan[m], tols[m])
-
-    run_tasks(task, [(m, sl) for m in metrics for sl in chunks], threads, prog)
+    jobs = [(k, v_es[m], bool(np.isnan(mats[m]).any()), zero_tolerance(mats[m]),
+             (sl.start, sl.stop), tuple(tests), a2, shape) for k, m in enumerate(metrics) for sl in chunks]
+    with Runner(how, arrays, outputs=outputs) as run:
+        run.map(_pairs_task, jobs, prog)
+    cols = {m: {col: arrays[col, k] for col in _PAIR_COLUMNS[3:]} for k, m in enumerate(metrics)}
     frames = []
     run_x, run_y = pair_names(ids, pi, pj)
     for m in metrics:
@@ -436,6 +454,15 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
                        B=B, seed=seed, tests=tuple(tests), samples=rs.samples, n_flips=int(rs.K),
                        exact_randomisation=bool(rs.exact_signs), v_e_runs=int(n_runs))
+
+
+def _pairs_task(arrays: dict, job, cache) -> None:
+    """One task of :func:`pair_statistics`: every column of metric k's pairs start..stop-1, into ``arrays``."""
+    k, v_e, any_nan, tol, (start, stop), tests, a2, (Bb, c, K, exact) = job
+    rs = _Resampling(Ct=arrays.get("Ct"), Bb=Bb, c=c, St=arrays.get("St"), K=K, exact_signs=exact)
+    cols = {col: arrays[col, k] for col in _PAIR_COLUMNS[3:]}
+    _chunk_columns(arrays["M", k], v_e, arrays["pi"], arrays["pj"], slice(start, stop), tests, rs, a2, cols,
+                   any_nan, tol)
 
 
 def _check_arguments(scores, run_ids, confidence, tests, B):

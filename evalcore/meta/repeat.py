@@ -40,7 +40,7 @@ from ..settings import SEED_MAX
 from ..workload import check_call
 from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
-from ._parallel import resolve_threads
+from ._workers import worker_count
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
 from .swap import sort_summary, swap_method
@@ -186,7 +186,7 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
            progress: ProgressFn | None = None, on_dask: bool = False, reuse=None, **kwargs) -> RepeatResult:
     """Run ``method`` ("swap", "bootstrap", "stability" or "tukey") ``repeats`` times with derived seeds.
 
-    ``kwargs`` go to the method unchanged (B, alpha, sampling, threads, ...; not
+    ``kwargs`` go to the method unchanged (B, alpha, sampling, workers, threads, ...; not
     ``samples``/``permutations``, which would make every repetition equal).
     ``progress`` gets the fraction of all repetitions done; returning True
     cancels (raises :class:`~evalcore.meta.Cancelled`).
@@ -247,13 +247,14 @@ def check_repeated(method: str, scores, repeats, kwargs: Mapping) -> None:
     to the method's own default)."""
     func = METHODS[method][0]
     B = kwargs.get("B", inspect.signature(func).parameters["B"].default)
-    threads = kwargs.get("threads")
-    if threads is not None and not isinstance(threads, (int, np.integer)):
+    threads, workers = kwargs.get("threads"), kwargs.get("workers")
+    if any(v is not None and not isinstance(v, (int, np.integer)) for v in (threads, workers)):
         return                                   # the method's own check names it
     extra: dict[str, Any] = {k: kwargs.get(k) for k in ("subset_size", "sampling", "replacement", "fuzziness")}
     check_call(method, scores, B=B, repeats=repeats,
-               threads=1 if kwargs.get("scheduler") is not None else resolve_threads(
-                   None if threads is None else int(threads), method), **extra)
+               threads=1 if kwargs.get("scheduler") is not None else worker_count(
+                   None if workers is None else int(workers), None if threads is None else int(threads))[0],
+               **extra)
 
 
 class _Repetition:
@@ -302,9 +303,10 @@ def _dask_function(method: str, repeats: int, kwargs: dict) -> Callable[..., Any
     place: a ``threads=None`` is dropped)."""
     from . import on_dask
 
-    if kwargs.pop("threads", None) is not None:
-        raise ValueError("threads= sets the in-memory path's threads; with on_dask=True the Dask workers' "
-                         "threads run the tasks (dask_client(workers=N) for N worker processes)")
+    for name in ("threads", "workers", "process_work"):
+        if kwargs.pop(name, None) is not None:
+            raise ValueError(f"{name}= sets the in-memory path's threads or worker processes; with on_dask=True "
+                             "the Dask workers run the tasks (dask_client(workers=N) for N worker processes)")
     if kwargs.get("to_parquet") is not None and repeats != 1:
         raise ValueError(f"to_parquet= writes one result's pairs; repeats={repeats} would write {repeats}: run "
                          "each seed on its own (RepeatResult.seeds lists them)")

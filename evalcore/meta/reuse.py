@@ -8,8 +8,8 @@ the store, byte for byte). For the swap, bootstrap and stability methods it is f
 the runs too (:data:`ORDER_FREE`). A store keyed by exactly these (:func:`row_key`; the score matrix by
 a digest of its bytes, shape and dtype) lets a later call take the rows an earlier call computed: the
 dashboard's Bootstrap page, run at the report's B and seed, fills the rows of the report's Table 4, and
-the report computes only the metrics (and seeds) not found. Settings that change no number (threads, run
-names, progress) are not part of the key; every other argument is, with its default filled in, so
+the report computes only the metrics (and seeds) not found. Settings that change no number (threads,
+workers, run names, progress) are not part of the key; every other argument is, with its default filled in, so
 ``rule="003"`` written or left to its default is one key.
 
 The store is anything with ``lookup(key)`` (the row or None) and ``put(key, row)``, such as
@@ -41,7 +41,8 @@ LEVEL_ARGUMENT = {"swap": "confidences", "bootstrap": "alpha", "tukey": "alpha",
 #: method -> the summary column holding the level
 LEVEL_COLUMN = {"swap": "confidence", "bootstrap": "alpha", "tukey": "alpha", "stability": "fuzziness"}
 #: arguments that change no summary figure (or fix the draw: never reused), left out of the key
-_NOT_KEYED = frozenset({"scores", "seed", "progress", "threads", "run_ids", "samples", "permutations"})
+_NOT_KEYED = frozenset({"scores", "seed", "progress", "threads", "workers", "process_work", "run_ids", "samples",
+                        "permutations"})
 #: columns of a repetition's summary that are not the method's own
 _REPEAT_COLUMNS = ("repeat", "seed")
 

@@ -16,9 +16,9 @@ Means over the sample are ``scores @ counts.T / c`` (topic-count matrix,
 O(runs x topics x B), computed in chunks of trials; the sums exact up to one rounding by
 :func:`evalcore._exact.fmat_imat`, so the same bits on every CPU), pair differences are taken from
 those means in chunks of pairs (:data:`CHUNK_BYTES` at a time), so memory
-beyond the result columns does not grow with the number of pairs. Both kinds of chunk run on a
-pool of threads (``threads``, one BLAS thread per task; :mod:`evalcore.meta._parallel`): counts are
-integers and the means exact, so the tables do not depend on the threads.
+beyond the result columns does not grow with the number of pairs. Both kinds of chunk run on
+worker processes or threads (``workers``, one BLAS thread per task; :mod:`evalcore.meta._workers`): counts
+are integers and the means exact, so the tables do not depend on the workers.
 """
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ from ._common import (
     pair_names,
     topic_counts,
 )
-from ._parallel import WorkCache, fit_threads, min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import min_tasks, split_range
+from ._workers import Runner, check_process_work, plan, worker_count
 
 __all__ = ["stability", "StabilityResult", "stability_samples"]
 
@@ -134,7 +135,8 @@ class StabilityResult:
 def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: int | None = None, B: int = 1000,
               seed: int | None = 0, fuzziness=(0.01, 0.02, 0.05, 0.1), replacement: bool = False,
               samples: np.ndarray | None = None, progress: ProgressFn | None = None,
-              threads: int | None = None) -> StabilityResult:
+              threads: int | None = None, workers: int | None = None,
+              process_work: int | None = None) -> StabilityResult:
     """Error rate and proportion of ties of every metric, for each fuzziness value.
 
     Parameters
@@ -148,61 +150,79 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     replacement : draw each subset with replacement (002's bootstrap variant)
     samples : optional (B, c) topic-index array to use instead of drawing (tests)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of trials (the means) and of pairs (the counts), used as given; by
-        default ``$EVALCORE_THREADS``, else every core up to 4 (docs/benchmarks.md section 15.2), cut to one
-        thread per 2,500,000 run pairs x B (a smaller call ran slower on more: ``_parallel.fit_threads``,
-        section 15.3). The tables are the same for any number
+    workers : the most workers running the chunks of trials (the means) and of pairs (the counts) (default
+        ``$EVALCORE_WORKERS``, else every core; 1: the calling thread only). A call of at least ``process_work``
+        run pairs x B runs on that many worker processes, a smaller one on threads
+        (:mod:`evalcore.meta._workers`). The tables are the same for any number
+    process_work : run pairs x B from which the call runs on worker processes (default
+        ``_workers.PROCESS_WORK["stability"]``, docs/benchmarks.md section 18; 0: always)
+    threads : threads of this process instead (no worker processes), used as given; with neither this nor
+        ``workers``, ``$EVALCORE_THREADS`` (when ``$EVALCORE_WORKERS`` is unset) sets the threads, cut to one
+        per 2,500,000 run pairs x B (``_parallel.fit_threads``, docs/benchmarks.md section 15.3)
 
     >>> s = {"M": np.array([[0.9, 0.8, 0.7, 0.6], [0.1, 0.2, 0.1, 0.2]])}
     >>> r = stability(s, B=10, fuzziness=(0.05,))
     >>> r.summary[["error_rate", "prop_ties"]].values.tolist()
     [[0.0, 0.0]]
     """
-    explicit = threads is not None
-    threads = resolve_threads(threads, "stability")
+    count, _ = worker_count(workers, threads)
+    check_process_work(process_work)
     # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
-    check_call("stability", scores, B=B if samples is None else len(samples), threads=threads,
+    check_call("stability", scores, B=B if samples is None else len(samples), threads=count,
                subset_size=subset_size if samples is None else len(samples[0]), replacement=replacement,
                fuzziness=fuzziness)
     metrics, mats, ids, fz, samples, Ct, pi, pj = prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness,
                                                         replacement, samples)
     B, c = samples.shape
     P = pi.size
-    if not explicit:                                # the default: no more threads than the work can use
-        threads = fit_threads(threads, "stability", P * B)
-    chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(threads, len(metrics)))
+    how = plan("stability", P * B, workers=workers, threads=threads, process_work=process_work)
+    chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(how.count, len(metrics)))
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
-    groups = split_range(len(chunks), min_tasks(threads, len(metrics)))
-    trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
+    groups = split_range(len(chunks), min_tasks(how.count, len(metrics)))
+    trial_parts = split_range(B, min_tasks(how.count, len(metrics), steps=1))
     prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
-    # every run's mean per trial, in chunks of trials: every column of the topic counts sums to c, so the
-    # exact products (evalcore._exact) give the same bits for any split of the trials
-    means = {m: np.empty((mats[m].shape[0], B)) for m in metrics}
-
-    def means_task(job):
-        m, (t0, t1) = job
-        means[m][:, t0:t1] = fmat_imat(mats[m], Ct[:, t0:t1]) / c
-
-    run_tasks(means_task, [(m, part) for m in metrics for part in trial_parts], threads, prog)
-    counts = {}
-    for m in metrics:
-        W = np.zeros((len(fz), P), dtype=np.int64)
-        counts[m] = W, np.zeros_like(W), np.zeros_like(W)
-    fast = {m: fast_path_ok(means[m]) for m in metrics}
+    n_runs = mats[metrics[0]].shape[0]
+    arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj}
+    outputs = []
+    for k, m in enumerate(metrics):
+        arrays["M", k] = mats[m]
+        # every run's mean per trial, computed in chunks of trials: every column of the topic counts sums to
+        # c, so the exact products (evalcore._exact) give the same bits for any split of the trials
+        arrays["means", k] = np.empty((n_runs, B))
+        for col in ("W", "L", "T"):
+            arrays[col, k] = np.zeros((len(fz), P), dtype=np.int64)
+            outputs.append((col, k))
     rows = max(sl.stop - sl.start for sl in chunks)
-    cache = WorkCache()
-
-    def count_task(job):
-        m, (g0, g1) = job
-        W, L, T = counts[m]
-        work = cache.get(rows, B, *[np.float64] * 5, np.bool_)
-        for sl in chunks[g0:g1]:
-            count_chunk(means[m], pi[sl], pj[sl], fz, fast[m], W[:, sl], L[:, sl], T[:, sl], work)
-
-    run_tasks(count_task, [(m, g) for m in metrics for g in groups], threads, prog)
+    with Runner(how, arrays, outputs=outputs) as run:
+        parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
+        seen = run.map(_means_task, parts, prog)
+        fast = {k: all(ok for job, ok in zip(parts, seen, strict=True) if job[0] == k) for k in range(len(metrics))}
+        run.map(_count_task, [(k, fz, fast[k], [(sl.start, sl.stop) for sl in chunks[g0:g1]], rows)
+                              for k in range(len(metrics)) for g0, g1 in groups], prog)
+    counts = {m: (arrays["W", k], arrays["L", k], arrays["T", k]) for k, m in enumerate(metrics)}
     return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
+
+
+def _means_task(arrays: dict, job, cache) -> bool:
+    """Metric k's means over trials t0..t1-1 into ``arrays["means", k]``; whether they all allow
+    :func:`count_chunk`'s fast path (:func:`fast_path_ok` of this part)."""
+    k, c, (t0, t1) = job
+    part = fmat_imat(arrays["M", k], arrays["Ct"][:, t0:t1]) / c
+    arrays["means", k][:, t0:t1] = part
+    return fast_path_ok(part)
+
+
+def _count_task(arrays: dict, job, cache) -> None:
+    """Metric k's wins, losses and ties of the chunks of pairs ``spans``, into ``arrays``."""
+    k, fz, fast, spans, rows = job
+    means, pi, pj = arrays["means", k], arrays["pi"], arrays["pj"]
+    W, L, T = arrays["W", k], arrays["L", k], arrays["T", k]
+    work = cache.get(rows, means.shape[1], *[np.float64] * 5, np.bool_)
+    for a, b in spans:
+        sl = slice(a, b)
+        count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
 
 
 def fast_path_ok(means: np.ndarray) -> bool:

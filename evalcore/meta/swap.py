@@ -36,7 +36,8 @@ import pandas as pd
 from .._exact import fmat_imat
 from ..workload import check_call
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, sign_tol, topic_counts, zero_tolerance
-from ._parallel import fit_threads, min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import min_tasks, split_range
+from ._workers import Runner, check_process_work, plan, worker_count
 from .sampling import sample_topics
 
 __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort_summary"]
@@ -145,7 +146,8 @@ def _summary_row(metric, conf, count, swaps, max_performance, bin_width, total):
 def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacement", subset_size: int | None = None,
                 B: int = 1000, seed: int | None = 0, bin_width: float = 0.01, n_bins: int = 21, rule: str = "003",
                 confidences=(0.95, 0.90, 0.80), samples: tuple[np.ndarray, np.ndarray] | None = None,
-                progress: ProgressFn | None = None, threads: int | None = None) -> SwapResult:
+                progress: ProgressFn | None = None, threads: int | None = None, workers: int | None = None,
+                process_work: int | None = None) -> SwapResult:
     """Swap rates per performance-difference bin and the sensitivity summary, for every metric.
 
     Parameters
@@ -160,49 +162,70 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     confidences : levels for the summary (default 95%, 90%, 80%)
     samples : optional (Q, Q2) index arrays (B, c) to use instead of drawing them (tests, shared samples)
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the chunks of trials (the means) and of pairs (the bin counts), used as
-        given; by default ``$EVALCORE_THREADS``, else every core (it scaled, docs/benchmarks.md section
-        15.1), cut to one thread per 2,500,000 run pairs x B (a smaller call ran slower on more:
-        ``_parallel.fit_threads``, section 15.3). Counts are integers, the means exact: the same tables for
-        any number
+    workers : the most workers running the chunks of trials (the means) and of pairs (the bin counts)
+        (default ``$EVALCORE_WORKERS``, else every core; 1: the calling thread only). A call of at least
+        ``process_work`` run pairs x B runs on that many worker processes, a smaller one on threads
+        (:mod:`evalcore.meta._workers`). Counts are integers, the means exact: the same tables for any number
+    process_work : run pairs x B from which the call runs on worker processes (default
+        ``_workers.PROCESS_WORK["swap"]``, docs/benchmarks.md section 18; 0: always)
+    threads : threads of this process instead (no worker processes), used as given; with neither this nor
+        ``workers``, ``$EVALCORE_THREADS`` (when ``$EVALCORE_WORKERS`` is unset) sets the threads, cut to one
+        per 2,500,000 run pairs x B (``_parallel.fit_threads``, docs/benchmarks.md section 15.3)
 
     >>> rng = np.random.default_rng(0)
     >>> r = swap_method({"M": rng.random((4, 10))}, B=50, seed=1)
     >>> list(r.summary.columns)[:6]
     ['metric', 'confidence', 'abs_diff', 'max_performance', 'relative', 'pct_comparisons']
     """
-    explicit = threads is not None
-    threads = resolve_threads(threads, "swap")
+    count, _ = worker_count(workers, threads)
+    check_process_work(process_work)
     # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
-    check_call("swap", scores, B=B if samples is None else len(samples[0]), threads=threads, sampling=sampling,
+    check_call("swap", scores, B=B if samples is None else len(samples[0]), threads=count, sampling=sampling,
                subset_size=subset_size if samples is None else len(samples[0][0]))
     prep = prepare_swap(scores, sampling, subset_size, B, seed, bin_width, n_bins, rule, confidences, samples)
     metrics, mats, n_runs, B, c = prep.metrics, prep.mats, prep.n_runs, prep.B, prep.c
     P = n_runs * (n_runs - 1) // 2
-    if not explicit:                                # the default: no more threads than the work can use
-        threads = fit_threads(threads, "swap", P * B)
-    per_job = min_tasks(threads, len(metrics))
+    how = plan("swap", P * B, workers=workers, threads=threads, process_work=process_work)
+    per_job = min_tasks(how.count, len(metrics))
     groups = task_groups(row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // per_job))), per_job)
-    trial_parts = split_range(B, min_tasks(threads, len(metrics), steps=1))
+    trial_parts = split_range(B, min_tasks(how.count, len(metrics), steps=1))
     prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
-    # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
-    uniq = {m: distinct_rows(mats[m]) for m in metrics}
-    means = {m: (np.empty((uniq[m][0].shape[0], B)), np.empty((uniq[m][0].shape[0], B))) for m in metrics}
-
-    def means_task(job):
-        m, (t0, t1) = job
-        means[m][0][:, t0:t1], means[m][1][:, t0:t1] = swap_means(uniq[m][0], prep.C1, prep.C2, c, t0, t1)
-
-    run_tasks(means_task, [(m, part) for m in metrics for part in trial_parts], threads, prog)
-    A = {m: (means[m][0][uniq[m][1]], means[m][1][uniq[m][1]]) for m in metrics}   # (n_runs, B) each
-    jobs = [(m, g) for m in metrics for g in groups]
-    hists = run_tasks(lambda job: swap_hist(*A[job[0]], job[1], prep.bin_width, prep.n_bins, prep.rule,
-                                            prep.tols[job[0]]), jobs, threads, prog)
+    arrays: dict = {"C1": prep.C1, "C2": prep.C2}
+    for k, m in enumerate(metrics):
+        # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
+        arrays["U", k], arrays["inv", k] = distinct_rows(mats[m])
+        arrays["A1", k], arrays["A2", k] = np.empty((n_runs, B)), np.empty((n_runs, B))     # (n_runs, B) each
+    with Runner(how, arrays) as run:
+        parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
+        tops = run.map(_means_task, parts, prog)
+        jobs = [(k, g, prep.bin_width, prep.n_bins, prep.rule, prep.tols[m]) for k, m in enumerate(metrics)
+                for g in groups]
+        hists = run.map(_hist_task, jobs, prog)
     total = {m: np.zeros(2 * prep.n_bins, dtype=np.int64) for m in metrics}
-    for (m, _), h in zip(jobs, hists, strict=True):
-        total[m] += h                                        # integer counts: any order, the same sum
-    return swap_result(prep, total, {m: float(max(A[m][0].max(), A[m][1].max())) for m in metrics})
+    for job, h in zip(jobs, hists, strict=True):
+        total[metrics[job[0]]] += h                          # integer counts: any order, the same sum
+    # the largest mean of any run on any sample: every distinct row is some run's, so the parts' maxima
+    max_perf = {m: float(max(t for job, t in zip(parts, tops, strict=True) if job[0] == k))
+                for k, m in enumerate(metrics)}
+    return swap_result(prep, total, max_perf)
+
+
+def _means_task(arrays: dict, job, cache) -> float:
+    """Metric k's means over trials t0..t1-1 of both samples, for every run, into ``arrays["A1"/"A2", k]``;
+    returns their largest value."""
+    k, c, (t0, t1) = job
+    U, inv = arrays["U", k], arrays["inv", k]
+    m1, m2 = swap_means(U, arrays["C1"], arrays["C2"], c, t0, t1)
+    arrays["A1", k][:, t0:t1] = m1[inv]
+    arrays["A2", k][:, t0:t1] = m2[inv]
+    return float(max(m1.max(), m2.max()))
+
+
+def _hist_task(arrays: dict, job, cache) -> np.ndarray:
+    """:func:`swap_hist` of metric k's pairs in ``group``."""
+    k, group, bin_width, n_bins, rule, tol = job
+    return swap_hist(arrays["A1", k], arrays["A2", k], group, bin_width, n_bins, rule, tol)
 
 
 @dataclass

@@ -15,7 +15,7 @@ one gather and one mean per block.
 Random streams: the B trials fall into streams of :data:`TRIALS_PER_STREAM`
 (10) trials, and stream i draws its permutations from its own generator,
 ``default_rng(SeedSequence(seed).spawn(n_streams)[i])``, trial after trial.
-Streams run on a pool of threads (``threads``) or as Dask tasks
+Streams run on worker processes or threads (``workers``) or as Dask tasks
 (:func:`evalcore.meta.on_dask.tukey_hsd`) and give the same permutations, so
 the same seed gives the same p-values on every path, with any block size.
 (Before this, one generator ``default_rng(seed)`` drew every trial in turn:
@@ -52,7 +52,8 @@ from ._common import (
     pair_index,
     pair_names,
 )
-from ._parallel import WorkCache, min_tasks, resolve_threads, run_tasks, split_range
+from ._parallel import min_tasks, split_range
+from ._workers import Runner, check_process_work, plan, worker_count
 
 __all__ = ["tukey_hsd", "TukeyResult"]
 
@@ -151,7 +152,8 @@ def ranges_block(src: dict, ranges: dict, t0: int, t1: int, rng, permutations, d
 
 def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, seed: int | None = 0, alpha=0.05,
               block: int = 250, permutations: np.ndarray | None = None,
-              progress: ProgressFn | None = None, threads: int | None = None) -> TukeyResult:
+              progress: ProgressFn | None = None, threads: int | None = None, workers: int | None = None,
+              process_work: int | None = None) -> TukeyResult:
     """Randomised Tukey HSD for every run pair of every metric.
 
     Parameters
@@ -167,10 +169,14 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         permutation of runs applied to topic t in trial b, to the scores as given (tests);
         overrides B and seed
     progress : callback given the fraction done; return True to cancel (raises Cancelled)
-    threads : threads running the blocks of trials (default ``$EVALCORE_THREADS``, else every core: it
-        scaled, docs/benchmarks.md section 15.1); every
-        stream of :data:`TRIALS_PER_STREAM` trials has its own generator, so the result is the same for
-        any number
+    workers : the most workers running the blocks of trials (default ``$EVALCORE_WORKERS``, else every core;
+        1: the calling thread only). A call of at least ``process_work`` trials x runs x topics runs on that
+        many worker processes, a smaller one on threads (:mod:`evalcore.meta._workers`); every stream of
+        :data:`TRIALS_PER_STREAM` trials has its own generator, so the result is the same for any number
+    process_work : trials x runs x topics from which the call runs on worker processes (default
+        ``_workers.PROCESS_WORK["tukey"]``, docs/benchmarks.md section 18; 0: always)
+    threads : threads of this process instead (no worker processes), used as given (``$EVALCORE_THREADS``
+        sets them when neither this, ``workers`` nor ``$EVALCORE_WORKERS`` is given)
 
     >>> hi, lo = [0.9, 0.8, 0.9, 0.7] * 2, [0.1, 0.2, 0.1, 0.2] * 2
     >>> s = {"M": np.array([hi, lo, lo])}
@@ -187,29 +193,40 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         B = permutations.shape[0]
     B = check_positive_int(B, "B")
     block = check_positive_int(block, "block")
-    threads = resolve_threads(threads, "tukey")
+    count, _ = worker_count(workers, threads)
+    check_process_work(process_work)
     # sized from every setting together before anything is drawn (docs/reliability.md, "Work products")
-    check_call("tukey", mats, B=B, threads=threads)
+    check_call("tukey", mats, B=B, threads=count)
     alphas = check_alpha(alpha)
+    how = plan("tukey", B * n_runs * n_topics, workers=workers, threads=threads, process_work=process_work)
     streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
-    groups = split_range(len(streams), min_tasks(threads))
-    # canonical order of each topic's scores, so a seed's result does not depend on the run order
-    src = {m: (mats[m] if permutations is not None else np.sort(mats[m], axis=0)).ravel() for m in metrics}
+    groups = split_range(len(streams), min_tasks(how.count))
     # trials permuted at once: at most `block`, a stream, and BLOCK_CELLS trial x run x topic cells over
-    # all threads (24 bytes each in the work arrays); the result does not depend on it
-    step = min(block, TRIALS_PER_STREAM, max(1, BLOCK_CELLS // max(threads, 1) // (n_runs * n_topics)))
-    ranges = {m: np.empty(B) for m in metrics}
+    # all workers (24 bytes each in the work arrays); the result does not depend on it
+    step = min(block, TRIALS_PER_STREAM, max(1, BLOCK_CELLS // max(how.count, 1) // (n_runs * n_topics)))
     prog = Progress(progress, len(groups))
     prog.report(0.0)
-    cache = WorkCache()
-
-    def task(group):
-        g0, g1 = group
-        stream_ranges(src, streams[g0:g1], g0, B, step, n_runs, n_topics, ranges, permutations,
-                      cache.get(step, n_runs * n_topics, np.intp, np.intp))
-
-    run_tasks(task, groups, threads, prog, blas=False)
+    # canonical order of each topic's scores, so a seed's result does not depend on the run order
+    arrays: dict = {}
+    for k, m in enumerate(metrics):
+        arrays["src", k] = (mats[m] if permutations is not None else np.sort(mats[m], axis=0)).ravel()
+        arrays["ranges", k] = np.empty(B)
+    if permutations is not None:
+        arrays["perms"] = permutations
+    jobs = [(len(metrics), streams[g0:g1], g0, B, step, n_runs, n_topics) for g0, g1 in groups]
+    with Runner(how, arrays, outputs=[("ranges", k) for k in range(len(metrics))], blas=False) as run:
+        run.map(_streams_task, jobs, prog)
+    ranges = {m: arrays["ranges", k] for k, m in enumerate(metrics)}
     return tukey_result(mats, ids, ranges, B, seed, alphas)
+
+
+def _streams_task(arrays: dict, job, cache) -> None:
+    """The ranges of streams first .. first + len(seeds) - 1 (:func:`stream_ranges`) into ``arrays``."""
+    n_metrics, seeds, first, B, step, n_runs, n_topics = job
+    src = {k: arrays["src", k] for k in range(n_metrics)}
+    ranges = {k: arrays["ranges", k] for k in range(n_metrics)}
+    stream_ranges(src, seeds, first, B, step, n_runs, n_topics, ranges, arrays.get("perms"),
+                  cache.get(step, n_runs * n_topics, np.intp, np.intp))
 
 
 def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_ranges: np.ndarray):

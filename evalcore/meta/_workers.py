@@ -1,0 +1,278 @@
+"""Worker processes for the resampling methods: how many workers, which kind, and one runner for both.
+
+The threads of :mod:`evalcore.meta._parallel` share one interpreter: a chunk holds the GIL for part of its
+time (Python bookkeeping, small numpy calls), a serial share that caps the speed-up of threads
+(docs/benchmarks.md sections 15.2 and 18). Worker processes have an interpreter each. A call of the
+bootstrap, stability, the swap method, randomised Tukey or the pair statistics is therefore run
+
+* on **worker processes** when its work reaches the method's crossover (:data:`PROCESS_WORK`, run pairs x B,
+  or trials x runs x topics for Tukey; measured, docs/benchmarks.md section 18): a reusable pool of loky
+  processes (joblib's), started on the first such call and kept for the next ones (idle workers end after
+  :data:`IDLE_SECONDS`), each with one BLAS thread;
+* on **threads** of this process below the crossover (the thread defaults of :mod:`._parallel`: one thread
+  for small data), where starting or feeding processes costs more than it gives.
+
+How many workers (:func:`worker_count`): ``workers=`` if given, else ``$EVALCORE_WORKERS``, else every core
+this process may use. ``EVALCORE_WORKERS=1`` (or ``workers=1``) runs every call in the calling thread.
+``threads=`` (and, when ``$EVALCORE_WORKERS`` is unset, ``$EVALCORE_THREADS``) keep their meaning: threads
+of this process, never processes (the dashboard's server uses them, one process for every session).
+``process_work=`` moves the crossover (0: every call with more than one worker goes to processes).
+
+The arrays of a call (score matrices, topic counts, the per-pair output columns) go to the workers through
+one memory-mapped file, in ``/dev/shm`` when it has room, else in the temporary folder: a worker maps it,
+reads its inputs and writes its pairs' columns into disjoint slices, so only ranges and small reductions
+cross the pipes. Every task runs the kernels of the thread path on the same values, so the tables are bit
+for bit those of one worker (tests/test_meta_workers.py).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from . import _parallel
+from ._common import Progress, one_blas_thread
+from ._parallel import MAX_THREADS, THREADS_ENV, WorkCache, fit_threads, run_tasks
+
+__all__ = ["WORKERS_ENV", "PROCESS_WORK", "IDLE_SECONDS", "Plan", "worker_count", "plan", "Runner",
+           "check_process_work"]
+
+#: The environment variable that sets the default worker count (1 = everything in the calling thread).
+WORKERS_ENV = "EVALCORE_WORKERS"
+
+#: The work from which a call runs on worker processes by default: run pairs x B (bootstrap, stability,
+#: swap, pair statistics) or trials x runs x topics (Tukey). Below it the call runs on threads (one for
+#: small data). Chosen from the crossover measured on 2 quiet cores with a started pool
+#: (``benchmarks/bench_workers.py --crossover``, docs/benchmarks.md section 18): where 2 processes first
+#: beat the thread path's default, with a margin for the pool's start on a call's first use.
+PROCESS_WORK: dict[str, int] = {"bootstrap": 4_000_000, "stability": 8_000_000, "swap": 8_000_000,
+                                "tukey": 40_000_000, "pairs": 2_000_000}
+
+#: Seconds an idle worker process waits for the next task before it ends (a later call starts it again).
+IDLE_SECONDS = 300
+
+#: Each worker's environment: one BLAS thread (the parallelism comes from the workers), and one worker
+#: for any evalcore call made inside a worker (no pool of pools).
+_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", WORKERS_ENV: "1"}
+
+
+def _check(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_THREADS:
+        raise ValueError(f"{what} must be a whole number from 1 to {MAX_THREADS:,}; got {value!r}")
+    return int(value)
+
+
+def check_process_work(value) -> int | None:
+    """``process_work`` checked: None (the method's :data:`PROCESS_WORK`) or a whole number >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"process_work must be a whole number >= 0 (run pairs x B from which a call runs on "
+                         f"worker processes; 0 = always with more than one worker) or None; got {value!r}")
+    return int(value)
+
+
+def _from_env(variable: str) -> int | None:
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= MAX_THREADS:
+        raise ValueError(f"the environment variable {variable} must be a whole number from 1 to {MAX_THREADS:,}; "
+                         f"got {raw!r}")
+    return value
+
+
+def worker_count(workers=None, threads=None) -> tuple[int, str]:
+    """(count, source): ``threads=`` ("threads": threads as given), ``workers=`` ("workers"),
+    ``$EVALCORE_WORKERS`` ("workers"), ``$EVALCORE_THREADS`` ("threads_env": the thread path's default),
+    else every core ("workers"). ``workers`` and ``threads`` together are refused.
+
+    >>> worker_count(3), worker_count(threads=2)
+    ((3, 'workers'), (2, 'threads'))
+    >>> worker_count(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: workers must be a whole number from 1 to 1,024; got 0
+    """
+    if workers is not None and threads is not None:
+        raise ValueError(f"give workers= or threads=, not both (got workers={workers!r}, threads={threads!r}): "
+                         "workers= may use worker processes, threads= only threads of this process")
+    if threads is not None:
+        return _check(threads, "threads"), "threads"
+    if workers is not None:
+        return _check(workers, "workers"), "workers"
+    n = _from_env(WORKERS_ENV)
+    if n is not None:
+        return n, "workers"
+    n = _from_env(THREADS_ENV)
+    if n is not None:
+        return n, "threads_env"
+    return _parallel.machine_threads(), "workers"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a call runs: ``count`` threads of this process (1: in the calling thread) or ``count`` worker
+    processes."""
+    kind: str          # "threads" or "processes"
+    count: int
+
+    @property
+    def processes(self) -> bool:
+        return self.kind == "processes"
+
+
+def plan(method: str, work: int, *, workers=None, threads=None, process_work=None) -> Plan:
+    """The :class:`Plan` of a call of ``method`` doing ``work`` (its :data:`PROCESS_WORK` unit).
+
+    ``threads=`` is obeyed as given (threads); ``$EVALCORE_THREADS`` sets the thread path's default, cut
+    to what the work can use (:func:`~._parallel.fit_threads`). Otherwise, with more than one worker, a
+    call of at least ``process_work`` (default :data:`PROCESS_WORK`) runs on that many processes and a
+    smaller one on the thread path's default threads, at most the workers.
+
+    >>> plan("swap", 10**9, workers=4), plan("swap", 10**3, workers=4), plan("swap", 10**9, workers=1)
+    (Plan(kind='processes', count=4), Plan(kind='threads', count=1), Plan(kind='threads', count=1))
+    >>> plan("swap", 10**3, workers=2, process_work=0), plan("swap", 10**9, threads=3)
+    (Plan(kind='processes', count=2), Plan(kind='threads', count=3))
+    """
+    n, source = worker_count(workers, threads)
+    limit = check_process_work(process_work)
+    if source == "threads":
+        return Plan("threads", n)
+    if source == "threads_env":
+        return Plan("threads", fit_threads(n, method, work))
+    if n <= 1:
+        return Plan("threads", 1)
+    if work >= (PROCESS_WORK.get(method, 0) if limit is None else limit):
+        return Plan("processes", n)
+    return Plan("threads", max(1, min(n, fit_threads(_parallel.default_threads(method), method, work))))
+
+
+# -- the pool ------------------------------------------------------------------------------------------
+def _executor(n: int):
+    try:
+        from joblib.externals.loky import get_reusable_executor
+    except ImportError:  # pragma: no cover - joblib is a dependency; a broken install
+        raise ImportError("worker processes need joblib: pip install joblib (or set EVALCORE_WORKERS=1)") from None
+    return get_reusable_executor(max_workers=n, timeout=IDLE_SECONDS, env=dict(_WORKER_ENV))
+
+
+def _shared_dir(nbytes: int) -> str:
+    """/dev/shm when it has room for twice the call's arrays (a tmpfs: no disk writes), else the temporary
+    folder (still page cache, written back only under memory pressure)."""
+    shm = "/dev/shm"
+    try:
+        if os.path.isdir(shm) and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free >= 2 * nbytes:
+            return shm
+    except OSError:  # pragma: no cover - an unusual mount
+        pass
+    return tempfile.gettempdir()
+
+
+_ALIGN = 4096
+
+
+class _Shared:
+    """The arrays of one call in one memory-mapped file: (path, {name: (offset, shape, dtype)})."""
+
+    def __init__(self, arrays: Mapping[Any, np.ndarray], outputs: Sequence = ()):
+        layout, at = {}, 0
+        for name, a in arrays.items():
+            at += -at % _ALIGN
+            layout[name] = (at, tuple(a.shape), a.dtype.str)
+            at += a.nbytes
+        fd, self.path = tempfile.mkstemp(prefix="evalcore-", suffix=".shared", dir=_shared_dir(at))
+        try:
+            os.ftruncate(fd, max(at, 1))
+        finally:
+            os.close(fd)
+        self.spec = (self.path, layout)
+        self.views = _attach(self.spec)
+        skip = set(outputs)
+        for name, a in arrays.items():
+            if name not in skip:                # the outputs are written by the tasks
+                np.copyto(self.views[name], a)
+
+    def close(self) -> None:
+        self.views = {}
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:  # pragma: no cover
+            pass
+
+
+def _attach(spec) -> dict:
+    path, layout = spec
+    if not layout:
+        return {}
+    buf = np.memmap(path, dtype=np.uint8, mode="r+")
+    out = {}
+    for name, (off, shape, dtype) in layout.items():
+        dt = np.dtype(dtype)
+        size = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        out[name] = buf[off:off + size].view(dt).reshape(shape)
+    return out
+
+
+_WORK = WorkCache()          # a worker process's work arrays, reused by its next task
+
+
+def _in_worker(fn, spec, blas: bool, job):
+    arrays = _attach(spec)
+    with one_blas_thread() if blas else nullcontext():
+        return fn(arrays, job, _WORK)
+
+
+class Runner:
+    """Runs a method's tasks ``fn(arrays, job, cache)`` as its :class:`Plan` says.
+
+    ``arrays``: the named inputs and outputs every task reads or writes (disjoint slices); ``outputs``:
+    the names written by tasks, copied back into ``arrays`` when the runner closes. On threads the tasks
+    get ``arrays`` itself; on processes a view of each in a shared file. ``fn`` must be a module-level
+    function (it is sent to the workers by name). Use as a context manager; :attr:`arrays` are the
+    arrays as the tasks see them (the coordinator may read a stage's outputs there).
+    """
+
+    def __init__(self, plan: Plan, arrays: dict, outputs: Sequence = (), blas: bool = True):
+        self.plan, self.blas, self.outputs = plan, blas, tuple(outputs)
+        self._own = arrays
+        self._shared: _Shared | None = None
+        self.cache = WorkCache()
+        self.arrays = arrays
+        if plan.processes:
+            self._shared = _Shared(arrays, self.outputs)
+            self.arrays = self._shared.views
+
+    def map(self, fn: Callable[[dict, Any, WorkCache], Any], jobs: Sequence, prog: Progress | None = None) -> list:
+        """``[fn(arrays, job, cache) for job in jobs]``, in job order; progress in the calling thread."""
+        if self._shared is None:
+            arrays, cache = self.arrays, self.cache
+            return run_tasks(lambda job: fn(arrays, job, cache), jobs, self.plan.count, prog, blas=self.blas)
+        return run_tasks(partial(_in_worker, fn, self._shared.spec, self.blas), jobs, self.plan.count, prog,
+                         blas=False, pool=_executor(self.plan.count))
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if self._shared is None:
+            return
+        try:
+            if kind is None:
+                for name in self.outputs:
+                    np.copyto(self._own[name], self._shared.views[name])
+        finally:
+            self.arrays = self._own
+            self._shared.close()
+            self._shared = None

@@ -1,0 +1,163 @@
+"""The resampling methods on worker processes (evalcore.meta._workers).
+
+Exact equality of tables is the rule here for the reason given in test_meta_threads.py: no float in these
+tables is summed in an order that depends on the workers (exact products, disjoint slices, integer counts,
+maxima, one random stream per 10 Tukey trials). A worker process runs the same kernels on the same values
+as the calling thread, so one worker and two worker processes must give the same bits. The process path
+is forced with ``process_work=0``, the argument users have to move the crossover.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from evalcore.meta import (
+    Cancelled,
+    bootstrap_sensitivity,
+    pair_statistics,
+    repeat,
+    stability,
+    swap_method,
+    tukey_hsd,
+)
+from evalcore.meta import _workers as W
+
+pytest.importorskip("joblib")
+
+
+def _scores(seed: int = 0, n_runs: int = 14, n_topics: int = 25) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.beta(0.6, 1.2, size=(n_runs, n_topics))
+    b = np.round(rng.random((n_runs, n_topics)), 1)   # many ties
+    b[3] = b[2]                                       # identical runs
+    b[5] = b[4] + 0.25                                # a constant difference
+    return {"A": a, "B": b}
+
+
+def _leftovers() -> set[str]:
+    return {p for d in ("/dev/shm", W.tempfile.gettempdir()) for p in glob.glob(os.path.join(d, "evalcore-*.shared"))}
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_settings(monkeypatch):
+    monkeypatch.delenv(W.WORKERS_ENV, raising=False)
+    monkeypatch.delenv("EVALCORE_THREADS", raising=False)
+
+
+CASES = [
+    ("bootstrap", lambda s, **kw: bootstrap_sensitivity(s, B=300, seed=4, alpha=(0.05, 0.01), **kw),
+     ("pairs", "summary", "asl_curves")),
+    ("stability", lambda s, **kw: stability(s, B=120, seed=3, **kw), ("summary", "pairs")),
+    ("stability, general path", lambda s, **kw: stability({"N": -s["A"], **s}, B=97, seed=5, replacement=True,
+                                                         fuzziness=(0.0, 0.3), **kw), ("summary", "pairs")),
+    ("swap", lambda s, **kw: swap_method(s, B=101, seed=1, **kw), ("curves", "summary")),
+    ("swap, 004", lambda s, **kw: swap_method(s, B=64, seed=2, sampling="disjoint", rule="004", **kw),
+     ("curves", "summary")),
+    ("tukey", lambda s, **kw: tukey_hsd(s, B=257, seed=9, alpha=(0.05, 0.01), **kw), ("pairs", "summary")),
+    ("pairs", lambda s, **kw: pair_statistics({**s, "C": np.where(s["A"] > 0.9, np.nan, s["A"])}, B=200, seed=2,
+                                              **kw), ("pairs",)),
+]
+
+
+@pytest.mark.parametrize("name, fn, tables", CASES, ids=[c[0] for c in CASES])
+def test_two_worker_processes_give_one_worker_s_tables_bit_for_bit(name, fn, tables):
+    s = _scores(1)
+    before = _leftovers()
+    one = fn(s, workers=1)
+    two = fn(s, workers=2, process_work=0)
+    for t in tables:
+        assert getattr(two, t).equals(getattr(one, t)), t
+    if name == "tukey":
+        assert all(np.array_equal(two.ranges[m], one.ranges[m]) for m in s)
+    assert _leftovers() <= before                     # the shared file is gone after the call
+
+
+def test_the_process_path_runs_in_other_processes_and_cleans_up():
+    how = W.plan("swap", 1, workers=2, process_work=0)
+    assert how == W.Plan("processes", 2)
+    arrays = {"x": np.arange(10.0), "out": np.zeros(10)}
+
+    def task(a, job, cache):                          # sent by value (cloudpickle)
+        a["out"][job] = a["x"][job] * 2
+        return os.getpid()
+
+    with W.Runner(how, arrays, outputs=["out"]) as run:
+        path = run._shared.path
+        assert os.path.exists(path)
+        pids = run.map(task, range(10))
+    assert os.getpid() not in pids
+    assert arrays["out"].tolist() == [2.0 * i for i in range(10)]
+    assert not os.path.exists(path)
+
+
+def test_evalcore_workers_1_runs_everything_in_the_calling_thread(monkeypatch):
+    monkeypatch.setenv(W.WORKERS_ENV, "1")
+    assert W.plan("bootstrap", 10**12) == W.Plan("threads", 1)
+    assert W.plan("bootstrap", 10**12, process_work=0) == W.Plan("threads", 1)
+
+    def no_pool(n):
+        raise AssertionError("a worker process was asked for")
+
+    monkeypatch.setattr(W, "_executor", no_pool)
+    where = set()
+    s = _scores(2)
+    ref = bootstrap_sensitivity(s, B=200, seed=1, workers=1)
+    got = bootstrap_sensitivity(s, B=200, seed=1, process_work=0, progress=lambda f: where.add(threading.get_ident()))
+    assert got.pairs.equals(ref.pairs) and where == {threading.get_ident()}
+    # the argument wins over the environment
+    assert W.plan("bootstrap", 10**12, workers=3) == W.Plan("processes", 3)
+
+
+def test_worker_counts_and_crossovers_are_checked(monkeypatch):
+    s = _scores()
+    for bad in ("0", "-2", "x", "2.5", "1025", "two"):
+        monkeypatch.setenv(W.WORKERS_ENV, bad)
+        with pytest.raises(ValueError, match="environment variable EVALCORE_WORKERS must be a whole number from 1 "
+                                             f"to 1,024; got '{bad}'"):
+            swap_method(s, B=10)
+    monkeypatch.delenv(W.WORKERS_ENV)
+    for bad in (0, -1, 1.5, True, 1025, "4"):
+        with pytest.raises(ValueError, match="workers must be a whole number from 1 to 1,024"):
+            stability(s, B=10, workers=bad)
+    for bad in (-1, 2.5, "0", True):
+        with pytest.raises(ValueError, match="process_work must be a whole number >= 0"):
+            tukey_hsd(s, B=10, process_work=bad)
+    with pytest.raises(ValueError, match="give workers= or threads=, not both"):
+        bootstrap_sensitivity(s, B=10, workers=2, threads=2)
+    with pytest.raises(ValueError, match="give workers= or threads=, not both"):
+        repeat("swap", s, repeats=2, B=10, workers=2, threads=2)
+
+
+def test_threads_keep_their_meaning_and_the_default_picks_by_size(monkeypatch):
+    """threads= (and EVALCORE_THREADS) never start processes; by default a large call goes to processes
+    and a small one to the thread path's default (one thread on small data)."""
+    P = W._parallel
+    monkeypatch.setattr(P, "machine_threads", lambda: 8)
+    assert W.plan("stability", 10**12, threads=4) == W.Plan("threads", 4)
+    assert W.plan("stability", 10**12) == W.Plan("processes", 8)
+    assert W.plan("stability", 1000) == W.Plan("threads", 1)
+    assert W.plan("tukey", W.PROCESS_WORK["tukey"] - 1) == W.Plan("threads", 8)     # Tukey's threads scale
+    monkeypatch.setenv("EVALCORE_THREADS", "3")
+    assert W.plan("swap", 10**12) == W.Plan("threads", 3)                           # as before: threads only
+    monkeypatch.setenv(W.WORKERS_ENV, "2")
+    assert W.plan("swap", 10**12) == W.Plan("processes", 2)                         # EVALCORE_WORKERS wins
+
+
+def test_a_cancel_on_processes_stops_and_leaves_no_shared_file():
+    s = _scores(3, n_runs=30)
+    before = _leftovers()
+    for fn in (bootstrap_sensitivity, stability, swap_method, tukey_hsd, pair_statistics):
+        with pytest.raises(Cancelled):
+            fn(s, B=100, workers=2, process_work=0, progress=lambda f: f >= 0.3)
+    assert _leftovers() <= before
+
+
+def test_repeat_passes_workers_to_each_repetition():
+    s = _scores(7)
+    a = repeat("stability", s, repeats=2, B=60, seed=1, workers=1)
+    b = repeat("stability", s, repeats=2, B=60, seed=1, workers=2, process_work=0)
+    assert a.spread.equals(b.spread) and a.per_repeat.equals(b.per_repeat)
