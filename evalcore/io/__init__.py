@@ -140,40 +140,32 @@ run read ahead and the growing tensor; ``errors`` :class:`InputError`;
 """
 from __future__ import annotations
 
-import functools
+from typing import TYPE_CHECKING
 
-from ._assemble import load_collection as _load_collection
-from ._frames import python_sources
-from ._names import run_name
-from ._qrels import Qrels
-from ._qrels import read_qrels as _read_qrels
-from ._runs import Run, read_run
 from .errors import InputError
 from .limits import APP_LIMITS, DEFAULT_LIMITS, MAX_LEVEL, Limits
 
-_PYTHON_INPUTS = """
-    Also, for qrels and runs: a pyarrow ``Table`` / ``RecordBatch`` with a
-    DataFrame's columns, and ir_datasets-style iterables of records
-    (``dataset.qrels_iter()``, ``dataset.scoreddocs_iter()``: namedtuples
-    with ``query_id, doc_id, relevance`` / ``query_id, doc_id, score``), as
-    :mod:`evalcore.io._frames` describes; a dict ``{name: iterable}`` names
-    several runs.
-"""
+if TYPE_CHECKING:  # the readers import numpy and pyarrow: loaded on first use (evalcore.treceval needs neither)
+    from ._names import run_name
+    from ._public import load_collection, read_qrels
+    from ._qrels import Qrels
+    from ._runs import Run, read_run
+
+#: public name -> the module (of this package) that defines it, imported when the name is first used
+_LAZY = {"load_collection": "_public", "read_qrels": "_public", "run_name": "_names", "Qrels": "_qrels",
+         "Run": "_runs", "read_run": "_runs"}
 
 
-@functools.wraps(_load_collection)
-def load_collection(qrels, runs=None, **kwargs):
-    qrels, runs = python_sources(qrels, runs)
-    return _load_collection(qrels, runs, **kwargs)
+def __getattr__(name: str):
+    """The readers, imported on first use: ``from evalcore.io.errors import InputError`` (evalcore trec_eval's
+    only need) then costs neither numpy's nor pyarrow's import."""
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-@functools.wraps(_read_qrels)
-def read_qrels(source, **kwargs):
-    return _read_qrels(python_sources(source, None)[0], **kwargs)
-
-
-load_collection.__doc__ = (_load_collection.__doc__ or "") + _PYTHON_INPUTS
-read_qrels.__doc__ = (_read_qrels.__doc__ or "") + _PYTHON_INPUTS
 
 __all__ = [
            "APP_LIMITS",

@@ -11,7 +11,7 @@ import re
 from itertools import islice
 
 from ._lines import raw_blocks, raw_lines
-from ._types import SourceFile
+from ._source_file import SourceFile
 from .errors import InputError
 from .limits import INFLATE_STEP
 

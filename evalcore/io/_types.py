@@ -8,7 +8,6 @@ read by :mod:`._assemble`). The budgets and limits they carry are :mod:`.limits`
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,25 +15,9 @@ import pyarrow as pa
 
 from . import _arrow as ak
 from ._dochash import as_arrow
-from ._names import base_name
-from .limits import DEFAULT_LIMITS, Budget, Limits
+from ._source_file import SourceFile
 
 __all__ = ["SourceFile", "RunSource", "Parsed"]
-
-
-@dataclass
-class SourceFile:
-    """One input file: display name (for messages) and a loader of its raw bytes."""
-
-    name: str
-    load: Callable[[], bytes]
-    limits: Limits = DEFAULT_LIMITS
-    budget: Budget | None = None  # the enclosing zip's expansion budget (None: a file of its own)
-    total: Budget | None = None   # the load's budget for all its compressed files
-
-    @property
-    def base(self) -> str:
-        return base_name(self.name)
 
 
 @dataclass

@@ -123,6 +123,8 @@ def gm_bpref(rr: ResRels, params) -> np.ndarray:
 def recip_rank(rr: ResRels, params) -> np.ndarray:
     """m_recip_rank.c: 1 / rank of the first relevant document (0 if none)."""
     rel = rr.relevant()
+    if rr.width == 0:
+        return np.zeros((rr.n_topics, 1))
     has = rel.any(axis=1)
     first = np.argmax(rel, axis=1) + 1
     return col(np.where(has, 1.0 / first, 0.0))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core, _more  # noqa: F401  - registers the measures
+from . import _core, _gains, _more, _sets  # noqa: F401  - registers the measures
 from ._read import Qrels, Results
 from ._rels import Options, ResRels, form_res_rels
 from ._table import MEASURES, NICKNAMES, Measure, ParamError, Params, parse_params, value_names
@@ -93,13 +93,9 @@ def evaluate(qrels: Qrels, results: Results, selection: Selection, opts: Options
     values, names = [], []
     for m, params, printable in selection.measures:
         v = m.calc(rr, params)
-        if m.bogus_zero and rr.bogus.any():
-            v = v.copy()
-            v[rr.bogus] = "" if m.kind == "relstring" else 0.0
-        if m.kind == "relstring" and rr.bogus.any():
-            v = v.copy()
-            v[rr.bogus] = ""
         nm = value_names(m, params, printable)
+        if rr.bogus.any():
+            v = _clean_bogus(v, nm, rr.bogus)
         if zscores is not None and m.kind in ("double", "long"):
             from ._zscore import convert
             v = np.array([[convert(float(v[t, j]), q, nm[j], zscores) for j in range(v.shape[1])]
@@ -107,6 +103,19 @@ def evaluate(qrels: Qrels, results: Results, selection: Selection, opts: Options
         values.append(v)
         names.append(nm)
     return Evaluation(rr, selection, values, names, zscores is not None)
+
+
+def _clean_bogus(v: np.ndarray, names: list[str], bogus: np.ndarray) -> np.ndarray:
+    """trec_eval.c's clean-up after a ``-c`` stand-in topic, by value name as it does: ``num_ret``, ``utility``,
+    ``rbp_resid`` and every name starting ``unj`` become 0, ``relstring`` the empty string. A name carrying
+    parameters (``utility_2,-1,0,0``, ``relstring_20``) is not cleaned, as in trec_eval."""
+    v = v.copy()
+    for j, name in enumerate(names):
+        if name == "relstring":
+            v[bogus, j] = ""
+        elif name in ("num_ret", "utility", "rbp_resid") or name.startswith("unj"):
+            v[bogus, j] = 0.0
+    return v
 
 
 def format_value(v: float) -> str:

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..io._source_file import SourceFile
 from ..io._text import text_bytes
-from ..io._types import SourceFile
 from ..io.errors import InputError
 from ..io.limits import DEFAULT_LIMITS, read_limited
 
@@ -41,11 +43,23 @@ class Qrels:
 
 @dataclass
 class Results:
-    """One run: ``topics[qid] = (docnos, sims)`` in file order, topics in trec_eval's order; ``run_id`` the tag."""
+    """One run, in file order: topic ids, document ids (str arrays), scores (float64); ``run_id`` the tag."""
 
     name: str
-    topics: dict[str, tuple[list[str], list[float]]]
+    qid: np.ndarray
+    docno: np.ndarray
+    sim: np.ndarray
     run_id: str
+
+    @property
+    def topics(self) -> dict[str, tuple[list[str], list[float]]]:
+        """``{qid: (docnos, sims)}`` in file order, topics sorted."""
+        out: dict[str, tuple[list[str], list[float]]] = {}
+        for q, d, v in zip(self.qid.tolist(), self.docno.tolist(), self.sim.tolist(), strict=True):
+            got = out.setdefault(q, ([], []))
+            got[0].append(d)
+            got[1].append(v)
+        return dict(sorted(out.items()))
 
 
 def read_file(path: str) -> bytes:
@@ -92,31 +106,70 @@ def read_qrels(path: str, data: bytes | None = None) -> Qrels:
     return Qrels(path, {q: topics[q] for q in sorted(topics)})
 
 
+#: C's isspace() for each byte value (trec_eval splits fields on it)
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
+_FLOATS = re.compile(r"(?:[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)\n)*\Z",
+                     re.IGNORECASE)
+
+
+def _columns(raw: bytes, text: str) -> tuple[list[str], list[str], list[str], str] | None:
+    """(qids, docnos, scores, last tag) of a results file whose every non-blank line has at least six fields and
+    no comment, read in a few whole-text passes; ``None`` when the file needs the line-by-line reader (which
+    also names a bad line)."""
+    if b"#" in raw or not raw.isascii():
+        return None
+    toks = text.split()
+    b = np.frombuffer(raw, dtype=np.uint8)
+    ws = _SPACE[b]
+    starts = np.flatnonzero(~ws & np.concatenate(([True], ws[:-1])))
+    if len(starts) != len(toks) or not toks:
+        return None
+    per = np.bincount(np.searchsorted(np.flatnonzero(b == 10), starts))
+    per = per[per > 0]
+    if (per < 6).any():
+        return None
+    first = np.concatenate(([0], np.cumsum(per)[:-1]))
+    t = np.array(toks, dtype=object)
+    sims = t[first + 4].tolist()
+    if not _FLOATS.match("\n".join(sims) + "\n"):
+        return None
+    return t[first].tolist(), t[first + 2].tolist(), sims, toks[int(first[-1]) + 5]
+
+
 def read_results(path: str, data: bytes | None = None) -> Results:
     """Read a results (run) file as trec_eval does (see the module docstring)."""
-    text = _lines(read_file(path) if data is None else data)
-    docs: dict[str, list[str]] = {}
-    sims: dict[str, list[float]] = {}
+    raw = read_file(path) if data is None else data
+    text = raw.decode("utf-8")
+    fast = _columns(raw, text)
+    if fast is not None:
+        qids, docs, sims, run_id = fast
+    else:
+        qids, docs, sims, run_id = _line_by_line(path, text)
+    if not qids:
+        raise InputError("no results in the file", file=path,
+                         hint="give a file of 'qid iter docno rank sim run_tag' lines")
+    return Results(path, np.array(qids, dtype=str), np.array(docs, dtype=str),
+                   np.fromiter(map(float, sims), dtype=np.float64, count=len(sims)), run_id)
+
+
+def _line_by_line(path: str, text: str) -> tuple[list[str], list[str], list[str], str]:
+    qids: list[str] = []
+    docs: list[str] = []
+    sims: list[str] = []
     run_id = ""
-    for i, line in enumerate(text, 1):
+    for i, line in enumerate(text.split("\n"), 1):
         f = line.split()
         if not f or f[0][0] == "#":
             continue
         if len(f) < 6:
             raise InputError(f"expected 6 fields (qid iter docno rank sim run_tag), found {len(f)}", file=path,
                              line=i, text=line, hint="trec_eval's results lines are 'qid iter docno rank sim run_tag'")
-        qid, doc, sim, run_id = f[0], f[2], f[4], f[5]
-        if not _FLOAT.match(sim):
-            raise InputError(f"the score {sim!r} is not a number", file=path, line=i, text=line,
+        if not _FLOAT.match(f[4]):
+            raise InputError(f"the score {f[4]!r} is not a number", file=path, line=i, text=line,
                              hint="the fifth field is the document's score (higher ranks first)")
-        s = float(sim)
-        d = docs.get(qid)
-        if d is None:
-            docs[qid] = d = []
-            sims[qid] = []
-        d.append(doc)
-        sims[qid].append(s)
-    if not docs:
-        raise InputError("no results in the file", file=path,
-                         hint="give a file of 'qid iter docno rank sim run_tag' lines")
-    return Results(path, {q: (docs[q], sims[q]) for q in sorted(docs)}, run_id)
+        qids.append(f[0])
+        docs.append(f[2])
+        sims.append(f[4])
+        run_id = f[5]
+    return qids, docs, sims, run_id

@@ -18,7 +18,7 @@ import numpy as np
 from ..io.errors import InputError
 from ._read import Qrels, Results
 
-__all__ = ["ResRels", "NONPOOL", "UNJUDGED", "PAD", "form_res_rels", "BOGUS_DOCNO", "Options"]
+__all__ = ["ResRels", "NONPOOL", "UNJUDGED", "PAD", "form_res_rels", "BOGUS_DOCNO", "Options", "EvaluationError"]
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -26,6 +26,13 @@ UNJUDGED = -2
 PAD = -(2 ** 62)
 #: the document of the one-line ranking trec_eval evaluates for a qrels topic the run lacks under ``-c``
 BOGUS_DOCNO = "ceci_nest_pas_un_docno"
+
+
+class EvaluationError(InputError):
+    """An input trec_eval reads but cannot evaluate (a topic the run lacks without ``-c``, a document
+    retrieved twice): trec_eval exits with status 4 there, and so does ``evalcore trec_eval``."""
+
+    status = 4
 
 
 @dataclass(frozen=True)
@@ -96,16 +103,29 @@ class ResRels:
         return np.where(cut > 0, got, 0)
 
 
-def _ranked(qid: str, docs: list[str], sims: list[float], opts: Options, results_name: str) -> list[str]:
-    """The documents in trec_eval's order (score down, docno down), cut at ``-M``; duplicates refused."""
-    order = sorted(range(len(docs)), key=lambda i: (sims[i], docs[i]), reverse=True)
-    ranked = [docs[i] for i in order[:opts.max_num_docs_per_topic]]
+def _duplicate(ranked: list[str], qid: str, results_name: str) -> None:
     if len(set(ranked)) != len(ranked):
         seen: set[str] = set()
         dup = next(d for d in ranked if d in seen or seen.add(d))  # type: ignore[func-returns-value]
-        raise InputError(f"document {dup} is retrieved twice for topic {qid} (trec_eval stops here too: "
-                         "'duplicate docs')", file=results_name, hint="keep one line per topic and document")
-    return ranked
+        raise EvaluationError(f"document {dup} is retrieved twice for topic {qid} (trec_eval stops here too: "
+                              "'duplicate docs')", file=results_name, hint="keep one line per topic and document")
+
+
+def _ranked_topics(results: Results, opts: Options) -> dict[str, list[str]]:
+    """Each run topic's documents in trec_eval's order (score down, then docno down: ``comp_sim_docno``), cut
+    at ``-M``, a document retrieved twice refused (among those kept, as trec_eval checks them)."""
+    uq, qinv = np.unique(results.qid, return_inverse=True)
+    _, dinv = np.unique(results.docno, return_inverse=True)
+    order = np.lexsort((-dinv, -results.sim, qinv))
+    bounds = np.searchsorted(qinv[order], np.arange(len(uq) + 1))
+    docs = results.docno[order]
+    out = {}
+    for j, qid in enumerate(uq.tolist()):
+        lo, hi = int(bounds[j]), int(bounds[j + 1])
+        ranked = docs[lo:min(hi, lo + opts.max_num_docs_per_topic)].tolist()
+        _duplicate(ranked, qid, results.name)
+        out[qid] = ranked
+    return out
 
 
 def form_res_rels(qrels: Qrels, results: Results, opts: Options) -> ResRels:
@@ -116,21 +136,21 @@ def form_res_rels(qrels: Qrels, results: Results, opts: Options) -> ResRels:
     one-document stand-in ranking (:data:`BOGUS_DOCNO`, score 1). Run topics absent from the qrels are ignored.
     """
     qids = list(qrels.topics)
+    ranked_topics = _ranked_topics(results, opts)
     lists: list[list[int]] = []
     levels: list[list[int]] = []
     bogus = np.zeros(len(qids), dtype=bool)
     for t, qid in enumerate(qids):
         judged = qrels.topics[qid]
-        got = results.topics.get(qid)
-        if got is None:
+        ranked = ranked_topics.get(qid)
+        if ranked is None:
             if not opts.average_complete:
-                raise InputError(f"topic {qid} of the qrels has no line in the run (trec_eval 10.0 stops here "
+                raise EvaluationError(f"topic {qid} of the qrels has no line in the run (trec_eval 10.0 stops here "
                                  f"too: \"result qid '{qid}' not found in qrels\")", file=results.name,
                                  hint="add -c to score it 0 and average over every qrels topic, as trec_eval -c "
                                       "does, or give a qrels file with the run's topics only")
             bogus[t] = True
-            got = ([BOGUS_DOCNO], [1.0])
-        ranked = _ranked(qid, got[0], got[1], opts, results.name)
+            ranked = [BOGUS_DOCNO][:opts.max_num_docs_per_topic]
         rels = []
         for d in ranked:
             r = judged.get(d)

@@ -47,8 +47,9 @@ class Measure:
     ``calc(rr, params) -> float64 (n_topics, n_values)``: one column per cutoff (one for the others).
     ``summary``: ``"mean"`` (sum / topics), ``"gm"`` (geometric mean, trec_eval's ``MIN_GEO_MEAN`` floor),
     ``"sum"``, ``"num_q"``, ``"num_rel"`` (sum; under ``-c`` over every qrels topic), ``"none"``.
-    ``per_topic``: printed for each topic with ``-q``. ``bogus_zero``: set to 0 on a ``-c`` stand-in topic
-    (trec_eval's clean-up of ``num_ret``, ``utility``, ``unj``, ``rbp_resid``). ``source``: the trec_eval file.
+    ``per_topic``: printed for each topic with ``-q``. ``bogus_zero``: documents that trec_eval's clean-up after a
+    ``-c`` stand-in topic touches the measure (the engine applies trec_eval.c's rule, by value name:
+    :func:`~._engine._clean_bogus`). ``source``: the trec_eval file.
     """
 
     name: str

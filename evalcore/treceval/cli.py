@@ -4,7 +4,8 @@
 standard output what ``trec_eval`` prints; options may come before or after the files, short options glue to
 their values (``-l2``, ``-M100``, ``-mP.5,10``), long options are trec_eval's (``--query_eval_wanted``,
 ``--measure``, ...) and their unique prefixes. Exit status as trec_eval's: 1 for a usage error or an unknown
-measure, 2 for an unreadable or malformed input file, 0 otherwise. ``-R`` accepts ``qrels`` only and ``-T``
+measure, 2 for an unreadable or malformed input file, 4 for a qrels topic the run lacks (without ``-c``) or a
+document retrieved twice, 0 otherwise. ``-R`` accepts ``qrels`` only and ``-T``
 ``trec_results`` only (the preference formats are not read); ``-D`` (debug output) is accepted and prints
 nothing; ``-o`` is obsolete in trec_eval too.
 """
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         text = render(ev, qrels, per_topic=query, summary=summary)
     except (InputError, OSError) as e:
         sys.stderr.write(f"evalcore trec_eval: {e}\n")
-        return 2
+        return int(getattr(e, "status", 2))
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
