@@ -60,6 +60,7 @@ CASES = [
     ("tukey", lambda s, **kw: tukey_hsd(s, B=257, seed=9, alpha=(0.05, 0.01), **kw), ("pairs", "summary")),
     ("pairs", lambda s, **kw: pair_statistics({**s, "C": np.where(s["A"] > 0.9, np.nan, s["A"])}, B=200, seed=2,
                                               **kw), ("pairs",)),
+    ("pairs, two tests", lambda s, **kw: pair_statistics(s, tests=("t", "sign"), **kw), ("pairs",)),   # NaN columns
 ]
 
 
@@ -145,6 +146,26 @@ def test_threads_keep_their_meaning_and_the_default_picks_by_size(monkeypatch):
     assert W.plan("swap", 10**12) == W.Plan("threads", 3)                           # as before: threads only
     monkeypatch.setenv(W.WORKERS_ENV, "2")
     assert W.plan("swap", 10**12) == W.Plan("processes", 2)                         # EVALCORE_WORKERS wins
+
+
+def test_a_call_from_another_thread_stays_on_threads(monkeypatch):
+    """A server's request thread (the dashboard runs each session's script in one) never starts worker
+    processes, even when the work or process_work=0 asks for them."""
+    def no_pool(n):
+        raise AssertionError("a worker process was asked for")
+
+    monkeypatch.setattr(W, "_executor", no_pool)
+    got: dict = {}
+
+    def in_thread():
+        got["plan"] = W.plan("bootstrap", 10**12, workers=4, process_work=0)
+        got["result"] = bootstrap_sensitivity(_scores(4), B=100, seed=2, workers=2, process_work=0)
+
+    t = threading.Thread(target=in_thread)
+    t.start()
+    t.join()
+    assert got["plan"].kind == "threads"
+    assert got["result"].pairs.equals(bootstrap_sensitivity(_scores(4), B=100, seed=2, workers=1).pairs)
 
 
 def test_a_cancel_on_processes_stops_and_leaves_no_shared_file():

@@ -10,7 +10,9 @@ bootstrap, stability, the swap method, randomised Tukey or the pair statistics i
   processes (joblib's), started on the first such call and kept for the next ones (idle workers end after
   :data:`IDLE_SECONDS`), each with one BLAS thread;
 * on **threads** of this process below the crossover (the thread defaults of :mod:`._parallel`: one thread
-  for small data), where starting or feeding processes costs more than it gives.
+  for small data), where starting or feeding processes costs more than it gives, and for any call made
+  outside the main thread (a server's request threads, such as the dashboard's: one process for every
+  session's work, and a process-wide pool never shared between threads).
 
 How many workers (:func:`worker_count`): ``workers=`` if given, else ``$EVALCORE_WORKERS``, else every core
 this process may use. ``EVALCORE_WORKERS=1`` (or ``workers=1``) runs every call in the calling thread.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -154,9 +157,16 @@ def plan(method: str, work: int, *, workers=None, threads=None, process_work=Non
         return Plan("threads", fit_threads(n, method, work))
     if n <= 1:
         return Plan("threads", 1)
-    if work >= (PROCESS_WORK.get(method, 0) if limit is None else limit):
+    if work >= (PROCESS_WORK.get(method, 0) if limit is None else limit) and _may_start_processes():
         return Plan("processes", n)
     return Plan("threads", max(1, min(n, fit_threads(_parallel.default_threads(method), method, work))))
+
+
+def _may_start_processes() -> bool:
+    """Worker processes serve calls made in the main thread only. A call from another thread (a server's
+    request thread: the dashboard runs every session's script in one) runs on threads: the pool is one per
+    process, and a server's sessions already share its cores (docs/scaling.md, "Which path")."""
+    return threading.current_thread() is threading.main_thread()
 
 
 # -- the pool ------------------------------------------------------------------------------------------
@@ -184,9 +194,10 @@ _ALIGN = 4096
 
 
 class _Shared:
-    """The arrays of one call in one memory-mapped file: (path, {name: (offset, shape, dtype)})."""
+    """The arrays of one call in one memory-mapped file: (path, {name: (offset, shape, dtype)}); the
+    arrays not named in ``fresh`` are copied in."""
 
-    def __init__(self, arrays: Mapping[Any, np.ndarray], outputs: Sequence = ()):
+    def __init__(self, arrays: Mapping[Any, np.ndarray], fresh: Sequence = ()):
         layout, at = {}, 0
         for name, a in arrays.items():
             at += -at % _ALIGN
@@ -199,24 +210,25 @@ class _Shared:
             os.close(fd)
         self.spec = (self.path, layout)
         self.views = _attach(self.spec)
-        skip = set(outputs)
+        skip = set(fresh)
         for name, a in arrays.items():
-            if name not in skip:                # the outputs are written by the tasks
+            if name not in skip:
                 np.copyto(self.views[name], a)
 
     def close(self) -> None:
         self.views = {}
         try:
-            os.unlink(self.path)
+            os.unlink(self.path)        # POSIX: a view still held keeps its pages until it goes
         except FileNotFoundError:  # pragma: no cover
             pass
 
 
 def _attach(spec) -> dict:
+    """Plain ndarray views of the shared file's arrays (the mapping lives as long as a view does)."""
     path, layout = spec
     if not layout:
         return {}
-    buf = np.memmap(path, dtype=np.uint8, mode="r+")
+    buf = np.asarray(np.memmap(path, dtype=np.uint8, mode="r+"))
     out = {}
     for name, (off, shape, dtype) in layout.items():
         dt = np.dtype(dtype)
@@ -237,21 +249,23 @@ def _in_worker(fn, spec, blas: bool, job):
 class Runner:
     """Runs a method's tasks ``fn(arrays, job, cache)`` as its :class:`Plan` says.
 
-    ``arrays``: the named inputs and outputs every task reads or writes (disjoint slices); ``outputs``:
-    the names written by tasks, copied back into ``arrays`` when the runner closes. On threads the tasks
-    get ``arrays`` itself; on processes a view of each in a shared file. ``fn`` must be a module-level
-    function (it is sent to the workers by name). Use as a context manager; :attr:`arrays` are the
-    arrays as the tasks see them (the coordinator may read a stage's outputs there).
+    ``arrays``: the named arrays every task reads or writes (disjoint slices); on threads the tasks get
+    ``arrays`` itself, on processes views of copies in one shared file. ``fresh``: names whose content
+    the tasks write before anything reads it (not copied in); ``outputs``: names the caller reads after
+    the run, put back into ``arrays`` when the runner closes (on processes as the shared file's views,
+    which outlive the file's name; copies on Windows, which cannot remove a mapped file). ``fn`` must be a
+    module-level function (sent to the workers by name). Use as a context manager; :attr:`arrays` are the
+    arrays as the tasks see them (the caller may read a stage's results there).
     """
 
-    def __init__(self, plan: Plan, arrays: dict, outputs: Sequence = (), blas: bool = True):
+    def __init__(self, plan: Plan, arrays: dict, outputs: Sequence = (), fresh: Sequence = (), blas: bool = True):
         self.plan, self.blas, self.outputs = plan, blas, tuple(outputs)
         self._own = arrays
         self._shared: _Shared | None = None
         self.cache = WorkCache()
         self.arrays = arrays
         if plan.processes:
-            self._shared = _Shared(arrays, self.outputs)
+            self._shared = _Shared(arrays, fresh)
             self.arrays = self._shared.views
 
     def map(self, fn: Callable[[dict, Any, WorkCache], Any], jobs: Sequence, prog: Progress | None = None) -> list:
@@ -271,7 +285,8 @@ class Runner:
         try:
             if kind is None:
                 for name in self.outputs:
-                    np.copyto(self._own[name], self._shared.views[name])
+                    view = self._shared.views[name]
+                    self._own[name] = view.copy() if os.name == "nt" else view
         finally:
             self.arrays = self._own
             self._shared.close()

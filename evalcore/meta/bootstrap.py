@@ -322,7 +322,8 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     fixed = (c, tuple(ks), count_bits(Ct), max(sl.stop - sl.start for sl in chunks))
     jobs = [(k, zero_tolerance(mats[m]), [(sl.start, sl.stop) for sl in chunks[g0:g1]], fixed)
             for k, m in enumerate(metrics) for g0, g1 in groups]
-    with Runner(how, arrays, outputs=[(col, k) for k in range(len(metrics)) for col in ("asl", "mdiff", "t")]) as run:
+    cols = [(col, k) for k in range(len(metrics)) for col in ("asl", "mdiff", "t")]
+    with Runner(how, arrays, outputs=cols, fresh=cols) as run:
         ests = run.map(_pairs_task, jobs, prog)
     per_metric = {}
     for k, m in enumerate(metrics):
@@ -370,8 +371,8 @@ def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -
     run_x, run_y = pair_names(ids, pi, pj)
     pair_frames, summ_rows, curve_frames = [], [], []
     for m, (asl, mdiff, tobs, est) in per_metric.items():
-        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y,
-                                         "mean_diff": mdiff, "t": tobs, "asl": asl, "significant": asl < alphas[0]}))
+        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y, "mean_diff": mdiff, "t": tobs,
+                                         "asl": asl, "significant": asl < alphas[0]}, copy=False))   # concat copies
         for q, a_ in enumerate(alphas):
             nsig = int(np.sum(asl < a_))
             raw = est[q] if ks[q] >= 1 else float("nan")

@@ -195,7 +195,7 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
             arrays[col, k] = np.zeros((len(fz), P), dtype=np.int64)
             outputs.append((col, k))
     rows = max(sl.stop - sl.start for sl in chunks)
-    with Runner(how, arrays, outputs=outputs) as run:
+    with Runner(how, arrays, outputs=outputs, fresh=outputs + [("means", k) for k in range(len(metrics))]) as run:
         parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
         seen = run.map(_means_task, parts, prog)
         fast = {k: all(ok for job, ok in zip(parts, seen, strict=True) if job[0] == k) for k in range(len(metrics))}
@@ -261,8 +261,10 @@ def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement) 
             total = float(P * B)
             summ.append({"metric": m, "fuzziness": f, "error_rate": float(np.minimum(W[q], L[q]).sum()) / total,
                          "prop_ties": float(T[q].sum()) / total})
+            # copy=False: the concat below makes the table's one copy (a serial step after the workers,
+            # docs/benchmarks.md section 18)
             pair_frames.append(pd.DataFrame({"metric": m, "fuzziness": f, "run_x": run_x, "run_y": run_y,
-                                             "wins": W[q], "losses": L[q], "ties": T[q]}))
+                                             "wins": W[q], "losses": L[q], "ties": T[q]}, copy=False))
     return StabilityResult(summary=pd.DataFrame(summ, columns=["metric", "fuzziness", "error_rate", "prop_ties"]),
                            pairs=pd.concat(pair_frames, ignore_index=True), samples=samples, subset_size=c, B=B,
                            seed=seed, replacement=replacement)

@@ -196,7 +196,7 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
         # one row of means per distinct score row: identical runs get bit-identical means (D = 0 exactly)
         arrays["U", k], arrays["inv", k] = distinct_rows(mats[m])
         arrays["A1", k], arrays["A2", k] = np.empty((n_runs, B)), np.empty((n_runs, B))     # (n_runs, B) each
-    with Runner(how, arrays) as run:
+    with Runner(how, arrays, fresh=[(a, k) for k in range(len(metrics)) for a in ("A1", "A2")]) as run:
         parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
         tops = run.map(_means_task, parts, prog)
         jobs = [(k, g, prep.bin_width, prep.n_bins, prep.rule, prep.tols[m]) for k, m in enumerate(metrics)

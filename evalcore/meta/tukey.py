@@ -51,6 +51,7 @@ from ._common import (
     check_scores,
     pair_index,
     pair_names,
+    pair_range,
 )
 from ._parallel import min_tasks, split_range
 from ._workers import Runner, check_process_work, plan, worker_count
@@ -204,8 +205,6 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     # trials permuted at once: at most `block`, a stream, and BLOCK_CELLS trial x run x topic cells over
     # all workers (24 bytes each in the work arrays); the result does not depend on it
     step = min(block, TRIALS_PER_STREAM, max(1, BLOCK_CELLS // max(how.count, 1) // (n_runs * n_topics)))
-    prog = Progress(progress, len(groups))
-    prog.report(0.0)
     # canonical order of each topic's scores, so a seed's result does not depend on the run order
     arrays: dict = {}
     for k, m in enumerate(metrics):
@@ -214,10 +213,35 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     if permutations is not None:
         arrays["perms"] = permutations
     jobs = [(len(metrics), streams[g0:g1], g0, B, step, n_runs, n_topics) for g0, g1 in groups]
-    with Runner(how, arrays, outputs=[("ranges", k) for k in range(len(metrics))], blas=False) as run:
+    outputs = [("ranges", k) for k in range(len(metrics))]
+    # on worker processes the pairs' p-values are tasks too (a serial step of the coordinator otherwise,
+    # docs/benchmarks.md section 18); on threads tukey_result computes them, as before
+    P = n_runs * (n_runs - 1) // 2
+    spans = split_range(P, min_tasks(how.count, len(metrics))) if how.processes else []
+    if spans:
+        for k, m in enumerate(metrics):
+            arrays["means", k], arrays["sorted", k] = mats[m].mean(axis=1), np.empty(B)
+            arrays["d", k], arrays["p", k] = np.empty(P), np.empty(P)
+    columns = [(c, k) for k in range(len(metrics)) for c in ("d", "p")] if spans else []
+    fresh = outputs + columns + [("sorted", k) for k in range(len(metrics))] if spans else outputs
+    prog = Progress(progress, len(groups) + len(metrics) * len(spans))
+    prog.report(0.0)
+    with Runner(how, arrays, outputs=outputs + columns, fresh=fresh, blas=False) as run:
         run.map(_streams_task, jobs, prog)
-    ranges = {m: arrays["ranges", k] for k, m in enumerate(metrics)}
-    return tukey_result(mats, ids, ranges, B, seed, alphas)
+        if spans:
+            for k in range(len(metrics)):
+                run.arrays["sorted", k][:] = np.sort(run.arrays["ranges", k])
+            run.map(_pvalues_task, [(k, n_runs, a, b) for k in range(len(metrics)) for a, b in spans], prog)
+    ranges = {m: np.array(arrays["ranges", k]) for k, m in enumerate(metrics)}    # the result's own arrays
+    given = {m: (arrays["d", k], arrays["p", k]) for k, m in enumerate(metrics)} if spans else None
+    return tukey_result(mats, ids, ranges, B, seed, alphas, given)
+
+
+def _pvalues_task(arrays: dict, job, cache) -> None:
+    """Metric k's mean differences and p-values of pairs a..b-1 (:func:`tukey_pvalues`) into ``arrays``."""
+    k, n_runs, a, b = job
+    pi, pj = pair_range(n_runs, a, b)
+    arrays["d", k][a:b], arrays["p", k][a:b] = tukey_pvalues(arrays["means", k], pi, pj, arrays["sorted", k])
 
 
 def _streams_task(arrays: dict, job, cache) -> None:
@@ -237,17 +261,20 @@ def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_rang
     return d, (B - np.searchsorted(sorted_ranges, thr, side="left")) / B
 
 
-def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple) -> TukeyResult:
-    """The result tables from every metric's B permutation ranges."""
+def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple,
+                 columns: dict | None = None) -> TukeyResult:
+    """The result tables from every metric's B permutation ranges (``columns``: {metric: (mean_diff,
+    p_value)} of every pair when already computed, else computed here by :func:`tukey_pvalues`)."""
     n_runs = next(iter(mats.values())).shape[0]
     pi, pj = pair_index(n_runs)
     P = pi.size
     pair_frames, summ = [], []
     run_x, run_y = pair_names(ids, pi, pj)
     for m in ranges:
-        d, p = tukey_pvalues(mats[m].mean(axis=1), pi, pj, np.sort(ranges[m]))
-        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y,
-                                         "mean_diff": d, "p_value": p, "significant": p < alphas[0]}))
+        d, p = columns[m] if columns is not None else tukey_pvalues(mats[m].mean(axis=1), pi, pj,
+                                                                        np.sort(ranges[m]))
+        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y, "mean_diff": d,
+                                         "p_value": p, "significant": p < alphas[0]}, copy=False))   # concat copies
         for a in alphas:
             n_sig = int(np.sum(p < a))
             summ.append({"metric": m, "alpha": a, "n_significant": n_sig, "n_pairs": P,
