@@ -140,3 +140,29 @@ def test_gzip_run_and_standard_input(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(run)))
     rc, out, _ = _run(capsys, "-m map q -", tmp_path)
     assert (rc, out) == (0, "map                   \tall\t0.5000\n")
+
+
+@pytest.mark.parametrize("qrels,run,line,words", [
+    ("1 0 d1\n1 0 d2 1 1\n", "1 Q0 d1 1 2 t\n", "q, line 1", "4 fields"),         # 3 + 5 fields: 8 = 2 x 4
+    ("1 0 d1 1\n", "1 Q0 d1 1 2\n1 Q0 d2 2 1 t x\n", "r, line 1", "6 fields"),    # 5 + 7 fields: 12 = 2 x 6
+    ("1 0 d1 1\n", "1 Q0 d1 1 1e t\n", "r, line 1", "score"),
+    ("1 0 d1 1\n", "1 Q0 d1 1 nan t\n", "r, line 1", "score"),
+    ("1 0 d1 +-1\n", "1 Q0 d1 1 1 t\n", "q, line 1", "whole number"),
+    ("1 0 d1 1\n1 0 d1 0\n", "1 Q0 d1 1 1 t\n", "q, line 2", "twice"),
+])
+def test_uneven_or_malformed_lines_are_named(tmp_path, capsys, qrels, run, line, words):
+    """Whole-text fast paths never misalign fields: a file they cannot read line for line goes to the
+    line-by-line reader, which names the line."""
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    rc, out, err = _run(capsys, "q r", tmp_path)
+    assert (rc, out) == (2, "")
+    assert line in err and words in err
+
+
+def test_infinite_scores_rank_as_trec_eval(tmp_path, capsys):
+    """inf and -inf are numbers to C's atof: first and last; extra fields are ignored on some lines only."""
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    (tmp_path / "r").write_text("1 Q0 b 1 -inf t\n1 Q0 a 2 inf t extra\n1 Q0 c 3 0 t\n")
+    rc, out, _ = _run(capsys, "-q -m relstring q r", tmp_path)
+    assert (rc, out) == (0, "relstring             \t1\t'110'\n")

@@ -43,11 +43,11 @@ class Qrels:
 
 @dataclass
 class Results:
-    """One run, in file order: topic ids, document ids (str arrays), scores (float64); ``run_id`` the tag."""
+    """One run, in file order: topic ids, document ids, scores (float64); ``run_id`` the tag."""
 
     name: str
-    qid: np.ndarray
-    docno: np.ndarray
+    qid: list[str]
+    docno: list[str]
     sim: np.ndarray
     run_id: str
 
@@ -55,7 +55,7 @@ class Results:
     def topics(self) -> dict[str, tuple[list[str], list[float]]]:
         """``{qid: (docnos, sims)}`` in file order, topics sorted."""
         out: dict[str, tuple[list[str], list[float]]] = {}
-        for q, d, v in zip(self.qid.tolist(), self.docno.tolist(), self.sim.tolist(), strict=True):
+        for q, d, v in zip(self.qid, self.docno, self.sim.tolist(), strict=True):
             got = out.setdefault(q, ([], []))
             got[0].append(d)
             got[1].append(v)
@@ -71,15 +71,30 @@ def read_file(path: str) -> bytes:
     return text_bytes(SourceFile(path, lambda: read_limited(path, DEFAULT_LIMITS.max_expanded_bytes, hint=hint)))
 
 
-def _lines(data: bytes):
-    return data.decode("utf-8").split("\n")
-
-
 def read_qrels(path: str, data: bytes | None = None) -> Qrels:
     """Read a qrels file as trec_eval does (see the module docstring)."""
-    text = _lines(read_file(path) if data is None else data)
+    raw = read_file(path) if data is None else data
+    text = raw.decode("utf-8")
     topics: dict[str, dict[str, int]] = {}
-    for i, line in enumerate(text, 1):
+    toks: list[str] = [] if b"#" in raw else text.split()
+    per = _fields_per_line(raw, toks)
+    if per is not None and (per == 4).all() \
+            and not "\n".join(toks[3::4]).encode().translate(None, b"0123456789+-\n"):
+        # one judgment a line, no blank or comment line: whole-text passes; a repeated document falls through
+        try:
+            values = list(map(int, toks[3::4]))
+        except ValueError:               # "+-1": the line-by-line reader names the line
+            values = []
+        for qid, doc, value in zip(toks[0::4], toks[2::4], values, strict=False):
+            got = topics.get(qid)
+            if got is None:
+                topics[qid] = got = {}
+            got[doc] = value
+        n_judged = sum(map(len, topics.values()))
+        if values and n_judged == len(toks) // 4 and -2**62 < min(values) and max(values) < 2**62:
+            return Qrels(path, {q: topics[q] for q in sorted(topics)})
+        topics = {}
+    for i, line in enumerate(text.split("\n"), 1):
         if not line or line[0] == "#":
             continue
         f = line.split()
@@ -109,32 +124,40 @@ def read_qrels(path: str, data: bytes | None = None) -> Qrels:
 #: C's isspace() for each byte value (trec_eval splits fields on it)
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[9, 10, 11, 12, 13, 32]] = True
-_FLOATS = re.compile(r"(?:[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity)\n)*\Z",
-                     re.IGNORECASE)
+
+def _fields_per_line(raw: bytes, toks: list[str]) -> np.ndarray | None:
+    """The number of fields on each non-blank line of ``raw`` (split on C's ``isspace``, as trec_eval splits),
+    or ``None`` when ``toks`` (``str.split`` of the text) are not those fields (non-ASCII text, other spaces)."""
+    if not toks or not raw.isascii():
+        return None
+    b = np.frombuffer(raw, dtype=np.uint8)
+    ws = _SPACE[b]
+    starts = np.flatnonzero(~ws & np.concatenate(([True], ws[:-1])))
+    if len(starts) != len(toks):
+        return None
+    per = np.bincount(np.searchsorted(np.flatnonzero(b == 10), starts))
+    return per[per > 0]
 
 
 def _columns(raw: bytes, text: str) -> tuple[list[str], list[str], list[str], str] | None:
     """(qids, docnos, scores, last tag) of a results file whose every non-blank line has at least six fields and
     no comment, read in a few whole-text passes; ``None`` when the file needs the line-by-line reader (which
     also names a bad line)."""
-    if b"#" in raw or not raw.isascii():
+    if b"#" in raw:
         return None
     toks = text.split()
-    b = np.frombuffer(raw, dtype=np.uint8)
-    ws = _SPACE[b]
-    starts = np.flatnonzero(~ws & np.concatenate(([True], ws[:-1])))
-    if len(starts) != len(toks) or not toks:
+    per = _fields_per_line(raw, toks)
+    if per is None or (per < 6).any():
         return None
-    per = np.bincount(np.searchsorted(np.flatnonzero(b == 10), starts))
-    per = per[per > 0]
-    if (per < 6).any():
-        return None
-    first = np.concatenate(([0], np.cumsum(per)[:-1]))
-    t = np.array(toks, dtype=object)
-    sims = t[first + 4].tolist()
-    if not _FLOATS.match("\n".join(sims) + "\n"):
-        return None
-    return t[first].tolist(), t[first + 2].tolist(), sims, toks[int(first[-1]) + 5]
+    if (per == 6).all():                 # the usual file: list slices, no per-line work
+        qids, docs, sims = toks[0::6], toks[2::6], toks[4::6]
+    else:                                # fields after the sixth on some lines (ignored, as trec_eval does)
+        first = np.concatenate(([0], np.cumsum(per)[:-1]))
+        t = np.array(toks, dtype=object)
+        qids, docs, sims = t[first].tolist(), t[first + 2].tolist(), t[first + 4].tolist()
+    if "\n".join(sims).encode().translate(None, b"0123456789+-.eE\n"):
+        return None                      # inf, nan, or not a number: the line-by-line reader decides
+    return qids, docs, sims, toks[len(toks) - int(per[-1]) + 5]
 
 
 def read_results(path: str, data: bytes | None = None) -> Results:
@@ -142,15 +165,21 @@ def read_results(path: str, data: bytes | None = None) -> Results:
     raw = read_file(path) if data is None else data
     text = raw.decode("utf-8")
     fast = _columns(raw, text)
+    scores = None
     if fast is not None:
         qids, docs, sims, run_id = fast
-    else:
+        try:                             # digits, signs, dots and exponents only: float() is C's strtod here
+            scores = np.fromiter(map(float, sims), dtype=np.float64, count=len(sims))
+        except ValueError:               # "1.2.3", "1e": the line-by-line reader names the line
+            fast = None
+    if fast is None:
         qids, docs, sims, run_id = _line_by_line(path, text)
     if not qids:
         raise InputError("no results in the file", file=path,
                          hint="give a file of 'qid iter docno rank sim run_tag' lines")
-    return Results(path, np.array(qids, dtype=str), np.array(docs, dtype=str),
-                   np.fromiter(map(float, sims), dtype=np.float64, count=len(sims)), run_id)
+    if scores is None:
+        scores = np.fromiter(map(float, sims), dtype=np.float64, count=len(sims))
+    return Results(path, qids, docs, scores, run_id)
 
 
 def _line_by_line(path: str, text: str) -> tuple[list[str], list[str], list[str], str]:

@@ -113,16 +113,25 @@ def _duplicate(ranked: list[str], qid: str, results_name: str) -> None:
 
 def _ranked_topics(results: Results, opts: Options) -> dict[str, list[str]]:
     """Each run topic's documents in trec_eval's order (score down, then docno down: ``comp_sim_docno``), cut
-    at ``-M``, a document retrieved twice refused (among those kept, as trec_eval checks them)."""
-    uq, qinv = np.unique(results.qid, return_inverse=True)
-    _, dinv = np.unique(results.docno, return_inverse=True)
-    order = np.lexsort((-dinv, -results.sim, qinv))
-    bounds = np.searchsorted(qinv[order], np.arange(len(uq) + 1))
-    docs = results.docno[order]
+    at ``-M``, a document retrieved twice refused (among those kept, as trec_eval checks them).
+
+    One stable sort by (topic, score down); only runs of equal scores are then put in decreasing docno order
+    (a run with few ties costs no string sort)."""
+    code = {q: i for i, q in enumerate(sorted(set(results.qid)))}
+    qinv = np.fromiter(map(code.__getitem__, results.qid), dtype=np.int64, count=len(results.qid))
+    order = np.lexsort((-results.sim, qinv))
+    sq, ss = qinv[order], results.sim[order]
+    docs = [results.docno[i] for i in order.tolist()]
+    same = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    if same.any():
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], same, [False])).astype(np.int8)))
+        for lo, hi in zip(edges[0::2].tolist(), edges[1::2].tolist(), strict=True):
+            docs[lo:hi + 1] = sorted(docs[lo:hi + 1], reverse=True)
+    bounds = np.searchsorted(sq, np.arange(len(code) + 1)).tolist()
     out = {}
-    for j, qid in enumerate(uq.tolist()):
-        lo, hi = int(bounds[j]), int(bounds[j + 1])
-        ranked = docs[lo:min(hi, lo + opts.max_num_docs_per_topic)].tolist()
+    for qid, j in code.items():
+        lo, hi = bounds[j], bounds[j + 1]
+        ranked = docs[lo:min(hi, lo + opts.max_num_docs_per_topic)]
         _duplicate(ranked, qid, results.name)
         out[qid] = ranked
     return out

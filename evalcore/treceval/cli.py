@@ -140,6 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, OSError) as e:
         sys.stderr.write(f"evalcore trec_eval: {e}\n")
         return int(getattr(e, "status", 2))
+    except MemoryError:
+        sys.stderr.write("evalcore trec_eval: not enough memory for these files\n")
+        return 2
+    except Exception as e:  # noqa: BLE001 - never a raw traceback; EVALCORE_TRACEBACK=1 shows it
+        import os
+        if os.environ.get("EVALCORE_TRACEBACK"):
+            raise
+        sys.stderr.write(f"evalcore trec_eval: unexpected {type(e).__name__}: {str(e)[:500]} (please report this "
+                         "with the command line; set EVALCORE_TRACEBACK=1 to see where it happened)\n")
+        return 1
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
