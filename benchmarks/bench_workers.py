@@ -26,6 +26,11 @@ table is compared with the one-worker table exactly (``equal``).
 thread path's default (``process_work`` above the call's work: the threads a call below the crossover
 gets) and 2 processes; the ratios choose ``evalcore.meta._workers.PROCESS_WORK``.
 
+``--small DIR``: the dashboard's kind of call (30 runs x 65 topics, B = 100, ``threads=1`` as its pages pass,
+20 calls of each method) timed in CPU seconds in fresh processes, alternately on this tree and on the tree
+at DIR (a checkout of the code before worker processes, e.g. ``git worktree add /tmp/base REV``), rounds
+interleaved: what the runner adds to a call that never leaves its thread.
+
 ``--out PATH`` writes the rows as JSON and the markdown beside it (.md). ``--quick``: 60 runs x 20 topics,
 B = 200 (a check that the script runs; the figures mean nothing).
 """
@@ -193,6 +198,44 @@ def crossover(a) -> str:
     return "\n".join(lines) + "\n"
 
 
+_SMALL = """
+import sys, time, json
+sys.path.insert(0, {root!r}); sys.path.insert(1, {bench!r})
+from bench_parallel import simulated_scores
+from evalcore import meta
+S = simulated_scores(30, 65, 2)
+fns = {{"bootstrap": meta.bootstrap_sensitivity, "stability": meta.stability, "swap": meta.swap_method,
+       "tukey": meta.tukey_hsd, "pairs": meta.pair_statistics}}
+out = {{}}
+for name, fn in fns.items():
+    fn(S, B=100, seed=0, threads=1)
+    t = time.process_time()
+    for seed in range(20):
+        fn(S, B=100, seed=seed, threads=1)
+    out[name] = (time.process_time() - t) / 20
+print(json.dumps(out))
+"""
+
+
+def small(a) -> str:
+    import subprocess
+    trees = {"this tree": str(ROOT), "baseline": str(Path(a.small).resolve())}
+    got: dict = {name: {} for name in trees}
+    for _ in range(a.repeat):
+        for name, root in trees.items():
+            code = _SMALL.format(root=root, bench=str(ROOT / "benchmarks"))
+            res = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                            check=True, env={**os.environ, "PYTHONPATH": root}).stdout)
+            for m, v in res.items():
+                got[name][m] = min(got[name].get(m, v), v)
+            print(name, res, file=sys.stderr, flush=True)
+    lines = [f"`{a.command}`\n", "| method | baseline, CPU ms a call | this tree | ratio |", "|---|---:|---:|---:|"]
+    for m in got["this tree"]:
+        b, t = got["baseline"][m], got["this tree"][m]
+        lines.append(f"| {m} | {1000 * b:.2f} | {1000 * t:.2f} | {t / b:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=400)
@@ -205,6 +248,7 @@ def main(argv=None) -> int:
     p.add_argument("--crossover", action="store_true", help="small calls: one worker, threads, 2 processes")
     p.add_argument("--sizes", default="30,60,100,200,300", help="run counts of --crossover")
     p.add_argument("--quick", action="store_true", help="60 runs x 20 topics, B = 200")
+    p.add_argument("--small", metavar="DIR", help="small threads=1 calls: this tree against the tree at DIR")
     p.add_argument("--out", help="write the rows as JSON here and the markdown beside it (.md)")
     a = p.parse_args(argv)
     a.command = "python benchmarks/bench_workers.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -214,8 +258,8 @@ def main(argv=None) -> int:
         p.error(f"--methods: unknown {', '.join(bad)} (choose from {', '.join(METHODS)})")
     if a.quick:
         a.runs, a.topics, a.B = 60, 20, 200
-    if a.crossover:
-        md = crossover(a)
+    if a.crossover or a.small:
+        md = crossover(a) if a.crossover else small(a)
         print(md)
         if a.out:
             Path(a.out).with_suffix(".md").write_text(md)

@@ -42,7 +42,7 @@ import numpy as np
 
 from . import _parallel
 from ._common import Progress, one_blas_thread
-from ._parallel import MAX_THREADS, THREADS_ENV, WorkCache, fit_threads, run_tasks
+from ._parallel import MAX_THREADS, THREADS_ENV, WorkCache, fit_threads, min_tasks, run_tasks
 
 __all__ = ["WORKERS_ENV", "PROCESS_WORK", "IDLE_SECONDS", "Plan", "worker_count", "plan", "Runner",
            "check_process_work"]
@@ -51,15 +51,19 @@ __all__ = ["WORKERS_ENV", "PROCESS_WORK", "IDLE_SECONDS", "Plan", "worker_count"
 WORKERS_ENV = "EVALCORE_WORKERS"
 
 #: The work from which a call runs on worker processes by default: run pairs x B (bootstrap, stability,
-#: swap, pair statistics) or trials x runs x topics (Tukey). Below it the call runs on threads (one for
-#: small data). Chosen from the crossover measured on 2 quiet cores with a started pool
-#: (``benchmarks/bench_workers.py --crossover``, docs/benchmarks.md section 18): where 2 processes first
-#: beat the thread path's default, with a margin for the pool's start on a call's first use.
-PROCESS_WORK: dict[str, int] = {"bootstrap": 4_000_000, "stability": 8_000_000, "swap": 8_000_000,
-                                "tukey": 40_000_000, "pairs": 2_000_000}
+#: swap), run pairs x (bootstrap samples + sign flips) (pair statistics) or trials x runs x topics (Tukey).
+#: Below it the call runs on threads (one for small data). From the crossover runs on the 2-core machine
+#: (``benchmarks/bench_workers.py --crossover``, docs/benchmarks.md section 18): a started pool broke even
+#: with the threads at about 0.2-0.5 s of one worker's time, so the default sends a call of about 0.5-1 s
+#: (two metrics) to processes, which leaves room for the pool's start on a process's first such call. At
+#: B = 1000 and 50 topics: the bootstrap from ~140 runs, stability and swap from ~280, Tukey from ~300, the
+#: pair statistics with both resampling tests from ~70.
+PROCESS_WORK: dict[str, int] = {"bootstrap": 10_000_000, "stability": 40_000_000, "swap": 40_000_000,
+                                "tukey": 15_000_000, "pairs": 5_000_000}
 
-#: Seconds an idle worker process waits for the next task before it ends (a later call starts it again).
-IDLE_SECONDS = 300
+#: Seconds an idle worker process waits for the next task before it ends (a later call starts it again); an
+#: idle worker also keeps its last call's shared file mapped (:func:`_in_worker`), so not long.
+IDLE_SECONDS = 60
 
 #: Each worker's environment: one BLAS thread (the parallelism comes from the workers), and one worker
 #: for any evalcore call made inside a worker (no pool of pools).
@@ -135,6 +139,13 @@ class Plan:
     def processes(self) -> bool:
         return self.kind == "processes"
 
+    def tasks(self, n_jobs: int = 1, progress=None) -> int:
+        """Tasks per job (:func:`~._parallel.min_tasks`): at least 4 per worker, and 20 in all for a progress
+        step every 5 %; on processes without a progress callback only the 4 per worker, since each task costs
+        the coordinator a hand-off through a pipe (docs/benchmarks.md section 18)."""
+        steps = 1 if self.processes and progress is None else 20
+        return min_tasks(self.count, n_jobs, steps=steps)
+
 
 def plan(method: str, work: int, *, workers=None, threads=None, process_work=None) -> Plan:
     """The :class:`Plan` of a call of ``method`` doing ``work`` (its :data:`PROCESS_WORK` unit).
@@ -208,7 +219,7 @@ class _Shared:
             os.ftruncate(fd, max(at, 1))
         finally:
             os.close(fd)
-        self.spec = (self.path, layout)
+        self.spec = (self.path, layout, os.urandom(8).hex())      # the token tells a reused name apart
         self.views = _attach(self.spec)
         skip = set(fresh)
         for name, a in arrays.items():
@@ -225,7 +236,7 @@ class _Shared:
 
 def _attach(spec) -> dict:
     """Plain ndarray views of the shared file's arrays (the mapping lives as long as a view does)."""
-    path, layout = spec
+    path, layout = spec[:2]
     if not layout:
         return {}
     buf = np.asarray(np.memmap(path, dtype=np.uint8, mode="r+"))
@@ -238,10 +249,19 @@ def _attach(spec) -> dict:
 
 
 _WORK = WorkCache()          # a worker process's work arrays, reused by its next task
+_MAPPED: dict = {}           # a worker process's views of the current call's shared file, by its spec's token
 
 
 def _in_worker(fn, spec, blas: bool, job):
-    arrays = _attach(spec)
+    """Run one task in a worker. The worker maps the call's shared file once and keeps it for the call's next
+    tasks: a mapping made per task faulted in every page it read again (a task of stability or swap reads
+    all the run means), work the coordinator's single worker never does (docs/benchmarks.md section 18). The
+    views of the last call stay until the next call or the worker's exit (:data:`IDLE_SECONDS`); the file's
+    pages are shared, so that is one call's arrays whatever the number of workers."""
+    arrays = _MAPPED.get(spec[2])
+    if arrays is None:
+        _MAPPED.clear()
+        arrays = _MAPPED[spec[2]] = _attach(spec)
     with one_blas_thread() if blas else nullcontext():
         return fn(arrays, job, _WORK)
 

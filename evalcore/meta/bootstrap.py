@@ -67,7 +67,7 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import min_tasks, split_range
+from ._parallel import split_range
 from ._workers import Runner, check_process_work, plan, worker_count
 
 __all__ = ["bootstrap_sensitivity", "BootstrapResult", "bootstrap_samples", "paired_t"]
@@ -307,10 +307,10 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     P = pi.size
     how = plan("bootstrap", P * B, workers=workers, threads=threads, process_work=process_work)
     chunks = pair_chunks(P, 8 * (6 * B + 3 * Ct.shape[0]), budget=CHUNK_BYTES,
-                         min_chunks=min_tasks(how.count, len(metrics)))
+                         min_chunks=how.tasks(len(metrics), progress))
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
-    groups = split_range(len(chunks), min_tasks(how.count, len(metrics)))
+    groups = split_range(len(chunks), how.tasks(len(metrics), progress))
     prog = Progress(progress, len(metrics) * len(groups))
     prog.report(0.0)
     arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj}

@@ -98,7 +98,6 @@ from ._common import (
     zero_rounding,
     zero_tolerance,
 )
-from ._parallel import min_tasks
 from ._workers import Runner, check_process_work, plan, worker_count
 from .bootstrap import resolve_samples
 from .topicsets import residual_variance
@@ -424,7 +423,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     pi, pj = pair_index(n_runs)
     how = plan("pairs", pi.size * max(rs.Bb + rs.K, 1), workers=workers, threads=threads, process_work=process_work)
     per_row = 8 * (12 * n_topics + 4 * rs.Bb + 2 * rs.K)
-    chunks = pair_chunks(pi.size, per_row, min_chunks=min_tasks(how.count, len(metrics)))
+    chunks = pair_chunks(pi.size, per_row, min_chunks=how.tasks(len(metrics), progress))
     prog = Progress(progress, len(metrics) * len(chunks))
     prog.report(0.0)
     arrays: dict = {"pi": pi, "pj": pj}

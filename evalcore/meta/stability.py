@@ -176,10 +176,10 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     B, c = samples.shape
     P = pi.size
     how = plan("stability", P * B, workers=workers, threads=threads, process_work=process_work)
-    chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=min_tasks(how.count, len(metrics)))
+    chunks = pair_chunks(P, 8 * (5 * B), budget=CHUNK_BYTES, min_chunks=how.tasks(len(metrics), progress))
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
-    groups = split_range(len(chunks), min_tasks(how.count, len(metrics)))
+    groups = split_range(len(chunks), how.tasks(len(metrics), progress))
     trial_parts = split_range(B, min_tasks(how.count, len(metrics), steps=1))
     prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)

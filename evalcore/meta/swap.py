@@ -186,7 +186,7 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     metrics, mats, n_runs, B, c = prep.metrics, prep.mats, prep.n_runs, prep.B, prep.c
     P = n_runs * (n_runs - 1) // 2
     how = plan("swap", P * B, workers=workers, threads=threads, process_work=process_work)
-    per_job = min_tasks(how.count, len(metrics))
+    per_job = how.tasks(len(metrics), progress)
     groups = task_groups(row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // per_job))), per_job)
     trial_parts = split_range(B, min_tasks(how.count, len(metrics), steps=1))
     prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))

@@ -53,7 +53,7 @@ from ._common import (
     pair_names,
     pair_range,
 )
-from ._parallel import min_tasks, split_range
+from ._parallel import split_range
 from ._workers import Runner, check_process_work, plan, worker_count
 
 __all__ = ["tukey_hsd", "TukeyResult"]
@@ -201,7 +201,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     alphas = check_alpha(alpha)
     how = plan("tukey", B * n_runs * n_topics, workers=workers, threads=threads, process_work=process_work)
     streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
-    groups = split_range(len(streams), min_tasks(how.count))
+    groups = split_range(len(streams), how.tasks(1, progress))
     # trials permuted at once: at most `block`, a stream, and BLOCK_CELLS trial x run x topic cells over
     # all workers (24 bytes each in the work arrays); the result does not depend on it
     step = min(block, TRIALS_PER_STREAM, max(1, BLOCK_CELLS // max(how.count, 1) // (n_runs * n_topics)))
@@ -217,7 +217,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     # on worker processes the pairs' p-values are tasks too (a serial step of the coordinator otherwise,
     # docs/benchmarks.md section 18); on threads tukey_result computes them, as before
     P = n_runs * (n_runs - 1) // 2
-    spans = split_range(P, min_tasks(how.count, len(metrics))) if how.processes else []
+    spans = split_range(P, how.count) if how.processes else []          # ~10 ms of work a metric: few tasks
     if spans:
         for k, m in enumerate(metrics):
             arrays["means", k], arrays["sorted", k] = mats[m].mean(axis=1), np.empty(B)
