@@ -6,12 +6,14 @@ with the padded :class:`~._rels.ResRels`. A value trec_eval leaves at 0 (a measu
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._rels import NONPOOL, UNJUDGED, ResRels
 from ._table import Measure, register
 
-__all__ = ["running_sum", "lround", "col"]
+__all__ = ["running_sum", "lround", "col", "c_log"]
 
 MIN_GEO_MEAN = 0.00001   # trec_eval.h
 
@@ -21,6 +23,12 @@ def running_sum(x: np.ndarray) -> np.ndarray:
     if x.shape[1] == 0:
         return np.zeros(x.shape[0])
     return np.cumsum(x, axis=1)[:, -1]
+
+
+def c_log(x: np.ndarray) -> np.ndarray:
+    """The C library's ``log`` of each value (``math.log``, as trec_eval calls it): numpy's own ``log`` may differ
+    in the last bit. Values here are >= trec_eval's ``MIN_GEO_MEAN``, so every one has a logarithm."""
+    return np.array([math.log(v) for v in np.asarray(x, dtype=np.float64).tolist()], dtype=np.float64)
 
 
 def lround(x: np.ndarray | float) -> np.ndarray:
@@ -82,7 +90,7 @@ def ap(rr: ResRels, params) -> np.ndarray:
 
 def gm_map(rr: ResRels, params) -> np.ndarray:
     """m_gm_map.c: log(max(AP, 0.00001)) per topic; the summary is exp of their mean (geometric mean)."""
-    return col(np.log(np.maximum(_ap(rr), MIN_GEO_MEAN)))
+    return col(c_log(np.maximum(_ap(rr), MIN_GEO_MEAN)))
 
 
 def rprec(rr: ResRels, params) -> np.ndarray:
@@ -117,7 +125,7 @@ def bpref(rr: ResRels, params) -> np.ndarray:
 
 def gm_bpref(rr: ResRels, params) -> np.ndarray:
     """m_gm_bpref.c: log(max(bpref, 0.00001)) per topic; the summary is their geometric mean."""
-    return col(np.log(np.maximum(bpref(rr, params)[:, 0], MIN_GEO_MEAN)))
+    return col(c_log(np.maximum(bpref(rr, params)[:, 0], MIN_GEO_MEAN)))
 
 
 def recip_rank(rr: ResRels, params) -> np.ndarray:

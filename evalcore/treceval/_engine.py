@@ -142,7 +142,7 @@ def summary_values(ev: Evaluation, qrels: Qrels, m: Measure, v: np.ndarray) -> n
     if m.summary == "mean":
         return total / n if n else total
     if m.summary == "gm":
-        return np.exp(total / n) if n else total
+        return np.array([math.exp(x) for x in (total / n).tolist()]) if n else total   # the C library's exp
     if m.summary == "num_q":
         return np.array([float(n)])
     if m.summary == "num_rel" and ev.rr.options.average_complete:
