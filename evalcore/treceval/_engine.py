@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _core, _gains, _more, _sets  # noqa: F401  - registers the measures
+from . import _core, _gains, _sets  # noqa: F401  - registers the measures
 from ._read import Qrels, Results
 from ._rels import Options, ResRels, form_res_rels
 from ._table import MEASURES, NICKNAMES, Measure, ParamError, Params, parse_params, value_names
