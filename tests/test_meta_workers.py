@@ -39,7 +39,9 @@ def _scores(seed: int = 0, n_runs: int = 14, n_topics: int = 25) -> dict[str, np
 
 
 def _leftovers() -> set[str]:
-    return {p for d in ("/dev/shm", W.tempfile.gettempdir()) for p in glob.glob(os.path.join(d, "evalcore-*.shared"))}
+    """This process's shared files (other processes, such as a parallel test run, have their own pid)."""
+    return {p for d in ("/dev/shm", W.tempfile.gettempdir())
+            for p in glob.glob(os.path.join(d, f"evalcore-{os.getpid()}-*.shared"))}
 
 
 @pytest.fixture(autouse=True)
@@ -166,6 +168,18 @@ def test_a_call_from_another_thread_stays_on_threads(monkeypatch):
     t.join()
     assert got["plan"].kind == "threads"
     assert got["result"].pairs.equals(bootstrap_sensitivity(_scores(4), B=100, seed=2, workers=1).pairs)
+
+
+def test_a_killed_process_s_shared_file_is_removed_by_the_next_one(tmp_path, monkeypatch):
+    dead = tmp_path / "evalcore-999999999-abc.shared"          # no process has this pid
+    live = tmp_path / f"evalcore-{os.getpid()}-abc.shared"
+    other = tmp_path / "evalcore-notapid.shared"
+    for f in (dead, live, other):
+        f.write_bytes(b"x")
+    monkeypatch.setattr(W, "_shared_dir", lambda nbytes: str(tmp_path))
+    with W.Runner(W.Plan("processes", 2), {"x": np.zeros(3)}) as run:
+        assert run._shared.path.startswith(str(tmp_path))
+    assert not dead.exists() and live.exists() and other.exists()
 
 
 def test_a_cancel_on_processes_stops_and_leaves_no_shared_file():

@@ -28,6 +28,7 @@ for bit those of one worker (tests/test_meta_workers.py).
 """
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import tempfile
@@ -53,9 +54,10 @@ WORKERS_ENV = "EVALCORE_WORKERS"
 #: The work from which a call runs on worker processes by default: run pairs x B (bootstrap, stability,
 #: swap), run pairs x (bootstrap samples + sign flips) (pair statistics) or trials x runs x topics (Tukey).
 #: Below it the call runs on threads (one for small data). From the crossover runs on the 2-core machine
-#: (``benchmarks/bench_workers.py --crossover``, docs/benchmarks.md section 18): a started pool broke even
-#: with the threads at about 0.2-0.5 s of one worker's time, so the default sends a call of about 0.5-1 s
-#: (two metrics) to processes, which leaves room for the pool's start on a process's first such call. At
+#: (``benchmarks/bench_workers.py --crossover``; the break-even figures: docs/benchmarks.md section 17): a
+#: started pool breaks even with the threads on calls of a fraction of a second of one worker's time, so the
+#: default sends calls of about twice that (two metrics) to processes, which leaves room for the pool's start
+#: on a process's first such call. At
 #: B = 1000 and 50 topics: the bootstrap from ~140 runs, stability and swap from ~280, Tukey from ~300, the
 #: pair statistics with both resampling tests from ~70.
 PROCESS_WORK: dict[str, int] = {"bootstrap": 10_000_000, "stability": 40_000_000, "swap": 40_000_000,
@@ -202,6 +204,28 @@ def _shared_dir(nbytes: int) -> str:
 
 
 _ALIGN = 4096
+_SWEPT: set = set()
+
+
+def _sweep(folder: str) -> None:
+    """Remove the shared files left in ``folder`` by evalcore processes that no longer run (killed before
+    their call's end removed the file); once per folder and process."""
+    if folder in _SWEPT:
+        return
+    _SWEPT.add(folder)
+    for path in glob.glob(os.path.join(folder, "evalcore-*-*.shared")):
+        pid = os.path.basename(path).split("-")[1]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            try:
+                os.unlink(path)
+            except OSError:  # pragma: no cover - removed meanwhile, or not ours to remove
+                pass
+        except OSError:      # alive (another user's: PermissionError)
+            pass
 
 
 class _Shared:
@@ -214,7 +238,10 @@ class _Shared:
             at += -at % _ALIGN
             layout[name] = (at, tuple(a.shape), a.dtype.str)
             at += a.nbytes
-        fd, self.path = tempfile.mkstemp(prefix="evalcore-", suffix=".shared", dir=_shared_dir(at))
+        folder = _shared_dir(at)
+        _sweep(folder)
+        fd, self.path = tempfile.mkstemp(prefix=f"evalcore-{os.getpid()}-", suffix=".shared",
+                                          dir=folder)      # the caller's pid: whose file it is
         try:
             os.ftruncate(fd, max(at, 1))
         finally:
