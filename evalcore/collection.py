@@ -177,6 +177,17 @@ class Collection:
         loader; every output of :func:`evalcore.evaluate` states it.
     depth_limit : the ``depth`` the lists were cut at (:meth:`truncated`,
         ``load_collection(depth=...)``), or None (whole lists).
+    ir_measures_order : int64 array (n_moves, 4) or None
+        Where ir_measures' providers that sort the run themselves (msmarco's
+        RR@k, the judged provider's Judged@k) put a document of a score tie
+        elsewhere than trec_eval's order does: rows ``(run, topic, rank0,
+        rank0 in ir_measures' order)`` (0-based ranks), one per document that
+        moves. ir_measures sorts by score descending in double precision, ties
+        by document id ascending; trec_eval in single precision, ties by
+        document id descending. The loader fills it for ``order="score"``
+        (empty when no tie moves a document); None: not known (a collection
+        built by hand, or read in another order), the lists as they are.
+        :meth:`in_order` applies it.
     """
 
     levels: np.ndarray
@@ -193,6 +204,7 @@ class Collection:
     no_relevant: Collection | None = None
     order: str = "given"
     depth_limit: int | None = None
+    ir_measures_order: np.ndarray | None = None
 
     def __post_init__(self):
         if self.topics_without_relevant is None:
@@ -240,6 +252,13 @@ class Collection:
         if side is not None and (side.run_ids != self.run_ids or side.topic_ids != self.topics_without_relevant):
             raise ValueError("no_relevant must hold the same runs and the topics_without_relevant, in order; got "
                              f"runs {list(side.run_ids)[:3]}, topics {list(side.topic_ids)[:3]}")
+        moves = self.ir_measures_order
+        if moves is not None:
+            mv = np.asarray(moves, dtype=np.int64).reshape(-1, 4)
+            if mv.size and (mv.min() < 0 or mv[:, 0].max() >= lv.shape[0] or mv[:, 1].max() >= lv.shape[1]
+                            or mv[:, 2:].max() >= lv.shape[2]):
+                raise ValueError("ir_measures_order holds a (run, topic, rank) outside the levels tensor")
+            object.__setattr__(self, "ir_measures_order", mv)
         if self.level_names is not None and len(self.level_names) != self.max_level:
             raise ValueError(
                 f"level_names must name levels 1..{self.max_level}; got {list(self.level_names)}"
@@ -291,6 +310,8 @@ class Collection:
         h.update(repr(self.level_names).encode())
         if self.no_relevant is not None:
             h.update(self.no_relevant.fingerprint.encode())
+        if self.ir_measures_order is not None and self.ir_measures_order.size:
+            h.update(self.ir_measures_order.tobytes())
         return h.hexdigest()
 
     # -- derived views -----------------------------------------------------
@@ -334,6 +355,30 @@ class Collection:
             n_seg=n_runs * n_topics,
         )
 
+    def in_order(self, ties: str) -> Collection:
+        """The same lists with score ties ordered as ``ties`` says: ``"trec_eval"`` (as loaded: this
+        collection) or ``"ir_measures"`` (:attr:`ir_measures_order` applied; the lists as they are when it
+        is None or empty). The result holds an empty ``ir_measures_order``: it is in that order."""
+        if ties == "trec_eval":
+            return self
+        if ties != "ir_measures":
+            raise ValueError(f"ties must be 'trec_eval' or 'ir_measures'; got {ties!r}")
+        side = None if self.no_relevant is None else self.no_relevant.in_order(ties)
+        mv = self.ir_measures_order
+        if mv is None or not mv.size:
+            return replace(self, no_relevant=side) if side is not self.no_relevant else self
+        D = self.depth
+        base = (mv[:, 0] * self.n_topics + mv[:, 1]) * D
+        src, dest = base + mv[:, 2], base + mv[:, 3]
+        levels = self.levels.copy()
+        levels.reshape(-1)[dest] = self.levels.reshape(-1)[src]
+        unjudged = None
+        if self.unjudged is not None:
+            unjudged = self.unjudged.copy()
+            unjudged.reshape(-1)[dest] = self.unjudged.reshape(-1)[src]
+        return replace(self, levels=levels, unjudged=unjudged, no_relevant=side,
+                       ir_measures_order=np.zeros((0, 4), np.int64))
+
     def condensed(self) -> Collection:
         """The same runs with unjudged documents removed first (condensed
         lists, Sakai SIGIR 2007). Ranks close up; lengths shrink."""
@@ -358,6 +403,8 @@ class Collection:
             unjudged=np.zeros_like(self.unjudged),
             name=(self.name + " (condensed)").strip(),
             no_relevant=None if self.no_relevant is None else self.no_relevant.condensed(),
+            # the ranks move: ir_measures' order is lost (apply in_order first to condense lists in that order)
+            ir_measures_order=None,
         )
 
     def truncated(self, depth: int) -> Collection:
@@ -371,6 +418,7 @@ class Collection:
             unjudged=None if self.unjudged is None else self.unjudged[:, :, :depth],
             no_relevant=None if self.no_relevant is None else self.no_relevant.truncated(depth),
             depth_limit=depth if self.depth_limit is None else min(depth, self.depth_limit),
+            ir_measures_order=_moves_within(self.ir_measures_order, depth),
         )
 
     def subset(
@@ -391,6 +439,7 @@ class Collection:
             topics_without_relevant=self.topics_without_relevant if topics is None else (),
             no_relevant=(None if self.no_relevant is None or topics is not None
                          else self.no_relevant.subset(runs=runs)),
+            ir_measures_order=_moves_of(self.ir_measures_order, r, t, self.n_runs, self.n_topics),
         )
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
@@ -443,3 +492,42 @@ class Collection:
             level_names=None if level_names is None else tuple(level_names),
             name=name,
         )
+
+
+def _moves_within(moves: np.ndarray | None, depth: int) -> np.ndarray | None:
+    """:attr:`Collection.ir_measures_order` of the top ``depth`` ranks: a list whose ties cross rank
+    ``depth`` keeps trec_eval's order (which documents ir_measures would read in the top ``depth`` is not
+    known from the kept ranks)."""
+    if moves is None or not moves.size:
+        return moves
+    cross = (moves[:, 2] >= depth) | (moves[:, 3] >= depth)
+    bad = {(int(a), int(b)) for a, b in moves[cross, :2]}
+    keep = np.array([(int(a), int(b)) not in bad for a, b in moves[:, :2]], dtype=bool) if bad else ~cross
+    return moves[keep]
+
+
+def _moves_of(moves: np.ndarray | None, runs: np.ndarray, topics: np.ndarray, n_runs: int, n_topics: int
+              ) -> np.ndarray | None:
+    """:attr:`Collection.ir_measures_order` of the runs and topics chosen (:meth:`Collection.subset`),
+    renumbered; a run or topic chosen twice keeps its moves under each of its numbers."""
+    if moves is None or not moves.size:
+        return moves
+    out = []
+    for new_r, old_r in enumerate(runs.tolist()):      # runs are few; topics are mapped at once
+        of_run = moves[moves[:, 0] == old_r]
+        if not of_run.size:
+            continue
+        for rep in range(int(np.bincount(topics, minlength=n_topics).max(initial=0))):
+            inv = np.full(n_topics, -1, np.int64)   # old topic -> its (rep+1)-th new number
+            seen = np.zeros(n_topics, np.int64)
+            for new_t, old_t in enumerate(topics.tolist()) if rep else ():
+                if seen[old_t] == rep:
+                    inv[old_t] = new_t
+                seen[old_t] += 1
+            if not rep:
+                inv[topics[::-1]] = np.arange(len(topics))[::-1]   # the first choice of each topic
+            nt = inv[of_run[:, 1]]
+            keep = nt >= 0
+            if keep.any():
+                out.append(np.column_stack([np.full(int(keep.sum()), new_r), nt[keep], of_run[keep, 2:]]))
+    return np.concatenate(out).astype(np.int64) if out else np.zeros((0, 4), np.int64)

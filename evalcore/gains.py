@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["GAIN_PRESETS", "DEFAULT_GAINS", "DEFAULT_PENALTIES", "map_levels", "level_label", "levels_statement",
-           "resolve_gains", "resolve_penalties", "parse_levels", "gains_label", "check_penalties", "inverted"]
+           "resolve_gains", "resolve_penalties", "parse_levels", "gains_label", "check_penalties", "inverted",
+           "label_gains", "EXP_GAINS"]
 
 #: The papers' gain settings, highest level first (003 Table 5, 001, 004).
 GAIN_PRESETS: dict[str, tuple[float, ...]] = {
@@ -230,6 +231,9 @@ def resolve_gains(gains, K: int) -> np.ndarray:
     K = int(K)
     if gains is None:
         g = map_levels(DEFAULT_GAINS, K, anchor="lowest")
+    elif isinstance(gains, dict) or (isinstance(gains, str) and (gains.strip().startswith("{")
+                                                                  or gains.strip() == EXP_GAINS)):
+        g = label_gains(gains, K)
     elif isinstance(gains, str):
         key = gains.strip()
         if key in GAIN_PRESETS:
@@ -239,6 +243,40 @@ def resolve_gains(gains, K: int) -> np.ndarray:
     else:
         g = _ascending(gains, K, "gains")
     return _check_positive(g, K)
+
+
+#: gdeval's gains (ir_measures' nDCG(dcg='exp-log2')): 2^L - 1 for level L
+EXP_GAINS = "2^L-1"
+
+
+def label_gains(gains, K: int) -> np.ndarray:
+    """Gains written per label, ascending levels 1..K: ir_measures' mapping ``{0:0,1:1,2:3}`` (a dict or its
+    text; a level it leaves out keeps gain = level, as ir_measures and trec_eval default) or ``"2^L-1"``
+    (gdeval's 2^L - 1). Level 0 keeps gain 0: a mapping giving it another gain is refused, as is one giving
+    a relevant level a gain <= 0 (:func:`resolve_gains`).
+
+    >>> label_gains("{0:0,1:1,2:3}", 3).tolist(), label_gains("2^L-1", 3).tolist()
+    ([1.0, 3.0, 3.0], [1.0, 3.0, 7.0])
+    """
+    if isinstance(gains, str) and gains.strip() == EXP_GAINS:
+        return 2.0 ** np.arange(1, K + 1) - 1.0
+    if isinstance(gains, str):
+        import ast
+
+        try:
+            gains = ast.literal_eval(gains.strip())
+        except (ValueError, SyntaxError):
+            gains = None
+    if not isinstance(gains, dict):
+        raise ValueError("gains written per label must be a mapping like {0:0,1:1,2:3} (label: gain)")
+    try:
+        table = {int(k): float(v) for k, v in gains.items()}
+    except (TypeError, ValueError):
+        raise ValueError(f"gains must map whole relevance labels to numbers; got {gains!r}") from None
+    if table.get(0, 0.0) != 0.0:
+        raise ValueError(f"gains must give level 0 (non-relevant) gain 0; got {table[0]:g} (evalcore scores judged "
+                         "non-relevant and unjudged documents alike)")
+    return np.array([table.get(L, float(L)) for L in range(1, int(K) + 1)], dtype=np.float64)
 
 
 def _check_positive(g: np.ndarray, K: int) -> np.ndarray:

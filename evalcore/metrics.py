@@ -795,7 +795,9 @@ def judged(c: Collection, *, cutoff: int) -> np.ndarray:
     qrels entry, of any level (ir_measures ``Judged@l``, which divides by the
     list's length when it is shorter than l). An empty list (a topic missing
     from the run) scores 0. A collection without an unjudged mask counts every
-    retrieved document as judged.
+    retrieved document as judged. The top l is read in ir_measures' order
+    (:meth:`Collection.in_order`): its judged provider sorts score ties by
+    document id ascending, not descending as trec_eval.
 
     Hand-computed: [judged, unjudged, judged], l = 10: 2 of 3.
     >>> import numpy as np
@@ -806,6 +808,7 @@ def judged(c: Collection, *, cutoff: int) -> np.ndarray:
     0.6667
     """
     l = _check_cutoff(cutoff, required=True)
+    c = c.in_order("ir_measures")     # the judged provider sorts the run itself: ties by document id ascending
     n = np.minimum(c.lengths.astype(np.int64), l)
     unj = np.zeros(c.n_runs * c.n_topics, np.int64)
     if c.unjudged is not None:

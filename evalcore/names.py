@@ -77,7 +77,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
-from .specs import METRICS, PARAM_SPELLINGS, MetricSpec
+from .specs import METRICS, PARAM_SPELLINGS, MetricSpec, spelled
 
 __all__ = ["resolve", "metric_text", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
 
@@ -91,7 +91,7 @@ _PREFIXES = {"evalcore": "evalcore", "irm": "ir_measures", "ir_measures": "ir_me
 #: and whose names pin the gains to the level (:func:`_pinned`).
 TREC_LIKE = ("trec_eval", "ir_measures", "ranx")
 
-def _refusals() -> dict[tuple[str, str], list]:
+def refusals() -> dict[tuple[str, str], list]:
     """(convention, lower-case peer base name) -> the :class:`evalcore.specs.PeerRule` objects of every spec."""
     out: dict[tuple[str, str], list] = {}
     for spec in METRICS.values():
@@ -103,10 +103,20 @@ def _refusals() -> dict[tuple[str, str], list]:
 # Peer measures evalcore does not compute: an error that says so (rather than suggesting a look-alike such as
 # RR for R@100). Checked only after every registered name, so a measure added to the registry is found first.
 _NOT_COMPUTED = {
-    "infAP": "inferred AP", "iprec_at_recall":
-    "interpolated precision at recall levels", "set_P": "set precision", "set_recall": "set recall",
-    "set_F": "set F-measure", "SetP": "set precision", "SetR": "set recall", "SetF": "set F-measure",
-    "alpha_nDCG": "alpha-nDCG", "IPrec": "interpolated precision",
+    "relstring": "trec_eval's relstring, a string of relevance values, not a number (`evalcore trec_eval -m "
+    "relstring QRELS RUN` prints it)",
+    "yaap": "trec_eval's yaap (not in all_trec; `evalcore trec_eval -m yaap` prints it)",
+    # ir_measures' measures that need more than qrels and a run (subtopic judgments), or an optional provider
+    "alpha_nDCG": "alpha-nDCG (ir_measures' pyndeval: subtopic judgments)", "alpha_DCG": "alpha-DCG (subtopic "
+    "judgments)", "ERR_IA": "ERR-IA (subtopic judgments)", "nERR_IA": "nERR-IA (subtopic judgments)", "NRBP":
+    "NRBP (subtopic judgments)", "nNRBP": "nNRBP (subtopic judgments)", "AP_IA": "AP-IA (subtopic judgments)",
+    "MAP_IA": "AP-IA (subtopic judgments)", "P_IA": "P-IA (subtopic judgments)", "StRecall": "subtopic recall",
+    "BPM": "BPM (ir_measures' optional cwl_eval provider)", "SDCG": "SDCG (ir_measures' optional cwl_eval "
+    "provider)", "NERR8": "NERR8 (cwl_eval)", "NERR9": "NERR9 (cwl_eval)", "NERR10": "NERR10 (cwl_eval)",
+    "NERR11": "NERR11 (cwl_eval)", "INST": "INST (cwl_eval)", "INSQ": "INSQ (cwl_eval)",
+    "Compat": "ir_measures' Compat (Clarke et al. 2020: its ideal ranking orders equally relevant documents "
+    "by their score and then by the qrels file's order, which the collection does not keep)",
+    "Accuracy": "ir_measures' Accuracy",
     # ranx's
     "f1": "F1", "dcg": "unnormalised DCG", "dcg_burges": "unnormalised DCG", "hits": "hits@k (ranx's count of "
     "relevant documents in the top k; NumRelRet counts them over the whole list)",
@@ -125,15 +135,19 @@ class Resolved:
     cutoff: int | None
     params: dict = field(default_factory=dict)   # rel_threshold, beta, gains, penalties, log_base
     convention: str = "evalcore"
+    at: str | None = None            # ``@x`` of a measure whose @ is not a cutoff (IPrec@0.1), as written in keys
 
     @property
     def key(self) -> str:
-        """The canonical evalcore key (parameters left out): ``MSnDCG@10``."""
+        """The canonical evalcore key (parameters left out): ``MSnDCG@10``, ``IPrec@0.1``."""
+        if self.at is not None:
+            return f"{self.base}@{self.at}"
         return self.base + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
 
-_NAME_RE = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
-_TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z_]+?)[_.](?P<cut>\d+)$")
+_NAME_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
+# trec_eval's value names: P_10, ndcg_cut.10, iprec_at_recall_0.10, Rprec_mult_0.20, 11pt_avg has none
+_TREC_CUT_RE = re.compile(r"^(?P<base>[A-Za-z0-9_]+?)[_.](?P<cut>\d+(?:\.\d+)?)$")
 
 
 def _registry() -> dict[str, MetricSpec]:
@@ -155,7 +169,7 @@ def _case_folded(base: str, names: str | None) -> str | None:
     differs: evalcore's keys first, then the peers' names in :data:`_PEERS` order; None if there is none."""
     folded = base.lower()
     pools = [] if names not in (None, "evalcore") else [list(_registry())]
-    pools += [list(_peer_table(conv)) + [r.name for rs in _refusals().values() for r in rs if r.convention == conv]
+    pools += [list(_peer_table(conv)) + [r.name for rs in refusals().values() for r in rs if r.convention == conv]
               for conv in ([names] if names not in (None, "evalcore") else _PEERS)]
     pools += [list(_NOT_COMPUTED)]
     for pool in pools:
@@ -212,20 +226,33 @@ def _cutoff(text: str, cut: str) -> int:
     return int(cut)  # NTCIREVAL writes @0010
 
 
+def _takes(spec) -> str:
+    return ", ".join(f"{s}=" for prm in spec.params if prm is not spec.at for s in prm.spellings) or "no parameters"
+
+
+def _parts(raw: str) -> list[str]:
+    """``rel=2,gains={0:0,1:1}`` split at the commas outside braces (ir_measures' gains mapping)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(raw):
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            out.append(raw[start:i])
+            start = i + 1
+    return out + [raw[start:]]
+
+
 def _params(text: str, raw: str | None, spec) -> dict:
     out: dict = {}
     if not raw:
         return out
     keys = _param_keys()
-    for part in raw.split(","):
+    for part in _parts(raw):
         k, sep, v = part.strip().replace(">=", "=").partition("=")
         k, v = k.strip(), v.strip()
         if not sep or k not in keys:
-            raise ValueError(f"{text!r}: unknown parameter {part.strip()!r}; {spec.key} takes "
-                             + (", ".join(f"{s}=" for prm in spec.params for s in prm.spellings)
-                                or "no parameters"))
-        prm = keys[k]
-        if prm not in spec.params:
+            raise ValueError(f"{text!r}: unknown parameter {part.strip()!r}; {spec.key} takes {_takes(spec)}")
+        prm = spelled(spec, k)
+        if prm is None or prm is spec.at:
             raise ValueError(f"{text!r}: {spec.key} does not use {k}")
         try:
             out[prm.name] = prm.parse(v)
@@ -236,14 +263,28 @@ def _params(text: str, raw: str | None, spec) -> dict:
     return out
 
 
+def _at(text: str, spec, cut: str, params: dict) -> str:
+    """``@x`` of a measure whose @ sets a parameter (IPrec@0.1) into ``params``; its text as keys write it."""
+    prm = spec.at
+    try:
+        params[prm.name] = prm.parse(cut)
+    except ValueError:
+        raise ValueError(f"{text!r}: bad value {cut!r} after @: {spec.key}@x takes {prm.doc}, "
+                         f"{prm.bounds_text()}") from None
+    return f"{params[prm.name]:g}"
+
+
 def _canonical(text: str, base: str, raw, cut) -> Resolved:
     spec = _registry()[base]
     cutoff = None
+    params = _params(text, raw, spec)
+    if cut is not None and spec.at is not None:
+        return Resolved(base, None, params, "evalcore", _at(text, spec, cut, params))
     if cut is not None:
         if spec.cutoff == "none":
             raise ValueError(f"metric {base} takes no cutoff; got {text!r}")
         cutoff = _cutoff(text, cut)
-    return Resolved(base, cutoff, _params(text, raw, spec), "evalcore")
+    return Resolved(base, cutoff, params, "evalcore")
 
 
 def _pinned(spec, conv: str) -> dict:
@@ -262,13 +303,17 @@ def _pinned(spec, conv: str) -> dict:
 
 def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
     """Read ``base(raw)@cut`` in a peer convention; None if that convention has no such name."""
+    if conv == "ir_measures":
+        from ._irm_names import read_ir_measures
+
+        return read_ir_measures(text, base, raw, cut)
     if conv == "trec_eval":
         if cut is not None or raw is not None:   # trec_eval names have no @k and no (parameters)
             return None
         m = _TREC_CUT_RE.match(base)
         if m:
             base, cut = m.group("base"), m.group("cut")
-    for rule in _refusals().get((conv, base.lower()), ()):
+    for rule in refusals().get((conv, base.lower()), ()):
         if rule.applies(cut is not None) and (rule.name == base or conv == "ranx"):
             raise ValueError(f"metric {text!r} is refused: {rule.reason}")
     key = _peer_table(conv).get(base)
@@ -277,6 +322,8 @@ def _peer(text: str, conv: str, base: str, raw, cut) -> Resolved | None:
     spec = _registry()[key]
     params = {**_pinned(spec, conv), **_params(text, raw, spec)}
     cutoff = None
+    if cut is not None and spec.at is not None:
+        return Resolved(key, None, params, conv, _at(text, spec, cut, params))
     if cut is not None:
         if spec.cutoff == "none":
             raise ValueError(f"{base} takes no cutoff; got {text!r}")
@@ -349,7 +396,22 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
         base = "NumRelRet"        # ir_measures: NumRelRet = NumRet(rel=1) (module doc)
     registry = _registry()
     if names in (None, "evalcore") and base in registry:
-        r = _canonical(text, base, raw, cut)
+        try:
+            r = _canonical(text, base, raw, cut)
+        except ValueError as own:
+            # ir_measures' own parameters (nDCG(dcg='exp-log2')@10, SetP(relative=True)): its name, unprefixed
+            if names is not None or not raw:
+                raise
+            try:
+                irm = _peer(text, "ir_measures", base, raw, cut)
+            except ValueError as theirs:
+                # a parameter only ir_measures knows (dcg=, relative=), on a measure no provider of it computes
+                if "is refused" in str(theirs) and ("unknown parameter" in str(own) or "does not use" in str(own)):
+                    raise
+                raise own from None
+            if irm is None:
+                raise
+            return irm
         if names is None and warn:
             _warn_ambiguous(text, base, cut)
         return r
@@ -398,13 +460,21 @@ def _resolve_folded(text: str, text_body: str, base: str, folded: str, names: st
     return r
 
 
-def _peer_name(name: str | None, style: str, needs_cut: bool) -> str:
-    """A measure's name in one peer tool, with the cutoff placeholder (``map_cut_k`` style for trec_eval)."""
+def _peer_name(name: str | None, style: str, needs_cut: bool, at: bool = False) -> str:
+    """A measure's name in one peer tool, with the cutoff placeholder (``map_cut_k`` style for trec_eval;
+    ``x`` where ``@`` sets another parameter: ``IPrec@x``, ``iprec_at_recall_x``)."""
     if not name:
         return ""
-    if needs_cut:
-        return f"{name}_k" if style == "trec_eval" else name + "@k"
+    if needs_cut or at:
+        k = "x" if at else "k"
+        return f"{name}_{k}" if style == "trec_eval" else f"{name}@{k}"
     return name
+
+
+def _default_text(p) -> str:
+    if p.default is None:
+        return ""
+    return f"={p.default}" if p.kind in ("bool", "choice") else f"={p.default:g}"
 
 
 def crosswalk_rows() -> list[dict]:
@@ -413,10 +483,15 @@ def crosswalk_rows() -> list[dict]:
     rows = []
     for key, s in _registry().items():
         needs_cut = s.cutoff == "required"
-        params = ", ".join(p.spellings[0] + ("" if p.default is None else f"={p.default:g}") for p in s.params)
-        rows.append({"key": key + ("@k" if needs_cut else ""), "parameters": params, "definition": s.definition,
-                     "ir_measures": _peer_name(s.ir_measures, "irm", needs_cut),
-                     "trec_eval": _peer_name(s.trec_eval, "trec_eval", needs_cut),
-                     "ntcireval": _peer_name(s.ntcireval, "ntcir", needs_cut),
-                     "ranx": _peer_name(s.ranx, "ranx", needs_cut)})
+        at = s.at is not None
+        params = ", ".join(p.spellings[0] + _default_text(p) for p in s.params if p is not s.at)
+        irm = s.ir_measures
+        if irm and s.ir_measures_fixed:
+            irm += "(" + ",".join(f"{k}={v}" for k, v in s.ir_measures_fixed) + ")"
+        rows.append({"key": key + ("@k" if needs_cut else "@x" if at else ""), "parameters": params,
+                     "definition": s.definition,
+                     "ir_measures": _peer_name(irm, "irm", needs_cut, at),
+                     "trec_eval": _peer_name(s.trec_eval, "trec_eval", needs_cut, at),
+                     "ntcireval": _peer_name(s.ntcireval, "ntcir", needs_cut, at),
+                     "ranx": _peer_name(s.ranx, "ranx", needs_cut, at)})
     return rows

@@ -60,17 +60,36 @@ def expand_metrics(metrics: Iterable[str] | None, cutoffs: Sequence[int] = (10, 
     out: list[str] = []
     for k in keys:
         r = resolve(k, names, warn=False)
-        if r.cutoff is None and METRICS[r.base].cutoff == "required":
+        spec = METRICS[r.base]
+        if r.cutoff is None and spec.cutoff == "required":
             out.extend(f"{k}@{int(cut)}" for cut in cutoffs)
+        elif spec.at is not None and r.at is None:   # IPrec: trec_eval's 11 recall levels
+            out.extend(f"{k}_{x:.2f}" if r.convention == "trec_eval" else f"{k}@{x:g}" for x in spec.at_values)
         else:
             out.append(k)
     return list(dict.fromkeys(out))
 
 
+#: Parameters that change the ranked lists a kernel reads, not the kernel: applied to the collection first
+#: (:func:`_lists_for`), never passed to the kernel.
+LIST_PARAMS = ("judged_only", "ties")
+
+
+def _lists_for(collection: Collection, params: dict) -> Collection:
+    """The lists a measure reads under its list parameters: without the unjudged documents for
+    ``judged_only=True`` (trec_eval's ``-J``, :meth:`Collection.condensed`), score ties in ir_measures' order
+    for ``ties="ir_measures"`` (:meth:`Collection.in_order`)."""
+    if params.get("judged_only"):
+        collection = collection.condensed()
+    if params.get("ties", "trec_eval") != "trec_eval":
+        collection = collection.in_order(params["ties"])
+    return collection
+
+
 def _kwargs(spec: MetricSpec, cutoff, **settings) -> dict:
     """The kernel's keyword arguments: each parameter of the spec's table from ``settings`` (its
     default when absent), plus the cutoff unless the metric takes none."""
-    kw = {p.name: settings.get(p.name, p.default) for p in spec.params}
+    kw = {p.name: settings.get(p.name, p.default) for p in spec.params if p.name not in LIST_PARAMS}
     if spec.cutoff != "none":
         kw["cutoff"] = cutoff
     return kw
@@ -94,9 +113,11 @@ def metric_label(key: str, collection: Collection | None = None, *, gains=None, 
     given = {"gains": gains, "beta": beta, "penalties": penalties, "rel_threshold": rel_threshold,
              "log_base": log_base, **settings, **r.params}
     K = collection.max_level if collection is not None else None
-    parts = [part for prm in PARAMS.values() if prm in spec.params
+    parts = [part for prm in PARAMS.values() if prm in spec.params and prm is not spec.at
              for part in [prm.show(given.get(prm.name, prm.default), K)] if part is not None]
     label = spec.key + (f"({','.join(parts)})" if parts else "")
+    if r.at is not None:
+        return label + f"@{r.at}"
     return label + (f"@{cutoff}" if cutoff is not None else "")
 
 
@@ -116,11 +137,13 @@ def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 
     r = resolve(key, names, warn=False)
     kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
     kw.update(r.params)
-    m = spec.func(collection, **_kwargs(spec, cutoff, **kw))
+    m = spec.func(_lists_for(collection, r.params), **_kwargs(spec, cutoff, **kw))
     if r.base == "NumRel" and r.convention != "trec_eval":
         # ir_measures' NumRel counts only the topics a run retrieved (pytrec_eval evaluates the run's topics):
         # 0 for a topic missing from a run. trec_eval's num_rel under -c keeps R there (the kernel's value).
         m = np.where(collection.lengths > 0, m, 0.0)
+    if r.base == "NumQ" and r.convention == "trec_eval":
+        m = np.ones_like(m)       # trec_eval -c: num_q counts every qrels topic, retrieved or not
     return m
 
 
@@ -150,11 +173,41 @@ def score_matrices(collection: Collection, metrics: Iterable[str] | None = None,
     _warn_threshold_above_levels(collection, keys, rel_threshold, names)
     out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
                            rel_threshold=rel_threshold, log_base=log_base, p=p, names=names) for k in keys}
+    if names is None and metrics is not None:
+        _warn_tie_order(collection, out, rel_threshold)
     if standardise in (None, "none"):
         return out
     from .meta.standardise import standardise_scores
 
     return standardise_scores(out, standardise, A=std_a, B=std_b)
+
+
+def _warn_tie_order(collection: Collection, mats: dict[str, np.ndarray], rel_threshold: int) -> None:
+    """AmbiguousNameWarning for an unprefixed ``RR@k`` (evalcore's, trec_eval's tie order) whose values differ
+    from ir_measures' ``RR@k`` (msmarco's tie order, :meth:`Collection.in_order`) on this collection: the
+    same name, another number where score ties straddle the cutoff."""
+    moves = collection.ir_measures_order
+    if moves is None or not moves.size:
+        return
+    for key, m in mats.items():
+        r = resolve(key, None, warn=False)
+        prefixed = key.split("(")[0].count(":") > 0          # evalcore:RR@10 chose its convention
+        if prefixed or r.convention != "evalcore" or r.base != "RR" or r.cutoff is None or r.params.get("ties"):
+            continue
+        theirs = METRICS["RR"].func(_lists_for(collection, {**r.params, "ties": "ir_measures"}), cutoff=r.cutoff,
+                                    rel_threshold=r.params.get("rel_threshold", rel_threshold))
+        n = int((~np.isclose(m, theirs, rtol=0, atol=1e-12)).sum())
+        if n:
+            import warnings
+
+            from .names import AmbiguousNameWarning
+
+            warnings.warn(AmbiguousNameWarning(
+                f"{key!r} is read as evalcore's RR@{r.cutoff}: score ties in trec_eval's order (document id "
+                f"descending). ir_measures' RR@{r.cutoff} (its msmarco provider) orders ties by document id "
+                f"ascending and differs on {n} (run, topic) here, where tied documents straddle rank {r.cutoff}: "
+                f"write irm:{key} (ir_measures' number) or evalcore:{key} (this one, without this warning)"),
+                stacklevel=3)
 
 
 GEOMETRIC_EPSILON = 1e-5
@@ -173,9 +226,10 @@ def topic_means(matrix: np.ndarray, mean: str = "arithmetic") -> np.ndarray:
 def _aggregate(key: str, matrix: np.ndarray, mean: str, names: str | None) -> np.ndarray:
     """The "all" row of one metric: :func:`topic_means`, or the sum over topics for a count (NumRet,
     NumRel, NumRelRet), as trec_eval and ir_measures aggregate counts, whatever ``mean`` says."""
-    if METRICS[resolve(key, names, warn=False).base].count:
+    spec = METRICS[resolve(key, names, warn=False).base]
+    if spec.count:
         return matrix.sum(axis=1)
-    return topic_means(matrix, mean)
+    return topic_means(matrix, "geometric" if spec.aggregate == "geometric" else mean)
 
 
 #: The topic label of the mean rows in :func:`evaluate` (and trec_eval's output).
@@ -245,7 +299,7 @@ def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str |
         spec, side = METRICS[r.base], collection.no_relevant
         if spec.scores_without_relevant and side is not None and side.topic_ids == zero_ids:
             kw = {k: v for k, v in (settings or {}).items() if k in PARAMS}
-            extra = spec.func(side, **_kwargs(spec, r.cutoff, **{**kw, **r.params}))
+            extra = spec.func(_lists_for(side, r.params), **_kwargs(spec, r.cutoff, **{**kw, **r.params}))
         return np.concatenate([m, extra], axis=1), collection.topic_ids + zero_ids, policy
     return m, collection.topic_ids, policy
 
@@ -419,7 +473,8 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
         r = resolve(key, names, warn=False)
         if METRICS[r.base].uses_threshold:
             used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
-        aggregate[key] = "sum" if METRICS[r.base].count else mean
+        spec = METRICS[r.base]
+        aggregate[key] = "sum" if spec.count else "geometric" if spec.aggregate == "geometric" else mean
         parts.append((key, m, list(tids), _aggregate(key, m, mean, names)))
     run_col: list[str] = []
     topic_col: list[str] = []

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import metrics as M
-from .gains import gains_label, resolve_gains
+from . import trec_measures as T
+from .gains import gains_label, label_gains, resolve_gains
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ class Param:
     low_open: bool = False
     high_open: bool = False
     doc: str = ""
+    choices: tuple = ()
+
+    def __post_init__(self):
+        if self.kind not in ("int", "float", "levels", "floats", "bool", "choice"):
+            raise ValueError(f"Param {self.name}: unknown kind {self.kind!r}")
 
     def bounds_text(self) -> str:
         lo = "" if self.low is None else f"{'>' if self.low_open else '>='} {self.low:g}"
@@ -51,9 +57,20 @@ class Param:
 
     def parse(self, v: str):
         """A value as written in a metric name -> the value passed on; ValueError if it is not one."""
-        if self.kind == "levels":
+        if self.kind == "levels" and (v.strip().startswith("{") or v.strip() == "2^L-1"):
+            label_gains(v, 1)   # ir_measures' gains mapping {0:0,1:1,2:3}, gdeval's 2^L - 1
+            return v.strip()
+        if self.kind in ("levels", "floats"):
             [float(x) for x in v.split(":")]
             return v
+        if self.kind == "bool":
+            if v.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return v.lower() in ("true", "1")
+        if self.kind == "choice":
+            if v.strip("'\"") not in self.choices:
+                raise ValueError
+            return v.strip("'\"")
         x = int(v) if self.kind == "int" else float(v)
         if x != x or x in (float("inf"), float("-inf")) or not self.in_bounds(x):
             raise ValueError
@@ -71,6 +88,11 @@ class Param:
             else:
                 txt = ":".join(f"{x:g}" for x in list(v)[::-1])
             return self.label.format(v=txt)
+        if self.kind == "floats":
+            return None if v is None else self.label.format(v=v if isinstance(v, str) else ":".join(
+                f"{float(x):g}" for x in v))
+        if self.kind in ("bool", "choice"):
+            return None if v == self.default else self.label.format(v=v)
         x = int(v) if self.kind == "int" else float(v)
         if x == self.default:
             return None
@@ -105,9 +127,42 @@ LOG_BASE = Param("log_base", "float", 2.0, ("b", "log_base"), "b={v}", low=1.0, 
                  doc="base b of the Jarvelin-Kekalainen discount log_b(r)")
 PERSISTENCE = Param("p", "float", 0.8, ("p",), "p={v}", low=0.0, high=1.0, low_open=True, high_open=True,
                     doc="persistence: the chance the user goes on to the next rank")
-PARAMS: dict[str, Param] = {p.name: p for p in (GAINS, BETA, PENALTIES, REL, LOG_BASE, PERSISTENCE)}
-#: A spelling in a metric name -> the parameter (``rel`` -> rel_threshold, ``b`` -> log_base).
-PARAM_SPELLINGS: dict[str, Param] = {k: p for p in PARAMS.values() for k in p.spellings}
+# The parameters of the measures trec_eval and ir_measures define (evalcore.trec_measures); a name sets them,
+# no sidebar control does (their names are not the settings' names: SetF's beta is not Q-measure's).
+JUDGED_ONLY = Param("judged_only", "bool", False, ("judged_only",), "judged_only={v}",
+                    doc="trec_eval -J: the unjudged documents are removed before scoring (ir_measures' "
+                        "judged_only=True)")
+TIES = Param("ties", "choice", "trec_eval", ("ties",), "ties={v}", choices=("trec_eval", "ir_measures"),
+             doc="the order of documents of equal score: trec_eval's (document id descending) or ir_measures' "
+                 "(score compared in double precision, document id ascending, as its msmarco and judged "
+                 "providers sort)")
+RECALL = Param("recall", "float", None, ("recall",), "recall={v}", low=0.0, high=1.0,
+               doc="the recall level of interpolated precision (written @x: IPrec@0.1)")
+MULT = Param("mult", "float", None, ("mult",), "mult={v}", low=0.0, low_open=True,
+             doc="the multiple of R (written @x: Rprec_mult@0.5)")
+F_BETA = Param("f_beta", "float", 1.0, ("beta",), "beta={v}", low=0.0,
+               doc="SetF's weight of recall against precision (trec_eval set_F's parameter)")
+RBP_P = Param("rbp_p", "float", 0.9, ("p",), "p={v}", low=0.0, high=1.0, low_open=True, high_open=True,
+              doc="persistence of trec_eval's rbp (0.9 by default, as trec_eval)")
+COUNT_RULE = Param("count_rule", "choice", "round", ("count_rule",), "count_rule={v}", choices=("round", "trunc"),
+                   doc="how IPrec turns x R into a count of relevant documents: trec_eval 10.0's round(x R) or "
+                       "trec_eval 9's trunc(x R + 0.9), which pytrec_eval and ir_measures' IPrec compute")
+COEFFICIENTS = Param("coefficients", "floats", None, ("coefficients",), "coefficients={v}",
+                     doc="utility's a:b:c:d (rel_ret, nonrel_ret, rel_nonret, nonrel_nonret; default 1:-1:0:0)")
+PARAMS: dict[str, Param] = {p.name: p for p in (GAINS, BETA, PENALTIES, REL, LOG_BASE, PERSISTENCE, JUDGED_ONLY,
+                                                TIES, RECALL, MULT, F_BETA, RBP_P, COUNT_RULE, COEFFICIENTS)}
+#: A spelling in a metric name -> the parameter (``rel`` -> rel_threshold, ``b`` -> log_base); where two
+#: parameters share a spelling (``beta``, ``p``) the first is listed here and a metric's own is read
+#: (:func:`spelled`).
+PARAM_SPELLINGS: dict[str, Param] = {}
+for _p in PARAMS.values():
+    for _k in _p.spellings:
+        PARAM_SPELLINGS.setdefault(_k, _p)
+
+
+def spelled(spec: MetricSpec, spelling: str) -> Param | None:
+    """The parameter of ``spec`` a name writes as ``spelling`` (``beta`` is SetF's f_beta, Q-measure's beta)."""
+    return next((p for p in spec.params if spelling in p.spellings), None)
 
 
 @dataclass(frozen=True)
@@ -171,6 +226,20 @@ class MetricSpec:
     # NTCIREVAL's; "trec_eval" for the measures only trec_eval / ir_measures define, whose evalcore key is
     # their peer's name (bpref, NumRet, R@k), so that the name keeps the peer's mean.
     topics: str | None = None
+    # The parameter ``@x`` writes, when it is not a cutoff (IPrec@0.1: the recall level; Rprec_mult@0.5), and
+    # the values a name without ``@x`` stands for (trec_eval's defaults: iprec_at_recall is 11 measures).
+    at: Param | None = None
+    at_values: tuple = ()
+    # How the "all" row combines the topics when the call asks for the arithmetic mean: "mean", or
+    # "geometric" (trec_eval's gm_map and gm_bpref: exp of the mean log, floored at 1e-5) - a count sums.
+    aggregate: str = "mean"
+    # A score in [0, 1] (utility is not): the dashboard, whose charts assume that, offers only these.
+    bounded: bool = True
+    # The ir_measures name reads as this measure only with a cutoff ("cutoff": AP@k is map_cut@k), only
+    # without ("no cutoff"), or always; ``ir_measures_fixed``: ir_measures parameters (name, value) that
+    # select this measure and are not parameters of it (SetP(relative=True) is SetRelP).
+    ir_measures_when: str = "always"
+    ir_measures_fixed: tuple = ()
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -209,22 +278,17 @@ def _spec(key, func, name, citation, model, params=(), **kw):
 METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("AP", M.average_precision, "Average Precision", "003 Eq. 1",
           "scans down the list for every relevant document; precision at each",
-          params=(REL,), trec_eval="map", ntcireval="AP", ir_measures="AP", ranx="map",
+          params=(REL, JUDGED_ONLY), trec_eval="map", ntcireval="AP", ir_measures="AP", ranx="map",
+          ir_measures_when="no cutoff",
           definition="003 Eq. 1, binary at `rel_threshold` (relaxed = 1, rigid = 2)",
-          refused=(PeerRule("trec_eval", "map_cut", "trec_eval's map_cut_k divides by R (all relevant documents), "
-                            "evalcore's AP@k by min(R, k) as NTCIREVAL does; use AP (no cutoff) or AP@k knowing the "
-                            "difference"),
-                   PeerRule("ir_measures", "AP", "ir_measures' AP@k is trec_eval's map_cut_k, which divides by R; "
-                            "evalcore's AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
-                            when="cutoff"),
-                   PeerRule("ranx", "map", "ranx's map@k divides by R, as trec_eval's map_cut_k does; evalcore's "
-                            "AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff) or evalcore:AP@k",
-                            when="cutoff")),
+          refused=(PeerRule("ranx", "map", "ranx's map@k divides by R, as trec_eval's map_cut_k does; evalcore's "
+                            "AP@k divides by min(R, k) (NTCIREVAL); use AP (no cutoff), map_cut@k (trec_eval's, "
+                            "ir_measures' AP@k) or evalcore:AP@k", when="cutoff"),),
           ambiguity=Ambiguity(
               "{text!r} is read as evalcore's AP{cut} (NTCIREVAL's convention: ranks <= {k}, divided by "
-              "min(R, {k})). ir_measures' AP{cut} is trec_eval's map_cut_{k} (and ranx's map{cut}), which "
-              "divides by R, and evalcore does not compute it; write evalcore:AP{cut} (or --names evalcore) to "
-              "keep this meaning without this warning.", when="cutoff")),
+              "min(R, {k})). ir_measures' AP{cut} is trec_eval's map_cut_{k}, which divides by R: write "
+              "map_cut{cut} or irm:AP{cut} for that; write evalcore:AP{cut} (or --names evalcore) to keep this "
+              "meaning without this warning.", when="cutoff")),
     _spec("Q-measure", M.q_measure, "Q-measure", "003 Eq. 2; 001 (beta form)",
           "like AP, but graded: rewards highly relevant documents ranked early",
           params=(GAINS, BETA), ntcireval="Q-measure",
@@ -239,12 +303,13 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           definition="(1/R) sum isrel(r) cg(r)/cg_I(r) (001 Sec. 2.2)"),
     _spec("R-Prec", M.r_precision, "R-Precision", "004",
           "counts relevant documents in the top R",
-          params=(REL,), cutoff="none", trec_eval="Rprec", ir_measures="Rprec", ranx="r-precision",
+          params=(REL, JUDGED_ONLY), cutoff="none", trec_eval="Rprec", ir_measures="Rprec", ranx="r-precision",
           definition="count(R_b)/R_b at the binary threshold"),
     _spec("RR", M.reciprocal_rank, "Reciprocal Rank", "003 Sec. 1",
           "stops at the first relevant document, however relevant",
-          params=(REL,), trec_eval="recip_rank", ir_measures="RR", ntcireval="RR", ranx="mrr",
-          definition="1/r_1, binary at `rel_threshold`"),
+          params=(REL, JUDGED_ONLY, TIES), trec_eval="recip_rank", ir_measures="RR", ntcireval="RR", ranx="mrr",
+          definition="1/r_1, binary at `rel_threshold`; ir_measures' RR@k (msmarco) orders ties by document id "
+                     "ascending (`ties=ir_measures`)"),
     _spec("O-measure", M.o_measure, "O-measure", "003 Eq. 3",
           "stops at the first relevant document; graded against the ideal list",
           params=(GAINS, BETA), ntcireval="O-measure",
@@ -277,19 +342,13 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
               "meaning without this warning.",
               without_cutoff=" Without @k it is computed at every configured cutoff (--cutoffs; default 10 and "
                              "1000), one measure per cutoff: ir_measures' and trec_eval's bare nDCG (the whole "
-                             "list, Burges form) is not computed by evalcore.")),
+                             "list, Burges form) is MSnDCG-list (irm:nDCG, trec_eval's ndcg).")),
     _spec("MSnDCG", M.msndcg, "nDCG (Microsoft, log2(r+1))", "Burges et al. 2005",
           "reads the top l, discounting by log2(rank + 1)",
-          params=(GAINS,), cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG", ir_measures="nDCG",
-          ranx="ndcg",
+          params=(GAINS, JUDGED_ONLY), cutoff="required", trec_eval="ndcg_cut", ntcireval="MSnDCG",
+          ir_measures="nDCG", ranx="ndcg", ir_measures_when="cutoff",
           definition="Burges (Microsoft) form: gain/log2(r+1); peers use gain = level",
-          refused=(PeerRule("trec_eval", "ndcg", "trec_eval's ndcg scores the whole list against all relevant "
-                            "documents; evalcore's nDCG needs a cutoff: use ndcg_cut_k (evalcore MSnDCG@k) with k "
-                            ">= the list length"),
-                   PeerRule("ir_measures", "nDCG", "ir_measures' nDCG without @k scores the whole list; "
-                            "evalcore's needs a cutoff: use nDCG@k (= MSnDCG@k under --names ir_measures) with k "
-                            ">= the list length", when="no cutoff"),
-                   PeerRule("ranx", "ndcg", "ranx's ndcg without @k scores the whole list; evalcore's needs a "
+          refused=(PeerRule("ranx", "ndcg", "ranx's ndcg without @k scores the whole list; evalcore's needs a "
                             "cutoff: use ranx:ndcg@k (= MSnDCG@k) with k >= the list length", when="no cutoff"),
                    PeerRule("ranx", "ndcg_burges", "ranx's ndcg_burges takes the gain 2^rel - 1, not the level: "
                             "evalcore's MSnDCG@k with those gains, e.g. MSnDCG(gains=7:3:1)@10 on levels 3:2:1"))),
@@ -308,32 +367,32 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
     _spec("nERR", M.nerr, "normalised Expected Reciprocal Rank", "Chapelle et al. 2009; NTCIREVAL",
           "stops at each document with a probability that grows with its gain",
           params=(GAINS,), cutoff="required", ntcireval="nERR",
-          refused=(PeerRule("ir_measures", "ERR", "ir_measures' ERR@k (gdeval: gains 2^rel - 1, not normalised) "
-                            "is not evalcore's nERR@k (NTCIREVAL's normalised ERR); use nERR@k"),),
           definition="ERR with stop probability gain(L)/(max gain + 1), normalised by the ideal list's "
                      "(NTCIREVAL's gain(K)+1 for ascending gains)"),
     _spec("P", M.precision, "Precision at l", "004 (PDoc)",
           "reads exactly the top l and counts relevant documents",
-          params=(REL,), cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec", ranx="precision",
+          params=(REL, JUDGED_ONLY), cutoff="required", trec_eval="P", ir_measures="P", ntcireval="Prec",
+          ranx="precision",
           definition="binary at `rel_threshold`; divides by k"),
     _spec("Hit", M.hit, "Hit at l", "",
           "is satisfied by any relevant document in the top l",
-          params=(REL,), cutoff="required", ir_measures="Success", trec_eval="success", ntcireval="Hit",
+          params=(REL, JUDGED_ONLY), cutoff="required", ir_measures="Success", trec_eval="success",
+          ntcireval="Hit",
           ranx="hit_rate",
           definition="1 if the top k hold a document at `rel_threshold`"),
     _spec("RBP", M.rbp, "Rank-Biased Precision", "Moffat & Zobel 2008",
           "reads rank 1, then goes on to each next rank with probability p",
           params=(PERSISTENCE, REL), cutoff="required",
           definition="(1 - p) sum_{r<=k} rel(r) p^(r-1), binary at `rel_threshold`, p = 0.8 by default",
-          refused=(PeerRule("ir_measures", "RBP", "ir_measures' RBP@k (trectools) weighs each document by its raw "
-                            "relevance label, not 0/1, and is not bounded by 1 on graded judgments; evalcore's "
-                            "RBP@k counts a document as relevant at level >= rel_threshold (Moffat & Zobel 2008); "
-                            "the two agree on binary judgments: use RBP(p=...)@k or evalcore:RBP(p=...)@k"),),
+          refused=(PeerRule("ir_measures", "RBP", "ir_measures 0.4.3 computes RBP only through its optional cwl_eval "
+                            "provider (RBP(rel=L, p=...) without a cutoff: relevance 0/1 at L over the whole list), "
+                            "which evalcore does not reproduce by that name: evalcore's RBP(p=...,rel=L)@k with k >= "
+                            "the list length is that measure; trec_eval's rbp (graded, p = 0.9) is RBP-graded"),),
           ambiguity=Ambiguity(
-              "{text!r} is read as evalcore's RBP: relevance 0/1 at rel_threshold (Moffat & Zobel 2008). "
-              "ir_measures' RBP@k (trectools) weighs each document by its raw relevance label instead, which "
-              "differs on graded judgments, and evalcore does not compute that form; write evalcore:{text} (or "
-              "--names evalcore) to keep this meaning without this warning.")),
+              "{text!r} is read as evalcore's RBP: relevance 0/1 at rel_threshold (Moffat & Zobel 2008), to rank "
+              "{k}. trec_eval's rbp (RBP-graded) weighs each document by its gain scaled to [0, 1] over the whole "
+              "list with p = 0.9, and ir_measures has no RBP of its own without cwl_eval; write evalcore:{text} "
+              "(or --names evalcore) to keep this meaning without this warning.")),
     _spec("RBP-residual", M.rbp_residual, "RBP residual", "Moffat & Zobel 2008",
           "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
           params=(PERSISTENCE,), cutoff="required",
@@ -341,7 +400,7 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
                      "[RBP@k, RBP@k + residual]"),
     _spec("R", M.recall, "Recall at l", "trec_eval recall_k",
           "reads exactly the top l and counts the share of all relevant documents found",
-          params=(REL,), cutoff="required", trec_eval="recall", ir_measures="R", ranx="recall",
+          params=(REL, JUDGED_ONLY), cutoff="required", trec_eval="recall", ir_measures="R", ranx="recall",
           topics="trec_eval",
           definition="count(k)/R, binary at `rel_threshold`; 0 when R = 0"),
     _spec("bpref", M.bpref, "bpref", "Buckley & Voorhees 2004",
@@ -354,7 +413,8 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           "not a user model: how much of the top l the judgments cover",
           cutoff="required", ir_measures="Judged", scores_without_relevant=True,
           topics="trec_eval",
-          definition="share of the top min(k, list length) with a qrels entry (any level)"),
+          definition="share of the top min(k, list length) with a qrels entry (any level); score ties in "
+                     "ir_measures' order (document id ascending)"),
     _spec("NumRet", M.num_ret, "Number retrieved", "trec_eval num_ret",
           "not a user model: a count describing the run",
           cutoff="none", trec_eval="num_ret", ir_measures="NumRet", count=True, scores_without_relevant=True,
@@ -370,11 +430,130 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           params=(REL,), cutoff="none", trec_eval="num_rel_ret", ir_measures="NumRelRet", count=True,
           topics="trec_eval",
           definition="relevant documents retrieved at `rel_threshold` (a count; the mean row is the sum over topics)"),
+    # -- trec_eval's measures through evalcore.trec_measures (its port, evalcore.treceval) -------------------
+    _spec("IPrec", T.iprec_at_recall, "Interpolated precision at a recall level", "trec_eval iprec_at_recall",
+          "reads down to the rank where a share x of the relevant documents is found; the best precision from there",
+          params=(REL, JUDGED_ONLY, RECALL, COUNT_RULE), cutoff="none", at=RECALL,
+          at_values=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), trec_eval="iprec_at_recall",
+          ir_measures="IPrec", topics="trec_eval",
+          definition="max precision at ranks >= the rank of the round(x R)-th relevant document (trec_eval 10.0; "
+                     "ir_measures' IPrec is trec_eval 9's trunc(x R + 0.9): count_rule=trunc); IPrec@x, x in [0, 1]; "
+                     "a bare IPrec is the 11 levels 0.0..1.0, as trec_eval"),
+    _spec("11pt_avg", T.eleven_point_average, "11-point average interpolated precision", "trec_eval 11pt_avg",
+          "the interpolated precision-recall curve, averaged over 11 recall levels",
+          params=(REL,), cutoff="none", trec_eval="11pt_avg", topics="trec_eval",
+          definition="mean of IPrec@0.0, @0.1, ..., @1.0"),
+    _spec("infAP", T.inferred_ap, "Inferred AP", "Yilmaz & Aslam 2006; trec_eval infAP",
+          "AP estimated from a sample of judgments: unjudged documents above a relevant one are inferred",
+          params=(REL,), cutoff="none", trec_eval="infAP", ir_measures="infAP", topics="trec_eval",
+          definition="trec_eval's infAP; without negative qrels labels (sampled, unjudged) every judged document "
+                     "counts and unjudged ones (no qrels entry) are non-relevant"),
+    _spec("Rprec_mult", T.rprec_mult, "Precision at a multiple of R", "trec_eval Rprec_mult",
+          "reads the top x R documents and counts the relevant ones",
+          params=(REL, MULT), cutoff="none", at=MULT, at_values=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+          trec_eval="Rprec_mult", topics="trec_eval",
+          definition="P at rank x R (Rprec_mult@1 = R-Prec); a bare Rprec_mult is trec_eval's 10 multiples"),
+    _spec("utility", T.utility, "Set utility", "trec_eval utility",
+          "not a user model: a weighted count of the contingency table of the whole list",
+          params=(REL, COEFFICIENTS), cutoff="none", trec_eval="utility", topics="trec_eval", bounded=False,
+          scores_without_relevant=True,
+          definition="a rel_ret + b nonrel_ret + c rel_nonret + d nonrel_nonret, a:b:c:d = 1:-1:0:0 by default"),
+    _spec("binG", T.bin_g, "Binary G", "trec_eval binG",
+          "each relevant document discounted by the non-relevant ones read before it",
+          params=(REL,), cutoff="none", trec_eval="binG", topics="trec_eval",
+          definition="(1/R) sum over relevant retrieved of 1/log2(2 + non-relevant above)"),
+    _spec("G", T.g_measure, "G (normalised gain)", "trec_eval G",
+          "each document's gain discounted by how far the list trails the ideal gain so far",
+          params=(GAINS,), cutoff="none", trec_eval="G", topics="trec_eval",
+          definition="sum gain(r)/log2(2 + ideal gain(r) - gain so far(r)), over the ideal total gain"),
+    _spec("MSnDCG-list", T.ndcg_whole, "nDCG of the whole list (log2(r+1))", "Burges et al. 2005; trec_eval ndcg",
+          "reads the whole list, discounting by log2(rank + 1)",
+          params=(GAINS, JUDGED_ONLY), cutoff="none", trec_eval="ndcg", ir_measures="nDCG",
+          ir_measures_when="no cutoff", topics="trec_eval",
+          definition="MSnDCG over every retrieved document against the ideal DCG of every judged document"),
+    _spec("ndcg_rel", T.ndcg_rel, "nDCG averaged over the relevant documents", "trec_eval ndcg_rel",
+          "nDCG read at the rank of each relevant document, averaged",
+          params=(GAINS,), cutoff="none", trec_eval="ndcg_rel", topics="trec_eval",
+          definition="nDCG averaged at the relevant documents' ranks (unretrieved ones add 0)"),
+    _spec("Rndcg", T.rndcg, "nDCG averaged at the R levels", "trec_eval Rndcg",
+          "nDCG read where each gain level of the ideal list ends, averaged",
+          params=(GAINS, REL), cutoff="none", trec_eval="Rndcg", topics="trec_eval",
+          definition="nDCG averaged at the cumulative counts of the gain levels, highest first"),
+    _spec("relative_P", T.relative_precision, "Relative precision at l", "trec_eval relative_P",
+          "reads exactly the top l; precision over the best possible there",
+          params=(REL,), cutoff="required", trec_eval="relative_P", topics="trec_eval",
+          definition="P@k / (min(R, k)/k): precision up to R, recall after"),
+    _spec("map_cut", T.map_cut, "AP at l, divided by R", "trec_eval map_cut",
+          "AP of the top l, every relevant document not found there adding 0",
+          params=(REL, JUDGED_ONLY), cutoff="required", trec_eval="map_cut", ir_measures="AP",
+          ir_measures_when="cutoff", topics="trec_eval",
+          definition="(1/R) sum_{rel r <= k} P@r, R all relevant documents (evalcore's AP@k divides by min(R, k))"),
+    _spec("SetP", T.set_precision, "Set precision", "trec_eval set_P",
+          "reads the whole list and counts the share of it that is relevant",
+          params=(REL, JUDGED_ONLY), cutoff="none", trec_eval="set_P", ir_measures="SetP", topics="trec_eval",
+          definition="NumRelRet / NumRet at `rel_threshold`: precision of the whole list"),
+    _spec("SetRelP", T.set_relative_precision, "Relative set precision", "trec_eval set_relative_P",
+          "set precision over the best a list of that length could do",
+          params=(REL, JUDGED_ONLY), cutoff="none", trec_eval="set_relative_P", ir_measures="SetP",
+          ir_measures_fixed=(("relative", True),), topics="trec_eval",
+          definition="NumRelRet / min(R, NumRet)"),
+    _spec("SetR", T.set_recall, "Set recall", "trec_eval set_recall",
+          "reads the whole list and counts the share of the relevant documents found",
+          params=(REL,), cutoff="none", trec_eval="set_recall", ir_measures="SetR", topics="trec_eval",
+          definition="NumRelRet / R: recall of the whole list"),
+    _spec("SetAP", T.set_ap, "Set AP", "trec_eval set_map",
+          "set precision times set recall",
+          params=(REL, JUDGED_ONLY), cutoff="none", trec_eval="set_map", ir_measures="SetAP", topics="trec_eval",
+          definition="SetP x SetR"),
+    _spec("SetF", T.set_f, "Set F-measure", "van Rijsbergen 1979; trec_eval set_F",
+          "weighs the recall and the precision of the whole list",
+          params=(REL, JUDGED_ONLY, F_BETA), cutoff="none", trec_eval="set_F", ir_measures="SetF",
+          topics="trec_eval",
+          definition="(beta + 1) P R / (R + beta P) of the whole list, trec_eval's form (beta = 1: F1)"),
+    _spec("gm_map", M.average_precision, "Geometric mean of AP", "Robertson 2006; trec_eval gm_map",
+          "AP, with a mean over topics that rewards doing well on every topic",
+          params=(REL,), trec_eval="gm_map", cutoff="none", topics="trec_eval", aggregate="geometric",
+          definition="per topic AP; the \"all\" row exp(mean log max(AP, 1e-5))"),
+    _spec("gm_bpref", M.bpref, "Geometric mean of bpref", "trec_eval gm_bpref",
+          "bpref, with a mean over topics that rewards doing well on every topic",
+          params=(REL,), trec_eval="gm_bpref", cutoff="none", topics="trec_eval", aggregate="geometric",
+          definition="per topic bpref; the \"all\" row exp(mean log max(bpref, 1e-5))"),
+    _spec("unj", T.unjudged_share, "Unjudged at l", "trec_eval unj",
+          "not a user model: how much of the top l the judgments miss",
+          cutoff="required", trec_eval="unj", topics="trec_eval", scores_without_relevant=True,
+          definition="share of the top k (divided by k) without a qrels entry"),
+    _spec("RBP-graded", T.rbp_graded, "Rank-biased precision, graded (trec_eval)", "Moffat & Zobel 2008; trec_eval rbp",
+          "reads rank 1, then goes on to each next rank with probability p, gaining each document's gain",
+          params=(GAINS, RBP_P), cutoff="none", trec_eval="rbp", topics="trec_eval",
+          definition="(1 - p) sum_r g(r) p^(r-1) over the whole list, gains scaled to [0, 1], p = 0.9"),
+    _spec("RBP-graded-residual", T.rbp_graded_residual, "RBP-graded residual (trec_eval)",
+          "Moffat & Zobel 2008; trec_eval rbp_resid",
+          "the weight RBP-graded leaves unknown: the unjudged documents retrieved at the highest gain",
+          params=(GAINS, RBP_P), cutoff="none", trec_eval="rbp_resid", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="the most RBP-graded could rise if every unjudged document retrieved had the highest gain"),
+    _spec("num_nonrel_judged_ret", T.num_nonrel_judged_ret, "Number judged non-relevant retrieved",
+          "trec_eval num_nonrel_judged_ret", "not a user model: a count describing the run",
+          params=(REL,), cutoff="none", trec_eval="num_nonrel_judged_ret", count=True, scores_without_relevant=True,
+          topics="trec_eval",
+          definition="judged documents below `rel_threshold` retrieved (a count; the mean row is the sum)"),
+    _spec("NumQ", T.num_q, "Number of topics", "trec_eval num_q",
+          "not a user model: the topics evaluated", cutoff="none", trec_eval="num_q", ir_measures="NumQ",
+          count=True, scores_without_relevant=True, topics="trec_eval",
+          definition="1 per topic the run retrieved (a count; the mean row is the sum: ir_measures' NumQ; "
+                     "trec_eval's num_q under -c counts every qrels topic)"),
+    # -- ir_measures' gdeval provider ------------------------------------------------------------------------
+    _spec("ERR", T.err_gdeval, "Expected Reciprocal Rank (gdeval)", "Chapelle et al. 2009; TREC Web gdeval.pl",
+          "stops at each document with probability (2^label - 1)/16",
+          cutoff="required", ir_measures="ERR", topics="trec_eval",
+          definition="sum_{r<=k} R_r/r prod_{i<r}(1 - R_i), R = (2^label - 1)/2^4, not normalised (gdeval's)"),
 ]}
 
 #: Every base key, in the order the papers discuss them.
 METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
-#: The scores (not counts): the measures the dashboard offers and meta-evaluation may compare.
-SCORE_KEYS: tuple[str, ...] = tuple(k for k, s in METRICS.items() if not s.count)
+#: The scores in [0, 1] averaged over topics (not the counts, not utility, not the geometric means, not the
+#: measures whose @x is not a cutoff): the measures the dashboard offers and meta-evaluation may compare.
+SCORE_KEYS: tuple[str, ...] = tuple(k for k, s in METRICS.items()
+                                    if not s.count and s.bounded and s.at is None and s.aggregate == "mean")
 #: The one-document family of 003, most to least graded.
 ONE_DOCUMENT_KEYS = ("P+-measure", "P-measure", "O-measure", "NWRR", "RR")

@@ -63,9 +63,11 @@ def test_evaluate_rows_are_evaluates_table(per_topic, metrics, topics):
         if per_topic:
             frames.append(pd.DataFrame({"run": np.repeat(c.run_ids, len(tids)), "topic": tids * c.n_runs,
                                         "metric": key, "value": m.ravel()}))
-        count = evalcore.registry.METRICS[evalcore.registry.resolve_metric(key).base].count  # "all" = the sum
+        spec = evalcore.registry.METRICS[evalcore.registry.resolve_metric(key).base]   # a count's "all": the sum
+        geo = np.exp(np.log(np.maximum(m, 1e-5)).mean(axis=1))                       # gm_map's: trec_eval's
         frames.append(pd.DataFrame({"run": list(c.run_ids), "topic": "all", "metric": key,
-                                    "value": m.sum(axis=1) if count else m.mean(axis=1)}))
+                                    "value": m.sum(axis=1) if spec.count else geo if spec.aggregate == "geometric"
+                                    else m.mean(axis=1)}))
     ref = pd.concat(frames, ignore_index=True)
     if per_topic:
         ref["_r"] = ref["run"].map({r: i for i, r in enumerate(c.run_ids)})

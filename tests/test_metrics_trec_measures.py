@@ -139,7 +139,11 @@ def test_ties_follow_trec_evals_order(tmp_path):
     c = evalcore.load_collection(tmp_path / "q.txt", [tmp_path / "r.txt"])
     # order c (unjudged), b (non-relevant), a (relevant), d (unjudged)
     assert _v(M.recall(c, cutoff=2)) == 0.0 and _v(M.recall(c, cutoff=3)) == 1.0
-    assert _v(M.judged(c, cutoff=1)) == 0.0 and _v(M.judged(c, cutoff=3)) == pytest.approx(2 / 3, abs=ATOL)
+    # Judged@k reads ir_measures' order, whose judged provider breaks ties by document id ascending: a, b, c, d
+    assert _v(M.judged(c, cutoff=1)) == 1.0 and _v(M.judged(c, cutoff=3)) == pytest.approx(2 / 3, abs=ATOL)
+    irm = ir_measures.calc_aggregate([ir_measures.Judged @ 1, ir_measures.Judged @ 2],
+                                     {"t": {"a": 1, "b": 0, "z": 0}}, {"t": {"a": 5.0, "b": 5.0, "c": 5.0, "d": 1.0}})
+    assert irm[ir_measures.Judged @ 1] == _v(M.judged(c, cutoff=1)) and irm[ir_measures.Judged @ 2] == 1.0
     # bpref: one judged non-relevant (b) above a; N = 2, R = 1: 1 - min(1, 1)/min(2, 1) = 0
     assert _v(M.bpref(c)) == 0.0
     qrels = {"t": {"a": 1, "b": 0, "z": 0}}
@@ -351,7 +355,9 @@ def test_clef2015_equals_ir_measures(clef2015_collection, peers, level):
 def test_names_and_labels_come_from_the_registry():
     for key in NEW:
         assert key in registry.METRIC_KEYS
-    assert registry.SCORE_KEYS == tuple(k for k in registry.METRIC_KEYS if k not in COUNTS)
+    # the dashboard's scores: no count, no utility (not in [0, 1]), no geometric mean, no IPrec@x / Rprec_mult@x
+    left_out = set(COUNTS) | {"NumQ", "num_nonrel_judged_ret", "utility", "gm_map", "gm_bpref", "IPrec", "Rprec_mult"}
+    assert registry.SCORE_KEYS == tuple(k for k in registry.METRIC_KEYS if k not in left_out)
     for name, key, params in [("recall_100", "R@100", {}), ("recall.5", "R@5", {}), ("irm:R@10", "R@10", {}),
                               ("R(rel=2)@10", "R@10", {"rel_threshold": 2}), ("Bpref", "bpref", {}),
                               ("bpref(rel=2)", "bpref", {"rel_threshold": 2}), ("num_ret", "NumRet", {}),
@@ -429,7 +435,7 @@ def test_counts_are_no_meta_evaluation_default():
     from evalcore.cli.meta import DEFAULT_METRICS
 
     assert not any(registry.METRICS[resolve(m, warn=False).base].count for m in DEFAULT_METRICS)
-    assert {k for k, s in registry.METRICS.items() if s.count} == set(COUNTS)
+    assert {k for k, s in registry.METRICS.items() if s.count} == set(COUNTS) | {"NumQ", "num_nonrel_judged_ret"}
 
 
 def test_dashboard_offers_the_scores_not_the_counts():

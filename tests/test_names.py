@@ -53,25 +53,62 @@ def test_metric_labels_read_back():
     assert (r.key, r.params) == ("Q-measure@100", {"gains": "10:5:1", "beta": 2.0})
 
 
+@pytest.mark.parametrize("name,key,params", [
+    # trec_eval's and ir_measures' measures that were refused or unknown until evalcore computed them
+    # (tests/test_peer_measures.py checks their values against pytrec_eval, ir_measures and trec_eval's port)
+    ("map_cut_10", "map_cut@10", {}), ("irm:AP@10", "map_cut@10", {}), ("irm:AP(rel=2)@100", "map_cut@100",
+                                                                        {"rel_threshold": 2}),
+    ("ndcg", "MSnDCG-list", {"gains": None}), ("irm:nDCG", "MSnDCG-list", {"gains": None}),
+    ("irm:nDCG(gains={0:0,1:1,2:3})@10", "MSnDCG@10", {"gains": "{0:0,1:1,2:3}"}),
+    ("irm:nDCG(dcg='exp-log2')@10", "MSnDCG@10", {"gains": "2^L-1"}),
+    ("nDCG(dcg='exp-log2')@10", "MSnDCG@10", {"gains": "2^L-1"}),      # ir_measures' parameters: its name
+    ("ERR@20", "ERR@20", {}), ("irm:ERR@20", "ERR@20", {}),
+    ("IPrec@0.1", "IPrec@0.1", {"recall": 0.1}), ("iprec_at_recall_0.10", "IPrec@0.1", {"recall": 0.1}),
+    ("irm:IPrec(rel=2)@0.3", "IPrec@0.3", {"recall": 0.3, "rel_threshold": 2, "count_rule": "trunc"}),
+    ("infAP", "infAP", {}), ("set_P", "SetP", {}), ("SetR", "SetR", {}), ("SetF(beta=0.5)", "SetF", {"f_beta": 0.5}),
+    ("irm:SetF(beta=0.5)", "SetF", {"f_beta": 0.5}), ("set_F", "SetF", {}), ("set_map", "SetAP", {}),
+    ("irm:SetP(relative=True)", "SetRelP", {}), ("irm:SetRelP", "SetRelP", {}), ("set_relative_P", "SetRelP", {}),
+    ("NumQ", "NumQ", {}), ("num_q", "NumQ", {}), ("irm:RR@10", "RR@10", {"ties": "ir_measures"}),
+    ("RR(judged_only=True)@10", "RR@10", {"judged_only": True}), ("irm:P(judged_only=True)@5", "P@5",
+                                                                  {"judged_only": True}),
+    ("Rprec_mult_0.20", "Rprec_mult@0.2", {"mult": 0.2}), ("relative_P_10", "relative_P@10", {}),
+    ("unj_5", "unj@5", {}), ("11pt_avg", "11pt_avg", {}), ("rbp", "RBP-graded", {"gains": None}),
+    ("rbp_resid", "RBP-graded-residual", {"gains": None}), ("gm_map", "gm_map", {}),
+])
+def test_peer_measures_resolve(name, key, params):
+    r = resolve(name, warn=False)
+    assert (r.key, r.params) == (key, params)
+
+
 @pytest.mark.parametrize("name,names,why", [
-    ("map_cut_10", None, "divides by R (all relevant documents)"),
-    ("AP@10", "ir_measures", "divides by R"),
-    ("ERR@20", None, "not normalised"),
-    ("ndcg", None, "whole list"),
-    ("nDCG", "ir_measures", "whole list"),
+    ("RR(judged_only=True)@10", "ir_measures", "no provider of ir_measures 0.4.3 computes RR(judged_only=True)"),
+    ("nDCG(dcg='exp-log2',gains={0:0,1:1})@10", "ir_measures", "with gains= or judged_only=True"),
+    ("nDCG(dcg='exp-log2')", "ir_measures", "ranx"),
+    ("RBP(rel=1)", "ir_measures", "cwl_eval"),
+    ("map@10", "ranx", "divides by R"),
 ])
 def test_names_that_differ_are_refused_with_the_reason(name, names, why):
     with pytest.raises(ValueError, match="is refused: .*" + re.escape(why)):
         resolve(name, names)
 
 
-# (R@k, recall_k, bpref, num_rel_ret and Judged@k were here until evalcore computed them:
-# tests/test_metrics_trec_measures.py checks them against the peers)
-@pytest.mark.parametrize("name,what", [("infAP", "inferred AP"), ("set_P", "set precision"),
-                                       ("SetR", "set recall"), ("alpha_nDCG@10", "alpha-nDCG"),
-                                       ("IPrec@0.5", "interpolated precision")])
+@pytest.mark.parametrize("name,why", [
+    ("irm:SetR(judged_only=True)", "has no parameter judged_only"), ("irm:IPrec", "needs a recall level"),
+    ("irm:nDCG(dcg='exp')@10", "dcg='log2' or dcg='exp-log2'"), ("IPrec@1.5", "bad value '1.5'"),
+    ("irm:nDCG(gains={0:1})@10", "level 0"),
+])
+def test_bad_peer_parameters_are_named(name, why):
+    with pytest.raises(ValueError, match=re.escape(why)):
+        c = evalcore.simulated_collection(3, 2, seed=1)
+        evalcore.score_matrix(c, name)
+
+
+# (R@k, recall_k, bpref, num_rel_ret and Judged@k were here until evalcore computed them, then infAP, set_P,
+# SetR and IPrec@x: tests/test_metrics_trec_measures.py and tests/test_peer_measures.py check them)
+@pytest.mark.parametrize("name,what", [("relstring", "relstring"), ("alpha_nDCG@10", "alpha-nDCG"),
+                                       ("Compat", "Compat"), ("irm:BPM(max_rel=2)@10", "BPM")])
 def test_peer_measures_evalcore_lacks_say_so_instead_of_a_look_alike(name, what):
-    with pytest.raises(ValueError, match=f"evalcore does not compute {what}") as e:
+    with pytest.raises(ValueError, match=f"evalcore does not compute .*{what}") as e:
         resolve(name)
     assert "closest known names" not in str(e.value)
 

@@ -41,16 +41,21 @@ def test_ndcg_in_any_case_warns_which_ndcg_it_is(name):
 
 
 @pytest.mark.parametrize("name,reason", [
-    ("map@100", "ranx's map@k divides by R"), ("ranx:ndcg", "whole list"), ("ndcg_burges@10", "2^rel - 1"),
-    ("MAP_CUT_10", "map_cut_k divides by R"), ("irm:ap@10", "which divides by R")])
+    ("map@100", "ranx's map@k divides by R"), ("ranx:ndcg", "whole list"), ("ndcg_burges@10", "2^rel - 1")])
 def test_peer_names_with_another_meaning_are_refused_with_the_reason(name, reason):
     with pytest.raises(ValueError, match=re.escape(f"metric {name!r} is refused") + ".*" + re.escape(reason)):
         resolve(name, warn=False)
 
 
+@pytest.mark.parametrize("name", ["MAP_CUT_10", "irm:ap@10"])
+def test_trec_evals_map_cut_in_any_case_is_map_cut(name):
+    # refused until evalcore computed trec_eval's map_cut (tests/test_peer_measures.py checks its values)
+    assert resolve(name, warn=False).key == "map_cut@10"
+
+
 @pytest.mark.parametrize("name,expected", [
-    ("ndgc@10", ["nDCG@10", "MSnDCG@10", "ndcg_cut_10"]), ("precison@5", ["precision@5", "Prec@5"]),
-    ("ndcg_ct_20", ["ndcg_cut_20", "nDCG@20"]), ("mrrr", ["mrr", "RR", "nERR@k"]), ("f2@10", [])])
+    ("ndgc@10", ["nDCG@10", "MSnDCG@10"]), ("precison@5", ["precision@5", "Prec@5"]),
+    ("ndcg_ct_20", ["ndcg_cut_20", "nDCG@20"]), ("mrrr", ["mrr", "RR", "ERR@k"]), ("f2@10", [])])
 def test_suggestions_are_written_with_the_cutoff(name, expected):
     with pytest.raises(ValueError, match=re.escape(f"unknown metric {name!r}")) as e:
         resolve(name, warn=False)

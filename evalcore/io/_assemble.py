@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -219,6 +219,22 @@ class _Placed:
     ignored: list[str]
     missing: list[str]
     aside: _Placed | None = None   # the qrels topics without a relevant document (``_aside``)
+    moves: np.ndarray | None = None   # (topic, rank0, rank0 in ir_measures' order): ``_moves``
+
+
+def _moves(p: Parsed, topic: np.ndarray, pos: np.ndarray, depth: int | None) -> np.ndarray | None:
+    """``p.irm_moves`` (rows of the evaluation order) as (topic, rank0, ir_measures' rank0) of the placed
+    topics (``topic``: each row's topic number, -1 when not placed; ``pos``: its rank0); a topic whose ties
+    cross ``depth`` keeps trec_eval's order (``Collection.ir_measures_order``)."""
+    if p.irm_moves is None:
+        return None
+    i, j = p.irm_moves[:, 0], p.irm_moves[:, 1]
+    out = np.column_stack([topic[i], pos[i], pos[j]]).astype(np.int64) if i.size else np.zeros((0, 3), np.int64)
+    out = out[out[:, 0] >= 0]
+    if depth is not None and out.size:
+        cross = np.unique(out[(out[:, 1] >= depth) | (out[:, 2] >= depth), 0])
+        out = out[~np.isin(out[:, 0], cross)]
+    return out
 
 
 def _place(p: Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, n_eval: int | None = None
@@ -235,6 +251,7 @@ def _place(p: Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, 
     pos = np.arange(p.row_topic.size, dtype=np.int32)
     pos -= starts[p.row_topic]
     te = tmap[p.row_topic] if tmap.size else np.zeros(0, np.int32)
+    moves = _moves(p, te, pos, depth)
     file_row = p.perm
     keep = te >= 0
     if depth is not None:
@@ -257,7 +274,7 @@ def _place(p: Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, 
     present = set(tmap[has].tolist())
     return _Placed(te, pos, level, lengths,
                    ignored=[t for t in p.topics if t not in qrels_topics],
-                   missing=[eval_names[i] for i in range(n_eval) if i not in present], aside=aside)
+                   missing=[eval_names[i] for i in range(n_eval) if i not in present], aside=aside, moves=moves)
 
 
 def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int | None) -> _Placed:
@@ -268,6 +285,11 @@ def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int |
     side = np.where(tmap >= n_eval, tmap - n_eval, -1).astype(np.int32)
     starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
     rows = np.flatnonzero((side >= 0)[p.row_topic]) if side.size else np.zeros(0, np.int64)  # few rows
+    if p.irm_moves is not None and p.irm_moves.size:
+        every = side[p.row_topic] if side.size else np.zeros(0, np.int32)
+        moves = _moves(p, every, (np.arange(p.row_topic.size) - starts[p.row_topic]).astype(np.int64), depth)
+    else:
+        moves = None if p.irm_moves is None else np.zeros((0, 3), np.int64)
     topic_of = p.row_topic[rows]
     pos = (rows - starts[topic_of]).astype(np.int32)
     te = side[topic_of]
@@ -285,7 +307,7 @@ def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int |
     lengths[side[has]] = p.counts[has]
     if depth is not None:
         lengths = np.minimum(lengths, depth)
-    return _Placed(te, pos, level, lengths, ignored=[], missing=[])
+    return _Placed(te, pos, level, lengths, ignored=[], missing=[], moves=moves)
 
 
 def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None = None,
@@ -477,6 +499,10 @@ class _Fill:
     report: LoadReport
     n_topics: int
     run_ids: list[str]
+    # (run, topic, rank0, ir_measures' rank0) of every run placed, and of the aside topics; None once a run
+    # came without them (not in score order): Collection.ir_measures_order
+    moves: list | None = field(default_factory=list)
+    aside_moves: list | None = field(default_factory=list)
 
     @classmethod
     def sized(cls, q: Qrels, T: _Topics, run_names: list[str], depth: int | None, L: Limits, ctx: Ctx) -> _Fill:
@@ -518,9 +544,11 @@ class _Fill:
         warnings into the report."""
         self.tensor.put(r, pl)
         self.lengths[r] = pl.lengths
+        self.moves = _add_moves(self.moves, r, pl.moves)
         if self.aside is not None and pl.aside is not None:
             self.aside.put(r, pl.aside)
             self.aside_lengths[r] = pl.aside.lengths
+            self.aside_moves = _add_moves(self.aside_moves, r, pl.aside.moves)
         self.run_ids.append(run)
         report = self.report
         report.n_run_lines += n_lines
@@ -546,12 +574,30 @@ class _Fill:
             side = Collection(levels=a_levels, lengths=self.aside_lengths,
                               level_counts=J.level_counts[len(topic_ids):], run_ids=tuple(run_ids),
                               topic_ids=tuple(T.zero_ids), unjudged=a_unjudged, level_names=q.level_names,
-                              topics_without_relevant=(), order=order, depth_limit=depth)
+                              topics_without_relevant=(), order=order, depth_limit=depth,
+                              ir_measures_order=_stack_moves(self.aside_moves))
         return Collection(levels=levels, lengths=self.lengths, level_counts=J.level_counts[:len(topic_ids)],
                           run_ids=tuple(run_ids), topic_ids=tuple(topic_ids), unjudged=unjudged,
                           level_names=q.level_names, no_relevant=side, order=order, depth_limit=depth,
+                          ir_measures_order=_stack_moves(self.moves),
                           name=name if name is not None else base_name(q.source.split(", ")[0]) or q.source,
                           report=self.report)
+
+
+def _add_moves(acc: list | None, r: int, moves: np.ndarray | None) -> list | None:
+    """``acc`` with run ``r``'s moves (topic, rank0, rank0') as (r, topic, rank0, rank0') rows; None once a
+    run has none known (its order is not the score order)."""
+    if acc is None or moves is None:
+        return None
+    if moves.size:
+        acc.append(np.column_stack([np.full(len(moves), r, np.int64), moves]))
+    return acc
+
+
+def _stack_moves(acc: list | None) -> np.ndarray | None:
+    if acc is None:
+        return None
+    return np.concatenate(acc) if acc else np.zeros((0, 4), np.int64)
 
 
 def _check_topic_ids(run: str, display: str, pl, n_topics: int, warnings: list[str]) -> None:

@@ -109,16 +109,45 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
                 score = ak.take(score, as_arrow(ki))
             if rank is not None:
                 rank = rank[ki]
+    moves = None
     if order == "score":
         # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
-        idx = _score_order(rt, ak.cast(score, pa.float32(), safe=False), d)
+        s32 = ak.cast(score, pa.float32(), safe=False)
+        idx = _score_order(rt, s32, d)
+        moves = ir_measures_moves(rt[idx], as_numpy(s32)[idx], score, d, idx)
     elif order == "rank":
         idx = np.lexsort((rank, rt))
     else:
         idx = _by_topic(rt)
     del tind
     return Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
-                   rt[idx], idx, d, h, n_lines, warnings, levels)
+                   rt[idx], idx, d, h, n_lines, warnings, levels, moves)
+
+
+def ir_measures_moves(t: np.ndarray, s32: np.ndarray, score, d: pa.Array, idx: np.ndarray) -> np.ndarray:
+    """Where ir_measures' providers that sort a run themselves (msmarco, judged: score descending in double
+    precision, then document id ascending) put the documents of trec_eval's score ties: rows (i, j) of the
+    evaluation order ``idx`` (topics ``t``, single-precision scores ``s32``, both in that order), the
+    document of row i standing at row j's rank. Only the rows of ties are sorted again, so a run without
+    ties costs one comparison per row."""
+    n = t.size
+    if n < 2:
+        return np.zeros((0, 2), np.int64)
+    tie = (t[1:] == t[:-1]) & (s32[1:] == s32[:-1])
+    if not tie.any():
+        return np.zeros((0, 2), np.int64)
+    in_group = np.zeros(n, bool)
+    in_group[:-1] = tie
+    in_group[1:] |= tie
+    rows = np.flatnonzero(in_group)
+    group = np.cumsum(~np.concatenate(([False], tie)))[rows]
+    file_rows = as_arrow(idx[rows])
+    o = as_numpy(ak.sort_indices(pa.table({"g": as_arrow(group), "s": ak.take(ak.cast(score, pa.float64()), file_rows),
+                                           "d": ak.take(d, file_rows)}),
+                                 [("g", "ascending"), ("s", "descending"), ("d", "ascending")]))
+    src = rows[o]           # a group keeps its rows: the k-th of them in ir_measures' order stands at rows[k]
+    moved = src != rows
+    return np.column_stack([src[moved], rows[moved]]).astype(np.int64)
 
 
 def _may_repeat(keys: np.ndarray, tind: np.ndarray, n_topics: int) -> bool:

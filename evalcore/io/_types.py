@@ -49,6 +49,9 @@ class Parsed:
     warnings: list[str]
     levels: np.ndarray | None = None  # int8 judged level per file row (-1 unjudged), when the loader's
     #                                   judgments were at hand (``order_rows``' ``judgments``)
+    # int64 (n, 2): rows (evaluation order) i, j of one topic where ir_measures' own sort puts the document
+    # of row i at row j's rank (score ties: ``Collection.ir_measures_order``); None when not in score order
+    irm_moves: np.ndarray | None = None
 
     def docs_in_order(self) -> pa.Array:
         return ak.take(self.docs, as_arrow(self.perm))
