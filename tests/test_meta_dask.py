@@ -169,3 +169,22 @@ def test_a_distributed_local_cluster_gives_the_same_tables(plain_main):
     with pytest.raises(ValueError, match="not both"):
         with on_dask.dask_client("tcp://127.0.0.1:1", workers=1):
             pass
+
+
+def test_tukey_repetitions_on_one_local_cluster_lose_no_data(plain_main):
+    """The 16-worker run of docs/benchmarks.md section 15.1 failed with "lost dependencies": each Tukey call
+    scattered {metric: scores}, which distributed keys by the dict's keys, and the release of one call's pieces
+    removed the next call's data of the same names. Several calls and repetitions on one cluster of 2 worker
+    processes, with the other methods in between as the report runs them, give the in-memory tables."""
+    pytest.importorskip("distributed")
+    from evalcore.meta import repeat
+
+    s = _scores(5, n_runs=12, n_topics=15)
+    with on_dask.dask_client(workers=2) as client:
+        calls = [on_dask.tukey_hsd(s, B=120, seed=2, scheduler=client) for _ in range(3)]
+        spread = {m: repeat(m, s, repeats=3, B=80, seed=4, on_dask=True, scheduler=client).per_repeat
+                  for m in ("tukey", "swap", "tukey", "stability", "bootstrap")}
+    ref = tukey_hsd(s, B=120, seed=2, workers=1)
+    assert all(c.pairs.equals(ref.pairs) and c.summary.equals(ref.summary) for c in calls)
+    for m, got in spread.items():
+        assert got.equals(repeat(m, s, repeats=3, B=80, seed=4, workers=1).per_repeat), m
