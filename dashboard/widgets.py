@@ -51,6 +51,10 @@ def sidebar(c) -> None:
         for what in state.inverted_levels(gains, names):      # flagged where it is set
             st.warning(f"Inverted levels: {what}. The metrics then prefer the lower level.",
                        icon=":material/swap_vert:")
+        fixed = [k for k in ss.get("metrics", ()) if k in cached.METRICS and not cached.METRICS[k].uses_gains]
+        if fixed:     # trec_eval's and ir_measures' measures are binary at the threshold: said where gains are set
+            st.caption(f"Gain-independent, as defined (binary at the relevance threshold): {', '.join(fixed)}. "
+                       "The gains change the others only.")
         st.slider("beta (weight of gain vs. rank)", 0.0, 10.0, step=0.1, key="beta", format="%.1f",
                   help="Blended ratio of the Q, R, O, P and P+ measures: BR(r) = (beta·cg(r) + count(r)) / "
                        "(beta·cg_I(r) + r). beta = 0 turns Q-measure into AP.")

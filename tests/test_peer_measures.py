@@ -312,3 +312,19 @@ def test_evaluate_compare_and_the_command_line_take_them(tmp_path):
     # gm_map's mean: trec_eval -c's geometric mean over every qrels topic (4: the missing one scores 0 -> 1e-5)
     logs = [want[t]["gm_map"] for t in want] + [np.log(1e-5)]
     assert rows["all", "gm_map"] == pytest.approx(np.exp(np.mean(logs)), rel=1e-6)
+
+
+def test_the_dashboard_says_which_selected_measures_the_gains_do_not_change():
+    pytest.importorskip("streamlit")
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=240)
+    at.run()
+    box = next(m for m in at.sidebar.multiselect if m.label == "Metrics")
+    assert {"SetP", "infAP", "MSnDCG-list", "RBP-graded", "map_cut"} <= set(box.options)
+    box.set_value(["Q-measure", "SetP", "infAP", "MSnDCG-list"]).run()
+    assert not at.exception, [e.message for e in at.exception]
+    said = [c.value for c in at.sidebar.caption if c.value.startswith("Gain-independent")]
+    assert len(said) == 1 and "SetP, infAP." in said[0] and "MSnDCG-list" not in said[0]
+    box.set_value(["Q-measure", "MSnDCG-list"]).run()
+    assert not [c for c in at.sidebar.caption if c.value.startswith("Gain-independent")]
