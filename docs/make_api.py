@@ -30,7 +30,7 @@ MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors
            "evalcore.meta.topic_bootstrap",
            "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.report.cli", "evalcore.cli.bounds",
            "evalcore.figures",
-           "evalcore.texfmt")
+           "evalcore.texfmt", "evalcore.treceval")
 METRICS_DOC = ROOT / "docs" / "metrics.md"
 #: docs/metrics.md's generated block: the crosswalk of metric names (`evalcore metrics --format markdown`)
 CROSSWALK = ("<!-- crosswalk:start -->\n", "<!-- crosswalk:end -->")
