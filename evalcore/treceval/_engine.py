@@ -138,7 +138,12 @@ def _line(name: str, qid: str, m: Measure, v, z: bool = False) -> str:
 def summary_values(ev: Evaluation, qrels: Qrels, m: Measure, v: np.ndarray) -> np.ndarray:
     """One summary value per column of ``v`` (see the module docstring)."""
     n = ev.rr.n_topics
-    total = np.cumsum(v.astype(np.float64), axis=0)[-1] if n else np.zeros(v.shape[1])
+    total = np.zeros(v.shape[1])
+    for j in range(v.shape[1]):       # acc += value from 0.0, topic by topic, in trec_eval's order (meas_acc.c):
+        acc = 0.0                     # -0.0 on every topic sums to 0.0, and of two NaNs the later one's sign
+        for x in v[:, j].tolist():    # is kept (value + acc, as the C addition returns it)
+            acc = float(x) + acc
+        total[j] = acc
     if m.summary == "mean":
         return total / n if n else total
     if m.summary == "gm":

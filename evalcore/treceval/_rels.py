@@ -149,8 +149,17 @@ def form_res_rels(qrels: Qrels, results: Results, opts: Options) -> ResRels:
     lists: list[list[int]] = []
     levels: list[list[int]] = []
     bogus = np.zeros(len(qids), dtype=bool)
+    counted = False     # trec_eval's rel_levels buffer exists (a topic before had a judgment >= 0)
     for t, qid in enumerate(qids):
         judged = qrels.topics[qid]
+        max_rel = max(judged.values())
+        if max_rel >= 0:
+            counted = True
+        elif not counted:
+            raise EvaluationError(f"topic {qid} has only negative judgments and no topic before it has one >= 0: "
+                                  "trec_eval 10.0 cannot evaluate it (its per-level count is empty: 'Can't "
+                                  "calculate measure')", file=qrels.name,
+                                  hint="give the topic a judgment >= 0, or leave it out of the qrels")
         ranked = ranked_topics.get(qid)
         if ranked is None:
             if not opts.average_complete:
@@ -167,7 +176,6 @@ def form_res_rels(qrels: Qrels, results: Results, opts: Options) -> ResRels:
         if opts.judged_docs_only:
             rels = [r for r in rels if r >= 0]
         lists.append(rels)
-        max_rel = max(judged.values())
         counts = [0] * (max_rel + 1 if max_rel >= 0 else 0)
         for r in judged.values():
             if r >= 0:
@@ -184,7 +192,8 @@ def form_res_rels(qrels: Qrels, results: Results, opts: Options) -> ResRels:
     for t, x in enumerate(levels):
         rel_levels[t, :len(x)] = x
     nz = rel_levels > 0
-    num_rel_levels = np.where(nz.any(axis=1), L - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)
+    num_rel_levels = (np.where(nz.any(axis=1), L - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64) if L
+                      else np.zeros(n, dtype=np.int64))
     level = opts.relevance_level
     num_rel = rel_levels[:, max(level, 0):].sum(axis=1) if L else np.zeros(n, dtype=np.int64)
     num_nonpool = (rel == NONPOOL).sum(axis=1)
