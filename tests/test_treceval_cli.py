@@ -166,3 +166,16 @@ def test_infinite_scores_rank_as_trec_eval(tmp_path, capsys):
     (tmp_path / "r").write_text("1 Q0 b 1 -inf t\n1 Q0 a 2 inf t extra\n1 Q0 c 3 0 t\n")
     rc, out, _ = _run(capsys, "-q -m relstring q r", tmp_path)
     assert (rc, out) == (0, "relstring             \t1\t'110'\n")
+
+
+def test_all_negative_first_topic_stops_as_trec_eval(tmp_path, capsys):
+    """trec_eval 10.0 cannot evaluate a topic whose judgments are all negative when no topic before it has one
+    >= 0 (its per-level buffer is never allocated: 'Can't calculate measure', status 4); after such a topic it
+    can (the binary's behaviour on these two files)."""
+    (tmp_path / "r").write_text("a Q0 d1 1 1 t\nb Q0 d2 1 1 t\n")
+    (tmp_path / "q").write_text("a 0 d1 -1\nb 0 d2 1\n")
+    rc, out, err = _run(capsys, "q r", tmp_path)
+    assert (rc, out) == (4, "") and "topic a" in err
+    (tmp_path / "q").write_text("a 0 d2 1\nb 0 d1 -1\n")
+    rc, out, _ = _run(capsys, "-m num_rel q r", tmp_path)
+    assert (rc, out) == (0, "num_rel               \tall\t1\n")
