@@ -2,16 +2,16 @@
 
 Navigation only: every page calls dashboard.shell.setup() (page config, the
 shared sidebar, settings <-> URL) and draws from dashboard/ -> evalcore
-(one direction: views draw, only dashboard/cached.py computes with evalcore). dashboard.shell.guard turns any
-unexpected exception into an
-error box (traceback in the server log), never an stException element.
+(one direction: views draw, dashboard's modules compute with evalcore; the layout is in docs/dashboard.md).
+dashboard.shell.guard turns any unexpected exception into an error box (traceback in the server log), never
+an stException element.
 """
 import os
 
 # One BLAS thread per server process, set before numpy is first imported (the first script run):
-# the dashboard's matrix products are small, and OpenBLAS's second thread only spins - 0.1 s of CPU
-# per Overview move taken from the other sessions (docs/reliability.md). A server serves its
-# sessions concurrently; run one process per core for more (docs/deploy/nginx.conf).
+# the dashboard's matrix products are small, and OpenBLAS's second thread only spins, taking CPU from
+# the other sessions at every Overview move (docs/reliability.md, "What a slider move costs"). A server
+# serves its sessions concurrently; run one process per core for more (docs/deploy/nginx.conf).
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
@@ -26,8 +26,8 @@ staging.sweep_once()
 
 # A class's sessions run their scripts in threads of this one process. Python hands the GIL to
 # another thread every 5 ms by default; every hand-over between busy script threads costs caches
-# and a wait, so a longer interval took p95 at 20 sessions from 4.3-5.1 s to 3.5-4.1 s
-# (docs/reliability.md). Messages to the browsers wait at most this long for the GIL.
+# and a wait, so a longer interval shortens every session's wait under a class (the p95 with both
+# intervals: docs/benchmarks.md section 17). Messages to the browsers wait at most this long for the GIL.
 sys.setswitchinterval(0.02)
 import streamlit as st  # noqa: E402
 

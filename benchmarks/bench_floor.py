@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: page -> (variant name, file, the line the copy stops before, what the copy runs there instead)
 CUTS = {
-    "rankings": ("sidebar only", "views/rankings.py", "means = cached.means(c, s)\n",
-                 "widgets.finish_live()\nst.stop()\n"),
+    "rankings": ("sidebar only", "views/rankings.py", "means = scoring.means(c, s)\n",
+                 "from dashboard import live\nlive.finish_live()\nst.stop()\n"),
     "overview": ("no resampling", "views/overview.py", 'widgets.subheader("Discriminative power per metric")\n',
-                 "widgets.finish_live()\nst.stop()\n"),
+                 "live.finish_live()\nst.stop()\n"),
 }
 
 #: a row of bench_load's "Slider to settled" table: sessions, moves, p50, p95, max, errors, server CPU per move

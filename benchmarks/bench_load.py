@@ -453,7 +453,7 @@ async def memory_uploads(url: str, server: Server | None, n: int, timeout: float
 async def _after_close(rows: list[str], server: Server | None, fmt: str, n: int) -> None:
     """RSS rows 5 s and 30 s after the sessions closed, and past Streamlit's session timeout (120 s,
     server.disconnectedSessionTTL: a closed tab's session is kept that long for a reconnect; its uploads are
-    released after it, dashboard.cached.release_closed)."""
+    released after it, dashboard.closed_tabs.release_closed)."""
     waited = 0
     for t in (5, 30, 150):
         await asyncio.sleep(t - waited)

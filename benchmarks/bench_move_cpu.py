@@ -38,16 +38,16 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "clef2015"
 #: the scores computed inside a meta-evaluation call are "scores", its resampling "meta: <kind>".
 WRAP = [
     ("dashboard.shell", "setup", "sidebar, settings, state"),
-    ("dashboard.cached", "scores", "scores (metric kernels + store)"),
-    ("dashboard.cached", "score", "scores (metric kernels + store)"),
-    ("dashboard.cached", "means", "means table"),
-    ("dashboard.cached", "first_and_preferred", "r_1 / r_p"),
-    ("dashboard.cached", "correlation", "Kendall matrix / tau"),
-    ("dashboard.cached", "kendall", "Kendall matrix / tau"),
-    ("dashboard.cached", "rank_comparison", "Kendall matrix / tau"),
-    ("dashboard.cached", "claim_verdict", "claim verdict"),
-    ("dashboard.cached", "meta_lookup", "meta: store look-ups and assembly"),
-    ("dashboard.cached", "meta_missing", "meta: store look-ups and assembly"),
+    ("dashboard.scoring", "scores", "scores (metric kernels + store)"),
+    ("dashboard.scoring", "score", "scores (metric kernels + store)"),
+    ("dashboard.scoring", "means", "means table"),
+    ("dashboard.scoring", "first_and_preferred", "r_1 / r_p"),
+    ("dashboard.ranks", "correlation", "Kendall matrix / tau"),
+    ("dashboard.ranks", "kendall", "Kendall matrix / tau"),
+    ("dashboard.ranks", "rank_comparison", "Kendall matrix / tau"),
+    ("dashboard.claims", "claim_verdict", "claim verdict"),
+    ("dashboard.meta_store", "meta_lookup", "meta: store look-ups and assembly"),
+    ("dashboard.meta_store", "meta_missing", "meta: store look-ups and assembly"),
     ("dashboard.widgets", "chart", "st.plotly_chart (figure to JSON, element)"),
     ("dashboard.widgets", "table", "st.dataframe (table to Arrow, element)"),
 ]
@@ -93,9 +93,9 @@ class Meter:
             f = getattr(figs, name)
             if callable(f) and not isinstance(f, type):
                 setattr(figs, name, self.wrap(f, "plotly figure building"))
-        from dashboard import cached
-        for kind, (fn, *rest) in list(cached.META_KINDS.items()):
-            cached.META_KINDS[kind] = (self.wrap(fn, f"meta: {kind}"), *rest)
+        from dashboard import meta_kinds
+        for kind, (fn, *rest) in list(meta_kinds.META_KINDS.items()):
+            meta_kinds.META_KINDS[kind] = (self.wrap(fn, f"meta: {kind}"), *rest)
 
 
 def open_page(data: str, page: str):

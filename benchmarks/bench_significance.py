@@ -7,7 +7,7 @@ section 8). clef2015
    (30 runs x 66 topics) is put into an AppTest session as an upload; on the
    significance page the top-level gain slider moves to a value never used
    before (no cache hits) and the page's script run is timed *without* the
-   refinement (``widgets.finish_live`` disabled): what the user sees first.
+   refinement (``live.finish_live`` disabled): what the user sees first.
    Once for the paired t-test (no resampling: the final table at once) and once
    for the paired bootstrap test (quick pass B = 100 for the table and for the
    5-seed Monte Carlo spread; the chosen B = 1000 refines afterwards).
@@ -15,7 +15,7 @@ section 8). clef2015
    B = 1000 is on screen (pair table + 5-seed spread).
 3. **BLAS threads**: pair_statistics(every test, B = 1000) on clef2015's
    7 metrics with OpenBLAS's default threads against one thread
-   (threadpoolctl), in the same run - the reason dashboard.cached runs the
+   (threadpoolctl), in the same run - the reason dashboard.meta_kinds runs the
    page's pair statistics single-threaded.
 
 Times are CPU seconds of this process (all threads), median over the moves;
@@ -45,11 +45,11 @@ KEYS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 def page_moves(c, test: str, values, refine: bool) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import widgets
+    from dashboard import live
 
-    saved = widgets.finish_live
+    saved = live.finish_live
     if not refine:
-        widgets.finish_live = lambda: None
+        live.finish_live = lambda: None
     try:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
         at.run()
@@ -69,7 +69,7 @@ def page_moves(c, test: str, values, refine: bool) -> list[float]:
             assert not at.error, [e.value for e in at.error]
         return out
     finally:
-        widgets.finish_live = saved
+        live.finish_live = saved
 
 
 def blas_threads(c, repeat: int = 3) -> tuple[float, float, int]:

@@ -1,1 +1,2 @@
-"""The dashboard's helpers: state (session keys, URL), cached (evalcore calls), figures (plotly), widgets."""
+"""The dashboard's helpers, one concern a module (docs/dashboard.md, "Layout"): state (session keys, URL),
+the evalcore calls (scoring, ranks, gainsets, meta_store, significance, uploads, ...), widgets."""

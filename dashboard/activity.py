@@ -3,8 +3,8 @@
 The Overview's bootstrap and swap charts (Sakai 2007 Tables 3-4, B = 1000 by default) are recomputed at
 every gain move for every graded metric: about two thirds of an Overview move's server CPU
 (docs/benchmarks.md section 16.5). One server process runs its sessions' scripts one at a time (one
-interpreter), so under a class each move waits for everyone else's: at 20 sessions moving sliders the
-Overview settled in 8.3-8.5 s (p95) with them and in 2.7-2.8 s without them. So:
+interpreter), so under a class each move waits for everyone else's, and with these charts live a class's
+moves settled several times later than without them (docs/benchmarks.md sections 16.6 and 17). So:
 
 - while at most :func:`live_sessions` sessions have used the server within the last :data:`WINDOW_S`
   seconds, the charts follow every move (one user, a small group);
@@ -24,8 +24,8 @@ import time
 from .budget import whole_number_setting
 
 ENV = "EVALCORE_LIVE_RESAMPLING_SESSIONS"
-#: sessions up to which the Overview's resampling charts stay live (an Overview move at B = 1000 costs
-#: ~0.35 s of server CPU: four sessions moving at once settle in ~1.4 s)
+#: sessions up to which the Overview's resampling charts stay live: as many as can move at once and still
+#: settle within the interactive target (the CPU of a live Overview move: docs/benchmarks.md section 17)
 DEFAULT_LIVE = 4
 #: the range the setting accepts
 LIVE_RANGE = (0, 100_000)

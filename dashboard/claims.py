@@ -2,17 +2,21 @@
 
 Sakai 2007 (003) Tables 3-4 find P(+)-measure and O-measure more discriminative than NWRR, and NWRR than RR,
 on all four NTCIR data sets. Whether that order holds on the data loaded is computed by
-``evalcore.meta.order_claim_verdict`` (through ``cached.claim_verdict``), strictly (a tie is not support),
-over :data:`cached.SPREAD_REPEATS` Monte Carlo repetitions (topics fixed) and
-:data:`cached.TOPIC_RESAMPLES` topic samples (another topic set of the same size). Nothing is computed here.
+``evalcore.meta.order_claim_verdict`` (:func:`claim_verdict`), strictly (a tie is not support),
+over :data:`dashboard.meta_kinds.SPREAD_REPEATS` Monte Carlo repetitions (topics fixed) and
+:data:`dashboard.meta_kinds.TOPIC_RESAMPLES` topic samples (another topic set of the same size); the
+repetitions and samples themselves are computed by :mod:`dashboard.meta_store`, the claim's tables here.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-from dashboard import cached, errors, state, widgets
+from dashboard import errors, live, meta_store, state, widgets
+from dashboard.meta_kinds import SPREAD_REPEATS, TOPIC_B, TOPIC_RESAMPLES
 from evalcore import meta as _meta
 
 #: The method's name on screen and the table of 003 it reproduces.
@@ -51,9 +55,10 @@ def claim_settings(s):
 
     The verdict (evalcore.meta.order_claim_verdict) reads the claim's metrics and names the missing ones;
     the repetitions and topic samples of the other chosen metrics (Q-measure, nDCG, AP ...) were computed
-    only to be dropped: on a gain move two of the five graded defaults, ~40 % of an Overview move's CPU
-    (docs/benchmarks.md section 16). Each metric's results are kept apart (cached.PER_METRIC_KINDS), so
-    the Swap and Bootstrap pages' spread charts still find these parts and compute the rest."""
+    only to be dropped: on a gain move two of the five graded defaults, a large share of an Overview move's
+    CPU (docs/benchmarks.md section 16.1). Each metric's results are kept apart
+    (dashboard.meta_kinds.PER_METRIC_KINDS), so the Swap and Bootstrap pages' spread charts still find these
+    parts and compute the rest."""
     keep = tuple(m for m in s.metrics if state.expand(m, s.cutoff) in CLAIM_METRICS)
     return replace(s, metrics=keep) if keep else s
 
@@ -63,32 +68,65 @@ def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | Non
     ``topics_pending`` added; None if the method could not run.
 
     The repetitions are live, as every meta chart (quick pass first); the topic samples never hold up the
-    page: when not computed yet, they are computed after the page is drawn (widgets.finish_live, with
+    page: when not computed yet, they are computed after the page is drawn (live.finish_live, with
     progress; any setting moved cancels them) and the page reruns with them.
     """
     name = METHODS[method][0]
     s = claim_settings(s)
     got: dict = {}
-    R = cached.SPREAD_REPEATS
-    widgets.live_meta(f"{method}_spread", c, s, {**params, "repeats": R}, B, f"{name}, {R} repetitions",
+    R = SPREAD_REPEATS
+    live.live_meta(f"{method}_spread", c, s, {**params, "repeats": R}, B, f"{name}, {R} repetitions",
                       lambda res, Bs, Bc: got.update(seeds=res, B_shown=Bs, B_chosen=Bc))
     if "seeds" not in got or "per_repeat" not in got["seeds"]:
         return None
-    tkind, tparams = f"{method}_topics", {**params, "resamples": cached.TOPIC_RESAMPLES}
-    what = f"{name}, {cached.TOPIC_RESAMPLES} topic samples"
+    tkind, tparams = f"{method}_topics", {**params, "resamples": TOPIC_RESAMPLES}
+    what = f"{name}, {TOPIC_RESAMPLES} topic samples"
     try:
-        topics = cached.meta_lookup(tkind, c, s, tparams, cached.TOPIC_B)
+        topics = meta_store.meta_lookup(tkind, c, s, tparams, TOPIC_B)
     except ValueError:
         topics = None
     if topics is None:
         status = st.empty()
-        status.caption(f"{what} at B = {cached.TOPIC_B}: computed after the page is drawn ...")
+        status.caption(f"{what} at B = {TOPIC_B}: computed after the page is drawn ...")
         state.this_run().setdefault("live_pending", []).append(
-            (tkind, c, s, dict(tparams), cached.TOPIC_B, what, status))
-    v = cached.claim_verdict(method, got["seeds"]["per_repeat"],
-                             None if topics is None else topics["frames"]["per_resample"], level)
+            (tkind, c, s, dict(tparams), TOPIC_B, what, status))
+    v = claim_verdict(method, got["seeds"]["per_repeat"],
+                      None if topics is None else topics["frames"]["per_resample"], level)
     return {**v, "method": method, "level": level, "B_shown": got["B_shown"], "B_chosen": got["B_chosen"],
             "topics_pending": topics is None}
+
+
+#: The figure Sakai 2007's order claim is read from, per method: (column, the summary key that selects the row)
+CLAIM_FIGURES = {"swap": ("pct_comparisons", "confidence"), "bootstrap": ("pct_significant", "alpha")}
+
+
+def claim_wide(frame: pd.DataFrame, index: str, method: str, level: float) -> pd.DataFrame:
+    """Rows: repetitions (``index`` = "repeat") or topic samples ("resample"); columns: metrics; values: the
+    method's discriminative-power figure at ``level`` (the confidence of the swap, the alpha of the bootstrap)."""
+    fig, by = CLAIM_FIGURES[method]
+    d = frame[np.isclose(frame[by].astype(float), float(level))]
+    cols = list(dict.fromkeys(d["metric"]))
+    rows = np.unique(d[index].to_numpy())
+    i = np.searchsorted(rows, d[index].to_numpy())
+    j = pd.Index(cols).get_indexer(d["metric"])
+    cell = i * len(cols) + j
+    if len(np.unique(cell)) < len(cell):         # a (row, metric) twice: pandas' "first non-missing" rule
+        w = d.pivot_table(index=index, columns="metric", values=fig, aggfunc="first", dropna=False)
+        return w.reindex(columns=cols)
+    # one value per cell (every method writes one row per repetition / sample and metric): placed directly,
+    # as pivot_table would place it (rows sorted, a missing cell NaN) at a sixth of its CPU, four times a move
+    out = np.full((len(rows), len(cols)), np.nan)
+    out[i, j] = d[fig].to_numpy(dtype=float)
+    return pd.DataFrame(out, index=pd.Index(rows, name=index), columns=pd.Index(cols, name="metric"))
+
+
+def claim_verdict(method: str, per_repeat: pd.DataFrame, per_resample: pd.DataFrame | None, level: float) -> dict:
+    """evalcore.meta.order_claim_verdict of Sakai 2007's claim (Tables 3-4) on one method's repetitions and topic
+    samples, as the pages show it."""
+    what = "% comparisons" if method == "swap" else "% of pairs significant"
+    topics = None if per_resample is None else claim_wide(per_resample, "resample", method, level)
+    return _meta.order_claim_verdict(claim_wide(per_repeat, "repeat", method, level), _meta.CLAIM_003,
+                                     topics=topics, what=what)
 
 
 def headline(v: dict, *, stale: bool = False) -> str:
@@ -112,9 +150,9 @@ def show(v: dict | None, *, compact: bool = False, stale: bool = False) -> None:
         return
     box = {"holds": st.success, "mostly": st.info, "fails": st.warning, "untestable": st.info}[v["status"]]
     lvl = (f"confidence {v['level']:.0%}" if v["method"] == "swap" else f"alpha = {v['level']:g}")
-    how = (f"Checked strictly (a tie is not support) at {lvl}: {cached.SPREAD_REPEATS} Monte Carlo repetitions "
-           f"at {widgets.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "
-           f"{cached.TOPIC_RESAMPLES} topic samples at B = {cached.TOPIC_B} each.")
+    how = (f"Checked strictly (a tie is not support) at {lvl}: {SPREAD_REPEATS} Monte Carlo repetitions "
+           f"at {live.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "
+           f"{TOPIC_RESAMPLES} topic samples at B = {TOPIC_B} each.")
     text = v["text"] + (" Topic samples: being computed." if v.get("topics_pending") else "")
     box(headline(v, stale=stale) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
     if compact:
@@ -125,18 +163,18 @@ def _cached(method: str, c, s, params: dict, B: int) -> bool:
     """Whether both parts of one method's check (the repetitions at the chosen B and the topic samples) are
     finished for these settings (by any session): then drawing the verdict costs nothing."""
     s = claim_settings(s)
-    return (not cached.meta_missing(f"{method}_spread", c, s, {**params, "repeats": cached.SPREAD_REPEATS}, B)
-            and not cached.meta_missing(f"{method}_topics", c, s,
-                                        {**params, "resamples": cached.TOPIC_RESAMPLES}, cached.TOPIC_B))
+    return (not meta_store.meta_missing(f"{method}_spread", c, s, {**params, "repeats": SPREAD_REPEATS}, B)
+            and not meta_store.meta_missing(f"{method}_topics", c, s,
+                                            {**params, "resamples": TOPIC_RESAMPLES}, TOPIC_B))
 
 
 def overview(box, c, s) -> None:
     """The Overview's verdict boxes (drawn into ``box``, at the top of the page), checked when asked.
 
-    The check repeats the swap and bootstrap methods :data:`cached.SPREAD_REPEATS` times at the chosen B and
-    over :data:`cached.TOPIC_RESAMPLES` topic samples: ~85 % of an Overview move's CPU when it ran on every
-    gain move (2.6-3.8 s against ~0.3 s for the rest of the page; docs/benchmarks.md section 16.1), which one
-    server cannot pay for a class. So:
+    The check repeats the swap and bootstrap methods :data:`~dashboard.meta_kinds.SPREAD_REPEATS` times at the
+    chosen B and over :data:`~dashboard.meta_kinds.TOPIC_RESAMPLES` topic samples: when it ran on every gain
+    move it was most of an Overview move's CPU (docs/benchmarks.md section 16.1), which one server cannot pay
+    for a class. So:
 
     - the first view of a session checks it by itself (up to :data:`AUTO_LIMIT` run pairs x topics; every
       session at the same data and settings shares the result, so a class at the default gains pays once);
@@ -173,8 +211,8 @@ def overview(box, c, s) -> None:
             label = "Check Sakai 2007's claim again at the current settings"
         else:
             label = "Check Sakai 2007's claim P+ > O > NWRR > RR on this data"
-            widgets.caption(f"{comparisons(c):,} run pairs x topics: the check ({cached.SPREAD_REPEATS} repetitions "
-                            f"of the swap and bootstrap methods at the chosen B, {cached.TOPIC_RESAMPLES} topic "
+            widgets.caption(f"{comparisons(c):,} run pairs x topics: the check ({SPREAD_REPEATS} repetitions "
+                            f"of the swap and bootstrap methods at the chosen B, {TOPIC_RESAMPLES} topic "
                             "samples) takes a while here, so it runs when asked. The Swap and Bootstrap pages "
                             "check it too.")
         st.button(label, key="ov_claim_btn", on_click=errors.guarded(lambda: ss.update(_ov_claim_ask=True)),

@@ -1,8 +1,9 @@
 """Uploads loaded in a worker process: one upload never stalls the other sessions of the server.
 
-Why: parsing is Python and numpy work in the server's own interpreter; while one session loaded an
-84 MB qrels file (17 s, much of it holding the GIL), ten other sessions' slider moves went from a p95
-of 0.55 s to 10.4 s, and the server kept the load's memory after the session was gone. Here:
+Why: parsing is Python and numpy work in the server's own interpreter; while one session loaded a large
+qrels file in it, much of the load holding the GIL, the other sessions' slider moves waited for it (their p95,
+with and without the worker: docs/reliability.md, "Loads in a worker process", and docs/benchmarks.md
+section 17), and the server kept the load's memory after the session was gone. Here:
 
 * each load runs :func:`evalcore.load_collection` in a fresh interpreter (a subprocess started with
   ``sys.executable``: nothing of the server is inherited, and unlike multiprocessing's ``spawn`` it
@@ -40,7 +41,7 @@ of 0.55 s to 10.4 s, and the server kept the load's memory after the session was
   Streamlit raises in the session's script thread when the session goes away (a closed tab) or
   reruns, at the next element the loop draws - or ``cancelled()`` says so.
 
-No Streamlit here: the callbacks draw (``dashboard.cached.load_upload`` passes them).
+No Streamlit here: the callbacks draw (``dashboard.uploads.load_upload`` passes them).
 Settings (environment): ``EVALCORE_LOAD_WORKERS`` (loads at once; default :func:`pool_size`),
 ``EVALCORE_LOAD_MEMORY`` (bytes of address space per worker, default 4 GiB), ``EVALCORE_LOAD_BUDGET``
 (bytes all loads together may take, default half the machine's memory), ``EVALCORE_LOAD_TIMEOUT``

@@ -123,7 +123,7 @@ SIDEBAR: tuple[Control, ...] = (
     Control("present", "present", False, url_flag),   # presentation mode: larger type, the gains atop each page
     # what a chart's camera button saves (dashboard.shell.CHART_FORMATS)
     Control("chart_format", "chart", "svg", choices=("svg", "png"), words="Chart download format"),
-    # uploaded data: content hash and load report's (cached.link_key), and its title in this view; no widget
+    # uploaded data: content hash and load report's (links.link_key), and its title in this view; no widget
     Control("upload_fp", "up", "", widgets="(?!)"),
     Control("upload_name", "upname", "", widgets="(?!)"),
 )

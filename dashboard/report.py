@@ -148,7 +148,7 @@ def build(c, argv: list[str], progress: Callable[[str], None] | None = None,
     ``--out``, plus ``tables.tex`` (every table's LaTeX, in the report's order) and ``evalcore-report.zip``
     (the command's files in a folder ``evalcore-report/``). ``reuse``: a store of finished summary rows
     (:mod:`evalcore.meta.reuse`) the resampling methods take rows from instead of computing them."""
-    from evalcore.report.cli import experiment_from_args, parse_report_args
+    from evalcore.cli.report import experiment_from_args, parse_report_args
     from evalcore.report.render import report_files
 
     args = parse_report_args(argv)

@@ -13,7 +13,9 @@ import uuid
 
 import streamlit as st
 
-from . import activity, cached, errors, gate, references, safe, state, widgets
+from evalcore.io import InputError
+
+from . import activity, datasets, errors, gate, links, references, safe, scoring, state, widgets
 
 #: The browser tab's icon (see :func:`setup`).
 PAGE_ICON = "\U0001f4ca"   # bar chart
@@ -44,7 +46,7 @@ def setup(data_page: bool = False):
     files can be loaded there. Returns ``(settings, collection)`` for this run.
     """
     ss = st.session_state
-    # what this run draws (state.this_run): quick passes to refine (widgets.live_meta), charts (widgets.chart)
+    # what this run draws (state.this_run): quick passes to refine (live.live_meta), charts (widgets.chart)
     # and all it draws in order (widgets.chart/table/caption/...), for the HTML export
     ss["_view"] = view = {"live_pending": [], "figs": [], "items": []}
     # how many sessions use the server now (the Overview's resampling is live only for a few: dashboard.activity)
@@ -61,11 +63,11 @@ def setup(data_page: bool = False):
     st.html(NARROW_CSS + (PRESENT_CSS if present else ""))
     errors.show_pending()           # a widget callback that failed before this run
     state.keep_alive()              # restores what Streamlit dropped; before init's defaults
-    state.init(cached.METRIC_KEYS)
+    state.init(scoring.METRIC_KEYS)
     if ss.get("_switch_to_upload"):  # the Data page just loaded files
         ss["dataset"] = "upload"
     _uploaded_data(data_page)
-    collection = cached.current_collection()
+    collection = datasets.current_collection()
     state.set_levels(collection.max_level)
     widgets.sidebar(collection)
     if ss.get("present"):
@@ -73,7 +75,7 @@ def setup(data_page: bool = False):
     for msg in ss.pop("_url_warnings", []):
         st.toast(safe.md(msg))      # quotes the address: text, never Markdown
     state.sync_url()
-    s = cached.usable(collection, state.current())
+    s = scoring.usable(collection, state.current())
     view["data"] = {
         "collection": collection.name or "(unnamed)", "runs": collection.n_runs, "topics": collection.n_topics,
         "relevance levels": f"{collection.max_level + 1} (0-{collection.max_level})",
@@ -150,18 +152,18 @@ def _uploaded_data(data_page: bool) -> None:
     ss = st.session_state
     up = ss.get("uploaded")
     if up is not None:
-        ss["upload_fp"], ss["upload_name"] = cached.share_upload(up), str(up.name or "")[:state.MAX_URL_TEXT]
+        ss["upload_fp"], ss["upload_name"] = links.share_upload(up), str(up.name or "")[:state.MAX_URL_TEXT]
         return
     if ss["dataset"] != "upload":
         return
-    found = cached.shared_upload(ss.get("upload_fp", ""), ss.get("upload_name", ""))
+    found = links.shared_upload(ss.get("upload_fp", ""), ss.get("upload_name", ""))
     if found is not None:
         ss["uploaded"] = found
         return
     name, key = ss.get("upload_name") or "", ss.get("upload_fp") or ""
     why = ("this server does not reopen uploaded data from links (EVALCORE_UPLOAD_LINKS=off)"
-           if not cached.upload_links_on() else
-           cached.link_gone_reason(key) if key else
+           if not links.upload_links_on() else
+           links.link_gone_reason(key) if key else
            "the address does not say which upload (no up=... in it)")
     st.error("This link shows **uploaded data** that cannot be opened here: " + why + ".", icon=":material/link_off:")
     st.text(f"Collection: {safe.text(name) if name else '(no name in the link)'}\n"
@@ -190,7 +192,7 @@ def setup_analysis():
     Returns ``(settings, full collection, analysed collection)``.
     """
     s, full = setup()
-    return s, full, cached.analysis_collection(full, s)
+    return s, full, scoring.analysis_collection(full, s)
 
 
 _log = logging.getLogger("evalcore.app")
@@ -272,7 +274,7 @@ def _guarded(run, title: str) -> None:
         export_button(title or "view", now or None)
         with st.expander("References", icon=":material/menu_book:"):
             st.markdown(references.as_markdown())
-    except cached.InputError as e:
+    except InputError as e:
         st.error("This view could not be computed with the current data and settings: "
                  f"{safe.md_lines(errors.app_text(e))}",
                  icon=":material/error:")

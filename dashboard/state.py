@@ -17,7 +17,8 @@ so ``gains=3:2:1`` means here what ``--gains 3:2:1`` and ``gains="3:2:1"`` mean.
 This module imports streamlit and, from evalcore, only constants (the metrics
 needing a cutoff among them), the gain/
 penalty rules (defaults and labels) and the settings-file reader (one source of
-truth: the rules live in evalcore; cached.py is the only module that computes with both).
+truth: the rules live in evalcore; the computing modules, dashboard.scoring and the others named in
+docs/dashboard.md, "Layout", compute with both).
 """
 from __future__ import annotations
 
@@ -305,7 +306,7 @@ def set_levels(K: int) -> None:
 def this_run() -> dict:
     """What this run draws, in one session key (each key of the session costs every keyed widget of every
     run, :func:`keep_alive`): ``figs`` ((label, figure) pairs) and ``items`` (all it draws, in order) for the
-    view's HTML export, ``live_pending`` (quick passes refined at the end of the run, widgets.finish_live),
+    view's HTML export, ``live_pending`` (quick passes refined at the end of the run, live.finish_live),
     and ``data``, ``settings`` and ``settings_words`` (the export's summary). dashboard.shell.setup starts it
     afresh at every run."""
     return st.session_state.setdefault("_view", {})

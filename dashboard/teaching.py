@@ -338,3 +338,37 @@ def tau_pairs(tau: pd.DataFrame, sig: pd.DataFrame, pairs=TAU_PAIRS) -> pd.DataF
              "significant (alpha 0.01)": "yes" if bool(sig.loc[a, b]) else "no"}
             for a, b in pairs if a in tau.index and b in tau.index]
     return pd.DataFrame(rows, columns=["pair", "tau", "significant (alpha 0.01)"]).set_index("pair")
+
+
+def fig3_presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
+    """Sakai 2007 Fig. 3's systems X, Y, Z (and the inverse and the ideal list) on a topic with one document
+    of each of the top three levels, for any K: ``(presets, counts, what)``, presets name -> (levels,
+    description); the labels name the levels actually used (``names[L - 1]`` for level L), and the topic's
+    counts match them (R = min(K, 3))."""
+    top = list(range(K, max(K - 3, 0), -1))           # e.g. [3, 2, 1] for K = 3, [4, 3, 2] for K = 4
+    S, A, B = (top + [top[-1]] * 3)[:3]
+    n = lambda L: names[L - 1]                        # noqa: E731
+    counts = [1 if L in top else 0 for L in range(1, K + 1)]
+    presets = {
+        "X": ([B], f"a {n(B)} document at rank 1"),   # why each is worth showing: FIG3_WHY below
+        "Y": ([0, S], f"non-relevant, then an {n(S)} document"),
+        "Z": ([B, S], f"{n(B)} at rank 1, {n(S)} at rank 2: the system P-measure rewards"),
+        "inverse": (top[::-1], "the perfect inverse: the ideal list upside down"),
+        "ideal": (top, "the ideal list"),
+    }
+    what = ("one " + ", one ".join(n(L) for L in top) + " document")
+    if K < 3:
+        what += f" (this collection has {K} level{'s' if K > 1 else ''}, so X, Y and Z share levels)"
+    elif K > 3:
+        what += f" (the top three of {K} levels; lower levels absent)"
+    return presets, counts, what
+
+
+#: One line a teacher can say for each of the playground's presets (Sakai 2007 Sec. 3.2-3.3).
+FIG3_WHY = {
+    "X": "only a partially relevant document, at the top: O = P, both reward finding something at once",
+    "Y": "the best document, one rank down: O = P again, both the same for a user who stops at r_1",
+    "Z": "a weak hit first, the best second: O stops at rank 1, P goes on to the best one - P > O",
+    "inverse": "every document found, best last: P = 1, yet P+ < 1 - why P+ averages BR down to r_p",
+    "ideal": "the ideal list: every metric is 1",
+}

@@ -12,7 +12,7 @@ import streamlit as st
 
 from evalcore import figures
 
-from . import activity, cached, errors, report, safe, state
+from . import errors, gainsets, report, safe, scoring, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
@@ -51,7 +51,7 @@ def sidebar(c) -> None:
         for what in state.inverted_levels(gains, names):      # flagged where it is set
             st.warning(f"Inverted levels: {what}. The metrics then prefer the lower level.",
                        icon=":material/swap_vert:")
-        fixed = [k for k in ss.get("metrics", ()) if k in cached.METRICS and not cached.METRICS[k].uses_gains]
+        fixed = [k for k in ss.get("metrics", ()) if k in scoring.METRICS and not scoring.METRICS[k].uses_gains]
         if fixed:     # trec_eval's and ir_measures' measures are binary at the threshold: said where gains are set
             st.caption(f"Gain-independent, as defined (binary at the relevance threshold): {', '.join(fixed)}. "
                        "The gains change the others only.")
@@ -65,7 +65,7 @@ def sidebar(c) -> None:
         halves = st.columns(2)
         slots = [halves[i % 2] for i in range(len(state.PRESETS))]
         for slot, name in zip(slots, state.PRESETS, strict=True):
-            g = cached.preset_gains(name, K)
+            g = gainsets.preset_gains(name, K)
             used = state.paper(g) if g is not None else name
             if g is not None and max(g) > state.GAIN_MAX:
                 why = (f"The papers' {name} on {K} levels is {used}: a gain above the maximum "
@@ -102,13 +102,13 @@ def sidebar(c) -> None:
         c2.radio("binary threshold", ["relaxed", "rigid"], key="threshold",
                  help="AP, RR, R-Prec, P@l: relaxed counts every relevant level, rigid only levels >= 2.",
                  disabled=K < 2)
-        st.multiselect("Metrics", list(cached.METRIC_KEYS), key="metrics",
+        st.multiselect("Metrics", list(scoring.METRIC_KEYS), key="metrics",
                        help="Metrics shown on every page (cutoff metrics use l).")
         _rbp_slider(ss)
         c1, c2 = st.columns([1, 1.4])
         c1.number_input("top N runs", min_value=0, max_value=1000, step=1, key="top_n",
                         help="Analyse only the best N runs (0 = all runs).")
-        c2.selectbox("by", list(cached.METRIC_KEYS), key="top_by")
+        c2.selectbox("by", list(scoring.METRIC_KEYS), key="top_by")
         st.toggle("Presentation mode", key="present",
                   help="For a projector: larger type, the sidebar closed and the gains in a row at the top of "
                        "every page. In the address too (present=True): a link opens the lesson this way.")
@@ -199,9 +199,10 @@ CHART_FORMAT_KEY = "chart_format"
 SLIDE_WIDTH, PNG_SCALE = 1280, 1.5
 
 
-#: The dashboard builds its figures without plotly's validation of every property value: it was ~10 % of a
-#: page's CPU at a slider move (docs/benchmarks.md section 16.5), and the JSON the browser gets is the same
-#: (tests/test_figures_layout.py; the test suite builds every figure validated: tests/conftest.py).
+#: The dashboard builds its figures without plotly's validation of every property value: a check of every
+#: value at every slider move, dearer than building the figure (docs/benchmarks.md section 16.5), and the
+#: JSON the browser gets is the same (tests/test_figures_layout.py; the test suite builds every figure
+#: validated: tests/conftest.py).
 figures.validate_figures(False)
 
 #: The trace types the dashboard draws (evalcore.figures' charts and the lesson's table) and the one layout
@@ -217,9 +218,9 @@ def app_template() -> None:
     Every chart carries its template in its JSON, and plotly deep-copies and walks it for every chart of every
     rerun. Streamlit's is 331 objects, mostly default colour scales of trace types the dashboard never draws
     (contours, 2D histograms, waterfalls ...) and of heatmaps and colour axes, which every heatmap evalcore
-    draws overrides with its own scale; cut, it is 23 (a ranking chart's JSON: 5.0 -> 2.0 KB), and a whole
-    Rankings move executes a tenth fewer instructions (docs/benchmarks.md section 16.7). The charts look the
-    same: what is cut styles traces and scales they do not have.
+    draws overrides with its own scale; cut, it is 23, and every chart's JSON and a whole Rankings move are
+    smaller (docs/benchmarks.md section 16.7 and section 17). The charts look the same: what is cut styles
+    traces and scales they do not have.
     """
     import plotly.graph_objects as go
     import plotly.io as pio
@@ -255,13 +256,13 @@ def chart(fig, label: str | None = None, **kw) -> None:
         fig = type(fig)(fig)                   # figures may come from a cache)
         fig.update_layout(font_size=round(1.25 * (fig.layout.font.size or 12)))
     state.this_run().setdefault("figs", []).append((label, fig))
-    _note("chart", label=label, fig=fig)
+    note("chart", label=label, fig=fig)
     fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"
     kw.setdefault("config", chart_config(fig, label or str(kw.get("key") or ""), fmt))
     st.plotly_chart(fig, **kw)
 
 
-def _note(kind: str, **item) -> None:
+def note(kind: str, **item) -> None:
     """Note one element of the view, in the order drawn, for the HTML export (dashboard.export):
     ``chart`` (label, fig), ``table`` (label, frame, digits, column settings, index shown), ``caption``,
     ``heading`` and ``text`` (Markdown as drawn)."""
@@ -270,29 +271,29 @@ def _note(kind: str, **item) -> None:
 
 def note_heading(text: str) -> None:
     """Note a heading the page shows another way (a tab's label) for the view's HTML export."""
-    _note("heading", text=str(text))
+    note("heading", text=str(text))
 
 
 def note_table(df: pd.DataFrame, digits: int = 4, label: str = "", index: bool = False) -> None:
     """Note a table a page draws itself (a styled frame) for the view's HTML export."""
-    _note("table", label=label, frame=df, digits=digits, columns={}, index=index)
+    note("table", label=label, frame=df, digits=digits, columns={}, index=index)
 
 
 def caption(text: str, **kw) -> None:
     """``st.caption``, noted for the view's HTML export."""
-    _note("caption", text=str(text))
+    note("caption", text=str(text))
     st.caption(text, **kw)
 
 
 def subheader(text: str, **kw) -> None:
     """``st.subheader``, noted for the view's HTML export."""
-    _note("heading", text=str(text))
+    note("heading", text=str(text))
     st.subheader(text, **kw)
 
 
 def markdown(text: str, **kw) -> None:
     """``st.markdown``, noted for the view's HTML export."""
-    _note("text", text=str(text))
+    note("text", text=str(text))
     st.markdown(text, **kw)
 
 
@@ -355,7 +356,7 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
     if height is not None:
         args["height"] = height
     args.update(kw)
-    _note("table", label=label or "", frame=df, digits=digits, columns=cfg, index=not kw.get("hide_index"))
+    note("table", label=label or "", frame=df, digits=digits, columns=cfg, index=not kw.get("hide_index"))
     st.dataframe(visible_ids(df), **args)
 
 
@@ -397,204 +398,3 @@ def settings_line(s: state.Settings, c) -> str:
 #: The ranking order of the caption (evalcore.Collection.order), in a few words.
 _ORDER_SHORT = {"score": "by score, ties by document id (trec_eval)", "rank": "by the rank column",
                 "file": "file order (NTCIREVAL)", "given": "as given"}
-
-
-#: Quick pass size and the interactive budget (CPU seconds) a full-B run must
-#: fit to be computed before the first chart (a slider move settles within 500 ms;
-#: docs/benchmarks.md section 8).
-QUICK_B = 100
-BUDGET_S = 0.3
-
-
-def b_controls(what: str, B_key: str, seed_key: str, B_max: int = 100000) -> None:
-    """B and seed inputs, with "B x 10" (ask for more precision) and "new seed"
-    buttons; every value is stated again on the result."""
-    ss = st.session_state
-
-    @errors.guarded
-    def _more():
-        ss[B_key] = min(int(ss[B_key]) * 10, B_max)
-
-    @errors.guarded
-    def _new_seed():
-        ss[seed_key] = (int(ss[seed_key]) + 1) % (10**6 + 1)
-
-    c1, c2, c3, c4 = st.columns([1.2, 1, 0.9, 0.9], vertical_alignment="bottom")
-    c1.number_input(f"{what} B", min_value=10, max_value=B_max, step=100, key=B_key,
-                    help=f"Number of bootstrap samples / trials. A quick pass with B = {QUICK_B} is shown first "
-                         f"when the chosen B takes longer than {BUDGET_S:g} s of CPU; the chosen B replaces it.")
-    c2.number_input("seed", min_value=0, max_value=10**6, step=1, key=seed_key)
-    c3.button("B x 10", key=f"{B_key}_more", on_click=_more, width="stretch",
-              help="Ask for ten times the samples: tighter estimates, slower.", disabled=int(ss[B_key]) >= B_max)
-    c4.button("new seed", key=f"{seed_key}_next", on_click=_new_seed, width="stretch",
-              help="Draw new random samples: how much do the results move?")
-
-
-def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, draw) -> dict | None:
-    """Draw ``kind``'s result for the current data and settings, with no button.
-
-    1. The chosen B already computed (by any session): drawn at once.
-    2. Otherwise, if the chosen B took at most :data:`BUDGET_S` on this data
-       before (for the metrics it must recompute), it is computed straight away.
-    3. Otherwise a quick pass (B = QUICK_B) is computed; if the chosen B is
-       estimated to fit :data:`BUDGET_S` it is computed straight away and
-       drawn instead; if not, the quick pass is drawn, stated as such, and
-       the chosen B is computed after the rest of the page is drawn (with a
-       progress bar in place of the status line; any setting moved cancels
-       it), then the page reruns and draws it (:func:`finish_live`).
-
-    ``draw(frames, B_shown, B_chosen)`` draws the result. Returns the result drawn or None.
-    """
-    B = int(B)
-    status = st.empty()
-    try:
-        cached.meta_check(kind, c, s, params, B)      # sized before any pass (docs/reliability.md, "Work products")
-        res = cached.meta_lookup(kind, c, s, params, B)
-        known = cached.meta_known_cost(kind, c, s, params, B) if res is None else None
-        if known is not None and known <= BUDGET_S:      # measured before on this data: no quick pass needed
-            res = cached.meta_compute(kind, c, s, params, B)
-        if res is None:
-            qB = min(B, QUICK_B)
-            quick = cached.meta_compute(kind, c, s, params, qB)
-            if qB == B:
-                res = quick
-            elif cached.meta_estimate(kind, c, s, params, B, quick) <= BUDGET_S:
-                res = cached.meta_compute(kind, c, s, params, B)
-    except ValueError as e:
-        status.error(f"{what} cannot run with these settings: {safe.md_lines(e)}", icon=":material/error:")
-        return None
-    if res is not None:
-        _note("caption", text=f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
-        status.caption(f"{what}: B = {B} (chosen) - the result on screen uses B = {B}.")
-        draw(res["frames"], B, B)
-        _drawn(kind, B, B)
-        return res
-    est = cached.meta_estimate(kind, c, s, params, B, quick)
-    quick_text = (f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
-                  f"(about {est:.1f} s of CPU) ...")
-    _note("caption", text=quick_text)
-    status.caption(quick_text)
-    draw(quick["frames"], qB, B)
-    _drawn(kind, qB, B)
-    state.this_run().setdefault("live_pending", []).append((kind, c, s, dict(params), B, what, status))
-    return quick
-
-
-def discriminative_power(c, s: state.Settings, jobs: list, ask_box) -> None:
-    """The Overview's bootstrap and swap charts: live, or on request while the server is busy.
-
-    ``jobs``: ``(kind, params, B, what, draw, column)`` each; ``draw(frames, B_shown, B_chosen, stale="")``.
-    While at most ``EVALCORE_LIVE_RESAMPLING_SESSIONS`` sessions are active (:mod:`dashboard.activity`), and
-    on a session's first view of the data (a new upload too), each is computed as :func:`live_meta` does.
-    Otherwise a move does not compute them: a result any session has computed at the current settings is drawn
-    at once; if there is none, the last one this session drew on this data stays on screen, labelled with the
-    settings it was computed at, and a button (in ``ask_box``) computes the current ones.
-    """
-    ss = st.session_state
-    try:
-        limit = activity.live_sessions()
-    except ValueError as e:                   # the operator's setting: said on the page, the default used
-        st.warning(f"{safe.md_lines(e)}. Using the default, {activity.DEFAULT_LIVE}.", icon=":material/warning:")
-        limit = activity.DEFAULT_LIVE
-    live, n_active = activity.resampling_live(limit)
-    shown = ss.get("_ov_dp_shown")
-    if shown is not None and shown.get("fingerprint") != c.fingerprint:
-        shown = None                                  # other data: nothing earlier to show
-    asked = ss.pop("_ov_dp_ask", False)
-    compute = live or asked or shown is None          # the session's first view of this data computes by itself
-    line = settings_line(s, c)
-    kept = {"fingerprint": c.fingerprint, **({} if shown is None else {k: shown[k] for k in shown
-                                                                       if k != "fingerprint"})}
-    waiting = []
-    for kind, params, B, what, draw, col in jobs:
-        with col:
-            if compute:
-                res = live_meta(kind, c, s, params, B, what, draw)
-            else:
-                try:
-                    res = cached.meta_lookup(kind, c, s, params, B)
-                except ValueError:
-                    res = None
-                if res is not None:
-                    st.caption(f"{what}: B = {B}, already computed at these settings (by this or another session).")
-                    draw(res["frames"], B, B)
-                    _drawn(kind, B, B)
-            if res is None and not compute:
-                waiting.append(what)
-                last = (shown or {}).get(kind)
-                if last is None:
-                    st.info(f"{what}: computed when asked (the button above).", icon=":material/pending:")
-                else:
-                    draw(last["frames"], last["B"], last["B"],
-                         stale=f"Computed at: {last['line']}. **The settings have changed since**: the button "
-                               "above computes this chart for the current ones.")
-            elif res is not None:
-                f = res["frames"]
-                kept[kind] = {"frames": {"summary": f["summary"], "alpha": params.get("alpha"),
-                                         "sampling": params.get("sampling")},
-                              "B": int(res.get("B", B)), "line": line}
-    ss["_ov_dp_shown"] = kept
-    if waiting:
-        with ask_box:
-            st.button("Compute the bootstrap and swap charts for the current settings", key="ov_dp_btn",
-                      icon=":material/calculate:",
-                      on_click=errors.guarded(lambda: ss.update(_ov_dp_ask=True)))
-            charts = f"the {' and '.join(w.lower() for w in waiting)} charts"
-            why = (f"This server computes {charts} when asked (`{activity.ENV}` = 0), not at every move."
-                   if limit == 0 else
-                   f"{n_active} sessions have used this server in the last {activity.WINDOW_S:.0f} s, more than "
-                   f"{limit} (`{activity.ENV}`): {charts} are computed when asked, not at every move, so that "
-                   "everyone's sliders stay fast.")
-            caption(why + " A result any session has computed at these settings is shown at once.")
-
-
-def _drawn(kind: str, B_shown: int, B_chosen: int) -> None:
-    """Note when a chart was drawn (benchmarks/bench_app.py reads it: time to first chart)."""
-    import time
-    st.session_state.setdefault("_live_log", []).append((time.perf_counter(), kind, B_shown, B_chosen))
-    del st.session_state["_live_log"][:-50]
-
-
-def finish_live() -> None:
-    """Compute the chosen B of every quick pass drawn in this run, with
-    progress, then rerun so the charts show it. Call at the end of a page.
-
-    Runs in the script thread (no threads of our own): moving any setting
-    interrupts it at the next progress update, and the rerun starts over.
-    """
-    pending = state.this_run().pop("live_pending", [])
-    if not pending:
-        return
-    for kind, c, s, params, B, what, status in pending:
-        with status.container():
-            prog = cached.Progress(f"Refining {what} to B = {B} ...")
-            try:
-                cached.meta_compute(kind, c, s, params, B, progress=prog)
-            except ValueError as e:
-                st.error(f"{what} with B = {B} could not run: {safe.md_lines(e)}", icon=":material/error:")
-                return
-            finally:
-                prog.done()
-    st.rerun()
-
-
-def b_title(B_shown: int, B_chosen: int) -> str:
-    """The B statement every meta chart carries."""
-    if B_shown == B_chosen:
-        return f"B = {B_chosen}"
-    return f"quick pass: B = {B_shown} (refining to B = {B_chosen})"
-
-
-def spread_chart(res: dict, figure: str, where: dict, *, y_title: str, what: str, repeats: int, seed: int,
-                 B_shown: int, B_chosen: int, key: str, note: str = "") -> None:
-    """The Monte Carlo spread of one summary figure (evalcore.meta.repeat's ``spread`` frame, filtered by
-    ``where``, e.g. ``{"confidence": 0.95}``): a bar per metric with +-1 sd and min-max, and its caption."""
-    sp = res["spread"]
-    d = sp[sp["figure"] == figure]
-    for col, val in where.items():
-        d = d[d[col] == val]
-    chart(figures.spread_bars(d, y_title=y_title, percent=True,
-                                        title=f"{what} over {repeats} repetitions, {b_title(B_shown, B_chosen)} each"),
-                    width="stretch", key=key)
-    caption(f"Bar: mean over {repeats} independent repetitions (seeds derived from seed {seed}; repetition 1 "
-               f"is the run above); error bar: +-1 sd; dotted line: min-max.{note}")

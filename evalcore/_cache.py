@@ -36,8 +36,8 @@ DEFAULT_BYTES = 256 * 2**20
 #: A DataFrame's own memory besides its cells: :data:`FRAME_BYTES` for the frame, its index and column labels,
 #: :data:`BLOCK_BYTES` for each block (one per numpy dtype, one per extension column such as pandas' arrow
 #: strings) and 16 bytes a column. Fitted to tracemalloc's count of one-row frames of 6 to 32 columns and
-#: 1 to 4 blocks (pandas 3; within 10 %): they dominate a small frame (a one-row summary of 7 to 15 cells
-#: holds about 3.7 KB), so they are counted, and a store of small frames is bounded by what they really hold.
+#: 1 to 4 blocks (pandas 3; the fit's error: docs/benchmarks.md section 17): they dominate a small frame, so
+#: they are counted, and a store of small frames is bounded by what they really hold.
 FRAME_BYTES = 1664
 BLOCK_BYTES = 680
 

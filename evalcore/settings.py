@@ -58,6 +58,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ._seeds import SEED_MAX
 from .gains import GAIN_PRESETS, parse_levels
 from .names import CONVENTIONS
 from .specs import TOPIC_POLICIES
@@ -95,9 +96,6 @@ WIDGET_BOUNDS = {
 }
 
 _SAMPLINGS = ("replacement", "disjoint", "independent")
-#: Largest seed every input takes (the command line's --seed, the settings file); derived seeds
-#: (:func:`evalcore.meta.derive_seeds`) stay within it, so every seed printed can be given back.
-SEED_MAX = 2**32 - 1
 _SEED = (0, SEED_MAX)
 
 

@@ -302,8 +302,8 @@ def test_a_good_upload_switches_the_app_to_it(monkeypatch):
 
     monkeypatch.setattr(evalcore, "load_collection", fake_load)
     monkeypatch.setenv("EVALCORE_LOAD_INPROCESS", "1")   # the fake replaces the loader in this interpreter
-    from dashboard import cached
-    cached._uploads.clear()              # uploads are shared by content hash: forget other tests' parses
+    from dashboard import uploads
+    uploads._uploads.clear()              # uploads are shared by content hash: forget other tests' parses
     at = _goto(_app(), "data")
     _upload(at, *_fig3_files())
     assert not at.exception and not at.error

@@ -78,17 +78,17 @@ def _text(at) -> str:
 @pytest.fixture
 def spy(monkeypatch):
     """Counts the resampling calls (kind, metrics) the dashboard makes; a fresh result store."""
-    from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)
+    from dashboard import meta_kinds, meta_store, stores
+    store = stores.Store(64)
+    monkeypatch.setattr(meta_store, "_results", lambda: store)
     calls = []
     for kind in ("bootstrap", "swap"):
-        fn, *rest = cached.META_KINDS[kind]
+        fn, *rest = meta_kinds.META_KINDS[kind]
 
         def wrapped(sc, run_ids, _fn=fn, _kind=kind, **kw):
             calls.append((_kind, tuple(sorted(sc))))
             return _fn(sc, run_ids, **kw)
-        monkeypatch.setitem(cached.META_KINDS, kind, (wrapped, *rest))
+        monkeypatch.setitem(meta_kinds.META_KINDS, kind, (wrapped, *rest))
     return calls
 
 

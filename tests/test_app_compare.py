@@ -1,4 +1,4 @@
-"""The results table of the Significance page (evalcore.compare through dashboard.cached) under AppTest.
+"""The results table of the Significance page (evalcore.compare through dashboard.significance) under AppTest.
 
 The table on screen is read back with markdown-it-py and checked against scipy.stats.ttest_rel of every run
 against the page's baseline run, a plain Holm loop and per-topic win/loss counts written here.

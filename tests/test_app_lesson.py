@@ -165,14 +165,14 @@ def test_after_a_gain_move_the_overview_keeps_the_checked_verdict_and_checks_the
 
 @pytest.mark.parametrize("method", ["swap", "bootstrap"])
 def test_claim_table_is_pandas_pivot_table(method):
-    """cached.claim_wide places each (repetition, metric) figure where pandas' pivot_table puts it (rows
+    """claims.claim_wide places each (repetition, metric) figure where pandas' pivot_table puts it (rows
     sorted, a missing cell NaN), on evalcore.meta.repeat's frame with a row dropped and rows shuffled."""
-    from dashboard import cached
+    from dashboard import claims
     c = evalcore.simulated_collection(n_topics=15, n_runs=6, seed=1)
     sc = {k: registry.score_matrix(c, k, gains=[1.0, 2.0, 3.0]) for k in ["RR", "P+-measure", "O-measure"]}
     kw = {"rule": "003", "sampling": "replacement", "subset_size": None} if method == "swap" else \
         {"run_ids": list(c.run_ids), "alpha": 0.05}
-    fig, by, level = cached.CLAIM_FIGURES[method][0], cached.CLAIM_FIGURES[method][1], \
+    fig, by, level = claims.CLAIM_FIGURES[method][0], claims.CLAIM_FIGURES[method][1], \
         (0.95 if method == "swap" else 0.05)
     r = meta.repeat(method, sc, repeats=4, seed=3, B=50, **kw).per_repeat
     gone = (r["repeat"] == r["repeat"].max()) & (r["metric"] == "O-measure")
@@ -180,6 +180,6 @@ def test_claim_table_is_pandas_pivot_table(method):
     d = r[r[by] == level]
     want = d.pivot_table(index="repeat", columns="metric", values=fig, aggfunc="first", dropna=False) \
         .reindex(columns=list(dict.fromkeys(d["metric"])))
-    got = cached.claim_wide(r, "repeat", method, level)
+    got = claims.claim_wide(r, "repeat", method, level)
     pd.testing.assert_frame_equal(got, want, check_dtype=False, check_names=True)
     assert np.isnan(got["O-measure"].iloc[-1])

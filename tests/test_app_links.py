@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from dashboard import cached  # noqa: E402
+from dashboard import links, stores  # noqa: E402
 from dashboard.pages import PAGES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,7 +107,7 @@ def _upload(at: AppTest, name: str, qrels_name: str = "qrels.txt") -> AppTest:
 
 
 def test_a_link_to_uploaded_data_reopens_it_while_the_server_holds_it():
-    cached._links.clear()
+    links._links.clear()
     at = _app(None, "data")
     _upload(at, "three topics")
     at.switch_page("views/overview.py").run()
@@ -122,7 +122,7 @@ def test_a_link_to_uploaded_data_reopens_it_while_the_server_holds_it():
 
 
 def test_a_link_to_uploaded_data_the_server_lost_says_so_and_shows_no_other_data():
-    cached._links.clear()
+    links._links.clear()
     q = {"data": "upload", "up": "0" * 40, "upname": "Alice's runs", "gains": "4:2:1"}
     at = _app(q)
     assert at.error and "cannot be opened here" in at.error[0].value
@@ -146,34 +146,34 @@ def test_a_link_to_uploaded_data_the_server_lost_says_so_and_shows_no_other_data
 def test_more_than_four_uploads_reopen_from_their_links():
     """Only the 4 most recent uploads reopened from a link, however little they held: links are kept by the
     server's memory for collections (memory / 8), which six small uploads are far from filling."""
-    cached._links.clear()
+    links._links.clear()
     queries = [_query(_upload(_app(None, "data"), f"class {i}", qrels_name=f"qrels-{i}.txt")) for i in range(6)]
     assert len({q["up"] for q in queries}) == 6
     for i, q in enumerate(queries):
         opened = _app(q)
         assert not opened.error, (i, [e.value for e in opened.error])
         assert opened.session_state["uploaded"].report.qrels_source.endswith(f"qrels-{i}.txt")
-    assert cached._links().nbytes <= cached.UPLOAD_LINKS_BYTES == cached.BUDGET.collections_bytes
+    assert links._links().nbytes <= links.UPLOAD_LINKS_BYTES == stores.BUDGET.collections_bytes
 
 
 _BUDGET_RUN = r"""
 import sys
 sys.path.insert(0, {tests!r})
 from test_app_links import _app, _query, _upload
-from dashboard import cached
+from dashboard import links, stores
 from evalcore.simulate import simulated_collection
-assert cached.UPLOAD_LINKS_BYTES == 32 << 20, cached.UPLOAD_LINKS_BYTES      # 256 MB / 8
+assert links.UPLOAD_LINKS_BYTES == 32 << 20, links.UPLOAD_LINKS_BYTES      # 256 MB / 8
 small = _query(_upload(_app(None, "data"), "small", qrels_name="small-qrels.txt"))
 big = [simulated_collection(200, 100, depth=1000, seed=s) for s in (1, 2)]     # 19 MiB each
-k1 = cached.share_upload(big[0])                       # small + big 1: 19 MiB, within 32
+k1 = links.share_upload(big[0])                       # small + big 1: 19 MiB, within 32
 assert not _app(small).error                           # the small upload opened: now the most recent
-k2 = cached.share_upload(big[1])                       # 38 MiB: the least recently used goes, big 1
-assert cached.shared_upload(k1) is None and cached.shared_upload(k2) is not None
+k2 = links.share_upload(big[1])                       # 38 MiB: the least recently used goes, big 1
+assert links.shared_upload(k1) is None and links.shared_upload(k2) is not None
 assert not _app(small).error, "the small upload was used after big 1: it stays"
 gone = _app(dict(small, up=k1, upname="big one"))
 print("REASON", gone.error[0].value)
-cached.share_upload(simulated_collection(200, 100, depth=1000, seed=3))
-cached.share_upload(simulated_collection(200, 100, depth=1000, seed=4))
+links.share_upload(simulated_collection(200, 100, depth=1000, seed=3))
+links.share_upload(simulated_collection(200, 100, depth=1000, seed=4))
 print("SMALL", _app(small).error[0].value if _app(small).error else "open")
 """
 
@@ -199,7 +199,7 @@ def test_links_are_kept_by_the_memory_budget_least_recently_used_first(tmp_path)
 
 
 def test_upload_links_can_be_turned_off(monkeypatch):
-    cached._links.clear()
+    links._links.clear()
     at = _app(None, "data")
     _upload(at, "private")
     q = _query(at)
@@ -210,7 +210,7 @@ def test_upload_links_can_be_turned_off(monkeypatch):
 
 def test_two_sessions_with_the_same_bytes_keep_their_own_names():
     """Cache keys carry what is shown: the top-N subset of one upload under two titles."""
-    cached._links.clear()
+    links._links.clear()
     alice = _upload(_app(None, "data"), "ALICE-PRIVATE-PROJECT")
     bob = _upload(_app(None, "data"), "bob")
     for at, name, other in ((alice, "ALICE-PRIVATE-PROJECT", "bob"), (bob, "bob", "ALICE-PRIVATE-PROJECT")):
@@ -223,7 +223,7 @@ def test_two_sessions_with_the_same_bytes_keep_their_own_names():
 def test_a_link_shows_the_names_of_the_upload_it_was_made_from():
     """Two uploads of the same bytes share a content hash; the link store kept the first one's load report,
     so Carol's link showed Alice's file name. The link's key now carries its own upload's report."""
-    cached._links.clear()
+    links._links.clear()
     alice = _upload(_app(None, "data"), "alice", qrels_name="alice-private-judgments.txt")
     carol = _upload(_app(None, "data"), "carol", qrels_name="carol-qrels.txt")
     qa, qc = _query(alice), _query(carol)

@@ -98,14 +98,14 @@ def test_swap_page_follows_the_gain_slider_and_comes_back(small):
 def test_quick_pass_first_then_the_chosen_B(monkeypatch):
     """With a zero interactive budget the page draws a quick pass (stated on the
     chart) and, after the rest of the page, refines to the chosen B."""
-    from dashboard import widgets
-    monkeypatch.setattr(widgets, "BUDGET_S", 0.0)
-    monkeypatch.setattr(widgets, "finish_live", lambda: None)      # stop before the refinement
+    from dashboard import live
+    monkeypatch.setattr(live, "BUDGET_S", 0.0)
+    monkeypatch.setattr(live, "finish_live", lambda: None)      # stop before the refinement
     at = _goto(_app({**SMALL, "bsb": "700", "bsseed": "11"}), "bootstrap")
     text = _captions(at)
-    assert f"quick pass, B = {widgets.QUICK_B}" in text and "refining to the chosen B = 700" in text
+    assert f"quick pass, B = {live.QUICK_B}" in text and "refining to the chosen B = 700" in text
     chart = next(c for c in at.get("plotly_chart") if c.key == "bs_chart")
-    assert f"quick pass: B = {widgets.QUICK_B} (refining to B = 700)" in chart.proto.spec
+    assert f"quick pass: B = {live.QUICK_B} (refining to B = 700)" in chart.proto.spec
     monkeypatch.undo()
     at.run()                                           # the real finish_live: refine, rerun
     assert not at.exception
@@ -243,7 +243,7 @@ def test_url_values_are_bounded_and_nan_is_refused(query, key, want):
 
 @pytest.mark.app_bug_expected
 def test_an_unexpected_error_becomes_an_error_box_and_keeps_the_data(monkeypatch, request):
-    from dashboard import cached
+    from dashboard import scoring
     at = _app(SMALL)
     at.session_state["uploaded"] = _four_level_collection()
     at.run()
@@ -252,7 +252,7 @@ def test_an_unexpected_error_becomes_an_error_box_and_keeps_the_data(monkeypatch
     def boom(*a, **k):
         raise RuntimeError("synthetic bug")
 
-    monkeypatch.setattr(cached, "means", boom)
+    monkeypatch.setattr(scoring, "means", boom)
     at.run()                                  # the Overview, through app.py's navigation and its guard
     assert not at.exception
     assert any("RuntimeError: synthetic bug" in e.value for e in at.error)
@@ -263,7 +263,7 @@ def test_an_unexpected_error_becomes_an_error_box_and_keeps_the_data(monkeypatch
 
 
 def test_an_upload_is_held_once_for_every_session(monkeypatch):
-    from dashboard import cached
+    from dashboard import uploads
     calls = []
 
     def fake(qrels, runs, **kw):
@@ -272,15 +272,15 @@ def test_an_upload_is_held_once_for_every_session(monkeypatch):
 
     monkeypatch.setattr(evalcore, "load_collection", fake)
     monkeypatch.setenv("EVALCORE_LOAD_INPROCESS", "1")   # the fake replaces the loader in this interpreter
-    cached._uploads.clear()
+    uploads._uploads.clear()
     files = (("qrels.txt", b"q 0 d 1\n"), [("runs.zip", b"PK-bytes-for-the-hash")])
-    a = cached.load_upload(*files, name="mine")
-    b = cached.load_upload(*files, name="theirs")
+    a = uploads.load_upload(*files, name="mine")
+    b = uploads.load_upload(*files, name="theirs")
     assert len(calls) == 1                               # parsed once
     assert a.levels is b.levels                          # one array for both sessions
     assert (a.name, b.name) == ("mine", "theirs")
-    assert cached.default_upload_name("qrels.txt", ["clef2015.zip"]) == "clef2015"
-    assert cached.default_upload_name("qrels.txt", ["clef2015/runs/a.txt"]) == "clef2015"
+    assert uploads.default_upload_name("qrels.txt", ["clef2015.zip"]) == "clef2015"
+    assert uploads.default_upload_name("qrels.txt", ["clef2015/runs/a.txt"]) == "clef2015"
 
 
 def _chart(at, key: str) -> dict:
@@ -306,7 +306,7 @@ def _chart(at, key: str) -> dict:
 def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
     """Monte Carlo spread in the app: the spread bars are the mean/sd/min/max of plain repeated runs with the
     repetitions' derived seeds (numpy over direct evalcore.meta calls, not the repeat layer)."""
-    from dashboard.cached import SPREAD_REPEATS as R
+    from dashboard.meta_kinds import SPREAD_REPEATS as R
     seeds = meta.derive_seeds(0, R)
     sc = _scores(small)
     at = _goto(_app({**SMALL, "swb": "200"}), "swap")
@@ -336,7 +336,7 @@ def test_swap_and_bootstrap_pages_show_the_monte_carlo_spread(small):
 
 
 def test_the_shared_result_store_is_bounded_by_bytes():
-    from dashboard.cached import _Store
+    from dashboard.stores import Store as _Store
     store = _Store(100, max_bytes=int(2.5 * 2**20))
     for k in range(4):
         store.put(k, {"frames": {"a": pd.DataFrame({"x": np.zeros(2**17)})}})   # 1 MiB each
@@ -360,18 +360,18 @@ def test_a_gain_move_recomputes_only_the_metrics_that_read_the_gains(kind, param
     """A slider move recomputes only what it changes. After a gain move the live
     meta-evaluation runs evalcore for the graded metrics alone, and what it shows equals one call of
     evalcore.meta on every metric's scores under the new gains (the reference)."""
-    from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)   # a fresh store
+    from dashboard import meta_kinds, meta_store, stores
+    store = stores.Store(64)
+    monkeypatch.setattr(meta_store, "_results", lambda: store)   # a fresh store
     c = evalcore.simulated_collection(n_topics=25, n_runs=7, seed=11)
-    fn, _, parts = cached.META_KINDS[kind]
+    fn, _, parts = meta_kinds.META_KINDS[kind]
     seen = []
-    real = cached.META_KINDS[kind]
-    monkeypatch.setitem(cached.META_KINDS, kind,
+    real = meta_kinds.META_KINDS[kind]
+    monkeypatch.setitem(meta_kinds.META_KINDS, kind,
                         (lambda sc, run_ids, **kw: (seen.append(sorted(sc)), fn(sc, run_ids, **kw))[1],) + real[1:])
     s1, s2 = _settings(), _settings(gains=(1.0, 5.0, 20.0))
-    cached.meta_compute(kind, c, s1, params, 150)
-    got = cached.meta_compute(kind, c, s2, params, 150)
+    meta_store.meta_compute(kind, c, s1, params, 150)
+    got = meta_store.meta_compute(kind, c, s2, params, 150)
     graded = sorted(k for k in KEYS if registry.METRICS[k.partition("@")[0]].uses_gains)
     assert seen == [sorted(KEYS), graded]
     assert {"AP", "RR", "NWRR"}.isdisjoint(graded)
@@ -383,30 +383,30 @@ def test_a_gain_move_recomputes_only_the_metrics_that_read_the_gains(kind, param
             pd.testing.assert_frame_equal(got["frames"][name], want, check_exact=False, rtol=1e-12)
         else:
             pd.testing.assert_frame_equal(got["frames"][name], want)
-    assert cached.meta_lookup(kind, c, s2, params, 150) is got
-    assert cached.meta_missing(kind, c, _settings(gains=(1.0, 5.0, 21.0)), params, 150) == \
+    assert meta_store.meta_lookup(kind, c, s2, params, 150) is got
+    assert meta_store.meta_missing(kind, c, _settings(gains=(1.0, 5.0, 21.0)), params, 150) == \
         [k for k in KEYS if k in graded]
 
 
 def test_a_measured_cost_lets_the_next_move_skip_the_quick_pass(monkeypatch):
     """After one computation of the chosen B, the cost of the metrics a move must recompute is known:
     never for data or a B not measured, and proportional to the metrics still missing."""
-    from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)
-    monkeypatch.setattr(cached, "_COSTS", {})
+    from dashboard import meta_store, stores
+    store = stores.Store(64)
+    monkeypatch.setattr(meta_store, "_results", lambda: store)
+    monkeypatch.setattr(meta_store, "_COSTS", {})
     c = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=2)
     params = {"alpha": 0.05, "seed": 1}
     s1, s2 = _settings(), _settings(gains=(1.0, 4.0, 9.0))
-    assert cached.meta_known_cost("bootstrap", c, s1, params, 120) is None
-    res = cached.meta_compute("bootstrap", c, s1, params, 120)
-    assert cached.meta_known_cost("bootstrap", c, s1, params, 120) == 0       # nothing missing
+    assert meta_store.meta_known_cost("bootstrap", c, s1, params, 120) is None
+    res = meta_store.meta_compute("bootstrap", c, s1, params, 120)
+    assert meta_store.meta_known_cost("bootstrap", c, s1, params, 120) == 0       # nothing missing
     per = res["seconds"] / len(KEYS)
     graded = [k for k in KEYS if registry.METRICS[k.partition("@")[0]].uses_gains]
-    assert cached.meta_known_cost("bootstrap", c, s2, params, 120) == pytest.approx(per * len(graded))
-    assert cached.meta_known_cost("bootstrap", c, s2, params, 240) is None    # another B: not measured
+    assert meta_store.meta_known_cost("bootstrap", c, s2, params, 120) == pytest.approx(per * len(graded))
+    assert meta_store.meta_known_cost("bootstrap", c, s2, params, 240) is None    # another B: not measured
     other = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=3)
-    assert cached.meta_known_cost("bootstrap", other, s2, params, 120) is None
+    assert meta_store.meta_known_cost("bootstrap", other, s2, params, 120) is None
 
 
 def test_short_live_computations_take_turns_and_long_ones_never_wait(monkeypatch):
@@ -414,17 +414,17 @@ def test_short_live_computations_take_turns_and_long_ones_never_wait(monkeypatch
     refinement (with a progress bar) never waits for them."""
     import threading
 
-    from dashboard import cached
-    store = cached._Store(64)
-    monkeypatch.setattr(cached, "_results", lambda: store)
+    from dashboard import meta_store, stores
+    store = stores.Store(64)
+    monkeypatch.setattr(meta_store, "_results", lambda: store)
     c = evalcore.simulated_collection(n_topics=15, n_runs=5, seed=4)
     params = {"alpha": 0.05, "seed": 2}
-    with cached._SHORT_LOCK:                       # another session's quick pass is running
-        long_done = cached.meta_compute("bootstrap", c, _settings(), params, 50, progress=lambda f: None)
+    with meta_store._SHORT_LOCK:                       # another session's quick pass is running
+        long_done = meta_store.meta_compute("bootstrap", c, _settings(), params, 50, progress=lambda f: None)
         assert long_done["B"] == 50
         out = []
-        t = threading.Thread(target=lambda: out.append(cached.meta_compute("bootstrap", c, _settings(gains=(1, 3, 7)),
-                                                                           params, 50)))
+        t = threading.Thread(target=lambda: out.append(meta_store.meta_compute(
+            "bootstrap", c, _settings(gains=(1, 3, 7)), params, 50)))
         t.start()
         t.join(0.5)
         assert t.is_alive() and not out              # the short one waits its turn
@@ -448,18 +448,18 @@ def test_evalcore_app_starts_the_server_with_one_blas_thread(monkeypatch):
 def test_a_part_dropped_by_the_store_is_computed_again_not_a_crash(monkeypatch):
     """The shared store is bounded: a metric's part may be dropped between two moves (or while another
     session computes). The whole result is then still assembled, and equals evalcore's joint call."""
-    from dashboard import cached
-    store = cached._Store(4096)
-    monkeypatch.setattr(cached, "_results", lambda: store)
+    from dashboard import meta_store, stores
+    store = stores.Store(4096)
+    monkeypatch.setattr(meta_store, "_results", lambda: store)
     c = evalcore.simulated_collection(n_topics=20, n_runs=6, seed=8)
     params = {"alpha": 0.05, "seed": 4}
     s = _settings()
-    cached.meta_compute("tukey", c, s, params, 80)
+    meta_store.meta_compute("tukey", c, s, params, 80)
     with store._lock:                                # drop the assembled result and AP's part
-        store._d.pop(cached.meta_key("tukey", c, s, params, 80))
-        store._d.pop(cached._metric_meta_key("tukey", c, s, "AP", params, 80))
-    assert cached.meta_lookup("tukey", c, s, params, 80) is None
-    got = cached.meta_compute("tukey", c, s, params, 80)
+        store._d.pop(meta_store.meta_key("tukey", c, s, params, 80))
+        store._d.pop(meta_store._metric_meta_key("tukey", c, s, "AP", params, 80))
+    assert meta_store.meta_lookup("tukey", c, s, params, 80) is None
+    got = meta_store.meta_compute("tukey", c, s, params, 80)
     ref = meta.tukey_hsd(_scores(c), run_ids=list(c.run_ids), B=80, seed=4, alpha=0.05)
     pd.testing.assert_frame_equal(got["frames"]["pairs"], ref.pairs)
     pd.testing.assert_frame_equal(got["frames"]["summary"], ref.summary)

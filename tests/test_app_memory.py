@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import evalcore
-from dashboard import budget, cached
+from dashboard import budget, closed_tabs, meta_store, stores
 from dashboard.state import gain_keys
 from evalcore import meta
 from evalcore.collection import Collection
@@ -129,11 +129,11 @@ def test_thirty_gain_moves_on_a_wide_collection_stay_within_the_cache_budget(mon
     most the three byte-bounded caches' budgets plus a little, not by the ~40 MB that keeping 25 moves'
     scores would hold (74 MiB on the Rankings page with the former 2,048-entry score cache)."""
     cap = 2 * MiB
-    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, cache_bytes=cap))
-    monkeypatch.setattr(cached, "RESULTS_MAX_BYTES", cap)
+    monkeypatch.setattr(stores, "BUDGET", replace(stores.BUDGET, cache_bytes=cap))
+    monkeypatch.setattr(meta_store, "RESULTS_MAX_BYTES", cap)
     monkeypatch.setattr(evalcore.metrics.cache, "max_bytes", cap)
-    cached._derived.clear()
-    cached._results.clear()
+    stores.derived.clear()
+    meta_store._results.clear()
     evalcore.metrics.cache.clear()
     c = wide_collection(n_topics=1000, n_runs=40)
     at = AppTest.from_file(APP, default_timeout=600)
@@ -143,7 +143,7 @@ def test_thirty_gain_moves_on_a_wide_collection_stay_within_the_cache_budget(mon
     at.selectbox(key="dataset").set_value("upload").run()
     at.switch_page("views/data.py").run()      # the lightest page: every page scores the sidebar's metrics
     assert not at.exception, [e.message for e in at.exception]
-    store = cached._derived()
+    store = stores.derived()
     score_bytes = 8 * c.n_runs * c.n_topics
     values = np.round(np.linspace(3.05, 9.95, 30), 2)          # every move a value not seen before
     tracemalloc.start()
@@ -179,10 +179,10 @@ def test_the_report_row_store_is_bounded_by_the_bytes_its_rows_hold():
     kw = {"B": 50, "alpha": (0.05, 0.01, 0.1)}
     summaries = [meta.bootstrap_sensitivity(scores, B=50, seed=s, alpha=kw["alpha"]).summary for s in range(100)]
     digests = {m: reuse.digest(x, True) for m, x in scores.items()}
-    probe = cached._Store(None, 10**9)
+    probe = stores.Store(None, 10**9)
     reuse.keep_rows(probe, "bootstrap", scores, summaries[0], kw, seed=0, digests=digests)
     cap = 50 * probe.nbytes                                  # 600 rows' worth
-    store = cached._Store(None, cap)
+    store = stores.Store(None, cap)
     tracemalloc.start()
     try:
         gc.collect()
@@ -211,7 +211,7 @@ def _uploader_app():
 
 
 def test_an_upload_over_the_session_budget_is_refused_and_released(monkeypatch):
-    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, session_bytes=1000))
+    monkeypatch.setattr(stores, "BUDGET", replace(stores.BUDGET, session_bytes=1000))
     at = _uploader_app()
     at.file_uploader(key="up_qrels").set_value(("qrels.txt", b"1 0 d1 1\n" * 80, "text/plain"))
     at.file_uploader(key="up_runs").set_value([("r1.txt", b"1 Q0 d1 1 1.0 r1\n" * 60, "text/plain")])
@@ -229,13 +229,13 @@ def test_the_server_bound_message_says_when_memory_is_really_released(monkeypatc
     files and all, for server.disconnectedSessionTTL (read from the running configuration) for a reconnect."""
     from streamlit import config as st_config
 
-    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, server_upload_bytes=100))
+    monkeypatch.setattr(stores, "BUDGET", replace(stores.BUDGET, server_upload_bytes=100))
     before = st_config.get_option("server.disconnectedSessionTTL")
     try:
         for want in (120, 300):            # Streamlit's default, then an operator's setting
             if want != 120:
                 st_config.set_option("server.disconnectedSessionTTL", want, "a server's config.toml")
-            assert cached.session_ttl() == want
+            assert closed_tabs.session_ttl() == want
             _refused_for_the_server(want)
     finally:
         st_config.set_option("server.disconnectedSessionTTL", before, "<default>")
@@ -263,14 +263,14 @@ def test_a_closed_tabs_uploads_are_released_after_the_session_timeout():
     for sid in ("open", "closed", "back"):
         mgr.add_file(sid, UploadedFileRec(file_id=f"{sid}-1", name="q.txt", type="text/plain", data=b"x" * 1000))
     active = {"open"}
-    assert cached.release_closed(mgr, active.__contains__, 120, now=1000.0) == []     # first seen closed
-    assert cached.release_closed(mgr, active.__contains__, 120, now=1119.0) == []     # not yet 120 s
+    assert closed_tabs.release_closed(mgr, active.__contains__, 120, now=1000.0) == []     # first seen closed
+    assert closed_tabs.release_closed(mgr, active.__contains__, 120, now=1119.0) == []     # not yet 120 s
     active.add("back")                                                                 # a reconnect
-    assert cached.release_closed(mgr, active.__contains__, 120, now=1120.0) == ["closed"]
+    assert closed_tabs.release_closed(mgr, active.__contains__, 120, now=1120.0) == ["closed"]
     assert sorted(mgr.file_storage) == ["back", "open"] and mgr._total_bytes == 2000
     active.discard("back")                                                             # closed again: 120 s anew
-    assert cached.release_closed(mgr, active.__contains__, 120, now=1200.0) == []
-    assert cached.release_closed(mgr, active.__contains__, 120, now=1320.0) == ["back"]
+    assert closed_tabs.release_closed(mgr, active.__contains__, 120, now=1200.0) == []
+    assert closed_tabs.release_closed(mgr, active.__contains__, 120, now=1320.0) == ["back"]
     assert list(mgr.file_storage) == ["open"]
 
 
@@ -298,7 +298,7 @@ def test_streamlit_alone_keeps_an_expired_closed_session():
 
 
 def test_an_expired_closed_session_is_shut_down_and_freed():
-    """cached.end_expired_sessions with Streamlit's own session manager and store: a closed tab's session stored
+    """closed_tabs.end_expired_sessions with Streamlit's own session manager and store: a closed tab's session stored
     for a reconnect is left alone within the timeout, shut down once it has passed (Streamlit alone keeps it
     until another write), and then nothing holds it."""
     import time
@@ -324,16 +324,16 @@ def test_an_expired_closed_session_is_shut_down_and_freed():
     store.save(SessionInfo(client=None, session=s, script_run_count=1))   # type: ignore[arg-type]
     ref = weakref.ref(s)
     del s
-    assert cached.end_expired_sessions(mgr) == 0 and Session.shut == 0     # within the timeout: kept
+    assert closed_tabs.end_expired_sessions(mgr) == 0 and Session.shut == 0     # within the timeout: kept
     time.sleep(0.3)
-    assert cached.end_expired_sessions(mgr) == 1 and Session.shut == 1
+    assert closed_tabs.end_expired_sessions(mgr) == 1 and Session.shut == 1
     gc.collect()
     assert ref() is None and store.list() == []
-    assert cached.end_expired_sessions(mgr) == 0 and cached.end_expired_sessions(object()) == 0
+    assert closed_tabs.end_expired_sessions(mgr) == 0 and closed_tabs.end_expired_sessions(object()) == 0
 
 
 def test_too_many_files_are_refused_with_the_bound(monkeypatch):
-    monkeypatch.setattr(cached, "BUDGET", replace(cached.BUDGET, session_files=3))
+    monkeypatch.setattr(stores, "BUDGET", replace(stores.BUDGET, session_files=3))
     at = _uploader_app()
     at.file_uploader(key="up_qrels").set_value(("qrels.txt", b"1 0 d1 1\n", "text/plain"))
     at.file_uploader(key="up_runs").set_value([(f"r{i}.txt", b"1 Q0 d1 1 1.0 r\n", "text/plain") for i in range(3)])
@@ -364,7 +364,7 @@ def test_stale_resampling_hands_over_to_the_newer_move():
     def script():
         import streamlit as st
 
-        from dashboard import cached
+        from dashboard import meta_store, progress
         from evalcore import meta
         ss = st.session_state
         ss["runs"] = ss.get("runs", 0) + 1
@@ -381,8 +381,8 @@ def test_stale_resampling_hands_over_to_the_newer_move():
                     get_script_run_ctx().script_requests.request_rerun(RerunData())
 
             ss["steps"] = steps
-            cached._stale_to_rerun(meta.bootstrap_sensitivity, sc, B=2000, seed=0,
-                                   progress=cached._cancellable(newer_move_arrives))
+            meta_store._stale_to_rerun(meta.bootstrap_sensitivity, sc, B=2000, seed=0,
+                                       progress=progress.cancellable(newer_move_arrives))
             ss["finished"] = True
         st.write("done")
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("streamlit")
 from test_app import _app, _goto  # noqa: E402
 
-from dashboard import cached  # noqa: E402
+from dashboard import gainsets, uploads  # noqa: E402
 from dashboard.state import gain_keys  # noqa: E402
 
 QRELS = b"T3 0 dS 3\nT3 0 dA 2\nT3 0 dB 1\nT3 0 dN 0\nT4 0 dS 3\n"
@@ -100,11 +100,11 @@ def test_an_ambiguous_zip_is_a_clear_message(in_process):
 
 
 def test_uploads_get_distinct_default_names():
-    names = {cached.default_upload_name("qrels.txt", list(runs)) for runs in
+    names = {uploads.default_upload_name("qrels.txt", list(runs)) for runs in
              (["bm25.txt", "dfr.txt"], ["lm.txt"], ["bm25.txt", "dfr.txt", "lm.txt"])}
     assert len(names) == 3 and "uploaded collection" not in names
-    assert cached.default_upload_name("qrels.txt", ["lm.txt"]) == "qrels + 1 run (lm.txt)"
-    assert cached.default_upload_name("robust04.qrels", ["a.txt"]) == "robust04"
+    assert uploads.default_upload_name("qrels.txt", ["lm.txt"]) == "qrels + 1 run (lm.txt)"
+    assert uploads.default_upload_name("robust04.qrels", ["a.txt"]) == "robust04"
 
 
 def test_which_gains_labels_carry_three_significant_digits():
@@ -115,4 +115,4 @@ def test_which_gains_labels_carry_three_significant_digits():
     for label in labels:
         assert all(float(f"{float(v):.3g}") == float(v) for v in label.split(":")), label
     # the values computed are the values labelled
-    assert cached.ratio_gains(4, 100.0) == [1.0, 4.64, 21.5, 100.0]
+    assert gainsets.ratio_gains(4, 100.0) == [1.0, 4.64, 21.5, 100.0]

@@ -1,4 +1,4 @@
-"""The dashboard's ranks of runs by their means (dashboard.cached.rank_frame), against pandas' "min" ranking."""
+"""The dashboard's ranks of runs by their means (dashboard.ranks.rank_frame), against pandas' "min" ranking."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,7 +9,7 @@ pytest.importorskip("streamlit")
 def test_rank_frame_ranks_as_pandas_min_ranking_with_ties():
     """Rank 1 = the largest mean; tied means share the best rank among them (``Series.rank(ascending=False,
     method="min")``), on random vectors with and without ties, and the empty one."""
-    from dashboard.cached import rank_frame
+    from dashboard.ranks import rank_frame
     rng = np.random.default_rng(7)
     for trial in range(500):
         n = int(rng.integers(0, 15))
@@ -25,6 +25,6 @@ def test_rank_frame_ranks_as_pandas_min_ranking_with_ties():
 
 
 def test_rank_frame_on_a_worked_example():
-    from dashboard.cached import rank_frame
+    from dashboard.ranks import rank_frame
     df = rank_frame(["a", "b", "c", "d"], [0.5, 0.7, 0.5, 0.1], [0.2, 0.2, 0.2, 0.9])
     assert df["rank_left"].tolist() == [2, 1, 2, 4] and df["rank_right"].tolist() == [2, 2, 2, 1]

@@ -1,5 +1,5 @@
 """The Report page writes `evalcore report`'s files: the same bytes as the command on the same data with
-the same settings and seeds (views/report.py, dashboard/report.py, evalcore/report/cli.py)."""
+the same settings and seeds (views/report.py, dashboard/report.py, evalcore/cli/report.py)."""
 from __future__ import annotations
 
 import io

@@ -58,7 +58,7 @@ def test_only_the_shown_pages_settings_are_session_keys():
 
 
 def test_a_setting_made_on_one_page_is_used_elsewhere_and_comes_back():
-    # the Data page's simulated size: every page draws from it (dashboard.cached.current_collection)
+    # the Data page's simulated size: every page draws from it (dashboard.datasets.current_collection)
     at = _open("data")
     at.number_input(key="sim_topics").set_value(17).run()
     assert not at.exception

@@ -165,9 +165,9 @@ def test_settings_file_lists_rbp(tmp_path, capsys):
 
 def test_dashboard_offers_rbp_and_recomputes_it_only_for_its_settings():
     pytest.importorskip("streamlit")
-    from dashboard import cached, state
+    from dashboard import scoring, state
 
-    assert "RBP" in cached.METRIC_KEYS and state.expand("RBP", 10) == "RBP@10"
+    assert "RBP" in scoring.METRIC_KEYS and state.expand("RBP", 10) == "RBP@10"
     s = state.Settings.__new__(state.Settings)
     object.__setattr__(s, "gains", (1.0, 2.0, 3.0))
     object.__setattr__(s, "beta", 2.0)
@@ -175,9 +175,9 @@ def test_dashboard_offers_rbp_and_recomputes_it_only_for_its_settings():
     object.__setattr__(s, "rel_threshold", 2)
     object.__setattr__(s, "p", 0.9)
     # a gain, beta or penalty slider does not touch RBP's cache key; the threshold and the persistence do
-    assert cached._relevant("RBP@10", s) == (("p", 0.9), ("rel_threshold", 2))
-    assert cached._relevant("RBP-residual@10", s) == (("p", 0.9),)
-    assert cached._relevant("AP", s) == (("rel_threshold", 2),)
+    assert scoring.relevant("RBP@10", s) == (("p", 0.9), ("rel_threshold", 2))
+    assert scoring.relevant("RBP-residual@10", s) == (("p", 0.9),)
+    assert scoring.relevant("AP", s) == (("rel_threshold", 2),)
 
 
 # -- the persistence as a setting: Python keyword, CLI option, settings file, dashboard slider ----------
@@ -231,7 +231,7 @@ def test_dashboard_slider_sets_the_persistence():
     pytest.importorskip("streamlit")
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import cached
+    from dashboard import scoring, state
 
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
     at.query_params.update({"nt": "10", "nr": "4", "seed": "3", "p": "0.9"})
@@ -241,7 +241,7 @@ def test_dashboard_slider_sets_the_persistence():
     slider = next(s for s in at.sidebar.slider if s.label == "RBP persistence p")
     assert slider.value == pytest.approx(0.9)
     c = evalcore.simulated_collection(10, 4, seed=3)
-    s = cached.state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0),
-                              cutoff=10, rel_threshold=1, metrics=("RBP",), top_n=0, top_by="AP", p=0.9)
-    assert np.asarray(cached.score(c, "RBP@10", s)) == pytest.approx(np.asarray(_plain(c, 10, 0.9)), abs=ATOL)
-    assert cached.label("RBP@10", c, s) == "RBP(p=0.9)@10"
+    s = state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0),
+                       cutoff=10, rel_threshold=1, metrics=("RBP",), top_n=0, top_by="AP", p=0.9)
+    assert np.asarray(scoring.score(c, "RBP@10", s)) == pytest.approx(np.asarray(_plain(c, 10, 0.9)), abs=ATOL)
+    assert scoring.label("RBP@10", c, s) == "RBP(p=0.9)@10"

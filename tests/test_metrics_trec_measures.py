@@ -442,12 +442,12 @@ def test_dashboard_offers_the_scores_not_the_counts():
     pytest.importorskip("streamlit")
     from streamlit.testing.v1 import AppTest
 
-    from dashboard import cached, state
+    from dashboard import scoring, state
 
     for key in ("R", "bpref", "Judged", "Hit"):
-        assert key in cached.METRIC_KEYS
+        assert key in scoring.METRIC_KEYS
     for key in COUNTS:
-        assert key not in cached.METRIC_KEYS
+        assert key not in scoring.METRIC_KEYS
     assert state.expand("R", 10) == "R@10" and state.expand("bpref", 10) == "bpref"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()

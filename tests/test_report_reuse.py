@@ -84,10 +84,10 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 @pytest.mark.slow      # seconds each: the default loop stays under 10 minutes (CI runs -m slow)
 def test_the_report_takes_the_bootstrap_pages_rows_and_writes_the_commands_bytes(monkeypatch, tmp_path):
-    from dashboard import cached
+    from dashboard import meta_store
 
-    cached._rows.clear()
-    cached._results.clear()
+    meta_store._rows.clear()
+    meta_store._results.clear()
     calls = _spy(monkeypatch, "bootstrap")
     at = AppTest.from_file(APP, default_timeout=240)
     at.query_params.update({"nt": "11", "nr": "6", "seed": "5"})
@@ -135,20 +135,20 @@ def test_the_report_takes_the_bootstrap_pages_rows_and_writes_the_commands_bytes
 ])
 def test_the_swap_and_stability_pages_rows_serve_the_report(monkeypatch, kind, method, params, repeats, computed):
     import evalcore
-    from dashboard import cached, report, state
+    from dashboard import meta_store, report, state, stores
 
-    rows, results = cached._Store(10_000), cached._Store(64)
-    monkeypatch.setattr(cached, "_rows", lambda: rows)
-    monkeypatch.setattr(cached, "_results", lambda: results)
+    rows, results = stores.Store(10_000), stores.Store(64)
+    monkeypatch.setattr(meta_store, "_rows", lambda: rows)
+    monkeypatch.setattr(meta_store, "_results", lambda: results)
     c = evalcore.simulated_collection(n_topics=11, n_runs=6, seed=5)
     s = state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0), cutoff=10,
                        rel_threshold=1, metrics=("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure",
                                                  "P+-measure"), top_n=0, top_by="AP")
-    cached.meta_compute(kind, c, s, params, 200)
+    meta_store.meta_compute(kind, c, s, params, 200)
     argv = ["--simulated", "--topics", "11", "--systems", "6", "--seed-data", "5", "--B", "200", "--tukey-B", "50",
             "--repeats", str(repeats), "--topic-resamples", "0", "--out", report.OUT, "--quiet"]
     calls = _spy(monkeypatch, method)
-    _, files = cached.report_build(c, argv)
+    _, files = meta_store.report_build(c, argv)
     seeds = derive_seeds(0, repeats)
     assert calls == [(("RR", "NWRR", "O-measure", "P-measure", "P+-measure", "AP", "Q-measure"), seeds[i])
                      for i in computed]

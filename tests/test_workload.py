@@ -15,8 +15,8 @@ import pytest
 
 import evalcore.cli.compare
 import evalcore.cli.meta
-import evalcore.cli.stats
-import evalcore.report.cli  # noqa: F401  (imported before tracing: module imports are not the request)
+import evalcore.cli.report
+import evalcore.cli.stats  # noqa: F401  (imported before tracing: module imports are not the request)
 from evalcore import workload
 from evalcore.cli import main
 

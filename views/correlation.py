@@ -1,12 +1,12 @@
 """Rank correlation: Kendall tau-b across metrics, across gain settings, and as one gain moves."""
 import streamlit as st
 
-from dashboard import cached, shell, state, widgets
+from dashboard import gainsets, ranks, scoring, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
 s, full = shell.setup()
-c = cached.analysis_collection(full, s)
+c = scoring.analysis_collection(full, s)
 
 st.title("Rank correlation")
 widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs")
@@ -15,11 +15,11 @@ if c.n_runs < 3:
     st.warning("Rank correlation needs at least three runs.")
     st.stop()
 
-means = cached.means(c, s)
-tau, sig = cached.correlation(means, alpha=0.01)
+means = scoring.means(c, s)
+tau, sig = ranks.correlation(means, alpha=0.01)
 widgets.subheader("Metrics against each other (Sakai 2007 Table 2)")
 widgets.chart(figures.tau_heatmap(tau, sig), width="stretch", key="kc_heat")
-crit = cached.kendall_critical(c.n_runs, 0.01)
+crit = ranks.kendall_critical(c.n_runs, 0.01)
 lo, hi = figures.tau_scale(tau)
 if crit <= 1:
     sig_txt = f"* = significant at alpha = 0.01 (two-sided; |tau| of at least {crit:.3f} with {c.n_runs} runs)."
@@ -32,15 +32,15 @@ widgets.caption(f"Kendall tau-b between the run rankings of every pair of metric
                 "alike; a dark row marks a metric that sees the systems differently.")
 
 widgets.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
-graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
+graded = [k for k in s.metric_keys if scoring.METRICS[k.partition("@")[0]].uses_gains]
 if not graded:
     st.info("Add a graded metric (Q-measure, P-measure, nDCG ...) in the sidebar to compare gain settings.")
     st.stop()
 if ss.get("kc_metric") not in graded:
     ss["kc_metric"] = "P-measure" if "P-measure" in graded else graded[0]
 metric = st.selectbox("Metric", graded, key="kc_metric")
-table = cached.gain_settings_means(c, metric, s)
-gtau, gsig = cached.correlation(table, alpha=0.01)
+table = gainsets.gain_settings_means(c, metric, s)
+gtau, gsig = ranks.correlation(table, alpha=0.01)
 widgets.chart(figures.tau_heatmap(gtau, gsig), width="stretch", key="kc_gain_heat")
 glo, ghi = figures.tau_scale(gtau)
 widgets.caption(f"Kendall tau-b between the rankings {metric} gives under each gain setting (highest level first, "
@@ -60,9 +60,9 @@ if not 1 <= int(ss.get("kc_level", 0)) <= K:
     ss["kc_level"] = K
 level = st.radio("Level whose gain moves", options=list(range(K, 0, -1)), key="kc_level", horizontal=True,
                  format_func=lambda L: f"{names[L - 1]} (level {L})")
-sweep = cached.gain_sweep(c, metric, s, level)
+sweep = gainsets.gain_sweep(c, metric, s, level)
 widgets.chart(figures.gain_sweep(sweep.assign(metric=metric), level_name=names[level - 1], current=s.gains[level - 1],
-                                 reference=state.paper(cached.preset_gains("3:2:1", K))),
+                                 reference=state.paper(gainsets.preset_gains("3:2:1", K))),
               width="stretch", key="kc_sweep")
 widgets.caption(f"The other levels keep their current gains ({state.paper(s.gains)}). Where the curve stays near 1 "
                 f"the gain of {names[level - 1]} barely changes the ranking; a drop shows where it starts to matter.")

@@ -4,7 +4,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, errors, safe, shell, state, widgets
+from dashboard import datasets, errors, progress, safe, scoring, shell, state, stores, uploads, widgets
+from evalcore.io import InputError
 
 ss = st.session_state
 s, _ = shell.setup(data_page=True)
@@ -34,7 +35,7 @@ with tab_ex:
     widgets.markdown("The worked examples of Sakai 2007, Sec. 3.2-3.3: three topics and six tiny "
                      "runs. Open the **Metric playground** and copy run Z, topic T3 to follow the paper's argument "
                      "for P-measure.")
-    notes = cached.example_notes()
+    notes = datasets.example_notes()
     st.dataframe(pd.DataFrame({"run": list(notes), "what it is": list(notes.values())}),
                  hide_index=True, width="stretch")
     st.button("Use the worked examples", on_click=_use, args=("examples",), type="primary",
@@ -43,24 +44,24 @@ with tab_up:
     widgets.markdown("TREC (`topic Q0 doc rank score tag`) or NTCIR run files, TREC qrels "
                      "(`topic 0 doc level`) or NTCIR qrels (`topic doc L2`). Files may be `.gz`; "
                      "runs may also come as one `.zip` - and one `.zip` may hold the qrels and the runs together "
-                     "(leave the qrels box empty). " + cached.upload_budget_line())
+                     "(leave the qrels box empty). " + uploads.upload_budget_line())
     c1, c2 = st.columns(2)
     @errors.guarded
     def _new_files():
         st.session_state.pop("_load_error", None)
 
     # per file: the browser and the server refuse a larger file before its bytes are held (dashboard.budget)
-    qrels = c1.file_uploader("Qrels (one file)", key=cached.uploader_key("up_qrels"), on_change=_new_files,
-                             max_upload_size=cached.BUDGET.file_mb,
+    qrels = c1.file_uploader("Qrels (one file)", key=uploads.uploader_key("up_qrels"), on_change=_new_files,
+                             max_upload_size=stores.BUDGET.file_mb,
                              help="Leave empty when the zip beside holds the qrels too.")
     runs = c2.file_uploader("Runs (several files, or one .zip; may hold the qrels)", accept_multiple_files=True,
-                            key=cached.uploader_key("up_runs"), on_change=_new_files,
-                            max_upload_size=cached.BUDGET.file_mb,
+                            key=uploads.uploader_key("up_runs"), on_change=_new_files,
+                            max_upload_size=stores.BUDGET.file_mb,
                             help="A zip may hold the qrels and the runs together: its qrels are told from its runs "
                                  "by name (qrels*, *.rel) and by their first line (4 fields: topic 0 doc level).")
-    too_much = cached.upload_over_budget(qrels, runs)
+    too_much = uploads.upload_over_budget(qrels, runs)
     if too_much:                                    # this session's or the server's budget: released at once
-        cached.release_upload(qrels, runs)
+        uploads.release_upload(qrels, runs)
         qrels, runs = None, []
         ss["_load_error"] = too_much
         st.rerun()
@@ -82,8 +83,8 @@ with tab_up:
         bundle = qrels
     ready = bool(qrels and runs) or bundle is not None
     if ready:
-        suggested = cached.default_upload_name(None if bundle else qrels.name,
-                                               [bundle.name] if bundle else [f.name for f in runs])
+        suggested = uploads.default_upload_name(None if bundle else qrels.name,
+                                                [bundle.name] if bundle else [f.name for f in runs])
         if ss.get("_up_name_for") != suggested:      # new files: propose a new name
             ss["up_name"] = suggested
             ss["_up_name_for"] = suggested
@@ -100,15 +101,15 @@ with tab_up:
             files = [bundle] if bundle is not None else [qrels, *runs]
             st.write(f"{len(files)} file(s), {sum(f.size for f in files) / 1e6:.1f} MB"
                      + (" (qrels and runs in one zip)" if bundle is not None else ""))
-            prog = cached.Progress("Reading the zip's qrels and runs ..." if bundle is not None
-                                   else f"Reading {len(runs)} run file(s) ...")
+            prog = progress.Progress("Reading the zip's qrels and runs ..." if bundle is not None
+                                     else f"Reading {len(runs)} run file(s) ...")
             try:
-                c = cached.load_upload(None if bundle is not None else (qrels.name, qrels.getvalue()),
-                                       [(f.name, f.getvalue()) for f in ([bundle] if bundle is not None else runs)],
-                                       order=order, condensed=condensed, keep_first_duplicate=keep_first,
-                                       name=(ss.get("up_name") or "").strip() or None, progress=prog)
-                cached.release_upload(qrels, runs)   # the worker has read the bytes: the server drops its copy
-            except (cached.InputError, ValueError, OSError, OverflowError, MemoryError) as e:
+                c = uploads.load_upload(None if bundle is not None else (qrels.name, qrels.getvalue()),
+                                        [(f.name, f.getvalue()) for f in ([bundle] if bundle is not None else runs)],
+                                        order=order, condensed=condensed, keep_first_duplicate=keep_first,
+                                        name=(ss.get("up_name") or "").strip() or None, progress=prog)
+                uploads.release_upload(qrels, runs)   # the worker has read the bytes: the server drops its copy
+            except (InputError, ValueError, OSError, OverflowError, MemoryError) as e:
                 prog.done()
                 status.update(label="These files could not be loaded", state="error", expanded=True)
                 ss["_load_error"] = errors.app_text(e)      # fixes said with the app's controls
@@ -122,7 +123,7 @@ with tab_up:
         msg = safe.md_lines(ss["_load_error"])      # quotes file names and lines: text, line breaks kept
         st.error(f"{msg}\n\nThe app keeps showing the previously loaded data.", icon=":material/error:")
 
-c = cached.current_collection()
+c = datasets.current_collection()
 widgets.subheader(safe.md(c.name or "Loaded collection"))
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("topics", c.n_topics)
@@ -171,7 +172,7 @@ with st.expander("Retrieved and relevant documents per run (trec_eval's num_ret,
                     f"{s.rel_threshold} and ir_measures count them. NumRet: documents retrieved; NumRel: relevant "
                     "documents judged; NumRelRet: relevant documents retrieved. Counts, not scores, so the charts "
                     "and the meta-evaluation pages do not offer them.")
-    widgets.table(cached.counts(c, s).reset_index(), digits=0, height=min(widgets.rows_height(c.n_runs), 420),
+    widgets.table(scoring.counts(c, s).reset_index(), digits=0, height=min(widgets.rows_height(c.n_runs), 420),
                   hide_index=True, column_config={"run": st.column_config.TextColumn("run", width="large")})
 with st.expander("Runs and topics"):
     st.text("Runs: " + safe.text(", ".join(c.run_ids)))      # ids from the files: plain text, never Markdown,

@@ -10,7 +10,7 @@ spread over repeated seeds (Table 6: does discriminative power change?).
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, shell, state, widgets
+from dashboard import gainsets, scoring, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -19,7 +19,7 @@ K = c.max_level
 
 st.title("Which gains should I report?")
 widgets.caption(widgets.settings_line(s, c) + f" · {c.n_runs} runs · {c.n_topics} topics")
-graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
+graded = [k for k in s.metric_keys if scoring.METRICS[k.partition("@")[0]].uses_gains]
 if K < 2:
     st.info("This collection has one relevance level: every gain setting gives the same ranking, so there is "
             "nothing to choose.")
@@ -49,15 +49,15 @@ B = c3.selectbox("B per test", [100, 200, 500, 1000], key="gv_B")
 reps = c4.selectbox("repetitions", [3, 5, 10], key="gv_rep", help="Seeds bootstrap_seed, +1, ...: the spread "
                     "shows how much % significant moves from Monte Carlo error alone.")
 alpha, seed = float(state.value("bs_alpha")), int(state.value("bs_seed"))    # the Bootstrap page's
-ref = cached.preset_gains("3:2:1", K)
+ref = gainsets.preset_gains("3:2:1", K)
 
 rows = []
 prog = st.empty()
-settings = cached.gain_settings(K, ratio, s.gains)
+settings = gainsets.gain_settings(K, ratio, s.gains)
 for label, family, g in settings:
     try:
-        tau = cached.tau_against(c, metric, s, g, ref)
-        pw = cached.power_spread(c, metric, s, g, alpha=alpha, B=B, seed=seed, repeats=reps)
+        tau = gainsets.tau_against(c, metric, s, g, ref)
+        pw = gainsets.power_spread(c, metric, s, g, alpha=alpha, B=B, seed=seed, repeats=reps)
     except ValueError as e:       # a metric that rejects this setting (nERR wants the top gain largest)
         rows.append({"setting": label, "family": family, "tau": float("nan"), "pct": float("nan"),
                      "sd": float("nan"), "min": float("nan"), "max": float("nan"), "note": str(e)[:120]})
@@ -89,6 +89,6 @@ with right:
 shown = df.rename(columns={"setting": "gains (values used)", "tau": "tau vs " + state.paper(ref),
                            "pct": "% significant (mean)", "sd": "sd", "min": "min", "max": "max"})
 widgets.table(shown, digits=3, hide_index=True)
-verdict = cached.gain_choice_verdict(df["tau"], df["pct"], df["min"], df["max"], c.n_runs * (c.n_runs - 1) // 2,
+verdict = gainsets.gain_choice_verdict(df["tau"], df["pct"], df["min"], df["max"], c.n_runs * (c.n_runs - 1) // 2,
                               reference=state.paper(ref))
 widgets.markdown(f"**Reading it.** {verdict['text']}")

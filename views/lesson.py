@@ -3,11 +3,11 @@
 1. Fig. 3's systems X, Y, Z, the perfect inverse and the ideal list under RR, O, P, P+, NWRR (and the
    sidebar's other metrics), beside the values 003 prints; 2. the gain change that flips O (2:1.5:1);
 3. the preferred rank r_p against r_1; 4. discriminative power and rank correlation on the data loaded,
-with their uncertainty. Computation: dashboard.teaching, dashboard.claims, dashboard.cached.
+with their uncertainty. Computation: dashboard.teaching, dashboard.claims, dashboard.scoring, dashboard.ranks.
 """
 import streamlit as st
 
-from dashboard import cached, claims, lesson, safe, shell, state, teaching, widgets
+from dashboard import claims, lesson, live, ranks, safe, scoring, shell, state, teaching, widgets
 
 ss = st.session_state
 s, full, c = shell.setup_analysis()
@@ -49,7 +49,7 @@ elif step == 3:
     widgets.markdown("**r_1**: the first relevant document (O, NWRR, RR stop there). **r_p**: the first document of "
                 "the highest level in the list (P, P+ read on to it; Sakai 2007 Sec. 3.3).")
     lesson.table(teaching.fig3_ranks(), "r_1 and r_p on Fig. 3's systems")
-    r1, rp = cached.first_and_preferred(c, s)
+    r1, rp = scoring.first_and_preferred(c, s)
     sm = teaching.preferred_rank_summary(r1, rp)
     if sm["pairs"]:
         m1, m2, m3 = st.columns(3)
@@ -71,12 +71,12 @@ else:
         for m in ("bootstrap", "swap"):
             claims.show(claims.compute(m, c, s, *claims.page_params(m, c)), compact=True)
     if c.n_runs >= 3:
-        tau_m, sig = cached.correlation(cached.means(c, s), alpha=0.01)
+        tau_m, sig = ranks.correlation(scoring.means(c, s), alpha=0.01)
         lesson.table(teaching.tau_pairs(tau_m, sig), "Kendall's tau between one-document metrics (Sakai 2007 Table 2)",
                      digits=3)
-        crit = cached.kendall_critical(c.n_runs, 0.01)
+        crit = ranks.kendall_critical(c.n_runs, 0.01)
         widgets.caption(f"Kendall tau-b between the run rankings ({c.n_runs} runs); significant at alpha = 0.01 when "
                    f"|tau| >= {crit:.3f}. Sakai 2007: RR is not very highly correlated with the graded metrics "
                    "(.61-.78 on NTCIR-5 Japanese).")
 lesson.buttons(step)
-widgets.finish_live()
+live.finish_live()

@@ -6,7 +6,7 @@ significant, Sakai 2007 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
-from dashboard import cached, claims, safe, shell, state, widgets
+from dashboard import claims, gainsets, live, meta_kinds, ranks, safe, scoring, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -21,12 +21,12 @@ widgets.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_top
 claim_box = st.container()
 if s.dataset == "examples":           # the papers print per-topic values: show them first (X = 0.50, not a mean)
     widgets.subheader("The papers' worked examples, per topic")
-    widgets.table(cached.per_topic_table(c, s), digits=4, hide_index=True)
+    widgets.table(scoring.per_topic_table(c, s), digits=4, hide_index=True)
     widgets.caption("Sakai 2007 Fig. 2-3: each run's value on each topic it has a ranked list for - the numbers "
                     "the paper prints (e.g. P(X) = 0.50 on T3). The charts below rank the runs by their means over "
                     f"the {c.n_topics} topics, where a run with no list on a topic scores 0 there.")
 
-graded = [k for k in s.metric_keys if cached.METRICS[k.partition("@")[0]].uses_gains]
+graded = [k for k in s.metric_keys if scoring.METRICS[k.partition("@")[0]].uses_gains]
 left, right = st.columns([1, 1], gap="large")
 with left:
     if not graded:
@@ -37,17 +37,17 @@ with left:
             ss["ov_metric"] = "P-measure" if "P-measure" in graded else graded[0]
         # the reference the current gains are compared with: a paper preset that extends to K levels;
         # binary relevance (1:1:1) by default, so the first screen shows what graded gains change
-        refs = [p for p in state.PRESETS if (g := cached.preset_gains(p, c.max_level)) is not None
+        refs = [p for p in state.PRESETS if (g := gainsets.preset_gains(p, c.max_level)) is not None
                 and max(g) <= state.GAIN_MAX]
         if ss.get("ov_ref") not in refs:
             ss["ov_ref"] = "1:1:1" if "1:1:1" in refs else refs[0]
         k1, k2 = st.columns(2)
         metric = k1.selectbox("Ranking by", graded, key="ov_metric")
         ref_name = k2.selectbox("compared with the gains", refs, key="ov_ref",
-                                format_func=lambda p: state.paper(cached.preset_gains(p, c.max_level))
+                                format_func=lambda p: state.paper(gainsets.preset_gains(p, c.max_level))
                                 + (" (binary)" if p == "1:1:1" else ""),
                                 help="A paper preset, with the values used for this collection's levels.")
-        df, tau, ref_gains = cached.rank_comparison(c, metric, s, ref_name)
+        df, tau, ref_gains = ranks.rank_comparison(c, metric, s, ref_name)
         ref_label, cur_label = state.paper(ref_gains), f"current ({state.paper(s.gains)})"
         if ref_label == state.paper(s.gains):
             cur_label = f"current (also {state.paper(s.gains)})"
@@ -63,12 +63,12 @@ with right:
     if c.n_runs < 3:
         st.info(f"Rank correlation needs at least three runs; this collection has {c.n_runs}.")
     else:
-        means = cached.means(c, s)
-        tau_m, sig = cached.correlation(means, alpha=0.01)
+        means = scoring.means(c, s)
+        tau_m, sig = ranks.correlation(means, alpha=0.01)
         # no numbers in the cells: half a 1024 px screen leaves no room for them (the hover has each value)
         widgets.chart(figures.tau_heatmap(tau_m, sig, cell_text=False), width="stretch", key="ov_heat")
         lo, hi = figures.tau_scale(tau_m)
-        crit = cached.kendall_critical(c.n_runs, 0.01)
+        crit = ranks.kendall_critical(c.n_runs, 0.01)
         sig_txt = (f"* = significant at alpha = 0.01 (|tau| >= {crit:.3f} with {c.n_runs} runs)" if crit <= 1 else
                    f"with {c.n_runs} runs no tau can be significant at alpha = 0.01 (it would need "
                    f"|tau| >= {crit:.2f})")
@@ -80,7 +80,7 @@ if c.n_runs < 2:
     st.info("Discriminative power compares run pairs: it needs at least two runs.")
 else:
     alpha = float(state.value("bs_alpha"))      # the Bootstrap and Swap pages' settings
-    ask_box = st.container()          # the on-request button and its note, above both (widgets.discriminative_power)
+    ask_box = st.container()          # the on-request button and its note, above both (live.discriminative_power)
     p1, p2 = st.columns(2, gap="large")
 
     def draw_boot(res, B_shown, B_chosen, stale=""):
@@ -90,7 +90,7 @@ else:
         when = " - earlier settings" if stale else ""
         fig = figures.share_bars(summ.sort_values("share", ascending=False), "metric", "share",
                                  y_title=f"run pairs significant (alpha = {a:g})",
-                                 title=f"Bootstrap test (Sakai 2007 Table 4), {widgets.b_title(B_shown, B_chosen)}"
+                                 title=f"Bootstrap test (Sakai 2007 Table 4), {live.b_title(B_shown, B_chosen)}"
                                        f"{when}")
         widgets.chart(fig, width="stretch", key="ov_boot")
         widgets.caption(stale or "Higher bars: the metric tells more run pairs apart. Settings on the Bootstrap page.")
@@ -104,7 +104,7 @@ else:
                                                             "pct_comparisons": "% pairs"})
         when = " - earlier settings" if stale else ""
         widgets.markdown(f"**Swap method (Sakai 2007 Table 3)**, {res.get('sampling', params_sw['sampling'])} "
-                         f"sampling, {widgets.b_title(B_shown, B_chosen)}{when}")
+                         f"sampling, {live.b_title(B_shown, B_chosen)}{when}")
         widgets.table(shown, digits=4, hide_index=True,        # a percentage with one decimal, not 83.9418
                       column_config={"% pairs": st.column_config.NumberColumn(format="%.1f %%")})
         widgets.caption(stale or f"needed: the difference in mean score needed for {conf:.0%} confidence; % pairs: "
@@ -113,10 +113,10 @@ else:
 
     params_bs, B_bs, _ = claims.page_params("bootstrap", c)
     params_sw, B_sw, _ = claims.page_params("swap", c)
-    if cached.report_alphas_wanted(B_bs, params_bs["seed"]):    # as the Bootstrap page asks: one result
+    if meta_kinds.report_alphas_wanted(B_bs, params_bs["seed"]):    # as the Bootstrap page asks: one result
         params_bs["report_alphas"] = True
     jobs = [("bootstrap", params_bs, B_bs, "Bootstrap", draw_boot, p1),
             ("swap", params_sw, B_sw, "Swap method", draw_swap, p2)]
-    widgets.discriminative_power(c, s, jobs, ask_box)
+    live.discriminative_power(c, s, jobs, ask_box)
     claims.overview(claim_box, c, s)     # checked when asked after a move: dashboard.claims.overview
-widgets.finish_live()
+live.finish_live()

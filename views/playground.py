@@ -1,7 +1,7 @@
 """Metric playground: build a ranked list and a topic by hand, watch every metric."""
 import streamlit as st
 
-from dashboard import cached, errors, safe, shell, state, teaching, widgets
+from dashboard import errors, safe, scoring, shell, state, teaching, widgets
 from evalcore import figures
 
 MAX_RANKS = 30
@@ -61,38 +61,8 @@ def _move(step: int):
         ss["pl_move"] = j + 1
 
 
-def _presets(K: int, names: list[str]) -> tuple[dict, list[int], str]:
-    """Sakai 2007 Fig. 3's systems X, Y, Z on a topic with one document of each of the
-    top three levels, for any K: the labels name the levels actually used,
-    and the topic's counts match them (R = min(K, 3))."""
-    top = list(range(K, max(K - 3, 0), -1))           # e.g. [3, 2, 1] for K = 3, [4, 3, 2] for K = 4
-    S, A, B = (top + [top[-1]] * 3)[:3]
-    n = lambda L: names[L - 1]                        # noqa: E731
-    counts = [1 if L in top else 0 for L in range(1, K + 1)]
-    presets = {
-        "X": ([B], f"a {n(B)} document at rank 1"),   # why each is worth showing: WHY below
-        "Y": ([0, S], f"non-relevant, then an {n(S)} document"),
-        "Z": ([B, S], f"{n(B)} at rank 1, {n(S)} at rank 2: the system P-measure rewards"),
-        "inverse": (top[::-1], "the perfect inverse: the ideal list upside down"),
-        "ideal": (top, "the ideal list"),
-    }
-    what = ("one " + ", one ".join(n(L) for L in top) + " document")
-    if K < 3:
-        what += f" (this collection has {K} level{'s' if K > 1 else ''}, so X, Y and Z share levels)"
-    elif K > 3:
-        what += f" (the top three of {K} levels; lower levels absent)"
-    return presets, counts, what
-
-
-PRESETS, FIG3_COUNTS, FIG3_WHAT = _presets(K, names)
-#: One line a teacher can say for each preset (Sakai 2007 Sec. 3.2-3.3).
-WHY = {
-    "X": "only a partially relevant document, at the top: O = P, both reward finding something at once",
-    "Y": "the best document, one rank down: O = P again, both the same for a user who stops at r_1",
-    "Z": "a weak hit first, the best second: O stops at rank 1, P goes on to the best one - P > O",
-    "inverse": "every document found, best last: P = 1, yet P+ < 1 - why P+ averages BR down to r_p",
-    "ideal": "the ideal list: every metric is 1",
-}
+PRESETS, FIG3_COUNTS, FIG3_WHAT = teaching.fig3_presets(K, names)
+WHY = teaching.FIG3_WHY
 if ss.get("_pl_K") not in (None, K):                  # a list built for another K: start over with Z
     _set(PRESETS["Z"][0], FIG3_COUNTS)
     st.toast(f"The collection has {K} levels: the playground list was reset to Sakai 2007's system Z.")
@@ -170,13 +140,13 @@ with left:
 one = teaching.one_topic(levels, counts, level_names=c.level_names)
 if one.level_counts[0, 1:].tolist() != counts:
     st.toast("The list holds more documents of a level than the topic: the topic's counts were raised to match.")
-keys = [state.expand(k, s.cutoff) for k in cached.METRIC_KEYS]
+keys = [state.expand(k, s.cutoff) for k in scoring.METRIC_KEYS]
 params = dict(gains=list(s.gains), beta=s.beta, penalties=list(s.penalties), rel_threshold=s.rel_threshold)
 vals = teaching.metric_values(one, keys, **params)
 table, r1, rp = teaching.per_rank(one, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties))
 
 with strip:
-    focus = vals[vals["metric"].isin(cached.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
+    focus = vals[vals["metric"].isin(scoring.ONE_DOCUMENT_KEYS)].set_index("metric")["value"]
     fcols = st.columns(len(focus) + 3)
     for col, (k, v) in zip(fcols, focus.items(), strict=False):
         col.metric(k, f"{v:.4f}")

@@ -3,20 +3,20 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import cached, pages, safe, shell, state, widgets
+from dashboard import gainsets, pages, ranks, safe, scoring, shell, state, widgets
 from evalcore import figures
 
 DETAIL_TABS = pages.RANKINGS_DETAIL     # the per-topic views, one tab each (the open one is in the address)
 
 ss = st.session_state
 s, full = shell.setup()
-c = cached.analysis_collection(full, s)
+c = scoring.analysis_collection(full, s)
 
 st.title("Rankings")
 widgets.caption(widgets.settings_line(s, c)
                 + (f" · top {c.n_runs} runs by {s.top_by}" if c.n_runs < full.n_runs else ""))
 
-means = cached.means(c, s)
+means = scoring.means(c, s)
 metric = widgets.metric_select("Metric", "rk_metric", s, default="P-measure",
                                help="The metric of the chart, the gain comparison and the per-topic views.")
 by_mean = np.argsort(-means[metric].to_numpy(), kind="stable")      # best first; ties in the runs' order
@@ -31,8 +31,8 @@ shown = means.iloc[by_mean]
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))
 widgets.table(shown, digits=4, height=min(widgets.rows_height(len(shown)), 560))
 
-spec = cached.METRICS[metric.partition("@")[0]]
-ref_gains = cached.preset_gains("3:2:1", s.K)
+spec = scoring.METRICS[metric.partition("@")[0]]
+ref_gains = gainsets.preset_gains("3:2:1", s.K)
 # the papers' 3:2:1 with the values used for this collection's levels (gain = level: 4:3:2:1 on four levels)
 REF = state.paper(ref_gains)
 REF_NOTE = "" if s.K == 3 else " (gain = level, the papers' default extended to this collection's levels)"
@@ -41,9 +41,9 @@ if not spec.uses_gains:
     st.info(f"{metric} does not use gains; pick a graded metric (Q-measure, P-measure, nDCG ...) to see "
             "the ranking move with the gain sliders.")
 else:
-    ref = cached.score(c, metric, state.Settings(**{**s.__dict__, "gains": tuple(ref_gains)})).mean(axis=1)
+    ref = scoring.score(c, metric, state.Settings(**{**s.__dict__, "gains": tuple(ref_gains)})).mean(axis=1)
     cur = means[metric].to_numpy()
-    df = cached.rank_frame(c.run_ids, ref, cur)
+    df = ranks.rank_frame(c.run_ids, ref, cur)
     cur_name = f"current ({state.paper(s.gains)})"
     # the table beside the chart needs ~330 px for its five columns (a 1024 px screen gives the page 676)
     l2, r2 = st.columns([1, 1.3], gap="large")
@@ -55,7 +55,7 @@ else:
     with r2:
         if list(s.gains) == list(ref_gains):
             st.info(f"The sliders are at {REF}. Move a gain slider or pick a preset in the sidebar to compare.")
-        tau = cached.kendall(ref, cur)
+        tau = ranks.kendall(ref, cur)
         st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
         by_now = np.argsort(df["rank_right"].to_numpy(), kind="stable")       # built sorted: one frame
         rank_l, rank_r = df["rank_left"].to_numpy()[by_now], df["rank_right"].to_numpy()[by_now]
@@ -73,7 +73,7 @@ tabs = st.tabs(list(DETAIL_TABS), key="rk_detail", on_change="rerun")
 
 def per_topic() -> pd.DataFrame:
     """The metric per run (rows, best mean first) and topic."""
-    return pd.DataFrame(cached.score(c, metric, s)[by_mean], index=order, columns=list(c.topic_ids))
+    return pd.DataFrame(scoring.score(c, metric, s)[by_mean], index=order, columns=list(c.topic_ids))
 
 
 with tabs[0]:
@@ -104,7 +104,7 @@ with tabs[1]:
 with tabs[2]:
     if tabs[2].open:
         widgets.note_heading("How deep does a P-measure user go?")
-        dv = cached.depth_view(c, figures.depth_ecdf)     # reads the data alone: made once, not at every move
+        dv = scoring.depth_view(c, figures.depth_ecdf)     # reads the data alone: made once, not at every move
         if dv["empty"]:
             st.info("No run retrieves a relevant document.")
         else:

@@ -3,7 +3,7 @@ import json
 
 import streamlit as st
 
-from dashboard import cached, errors, report, safe, shell, state, widgets
+from dashboard import errors, meta_store, progress, report, safe, shell, state, widgets
 
 ss = st.session_state
 s, full = shell.setup()
@@ -54,11 +54,11 @@ settings = {**s.as_json(), "dataset": s.dataset, "collection": full.name, "colle
 LONG = 20000
 
 if st.button("Build the report", type="primary", key="rp_build", icon=":material/description:"):
-    built = cached.report_lookup(full, argv)       # built before with these options (any session): at once
+    built = meta_store.report_lookup(full, argv)       # built before with these options (any session): at once
     if built is None:
-        prog = cached.Progress("evalcore report ...")
+        prog = progress.Progress("evalcore report ...")
         try:
-            built = cached.report_build(full, argv, progress=prog)
+            built = meta_store.report_build(full, argv, progress=prog)
         finally:
             prog.done()
     files = dict(built[1])

@@ -1,7 +1,7 @@
 """Stability (Buckley & Voorhees 2000; Sakai 2006): error rate against proportion of ties. Live, no button."""
 import streamlit as st
 
-from dashboard import shell, widgets
+from dashboard import live, shell, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -15,13 +15,13 @@ if c.n_runs < 2:
 
 ss["st_subset"] = min(int(ss["st_subset"]), c.n_topics)
 st.number_input("topics per subset (0 = half)", min_value=0, max_value=max(c.n_topics, 1), step=1, key="st_subset")
-widgets.b_controls("trials", "st_B", "st_seed")
+live.b_controls("trials", "st_B", "st_seed")
 params = {"subset_size": int(ss["st_subset"]) or None, "seed": int(ss["st_seed"])}
 
 
 def draw(res, B_shown, B_chosen):
     summ = res["summary"]
-    fig = figures.stability_scatter(summ, title=f"Error rate vs ties, {widgets.b_title(B_shown, B_chosen)}", top=70)
+    fig = figures.stability_scatter(summ, title=f"Error rate vs ties, {live.b_title(B_shown, B_chosen)}", top=70)
     widgets.chart(fig, width="stretch", key="st_chart")
     widgets.caption("Each point is one fuzziness value (hover for it; the lowest and highest are labelled): run pairs "
                     "closer than that share of the larger score count as ties. Lower-left is better: few errors "
@@ -31,5 +31,5 @@ def draw(res, B_shown, B_chosen):
     widgets.table(summ, digits=4, hide_index=True, height=420, column_config=pct)
 
 
-widgets.live_meta("stability", c, s, params, int(ss["st_B"]), "Stability", draw)
-widgets.finish_live()
+live.live_meta("stability", c, s, params, int(ss["st_B"]), "Stability", draw)
+live.finish_live()

@@ -2,11 +2,11 @@
 
 Live: the result follows every sidebar setting with no button (quick pass
 first when the chosen B does not fit the interactive budget, see
-dashboard.widgets.live_meta).
+dashboard.live.live_meta).
 """
 import streamlit as st
 
-from dashboard import cached, claims, shell, widgets
+from dashboard import claims, live, meta_kinds, shell, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -26,7 +26,7 @@ c1.selectbox("topic sampling", ["replacement", "disjoint", "independent"], key="
                   "(Voorhees & Buckley 2002; Sakai 2005); independent: two subsets drawn independently.")
 c2.number_input("topics per sample (0 = default)", min_value=0, max_value=max(c.n_topics, 1), step=1,
                 key="sw_subset", help="Default: all topics with replacement, half of them otherwise.")
-widgets.b_controls("trials", "sw_B", "sw_seed")
+live.b_controls("trials", "sw_B", "sw_seed")
 params = {"sampling": ss["sw_sampling"], "subset_size": int(ss["sw_subset"]) or None, "seed": int(ss["sw_seed"])}
 
 
@@ -36,12 +36,12 @@ def draw(res, B_shown, B_chosen):
                         x_title="difference in mean score |D| (bin lower edge)",
                         y_title="swap rate (share of trials that disagree)", y_percent=True,
                         ref_y=0.05, ref_label="5% (95% confidence)", top=70,
-                        title=f"Swap rates, {params['sampling']} sampling, {widgets.b_title(B_shown, B_chosen)}")
+                        title=f"Swap rates, {params['sampling']} sampling, {live.b_title(B_shown, B_chosen)}")
     widgets.chart(fig, width="stretch", key="sw_chart")
     widgets.caption("A curve that falls below the dashed 5% line early belongs to a metric that needs only a small "
                     "difference to give a reliable conclusion: a sensitive metric.")
     summ = res["summary"]
-    widgets.markdown(f"**Sensitivity summary (Sakai 2007 Table 3)**, {widgets.b_title(B_shown, B_chosen)}")
+    widgets.markdown(f"**Sensitivity summary (Sakai 2007 Table 3)**, {live.b_title(B_shown, B_chosen)}")
     confs = sorted(summ["confidence"].unique(), reverse=True)
     if ss.get("sw_conf") not in confs:      # a value from the address this result does not have
         ss["sw_conf"] = min(confs, key=lambda v: abs(v - float(ss.get("sw_conf") or 0.95)))
@@ -56,21 +56,21 @@ def draw(res, B_shown, B_chosen):
                     "share of comparisons (pairs x trials) whose difference is at least the one needed.")
 
 
-widgets.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
+live.live_meta("swap", c, s, params, int(ss["sw_B"]), "Swap method", draw)
 
 
 def draw_spread(res, B_shown, B_chosen):
     conf = ss.get("sw_conf") or float(res["spread"]["confidence"].max())
-    widgets.spread_chart(res, "pct_comparisons", {"confidence": conf}, y_title="% comparisons",
+    live.spread_chart(res, "pct_comparisons", {"confidence": conf}, y_title="% comparisons",
                          what=f"% comparisons at {conf:.0%} confidence", repeats=R, seed=params["seed"],
                          B_shown=B_shown, B_chosen=B_chosen, key="sw_spread_chart",
                          note=" A ranking of metrics that flips inside these ranges is not a finding of one seed "
                               "(Sakai 2007's Table 3 is one draw).")
 
 
-R = cached.SPREAD_REPEATS
+R = meta_kinds.SPREAD_REPEATS
 widgets.markdown(f"**Monte Carlo spread** of the summary over {R} repetitions")
-widgets.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
+live.live_meta("swap_spread", c, s, {**params, "repeats": R}, int(ss["sw_B"]), "Swap spread", draw_spread)
 widgets.markdown("**Sakai 2007's claim on this data**")
 claims.show(claims.compute("swap", c, s, *claims.page_params("swap", c)), compact=True)
-widgets.finish_live()
+live.finish_live()

@@ -144,9 +144,9 @@ def run() -> NoReturn:
     without Python's teardown.
 
     Why: once the command has printed and written everything, Python's exit frees every module and
-    array one by one (numpy's and pyarrow's ~600 modules, the collection's tensors); on
-    ``evalcore evaluate`` over clef2015 that took ~0.04 s of CPU, 4 % of the command
-    (docs/benchmarks.md, "Start-up and the peer benchmark"). Standard output and error are flushed
+    array one by one (numpy's and pyarrow's hundreds of modules, the collection's tensors): CPU spent after
+    the command's work is done (its share of ``evalcore evaluate`` on clef2015: docs/benchmarks.md
+    section 14.4). Standard output and error are flushed
     first; every file the commands write is closed (and synced) by then (:mod:`evalcore._atomic`),
     and no command leaves a thread or child process behind. Exceptions that escape :func:`main`
     (``--help``, argparse's usage errors, ``EVALCORE_TRACEBACK=1``) end the process as usual.

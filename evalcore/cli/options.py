@@ -27,8 +27,9 @@ __all__ = ["add_threads_option", "add_dask_options", "check_dask_options", "dask
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "MAX_TOPIC_RESAMPLES",
            "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
-# SEED_MAX (evalcore.settings): the largest seed an option takes, the settings file's too; numpy's generators
-# take any, and the seeds evalcore derives (repetitions, topic samples) stay within it.
+# SEED_MAX (evalcore._seeds, read through evalcore.settings): the largest seed an option takes, the settings
+# file's too; numpy's generators take any, and the seeds evalcore derives (repetitions, topic samples) stay
+# within it.
 #: Bounds of the simulated collection's options (its levels: --topics x --systems x SIM_DEPTH bytes, also
 #: bounded by --max-memory).
 SIM_MAX_TOPICS, SIM_MAX_SYSTEMS, SIM_DEPTH = 100_000, 10_000, 1000

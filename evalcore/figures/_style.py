@@ -110,10 +110,10 @@ def use_template() -> None:
 
     The template is plotly_white with the palette and fonts, cut to what evalcore's figures use: the trace
     defaults of :data:`TEMPLATE_TRACES` and the layout without :data:`NOT_2D`'s subplot settings. Every chart
-    carries its template in its JSON: plotly_white's whole template was 7.2 KB of a ranking chart's 8.2 KB,
-    copied, encoded, hashed and sent with every chart of every rerun; cut, the chart is 3.8 KB and building
-    and encoding a chart costs about a quarter less CPU (docs/benchmarks.md section 16.3). The charts look the
-    same: the parts cut style trace types and subplots they do not have.
+    carries its template in its JSON, and plotly_white's whole template was most of a ranking chart's JSON,
+    copied, encoded, hashed and sent with every chart of every rerun; cut, the chart is less than half the
+    size and cheaper to build and encode (docs/benchmarks.md section 16.3). The charts look the same: the
+    parts cut style trace types and subplots they do not have.
 
     Why a default and not ``template=`` on each figure: plotly validates and copies a whole template
     passed with a figure, on every figure of every rerun (about half a dashboard page's CPU:

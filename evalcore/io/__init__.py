@@ -99,9 +99,10 @@ plain line-by-line parser whose job is to name the first bad line in an
 text plus ~40 bytes per line. A repeated document is named by one streamed
 scan of the text for its line, not a second parse.
 
-Parsing alone (``read_qrels``, ``read_run``) peaks at ~2-4 x the file's text
-beyond the text itself (docs/reliability.md, "Parse memory", measured by
-benchmarks/hostile_io.py); ``load_collection`` adds the judgment index below.
+Parsing alone (``read_qrels``, ``read_run``) holds a few times the file's text
+beyond the text itself, every path within the target of docs/reliability.md,
+"Parse memory" (the figures per path, from benchmarks/hostile_io.py);
+``load_collection`` adds the judgment index below.
 
 Runs are *streamed*: one reader thread reads and parses the next run file
 while the current run is ordered and placed, and a run's text and parsed
@@ -119,10 +120,11 @@ therefore bounded by
 not by the text of all runs (benchmarks/bench_scale.py, docs/benchmarks.md).
 The tensor's rank axis grows to the longest list seen (one extra copy
 while growing). Arrow's memory pool keeps the freed parse buffers for the
-next run rather than returning them after every run (re-faulting them cost
-~3 s of CPU per 25 M lines on this machine), and returns them once, when
-the last run is placed (~100 MB at 25 M lines, which would otherwise stay
-resident under the memory the metrics then take).
+next run rather than returning them after every run (the next run's parse
+faulted them back in: docs/benchmarks.md section 10.1 gives the CPU), and
+returns them once, when the last run is placed (what it would otherwise
+leave resident under the memory the metrics then take grows with the runs'
+lines).
 
 Code map (one stage per module)
 -------------------------------

@@ -1,8 +1,8 @@
 """The few arrow compute kernels the loader uses, called without importing :mod:`pyarrow.compute`.
 
 Why: importing ``pyarrow.compute`` builds a Python wrapper, docstring included, for each of arrow's
-~300 kernels: ~40 ms of CPU in every process that loads a collection (docs/benchmarks.md, "Start-up
-and the peer benchmark"), more than all the loader's kernel calls cost on clef2015's 2 M run lines.
+hundreds of kernels in every process that loads a collection, which cost more than all the loader's kernel
+calls on clef2015's 2 M run lines (docs/benchmarks.md section 14.4).
 Those wrappers call ``pyarrow._compute.call_function`` with an options object; so do these. Methods
 of arrow arrays that run kernels (``Array.take``, ``cast``, ``filter``, ``dictionary_encode``,
 ``unique``) import ``pyarrow.compute`` on first use, so the loader calls the functions here instead.
@@ -75,8 +75,9 @@ def strings(values: list[str]) -> pa.Array:
     """A string array of ``values``, built from its buffers.
 
     Why: ``pa.array`` on Python objects initialises pyarrow's conversion layer, which imports pandas (and
-    with it ``pyarrow.compute``): ~0.4 s of CPU the first time, on the line-by-line parsers' paths
-    (NTCIR qrels, ``.res`` and JSON-lines runs, a run file the fast reader refused)."""
+    with it ``pyarrow.compute``): the dearest import of a load, paid the first time on the line-by-line
+    parsers' paths (NTCIR qrels, ``.res`` and JSON-lines runs, a run file the fast reader refused; the
+    import's CPU: docs/benchmarks.md section 14.3)."""
     encoded = [v.encode() for v in values]
     lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
     offsets = np.zeros(len(encoded) + 1, np.int64)

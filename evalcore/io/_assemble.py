@@ -38,10 +38,11 @@ class _Judgments:
     their key by binary search. Nothing here is rebuilt per run, so loading
     time grows linearly with the number of runs.
 
-    Why the second table: ~4 % of the judged keys share a top-bits slot (8-16
-    slots per key), and ~3 % of a run's rows land in such slots; finding
-    their keys in pandas' hash table of all judged keys cost ~10 % of the
-    lookup, more than a 4x larger first table would (which costs memory).
+    Why the second table: a few per cent of the judged keys share a top-bits
+    slot (8-16 slots per key), and of a run's rows land in such slots; finding
+    their keys in pandas' hash table of all judged keys cost more of the
+    lookup than a larger first table would, and that costs memory
+    (docs/benchmarks.md sections 10.0 and 17).
     """
 
     topic_index: dict[str, int]

@@ -99,7 +99,8 @@ class Strings:
     def even(self) -> int:
         """``L`` when these strings lie one after the other in the buffer and all have one length
         ``L`` >= 8 (most collections' document ids: clef2015's are 19 bytes), else 0. Word ``k`` of every
-        string is then one strided read of the buffer, ~8x cheaper than a gather at each string's offset."""
+        string is then one strided read of the buffer, much cheaper than a gather at each string's offset
+        (docs/benchmarks.md section 14.3)."""
         if self._even is None:
             n = self.lens.size
             L = int(self.lens[0]) if n else 0
@@ -143,7 +144,8 @@ class Strings:
         if not short.any():
             return w
         # a short string: the 8 bytes from its start, masked to its own bytes (one read and one mask;
-        # ~2x cheaper than reading backwards when most ids are short, e.g. MS MARCO's numbers) ...
+        # cheaper than reading backwards when most ids are short, e.g. MS MARCO's numbers: docs/benchmarks.md
+        # section 17) ...
         mask = np.minimum(lens, 8).astype(np.uint64)
         mask <<= np.uint64(3)
         np.left_shift(np.uint64(1), mask, out=mask, where=short)
@@ -208,9 +210,9 @@ def numpy_dtype(t: pa.DataType) -> np.dtype:
 def as_numpy(arr) -> np.ndarray:
     """A null-free arrow array (or chunked array) of numbers or booleans as numpy, read from its buffers.
 
-    Why not ``arr.to_numpy()``: pyarrow's conversion layer imports pandas on its first use (~0.4 s of
-    CPU, a third of ``evalcore evaluate`` on clef2015: docs/benchmarks.md section 14), and loading
-    plain files needs none of it. Numbers are a view of the buffer (read-only); booleans (one bit
+    Why not ``arr.to_numpy()``: pyarrow's conversion layer imports pandas on its first use, a large share
+    of ``evalcore evaluate`` on clef2015 (docs/benchmarks.md section 14.3), and loading plain files needs
+    none of it. Numbers are a view of the buffer (read-only); booleans (one bit
     each) are unpacked into a new array.
     """
     if isinstance(arr, pa.ChunkedArray):

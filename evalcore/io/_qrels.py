@@ -243,7 +243,8 @@ def _fast_qrels(f: SourceFile, data: bytes, fmt: str, display: str) -> Qrels | N
     if fast is not None:
         return _finish(display, *fast)
     # the fast path's buffers go back to the system before the line loop's numpy and Python
-    # objects are allocated (arrow's pool would keep them: +70 MiB on a 92 MB file)
+    # objects are allocated (arrow's pool would keep them beside the line loop's: docs/benchmarks.md
+    # section 17)
     pa.default_memory_pool().release_unused()
     return None
 
@@ -427,8 +428,8 @@ def _fast_single(f: SourceFile, data: bytes, fmt: str):
 
     Memory (docs/reliability.md, "Parse memory"): the reader's columns stay in ~1 MB chunks; only the
     topic and document columns are combined, one at a time, after the table is dropped; labels are
-    read as int8 and checked first; every intermediate is dropped before the next is built. Peak: 3.5-4 x
-    the text (a repeated judgment: 4 x)."""
+    read as int8 and checked first; every intermediate is dropped before the next is built, so the peak
+    stays within the target of that section, whose table gives it per case."""
     kind = _qrels_kind(f, data, fmt)
     if kind not in ("trec", "ntcir"):
         return None

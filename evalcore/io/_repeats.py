@@ -1,7 +1,8 @@
 """Repeated (topic, document) pairs found with arrays, not a dict of Python tuples.
 
 The line-by-line parsers used to keep a ``dict[(topic, doc)] -> line`` to spot a document listed
-twice: ~200 bytes per line (a tuple, two strings, a dict slot), 18-22 x the text of a 100 MB file.
+twice: a tuple, two strings and a dict slot per line, many times the text (docs/reliability.md, "Parse
+memory").
 Here the parsers keep their columns as arrow arrays (a few bytes per line beyond the text) and
 :func:`first_occurrence` finds every repeat at once: 64-bit keys of (topic, document) hashes
 (:mod:`._dochash`), one stable sort, and every proposed match confirmed on the strings themselves

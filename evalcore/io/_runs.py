@@ -60,7 +60,7 @@ def _name_repeat(f, k: int, j: int, order: str) -> None:
     """Raise the error naming row ``k`` of the run (0-based, counting only the lines that are neither
     blank nor ``#`` comments, as the columns were read) as a repeat of row ``j``: the text is scanned a
     block of lines at a time, so nothing but the text is held (the whole line parser, run again, held
-    its columns beside the caller's: ~6 x the text). Should the rows not line up (they do), the line
+    its columns beside the caller's, several times the text). Should the rows not line up (they do), the line
     parser names it."""
     data = text_bytes(f)
     i0 = None

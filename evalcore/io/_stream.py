@@ -17,7 +17,7 @@ def settle_malloc() -> None:
     """Let glibc's malloc keep the loader's per-run arrays instead of returning them to the system
     after every run.
 
-    Why: placing a run allocates ~20 MB of numpy temporaries; glibc (malloc.c, ``free``) trims the
+    Why: placing a run allocates tens of MB of numpy temporaries; glibc (malloc.c, ``free``) trims the
     heap once more than ``trim_threshold`` is free at its top, and that threshold starts at 128 kB x 2,
     so every run faulted its pages in again, a large share of a big load's CPU
     (docs/benchmarks.md section 10.2). glibc raises both thresholds by itself the first time it frees a

@@ -26,8 +26,8 @@ def _convert_options(rank: bool, trailing: bool) -> pcsv.ConvertOptions:
     types["s"] = pa.float64()
     if rank:
         types["r"] = pa.int64()
-    # check_utf8=False: text_bytes has already checked the whole file is UTF-8 (a second pass here cost
-    # ~15 % of the parse)
+    # check_utf8=False: text_bytes has already checked the whole file is UTF-8, and a second pass here
+    # was a noticeable share of the parse (docs/benchmarks.md section 17)
     return pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
                                quoted_strings_can_be_null=False, check_utf8=False)
 

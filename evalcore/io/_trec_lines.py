@@ -2,7 +2,8 @@
 
 Memory: lines are read a block at a time (:mod:`._lines`) and each block's fields become arrow
 arrays before the next block is read, so a 96 MB run with a bad last line holds its text plus its
-columns (a few bytes per line beyond the text), not 20 x the text in Python objects. The first
+columns (a few bytes per line beyond the text), not many times the text in Python objects
+(docs/reliability.md, "Parse memory"). The first
 malformed line is named (fields, score, rank); a file without one is then checked, all at once, for
 a document listed twice (:func:`._repeats.first_occurrence`), naming the first such line.
 """

@@ -27,7 +27,8 @@ dies. Every limit here is checked *before* the memory it guards is taken:
   16 MiB floor, would otherwise expand to 8 GiB); ``max_members`` bounds a
   zip's members, read from its end record (and its central directory's
   size, which cannot hold more than one member per 46 bytes) before a
-  single member is listed (a 96 MB zip of 1 M members cost 1.4 GiB to list).
+  single member is listed (listing a zip of a million members took memory
+  far beyond its size: docs/reliability.md, "Parse memory").
 * Sizes: ``max_runs``, ``max_topics`` (evaluated topics), ``max_depth``
   (the longest list kept, after ``depth=``) and ``max_tensor_bytes`` (the
   levels tensor plus its unjudged mask: 2 bytes per run x topic x rank,

@@ -14,7 +14,7 @@ Seeds (deterministic for a given ``seed``): repetition 0 uses ``seed``
 itself, so ``repeats=1`` is the plain call; repetition r >= 1 uses
 ``SeedSequence(seed, spawn_key=(r,))``'s first 32-bit word - independent
 streams, reproducible from (seed, r) alone, and within 0..2^32 - 1
-(:data:`evalcore.settings.SEED_MAX`), the range of ``--seed`` and of the
+(:data:`evalcore._seeds.SEED_MAX`, read by :mod:`evalcore.settings`), the range of ``--seed`` and of the
 settings file: a repetition's printed seed, given back as ``--seed`` (or
 ``seed=``) with the same settings, reruns that repetition exactly.
 ``seed=None`` draws fresh entropy once, reduced into the same range (not
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..settings import SEED_MAX
+from .._seeds import SEED_MAX
 from ..workload import check_call
 from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
@@ -60,7 +60,7 @@ METHODS: dict[str, tuple[Callable[..., Any], tuple[str, str], tuple[str, ...]]] 
 
 def derive_seeds(seed: int | None, repeats: int) -> list[int]:
     """Seeds of ``repeats`` repetitions: ``seed`` first, then independent streams derived from it, each a
-    whole number in 0..:data:`~evalcore.settings.SEED_MAX` (what ``--seed`` takes).
+    whole number in 0..:data:`~evalcore._seeds.SEED_MAX` (what ``--seed`` takes).
 
     >>> derive_seeds(7, 3)[0], len(set(derive_seeds(7, 3))), derive_seeds(7, 3) == derive_seeds(7, 3)
     (7, 3, True)

@@ -1,7 +1,9 @@
 """``python -m evalcore report``: 003's experiment on any collection, written as Markdown + CSV + LaTeX.
 
-Registered by :func:`evalcore.cli.meta.register` (one call); the
-logic lives in :mod:`evalcore.report.experiment`.
+Registered by :func:`evalcore.cli.stats.register` (one call); the
+logic lives in :mod:`evalcore.report.experiment`. This module is the command's floor: it imports
+:mod:`evalcore.report` and the command line's options, and nothing in :mod:`evalcore.report` imports
+the command line.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ its default, so re-running it writes the same bytes.
 
 
 def add_report_subcommand(subparsers, data_parent: argparse.ArgumentParser) -> None:
-    from evalcore.cli.options import (
+    from .options import (
         MAX_B,
         MAX_COUNT,
         MAX_REPEATS,
@@ -122,8 +124,9 @@ _NOT_IN_COMMAND = {"func", "quiet", "report_parser", "help", "threads", "schedul
 
 def _refuse_unused(args) -> None:
     """Raise ValueError naming an option (or a --settings key) the report would otherwise ignore."""
-    from evalcore.cli.options import file_settings
     from evalcore.settings import DEFAULTS
+
+    from .options import file_settings
 
     for dest, why in REFUSED.items():
         if getattr(args, dest, None) not in (None, False):
@@ -147,8 +150,7 @@ def _refuse_unused(args) -> None:
 def _check_output(args) -> None:
     """Before any computation: the output directory (created if needed) and the Markdown file's folder."""
     from evalcore._atomic import OutputError, check_writable_dir
-
-    from .render import report_paths
+    from evalcore.report.render import report_paths
 
     out_dir, md, _ = report_paths(args.out, args.markdown)
     check_writable_dir(out_dir, create=True)
@@ -158,9 +160,9 @@ def _check_output(args) -> None:
 
 
 def run_report(args) -> int:
-    from evalcore.cli import load_from_args
+    from evalcore.report.experiment import write_report
 
-    from .experiment import write_report
+    from . import load_from_args
 
     check_report_args(args)
     _check_output(args)
@@ -178,7 +180,7 @@ def run_report(args) -> int:
 def check_report_args(args) -> None:
     """Raise ValueError for a report option out of its range, or an option (or a --settings key) the report
     would ignore, or Dask options that do not go together; before any computation."""
-    from evalcore.cli.options import check_dask_options
+    from .options import check_dask_options
 
     for opt, v, lo in (("--B", args.B, 1), ("--tukey-B", args.tukey_B, 1), ("--repeats", args.repeats, 1),
                        ("--top", args.top, 2), ("--seed", args.seed, 0), ("--topic-resamples", args.topic_resamples, 0),
@@ -209,7 +211,7 @@ def check_report_workload(args, n_runs: int, n_topics: int) -> None:
 def parse_report_args(argv: list[str]) -> argparse.Namespace:
     """``evalcore report``'s options from ``argv`` (the words after ``report``), parsed and checked by the
     command's own parser: the dashboard's Report page builds its report from the same options."""
-    from evalcore.cli import build_parser
+    from . import build_parser
 
     args = build_parser("report").parse_args(["report", *argv])
     check_report_args(args)
@@ -224,11 +226,12 @@ def experiment_from_args(args, c, progress=None, reuse=None):
     finished summary rows (:func:`evalcore.report.experiment.run_experiment`; the same files)."""
     from contextlib import ExitStack
 
-    from evalcore.cli import metric_params
-    from evalcore.cli.meta import dask_scheduler
-    from evalcore.cli.options import dask_options_given
+    from evalcore.report.experiment import run_experiment
 
-    from .experiment import run_experiment
+    from . import metric_params
+    from .meta import dask_scheduler
+    from .options import dask_options_given
+
 
     check_report_workload(args, c.n_runs, c.n_topics)
     params = metric_params(args)
