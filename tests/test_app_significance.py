@@ -394,15 +394,15 @@ def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):
     """Zero interactive budget: the table is a quick pass and the power bars show the table's seed only,
     both stated; after the page the chosen B and the spread replace them (the live pattern of the
     other meta pages: a quick pass first, the full B when it is done)."""
-    from dashboard import widgets
+    from dashboard import live
     at = _open()
     at.selectbox(key="_w_sg_test").set_value("bootstrap")
     at.number_input(key="_w_sg_B").set_value(400)
-    monkeypatch.setattr(widgets, "BUDGET_S", 0.0)
-    monkeypatch.setattr(widgets, "finish_live", lambda: None)      # stop before the refinement
+    monkeypatch.setattr(live, "BUDGET_S", 0.0)
+    monkeypatch.setattr(live, "finish_live", lambda: None)      # stop before the refinement
     _run(at)
     text = _text(at)
-    assert f"quick pass, B = {widgets.QUICK_B}** on screen; refining to the chosen B = 400" in text
+    assert f"quick pass, B = {live.QUICK_B}** on screen; refining to the chosen B = 400" in text
     assert "Monte Carlo spread (5 seeds) at the chosen B = 400: computed after the rest of the page" in text
     chart = next(ch for ch in at.get("plotly_chart") if ch.key == "sg_power")
     assert "seed 0 only" in chart.proto.spec and "spread over seeds follows" in chart.proto.spec

@@ -87,7 +87,7 @@ def register(subparsers, data_parent: argparse.ArgumentParser) -> None:
     meta-evaluation command; registered here so that ``--help`` lists it last)."""
     add_subparsers(subparsers, data_parent)
 
-    from evalcore.report.cli import add_report_subcommand
+    from .report import add_report_subcommand
     add_report_subcommand(subparsers, data_parent)
 
 

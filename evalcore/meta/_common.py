@@ -268,8 +268,8 @@ def count_rows(mask: np.ndarray) -> np.ndarray:
     """How many True in each row of a 2-D bool array; int64.
 
     ``np.count_nonzero(mask, axis=1)`` without its bool -> int64 conversion:
-    the bytes are summed in uint16 (exact for rows shorter than 65,536), ~4x
-    faster on (pairs x B) chunks.
+    the bytes are summed in uint16 (exact for rows shorter than 65,536), the
+    dearer step on (pairs x B) chunks left out (docs/benchmarks.md section 17).
 
     >>> count_rows(np.array([[True, False, True], [False, False, False]])).tolist()
     [2, 0]
