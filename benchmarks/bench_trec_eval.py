@@ -16,7 +16,7 @@ summary value in trec_eval's format, in a fresh process, imports included:
 
 Rounds are interleaved (every contender once per round, so load hits all alike); the table gives the median
 over rounds of the total wall and CPU seconds over the N runs, and the ratio evalcore / pytrec_eval of CPU
-within each round. docs/benchmarks.md section 18, "trec_eval drop-in", has the numbers.
+within each round. docs/benchmarks.md section 19, "trec_eval drop-in", has the numbers.
 """
 from __future__ import annotations
 
