@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import getopt
 import sys
+from dataclasses import dataclass, field
 
 __all__ = ["main", "USAGE", "VERSION"]
 
@@ -65,6 +66,49 @@ def _whole(opt: str, text: str, low: int) -> int:
     return v
 
 
+@dataclass
+class _Args:
+    """The options trec_eval's ``getopt_long`` loop sets (its ``EPI``), with their defaults."""
+
+    query: bool = False
+    complete: bool = False
+    judged: bool = False
+    summary: bool = True
+    level: int = 1
+    max_ret: int = 2 ** 62
+    n_docs: int = 0
+    zscores: str | None = None
+    measures: list[str] = field(default_factory=list)
+    exit: int | None = None          # -h / -v: print and stop with this status
+
+
+def _flag(args: _Args, o: str, a: str) -> None:
+    """One option into ``args`` (ValueError: a value trec_eval's loop would misread or this command refuses)."""
+    if o == "-h":
+        sys.stdout.write(HELP)
+        args.exit = 0
+    elif o == "-v":
+        sys.stderr.write(f"trec_eval version {VERSION} (evalcore trec_eval)\n")
+        args.exit = 0
+    elif o in _SWITCHES:
+        setattr(args, _SWITCHES[o][0], _SWITCHES[o][1])
+    elif o in _NUMBERS:
+        setattr(args, _NUMBERS[o], _whole(o, a, 0))
+    elif o == "-m":
+        args.measures.append(a)
+    elif o == "-Z":
+        args.zscores = a
+    elif o == "-R" and a != "qrels":
+        raise ValueError(f"evalcore trec_eval: -R {a}: only trec_eval's 'qrels' format is read here "
+                         "(the preference formats prefs, qrels_prefs and qrels_jg are not)")
+    elif o == "-T" and a != "trec_results":
+        raise ValueError(f"trec_eval: Illegal retrieval results format '{a}' (only trec_results)")
+
+
+_SWITCHES = {"-q": ("query", True), "-c": ("complete", True), "-J": ("judged", True), "-n": ("summary", False)}
+_NUMBERS = {"-l": "level", "-M": "max_ret", "-N": "n_docs"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``evalcore trec_eval`` with ``argv`` (the words after ``trec_eval``); returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -73,46 +117,20 @@ def main(argv: list[str] | None = None) -> int:
     except getopt.GetoptError as e:
         sys.stderr.write(f"evalcore trec_eval: {e}\n{USAGE}")
         return 1
-    query = complete = judged = False
-    summary = True
-    level, max_ret, n_docs = 1, 2 ** 62, 0
-    measures: list[str] = []
-    zscores = None
+    args = _Args()
     try:
         for o, a in opts:
-            o = _LONG_TO_SHORT.get(o[2:], o) if o.startswith("--") else o
-            if o == "-h":
-                sys.stdout.write(HELP)
-                return 0
-            if o == "-v":
-                sys.stderr.write(f"trec_eval version {VERSION} (evalcore trec_eval)\n")
-                return 0
-            if o == "-q":
-                query = True
-            elif o == "-m":
-                measures.append(a)
-            elif o == "-c":
-                complete = True
-            elif o == "-l":
-                level = _whole("-l", a, 0)
-            elif o == "-n":
-                summary = False
-            elif o == "-J":
-                judged = True
-            elif o == "-N":
-                n_docs = _whole("-N", a, 0)
-            elif o == "-M":
-                max_ret = _whole("-M", a, 0)
-            elif o == "-R" and a != "qrels":
-                raise ValueError(f"evalcore trec_eval: -R {a}: only trec_eval's 'qrels' format is read here "
-                                 "(the preference formats prefs, qrels_prefs and qrels_jg are not)")
-            elif o == "-T" and a != "trec_results":
-                raise ValueError(f"trec_eval: Illegal retrieval results format '{a}' (only trec_results)")
-            elif o == "-Z":
-                zscores = a
+            _flag(args, _LONG_TO_SHORT.get(o[2:], o) if o.startswith("--") else o, a)
+            if args.exit is not None:
+                return args.exit
     except ValueError as e:
         sys.stderr.write(f"{e}\n")
         return 1
+    return _evaluate(args, files)
+
+
+def _evaluate(args: _Args, files: list[str]) -> int:
+    """Read, evaluate and print (the part of trec_eval's ``main`` after its options)."""
     if len(files) != 2:
         sys.stderr.write(USAGE)
         return 1
@@ -121,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     from ._engine import UnknownMeasure
     from ._table import ParamError
     try:
-        sel = select(measures)
+        sel = select(args.measures)
     except UnknownMeasure as e:
         sys.stderr.write(f"{e}\n")
         return 1
@@ -132,11 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         qrels = read_qrels(files[0])
         results = read_results(files[1])
         z = None
-        if zscores is not None:
+        if args.zscores is not None:
             from ._zscore import read_zscores
-            z = read_zscores(zscores)
-        ev = evaluate(qrels, results, sel, Options(level, max_ret, judged, complete, n_docs), z)
-        text = render(ev, qrels, per_topic=query, summary=summary)
+            z = read_zscores(args.zscores)
+        ev = evaluate(qrels, results, sel, Options(args.level, args.max_ret, args.judged, args.complete,
+                                                   args.n_docs), z)
+        text = render(ev, qrels, per_topic=args.query, summary=args.summary)
     except (InputError, OSError) as e:
         sys.stderr.write(f"evalcore trec_eval: {e}\n")
         return int(getattr(e, "status", 2))
