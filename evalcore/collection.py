@@ -240,6 +240,15 @@ class Collection:
             )
         if lv.size and int(lv.min()) < 0:
             raise ValueError("levels must be >= 0")
+        self._check_side_arrays(lv)
+        if self.level_names is not None and len(self.level_names) != self.max_level:
+            raise ValueError(
+                f"level_names must name levels 1..{self.max_level}; got {list(self.level_names)}"
+            )
+
+    def _check_side_arrays(self, lv: np.ndarray) -> None:
+        """The optional arrays beside ``levels`` (``unjudged``, ``no_relevant``, ``ir_measures_order``) agree
+        with it; checked once, in :meth:`__post_init__`."""
         both = set(self.topics_without_relevant) & set(self.topic_ids)
         if both:
             raise ValueError(f"topics_without_relevant must not repeat evaluated topics; got {sorted(both)[:5]}")
@@ -259,10 +268,6 @@ class Collection:
                             or mv[:, 2:].max() >= lv.shape[2]):
                 raise ValueError("ir_measures_order holds a (run, topic, rank) outside the levels tensor")
             object.__setattr__(self, "ir_measures_order", mv)
-        if self.level_names is not None and len(self.level_names) != self.max_level:
-            raise ValueError(
-                f"level_names must name levels 1..{self.max_level}; got {list(self.level_names)}"
-            )
 
     # -- shape -------------------------------------------------------------
     @property
