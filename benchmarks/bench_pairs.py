@@ -54,11 +54,13 @@ def scipy_loop(S: dict, metrics: list[str], confidence: float = 0.95):
     from scipy import stats
 
     from evalcore.meta import residual_variance
+    from evalcore.meta.pairs import tied_differences, zero_tolerance
 
     out = {}
     for m in metrics:
         X = S[m]
         v_e = residual_variance(X)
+        tol = zero_tolerance(X)
         rows = []
         for i, j in itertools.combinations(range(X.shape[0]), 2):
             d = X[i] - X[j]
@@ -71,10 +73,11 @@ def scipy_loop(S: dict, metrics: list[str], confidence: float = 0.95):
                 warnings.simplefilter("ignore")
                 tt = stats.ttest_rel(X[i], X[j])
                 ci = tt.confidence_interval(confidence)
-                nz = np.abs(d[d != 0])     # evalcore's policy: exact for <= 50 untied non-zero differences
+                z = tied_differences(d, tol)   # ties by value, not by bits (evalcore.meta.pairs.TIE_RULE)
+                nz = np.abs(z[z != 0])     # evalcore's policy: exact for <= 50 untied non-zero differences
                 exact = nz.size <= 50 and np.unique(nz).size == nz.size
-                w = stats.wilcoxon(d, method="exact" if exact else "asymptotic")
-                pos, neg = int((d > 0).sum()), int((d < 0).sum())
+                w = stats.wilcoxon(z, method="exact" if exact else "asymptotic")
+                pos, neg = int((z > 0).sum()), int((z < 0).sum())
                 b = stats.binomtest(pos, pos + neg, 0.5) if pos + neg else None
             dz = mean / d.std(ddof=1) if d.std() > 0 else np.nan
             rows.append((mean, ci.low, ci.high, es, dz, tt.pvalue, w.pvalue, b.pvalue if b else 1.0))

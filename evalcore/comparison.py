@@ -37,11 +37,13 @@ Choices (documented, tested):
   ``"ntcireval"``, None = per metric by its name). Score matrices with a NaN
   are refused: a paired test and a mean over different topic sets would not
   describe the same comparison.
-* Rounding is not a difference: a per-topic difference within
-  :data:`evalcore.meta.pairs.ZERO_RTOL` (1e-13) times the largest |score| of
-  the metric is a tie in every test (:func:`evalcore.meta.pair_statistics`), in
-  the +/- topic counts and in the marks (a mean difference that small names no
-  winner).
+* Ties by value, not by bits (:data:`evalcore.meta.pairs.TIE_RULE`): a
+  per-topic difference within :data:`evalcore.meta.pairs.ZERO_RTOL` (1e-13)
+  times the largest |score| of the metric is a tie in every test
+  (:func:`evalcore.meta.pair_statistics`), in the +/- topic counts and in the
+  marks (a mean difference that small names no winner); two differences within
+  it of each other are one value for the Wilcoxon test's ranks (P@5's 0.6 - 0.4
+  and 0.4 - 0.2). The legend says so, and the CSV carries ``tie_rtol``.
 * "Best" (bold) is the highest mean *as printed* (``digits``): every run whose
   rounded mean equals the rounded maximum is bold. Every evalcore measure is
   higher-is-better.
@@ -507,7 +509,10 @@ class CompareResult:
             head = (f"{test[0].upper()}{test[1:]} between every two runs, {corr}, alpha = {self.alpha:g}: the "
                     f"superscript letters name the runs a run is significantly better than ({p_is} < alpha, higher "
                     "mean)")
-        return f"{head}; best mean per metric in bold. Means over {self.topics_statement()}."
+        from .meta.pairs import ZERO_RTOL
+
+        return (f"{head}; per-topic differences within {ZERO_RTOL:g} x the largest |score| of 0 or of each other "
+                f"are ties; best mean per metric in bold. Means over {self.topics_statement()}.")
 
     # -- display tables ---------------------------------------------------------------------
     def display_labels(self, labels: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -623,8 +628,9 @@ class CompareResult:
 
     def to_csv(self, path: str | os.PathLike | None = None, *, sep: str = ",", details: bool = True) -> str:
         """The tidy table as CSV (``sep="\\t"``: TSV) with the settings as columns (test, correction,
-        alpha, baseline), so that the file states what it holds; numbers with 12 significant digits,
-        letters joined (``bc``), NA/NaN as empty fields."""
+        alpha, baseline, ``tie_rtol``: the relative tolerance of :data:`evalcore.meta.pairs.TIE_RULE`), so that
+        the file states what it holds; numbers with 12 significant digits, letters joined (``bc``), NA/NaN as
+        empty fields."""
         t = self.to_dataframe(details=details)
         t.insert(2, "test", self.test)
         t.insert(3, "correction", self.correction)
@@ -633,6 +639,9 @@ class CompareResult:
             t.insert(5, "baseline", self.baseline)
         if self.B is not None:
             t["B"], t["seed"] = self.B, cast(Any, self.seed)   # (an int or None; typed ``object``)
+        from .meta.pairs import ZERO_RTOL
+
+        t["tie_rtol"] = ZERO_RTOL
         text = t.to_csv(sep=sep, index=False, float_format="%.12g", lineterminator="\n")
         return _written(text, path)
 

@@ -133,11 +133,13 @@ def reference_table(small, scores, test: str, correction: str, conf: float = 0.9
                 lo, hi = (0.0, 0.0) if np.all(d == 0) else r.confidence_interval(conf)
             else:
                 # the documented policy: zeros dropped; exact when the non-zero |d| are untied (<= 50),
-                # else the normal approximation without continuity correction
-                nz = np.abs(d[d != 0])
+                # else the normal approximation without continuity correction; differences tied by value, not
+                # by bits (meta.pairs.TIE_RULE: 1/3 - 0 and 1/2 - 1/6 are one value on paper, as on NWRR here)
+                z = meta.pairs.tied_differences(d, meta.pairs.zero_tolerance(M))
+                nz = np.abs(z[z != 0])
                 exact = np.unique(nz).size == nz.size <= 50
-                p = 1.0 if np.all(d == 0) else float(stats.wilcoxon(
-                    x, y, zero_method="wilcox", correction=False, method="exact" if exact else "asymptotic").pvalue)
+                p = 1.0 if np.all(z == 0) else float(stats.wilcoxon(
+                    z, zero_method="wilcox", correction=False, method="exact" if exact else "asymptotic").pvalue)
                 lo = hi = np.nan
             fam.append({"metric": k, "run x": ids[i], "run y": ids[j], "mean": d.mean(), "lo": lo, "hi": hi,
                         "es": d.mean() / np.sqrt(v_e), "p": p})

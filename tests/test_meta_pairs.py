@@ -11,7 +11,7 @@ from scipy import stats
 
 from evalcore.meta import Cancelled, adjust_pvalues, bootstrap_sensitivity, pair_statistics
 from evalcore.meta.bootstrap import bootstrap_samples
-from evalcore.meta.pairs import wilcoxon_exact_cdf
+from evalcore.meta.pairs import tied_differences, wilcoxon_exact_cdf, zero_tolerance
 
 
 def _pairs(n_runs):
@@ -65,10 +65,13 @@ def test_wilcoxon_exact_distribution_equals_enumeration(n):
 
 def test_wilcoxon_ties_zeros_and_large_n_equal_scipy_asymptotic():
     rng = np.random.default_rng(3)
-    x = np.round(rng.random((4, 80)), 1)          # many ties and zero differences
+    tenths = np.rint(rng.random((4, 80)) * 10)
+    x = tenths / 10                                 # many ties and zero differences
     r = pair_statistics({"M": x}, tests=("wilcoxon",))
     for k, (i, j) in enumerate(_pairs(4)):
-        ref = stats.wilcoxon(x[i], x[j], method="asymptotic", zero_method="wilcox", correction=False)
+        # scipy on the differences as they are on paper (tenths): x[i] - x[j] in floats would split ties such
+        # as 0.3 - 0.1 and 0.5 - 0.3 (evalcore.meta.pairs.TIE_RULE; tests/test_meta_ties.py)
+        ref = stats.wilcoxon(tenths[i] - tenths[j], method="asymptotic", zero_method="wilcox", correction=False)
         assert r.pairs.p_wilcoxon[k] == pytest.approx(ref.pvalue, rel=1e-9)
     y = rng.random((3, 60))                         # n > 50, no ties: scipy's default is asymptotic too
     r = pair_statistics({"M": y}, tests=("wilcoxon",))
@@ -244,7 +247,8 @@ def test_clef2015_t_and_wilcoxon_equal_scipy(clef2015_collection):
             assert r.pairs.p_t[kk] == 1.0
             continue
         assert r.pairs.p_t[kk] == pytest.approx(stats.ttest_rel(A[i], A[j]).pvalue, rel=1e-8)
-        ref = stats.wilcoxon(d, method="asymptotic")       # 65 topics > 50 (and ties): asymptotic
+        # 65 topics > 50 (and ties): asymptotic, on the differences as the rule ties them (TIE_RULE)
+        ref = stats.wilcoxon(tied_differences(d, zero_tolerance(A)), method="asymptotic")
         assert r.pairs.p_wilcoxon[kk] == pytest.approx(ref.pvalue, rel=1e-8)
 
 

@@ -156,12 +156,14 @@ def test_cli_topics(capsys):
     assert doc["n_topics"] == 18 and doc["variance"] == 0.02 and doc["beta"] == 0.2
     assert doc["variance_source"] == "given"
     doc = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--simulated", "--topics", "20",
-                         "--sim-systems", "8", "--metric", "AP"])
+                         "--sim-systems", "8", "--metric", "AP", "--variance-estimator", "one-way"])
     assert doc["systems"] == 8 and doc["variance_source"].startswith("sigma^2 (one-way")
     assert doc["collection_n_topics"] == 20 and doc["variance_estimator"] == "one-way"
-    assert doc["variance_definition"].startswith("sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1))")
+    assert doc["variance_definition"].startswith("sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1)), the residual variance "
+                                                 "of the one-way ANOVA (runs as groups, S_W = S_total - S_runs")
     assert "Sakai 2018" in doc["variance_definition"] and "Sakai 2018" in doc["variance_source"]
-    assert doc["variance"] == pytest.approx(doc["sigma2"])
+    assert doc["variance"] == pytest.approx(doc["sigma2"]) and doc["variance_estimator_default"] is False
+    assert doc["n_topics"] == doc["n_topics_one_way"] > doc["n_topics_two_way"]
     doc2 = _json(capsys, ["topics", "--test", "anova", "--min-diff", "0.1", "--variance", str(doc["sigma2"]),
                           "--systems", "8"])
     assert doc2["n_topics"] == doc["n_topics"]
@@ -241,13 +243,13 @@ def test_estimators_equal_plain_loops_and_scipy_anova():
     assert v_e == pytest.approx((s2 * m * (n - 1) - ss_topics) / ((m - 1) * (n - 1)), rel=1e-12)
 
 
-def test_default_estimator_is_two_way_for_paired_and_one_way_for_unpaired_designs():
+def test_default_estimator_is_two_way_where_systems_share_topics_and_one_way_for_unpaired_designs():
     from evalcore.meta.topicsets import ESTIMATOR_DEFINITIONS, default_estimator
 
     x = [[0.21, 0.43, 0.90, 0.35, 0.10], [0.12, 0.30, 0.55, 0.41, 0.05], [0.40, 0.38, 0.81, 0.66, 0.25]]
     v_e, s2 = _plain_estimators(x)
-    for design, est, var in (("paired-t", "two-way", 2 * v_e), ("ci", "two-way", 2 * v_e),
-                             ("anova", "one-way", s2), ("unpaired-t", "one-way", s2), ("unpaired-ci", "one-way", s2)):
+    for design, est, var in (("paired-t", "two-way", 2 * v_e), ("ci", "two-way", 2 * v_e), ("anova", "two-way", v_e),
+                             ("unpaired-t", "one-way", s2), ("unpaired-ci", "one-way", s2)):
         dv = design_variance(np.array(x), design)
         assert default_estimator(design) == est and dv["estimator"] == est, design
         assert dv["variance"] == pytest.approx(var, rel=1e-12), design
@@ -275,3 +277,94 @@ def test_cli_topics_default_on_clef2015_is_two_way(capsys, clef2015, clef2015_co
     assert two["n_topics"] == topic_set_size("paired-t", min_diff=0.05, variance=2 * v_e)["n_topics"] == 65
     assert one["n_topics"] == topic_set_size("paired-t", min_diff=0.05, variance=2 * s2)["n_topics"] == 215
     assert "Sakai 2016" in two["variance_definition"] and "Sakai 2016" in two["variance_source"]
+
+
+# -- both estimators for every design, against a hand computation ---------------------------------------------------
+#: 3 runs x 4 topics, worked by hand below (tenths, so every sum of squares is exact on paper)
+HAND = [[0.2, 0.4, 0.6, 0.8],
+        [0.1, 0.5, 0.3, 0.7],
+        [0.3, 0.3, 0.6, 0.6]]
+# grand mean 5.4 / 12 = 0.45; run means 0.5, 0.4, 0.45; topic means 0.2, 0.4, 0.5, 0.7
+# S_total  = sum (x - 0.45)^2 = (0.0625 + 0.0025 + 0.0225 + 0.1225) + (0.1225 + 0.0025 + 0.0225 + 0.0625)
+#            + 4 * 0.0225 = 0.21 + 0.21 + 0.09 = 0.51
+# S_runs   = 4 * (0.05^2 + 0.05^2 + 0^2) = 0.02
+# S_topics = 3 * (0.25^2 + 0.05^2 + 0.05^2 + 0.25^2) = 3 * 0.13 = 0.39
+# two-way ANOVA without replication: S_E = 0.51 - 0.02 - 0.39 = 0.10, V_E = 0.10 / ((3-1)(4-1)) = 1/60
+# one-way ANOVA (runs as groups):   S_W = 0.51 - 0.02 = 0.49,        sigma^2 = 0.49 / (3 (4-1)) = 49/900
+HAND_V_E, HAND_SIGMA2 = 1 / 60, 49 / 900
+
+
+def _scipy_size(design, v, m=3, alpha=0.05, beta=0.2, d=0.1):
+    """The smallest n whose power (t, F designs; scipy's noncentral t / F) reaches 1 - beta, or whose expected
+    CI width (c(phi) sigma from the gamma function) is <= d: a search written straight from the definitions."""
+    for n in range(2, 10_000):
+        if design in ("paired-t", "unpaired-t"):
+            if design == "paired-t":
+                df, ncp = n - 1, np.sqrt(n) * d / np.sqrt(v)
+            else:
+                df, ncp = 2 * (n - 1), d / np.sqrt(2 * v / n)
+            tc = stats.t.isf(alpha / 2, df)
+            ok = stats.nct.sf(tc, df, ncp) + stats.nct.cdf(-tc, df, ncp) >= 1 - beta
+        elif design == "anova":
+            df2 = m * (n - 1)
+            ok = stats.ncf.sf(stats.f.isf(alpha, m - 1, df2), m - 1, df2, n * d * d / (2 * v)) >= 1 - beta
+        else:
+            df, k = (n - 1, 1) if design == "ci" else (2 * (n - 1), 2)
+            c = np.sqrt(2 / df) * np.exp(gammaln((df + 1) / 2) - gammaln(df / 2))
+            ok = 2 * stats.t.isf(alpha / 2, df) * c * np.sqrt(k * v / n) <= d
+        if ok:
+            return n
+    raise AssertionError("no n")
+
+
+@pytest.mark.parametrize("design", ["paired-t", "ci", "anova", "unpaired-t", "unpaired-ci"])
+def test_both_estimators_for_every_design_equal_a_hand_computation(design, tmp_path, capsys):
+    from evalcore.meta import default_estimator, estimator_sizes
+
+    x = np.array(HAND)
+    assert residual_variance(x) == pytest.approx(HAND_V_E, rel=1e-12)
+    assert within_system_variance(x) == pytest.approx(HAND_SIGMA2, rel=1e-12)
+    factor = 2 if design in ("paired-t", "ci") else 1
+    want = {"two-way": factor * HAND_V_E, "one-way": factor * HAND_SIGMA2}
+    sizes = {e: _scipy_size(design, v) for e, v in want.items()}
+    assert sizes["two-way"] < sizes["one-way"]
+    got = estimator_sizes(x, design, min_diff=0.1, systems=3)
+    for est, v in want.items():
+        dv = design_variance(x, design, est)
+        assert dv["variance"] == pytest.approx(v, rel=1e-12) and dv["estimator"] == est
+        assert got[est]["n_topics"] == sizes[est] and got[est]["variance"] == pytest.approx(v, rel=1e-12)
+    # the default: Sakai 2016's two-way V_E where systems share topics, the one-way sigma^2 for unpaired data
+    default = "one-way" if design.startswith("unpaired") else "two-way"
+    assert default_estimator(design) == default and design_variance(x, design)["estimator"] == default
+    # the CLI: the default, the option, and the estimate used named in the output beside both sizes
+    csv = tmp_path / "s.csv"
+    csv.write_text("run,topic,metric,value\n" + "".join(f"r{i},t{j},M,{v}\n" for i, row in enumerate(HAND)
+                                                          for j, v in enumerate(row)))
+    argv = ["topics", "--test", design, "--min-diff", "0.1", "--scores", str(csv), "--metric", "M"]
+    for extra, est in (([], default), (["--variance-estimator", "two-way"], "two-way"),
+                       (["--variance-estimator", "one-way"], "one-way")):
+        doc = _json(capsys, argv + extra)
+        assert doc["variance_estimator"] == est and doc["variance_estimator_default"] == (est == default)
+        assert doc["variance"] == pytest.approx(want[est], rel=1e-12) and doc["n_topics"] == sizes[est]
+        assert doc["n_topics_two_way"] == sizes["two-way"] and doc["n_topics_one_way"] == sizes["one-way"]
+        assert ("two-way ANOVA without replication" if est == "two-way" else "one-way ANOVA") in doc["variance_source"]
+        assert doc["v_e"] == pytest.approx(HAND_V_E) and doc["sigma2"] == pytest.approx(HAND_SIGMA2)
+
+
+def test_cli_topics_anova_on_clef2015_defaults_to_two_way_and_prints_both(capsys, clef2015, clef2015_collection):
+    """AP on clef2015 (30 runs), anova at alpha 0.05, power 0.8, minD 0.1: the two-way V_E (the default, as
+    Sakai 2016) asks for 49 topics, the one-way sigma^2 for 165; each equals scipy's noncentral-F search with
+    the variance of the plain loops."""
+    import evalcore
+
+    data = ["--qrels", str(clef2015 / "qrels.txt"), "--runs", str(clef2015 / "runs"), "--metric", "AP",
+            "--test", "anova", "--min-diff", "0.1"]
+    doc = _json(capsys, ["topics", *data])
+    M = evalcore.score_matrix(clef2015_collection, "AP")
+    v_e, s2 = _plain_estimators(M[:, ~np.isnan(M).any(axis=0)].tolist())
+    assert doc["variance_estimator"] == "two-way" and doc["variance"] == pytest.approx(v_e, rel=1e-9)
+    assert doc["systems"] == 30
+    assert doc["n_topics"] == doc["n_topics_two_way"] == _scipy_size("anova", v_e, m=30) == 49
+    assert doc["n_topics_one_way"] == _scipy_size("anova", s2, m=30) == 165
+    one = _json(capsys, ["topics", *data, "--variance-estimator", "one-way"])
+    assert one["n_topics"] == 165 and one["variance"] == pytest.approx(s2, rel=1e-9)

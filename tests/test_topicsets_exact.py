@@ -202,13 +202,15 @@ def test_design_variance_uses_what_each_model_assumes():
     assert two["estimator"] == "two-way" and two["label"].startswith("2 V_E (two-way")
     r = x - x.mean(1, keepdims=True) - x.mean(0, keepdims=True) + x.mean()
     assert two["variance"] == pytest.approx(2 * (r * r).sum() / (9 * 199), rel=1e-12)
-    assert design_variance(x, "anova")["variance"] == pytest.approx(s2, rel=1e-12)
+    assert design_variance(x, "anova")["variance"] == pytest.approx(two["variance"] / 2, rel=1e-12)   # V_E
+    assert design_variance(x, "anova", "one-way")["variance"] == pytest.approx(s2, rel=1e-12)
     assert design_variance(x, "unpaired-t")["variance"] == pytest.approx(s2, rel=1e-12)
     # with a topic effect the paired-difference variance is far smaller, and so is the topic set
     assert two["variance"] < 0.5 * one["variance"]
-    for design in ("anova", "unpaired-t", "unpaired-ci"):
-        with pytest.raises(ValueError, match="fits only the paired designs"):
-            design_variance(x, design, "two-way")
+    for design in ("anova", "unpaired-t", "unpaired-ci"):         # every design takes the two-way V_E too
+        dv = design_variance(x, design, "two-way")
+        assert dv["variance"] == pytest.approx(two["variance"] / 2, rel=1e-12)
+        assert dv["label"].startswith("V_E (two-way") and dv["default"] == (design == "anova")
     with pytest.raises(ValueError, match="estimator must be one of"):
         design_variance(x, "paired-t", "three-way")
     with pytest.raises(ValueError, match="needs >= 2 runs and >= 2 topics"):
@@ -227,9 +229,10 @@ def test_cli_topics_default_is_sakai_2016_and_no_scipy_message(capsys):
     assert main(argv + ["--variance-estimator", "one-way"]) == 0
     one = json.loads(capsys.readouterr().out)
     assert one["variance"] == pytest.approx(2 * one["sigma2"]) and one["variance_source"].startswith("2 sigma^2")
-    assert main(argv[:-4] + ["--test", "anova", "--variance-estimator", "two-way"] + argv[-4:]) == 2
-    err = capsys.readouterr().err
-    assert "fits only the paired designs" in err
+    assert main(argv[:-4] + ["--test", "unpaired-t", "--variance-estimator", "two-way"] + argv[-4:]) == 0
+    doc = json.loads(capsys.readouterr().out)     # the two-way V_E for an unpaired design: asked for, named
+    assert doc["variance_estimator"] == "two-way" and doc["variance_estimator_default"] is False
+    assert doc["variance"] == pytest.approx(doc["v_e"]) and doc["variance_source"].startswith("V_E (two-way")
     # large designs: finite, no solver message
     assert main(["topics", "--min-diff", "0.002", "--variance", "0.1", "--test", "unpaired-t"]) == 0
     doc = json.loads(capsys.readouterr().out)

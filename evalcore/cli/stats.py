@@ -16,11 +16,12 @@ import sys
 
 import numpy as np
 
-from ..meta.pairs import CI_METHODS, CORRECTIONS, TESTS, pair_statistics
+from ..meta.pairs import CI_METHODS, CORRECTIONS, TESTS, TIE_RULE, pair_statistics
 from ..meta.topicsets import (
     DESIGNS,
     ESTIMATORS,
     design_variance,
+    estimator_sizes,
     min_detectable_difference,
     power,
     residual_variance,
@@ -46,7 +47,9 @@ __all__ = ["register", "add_subparsers", "add_standardise_options", "apply_stand
 PAIRS_HELP = """\
 ``pairs`` (JSON, with ``--output json``): command, collection, runs, n_topics,
 metrics, settings (test, correction, alpha, ci, confidence, B, seed,
-standardise, ...) and three tables:
+standardise, ties: the rule that ties per-topic differences by value, not by
+bits, and tie_tolerance: its absolute tolerance per metric, ...) and three
+tables:
 
     pairs    one record per (metric, run_x, run_y): mean_diff, ci_low, ci_high,
              effect_size (mean_diff / sqrt(V_E), V_E over the runs compared:
@@ -68,12 +71,16 @@ TOPICS_HELP = """\
 ``topics`` (JSON): n_topics (topics needed), power (achieved at n_topics;
 expected_width for the CI designs), n_approx (normal approximation), the inputs
 echoed (test, alpha, beta, min_diff, variance, systems), variance_estimator
-("two-way", "one-way" or "given"), variance_source (what variance is, e.g. "2
-V_E (two-way ANOVA without replication residual: paired-difference variance;
-Sakai 2016) of AP"), variance_definition (the estimator's formula and source),
-sigma2 (the pooled within-system variance of --metric), v_e (the two-way
-ANOVA residual of --metric), variance_runs / variance_topics (the runs and the
-complete topics the estimate used), metric, metric_settings (gains, beta,
+("two-way", "one-way" or "given"), variance_estimator_name (the ANOVA whose
+residual it is), variance_estimator_default (whether it is the design's
+default), variance_source (what variance is, e.g. "2 V_E (two-way ANOVA
+without replication residual: the topic effect removed; Sakai 2016) of AP"),
+variance_definition (the estimator's formula and source), sigma2 (the one-way
+ANOVA residual of --metric), v_e (the two-way ANOVA residual of --metric),
+n_topics_two_way and n_topics_one_way (the topics needed under each estimate,
+null with --variance or where an estimate is 0), variance_runs /
+variance_topics (the runs and the complete topics the estimate used), metric,
+metric_settings (gains, beta,
 penalties, rel_threshold, log_base used to score a collection), and with data the collection's own
 collection_n_topics with collection_min_diff (the minimum detectable
 difference / range / expected CI width at that n) and collection_power (the
@@ -125,13 +132,14 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                        description="Number of topics needed to detect --min-diff with power 1 - beta at level "
                                    "alpha, by exact noncentral t / F power (Sakai 2016; unpaired designs: Sakai "
                                    "2018). The variance is --variance, or estimated from --metric on the loaded "
-                                   "data (--variance-estimator): by default 2 V_E for the paired designs "
-                                   "(paired-t, ci), V_E the residual variance of the two-way ANOVA without "
-                                   "replication, sum (x_ij - x_i. - x_.j + x..)^2 / ((m-1)(n-1)), as Sakai 2016 "
-                                   "estimates the variance of paired data; the within-system variance sigma^2 "
-                                   "= sum (x_ij - x_i.)^2 / (m(n-1)) (one-way ANOVA residual, pooled over runs) "
-                                   "for anova and the unpaired designs, as Sakai 2018 does for unpaired data. "
-                                   "Here --beta is 1 - power "
+                                   "data (--variance-estimator, either for every design): by default V_E, the "
+                                   "residual variance of the two-way ANOVA without replication, sum (x_ij - "
+                                   "x_i. - x_.j + x..)^2 / ((m-1)(n-1)), for paired-t, ci (2 V_E) and anova, as "
+                                   "Sakai 2016 estimates it; the one-way ANOVA residual sigma^2 = sum (x_ij - "
+                                   "x_i.)^2 / (m(n-1)) (the within-system variance pooled over runs, topic "
+                                   "variance kept) for the unpaired designs, whose systems share no topics "
+                                   "(Sakai 2018). The output names the estimate used and gives n_topics under "
+                                   "both (n_topics_two_way, n_topics_one_way). Here --beta is 1 - power "
                                    "and --systems the m of ANOVA: the blended-ratio beta is --metric-beta, "
                                    "the simulated collection's runs --sim-systems.",
                        epilog=TOPICS_HELP, formatter_class=fmt)
@@ -147,10 +155,11 @@ def add_subparsers(sub, data_parent: argparse.ArgumentParser) -> None:
                    help="variance: of a per-topic difference (paired-t, ci) or within systems (anova, "
                         "unpaired-t, unpaired-ci); default: estimated from the data's --metric")
     d.add_argument("--variance-estimator", choices=ESTIMATORS,
-                   help="two-way (default of paired-t and ci; Sakai 2016): 2 V_E, V_E = sum (x_ij - x_i. - x_.j "
-                        "+ x..)^2 / ((m-1)(n-1)), the two-way ANOVA residual (paired-t and ci only); one-way "
-                        "(default of anova, unpaired-t, unpaired-ci; Sakai 2018): the pooled within-system "
-                        "variance sigma^2 = sum (x_ij - x_i.)^2 / (m(n-1)), 2 sigma^2 for paired-t and ci")
+                   help="two-way (default of paired-t, ci and anova; Sakai 2016): V_E = sum (x_ij - x_i. - x_.j "
+                        "+ x..)^2 / ((m-1)(n-1)), the residual of the two-way ANOVA without replication (runs x "
+                        "topics); one-way (default of unpaired-t and unpaired-ci; Sakai 2018): sigma^2 = sum "
+                        "(x_ij - x_i.)^2 / (m(n-1)), the one-way ANOVA residual (runs as groups). Either fits "
+                        "every design; paired-t and ci take twice it")
     d.add_argument("--systems", dest="m_systems", type=number("--systems", int, 2, 100_000), metavar="M",
                    help="m systems of the anova design (default: the number of loaded runs)")
     d.add_argument("--metric", metavar="KEY", help="metric whose scores estimate the variance (e.g. AP)")
@@ -182,7 +191,8 @@ def run_pairs(args) -> int:
     st = {**common_settings(args), "test": args.test, "correction": args.correction, "ci": args.ci,
           "confidence": confidence, **standardise_settings(args), "effect_size_runs": r.v_e_runs,
           "effect_size_variance": f"V_E of the two-way ANOVA over the {r.v_e_runs} runs compared (after --top) "
-                                  "and the topics every one of them scored; it changes with the run set"}
+                                  "and the topics every one of them scored; it changes with the run set",
+          "ties": TIE_RULE, "tie_tolerance": {m: float(v) for m, v in r.tie_tolerance.items()}}
     if args.test not in ("randomisation", "bootstrap") and args.ci != "bootstrap":
         st.update(B=None, seed=None)
     if args.test == "randomisation":
@@ -241,18 +251,22 @@ def run_topics(args) -> int:
     doc: dict = {"command": "topics"}
     m = args.m_systems
     v_e = sigma2 = None
-    est = {"variance_estimator": "given", "variance_definition": None, "variance_runs": None,
-           "variance_topics": None}
+    est = {"variance_estimator": "given", "variance_estimator_name": None, "variance_estimator_default": None,
+           "variance_definition": None, "variance_runs": None, "variance_topics": None}
+    sizes: dict = {}
     if data is not None:
         name, runs, n_coll, M, metric_settings = data
         M = apply_standardise(args, {args.metric: M})[args.metric]
         dv = design_variance(M, args.test, args.variance_estimator)    # None: the design's default
         v_e, sigma2 = residual_variance(M), within_system_variance(M)
         variance, source = dv["variance"], f"{dv['label']} of {args.metric}"
-        est = {"variance_estimator": dv["estimator"], "variance_definition": dv["definition"],
+        est = {"variance_estimator": dv["estimator"], "variance_estimator_name": dv["name"],
+               "variance_estimator_default": dv["default"], "variance_definition": dv["definition"],
                "variance_runs": dv["runs"], "variance_topics": dv["topics"]}
         if m is None and args.test == "anova":
             m = len(runs)
+        sizes = estimator_sizes(M, args.test, alpha=args.alpha, beta=args.power_beta, min_diff=args.min_diff,
+                                systems=m)
     else:
         name, runs, n_coll, metric_settings = None, None, None, None
         variance, source = args.variance, "given"
@@ -260,6 +274,7 @@ def run_topics(args) -> int:
                        variance=variance, systems=m)
     doc.update(r)
     doc.update({**est, "variance_source": source, "sigma2": _finite(sigma2), "v_e": _finite(v_e),
+                **{f"n_topics_{e.replace('-', '_')}": sizes.get(e, {}).get("n_topics") for e in ESTIMATORS},
                 "metric": args.metric if data is not None else None, "collection": name,
                 "metric_settings": metric_settings, **standardise_settings(args)})
     if n_coll is not None and n_coll >= 2:

@@ -40,7 +40,9 @@ from .topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from .topicsets import (
                           DESIGNS,
                           ESTIMATORS,
+                          default_estimator,
                           design_variance,
+                          estimator_sizes,
                           min_detectable_difference,
                           power_curve,
                           residual_variance,
@@ -65,7 +67,7 @@ __all__ = [
     "pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS",
     "standardise", "standardise_scores", "STANDARDISATIONS",
     "topic_set_size", "min_detectable_difference", "power_curve", "residual_variance", "variance_for", "DESIGNS",
-    "design_variance", "within_system_variance", "ESTIMATORS",
+    "design_variance", "within_system_variance", "ESTIMATORS", "default_estimator", "estimator_sizes",
     "topic_bootstrap", "TopicBootstrapResult", "claim_shares", "gain_choice_verdict",
     "CLAIM_003", "order_claim_verdict",
 ]

@@ -23,10 +23,13 @@ ProgressFn = Callable[[float], "bool | None"]
 # the summation order of BLAS cannot move a tie across the comparison.
 TIE_RTOL = 1e-9
 
-#: Relative tolerance under which a paired difference is rounding and counts as zero (a tie), wherever a
-#: difference of scores is compared with zero: the sign and Wilcoxon tests (and every other test of
-#: :func:`evalcore.meta.pair_statistics`), the bootstrap test, the better / worse counts and marks of
-#: :func:`evalcore.compare`, the swap method's signs and Kendall's tau / Spearman's rho / tau_ap ties.
+#: Relative tolerance of the one rule "equal within rounding", wherever scores or their paired differences are
+#: compared with each other or with zero: two values that differ by at most ZERO_RTOL times the scores' scale
+#: are the same value. Against zero (:func:`zero_rounding`, :func:`sign_tol`): the sign and Wilcoxon tests drop
+#: such a difference as a tie (and every other test of :func:`evalcore.meta.pair_statistics` sees 0), as do the
+#: bootstrap test, the better / worse counts and marks of :func:`evalcore.compare` and the swap method's signs.
+#: Against each other (:func:`tie_groups`): the Wilcoxon test's ranks of |differences| (P@5's 0.6 - 0.4 and
+#: 0.4 - 0.2 are different floats, one value on paper) and the ranks of Kendall's tau / Spearman's rho / tau_ap.
 #: The tolerance is ZERO_RTOL times the scores' scale, the largest |score| of the matrix (or vectors)
 #: compared (:func:`zero_tolerance`): about 450 ulps (float64 eps = 2.2e-16) of the largest score. That is
 #: far above the rounding of a score summed in another order (0.1 + (0.2 + 0.3) - ((0.1 + 0.2) + 0.3) is
@@ -69,6 +72,44 @@ def sign_tol(d: np.ndarray, tol: float) -> np.ndarray:
     """
     d = np.asarray(d, dtype=np.float64)
     return np.where(d > tol, 1.0, np.where(d < -tol, -1.0, 0.0))
+
+
+def tie_groups(a: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Ties by value along axis 1 of a 2-D array: ``(ranks, sizes, values)``, each of ``a``'s shape.
+
+    Each row is sorted; a value starts a new tie group when it exceeds the one before it by more than
+    ``tol`` (:data:`ZERO_RTOL` times the scores' scale), so the rounding variants of one value (0.6 - 0.4 =
+    0.19999999999999996 and 0.4 - 0.2 = 0.2) are one group, as they are on paper. ``ranks``: average ranks
+    1..n (``scipy.stats.rankdata``'s "average" on the grouped values); ``sizes``: the size of each value's
+    group; ``values``: each value replaced by its group's smallest member, so that rank-based code (or scipy)
+    given ``values`` sees the same ties. Why gaps and not rounding to a number of decimals: a grid has
+    boundaries, and the two rounding variants of a value on one (2**-13 = 0.0001220703125 at 12 decimals)
+    round apart; a gap of at most ``tol`` has none. Its own risk, distinct values chained through gaps of at
+    most ``tol`` each, needs values closer than any metric makes them (:data:`ZERO_RTOL`). ``+inf`` entries
+    (padding) sort last and group with each other.
+
+    >>> r, k, v = tie_groups(np.array([[0.6 - 0.4, 0.4 - 0.2, 0.1, np.inf]]), 1e-13)
+    >>> r.tolist(), k.tolist(), v[0, :3].tolist()
+    ([[2.5, 2.5, 1.0, 4.0]], [[2.0, 2.0, 1.0, 1.0]], [0.19999999999999996, 0.19999999999999996, 0.1])
+    """
+    P, n = a.shape
+    order = np.argsort(a, axis=1, kind="stable")
+    s = np.take_along_axis(a, order, axis=1)
+    idx = np.broadcast_to(np.arange(n), (P, n))
+    new = np.ones((P, n), dtype=bool)
+    with np.errstate(invalid="ignore"):          # inf - inf (padding) is NaN: not a new group
+        new[:, 1:] = s[:, 1:] - s[:, :-1] > tol
+    last = np.ones((P, n), dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, idx, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = np.empty((P, n))
+    sizes = np.empty((P, n))
+    values = np.empty((P, n))
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=1)
+    np.put_along_axis(sizes, order, (end - start + 1).astype(np.float64), axis=1)
+    np.put_along_axis(values, order, np.take_along_axis(s, start, axis=1), axis=1)
+    return ranks, sizes, values
 
 
 class Cancelled(Exception):

@@ -18,7 +18,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from ._common import sign_tol, zero_tolerance
+from ._common import sign_tol, tie_groups, zero_tolerance
 
 __all__ = ["kendall_tau", "kendall_test", "spearman_rho", "tau_ap", "correlation_matrix",
            "CorrelationResult", "gain_correlation_table", "METHODS"]
@@ -108,17 +108,9 @@ def kendall_test(tau: float, n: int, *, alpha: float = 0.05) -> dict:
 
 def _average_ranks(a: np.ndarray) -> np.ndarray:
     """Ranks 1..n, ties get their average rank (scipy.stats.rankdata's 'average'); neighbours in sorted
-    order that differ by rounding only (:func:`zero_tolerance`) are ties."""
-    order = np.argsort(a, kind="stable")
-    sa = a[order]
-    new = np.r_[True, sa[1:] - sa[:-1] > zero_tolerance(a)]
-    grp = np.cumsum(new) - 1
-    starts = np.flatnonzero(new)
-    ends = np.r_[starts[1:], a.size]
-    avg = (starts + ends + 1) / 2.0
-    r = np.empty(a.size)
-    r[order] = avg[grp]
-    return r
+    order that differ by rounding only (:func:`zero_tolerance`) are ties: the rule of the paired tests'
+    Wilcoxon ranks, :func:`~evalcore.meta._common.tie_groups`."""
+    return tie_groups(np.asarray(a, dtype=np.float64)[None, :], zero_tolerance(a))[0][0]
 
 
 def spearman_rho(x, y) -> float:

@@ -26,8 +26,8 @@ p-values       paired t (two-sided); Wilcoxon signed-rank (zeros dropped, averag
                null distribution when <= 50 non-zero differences without ties, else the normal
                approximation with tie correction and no continuity correction). It equals
                ``scipy.stats.wilcoxon(d[d != 0], method="exact")`` in the first case and
-               ``scipy.stats.wilcoxon(d[d != 0], method="asymptotic", correction=False)`` in the second
-               (tested; d after rounding is set to 0, see the edge policies). SciPy's
+               ``scipy.stats.wilcoxon(d[d != 0], method="asymptotic", correction=False)`` in the second,
+               d = :func:`tied_differences` (tested: zeros and ties by value, see the edge policies). SciPy's
                ``method="asymptotic"`` on all differences can differ: one non-zero
                difference among zeros gives 0.317 there, 1.0 here (the exact value); sign test (ties dropped; exact
                binomial,
@@ -51,12 +51,19 @@ a percentile-CI endpoint at level q has half the distance between the bootstrap 
 
 Edge policies (each tested, none emits a numpy warning):
 
-- rounding: a difference z_t with :math:`|z_t| \le` ``ZERO_RTOL`` (1e-13) times the scores' scale (the
-  largest |score| of the metric's matrix) is rounding, not a difference: it is set to exactly 0 before
-  any statistic, so the sign and Wilcoxon tests count it as a tie (dropped), and the t, randomisation and
-  bootstrap tests see 0. E.g. 0.1 + (0.2 + 0.3) against (0.1 + 0.2) + 0.3 differs by -1.1e-16; counted as
-  a difference it would turn the sign test's p of 19 wins in 19 from 3.8e-6 into 4.0e-5 (19 wins, 1 loss).
-  (:data:`ZERO_RTOL` gives the reasoning for the value.)
+- rounding (:data:`TIE_RULE`; ties by value, not by bits): with tol = ``ZERO_RTOL`` (1e-13) times the
+  scores' scale (the largest |score| of the metric's matrix, :func:`zero_tolerance`), a difference z_t with
+  :math:`|z_t| \le` tol is rounding, not a difference: it is set to exactly 0 before any statistic, so the
+  sign and Wilcoxon tests count it as a tie (dropped), and the t, randomisation and bootstrap tests see 0.
+  E.g. 0.1 + (0.2 + 0.3) against (0.1 + 0.2) + 0.3 differs by -1.1e-16; counted as a difference it would
+  turn the sign test's p of 19 wins in 19 from 3.8e-6 into 4.0e-5 (19 wins, 1 loss). Likewise two
+  |differences| within tol of each other are one value for the Wilcoxon ranks (one tie group, average
+  rank; :func:`tied_differences` shows the values the test ranks): P@5's 0.6 - 0.4 = 0.19999999999999996
+  and 0.4 - 0.2 = 0.2 tie, as they do on paper, and a tie moves the test to its tie-corrected normal
+  approximation as it does in scipy. The t, randomisation and bootstrap tests sum the differences rather
+  than compare them, so they keep the zero rule only (a shift within tol moves their statistics by less
+  than tol). (:data:`ZERO_RTOL` gives the reasoning for the value; :func:`~evalcore.meta._common.tie_groups`
+  why gaps and not rounding to a number of decimals.)
 - NaN cells: a topic is left out of a pair when either run has no score on it (pairwise
   complete topics; ``n_topics`` reports how many were used). V_E uses the topics on which every
   run has a score.
@@ -94,6 +101,7 @@ from ._common import (
     pair_chunks,
     pair_index,
     pair_names,
+    tie_groups,
     topic_counts,
     zero_rounding,
     zero_tolerance,
@@ -103,7 +111,7 @@ from .bootstrap import resolve_samples
 from .topicsets import residual_variance
 
 __all__ = ["pair_statistics", "PairsResult", "adjust_pvalues", "TESTS", "CORRECTIONS", "CI_METHODS",
-           "wilcoxon_exact_cdf", "ZERO_RTOL", "zero_tolerance"]
+           "wilcoxon_exact_cdf", "ZERO_RTOL", "zero_tolerance", "tied_differences", "TIE_RULE"]
 
 #: the tests whose p-values :func:`pair_statistics` computes, as named on the CLI
 TESTS = ("t", "wilcoxon", "sign", "randomisation", "bootstrap")
@@ -115,6 +123,10 @@ _WILCOXON_EXACT_MAX = 50
 #: largest B accepted (the (B, n_topics) samples and sign flips are allocated from it)
 MAX_B = 1_000_000
 _RTOL_CONST = 1e-12
+#: the rule that ties paired differences, as ``evalcore pairs`` and :meth:`evalcore.CompareResult.legend` print it
+TIE_RULE = ("ties by value, not by bits: per-topic differences within ZERO_RTOL = 1e-13 times the largest |score| "
+            "of the metric of 0 are 0 (dropped by the sign and Wilcoxon tests) and of each other are one value "
+            "(one Wilcoxon rank)")
 
 
 # -- p-value adjustment -------------------------------------------------------------
@@ -178,32 +190,15 @@ def wilcoxon_exact_cdf(n: int) -> np.ndarray:
     return np.cumsum(c) / 2.0 ** n
 
 
-def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average ranks (1-based) along axis 1 and, per position, the size of its tie group."""
-    P, n = a.shape
-    order = np.argsort(a, axis=1, kind="stable")
-    s = np.take_along_axis(a, order, axis=1)
-    idx = np.broadcast_to(np.arange(n), (P, n))
-    new = np.ones((P, n), dtype=bool)
-    new[:, 1:] = s[:, 1:] != s[:, :-1]
-    last = np.ones((P, n), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    start = np.maximum.accumulate(np.where(new, idx, 0), axis=1)
-    end = np.minimum.accumulate(np.where(last, idx, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    ranks = np.empty((P, n))
-    sizes = np.empty((P, n))
-    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=1)
-    np.put_along_axis(sizes, order, (end - start + 1).astype(np.float64), axis=1)
-    return ranks, sizes
-
-
-def _wilcoxon(z0: np.ndarray, valid: np.ndarray) -> np.ndarray:
+def _wilcoxon(z0: np.ndarray, valid: np.ndarray, tol: float) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p of each row of zero-rounded differences ``z0``; |differences| equal
+    within ``tol`` share their average rank (:func:`~evalcore.meta._common.tie_groups`)."""
     with needs(__name__):
         from scipy.special import ndtr
 
     nz = valid & (z0 != 0)
     a = np.where(nz, np.abs(z0), np.inf)
-    ranks, sizes = _average_ranks(a)
+    ranks, sizes, _ = tie_groups(a, tol)
     nw = nz.sum(axis=1)
     r_plus = np.where(z0 > 0, ranks, 0.0).sum(axis=1)
     ties = np.where(nz, sizes * sizes - 1.0, 0.0).sum(axis=1)          # sum over groups of t^3 - t
@@ -224,6 +219,30 @@ def _wilcoxon(z0: np.ndarray, valid: np.ndarray) -> np.ndarray:
         hi = 1.0 - np.where(w > 0, cdf[np.maximum(w - 1, 0)], 0.0)
         p[rows] = np.minimum(1.0, 2 * np.minimum(lo, hi))
     return p
+
+
+def tied_differences(d, tol: float) -> np.ndarray:
+    """The paired differences as every rank and sign test sees them: the rule of :data:`TIE_RULE` applied.
+
+    ``d``: the differences of one pair (1-D) or of one pair per row (2-D); ``tol``: :func:`zero_tolerance`
+    of the metric's whole score matrix, as :func:`pair_statistics` takes it. Returns a new float array: NaN
+    stays NaN, a difference with |d| <= tol is 0, and within a row each group of |differences| equal within
+    ``tol`` (chained in sorted order, :func:`~evalcore.meta._common.tie_groups`) takes the group's smallest
+    |difference|, each keeping its sign. ``scipy.stats.wilcoxon`` and ``scipy.stats.binomtest`` given these
+    values return :func:`pair_statistics`' ``p_wilcoxon`` and ``p_sign`` (tested), where given the raw floats
+    they would rank P@5's 0.6 - 0.4 below 0.4 - 0.2.
+
+    >>> tied_differences(np.array([0.6 - 0.4, 0.4 - 0.2, -(0.8 - 0.6), 1e-17]), 1e-13).tolist()
+    [0.19999999999999996, 0.19999999999999996, -0.19999999999999996, 0.0]
+    """
+    z = np.array(d, dtype=np.float64)
+    if z.ndim not in (1, 2):
+        raise ValueError(f"d must be the differences of one pair (1-D) or one pair per row (2-D); got shape {z.shape}")
+    rows = zero_rounding(np.atleast_2d(z), float(tol))
+    live = ~np.isnan(rows) & (rows != 0)
+    _, _, mags = tie_groups(np.where(live, np.abs(rows), np.inf), float(tol))
+    out = np.where(live, np.copysign(np.where(live, mags, 0.0), rows), rows)
+    return out if z.ndim == 2 else out[0]
 
 
 def _binomial_se(p: np.ndarray, k: int) -> np.ndarray:
@@ -277,6 +296,7 @@ class PairsResult:
     samples : (B, n) bootstrap topic samples used (None without the bootstrap)
     n_flips : sign-flip vectors of the randomisation test (2^n when exact; 0 if not computed)
     exact_randomisation : True when all 2^n sign flips (or the given ``signs``) were used
+    tie_tolerance : {metric: the absolute tolerance of :data:`TIE_RULE`}, :func:`zero_tolerance` of its matrix
     """
     pairs: pd.DataFrame
     v_e: dict
@@ -288,6 +308,7 @@ class PairsResult:
     n_flips: int = 0
     exact_randomisation: bool = False
     v_e_runs: int = 0
+    tie_tolerance: dict = field(default_factory=dict)
 
     def table(self, test: str = "t", correction: str = "none", alpha: float = 0.05, ci: str = "t") -> pd.DataFrame:
         """The CLI's records: ``metric, run_x, run_y, mean_diff, ci_low, ci_high, effect_size, p_value,
@@ -439,7 +460,8 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
             outputs.append((col, k))
     shape = (rs.Bb, rs.c, rs.K, rs.exact_signs)
     v_es = {m: residual_variance(mats[m]) for m in metrics}
-    jobs = [(k, v_es[m], bool(np.isnan(mats[m]).any()), zero_tolerance(mats[m]),
+    tols = {m: zero_tolerance(mats[m]) for m in metrics}     # from the whole matrix: no chunk can change it
+    jobs = [(k, v_es[m], bool(np.isnan(mats[m]).any()), tols[m],
              (sl.start, sl.stop), tuple(tests), a2, shape) for k, m in enumerate(metrics) for sl in chunks]
     with Runner(how, arrays, outputs=outputs) as run:
         run.map(_pairs_task, jobs, prog)
@@ -452,7 +474,7 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
         frames.append(frame)
     return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
                        B=B, seed=seed, tests=tuple(tests), samples=rs.samples, n_flips=int(rs.K),
-                       exact_randomisation=bool(rs.exact_signs), v_e_runs=int(n_runs))
+                       exact_randomisation=bool(rs.exact_signs), v_e_runs=int(n_runs), tie_tolerance=tols)
 
 
 def _pairs_task(arrays: dict, job, cache) -> None:
@@ -529,7 +551,7 @@ def _chunk_columns(M, v_e, pi, pj, sl, tests, rs: _Resampling, a2: float, cols: 
     d = _Diffs(zero_rounding(M[pi[sl]] - M[pj[sl]], tol))
     t = _t_columns(d, v_e, a2, cols, sl, "t" in tests)
     if "wilcoxon" in tests:
-        cols["p_wilcoxon"][sl] = _wilcoxon(d.z0, d.valid)
+        cols["p_wilcoxon"][sl] = _wilcoxon(d.z0, d.valid, tol)
     if "sign" in tests:
         cols["p_sign"][sl] = _p_sign(d.z0)
     if rs.do_rand:

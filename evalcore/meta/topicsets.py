@@ -36,36 +36,48 @@ unpaired-ci  The same for two independent samples of n topics each:
              :math:`W = 2 t_\phi(\alpha/2) \sqrt{2V/n}`, :math:`\phi = 2(n-1)`,
              :math:`E[\sqrt V] = c(\phi)\sigma` (Sakai 2018).
 
-Which variance (each design uses the variance its power model assumes):
+Which variance. Every design takes either estimate (``estimator=``; CLI ``--variance-estimator``), each
+named after the ANOVA whose residual it is; the paired designs double it (the variance of a difference of two
+systems' scores, Sakai 2016's :math:`\sigma_t^2 = 2\sigma^2`):
 
-=============  ===================  ==================================  ==========================
-design         model's variance     ``estimator="two-way"``             ``estimator="one-way"``
-=============  ===================  ==================================  ==========================
-paired-t, ci   of a difference      :math:`2 V_E` (**default**)         :math:`2\hat\sigma^2`
-anova,         within a system      refused: the model has no topic     :math:`\hat\sigma^2`
-unpaired-t/ci                       effect to remove                    (**default**)
-=============  ===================  ==================================  ==========================
+=============  ========================================  ==========================================
+design         ``estimator="two-way"``                   ``estimator="one-way"``
+=============  ========================================  ==========================================
+paired-t, ci   :math:`2 V_E` (**default**)               :math:`2\hat\sigma^2`
+anova          :math:`V_E` (**default**)                 :math:`\hat\sigma^2`
+unpaired-t/ci  :math:`V_E`                               :math:`\hat\sigma^2` (**default**)
+=============  ========================================  ==========================================
 
-``two-way`` (:func:`residual_variance`):
-:math:`V_E = \sum_{i,j}(x_{ij} - \bar x_{i\cdot} - \bar x_{\cdot j} + \bar x)^2 / ((m-1)(n-1))`, the
-residual variance of the two-way ANOVA without replication (systems x topics). Under the additive model
-:math:`x_{ij} = \mu + a_i + b_j + e_{ij}` the topic effect :math:`b_j` cancels in a paired difference,
-whose variance is :math:`2 V_E`. Sakai 2016 ("Topic set size design", IRJ 19(3), the section on
-estimating the variance) takes this V_E as the variance estimate for topic set size design of paired
-data, following Sakai's EVIA 2014 paper "Topic set size design with variance estimates from two-way
-ANOVA", which replaced the one-way estimate of his earlier work because topics are the blocks of a paired
-design. It is the default of the paired designs (paired-t, ci).
+``two-way`` (:func:`residual_variance`), the residual variance of the two-way ANOVA without replication
+(runs and topics as the two factors):
+:math:`V_E = S_E / ((m-1)(n-1))`, :math:`S_E = S_T - S_A - S_B` (total, between-run and between-topic sums
+of squares), i.e. :math:`\sum_{i,j}(x_{ij} - \bar x_{i\cdot} - \bar x_{\cdot j} + \bar x)^2 / ((m-1)(n-1))`.
+Under the additive model :math:`x_{ij} = \mu + a_i + b_j + e_{ij}` the topic effect :math:`b_j` is removed,
+as it is from any comparison of systems run on the same topics. Sakai's EVIA 2014 paper "Topic set size
+design with variance estimates from two-way ANOVA" introduced it for topic set size design (its talk calls
+it the "safest" of the variance estimates compared there), and Sakai 2016 ("Topic set size design", IRJ
+19(3), the section on estimating the within-system variance) estimates the variance of every design so.
+That recommendation is the **default for paired-t, ci and anova**: a test collection's systems are run on
+the same topics, so the analysis that follows (a paired test; an ANOVA with topics as a factor) removes the
+topic effect too. Whenever topics differ more than the residual noise (a topic F ratio above 1, as on any
+real collection) it is the smaller of the two, so it asks for fewer topics (docs/significance.md gives
+clef2015's figures): "safe" in the talk is not "conservative", and the one-way estimate, which keeps the
+topic variance, is the conservative bound.
 
-``one-way`` (:func:`within_system_variance`):
-:math:`\hat\sigma^2 = \sum_{i,j}(x_{ij} - \bar x_{i\cdot})^2 / (m(n-1))`, the residual variance of the
-one-way ANOVA (systems as groups), i.e. each run's topic variance (ddof 1) pooled over runs. With
-different topics per system (unpaired data) no topic effect can be removed, and Sakai 2018 ("Topic set
-size design for paired and unpaired data", ICTIR) uses this within-system variance for the unpaired
-designs; the one-way ANOVA design's power model (:math:`\phi_2 = m(n-1)` error degrees of freedom) has
-the same within-system error term. It is the default of anova, unpaired-t and unpaired-ci, and can be
-asked for with a paired design (2 sigma^2: it keeps the topic variance in the difference, as if the two
-systems were uncorrelated, and asks for more topics - on clef2015's AP, 215 instead of 65 for a paired
-t-test at alpha 0.05, power 0.8, minD 0.05).
+``one-way`` (:func:`within_system_variance`), the residual variance of the one-way ANOVA with runs as groups:
+:math:`\hat\sigma^2 = S_W / (m(n-1))`, :math:`S_W = S_T - S_A = \sum_{i,j}(x_{ij} - \bar x_{i\cdot})^2`,
+i.e. each run's topic variance (ddof 1) pooled over runs. It keeps the topic effect, which is what varies
+between two samples of different topics: the **default for unpaired-t and unpaired-ci** (Sakai 2018, "Topic
+set size design for paired and unpaired data", ICTIR: systems scored on different topics, where no topic
+effect can be removed and V_E would understate the variance of a mean). It is also the error term of the
+one-way ANOVA model itself (:math:`\phi_2 = m(n-1)`), and the cautious choice for any design.
+
+Sources. Sakai 2016, Sakai 2018 (ICTIR), EVIA 2014 and Sakai's book "Laboratory Experiments in Information
+Retrieval" (2018; its chapter on topic set size design) are not among the project's papers (shared/papers),
+so both estimators were implemented from the definitions above (the residuals of one-way ANOVA and of
+two-way ANOVA without replication) and are cited by paper, not by equation; the attribution of the two-way
+estimate to Sakai 2016 and EVIA 2014 comes from their published summaries and the EVIA 2014 talk, not from a
+check of the papers' text.
 
 :data:`ESTIMATOR_DEFINITIONS` holds each estimator's definition and source as printed by ``evalcore
 topics`` and the dashboard.
@@ -95,10 +107,8 @@ designs above were written from the published descriptions as summarised here
 and from the standard power formulas; section and equation numbers of those
 papers could not be checked against their text, and the unpaired designs and
 their ``n_approx`` in particular are the textbook two-sample forms, unchecked
-against Sakai 2018's own. The same holds for which estimator each paper uses
-(two-way V_E for paired data in Sakai 2016 and EVIA 2014, the one-way
-within-system variance for unpaired data in Sakai 2018): cited by paper, not
-by equation.
+against Sakai 2018's own. The same holds for the variance estimators (the
+"Sources" paragraph above).
 
 Worked example (by hand, paired-t): alpha = 0.05, beta = 0.20, minD = 0.1,
 sigma_t^2 = 0.02, so minD / sigma_t = 0.1 / 0.141421 = 0.707107.
@@ -133,21 +143,33 @@ from .._extras import needs
 
 __all__ = ["residual_variance", "within_system_variance", "design_variance", "topic_set_size", "power",
            "min_detectable_difference", "power_curve", "variance_for", "nct_two_sided_sf", "ncf_sf",
-           "DESIGNS", "ESTIMATORS", "ESTIMATOR_DEFINITIONS", "default_estimator", "MAX_TOPICS"]
+           "DESIGNS", "ESTIMATORS", "ESTIMATOR_NAMES", "ESTIMATOR_DEFINITIONS", "default_estimator",
+           "estimator_sizes", "MAX_TOPICS"]
 
 DESIGNS = ("paired-t", "anova", "ci", "unpaired-t", "unpaired-ci")
-#: variance estimators (module docstring): the two-way ANOVA residual V_E (default of the paired designs) or
-#: the one-way ANOVA residual, the pooled within-system variance sigma^2 (default of the others)
+#: variance estimators (module docstring), each the residual variance of an ANOVA: "two-way" (V_E of the
+#: two-way ANOVA without replication, runs x topics; default of paired-t, ci and anova, as Sakai 2016) and
+#: "one-way" (the one-way ANOVA residual, runs as groups: the pooled within-system sigma^2; default of the
+#: unpaired designs). Every design takes either.
 ESTIMATORS = ("two-way", "one-way")
 PAIRED = ("paired-t", "ci")
+#: the designs whose default is the two-way V_E (:func:`default_estimator`)
+TWO_WAY_DEFAULT = ("paired-t", "ci", "anova")
+#: each estimator's name: the ANOVA whose residual variance it is
+ESTIMATOR_NAMES = {
+    "two-way": "V_E, residual variance of the two-way ANOVA without replication (runs x topics)",
+    "one-way": "sigma^2, residual variance of the one-way ANOVA (runs as groups)",
+}
 #: each estimator's definition and source, as ``evalcore topics`` and the dashboard print them
 ESTIMATOR_DEFINITIONS = {
     "two-way": ("V_E = sum_ij (x_ij - x_i. - x_.j + x..)^2 / ((m-1)(n-1)), the residual variance of the two-way "
-                "ANOVA without replication (systems x topics; the topic effect removed); Sakai 2016, Topic set "
-                "size design, IRJ 19(3), for paired data"),
-    "one-way": ("sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1)), the residual variance of the one-way ANOVA "
-                "(systems as groups): each run's topic variance pooled over runs; Sakai 2018, Topic set size "
-                "design for paired and unpaired data, ICTIR, for unpaired data"),
+                "ANOVA without replication (runs and topics as factors, S_E = S_total - S_runs - S_topics: the "
+                "topic effect removed); Sakai 2016, Topic set size design, IRJ 19(3), after Sakai, EVIA 2014; "
+                "the default of paired-t, ci and anova"),
+    "one-way": ("sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1)), the residual variance of the one-way ANOVA (runs as "
+                "groups, S_W = S_total - S_runs: the topic effect kept), each run's topic variance pooled over "
+                "runs; Sakai 2018, Topic set size design for paired and unpaired data, ICTIR, for unpaired data; "
+                "the default of unpaired-t and unpaired-ci"),
 }
 #: the largest topic set size searched; a design needing more is reported as an error
 MAX_TOPICS = 1_000_000
@@ -206,38 +228,40 @@ def within_system_variance(matrix) -> float:
 
 
 def default_estimator(design: str) -> str:
-    """The variance estimator a design uses unless told otherwise: ``"two-way"`` (V_E, Sakai 2016) for the
-    paired designs, ``"one-way"`` (the within-system sigma^2, Sakai 2018) for anova and the unpaired ones.
+    """The variance estimator a design uses unless told otherwise (module docstring, "Which variance"):
+    ``"two-way"`` (V_E of the two-way ANOVA without replication; Sakai 2016's estimate, after EVIA 2014) for
+    paired-t, ci and anova, whose systems share their topics; ``"one-way"`` (the one-way ANOVA residual
+    sigma^2, which keeps the topic variance) for the unpaired designs, whose systems do not (Sakai 2018).
 
-    >>> default_estimator("paired-t"), default_estimator("ci"), default_estimator("unpaired-t")
-    ('two-way', 'two-way', 'one-way')
+    >>> [default_estimator(d) for d in ("paired-t", "ci", "anova", "unpaired-t", "unpaired-ci")]
+    ['two-way', 'two-way', 'two-way', 'one-way', 'one-way']
     """
     _check_design(design)
-    return "two-way" if design in PAIRED else "one-way"
+    return "two-way" if design in TWO_WAY_DEFAULT else "one-way"
+
+
+def _check_estimator(estimator) -> str:
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"variance estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
+    return estimator
 
 
 def design_variance(matrix, design: str, estimator: str | None = None) -> dict:
     """The variance ``design`` needs, estimated from a (runs x topics) matrix (module docstring table).
 
-    ``estimator``: ``"two-way"`` (2 V_E; paired designs only), ``"one-way"`` (sigma^2, 2 sigma^2 for the
-    paired designs) or None, the design's default (:func:`default_estimator`): two-way for paired-t and ci,
-    as Sakai 2016 estimates the variance of paired data; one-way for anova and the unpaired designs, whose
-    models have no topic effect (Sakai 2018).
+    ``estimator``: ``"two-way"`` (V_E of the two-way ANOVA without replication), ``"one-way"`` (sigma^2 of
+    the one-way ANOVA) or None, the design's default (:func:`default_estimator`: two-way for paired-t, ci and
+    anova, as Sakai 2016; one-way for the unpaired designs). Every design takes either; the paired designs
+    double it (the variance of a difference).
 
     Returns ``variance`` (what the power model takes), ``estimate`` (sigma^2 or V_E before the
-    factor 2), ``estimator``, ``label`` (e.g. "2 V_E (two-way ANOVA without replication residual;
-    Sakai 2016)") and ``definition`` (:data:`ESTIMATOR_DEFINITIONS`). Raises ValueError for the
-    two-way estimator with a design whose model has no topic effect, and when the estimate is NaN or 0.
+    factor 2), ``estimator``, ``name`` (:data:`ESTIMATOR_NAMES`), ``label`` (e.g. "2 V_E (two-way ANOVA
+    without replication residual; Sakai 2016)"), ``definition`` (:data:`ESTIMATOR_DEFINITIONS`),
+    ``default`` (whether it is the design's default) and the ``runs`` and complete ``topics`` used.
+    Raises ValueError when the estimate is NaN or 0.
     """
     _check_design(design)
-    if estimator is None:
-        estimator = default_estimator(design)
-    if estimator not in ESTIMATORS:
-        raise ValueError(f"variance estimator must be one of {', '.join(ESTIMATORS)}; got {estimator!r}")
-    if estimator == "two-way" and design not in PAIRED:
-        raise ValueError(f"the {design} design assumes the within-system variance sigma^2 (its model has no "
-                         "topic effect); the two-way V_E (a paired-difference variance) fits only the paired "
-                         f"designs {' and '.join(PAIRED)}: use the one-way estimator")
+    estimator = _check_estimator(default_estimator(design) if estimator is None else estimator)
     x = _complete(matrix)
     est = within_system_variance(x) if estimator == "one-way" else residual_variance(x)
     if not (np.isfinite(est) and est > 0):
@@ -246,21 +270,43 @@ def design_variance(matrix, design: str, estimator: str | None = None) -> dict:
                          f"{x.shape[1]} topics matrix (complete topics only): it needs >= 2 runs and >= 2 topics "
                          "with varying scores; give the variance by hand instead")
     factor = 2.0 if design in PAIRED else 1.0
+    two = "2 " if factor == 2 else ""
     if estimator == "one-way":
-        what = "one-way ANOVA residual: within-system variance pooled over runs; Sakai 2018"
-        label = ("2 sigma^2" if factor == 2 else "sigma^2") + f" ({what})"
+        label = f"{two}sigma^2 (one-way ANOVA residual: within-system variance pooled over runs; Sakai 2018)"
     else:
-        label = "2 V_E (two-way ANOVA without replication residual: paired-difference variance; Sakai 2016)"
-    return {"variance": factor * est, "estimate": est, "estimator": estimator, "label": label,
-            "definition": ESTIMATOR_DEFINITIONS[estimator], "runs": int(x.shape[0]), "topics": int(x.shape[1])}
+        label = (f"{two}V_E (two-way ANOVA without replication residual: the topic effect removed; "
+                 f"Sakai 2016)")
+    return {"variance": factor * est, "estimate": est, "estimator": estimator, "name": ESTIMATOR_NAMES[estimator],
+            "label": label, "definition": ESTIMATOR_DEFINITIONS[estimator],
+            "default": estimator == default_estimator(design), "runs": int(x.shape[0]), "topics": int(x.shape[1])}
+
+
+def estimator_sizes(matrix, design: str, *, alpha: float = 0.05, beta: float = 0.2, min_diff: float,
+                    systems: int | None = None) -> dict:
+    """The topic set size under each estimator, to print beside the one chosen: {estimator: {"variance",
+    "n_topics"}} (``n_topics`` None, with ``error``, where that estimate is 0 or NaN or the size is out of
+    range), in :data:`ESTIMATORS` order.
+
+    >>> x = np.array([[0.2, 0.4, 0.6, 0.8], [0.1, 0.5, 0.3, 0.7], [0.3, 0.3, 0.6, 0.6]])
+    >>> {k: v["n_topics"] for k, v in estimator_sizes(x, "paired-t", min_diff=0.1).items()}
+    {'two-way': 29, 'one-way': 88}
+    """
+    out = {}
+    for est in ESTIMATORS:
+        try:
+            v = design_variance(matrix, design, est)["variance"]
+            n = topic_set_size(design, alpha=alpha, beta=beta, min_diff=min_diff, variance=v,
+                               systems=systems)["n_topics"]
+            out[est] = {"variance": v, "n_topics": n}
+        except ValueError as e:
+            out[est] = {"variance": None, "n_topics": None, "error": str(e)}
+    return out
 
 
 def variance_for(design: str, v_e: float) -> float:
-    """The two-way convention from V_E: 2 V_E for the paired designs; for the others V_E as is.
-
-    Kept for callers that hold only the two-way V_E. For anova and the unpaired designs that is
-    *not* the variance their models assume (the within-system sigma^2): use
-    :func:`design_variance` with the one-way estimator.
+    """The two-way estimate's variance from V_E: 2 V_E for the paired designs, V_E for the others (what
+    :func:`design_variance` gives with ``estimator="two-way"``; the default of anova, an option of the
+    unpaired designs).
     """
     _check_design(design)
     return 2.0 * float(v_e) if design in PAIRED else float(v_e)
@@ -442,8 +488,9 @@ def topic_set_size(design: str, *, alpha: float = 0.05, beta: float = 0.2, min_d
                    systems: int | None = None, max_topics: int = MAX_TOPICS) -> dict:
     """Smallest number of topics n >= 2 meeting the design (module docstring), by exact power.
 
-    ``variance`` is the variance the design's model takes (sigma_t^2 for paired-t and ci, the
-    within-system sigma^2 for anova and the unpaired designs; :func:`design_variance`). For the
+    ``variance`` is the variance the design's model takes (sigma_t^2 of a difference for paired-t and ci,
+    sigma^2 of a score for anova and the unpaired designs), given or estimated from scores by
+    :func:`design_variance` (either estimator; :func:`estimator_sizes` gives the size under both). For the
     unpaired designs n is the number of topics *per system*.
 
     Returns a dict: ``test, alpha, beta, min_diff, variance, systems, n_topics, power`` (the
