@@ -105,6 +105,22 @@ def _check_threshold(c: Collection, rel_threshold) -> int:
     return t
 
 
+@overload
+def check_cutoff(cutoff, required: Literal[True]) -> int: ...
+@overload
+def check_cutoff(cutoff, required: bool = False) -> int | None: ...
+def check_cutoff(cutoff, required: bool = False) -> int | None:
+    """A metric's cutoff checked as every kernel checks it (a whole number >= 1; ``None`` allowed unless
+    ``required``): for kernels defined outside this module (:mod:`evalcore.trec_measures`)."""
+    return _check_cutoff(cutoff, required)
+
+
+def check_threshold(c: Collection, rel_threshold) -> int:
+    """``rel_threshold`` checked against ``c``'s levels as every kernel checks it (for kernels defined outside
+    this module)."""
+    return _check_threshold(c, rel_threshold)
+
+
 def _check_beta(beta) -> float:
     b = float(beta)
     if not np.isfinite(b) or b < 0:

@@ -31,8 +31,7 @@ import numpy as np
 from . import metrics as M
 from .collection import Collection
 from .gains import resolve_gains
-from .treceval import MEASURES, Options, ResRels
-from .treceval._rels import NONPOOL, PAD
+from .treceval import MEASURES, NONPOOL, PAD, Options, ResRels
 
 __all__ = ["res_rels", "trec_measure", "trec_measure_all", "iprec_at_recall", "eleven_point_average", "inferred_ap",
            "rprec_mult", "utility", "bin_g", "g_measure", "ndcg_whole", "ndcg_rel", "rndcg", "relative_precision",
@@ -75,7 +74,7 @@ def trec_measure(c: Collection, name: str, params: Sequence = (), *, column: int
     m = MEASURES.get(name)
     if m is None:
         raise ValueError(f"trec_eval's {name} is not in evalcore.treceval (its measures: {', '.join(MEASURES)})")
-    M._check_threshold(c, rel_threshold)
+    M.check_threshold(c, rel_threshold)
     if judged_only:
         c = c.condensed()
     out = np.zeros((c.n_runs, c.n_topics))
@@ -120,7 +119,7 @@ def iprec_at_recall(c: Collection, *, recall: float, rel_threshold: int = 1, cou
         raise ValueError(f"count_rule must be 'round' (trec_eval 10.0) or 'trunc' (trec_eval 9); got {count_rule!r}")
     # trec_eval 9's k per topic, asked of the port as the level k / R that lround turns back into k: one call
     # with every topic's level, each topic then reading its own column
-    t = M._check_threshold(c, rel_threshold)
+    t = M.check_threshold(c, rel_threshold)
     R = c.level_counts[:, t:].sum(axis=1) if t <= c.max_level else np.zeros(c.n_topics, np.int64)
     k = np.trunc(x * R + 0.9)
     levels = np.where(R > 0, k / np.maximum(R, 1), x)
@@ -222,19 +221,19 @@ def rbp_graded_residual(c: Collection, *, gains=None, rbp_p: float = 0.9) -> np.
 def relative_precision(c: Collection, *, cutoff: int, rel_threshold: int = 1) -> np.ndarray:
     """relative_P@k: precision at k over the best possible, min(R, k)/k (trec_eval ``relative_P_k``,
     m_rel_P.c)."""
-    return trec_measure(c, "relative_P", (M._check_cutoff(cutoff, required=True),), rel_threshold=rel_threshold)
+    return trec_measure(c, "relative_P", (M.check_cutoff(cutoff, required=True),), rel_threshold=rel_threshold)
 
 
 def map_cut(c: Collection, *, cutoff: int, rel_threshold: int = 1) -> np.ndarray:
     """map_cut@k: AP over the top k, divided by R, all of the topic's relevant documents (trec_eval
     ``map_cut_k``, ir_measures ``AP@k``; m_map_cut.c). evalcore's AP@k divides by min(R, k) (NTCIREVAL)."""
-    return trec_measure(c, "map_cut", (M._check_cutoff(cutoff, required=True),), rel_threshold=rel_threshold)
+    return trec_measure(c, "map_cut", (M.check_cutoff(cutoff, required=True),), rel_threshold=rel_threshold)
 
 
 def unjudged_share(c: Collection, *, cutoff: int) -> np.ndarray:
     """unj@k: the share of the top k (k, not the list's length, divides) without a qrels entry
     (trec_eval ``unj_k``, m_unjudged.c)."""
-    return trec_measure(c, "unj", (M._check_cutoff(cutoff, required=True),))
+    return trec_measure(c, "unj", (M.check_cutoff(cutoff, required=True),))
 
 
 def set_precision(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
@@ -301,7 +300,7 @@ def err_gdeval(c: Collection, *, cutoff: int) -> np.ndarray:
     >>> round(float(err_gdeval(c, cutoff=10)[0, 0]), 6)   # 3/16 + (1 - 3/16) (1/16) / 3
     0.204427
     """
-    k = M._check_cutoff(cutoff, required=True)
+    k = M.check_cutoff(cutoff, required=True)
     D = min(k, c.depth)
     lv = np.minimum(c.levels[:, :, :D], GDEVAL_MAX).astype(np.float64)
     r = (2.0 ** lv - 1.0) / 2.0 ** GDEVAL_MAX

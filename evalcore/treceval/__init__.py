@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from ._engine import Evaluation, Selection, UnknownMeasure, evaluate, format_value, render, select
 from ._read import Qrels, Results, read_qrels, read_results
-from ._rels import Options, ResRels, form_res_rels
+from ._rels import NONPOOL, PAD, UNJUDGED, Options, ResRels, form_res_rels
 from ._table import MEASURES, NICKNAMES, Measure, ParamError
 
-__all__ = ["MEASURES", "NICKNAMES", "Measure", "ParamError", "Options", "ResRels", "form_res_rels", "Qrels",
+__all__ = ["NONPOOL", "UNJUDGED", "PAD",
+           "MEASURES", "NICKNAMES", "Measure", "ParamError", "Options", "ResRels", "form_res_rels", "Qrels",
            "Results", "read_qrels", "read_results", "Selection", "select", "Evaluation", "evaluate", "render",
            "UnknownMeasure", "format_value", "run_trec_eval"]
 
