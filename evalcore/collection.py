@@ -177,6 +177,7 @@ class Collection:
         loader; every output of :func:`evalcore.evaluate` states it.
     depth_limit : the ``depth`` the lists were cut at (:meth:`truncated`,
         ``load_collection(depth=...)``), or None (whole lists).
+    condensed_lists : True once :meth:`condensed` removed the unjudged documents (stated with every number).
     ir_measures_order : int64 array (n_moves, 4) or None
         Where ir_measures' providers that sort the run themselves (msmarco's
         RR@k, the judged provider's Judged@k) put a document of a score tie
@@ -204,6 +205,7 @@ class Collection:
     no_relevant: Collection | None = None
     order: str = "given"
     depth_limit: int | None = None
+    condensed_lists: bool = False
     ir_measures_order: np.ndarray | None = None
 
     def __post_init__(self):
@@ -390,8 +392,8 @@ class Collection:
         if self.unjudged is None or not self.unjudged.any():
             side = self.no_relevant
             if side is not None and side.condensed() is not side:
-                return replace(self, no_relevant=side.condensed())
-            return self
+                return replace(self, no_relevant=side.condensed(), condensed_lists=True)
+            return self if self.condensed_lists else replace(self, condensed_lists=True)
         keep = ~self.unjudged
         in_list = np.arange(self.depth)[None, None, :] < self.lengths[:, :, None]
         keep &= in_list
@@ -407,6 +409,7 @@ class Collection:
             lengths=new_len,
             unjudged=np.zeros_like(self.unjudged),
             name=(self.name + " (condensed)").strip(),
+            condensed_lists=True,
             no_relevant=None if self.no_relevant is None else self.no_relevant.condensed(),
             # the ranks move: ir_measures' order is lost (apply in_order first to condense lists in that order)
             ir_measures_order=None,

@@ -155,8 +155,12 @@ def _from_tidy(df: pd.DataFrame, metrics, what: str) -> tuple[list[str], dict, d
     return runs, mats, topics
 
 
-def _scores(data, metrics, run_ids, topics, params) -> tuple[list[str], dict, dict]:
+def _scores(data, metrics, run_ids, topics, params) -> tuple[list[str], dict, dict, dict]:
+    """(runs, {metric: matrix}, {metric: {policy, n_topics}}, the conventions of the scores:
+    :func:`evalcore.legend.meta` of evaluate's attrs, ``{}`` for score matrices, whose conventions are not
+    known here)."""
     from .collection import Collection
+    from .legend import meta
 
     metrics = _as_list(metrics)
     if isinstance(data, Collection):
@@ -166,7 +170,7 @@ def _scores(data, metrics, run_ids, topics, params) -> tuple[list[str], dict, di
         from .registry import evaluate
 
         df = evaluate(data, metrics, per_topic=True, topics=topics, **params)
-        return _from_tidy(df, None, f"collection {data.name!r}")
+        return (*_from_tidy(df, None, f"collection {data.name!r}"), meta(df.attrs))
     if params:
         raise ValueError(f"{', '.join(sorted(params))}: metric settings apply only when scoring a Collection; "
                          "these scores are already computed")
@@ -174,7 +178,7 @@ def _scores(data, metrics, run_ids, topics, params) -> tuple[list[str], dict, di
         runs, mats, tp = _from_tidy(data, metrics, "the score table")
         if topics is not None:
             tp = {m: {**v, "policy": topics} for m, v in tp.items()}
-        return runs, mats, tp
+        return runs, mats, tp, (meta(data.attrs) if data.attrs.get("order") else {})
     if isinstance(data, Mapping):
         have = [str(k) for k in data]
         chosen = have if metrics is None else metrics
@@ -198,7 +202,7 @@ def _scores(data, metrics, run_ids, topics, params) -> tuple[list[str], dict, di
                              "(the table shows them; rows are never called 0, 1, ...)")
         runs = [str(r) for r in run_ids]
         tp = {m: {"policy": topics, "n_topics": int(a.shape[1])} for m, a in mats.items()}
-        return runs, mats, tp
+        return runs, mats, tp, {}
     raise TypeError(f"compare takes a Collection, a tidy DataFrame (run, topic, metric, value) or "
                     f"{{metric: (n_runs, n_topics) matrix}}; got {type(data).__name__}")
 
@@ -264,7 +268,7 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
     [['A', 0.4, 5, 0, '▲'], ['B', 0.3, <NA>, <NA>, ''], ['C', 0.37, 3, 0, '']]
     """
     conf = _check_settings(test, correction, alpha, confidence, topics)
-    runs, mats, topic_info = _scores(data, metrics, run_ids, topics, params)
+    runs, mats, topic_info, conv = _scores(data, metrics, run_ids, topics, params)
     _check_matrices(runs, mats)
     baseline = _check_baseline(baseline, runs)
     if pairs is None:
@@ -282,7 +286,13 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
                          test=test, correction=correction, alpha=float(alpha), confidence=float(conf),
                          topics={m: dict(v) for m, v in topic_info.items()}, family_size=fam,
                          B=int(B) if resampled else None, seed=used_seed if resampled else None,
-                         labels=dict(zip(runs, _letters(len(runs)), strict=True)) if baseline is None else {})
+                         labels=dict(zip(runs, _letters(len(runs)), strict=True)) if baseline is None else {},
+                         conventions=_kept(conv, list(mats)))
+
+
+def _kept(conv: dict, metrics: list[str]) -> dict:
+    """The conventions of the compared metrics only (a tidy table may hold more)."""
+    return {k: ({m: x for m, x in v.items() if m in metrics} if isinstance(v, dict) else v) for k, v in conv.items()}
 
 
 def _check_settings(test: str, correction: str, alpha: float, confidence: float | None, topics: str | None
@@ -447,6 +457,9 @@ class CompareResult:
     family_size : comparisons per metric the correction runs over
     B, seed : of a resampled test (None otherwise)
     labels : {run: letter} (all-pairs mode)
+    conventions : what shaped the scores (:func:`evalcore.legend.meta`: gains with their levels, relevance
+        threshold, depth, ranking order and ties, condensed lists, mean), from the collection or the tidy
+        table scored; empty for score matrices given as such. Every writer states it.
     """
     table: pd.DataFrame
     pairs: pd.DataFrame | None
@@ -462,6 +475,7 @@ class CompareResult:
     B: int | None = None
     seed: object = None
     labels: dict = field(default_factory=dict)
+    conventions: dict = field(default_factory=dict)
 
     # -- data ----------------------------------------------------------------------------
     def to_dataframe(self, details: bool = False, wide: bool = False) -> pd.DataFrame:
@@ -490,8 +504,10 @@ class CompareResult:
             return f"{n} topics ({POLICY_NAMES[policy]})"
         return "; ".join(f"{m}: {v['n_topics']} topics ({v['policy'] or 'as given'})" for m, v in self.topics.items())
 
-    def legend(self) -> str:
-        """One line: the test, the correction and its family, alpha, the marks, the topics."""
+    def legend(self, labels: Mapping[str, str] | None = None) -> str:
+        """One paragraph: the test, the correction and its family, alpha, the marks, the topics, and what shaped
+        the scores (:attr:`conventions`: gains with their levels, threshold, depth, ranking order, mean),
+        naming the metrics by :meth:`display_labels` (``labels``: your own)."""
         test = TEST_NAMES[self.test]
         if self.B is not None:
             test += f" (B = {self.B}, seed {self.seed})"
@@ -509,10 +525,14 @@ class CompareResult:
             head = (f"{test[0].upper()}{test[1:]} between every two runs, {corr}, alpha = {self.alpha:g}: the "
                     f"superscript letters name the runs a run is significantly better than ({p_is} < alpha, higher "
                     "mean)")
+        from .legend import sentence
         from .meta.pairs import ZERO_RTOL
 
+        shown = self.display_labels(labels)
+        settings = sentence(self.conventions, self.metrics, shown, topics=False) if self.conventions else \
+            "Scores given as matrices: their gains, threshold, depth and ranking order are not known here."
         return (f"{head}; per-topic differences within {ZERO_RTOL:g} x the largest |score| of 0 or of each other "
-                f"are ties; best mean per metric in bold. Means over {self.topics_statement()}.")
+                f"are ties; best mean per metric in bold. Means over {self.topics_statement()}. {settings}")
 
     # -- display tables ---------------------------------------------------------------------
     def display_labels(self, labels: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -579,7 +599,7 @@ class CompareResult:
         lines = ["| " + " | ".join(head) + " |",
                  "|" + "|".join([":---"] * len(lead) + ["---:"] * (len(head) - len(lead))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in body]
-        text = "\n".join(lines) + "\n\n" + md_escape(self.legend()) + "\n"
+        text = "\n".join(lines) + "\n\n" + md_escape(self.legend(labels)) + "\n"
         return _written(text, path)
 
     def to_latex(self, path: str | os.PathLike | None = None, *, digits: int = 4, details: bool = False,
@@ -605,7 +625,7 @@ class CompareResult:
         shown = self.display_labels(labels)
         k = len(groups[0][1])
         spec = "l" * len(lead) + "".join("r" * len(s) for _, s in groups)
-        leg = tex_escape(self.legend()).replace(GAIN, r"$\blacktriangle$").replace(LOSS, r"$\blacktriangledown$")
+        leg = tex_escape(self.legend(labels)).replace(GAIN, r"$\blacktriangle$").replace(LOSS, r"$\blacktriangledown$")
         out = [f"% {leg}"] if not environment else [r"\begin{table}", r"\centering",
                                                     rf"\caption{{{leg}}}"] + ([rf"\label{{{label}}}"] if label else [])
         out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
@@ -628,9 +648,11 @@ class CompareResult:
 
     def to_csv(self, path: str | os.PathLike | None = None, *, sep: str = ",", details: bool = True) -> str:
         """The tidy table as CSV (``sep="\\t"``: TSV) with the settings as columns (test, correction,
-        alpha, baseline, ``tie_rtol``: the relative tolerance of :data:`evalcore.meta.pairs.TIE_RULE`), so that
-        the file states what it holds; numbers with 12 significant digits, letters joined (``bc``), NA/NaN as
-        empty fields."""
+        alpha, baseline, ``tie_rtol``: the relative tolerance of :data:`evalcore.meta.pairs.TIE_RULE`; and from
+        :attr:`conventions`, per metric, ``gains`` and ``penalties`` with their levels, ``rel_threshold``,
+        ``mean_of_topics`` (arithmetic, geometric, sum), and ``order``, ``depth`` (``all``: whole lists),
+        ``condensed``; empty where the scores were given as matrices), so that the file states what it holds;
+        numbers with 12 significant digits, letters joined (``bc``), NA/NaN as empty fields."""
         t = self.to_dataframe(details=details)
         t.insert(2, "test", self.test)
         t.insert(3, "correction", self.correction)
@@ -642,6 +664,14 @@ class CompareResult:
         from .meta.pairs import ZERO_RTOL
 
         t["tie_rtol"] = ZERO_RTOL
+        for col, key, blank in (("gains", "gains", ""), ("penalties", "penalties", ""),
+                                ("rel_threshold", "rel_threshold", ""), ("mean_of_topics", "mean", "arithmetic")):
+            per = self.conventions.get(key) or {}
+            t[col] = [per.get(m, blank if self.conventions else "") for m in t["metric"]]
+        conv = self.conventions
+        t["order"] = conv.get("order") or ""
+        t["depth"] = ("all" if conv.get("depth") is None else conv["depth"]) if conv else ""
+        t["condensed"] = ("yes" if conv.get("condensed") else "no") if conv else ""
         text = t.to_csv(sep=sep, index=False, float_format="%.12g", lineterminator="\n")
         return _written(text, path)
 

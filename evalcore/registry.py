@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore eva
 __all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS",
            "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate",
            "evaluate_rows", "ScoreRows", "topic_means", "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC",
-           "policy_matrices", "conventions", "TopicSetWarning", "ThresholdWarning"]
+           "policy_matrices", "conventions", "metric_levels", "TopicSetWarning", "ThresholdWarning"]
 
 
 def resolve_metric(key: str, names: str | None = None, *, warn: bool = False) -> Resolved:
@@ -376,7 +376,8 @@ def _warn_topic_sets(notes: list[str]) -> None:
 def conventions(collection: Collection, *, gains=None, penalties=None) -> dict:
     """What shaped every number besides the metric's own parameters, as :func:`evaluate`'s ``attrs`` and
     every output state it: ``order`` (how each ranked list was ordered, :attr:`Collection.order`, and
-    ``order_text`` in words), ``depth`` (the depth the lists were cut at, None for whole lists), ``gains``
+    ``order_text`` in words), ``depth`` (the depth the lists were cut at, None for whole lists), ``condensed``
+    (unjudged documents removed first, :meth:`Collection.condensed`), ``gains``
     and ``penalties`` as used on the collection's levels, highest level first with each level named
     (``L3=3 : L2=2 : L1=1``, :func:`evalcore.gains.levels_statement`).
 
@@ -386,9 +387,35 @@ def conventions(collection: Collection, *, gains=None, penalties=None) -> dict:
     """
     K, names = collection.max_level, collection.level_names
     return {"order": collection.order, "order_text": ORDER_TEXT.get(collection.order, collection.order),
-            "depth": collection.depth_limit,
+            "depth": collection.depth_limit, "condensed": collection.condensed_lists,
             "gains": levels_statement(resolve_gains(gains, K), names) if K else None,
             "penalties": levels_statement(resolve_penalties(penalties, K), names) if K else None}
+
+
+def metric_levels(collection: Collection, key: str, names: str | None = None, *, gains=None, penalties=None
+                  ) -> dict[str, str]:
+    """The gains and penalties measure ``key`` used on the collection's levels, each written with its levels
+    highest first (:func:`evalcore.gains.levels_statement`): ``{"gains": ..., "penalties": ...}``, only those
+    the measure reads. A value the name fixes wins over the call's (``ndcg_cut.10``: gain = level, whatever
+    ``gains`` is; ``O-measure(gains=10:5:1)``).
+
+    >>> import evalcore
+    >>> c = evalcore.paper_examples()
+    >>> metric_levels(c, "ndcg_cut.10", gains="10:5:1"), metric_levels(c, "Q-measure", gains="10:5:1")
+    ({'gains': 'S=3 : A=2 : B=1'}, {'gains': 'S=10 : A=5 : B=1'})
+    """
+    K = collection.max_level
+    if not K:
+        return {}
+    r = resolve(key, names, warn=False)
+    spec = METRICS[r.base]
+    out = {}
+    if spec.uses_gains:
+        out["gains"] = levels_statement(resolve_gains(r.params.get("gains", gains), K), collection.level_names)
+    if spec.uses_penalties:
+        out["penalties"] = levels_statement(resolve_penalties(r.params.get("penalties", penalties), K),
+                                            collection.level_names)
+    return out
 
 
 def policy_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, topics: str | None = None,
@@ -460,6 +487,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     runs = list(collection.run_ids)
     used_topics: dict[str, dict] = {}
     used_threshold: dict[str, int] = {}
+    used_levels: dict[str, dict[str, str]] = {"gains": {}, "penalties": {}}
     parts = []   # (key, matrix over the policy's topics, their ids, the means)
     aggregate: dict[str, str] = {}
     settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
@@ -473,6 +501,8 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
         r = resolve(key, names, warn=False)
         if METRICS[r.base].uses_threshold:
             used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
+        for what, v in metric_levels(collection, key, names, gains=gains, penalties=penalties).items():
+            used_levels[what][key] = v
         spec = METRICS[r.base]
         aggregate[key] = "sum" if spec.count else "geometric" if spec.aggregate == "geometric" else mean
         parts.append((key, m, list(tids), _aggregate(key, m, mean, names)))
@@ -505,6 +535,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     policies = {v["policy"] for v in used_topics.values()}
     return ScoreRows(run_col, topic_col, metric_col, value,
                      {"topics": used_topics, "rel_threshold": used_threshold, "mean": mean,
+                      "metric_gains": used_levels["gains"], "metric_penalties": used_levels["penalties"],
                       "aggregate": aggregate, "policies": {k: POLICY_TEXT[k] for k in TOPIC_POLICIES if k in policies},
                       **conventions(collection, gains=gains, penalties=penalties)})
 
@@ -538,9 +569,12 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     ``AP(rel=2)``, wins over ``rel_threshold``); for the whole table:
     ``attrs["policies"]`` (each policy used, in words: ``trec_eval -c: ...``),
     ``attrs["order"]`` / ``attrs["order_text"]`` (the ranking order, with
-    its tie-breaking), ``attrs["depth"]`` and ``attrs["gains"]`` /
+    its tie-breaking), ``attrs["depth"]``, ``attrs["condensed"]`` and ``attrs["gains"]`` /
     ``attrs["penalties"]`` as used, highest level first with each level
-    named (:func:`conventions`). A name that evalcore and ir_measures compute
+    named (:func:`conventions`); per metric ``attrs["metric_gains"]`` / ``attrs["metric_penalties"]``
+    (the values each measure used, :func:`metric_levels`: a peer's name pins its own) and
+    ``attrs["aggregate"]``. :func:`evalcore.legend.meta` and :func:`evalcore.legend.sentence` state
+    them as JSON and in words. A name that evalcore and ir_measures compute
     alike per topic but average over different topics (``P@10``, ``RR``,
     ``AP(rel=2)``: NTCIREVAL's topics here, every qrels topic there) raises
     one :class:`TopicSetWarning` per call when ``topics`` is None and the two

@@ -11,16 +11,26 @@ Every format states the conventions that shaped each number, from ``df.attrs`` (
 document), the relevance threshold of a binary measure, the ranking order with its tie-breaking
 (:attr:`evalcore.Collection.order`) and the depth the lists were cut at:
 
-* ``tsv`` / ``csv`` - columns ``run, topic, metric, value, topics, rel_threshold, order, depth``;
-  ``topics`` is ``POLICY:N`` on the mean rows (``trec_eval:66``: trec_eval -c's topics, 66 of them)
-  and empty on per-topic rows; ``rel_threshold`` the level a binary measure counts as relevant (empty
-  for a graded one); ``order`` ``score`` (trec_eval's tie-breaking), ``rank``, ``file`` or ``given``;
-  ``depth`` the cut (``all``: whole lists);
-* ``jsonl`` - one ``{run, topic, metric, value, order, depth}`` object per line (``rel_threshold``
-  too for a binary measure); the mean rows also carry ``"topics": POLICY, "n_topics": N``;
+* ``tsv`` / ``csv`` - columns ``run, topic, metric, value, topics, rel_threshold, order, depth, gains,
+  mean, condensed`` (:data:`COLUMNS`); ``topics`` is ``POLICY:N`` on the mean rows (``trec_eval:66``:
+  trec_eval -c's topics, 66 of them) and empty on per-topic rows; ``rel_threshold`` the level a binary
+  measure counts as relevant (empty for a graded one); ``order`` ``score`` (trec_eval's tie-breaking),
+  ``rank``, ``file`` or ``given``; ``depth`` the cut (``all``: whole lists); ``gains`` the gains the
+  measure used, with their levels, highest first (``S=10 : A=5 : B=1``; empty for a measure that reads
+  no gains; a peer's name such as ``ndcg_cut.10`` shows its own gain = level); ``mean`` how a mean row
+  combines the topics (``arithmetic``, ``geometric``, ``sum``; empty on per-topic rows); ``condensed``
+  ``yes`` when unjudged documents were removed first. Read back with ``pandas.read_csv(path,
+  sep="\t", keep_default_na=False)`` (the header names every column; ``keep_default_na`` keeps the
+  empty cells and the run ``NA`` as text);
+* ``jsonl`` - one ``{run, topic, metric, value, order, depth, condensed}`` object per line
+  (``rel_threshold`` too for a binary measure, ``gains`` for a graded one); the mean rows also carry
+  ``"topics": POLICY, "n_topics": N`` and ``"mean"``;
 * ``trec_eval`` - trec_eval ``-q``'s layout, with its own ``num_q`` and ``relevance_level`` summary
-  lines, and three more in the same ``name<TAB>all<TAB>value`` form: ``topic_policy`` (``trec_eval-c``
-  or ``ntcireval``), ``ranking_order`` and ``depth``. trec_eval's format has no comment syntax, and the
+  lines, and more in the same ``name<TAB>all<TAB>value`` form: ``topic_policy`` (``trec_eval-c``
+  or ``ntcireval``), ``ranking_order``, ``depth``, ``condensed``, ``gains`` and ``mean``
+  (:func:`_trec_eval_settings`; every value one field without spaces). This is evalcore's own
+  trec_eval-like layout; ``evalcore trec_eval``, the drop-in, prints trec_eval's bytes and nothing
+  else. trec_eval's format has no comment syntax, and the
   programs that read it (trectools' ``TrecRes``, scripts splitting each line into three fields) take
   every line as ``measure topic value``: a ``#`` line would become a bogus measure or a parse error,
   whereas these lines read as three more summary values beside trec_eval's own ``runid``.
@@ -40,6 +50,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from ._atomic import write_text
+from .legend import compact
 from .texfmt import visible
 
 if TYPE_CHECKING:  # the writers take a DataFrame or evalcore.registry.ScoreRows; neither needs pandas here
@@ -47,7 +58,7 @@ if TYPE_CHECKING:  # the writers take a DataFrame or evalcore.registry.ScoreRows
 
     from .registry import ScoreRows
 
-__all__ = ["to_tsv", "to_csv", "to_jsonl", "to_trec_eval", "FORMATS", "write"]
+__all__ = ["to_tsv", "to_csv", "to_jsonl", "to_trec_eval", "FORMATS", "COLUMNS", "write"]
 
 MEAN_TOPIC = "all"   # evalcore.registry.MEAN_TOPIC (not imported: the writers need neither numpy kernels nor names)
 
@@ -111,23 +122,34 @@ def _shown_ids():
     return shown
 
 
+#: The columns of ``tsv`` and ``csv``, in order (the module doc says what each holds).
+COLUMNS = ("run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth", "gains", "mean",
+           "condensed")
+
+
 def _delimited(df: pd.DataFrame | ScoreRows, sep: str) -> Iterator[str]:
     _check(df)
     shown = _shown_ids() if sep == "\t" else str   # tsv is read on a terminal; csv keeps the exact ids
     topics = _topics_of(df)
     thresholds = df.attrs.get("rel_threshold") or {}
+    gains = df.attrs.get("metric_gains") or {}
+    means = df.attrs.get("aggregate") or {}
     order, depth = _order_depth(df)
-    tail = f"{sep}{order}{sep}{depth}\n"
-    yield sep.join(["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth"]) + "\n"
+    condensed = ("yes" if df.attrs.get("condensed") else "no") if order else ""
+    yield sep.join(COLUMNS) + "\n"
     for r, t, m, v in _rows(df):
-        note = _stated(topics, m) if t == MEAN_TOPIC else ""
-        yield f"{shown(r)}{sep}{shown(t)}{sep}{m}{sep}{_fmt(v)}{sep}{note}{sep}{thresholds.get(m, '')}{tail}"
+        mean_row = t == MEAN_TOPIC
+        note = _stated(topics, m) if mean_row else ""
+        yield (f"{shown(r)}{sep}{shown(t)}{sep}{m}{sep}{_fmt(v)}{sep}{note}{sep}{thresholds.get(m, '')}{sep}{order}"
+               f"{sep}{depth}{sep}{gains.get(m, '')}{sep}{means.get(m, '') if mean_row else ''}{sep}{condensed}\n")
 
 
 def _jsonl(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     _check(df)
     topics = _topics_of(df)
     thresholds = df.attrs.get("rel_threshold") or {}
+    gains = df.attrs.get("metric_gains") or {}
+    means = df.attrs.get("aggregate") or {}
     order, depth = _order_depth(df)
     for r, t, m, v in _rows(df):
         rec = {"run": r, "topic": t, "metric": m, "value": _json_value(v)}
@@ -135,8 +157,13 @@ def _jsonl(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
             rec.update(topics=topics[m]["policy"], n_topics=topics[m]["n_topics"])
         if m in thresholds:
             rec["rel_threshold"] = thresholds[m]
+        if m in gains:
+            rec["gains"] = gains[m]
+        if t == MEAN_TOPIC and m in means:
+            rec["mean"] = means[m]
         if order:
-            rec.update(order=order, depth=None if depth == "all" else int(depth))
+            rec.update(order=order, depth=None if depth == "all" else int(depth),
+                       condensed=bool(df.attrs.get("condensed")))
         yield json.dumps(rec) + "\n"
 
 
@@ -153,6 +180,7 @@ def _trec_eval(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
     levels = sorted(set((df.attrs.get("rel_threshold") or {}).values()))
     policies = sorted({t["policy"] for t in topics.values()})
     order, depth = _order_depth(df)
+    extra = list(_trec_eval_settings(df))
     shown = _shown_ids()
     for run, part in _groups(_rows(df), 0).items():
         for tpart in _groups((row for row in part if row[1] != MEAN_TOPIC), 1).values():
@@ -167,9 +195,28 @@ def _trec_eval(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
             yield f"{'topic_policy':<22}\tall\t{'trec_eval-c' if policies[0] == 'trec_eval' else policies[0]}\n"
         if order:
             yield f"{'ranking_order':<22}\tall\t{order}\n{'depth':<22}\tall\t{depth}\n"
+        yield from extra
         for _, t, m, v in part:
             if t == MEAN_TOPIC:
                 yield f"{m:<22}\tall\t{_fmt(v)}\n"
+
+
+def _trec_eval_settings(df: pd.DataFrame | ScoreRows) -> Iterator[str]:
+    """The summary lines of ``--output trec_eval`` after ``depth``: ``condensed`` (``yes``/``no``), ``gains``
+    (levels highest first, without spaces: ``S=10:A=5:B=1``; one line when every graded measure used the
+    same, else one ``gains(METRIC)`` line per measure) and ``mean`` (likewise ``mean(METRIC)`` when the
+    measures differ: ``arithmetic``, ``geometric``, ``sum``). Each value is one field without whitespace."""
+    a = df.attrs
+    if "order" in a:
+        yield f"{'condensed':<22}\tall\t{'yes' if a.get('condensed') else 'no'}\n"
+    for key, word in (("metric_gains", "gains"), ("aggregate", "mean")):
+        per = dict(a.get(key) or {})
+        values = {compact(str(v)) for v in per.values()}
+        if len(values) == 1:
+            yield f"{word:<22}\tall\t{values.pop()}\n"
+        elif values:
+            for m, v in per.items():
+                yield f"{f'{word}({m})':<22}\tall\t{compact(str(v))}\n"
 
 
 def _emit(lines: Iterator[str], path) -> str:
@@ -180,8 +227,7 @@ def _emit(lines: Iterator[str], path) -> str:
 
 
 def to_tsv(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None) -> str:
-    """Tab-separated ``run, topic, metric, value, topics, rel_threshold, order, depth`` (the default
-    ``--output tsv``; see the module doc)."""
+    """Tab-separated :data:`COLUMNS` (the default ``--output tsv``; see the module doc)."""
     return _emit(_delimited(df, "\t"), path)
 
 
@@ -198,7 +244,7 @@ def to_jsonl(df: pd.DataFrame | ScoreRows, path: str | os.PathLike | None = None
     >>> import json
     >>> json.loads(to_jsonl(df).splitlines()[0])       # doctest: +NORMALIZE_WHITESPACE
     {'run': 'X', 'topic': 'all', 'metric': 'map', 'value': 0.1111111111111111, 'topics': 'trec_eval',
-     'n_topics': 3, 'rel_threshold': 1, 'order': 'given', 'depth': None}
+     'n_topics': 3, 'rel_threshold': 1, 'mean': 'arithmetic', 'order': 'given', 'depth': None, 'condensed': False}
     """
     return _emit(_jsonl(df), path)
 

@@ -143,9 +143,13 @@ def test_every_output_states_the_order_the_topics_the_threshold_and_the_depth(cl
     lines = capsys.readouterr().out.splitlines()
     head = lines[0].split("\t")
     rows = [dict(zip(head, ln.split("\t"), strict=True)) for ln in lines[1:]]
-    assert head == ["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth"]
-    assert {(r["metric"], r["topics"], r["rel_threshold"], r["order"], r["depth"]) for r in rows} == {
-        ("map", "trec_eval:66", "1", "file", "100"), ("Q-measure", "ntcireval:65", "", "file", "100")}
+    assert head == ["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth", "gains", "mean",
+                    "condensed"]
+    # clef2015 has levels 0-2: the default gains are gain(L) = L, written highest level first with the levels
+    assert {(r["metric"], r["topics"], r["rel_threshold"], r["order"], r["depth"], r["gains"], r["mean"])
+            for r in rows} == {
+        ("map", "trec_eval:66", "1", "file", "100", "", "arithmetic"),
+        ("Q-measure", "ntcireval:65", "", "file", "100", "L2=2 : L1=1", "arithmetic")}
     assert main(base + ["--output", "trec_eval"]) == 0
     summary = {ln.split("\t")[0].strip(): ln.split("\t")[2] for ln in capsys.readouterr().out.splitlines()}
     assert summary["topic_policy"] == "trec_eval-c" and summary["ranking_order"] == "file"

@@ -202,10 +202,11 @@ def test_output_trec_eval_layout(capsys):
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert all(len(x) == 3 for x in lines)
     c = evalcore.paper_examples()
-    first = lines[: 2 * c.n_topics + 8]
+    first = lines[: 2 * c.n_topics + 10]
     assert [x[1] for x in first[: 2 * c.n_topics]] == [t for t in c.topic_ids for _ in range(2)]
     assert [x[0].strip() for x in first[2 * c.n_topics:]] == ["runid", "num_q", "relevance_level", "topic_policy",
-                                                             "ranking_order", "depth", "AP", "P_2"]
+                                                             "ranking_order", "depth", "condensed", "mean", "AP",
+                                                             "P_2"]
     assert [x[2] for x in first[2 * c.n_topics + 1: 2 * c.n_topics + 3]] == [str(c.n_topics), "1"]
     assert first[2 * c.n_topics] [1:] == ["all", c.run_ids[0]]
     assert first[0][0] == "AP".ljust(22)                                   # trec_eval's %-22s
@@ -217,7 +218,8 @@ def test_output_jsonl(capsys):
     assert main(["evaluate", "--paper-examples", "--metrics", "NWRR", "--output", "jsonl"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert rows[-1] == {"run": "S-at-3", "topic": "all", "metric": "NWRR", "value": pytest.approx(0.2),
-                        "topics": "ntcireval", "n_topics": 3, "order": "given", "depth": None}
+                        "topics": "ntcireval", "n_topics": 3, "mean": "arithmetic", "order": "given", "depth": None,
+                        "condensed": False}
     assert len(rows) == evalcore.paper_examples().n_runs
 
 
@@ -227,7 +229,8 @@ def test_cli_reads_jsonl_runs(tmp_path, capsys):
                                       '{"query_id": "t1", "doc_id": "a", "score": 1}\n')
     assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.jsonl"),
                  "--metrics", "recip_rank"]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "r\tall\trecip_rank\t0.5\ttrec_eval:1\t1\tscore\tall"
+    assert capsys.readouterr().out.splitlines()[1] == \
+        "r\tall\trecip_rank\t0.5\ttrec_eval:1\t1\tscore\tall\t\tarithmetic\tno"
 
 
 # -- ir_datasets-style iterables and pyarrow Tables ---------------------------------------------------------

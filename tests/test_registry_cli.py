@@ -108,14 +108,14 @@ def test_beta_equivalence_via_registry():
 def test_cli_tsv_per_topic_paper_examples(capsys):
     assert main(["evaluate", "--paper-examples", "--metrics", "P-measure", "--per-topic"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "run\ttopic\tmetric\tvalue\ttopics\trel_threshold\torder\tdepth"
+    assert lines[0] == "run\ttopic\tmetric\tvalue\ttopics\trel_threshold\torder\tdepth\tgains\tmean\tcondensed"
     rows = {(r, t): float(v) for r, t, m, v, *_ in (ln.split("\t") for ln in lines[1:])}
     assert rows[("Z", "T3")] == pytest.approx(6 / 7, abs=1e-11)      # 003 Fig. 3, System Z
     assert rows[("inverse", "T3")] == 1.0
     assert rows[("Z", "all")] == pytest.approx(6 / 7 / 3, abs=1e-11)
     # at least 10 significant digits
     assert [ln for ln in lines if ln.startswith("Z\tT3")][0].endswith(
-        "\t0.857142857143\t\t\tgiven\tall")   # topics: blank per topic
+        "\t0.857142857143\t\t\tgiven\tall\tS=3 : A=2 : B=1\t\tno")   # topics, mean: blank per topic
 
 
 def test_cli_gains_highest_first_equals_preset(capsys):

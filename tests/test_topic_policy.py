@@ -93,8 +93,10 @@ def test_cli_topics_option_and_statement(tiny, capsys):
     base = ["evaluate", "--qrels", str(d / "q.txt"), "--run", str(d / "r.txt"), "--metrics", "map", "AP"]
     assert main(base) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
-    assert rows[0] == ["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth"]
-    assert [r[4:] for r in rows[1:]] == [["trec_eval:3", "1", "score", "all"], ["ntcireval:2", "1", "score", "all"]]
+    assert rows[0] == ["run", "topic", "metric", "value", "topics", "rel_threshold", "order", "depth", "gains", "mean",
+                       "condensed"]
+    assert [r[4:] for r in rows[1:]] == [["trec_eval:3", "1", "score", "all", "", "arithmetic", "no"],
+                                         ["ntcireval:2", "1", "score", "all", "", "arithmetic", "no"]]
     assert main(base + ["--topics", "trec_eval", "--output", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["settings"]["topic_policy"]["AP"] == {"policy": "trec_eval", "n_topics": 3}
@@ -106,7 +108,7 @@ def test_cli_topics_option_and_statement(tiny, capsys):
     assert "neither a topic policy (trec_eval, ntcireval)" in capsys.readouterr().err
     # a number is still the topics of --simulated
     assert main(["evaluate", "--simulated", "--topics", "4", "--systems", "2", "--metrics", "P_5"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].endswith("\ttrec_eval:4\t1\tgiven\tall")
+    assert capsys.readouterr().out.splitlines()[1].endswith("\ttrec_eval:4\t1\tgiven\tall\t\tarithmetic\tno")
 
 
 def test_the_topic_policy_is_saved_read_back_and_refused_where_unused(tiny, capsys, tmp_path):

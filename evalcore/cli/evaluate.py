@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import registry, writers
+from .. import legend, registry, writers
 from .._atomic import check_output_file, write_text
 from ..gains import level_label, resolve_gains, resolve_penalties
 from ..settings import dump_settings
@@ -32,10 +32,13 @@ def register(sub, data: argparse.ArgumentParser) -> None:
     ev = sub.add_parser(
         "evaluate", parents=[data], help="score every run on every topic", conflict_handler="resolve",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score runs. Output (tsv): a header run<TAB>topic<TAB>metric<TAB>value<TAB>topics, one "
-                    "line per (run, topic, metric) with --per-topic, and lines with topic 'all' holding the means "
-                    "(12 significant digits) and, in the topics column, the topics they ran over (trec_eval:66 = "
-                    "trec_eval's policy, 66 topics; see --topics).\n\nMetric keys: " + ", ".join(registry.METRIC_KEYS) +
+        description="Score runs. Output (tsv): a header run<TAB>topic<TAB>metric<TAB>value<TAB>topics<TAB>"
+                    "rel_threshold<TAB>order<TAB>depth<TAB>gains<TAB>mean<TAB>condensed, one line per (run, topic, "
+                    "metric) with --per-topic, and lines with topic 'all' holding the means (12 significant "
+                    "digits) and, in the topics column, the topics they ran over (trec_eval:66 = trec_eval's "
+                    "policy, 66 topics; see --topics); each line states the gains its measure used (levels "
+                    "highest first), its threshold, the ranking order, the depth and the mean.\n\nMetric keys: "
+                    + ", ".join(registry.METRIC_KEYS) +
                     " (cutoff metrics: nDCG@10, P@5, ...; Q-measure@1000 etc. also take a cutoff), with "
                     "parameters such as AP(rel=2) or Q-measure(beta=2)@100, and the ir_measures / trec_eval / "
                     "NTCIREVAL names 'evalcore metrics' lists (map, P_10, ndcg_cut.10, P-plus, ...).",
@@ -45,10 +48,13 @@ def register(sub, data: argparse.ArgumentParser) -> None:
     add_metrics_option(ev, "default: every evalcore key")
     ev.add_argument("--per-topic", action="store_true", help="also print per-topic values")
     ev.add_argument("--output", choices=OUTPUTS, default="tsv",
-                    help="tsv (default), csv, json (one object with the settings), jsonl (one {run, topic, "
-                         "metric, value} object per line), trec_eval (trec_eval -q's layout: "
-                         "measure<TAB>topic<TAB>value; per run the per-topic lines, then 'runid all NAME', num_q, "
-                         "relevance_level and the means). Every format states the topics the means ran over")
+                    help="tsv (default), csv, json (one object with the settings and a 'meta' object: gains, "
+                         "thresholds, topics, means, order, depth), jsonl (one {run, topic, metric, value, ...} "
+                         "object per line), trec_eval (trec_eval -q's layout: measure<TAB>topic<TAB>value; per run "
+                         "the per-topic lines, then 'runid all NAME', num_q, relevance_level, topic_policy, "
+                         "ranking_order, depth, condensed, gains, mean and the means; not the drop-in, which is "
+                         "'evalcore trec_eval'). Every format states the gains, threshold, topics, ranking order, "
+                         "depth and mean behind its numbers (docs/cli.md, 'Output')")
     ev.add_argument("--report", action="store_true", help="print the load summary to stderr")
     add_topics_option(ev, data)
     ev.set_defaults(func=run_evaluate, topic_policy=None)
@@ -153,7 +159,8 @@ def run_evaluate(args) -> int:
                         order_text=a.get("order_text"), depth=a.get("depth"))
         json.dump({"collection": c.name, "runs": list(c.run_ids), "topics": list(c.topic_ids),
                    "topics_without_relevant": list(c.topics_without_relevant),
-                   "settings": settings, "results": [dict(zip(df.columns, row, strict=True)) for row in df.rows()]},
+                   "settings": settings, "meta": legend.meta(df.attrs),
+                   "results": [dict(zip(df.columns, row, strict=True)) for row in df.rows()]},
                   out, indent=1)
         out.write("\n")
     else:

@@ -2,8 +2,8 @@
 
 plotly is optional (``pip install "evalcore-ir[plot]"``) and imported when the first figure is built:
 ``import evalcore`` and ``import evalcore.figures`` import neither plotly nor streamlit. Every function
-returns a ``plotly.graph_objects.Figure``; ``fig.show()`` draws it, ``fig.write_image("f.svg")`` writes
-a vector file (plotly's kaleido), ``fig.write_html`` an interactive page.
+returns a ``plotly.graph_objects.Figure``; ``fig.show()`` draws it, :func:`save` writes it as SVG, PDF or
+PNG (plotly's kaleido: ``pip install "evalcore-ir[image]"``) or HTML (no extra), at a slide's 16:9 or 4:3.
 
 From evalcore's result objects::
 
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 __all__ = [
     # one call from a result
     "ranking", "kendall_heatmap", "swap_curves", "asl_curves", "pvalue_curves", "forest_plot", "gain_sweep",
-    "stability_curves", "spread", "means_table",
+    "stability_curves", "spread", "means_table", "save", "add_caption", "SAVE_FORMATS", "SLIDE_SIZES",
     # building blocks (tidy tables)
     "ranking_bars", "rank_shift", "topic_heatmap", "run_difference", "depth_ecdf", "tau_scale", "tau_heatmap",
     "lines", "stability_scatter", "playground_chart", "share_bars", "spread_bars", "setting_points",
@@ -128,17 +128,91 @@ def means_table(results: pd.DataFrame) -> pd.DataFrame:
     return wide.loc[runs, order]
 
 
-def ranking(results: pd.DataFrame, metric: str | None = None, *, highlight: str | None = None) -> go.Figure:
+def ranking(results: pd.DataFrame, metric: str | None = None, *, highlight: str | None = None,
+            caption: str | None = None) -> go.Figure:
     """Mean of one metric per run, best first (the dashboard's Rankings chart).
 
     ``results``: :func:`evalcore.evaluate`'s frame or a table of means (:func:`means_table`);
-    ``metric`` defaults to the first; ``highlight`` a run drawn in orange."""
+    ``metric`` defaults to the first; ``highlight`` a run drawn in orange. The figure's caption (below the
+    plot, :func:`add_caption`) states what shaped the means: from evaluate's frame its gains with their
+    levels, threshold, depth, ranking order and mean (:func:`evalcore.legend.sentence`); ``caption``: your
+    own text instead ("" for none)."""
     means = means_table(results)
     if metric is None:
         metric = str(means.columns[0])
     if metric not in means.columns:
         raise ValueError(f"metric {metric!r} is not in the results; they hold {', '.join(map(str, means.columns))}")
-    return ranking_bars(means, metric, highlight=highlight)
+    fig = ranking_bars(means, metric, highlight=highlight)
+    if caption is None:
+        caption = _stated(results, metric)
+    return add_caption(fig, caption) if caption else fig
+
+
+def _stated(results: pd.DataFrame, metric: str) -> str:
+    """What shaped ``metric``'s numbers in ``results`` (evaluate's attrs), in words; "" when not known."""
+    a = getattr(results, "attrs", {}) or {}
+    if "order" not in a:
+        return ""
+    from ..legend import meta, sentence
+
+    m = meta(a)
+    one = {k: ({metric: v[metric]} if metric in v else {}) if isinstance(v, dict) else v for k, v in m.items()}
+    return sentence(one, [metric])
+
+
+def add_caption(fig: go.Figure, text: str, *, line: int = 110) -> go.Figure:
+    """``fig`` with ``text`` as a caption below the plot (small grey type, wrapped at ``line`` characters,
+    the bottom margin grown to hold it), so an exported or pasted chart carries its conventions. Returns
+    the same figure."""
+    lines: list[str] = []
+    for word in plot_text(text, limit=10_000).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= line:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    margin = fig.layout.margin
+    bottom = (margin.b or 10) + 16 * len(lines) + 40
+    fig.update_layout(margin={"b": bottom}, height=(fig.layout.height or 420) + 16 * len(lines) + 30)
+    fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=0, y=0, xanchor="left",
+                       yanchor="top", yshift=-(bottom - 16 * len(lines) - 8), showarrow=False, align="left",
+                       font={"size": 11, "color": GREY})
+    return fig
+
+
+#: The file types :func:`save` writes, and the plotly writer of each.
+SAVE_FORMATS = ("svg", "pdf", "png", "html")
+#: Slide shapes for :func:`save` (``shape=``): width and height in pixels.
+SLIDE_SIZES = {"16:9": (1280, 720), "4:3": (1024, 768)}
+
+
+def save(fig: go.Figure, path, *, shape: str | None = "16:9", scale: float = 2.0) -> str:
+    """Write ``fig`` to ``path``: ``.svg``, ``.pdf``, ``.png`` (plotly's ``write_image``, which needs
+    kaleido: ``pip install "evalcore-ir[image]"``) or ``.html`` (no extra dependency). ``shape``: a slide's
+    proportions, ``"16:9"`` (1280 x 720, the default) or ``"4:3"`` (1024 x 768), or None for the figure's own
+    size; ``scale`` multiplies the pixels of a PNG. Returns the path written. Without kaleido an
+    ``ImportError`` names the extra to install (and says that ``.html`` needs none)."""
+    import os
+
+    path = os.fspath(path)
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    if ext not in SAVE_FORMATS:
+        raise ValueError(f"save writes {', '.join('.' + f for f in SAVE_FORMATS)}; got {path!r}")
+    if shape is not None and shape not in SLIDE_SIZES:
+        raise ValueError(f"shape must be one of {', '.join(SLIDE_SIZES)} or None; got {shape!r}")
+    size = dict(zip(("width", "height"), SLIDE_SIZES[shape], strict=True)) if shape else {}
+    if ext == "html":
+        if size:
+            fig = type(fig)(fig).update_layout(**size)
+        fig.write_html(path, include_plotlyjs=True, full_html=True)
+        return path
+    from importlib.util import find_spec
+
+    if find_spec("kaleido") is None:      # plotly's image writer
+        raise ImportError(f"writing .{ext} needs kaleido, plotly's image export: pip install \"evalcore-ir[image]\" "
+                          "(or kaleido>=1.0; it draws with a Chrome or Chromium found on the machine); "
+                          ".html needs no extra")
+    fig.write_image(path, format=ext, scale=scale if ext == "png" else 1, **size)
+    return path
 
 
 def kendall_heatmap(result, *, title: str | None = None, cell_text: bool = True, alpha: float = 0.01

@@ -93,6 +93,40 @@ def render(e, *, command: str = "", table_dir: str = "") -> str:
     return "\n".join(out)
 
 
+def conventions(e) -> dict:
+    """What shaped every number of the report, as the columns each table's CSV carries (same value on every
+    row): ``gains`` and ``penalties`` with their levels, highest first (Tables 5-6 vary the gains: there the
+    column is ``default_gains``, the rows name their own), ``beta``, ``rel_threshold`` (RR, AveP and the run
+    selection), ``depth`` (``all``: whole lists), ``order`` (the ranking order; ``score`` breaks exact ties
+    by document id descending, as trec_eval), ``condensed``, ``topics`` (the topics each mean runs over:
+    ``ntcireval``, those with a relevant document) and ``mean``."""
+    s, d = e.settings, e.settings.get("data", {})
+    return {"gains": s.get("gains_levels", s["gains"]), "penalties": s.get("penalties_levels", s["penalties"]),
+            "beta": s["beta"], "rel_threshold": s["rel_threshold"], "depth": d.get("depth") or "all",
+            "order": d.get("order", "score"), "condensed": "yes" if d.get("condensed") else "no",
+            "topics": "ntcireval", "mean": "arithmetic"}
+
+
+def conventions_text(e) -> str:
+    """:func:`conventions` in words, for the LaTeX captions (the Markdown states them in its data lines)."""
+    from ..specs import ORDER_TEXT
+
+    c = conventions(e)
+    depth = "whole ranked lists" if c["depth"] == "all" else f"lists cut at rank {c['depth']}"
+    return (f"Gains {c['gains']} (highest level first), beta = {float(c['beta']):g}, NWRR penalties {c['penalties']}; "
+            f"RR and AveP count level >= {c['rel_threshold']} as relevant; {depth}"
+            + ("; condensed (unjudged documents removed first)" if c["condensed"] == "yes" else "")
+            + f"; ranking: {ORDER_TEXT.get(str(c['order']), c['order'])}; arithmetic means over the topics with "
+            "a relevant document.")
+
+
+def _with_conventions(e, stem: str, numeric):
+    cols = conventions(e)
+    if stem.startswith(("table5", "table6")):
+        cols = {("default_gains" if k == "gains" else k): v for k, v in cols.items()}
+    return numeric.assign(**cols)
+
+
 def report_paths(out_dir, markdown=None) -> tuple[Path, Path, str]:
     """(table directory, Markdown file, the table directory as the Markdown refers to it)."""
     out_dir = Path(out_dir)
@@ -106,12 +140,14 @@ def report_paths(out_dir, markdown=None) -> tuple[Path, Path, str]:
 
 def report_files(e, out_dir, *, markdown=None, command: str = "") -> dict[Path, str]:
     """Every file of the report, in memory: each table as CSV and LaTeX in ``out_dir`` and the Markdown
-    report (default ``out_dir/report.md``), path -> text. What :func:`write_report` writes, and what the
+    report (default ``out_dir/report.md``), path -> text. Each CSV ends with the :func:`conventions` columns,
+    each LaTeX caption with :func:`conventions_text`. What :func:`write_report` writes, and what the
     dashboard's Report page offers as downloads (the same bytes for the same experiment and command)."""
     out_dir, md, table_dir = report_paths(out_dir, markdown)
     files: dict[Path, str] = {}
     for t in e.tables:
-        files.update(table_files(out_dir, t.stem, t.numeric, t.display, t.caption))
+        files.update(table_files(out_dir, t.stem, _with_conventions(e, t.stem, t.numeric), t.display,
+                                 f"{t.caption} {conventions_text(e)}"))
     files[md] = render(e, command=command, table_dir=table_dir)
     return files
 
