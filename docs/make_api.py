@@ -23,7 +23,8 @@ TARGET = ROOT / "docs" / "api.md"
 #: the modules of the reference, in reading order (the package's own exports first)
 MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors",
            "evalcore.io.limits", "evalcore.collection", "evalcore.registry",
-           "evalcore.specs", "evalcore.names", "evalcore.metrics", "evalcore.trec_measures", "evalcore.gains",
+           "evalcore.specs", "evalcore.names", "evalcore.metrics", "evalcore.trec_measures", "evalcore.cwl",
+           "evalcore.gains",
            "evalcore.writers",
            "evalcore.comparison", "evalcore.simulate", "evalcore.settings", "evalcore.app_settings",
            "evalcore.workload", "evalcore.meta", "evalcore.meta.pairs", "evalcore.meta.repeat", "evalcore.meta.reuse",

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 
 from .names import Resolved, refusals
-from .specs import METRICS, MetricSpec
+from .specs import METRICS, MetricSpec, spelled
 
 #: ir_measures 0.4.3's measures that need only qrels and a run, with their parameters (SUPPORTED_PARAMS)
 IRM_PARAMS: dict[str, tuple[str, ...]] = {
@@ -41,7 +41,21 @@ IRM_PARAMS: dict[str, tuple[str, ...]] = {
     "Rprec": ("rel", "judged_only"), "RR": ("cutoff", "rel", "judged_only"), "SetAP": ("rel", "judged_only"),
     "SetF": ("rel", "beta", "judged_only"), "SetP": ("rel", "relative", "judged_only"), "SetR": ("rel",),
     "Success": ("cutoff", "rel", "judged_only"), "RBP": ("cutoff", "p", "rel"),
+    # cwl_eval's (evalcore.cwl) and the accuracy provider's
+    "BPM": ("cutoff", "T", "min_rel", "max_rel"), "SDCG": ("cutoff", "dcg", "min_rel", "max_rel"),
+    "NERR8": ("cutoff", "min_rel", "max_rel"), "NERR9": ("cutoff", "min_rel", "max_rel"),
+    "NERR10": ("p", "min_rel", "max_rel"), "NERR11": ("T", "min_rel", "max_rel"),
+    "INST": ("T", "min_rel", "max_rel"), "INSQ": ("T", "min_rel", "max_rel"), "Accuracy": ("cutoff", "rel"),
 }
+#: parameters without which no provider of the default pipeline computes the measure (cwl_eval's ``required=True``)
+IRM_REQUIRED: dict[str, tuple[str, ...]] = {
+    "RBP": ("rel",), **{m: ("max_rel",) for m in ("BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST",
+                                                  "INSQ")}}
+IRM_WHY_REQUIRED = {
+    "RBP": "cwl_eval computes RBP on relevance 0/1 at rel=; graded RBP is its trectools provider, which is not in "
+           "its default pipeline (trec_eval's graded rbp is evalcore's RBP-graded)"}
+#: ir_measures' defaults of parameters that are also the call's settings (RBP's p): the name pins them
+IRM_DEFAULTS: dict[str, dict] = {"RBP": {"p": 0.8}}
 #: ir_measures' other names of those measures, with the parameters the alias sets
 ALIASES: dict[str, tuple[str, dict]] = {
     "MAP": ("AP", {}), "BPref": ("Bpref", {}), "NDCG": ("nDCG", {}), "Precision": ("P", {}), "Recall": ("R", {}),
@@ -128,9 +142,25 @@ def read_ir_measures(text: str, base: str, raw: str | None, cut: str | None) -> 
     for rule in refusals().get(("ir_measures", name.lower()), ()):
         if rule.name == name and rule.applies(cut is not None):
             raise _refuse(text, rule.reason)
+    _provider_args(text, name, args)
+    spec = _spec_for(name, args)
+    if spec is None:
+        return None
+    return _resolved(text, name, spec, args)
+
+
+def _provider_args(text: str, name: str, args: dict) -> None:
+    """``args`` as the provider that ir_measures' default pipeline gives ``name`` reads them (in place):
+    refused where none does; the parameters that select evalcore's measure (gains for gdeval's nDCG, RR@k's
+    tie order, IPrec's count rule) and ir_measures' defaults that the call's settings must not replace."""
+    missing = [k for k in IRM_REQUIRED.get(name, ()) if k not in args]
+    if missing:
+        raise _refuse(text, f"ir_measures' {name} needs {missing[0]}= (no provider of ir_measures 0.4.3's default "
+                            f"pipeline computes it without: {IRM_WHY_REQUIRED.get(name, 'cwl_eval requires it')})")
     dcg = args.pop("dcg", "log2")
-    if dcg not in ("log2", "exp-log2"):
-        raise ValueError(f"{text!r}: ir_measures' nDCG takes dcg='log2' or dcg='exp-log2'; got {dcg!r}")
+    if dcg not in ("log2", "exp-log2") or (name != "nDCG" and dcg != "log2"):
+        raise ValueError(f"{text!r}: ir_measures' {name} takes "
+                         + ("dcg='log2' or dcg='exp-log2'" if name == "nDCG" else "only dcg='log2'") + f"; got {dcg!r}")
     if dcg == "exp-log2":
         if "gains" in args or args.get("judged_only"):
             raise _refuse(text, "no provider of ir_measures 0.4.3 computes nDCG(dcg='exp-log2') with gains= or "
@@ -149,40 +179,33 @@ def read_ir_measures(text: str, base: str, raw: str | None, cut: str | None) -> 
         args["ties"] = "ir_measures"
     if name == "IPrec":
         args["count_rule"] = "trunc"       # pytrec_eval is trec_eval 9: (long)(x R + 0.9)
-    spec = _spec_for(name, args)
-    if spec is None:
-        return None
+    for k, v in IRM_DEFAULTS.get(name, {}).items():
+        args.setdefault(k, v)
+
+
+def _resolved(text: str, name: str, spec: MetricSpec, args: dict) -> Resolved:
+    """The :class:`Resolved` of ir_measures' ``name`` with ``args`` (:func:`_provider_args`), computed as
+    ``spec``: each ir_measures parameter as the registry's."""
     params: dict = {"gains": None} if any(p.name == "gains" for p in spec.params) else {}
     cutoff = at = None
     for k, v in args.items():
-        if k in SELECTORS:
+        if k in SELECTORS or (k == "rel" and spec.key == "NumRet"):
             continue
         if k == "cutoff":
-            if spec.cutoff == "none":
-                raise ValueError(f"{text!r}: ir_measures' {name} takes no cutoff here")
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"cutoff of {text!r} must be a whole number >= 1")
-            cutoff = v
-            continue
-        if k in ("ties", "count_rule"):
+            cutoff = _irm_cutoff(text, name, spec, v)
+        elif k in ("ties", "count_rule"):
             params[k] = v
-            continue
-        if k == "rel" and spec.key == "NumRet":
-            continue
-        pname = RENAMED.get(k, k)
-        prm = next((p for p in spec.params if p.name == pname), None)
-        if prm is None:
-            if k == "judged_only" and not v:
-                continue
-            raise ValueError(f"{text!r}: evalcore's {spec.key} has no {k}=")
-        if k == "gains":
+        elif k == "gains":
             params["gains"] = v if isinstance(v, str) else gains_text(v)
-        elif prm.kind == "bool":
-            params[pname] = bool(v)
         else:
-            params[pname] = prm.parse(str(v))
+            prm = next((p for p in spec.params if p.name == RENAMED.get(k, k)), None) or spelled(spec, k)
+            if prm is None:
+                if k == "judged_only" and not v:
+                    continue
+                raise ValueError(f"{text!r}: evalcore's {spec.key} has no {k}=")
+            params[prm.name] = _irm_value(text, k, prm, v)
             if prm is spec.at:
-                at = f"{params[pname]:g}"
+                at = f"{params[prm.name]:g}"
     if spec.cutoff == "required" and cutoff is None:
         raise ValueError(f"{text!r} needs a cutoff, e.g. {name}@10")
     if spec.at is not None and at is None:
@@ -190,3 +213,25 @@ def read_ir_measures(text: str, base: str, raw: str | None, cut: str | None) -> 
     if not params.get("judged_only", True):
         params.pop("judged_only")
     return Resolved(spec.key, cutoff, params, "ir_measures", at)
+
+
+def _irm_cutoff(text: str, name: str, spec: MetricSpec, v) -> int:
+    if spec.cutoff == "none":
+        raise ValueError(f"{text!r}: ir_measures' {name} takes no cutoff here")
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"cutoff of {text!r} must be a whole number >= 1")
+    return v
+
+
+def _irm_value(text: str, k: str, prm, v):
+    """ir_measures' value ``v`` of parameter ``k`` as the registry's ``prm`` takes it (a whole number where
+    ir_measures wants a float is read as that float: ``T=3`` is ``T=3.0``)."""
+    if prm.kind == "bool":
+        return bool(v)
+    if prm.kind == "int" and (isinstance(v, bool) or not isinstance(v, int)):
+        raise ValueError(f"{text!r}: {k} must be a whole number (ir_measures' int); got {v!r}")
+    try:
+        return prm.parse(str(v))
+    except ValueError:
+        bounds = prm.bounds_text()
+        raise ValueError(f"{text!r}: bad value {v!r} for {k}" + (f" (must be {bounds})" if bounds else "")) from None

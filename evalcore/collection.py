@@ -189,6 +189,12 @@ class Collection:
         (empty when no tie moves a document); None: not known (a collection
         built by hand, or read in another order), the lists as they are.
         :meth:`in_order` applies it.
+    input_order : int64 array (n_moves, 4) or None
+        The same for the providers that sort a run with Python's stable sort on the score alone (cwl_eval's
+        C/W/L measures, the accuracy provider): score descending in double precision, ties in the run's own
+        order (the file's lines, a dict's or DataFrame's rows). Rows ``(run, topic, rank0, rank0 in that
+        order)``; filled by the loader for ``order="score"``; None: not known, the lists as they are.
+        ``in_order("input")`` applies it.
     """
 
     levels: np.ndarray
@@ -207,6 +213,7 @@ class Collection:
     depth_limit: int | None = None
     condensed_lists: bool = False
     ir_measures_order: np.ndarray | None = None
+    input_order: np.ndarray | None = None
 
     def __post_init__(self):
         if self.topics_without_relevant is None:
@@ -249,7 +256,8 @@ class Collection:
             )
 
     def _check_side_arrays(self, lv: np.ndarray) -> None:
-        """The optional arrays beside ``levels`` (``unjudged``, ``no_relevant``, ``ir_measures_order``) agree
+        """The optional arrays beside ``levels`` (``unjudged``, ``no_relevant``, ``ir_measures_order``,
+        ``input_order``) agree
         with it; checked once, in :meth:`__post_init__`."""
         both = set(self.topics_without_relevant) & set(self.topic_ids)
         if both:
@@ -263,13 +271,15 @@ class Collection:
         if side is not None and (side.run_ids != self.run_ids or side.topic_ids != self.topics_without_relevant):
             raise ValueError("no_relevant must hold the same runs and the topics_without_relevant, in order; got "
                              f"runs {list(side.run_ids)[:3]}, topics {list(side.topic_ids)[:3]}")
-        moves = self.ir_measures_order
-        if moves is not None:
+        for attr in ("ir_measures_order", "input_order"):
+            moves = getattr(self, attr)
+            if moves is None:
+                continue
             mv = np.asarray(moves, dtype=np.int64).reshape(-1, 4)
             if mv.size and (mv.min() < 0 or mv[:, 0].max() >= lv.shape[0] or mv[:, 1].max() >= lv.shape[1]
                             or mv[:, 2:].max() >= lv.shape[2]):
-                raise ValueError("ir_measures_order holds a (run, topic, rank) outside the levels tensor")
-            object.__setattr__(self, "ir_measures_order", mv)
+                raise ValueError(f"{attr} holds a (run, topic, rank) outside the levels tensor")
+            object.__setattr__(self, attr, mv)
 
     # -- shape -------------------------------------------------------------
     @property
@@ -319,6 +329,9 @@ class Collection:
             h.update(self.no_relevant.fingerprint.encode())
         if self.ir_measures_order is not None and self.ir_measures_order.size:
             h.update(self.ir_measures_order.tobytes())
+        if self.input_order is not None and self.input_order.size:
+            h.update(b"input")
+            h.update(self.input_order.tobytes())
         return h.hexdigest()
 
     # -- derived views -----------------------------------------------------
@@ -364,14 +377,16 @@ class Collection:
 
     def in_order(self, ties: str) -> Collection:
         """The same lists with score ties ordered as ``ties`` says: ``"trec_eval"`` (as loaded: this
-        collection) or ``"ir_measures"`` (:attr:`ir_measures_order` applied; the lists as they are when it
-        is None or empty). The result holds an empty ``ir_measures_order``: it is in that order."""
+        collection), ``"ir_measures"`` (:attr:`ir_measures_order` applied: document id ascending) or
+        ``"input"`` (:attr:`input_order` applied: the run's own order, as cwl_eval sorts); the lists as they
+        are when that attribute is None or empty. The result holds that attribute empty (it is in that
+        order) and the other None (not known from there) once a document moved."""
         if ties == "trec_eval":
             return self
-        if ties != "ir_measures":
-            raise ValueError(f"ties must be 'trec_eval' or 'ir_measures'; got {ties!r}")
+        if ties not in ("ir_measures", "input"):
+            raise ValueError(f"ties must be 'trec_eval', 'ir_measures' or 'input'; got {ties!r}")
         side = None if self.no_relevant is None else self.no_relevant.in_order(ties)
-        mv = self.ir_measures_order
+        mv = self.ir_measures_order if ties == "ir_measures" else self.input_order
         if mv is None or not mv.size:
             return replace(self, no_relevant=side) if side is not self.no_relevant else self
         D = self.depth
@@ -383,8 +398,10 @@ class Collection:
         if self.unjudged is not None:
             unjudged = self.unjudged.copy()
             unjudged.reshape(-1)[dest] = self.unjudged.reshape(-1)[src]
+        done = np.zeros((0, 4), np.int64)
         return replace(self, levels=levels, unjudged=unjudged, no_relevant=side,
-                       ir_measures_order=np.zeros((0, 4), np.int64))
+                       ir_measures_order=done if ties == "ir_measures" else None,
+                       input_order=done if ties == "input" else None)
 
     def condensed(self) -> Collection:
         """The same runs with unjudged documents removed first (condensed
@@ -413,6 +430,7 @@ class Collection:
             no_relevant=None if self.no_relevant is None else self.no_relevant.condensed(),
             # the ranks move: ir_measures' order is lost (apply in_order first to condense lists in that order)
             ir_measures_order=None,
+            input_order=None,
         )
 
     def truncated(self, depth: int) -> Collection:
@@ -427,6 +445,7 @@ class Collection:
             no_relevant=None if self.no_relevant is None else self.no_relevant.truncated(depth),
             depth_limit=depth if self.depth_limit is None else min(depth, self.depth_limit),
             ir_measures_order=_moves_within(self.ir_measures_order, depth),
+            input_order=_moves_within(self.input_order, depth),
         )
 
     def subset(
@@ -448,6 +467,7 @@ class Collection:
             no_relevant=(None if self.no_relevant is None or topics is not None
                          else self.no_relevant.subset(runs=runs)),
             ir_measures_order=_moves_of(self.ir_measures_order, r, t, self.n_runs, self.n_topics),
+            input_order=_moves_of(self.input_order, r, t, self.n_runs, self.n_topics),
         )
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
@@ -503,9 +523,9 @@ class Collection:
 
 
 def _moves_within(moves: np.ndarray | None, depth: int) -> np.ndarray | None:
-    """:attr:`Collection.ir_measures_order` of the top ``depth`` ranks: a list whose ties cross rank
-    ``depth`` keeps trec_eval's order (which documents ir_measures would read in the top ``depth`` is not
-    known from the kept ranks)."""
+    """:attr:`Collection.ir_measures_order` (or ``input_order``) of the top ``depth`` ranks: a list whose ties
+    cross rank ``depth`` keeps trec_eval's order (which documents ir_measures would read in the top ``depth``
+    is not known from the kept ranks)."""
     if moves is None or not moves.size:
         return moves
     cross = (moves[:, 2] >= depth) | (moves[:, 3] >= depth)
@@ -516,8 +536,8 @@ def _moves_within(moves: np.ndarray | None, depth: int) -> np.ndarray | None:
 
 def _moves_of(moves: np.ndarray | None, runs: np.ndarray, topics: np.ndarray, n_runs: int, n_topics: int
               ) -> np.ndarray | None:
-    """:attr:`Collection.ir_measures_order` of the runs and topics chosen (:meth:`Collection.subset`),
-    renumbered; a run or topic chosen twice keeps its moves under each of its numbers."""
+    """:attr:`Collection.ir_measures_order` (or ``input_order``) of the runs and topics chosen
+    (:meth:`Collection.subset`), renumbered; a run or topic chosen twice keeps its moves under each of its numbers."""
     if moves is None or not moves.size:
         return moves
     out = []

@@ -73,6 +73,7 @@ __all__ = [
     "num_ret",
     "num_rel",
     "num_rel_ret",
+    "accuracy",
     "preferred_rank",
     "first_rank",
     "blended_ratio",
@@ -856,3 +857,46 @@ def num_rel_ret(c: Collection, *, rel_threshold: int = 1) -> np.ndarray:
     h = c.hits
     t = _check_threshold(c, rel_threshold)
     return _per_list(c, h, np.ones(h.rank.shape), h.level >= t).astype(np.float64)
+
+
+def accuracy(c: Collection, *, cutoff: int | None = None, rel_threshold: int = 1) -> np.ndarray:
+    r"""Accuracy as ir_measures 0.4.3's accuracy provider computes it (ir_measures ``Accuracy``,
+    ``Accuracy@k``, ``Accuracy(rel=L)``): of the pairs (relevant, non-relevant document) in the top k, the
+    share with the relevant one ranked first - the chance that a relevant document is ranked before a
+    non-relevant one, a diagnostic (ir_measures' ``_Accuracy``):
+
+    .. math:: Accuracy = 1 - \frac{\sum_{i=1}^{m} n_i}{m\,N}
+
+    for the m documents at level >= ``rel_threshold`` in the top k (the whole list without a cutoff), n_i the
+    non-relevant documents above the i-th of them and N those in the top k; an unjudged document is
+    non-relevant. The list is read as the provider sorts it: score descending, ties in the run's own order
+    (:meth:`Collection.in_order` ``"input"``, as cwl_eval).
+
+    Edge policy: NaN where the pairs are none. With no relevant document in the top k (a topic missing from
+    the run, or without one at the threshold) ir_measures reports no value, so the topic is left out of its
+    mean (evalcore's mean skips NaN for this measure: ``MetricSpec.aggregate == "defined"``); with no
+    non-relevant one (every document of the top k relevant) the provider divides 0 by 0 and raises
+    ZeroDivisionError - evalcore says NaN there too and leaves the topic out of the mean.
+
+    Hand-computed: [N, R, N, R] with k = 4: n = (1, 2), m = 2, N = 2: 1 - 3/4.
+
+    >>> c = Collection.from_lists({"s": {"t": [0, 1, 0, 1]}}, {"t": [2, 2]})
+    >>> float(accuracy(c)[0, 0]), bool(np.isnan(accuracy(c, cutoff=1)[0, 0]))
+    (0.25, True)
+    """
+    l = _check_cutoff(cutoff)
+    t = _check_threshold(c, rel_threshold)
+    c = c.in_order("input")
+    h = c.hits
+    n = c.lengths.astype(np.int64) if l is None else np.minimum(c.lengths.astype(np.int64), l)
+    sel = h.level >= t
+    if l is not None:
+        sel &= h.rank <= l
+    rel_at = h.cnt[:, t - 1:].sum(axis=1) if t <= c.max_level else np.zeros_like(h.rank)  # relevant at or above
+    pairs_lost = _per_list(c, h, (h.rank - rel_at).astype(np.float64), sel)   # non-relevant above each relevant
+    m = _per_list(c, h, np.ones(h.rank.shape), sel)
+    N = n - m
+    out = np.full(m.shape, np.nan)
+    ok = (m > 0) & (N > 0)
+    out[ok] = 1.0 - pairs_lost[ok] / (m[ok] * N[ok])
+    return out

@@ -53,10 +53,9 @@ Burges form, evalcore's ``MSnDCG@k``. So:
   ir_measures and trec_eval) and ``AP@k`` (NTCIREVAL's AP@k, dividing by
   min(R, k), not ir_measures' ``AP@k`` = trec_eval's ``map_cut_k``, which
   divides by R) and ``RBP@k`` (evalcore's RBP, relevance 0/1 at
-  ``rel_threshold`` as Moffat & Zobel 2008 define it; ir_measures' ``RBP@k``,
-  computed by trectools, weighs each document by its raw relevance label, so
-  the two agree on binary judgments only - read as an ir_measures name,
-  ``irm:RBP@k``, it is refused).
+  ``rel_threshold`` as Moffat & Zobel 2008 define it, cut at k; ir_measures'
+  ``RBP@k`` needs trectools, outside its default pipeline, so ``irm:RBP@k`` is
+  refused, and its ``RBP(rel=L)`` is cwl_eval's, evalcore's ``RBP-cwl``).
 
 Names whose peer definition differs from every evalcore measure are refused
 with the reason (the rules are data on the metric's spec, :class:`evalcore.specs.PeerRule`, and the
@@ -111,12 +110,11 @@ _NOT_COMPUTED = {
     "judgments)", "ERR_IA": "ERR-IA (subtopic judgments)", "nERR_IA": "nERR-IA (subtopic judgments)", "NRBP":
     "NRBP (subtopic judgments)", "nNRBP": "nNRBP (subtopic judgments)", "AP_IA": "AP-IA (subtopic judgments)",
     "MAP_IA": "AP-IA (subtopic judgments)", "P_IA": "P-IA (subtopic judgments)", "StRecall": "subtopic recall",
-    "BPM": "BPM (ir_measures' optional cwl_eval provider)", "SDCG": "SDCG (ir_measures' optional cwl_eval "
-    "provider)", "NERR8": "NERR8 (cwl_eval)", "NERR9": "NERR9 (cwl_eval)", "NERR10": "NERR10 (cwl_eval)",
-    "NERR11": "NERR11 (cwl_eval)", "INST": "INST (cwl_eval)", "INSQ": "INSQ (cwl_eval)",
-    "Compat": "ir_measures' Compat (Clarke et al. 2020: its ideal ranking orders equally relevant documents "
-    "by their score and then by the qrels file's order, which the collection does not keep)",
-    "Accuracy": "ir_measures' Accuracy",
+    "Compat": "ir_measures' Compat (Clarke, Vtyurina & Smucker 2020, its compat provider): its ideal ranking "
+    "orders equally relevant documents by the run's score, an unretrieved one as score 0.0 (so ahead of retrieved "
+    "ones with a negative score), and exact ties by the qrels file's order; the collection keeps neither the "
+    "scores nor the qrels' order (evalcore.io reads both into relevance levels), so that ideal ranking cannot be "
+    "rebuilt from it",
     # ranx's
     "f1": "F1", "dcg": "unnormalised DCG", "dcg_burges": "unnormalised DCG", "hits": "hits@k (ranx's count of "
     "relevant documents in the top k; NumRelRet counts them over the whole list)",

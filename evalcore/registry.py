@@ -213,14 +213,21 @@ def _warn_tie_order(collection: Collection, mats: dict[str, np.ndarray], rel_thr
 GEOMETRIC_EPSILON = 1e-5
 
 
-def topic_means(matrix: np.ndarray, mean: str = "arithmetic") -> np.ndarray:
+def topic_means(matrix: np.ndarray, mean: str = "arithmetic", *, skip_nan: bool = False) -> np.ndarray:
     """Mean over topics (axis 1). ``"geometric"``: exp(mean(log(max(x, 1e-5)))),
-    the G_AveP / G_Q-measure of the papers, with the usual floor for zeros."""
-    if mean == "arithmetic":
-        return matrix.mean(axis=1)
-    if mean == "geometric":
-        return np.exp(np.log(np.maximum(matrix, GEOMETRIC_EPSILON)).mean(axis=1))
-    raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
+    the G_AveP / G_Q-measure of the papers, with the usual floor for zeros. ``skip_nan``: over each run's
+    topics that are not NaN (a measure undefined there: ir_measures' Accuracy); NaN where every one is."""
+    if mean not in ("arithmetic", "geometric"):
+        raise ValueError(f"mean must be 'arithmetic' or 'geometric'; got {mean!r}")
+    x = np.log(np.maximum(matrix, GEOMETRIC_EPSILON)) if mean == "geometric" else matrix
+    if skip_nan:
+        ok = ~np.isnan(matrix)
+        n = ok.sum(axis=1)
+        mu = np.full(matrix.shape[0], np.nan)
+        np.divide(np.where(ok, x, 0.0).sum(axis=1), n, out=mu, where=n > 0)
+    else:
+        mu = x.mean(axis=1)
+    return np.exp(mu) if mean == "geometric" else mu
 
 
 def _aggregate(key: str, matrix: np.ndarray, mean: str, names: str | None) -> np.ndarray:
@@ -229,7 +236,8 @@ def _aggregate(key: str, matrix: np.ndarray, mean: str, names: str | None) -> np
     spec = METRICS[resolve(key, names, warn=False).base]
     if spec.count:
         return matrix.sum(axis=1)
-    return topic_means(matrix, "geometric" if spec.aggregate == "geometric" else mean)
+    return topic_means(matrix, "geometric" if spec.aggregate == "geometric" else mean,
+                       skip_nan=spec.aggregate == "defined")
 
 
 #: The topic label of the mean rows in :func:`evaluate` (and trec_eval's output).
@@ -290,13 +298,14 @@ def _under_policy(collection: Collection, key: str, m: np.ndarray, topics: str |
     (trec_eval computes 0 there), except the measures that describe the list itself (NumRet, Judged@k;
     ``MetricSpec.scores_without_relevant``), computed on ``collection.no_relevant`` with ``settings``
     (the call's keyword arguments) - 0 too when the collection does not carry those lists (built by
-    hand), as for a topic missing from a run."""
+    hand), as for a topic missing from a run; NaN (no value) for a measure whose mean skips the topics where
+    it is undefined (``MetricSpec.aggregate == "defined"``)."""
     policy = topic_policy(key, topics, names)
     zero_ids = collection.topics_without_relevant
     if policy == "trec_eval" and zero_ids:
-        extra = np.zeros((m.shape[0], len(zero_ids)))
         r = resolve(key, names, warn=False)
         spec, side = METRICS[r.base], collection.no_relevant
+        extra = np.full((m.shape[0], len(zero_ids)), np.nan if spec.aggregate == "defined" else 0.0)
         if spec.scores_without_relevant and side is not None and side.topic_ids == zero_ids:
             kw = {k: v for k, v in (settings or {}).items() if k in PARAMS}
             extra = spec.func(_lists_for(side, r.params), **_kwargs(spec, r.cutoff, **{**kw, **r.params}))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from . import cwl as W
 from . import metrics as M
 from . import trec_measures as T
 from .gains import gains_label, label_gains, resolve_gains
@@ -93,6 +94,8 @@ class Param:
                 f"{float(x):g}" for x in v))
         if self.kind in ("bool", "choice"):
             return None if v == self.default else self.label.format(v=v)
+        if v is None:              # a parameter without a fixed default (max_rel: the collection's) left unset
+            return None
         x = int(v) if self.kind == "int" else float(v)
         if x == self.default:
             return None
@@ -149,8 +152,21 @@ COUNT_RULE = Param("count_rule", "choice", "round", ("count_rule",), "count_rule
                        "trec_eval 9's trunc(x R + 0.9), which pytrec_eval and ir_measures' IPrec compute")
 COEFFICIENTS = Param("coefficients", "floats", None, ("coefficients",), "coefficients={v}",
                      doc="utility's a:b:c:d (rel_ret, nonrel_ret, rel_nonret, nonrel_nonret; default 1:-1:0:0)")
+# The parameters of cwl_eval's measures (evalcore.cwl), spelt as ir_measures spells them
+GOAL = Param("goal", "float", 1.0, ("T",), "T={v}", low=0.0, low_open=True,
+             doc="T: the gain the user sets out to find (INST, INSQ, NERR11) or BPM's bound on it, in units of a "
+                 "document at max_rel (gains are scaled to [0, 1])")
+MIN_REL = Param("min_rel", "int", 0, ("min_rel",), "min_rel={v}",
+                doc="the label that gains 0 in cwl_eval's measures (lower labels too): gain = (label - min_rel) / "
+                    "(max_rel - min_rel)")
+MAX_REL = Param("max_rel", "int", None, ("max_rel",), "max_rel={v}",
+                doc="the label that gains 1 in cwl_eval's measures (higher labels too); ir_measures requires it, "
+                    "evalcore's own names default to the collection's highest level")
+PHI = Param("phi", "float", 0.9, ("p",), "p={v}", low=0.0, high=1.0,
+            doc="NERR10's persistence phi (ir_measures' p, 0.9 by default)")
 PARAMS: dict[str, Param] = {p.name: p for p in (GAINS, BETA, PENALTIES, REL, LOG_BASE, PERSISTENCE, JUDGED_ONLY,
-                                                TIES, RECALL, MULT, F_BETA, RBP_P, COUNT_RULE, COEFFICIENTS)}
+                                                TIES, RECALL, MULT, F_BETA, RBP_P, COUNT_RULE, COEFFICIENTS,
+                                                PHI, GOAL, MIN_REL, MAX_REL)}
 #: A spelling in a metric name -> the parameter (``rel`` -> rel_threshold, ``b`` -> log_base); where two
 #: parameters share a spelling (``beta``, ``p``) the first is listed here and a metric's own is read
 #: (:func:`spelled`).
@@ -231,7 +247,9 @@ class MetricSpec:
     at: Param | None = None
     at_values: tuple = ()
     # How the "all" row combines the topics when the call asks for the arithmetic mean: "mean", or
-    # "geometric" (trec_eval's gm_map and gm_bpref: exp of the mean log, floored at 1e-5) - a count sums.
+    # "geometric" (trec_eval's gm_map and gm_bpref: exp of the mean log, floored at 1e-5), or "defined" (the
+    # mean of the topics where the measure is defined, not NaN: ir_measures' Accuracy, which reports no value
+    # elsewhere) - a count sums.
     aggregate: str = "mean"
     # A score in [0, 1] (utility is not): the dashboard, whose charts assume that, offers only these.
     bounded: bool = True
@@ -384,15 +402,17 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           "reads rank 1, then goes on to each next rank with probability p",
           params=(PERSISTENCE, REL), cutoff="required",
           definition="(1 - p) sum_{r<=k} rel(r) p^(r-1), binary at `rel_threshold`, p = 0.8 by default",
-          refused=(PeerRule("ir_measures", "RBP", "ir_measures 0.4.3 computes RBP only through its optional cwl_eval "
-                            "provider (RBP(rel=L, p=...) without a cutoff: relevance 0/1 at L over the whole list), "
-                            "which evalcore does not reproduce by that name: evalcore's RBP(p=...,rel=L)@k with k >= "
-                            "the list length is that measure; trec_eval's rbp (graded, p = 0.9) is RBP-graded"),),
+          refused=(PeerRule("ir_measures", "RBP", "ir_measures 0.4.3 computes RBP with a cutoff only through its "
+                            "trectools provider, which is not in its default pipeline (its cwl_eval provider takes "
+                            "RBP(rel=L, p=...) without one: evalcore's RBP-cwl, irm:RBP(rel=1)); evalcore's "
+                            "RBP(p=...,rel=L)@k is Moffat & Zobel's sum to rank k; trec_eval's rbp (graded, "
+                            "p = 0.9) is RBP-graded", when="cutoff"),),
           ambiguity=Ambiguity(
               "{text!r} is read as evalcore's RBP: relevance 0/1 at rel_threshold (Moffat & Zobel 2008), to rank "
-              "{k}. trec_eval's rbp (RBP-graded) weighs each document by its gain scaled to [0, 1] over the whole "
-              "list with p = 0.9, and ir_measures has no RBP of its own without cwl_eval; write evalcore:{text} "
-              "(or --names evalcore) to keep this meaning without this warning.")),
+              "{k}, score ties in trec_eval's order. trec_eval's rbp (RBP-graded) weighs each document by its gain "
+              "scaled to [0, 1] over the whole list with p = 0.9, and ir_measures' RBP(rel=L) (cwl_eval: 1000 "
+              "ranks, normalised there, ties in the run's own order) is RBP-cwl, irm:RBP(rel=1); write "
+              "evalcore:{text} (or --names evalcore) to keep this meaning without this warning.")),
     _spec("RBP-residual", M.rbp_residual, "RBP residual", "Moffat & Zobel 2008",
           "the weight RBP@k leaves unknown: unjudged documents and ranks beyond k",
           params=(PERSISTENCE,), cutoff="required",
@@ -547,6 +567,61 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           "stops at each document with probability (2^label - 1)/16",
           cutoff="required", ir_measures="ERR", topics="trec_eval",
           definition="sum_{r<=k} R_r/r prod_{i<r}(1 - R_i), R = (2^label - 1)/2^4, not normalised (gdeval's)"),
+    # -- ir_measures' cwl_eval provider (evalcore.cwl): EU = sum W(i) g(i) over 1000 ranks, ties in the run's order,
+    # g = (clip(label, min_rel, max_rel) - min_rel) / (max_rel - min_rel); unjudged 0; every qrels topic
+    _spec("RBP-cwl", W.rbp, "Rank-biased precision (cwl_eval)", "Moffat & Zobel 2008; cwl_eval (Azzopardi et al. 2019)",
+          "reads rank 1, then goes on to each next rank with probability p, up to rank 1000",
+          params=(PERSISTENCE, REL), cutoff="none", ir_measures="RBP", topics="trec_eval",
+          definition="sum_{r<=1000} rel(r) p^(r-1) / sum_{r<=1000} p^(r-1), binary at `rel_threshold`, ties in the "
+                     "run's own order (cwl_eval; ir_measures' RBP(rel=L,p=...))"),
+    _spec("SDCG", W.sdcg, "Scaled DCG (cwl_eval)", "Jarvelin & Kekalainen 2002; cwl_eval (Azzopardi et al. 2019)",
+          "reads the top l, discounting by log2(rank + 1)",
+          params=(MIN_REL, MAX_REL), cutoff="required", ir_measures="SDCG", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="DCG@k of the scaled gains over the DCG of k documents at max_rel: sum g(r)/log2(r+1) / "
+                     "sum 1/log2(r+1), r <= k (cwl_eval's NDCG-k)"),
+    _spec("BPM", W.bpm, "Bejeweled Player Model, static (cwl_eval)", "Zhang et al. 2017; cwl_eval",
+          "reads until the gain found reaches T or k documents are read; the gain per document read",
+          params=(GOAL, MIN_REL, MAX_REL), cutoff="required", ir_measures="BPM", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="cg(m)/m, m = min(first rank with cg >= T, k, 1000) (Zhang et al. 2017's static BPM, cwl_eval)"),
+    _spec("INST", W.inst, "INST (cwl_eval)", "Moffat, Bailey, Scholer & Thomas 2017",
+          "wants gain T: goes on with C(i) = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i the gain still missing",
+          params=(GOAL, MIN_REL, MAX_REL), cutoff="none", ir_measures="INST", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="C/W/L expected gain per document, C(i) = ((i + T + T_i - 1)/(i + T + T_i))^2, T_i = T - cg(i), "
+                     "1000 ranks"),
+    _spec("INSQ", W.insq, "INSQ (cwl_eval)", "Moffat, Scholer & Thomas 2012; Moffat et al. 2017",
+          "wants gain T: goes on with C(i) = ((i + 2T - 1)/(i + 2T))^2, whatever it finds",
+          params=(GOAL, MIN_REL, MAX_REL), cutoff="none", ir_measures="INSQ", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="C/W/L expected gain per document, C(i) = ((i + 2T - 1)/(i + 2T))^2, 1000 ranks"),
+    _spec("NERR8", W.nerr8, "NERR, Eq. 8 (cwl_eval)", "Azzopardi, Mackenzie & Moffat 2021; cwl_eval",
+          "stops at a document with probability its gain, and at rank l at the latest",
+          params=(MIN_REL, MAX_REL), cutoff="required", ir_measures="NERR8", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="C/W/L with C(i) = 1 - g(i) for i < k, 0 after"),
+    _spec("NERR9", W.nerr9, "NERR, Eq. 9 (cwl_eval)", "Azzopardi, Mackenzie & Moffat 2021; cwl_eval",
+          "stops at a document with probability its gain, with ERR's 1/i patience, at rank l at the latest",
+          params=(MIN_REL, MAX_REL), cutoff="required", ir_measures="NERR9", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="C/W/L with C(i) = i/(i + 1) (1 - g(i)) for i < k, 0 after"),
+    _spec("NERR10", W.nerr10, "NERR, Eq. 10 (cwl_eval)", "Azzopardi, Mackenzie & Moffat 2021; cwl_eval",
+          "stops at a document with probability its gain, and otherwise goes on with probability p",
+          params=(PHI, MIN_REL, MAX_REL), cutoff="none", ir_measures="NERR10", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="C/W/L with C(i) = p (1 - g(i)), p = 0.9 by default, 1000 ranks"),
+    _spec("NERR11", W.nerr11, "NERR, Eq. 11 (cwl_eval)", "Azzopardi, Mackenzie & Moffat 2021; cwl_eval",
+          "stops at a document with probability its gain, and otherwise goes on with INSQ's patience",
+          params=(GOAL, MIN_REL, MAX_REL), cutoff="none", ir_measures="NERR11", topics="trec_eval",
+          scores_without_relevant=True,
+          definition="C/W/L with C(i) = ((i + 2T - 1)/(i + 2T))^2 (1 - g(i)), 1000 ranks"),
+    # -- ir_measures' accuracy provider ----------------------------------------------------------------------
+    _spec("Accuracy", M.accuracy, "Accuracy (ir_measures)", "ir_measures' accuracy provider",
+          "not a user model: how often a relevant document is ranked above a non-relevant one (a diagnostic)",
+          params=(REL,), cutoff="optional", ir_measures="Accuracy", topics="trec_eval", aggregate="defined",
+          definition="1 - sum_i n_i / (m N): m relevant and N non-relevant documents in the top k, n_i non-relevant "
+                     "above the i-th relevant; undefined (NaN, left out of the mean) without such a pair"),
 ]}
 
 #: Every base key, in the order the papers discuss them.

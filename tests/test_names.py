@@ -84,7 +84,7 @@ def test_peer_measures_resolve(name, key, params):
     ("RR(judged_only=True)@10", "ir_measures", "no provider of ir_measures 0.4.3 computes RR(judged_only=True)"),
     ("nDCG(dcg='exp-log2',gains={0:0,1:1})@10", "ir_measures", "with gains= or judged_only=True"),
     ("nDCG(dcg='exp-log2')", "ir_measures", "ranx"),
-    ("RBP(rel=1)", "ir_measures", "cwl_eval"),
+    ("RBP(p=0.8)", "ir_measures", "trectools provider"),
     ("map@10", "ranx", "divides by R"),
 ])
 def test_names_that_differ_are_refused_with_the_reason(name, names, why):
@@ -104,9 +104,10 @@ def test_bad_peer_parameters_are_named(name, why):
 
 
 # (R@k, recall_k, bpref, num_rel_ret and Judged@k were here until evalcore computed them, then infAP, set_P,
-# SetR and IPrec@x: tests/test_metrics_trec_measures.py and tests/test_peer_measures.py check them)
+# SetR and IPrec@x, then cwl_eval's BPM: tests/test_metrics_trec_measures.py, tests/test_peer_measures.py and
+# tests/test_peer_cwl.py check them)
 @pytest.mark.parametrize("name,what", [("relstring", "relstring"), ("alpha_nDCG@10", "alpha-nDCG"),
-                                       ("Compat", "Compat"), ("irm:BPM(max_rel=2)@10", "BPM")])
+                                       ("Compat", "Compat"), ("irm:nERR_IA@10", "nERR-IA")])
 def test_peer_measures_evalcore_lacks_say_so_instead_of_a_look_alike(name, what):
     with pytest.raises(ValueError, match=f"evalcore does not compute .*{what}") as e:
         resolve(name)

@@ -221,15 +221,17 @@ class _Placed:
     missing: list[str]
     aside: _Placed | None = None   # the qrels topics without a relevant document (``_aside``)
     moves: np.ndarray | None = None   # (topic, rank0, rank0 in ir_measures' order): ``_moves``
+    input_moves: np.ndarray | None = None   # (topic, rank0, rank0 in the input order): ``_moves``
 
 
-def _moves(p: Parsed, topic: np.ndarray, pos: np.ndarray, depth: int | None) -> np.ndarray | None:
-    """``p.irm_moves`` (rows of the evaluation order) as (topic, rank0, ir_measures' rank0) of the placed
-    topics (``topic``: each row's topic number, -1 when not placed; ``pos``: its rank0); a topic whose ties
-    cross ``depth`` keeps trec_eval's order (``Collection.ir_measures_order``)."""
-    if p.irm_moves is None:
+def _moves(rows: np.ndarray | None, topic: np.ndarray, pos: np.ndarray, depth: int | None) -> np.ndarray | None:
+    """``rows`` (``Parsed.irm_moves`` or ``input_moves``: rows of the evaluation order) as (topic, rank0,
+    rank0 in that order) of the placed topics (``topic``: each row's topic number, -1 when not placed;
+    ``pos``: its rank0); a topic whose ties cross ``depth`` keeps trec_eval's order
+    (``Collection.ir_measures_order``, ``input_order``)."""
+    if rows is None:
         return None
-    i, j = p.irm_moves[:, 0], p.irm_moves[:, 1]
+    i, j = rows[:, 0], rows[:, 1]
     out = np.column_stack([topic[i], pos[i], pos[j]]).astype(np.int64) if i.size else np.zeros((0, 3), np.int64)
     out = out[out[:, 0] >= 0]
     if depth is not None and out.size:
@@ -252,7 +254,8 @@ def _place(p: Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, 
     pos = np.arange(p.row_topic.size, dtype=np.int32)
     pos -= starts[p.row_topic]
     te = tmap[p.row_topic] if tmap.size else np.zeros(0, np.int32)
-    moves = _moves(p, te, pos, depth)
+    moves = _moves(p.irm_moves, te, pos, depth)
+    input_moves = _moves(p.input_moves, te, pos, depth)
     file_row = p.perm
     keep = te >= 0
     if depth is not None:
@@ -275,7 +278,8 @@ def _place(p: Parsed, J: _Judgments, qrels_topics: set[str], depth: int | None, 
     present = set(tmap[has].tolist())
     return _Placed(te, pos, level, lengths,
                    ignored=[t for t in p.topics if t not in qrels_topics],
-                   missing=[eval_names[i] for i in range(n_eval) if i not in present], aside=aside, moves=moves)
+                   missing=[eval_names[i] for i in range(n_eval) if i not in present], aside=aside, moves=moves,
+                   input_moves=input_moves)
 
 
 def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int | None) -> _Placed:
@@ -286,11 +290,7 @@ def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int |
     side = np.where(tmap >= n_eval, tmap - n_eval, -1).astype(np.int32)
     starts = (np.cumsum(p.counts) - p.counts).astype(np.int32)
     rows = np.flatnonzero((side >= 0)[p.row_topic]) if side.size else np.zeros(0, np.int64)  # few rows
-    if p.irm_moves is not None and p.irm_moves.size:
-        every = side[p.row_topic] if side.size else np.zeros(0, np.int32)
-        moves = _moves(p, every, (np.arange(p.row_topic.size) - starts[p.row_topic]).astype(np.int64), depth)
-    else:
-        moves = None if p.irm_moves is None else np.zeros((0, 3), np.int64)
+    moves, input_moves = (_side_moves(m, p, side, starts, depth) for m in (p.irm_moves, p.input_moves))
     topic_of = p.row_topic[rows]
     pos = (rows - starts[topic_of]).astype(np.int32)
     te = side[topic_of]
@@ -308,7 +308,17 @@ def _aside(p: Parsed, J: _Judgments, tmap: np.ndarray, n_eval: int, depth: int |
     lengths[side[has]] = p.counts[has]
     if depth is not None:
         lengths = np.minimum(lengths, depth)
-    return _Placed(te, pos, level, lengths, ignored=[], missing=[], moves=moves)
+    return _Placed(te, pos, level, lengths, ignored=[], missing=[], moves=moves, input_moves=input_moves)
+
+
+def _side_moves(rows: np.ndarray | None, p: Parsed, side: np.ndarray, starts: np.ndarray, depth: int | None
+                ) -> np.ndarray | None:
+    """:func:`_moves` of the aside topics (``side``: each of the run's topics' number among them, -1 for
+    the others); the ranks are worked out only when some tie moves a document."""
+    if rows is None or not rows.size:
+        return None if rows is None else np.zeros((0, 3), np.int64)
+    every = side[p.row_topic] if side.size else np.zeros(0, np.int32)
+    return _moves(rows, every, (np.arange(p.row_topic.size) - starts[p.row_topic]).astype(np.int64), depth)
 
 
 def load_collection(qrels, runs=None, *, order: str = "score", depth: int | None = None,
@@ -504,6 +514,9 @@ class _Fill:
     # came without them (not in score order): Collection.ir_measures_order
     moves: list | None = field(default_factory=list)
     aside_moves: list | None = field(default_factory=list)
+    # the same for Collection.input_order
+    input_moves: list | None = field(default_factory=list)
+    aside_input_moves: list | None = field(default_factory=list)
 
     @classmethod
     def sized(cls, q: Qrels, T: _Topics, run_names: list[str], depth: int | None, L: Limits, ctx: Ctx) -> _Fill:
@@ -546,10 +559,12 @@ class _Fill:
         self.tensor.put(r, pl)
         self.lengths[r] = pl.lengths
         self.moves = _add_moves(self.moves, r, pl.moves)
+        self.input_moves = _add_moves(self.input_moves, r, pl.input_moves)
         if self.aside is not None and pl.aside is not None:
             self.aside.put(r, pl.aside)
             self.aside_lengths[r] = pl.aside.lengths
             self.aside_moves = _add_moves(self.aside_moves, r, pl.aside.moves)
+            self.aside_input_moves = _add_moves(self.aside_input_moves, r, pl.aside.input_moves)
         self.run_ids.append(run)
         report = self.report
         report.n_run_lines += n_lines
@@ -576,11 +591,12 @@ class _Fill:
                               level_counts=J.level_counts[len(topic_ids):], run_ids=tuple(run_ids),
                               topic_ids=tuple(T.zero_ids), unjudged=a_unjudged, level_names=q.level_names,
                               topics_without_relevant=(), order=order, depth_limit=depth,
-                              ir_measures_order=_stack_moves(self.aside_moves))
+                              ir_measures_order=_stack_moves(self.aside_moves),
+                              input_order=_stack_moves(self.aside_input_moves))
         return Collection(levels=levels, lengths=self.lengths, level_counts=J.level_counts[:len(topic_ids)],
                           run_ids=tuple(run_ids), topic_ids=tuple(topic_ids), unjudged=unjudged,
                           level_names=q.level_names, no_relevant=side, order=order, depth_limit=depth,
-                          ir_measures_order=_stack_moves(self.moves),
+                          ir_measures_order=_stack_moves(self.moves), input_order=_stack_moves(self.input_moves),
                           name=name if name is not None else base_name(q.source.split(", ")[0]) or q.source,
                           report=self.report)
 

@@ -109,19 +109,20 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
                 score = ak.take(score, as_arrow(ki))
             if rank is not None:
                 rank = rank[ki]
-    moves = None
+    moves = input_moves = None
     if order == "score":
         # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
         s32 = ak.cast(score, pa.float32(), safe=False)
         idx = _score_order(rt, s32, d)
         moves = ir_measures_moves(rt[idx], as_numpy(s32)[idx], score, d, idx)
+        input_moves = input_order_moves(rt[idx], as_numpy(s32)[idx], score, idx)
     elif order == "rank":
         idx = np.lexsort((rank, rt))
     else:
         idx = _by_topic(rt)
     del tind
     return Parsed(src.name, src.display, [tvals[i] for i in nat], np.bincount(rt, minlength=len(tvals)),
-                   rt[idx], idx, d, h, n_lines, warnings, levels, moves)
+                   rt[idx], idx, d, h, n_lines, warnings, levels, moves, input_moves)
 
 
 def ir_measures_moves(t: np.ndarray, s32: np.ndarray, score, d: pa.Array, idx: np.ndarray) -> np.ndarray:
@@ -130,6 +131,20 @@ def ir_measures_moves(t: np.ndarray, s32: np.ndarray, score, d: pa.Array, idx: n
     evaluation order ``idx`` (topics ``t``, single-precision scores ``s32``, both in that order), the
     document of row i standing at row j's rank. Only the rows of ties are sorted again, so a run without
     ties costs one comparison per row."""
+    return _tie_moves(t, s32, score, idx, lambda file_rows: ("d", ak.take(d, file_rows)))
+
+
+def input_order_moves(t: np.ndarray, s32: np.ndarray, score, idx: np.ndarray) -> np.ndarray:
+    """As :func:`ir_measures_moves`, for the providers that sort a run with Python's stable sort on the score
+    alone (cwl_eval, accuracy): score descending in double precision, ties in the run's own order (its
+    file rows, ``idx``'s values, ascending: a file's lines, a dict's or DataFrame's rows)."""
+    return _tie_moves(t, s32, score, idx, lambda file_rows: ("f", file_rows))
+
+
+def _tie_moves(t: np.ndarray, s32: np.ndarray, score, idx: np.ndarray, last) -> np.ndarray:
+    """Rows (i, j) of the evaluation order where a sort of trec_eval's tie groups (single precision) by score
+    descending in double precision, then by ``last(file_rows)`` ascending (a column name and its values for
+    those rows), puts the document of row i at row j's rank."""
     n = t.size
     if n < 2:
         return np.zeros((0, 2), np.int64)
@@ -142,9 +157,10 @@ def ir_measures_moves(t: np.ndarray, s32: np.ndarray, score, d: pa.Array, idx: n
     rows = np.flatnonzero(in_group)
     group = np.cumsum(~np.concatenate(([False], tie)))[rows]
     file_rows = as_arrow(idx[rows])
+    name, values = last(file_rows)
     o = as_numpy(ak.sort_indices(pa.table({"g": as_arrow(group), "s": ak.take(ak.cast(score, pa.float64()), file_rows),
-                                           "d": ak.take(d, file_rows)}),
-                                 [("g", "ascending"), ("s", "descending"), ("d", "ascending")]))
+                                           name: values}),
+                                 [("g", "ascending"), ("s", "descending"), (name, "ascending")]))
     src = rows[o]           # a group keeps its rows: the k-th of them in ir_measures' order stands at rows[k]
     moved = src != rows
     return np.column_stack([src[moved], rows[moved]]).astype(np.int64)

@@ -52,6 +52,9 @@ class Parsed:
     # int64 (n, 2): rows (evaluation order) i, j of one topic where ir_measures' own sort puts the document
     # of row i at row j's rank (score ties: ``Collection.ir_measures_order``); None when not in score order
     irm_moves: np.ndarray | None = None
+    # the same for the order of Python's stable sort on the score (ties in the run's own order:
+    # ``Collection.input_order``)
+    input_moves: np.ndarray | None = None
 
     def docs_in_order(self) -> pa.Array:
         return ak.take(self.docs, as_arrow(self.perm))
