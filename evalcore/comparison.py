@@ -236,7 +236,7 @@ def _letters(n: int) -> list[str]:
 def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t", correction: str = "holm",
             alpha: float = 0.05, run_ids: Sequence[str] | None = None, topics: str | None = None,
             confidence: float | None = None, B: int = 1000, seed: int | None = 0, pairs=None,
-            **params) -> CompareResult:
+            labels: Mapping[str, str] | None = None, **params) -> CompareResult:
     """Runs x metrics: means with significance marks, as one table for a paper.
 
     Parameters
@@ -256,6 +256,8 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
         Collection), or the policy the given scores were computed under (stated in the legend only)
     confidence : level of the CIs (default 1 - alpha)
     B, seed : samples / sign flips of the resampled tests (randomisation, bootstrap)
+    labels : {metric: display label}: your own label of a metric, used by every writer (md, latex, the CSV's
+        ``metric_label`` column) and the legend; default :func:`evalcore.registry.display_label`
     pairs : a :class:`evalcore.meta.PairsResult` of these very scores (same run names and metrics, with
         ``test`` computed), reused instead of recomputing - e.g. the dashboard's pair table
     params : metric settings for a Collection (gains, beta, penalties, rel_threshold, log_base,
@@ -287,7 +289,18 @@ def compare(data, metrics=None, *, baseline: str | None = None, test: str = "t",
                          topics={m: dict(v) for m, v in topic_info.items()}, family_size=fam,
                          B=int(B) if resampled else None, seed=used_seed if resampled else None,
                          labels=dict(zip(runs, _letters(len(runs)), strict=True)) if baseline is None else {},
-                         conventions=_kept(conv, list(mats)))
+                         conventions=_kept(conv, list(mats)), names=params.get("names"),
+                         metric_labels=_checked_labels(labels, list(mats)))
+
+
+def _checked_labels(labels, metrics: list[str]) -> dict[str, str]:
+    """``labels`` as {metric: text}; a key that names no compared metric is an error listing them."""
+    labels = {str(k): str(v) for k, v in dict(labels or {}).items()}
+    unknown = sorted(set(labels) - set(metrics))
+    if unknown:
+        raise ValueError(f"labels name metrics that are not compared: {', '.join(unknown)}; the metrics are "
+                         f"{', '.join(metrics)}")
+    return labels
 
 
 def _kept(conv: dict, metrics: list[str]) -> dict:
@@ -457,6 +470,9 @@ class CompareResult:
     family_size : comparisons per metric the correction runs over
     B, seed : of a resampled test (None otherwise)
     labels : {run: letter} (all-pairs mode)
+    names : the naming convention the metric names were read in (``names=``; None: each by itself)
+    metric_labels : {metric: label} given to :func:`compare` (``labels=``): the user's labels, which win in
+        every writer and the legend
     conventions : what shaped the scores (:func:`evalcore.legend.meta`: gains with their levels, relevance
         threshold, depth, ranking order and ties, condensed lists, mean), from the collection or the tidy
         table scored; empty for score matrices given as such. Every writer states it.
@@ -476,6 +492,8 @@ class CompareResult:
     seed: object = None
     labels: dict = field(default_factory=dict)
     conventions: dict = field(default_factory=dict)
+    names: str | None = None
+    metric_labels: dict = field(default_factory=dict)
 
     # -- data ----------------------------------------------------------------------------
     def to_dataframe(self, details: bool = False, wide: bool = False) -> pd.DataFrame:
@@ -527,21 +545,33 @@ class CompareResult:
                     "mean)")
         from .legend import sentence
         from .meta.pairs import ZERO_RTOL
+        from .registry import label_note
 
         shown = self.display_labels(labels)
         settings = sentence(self.conventions, self.metrics, shown, topics=False) if self.conventions else \
             "Scores given as matrices: their gains, threshold, depth and ranking order are not known here."
+        notes = []
+        for m in self.metrics:
+            try:
+                note = "" if m in self.metric_labels or (labels and m in labels) else label_note(m, self.names)
+            except (KeyError, ValueError):
+                note = ""
+            notes.append(note)
+        measures = "; ".join(n for n in notes if n)
         return (f"{head}; per-topic differences within {ZERO_RTOL:g} x the largest |score| of 0 or of each other "
-                f"are ties; best mean per metric in bold. Means over {self.topics_statement()}. {settings}")
+                f"are ties; best mean per metric in bold. Means over {self.topics_statement()}. {settings}"
+                + (f" Measures: {measures}." if measures else ""))
 
     # -- display tables ---------------------------------------------------------------------
     def display_labels(self, labels: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The column label of every metric: ``labels[metric]`` where given, else evalcore's canonical
-        label of the name (``ndcg_cut_10`` -> ``MSnDCG@10``, ``map`` -> ``AP``, ``P_10`` -> ``P@10``;
-        :func:`evalcore.registry.metric_label`), else the name as given (a score matrix's own key)."""
-        from .registry import metric_label
+        """The column label of every metric: ``labels[metric]`` where given (or the ``labels`` :func:`compare`
+        was given), else :func:`evalcore.registry.display_label` of the name under the call's ``names``
+        (``ndcg_cut_10`` -> ``MSnDCG@10``, ``map`` -> ``AP``, ``P_10`` -> ``P@10``, an ir_measures object its own
+        name; a label two conventions read differently with its variant: ``nDCG@10 (JK)``, ``nDCG@10
+        (trec_eval)``), else the name as given (a score matrix's own key)."""
+        from .registry import display_label
 
-        labels = dict(labels or {})
+        labels = {**self.metric_labels, **dict(labels or {})}
         unknown = sorted(set(labels) - set(self.metrics))
         if unknown:
             raise ValueError(f"labels name metrics that are not in the table: {', '.join(unknown)}; the table's "
@@ -552,7 +582,7 @@ class CompareResult:
                 out[m] = str(labels[m])
                 continue
             try:
-                out[m] = metric_label(m)
+                out[m] = display_label(m, self.names)
             except (KeyError, ValueError):
                 out[m] = str(m)
         return out
@@ -646,19 +676,23 @@ class CompareResult:
             out.append(r"\end{table}")
         return _written("\n".join(out) + "\n", path)
 
-    def to_csv(self, path: str | os.PathLike | None = None, *, sep: str = ",", details: bool = True) -> str:
-        """The tidy table as CSV (``sep="\\t"``: TSV) with the settings as columns (test, correction,
+    def to_csv(self, path: str | os.PathLike | None = None, *, sep: str = ",", details: bool = True,
+               labels: Mapping[str, str] | None = None) -> str:
+        """The tidy table as CSV (``sep="\\t"``: TSV) with the ``metric_label`` (:meth:`display_labels`;
+        ``labels``: your own) and the settings as columns (test, correction,
         alpha, baseline, ``tie_rtol``: the relative tolerance of :data:`evalcore.meta.pairs.TIE_RULE`; and from
         :attr:`conventions`, per metric, ``gains`` and ``penalties`` with their levels, ``rel_threshold``,
         ``mean_of_topics`` (arithmetic, geometric, sum), and ``order``, ``depth`` (``all``: whole lists),
         ``condensed``; empty where the scores were given as matrices), so that the file states what it holds;
         numbers with 12 significant digits, letters joined (``bc``), NA/NaN as empty fields."""
         t = self.to_dataframe(details=details)
-        t.insert(2, "test", self.test)
-        t.insert(3, "correction", self.correction)
-        t.insert(4, "alpha", self.alpha)
+        shown = self.display_labels(labels)
+        t.insert(2, "metric_label", [shown[m] for m in t["metric"]])
+        t.insert(3, "test", self.test)
+        t.insert(4, "correction", self.correction)
+        t.insert(5, "alpha", self.alpha)
         if self.baseline is not None:
-            t.insert(5, "baseline", self.baseline)
+            t.insert(6, "baseline", self.baseline)
         if self.B is not None:
             t["B"], t["seed"] = self.B, cast(Any, self.seed)   # (an int or None; typed ``object``)
         from .meta.pairs import ZERO_RTOL

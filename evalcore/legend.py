@@ -28,7 +28,8 @@ def meta(attrs: Mapping) -> dict:
     ``penalties`` ({metric: levels statement}, the measures that read them), ``rel_threshold``
     ({metric: level}, binary measures), ``topics`` ({metric: {policy, n_topics}}), ``mean`` ({metric:
     ``arithmetic`` | ``geometric`` | ``sum``}), ``order`` and ``order_text`` (the ranking order and its
-    tie-breaking), ``depth`` (None: whole lists) and ``condensed``.
+    tie-breaking), ``depth`` (None: whole lists), ``condensed`` and ``labels`` ({metric: the label tables and
+    charts print}, :func:`evalcore.registry.display_label`: ``nDCG@10 (JK)``).
 
     >>> import evalcore
     >>> m = meta(evalcore.evaluate(evalcore.paper_examples(), ["Q-measure", "AP"], gains="10:5:1").attrs)
@@ -40,7 +41,7 @@ def meta(attrs: Mapping) -> dict:
             "topics": {k: dict(v) for k, v in (attrs.get("topics") or {}).items()},
             "mean": dict(attrs.get("aggregate") or {}), "order": attrs.get("order"),
             "order_text": attrs.get("order_text"), "depth": attrs.get("depth"),
-            "condensed": bool(attrs.get("condensed", False))}
+            "condensed": bool(attrs.get("condensed", False)), "labels": dict(attrs.get("labels") or {})}
 
 
 def _grouped(values: Mapping[str, object], show, all_metrics: Iterable[str], labels: Mapping[str, str]) -> str:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore eva
 __all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS",
            "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate",
            "evaluate_rows", "ScoreRows", "topic_means", "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC",
-           "policy_matrices", "conventions", "metric_levels", "TopicSetWarning", "ThresholdWarning"]
+           "policy_matrices", "conventions", "metric_levels", "display_label", "label_note", "VARIANT_WORDS",
+           "TopicSetWarning", "ThresholdWarning"]
 
 
 def resolve_metric(key: str, names: str | None = None, *, warn: bool = False) -> Resolved:
@@ -119,6 +120,72 @@ def metric_label(key: str, collection: Collection | None = None, *, gains=None, 
     if r.at is not None:
         return label + f"@{r.at}"
     return label + (f"@{cutoff}" if cutoff is not None else "")
+
+
+#: The word a label gets when two conventions read it as different measures (:func:`display_label`): evalcore's
+#: reading of its own key, by the measure's spec key; the peers' reading is named ``trec_eval`` (ir_measures'
+#: ``nDCG@k`` and ``AP@k`` are trec_eval's ``ndcg_cut`` and ``map_cut``).
+VARIANT_WORDS = {"nDCG": "JK", "AP": "NTCIREVAL"}
+
+
+def _readings(text: str) -> set[str]:
+    """The measures (spec keys) ``text`` means in evalcore's and in ir_measures' convention (a refused name
+    means none)."""
+    out = set()
+    for conv in ("evalcore", "ir_measures"):
+        try:
+            out.add(resolve(text, conv, warn=False).base)
+        except (KeyError, ValueError):
+            pass
+    return out
+
+
+def display_label(metric, names: str | None = None, label: str | None = None) -> str:
+    """The label a table, legend or chart prints for ``metric`` (a name or an ir_measures object):
+
+    * ``label``, the user's own, wins;
+    * an ir_measures object, or a name read in ir_measures' convention (``irm:nDCG@10``,
+      ``names="ir_measures"``), keeps ir_measures' own name (``str(measure)``: ``nDCG@10``);
+    * any other name gets evalcore's canonical label (:func:`metric_label`: ``ndcg_cut_10`` ->
+      ``MSnDCG@10``, ``map`` -> ``AP``);
+    * a label that evalcore and ir_measures read as two different measures is printed with its variant:
+      ``nDCG@10 (JK)`` (Jarvelin-Kekalainen's, the papers') or ``nDCG@10 (trec_eval)`` (ir_measures',
+      trec_eval's ``ndcg_cut.10``); ``AP@10 (NTCIREVAL)`` or ``AP@10 (trec_eval)`` (``map_cut.10``).
+
+    >>> display_label("nDCG@10"), display_label("nDCG@10", "ir_measures"), display_label("irm:AP@10")
+    ('nDCG@10 (JK)', 'nDCG@10 (trec_eval)', 'AP@10 (trec_eval)')
+    >>> display_label("ndcg_cut_10"), display_label("P_10"), display_label("nDCG@10", label="nDCG@10 (ours)")
+    ('MSnDCG@10', 'P@10', 'nDCG@10 (ours)')
+    """
+    if label is not None:
+        return str(label)
+    text = metric_text(metric)
+    r = resolve(text, names, warn=False)
+    prefix, colon, rest = text.partition(":")
+    if colon and prefix in ("irm", "ir_measures"):
+        shown = rest.strip()
+    elif r.convention == "ir_measures":
+        shown = text
+    else:
+        shown = metric_label(text)
+    if len(_readings(shown)) < 2:
+        return shown
+    own = r.base in _readings(shown) and r.convention == "evalcore"
+    return f"{shown} ({VARIANT_WORDS.get(r.base, 'evalcore') if own else 'trec_eval'})"
+
+
+def label_note(metric, names: str | None = None) -> str:
+    """For a label :func:`display_label` prints with its variant, what it means in words (a legend's line):
+    ``nDCG@10 (JK) is nDCG (Jarvelin-Kekalainen)``; "" for any other label.
+
+    >>> label_note("nDCG@10", "ir_measures")
+    'nDCG@10 (trec_eval) is nDCG (Microsoft, log2(r+1)), trec_eval ndcg_cut'
+    """
+    shown = display_label(metric, names)
+    if not shown.endswith(")") or len(_readings(shown.rsplit(" (", 1)[0])) < 2:
+        return ""
+    spec = METRICS[resolve(metric_text(metric), names, warn=False).base]
+    return f"{shown} is {spec.name}" + (f", trec_eval {spec.trec_eval}" if spec.trec_eval else "")
 
 
 def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 1.0, penalties=None,
@@ -545,6 +612,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     return ScoreRows(run_col, topic_col, metric_col, value,
                      {"topics": used_topics, "rel_threshold": used_threshold, "mean": mean,
                       "metric_gains": used_levels["gains"], "metric_penalties": used_levels["penalties"],
+                      "labels": {k: display_label(k, names) for k in mats},
                       "aggregate": aggregate, "policies": {k: POLICY_TEXT[k] for k in TOPIC_POLICIES if k in policies},
                       **conventions(collection, gains=gains, penalties=penalties)})
 

@@ -252,7 +252,8 @@ def test_latex_is_a_booktabs_tabular_with_escaped_names_bold_best_and_marks(smal
     assert lines[2] == r"\toprule" and lines[-2] == r"\bottomrule" and lines[-1] == r"\end{tabular}"
     mid = lines.index(r"\midrule")
     head = lines[3:mid]
-    assert head[0] == r" & \multicolumn{5}{c}{AP} & \multicolumn{5}{c}{nDCG@10} \\"
+    # a bare nDCG@10 is read as evalcore's (Jarvelin-Kekalainen's), and its label says so
+    assert head[0] == r" & \multicolumn{5}{c}{AP} & \multicolumn{5}{c}{nDCG@10 (JK)} \\"
     assert head[1] == r"\cmidrule(lr){2-6} \cmidrule(lr){7-11}"
     assert _split_cells(head[2]) == ["run", "mean", "p (Holm)", "+/-", "effect size", r"95\% CI"] + \
         ["mean", "p (Holm)", "+/-", "effect size", r"95\% CI"]
@@ -278,7 +279,7 @@ def test_markdown_renders_as_a_table(small_result):
     kinds = [t.type for t in tokens]
     assert kinds.count("table_open") == 1
     ths = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "th_open"]
-    assert ths == ["run", "AP", "AP p (Holm)", "AP +/-", "nDCG@10", "nDCG@10 p (Holm)", "nDCG@10 +/-"]
+    assert ths == ["run", "AP", "AP p (Holm)", "AP +/-", "nDCG@10 (JK)", "nDCG@10 (JK) p (Holm)", "nDCG@10 (JK) +/-"]
     rows, cur = [], None
     for i, t in enumerate(tokens):
         if t.type == "tr_open":
@@ -302,7 +303,8 @@ def test_csv_and_wide_dataframe(small_result):
     assert float(one["p_value"]) == pytest.approx(stats.ttest_rel(M[1], M[0]).pvalue, rel=1e-9)
     assert float(one["ci_low"]) < 0.1 < float(one["ci_high"])
     tsv = r.to_csv(sep="\t").splitlines()
-    assert tsv[0].split("\t")[:3] == ["run", "metric", "test"]
+    assert tsv[0].split("\t")[:4] == ["run", "metric", "metric_label", "test"]
+    assert {x["metric_label"] for x in rows} == {"AP", "nDCG@10 (JK)"}
     w = r.to_dataframe(wide=True)
     assert list(w.index) == ["bm25", NASTY, "rm3|x"]
     assert w[("AP", "mean")][NASTY] == pytest.approx(M[1].mean())

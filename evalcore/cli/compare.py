@@ -67,8 +67,10 @@ def register(sub, data: argparse.ArgumentParser) -> None:
                    help="latex: the adjusted p and +/- columns under each metric (default: compact, one column "
                         "per metric, significance as superscripts)")
     g.add_argument("--label", dest="labels", action="append", metavar="KEY=TEXT", default=[],
-                   help="the column label of a metric in md/latex (repeat: --label map=MAP); default: "
-                        "evalcore's label of the name (ndcg_cut_10 -> MSnDCG@10, P_10 -> P@10)")
+                   help="the label of a metric in every format: md/latex column, legend, CSV 'metric_label' "
+                        "column (repeat: --label map=MAP); default: evalcore's label of the name (ndcg_cut_10 -> "
+                        "MSnDCG@10, P_10 -> P@10), ir_measures' own name under --names ir_measures, and a name two "
+                        "conventions read differently with its variant: nDCG@10 (JK), nDCG@10 (trec_eval)")
     g.add_argument("--format", choices=FORMATS, default="md", help="md (default), csv, tsv or latex (booktabs)")
     g.add_argument("--out", metavar="FILE", help="write to FILE (atomically) instead of printing")
     add_topics_option(p, data)
@@ -100,8 +102,8 @@ def run_compare(args) -> int:
         if not eq or not key or not text:
             raise ValueError(f"--label takes KEY=TEXT (e.g. --label ndcg_cut_10=nDCG@10); got {item!r}")
         labels[key] = text
-    opts: dict = {} if args.format in ("csv", "tsv") else {"digits": args.digits, "details": args.details,
-                                                           "labels": labels}
+    opts: dict = {"labels": labels} if args.format in ("csv", "tsv") else {"digits": args.digits,
+                                                                           "details": args.details, "labels": labels}
     if args.format == "latex":
         opts["compact"] = not (args.full or args.details)
     text = r.write(args.format, target, **opts)

@@ -133,7 +133,8 @@ def ranking(results: pd.DataFrame, metric: str | None = None, *, highlight: str 
     """Mean of one metric per run, best first (the dashboard's Rankings chart).
 
     ``results``: :func:`evalcore.evaluate`'s frame or a table of means (:func:`means_table`);
-    ``metric`` defaults to the first; ``highlight`` a run drawn in orange. The figure's caption (below the
+    ``metric`` defaults to the first; ``highlight`` a run drawn in orange. The axis names the metric by its
+    display label (evaluate's ``attrs["labels"]``: ``nDCG@10 (JK)``). The figure's caption (below the
     plot, :func:`add_caption`) states what shaped the means: from evaluate's frame its gains with their
     levels, threshold, depth, ranking order and mean (:func:`evalcore.legend.sentence`); ``caption``: your
     own text instead ("" for none)."""
@@ -142,7 +143,8 @@ def ranking(results: pd.DataFrame, metric: str | None = None, *, highlight: str 
         metric = str(means.columns[0])
     if metric not in means.columns:
         raise ValueError(f"metric {metric!r} is not in the results; they hold {', '.join(map(str, means.columns))}")
-    fig = ranking_bars(means, metric, highlight=highlight)
+    shown = str((getattr(results, "attrs", {}) or {}).get("labels", {}).get(metric, metric))
+    fig = ranking_bars(means.rename(columns={metric: shown}), shown, highlight=highlight)
     if caption is None:
         caption = _stated(results, metric)
     return add_caption(fig, caption) if caption else fig
