@@ -114,8 +114,7 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
         # trec_eval keeps scores as C floats (TEXT_RESULTS.sim): compare in single precision
         s32 = ak.cast(score, pa.float32(), safe=False)
         idx = _score_order(rt, s32, d)
-        moves = ir_measures_moves(rt[idx], as_numpy(s32)[idx], score, d, idx)
-        input_moves = input_order_moves(rt[idx], as_numpy(s32)[idx], score, idx)
+        moves, input_moves = tie_moves(rt[idx], as_numpy(s32)[idx], score, d, idx)
     elif order == "rank":
         idx = np.lexsort((rank, rt))
     else:
@@ -125,43 +124,38 @@ def order_rows(src: RunSource, t: pa.Array, d: pa.Array, score, rank, order: str
                    rt[idx], idx, d, h, n_lines, warnings, levels, moves, input_moves)
 
 
-def ir_measures_moves(t: np.ndarray, s32: np.ndarray, score, d: pa.Array, idx: np.ndarray) -> np.ndarray:
-    """Where ir_measures' providers that sort a run themselves (msmarco, judged: score descending in double
-    precision, then document id ascending) put the documents of trec_eval's score ties: rows (i, j) of the
-    evaluation order ``idx`` (topics ``t``, single-precision scores ``s32``, both in that order), the
-    document of row i standing at row j's rank. Only the rows of ties are sorted again, so a run without
-    ties costs one comparison per row."""
-    return _tie_moves(t, s32, score, idx, lambda file_rows: ("d", ak.take(d, file_rows)))
-
-
-def input_order_moves(t: np.ndarray, s32: np.ndarray, score, idx: np.ndarray) -> np.ndarray:
-    """As :func:`ir_measures_moves`, for the providers that sort a run with Python's stable sort on the score
-    alone (cwl_eval, accuracy): score descending in double precision, ties in the run's own order (its
-    file rows, ``idx``'s values, ascending: a file's lines, a dict's or DataFrame's rows)."""
-    return _tie_moves(t, s32, score, idx, lambda file_rows: ("f", file_rows))
-
-
-def _tie_moves(t: np.ndarray, s32: np.ndarray, score, idx: np.ndarray, last) -> np.ndarray:
-    """Rows (i, j) of the evaluation order where a sort of trec_eval's tie groups (single precision) by score
-    descending in double precision, then by ``last(file_rows)`` ascending (a column name and its values for
-    those rows), puts the document of row i at row j's rank."""
+def tie_moves(t: np.ndarray, s32: np.ndarray, score, d: pa.Array, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the orders of ir_measures' providers that sort a run themselves put the documents of trec_eval's
+    score ties (single precision), as rows (i, j) of the evaluation order ``idx`` (topics ``t``, single-precision
+    scores ``s32``, both in that order), the document of row i standing at row j's rank: (msmarco's and the
+    judged provider's order - score descending in double precision, then document id ascending; the order of
+    Python's stable sort on the score alone, as cwl_eval and the accuracy provider sort - score descending in
+    double precision, then the run's own order: its file rows, ``idx``'s values, ascending). Only the rows of
+    ties are sorted again, so a run without ties costs one comparison per row."""
+    none = np.zeros((0, 2), np.int64)
     n = t.size
     if n < 2:
-        return np.zeros((0, 2), np.int64)
+        return none, none
     tie = (t[1:] == t[:-1]) & (s32[1:] == s32[:-1])
     if not tie.any():
-        return np.zeros((0, 2), np.int64)
+        return none, none
     in_group = np.zeros(n, bool)
     in_group[:-1] = tie
     in_group[1:] |= tie
     rows = np.flatnonzero(in_group)
     group = np.cumsum(~np.concatenate(([False], tie)))[rows]
-    file_rows = as_arrow(idx[rows])
-    name, values = last(file_rows)
-    o = as_numpy(ak.sort_indices(pa.table({"g": as_arrow(group), "s": ak.take(ak.cast(score, pa.float64()), file_rows),
-                                           name: values}),
-                                 [("g", "ascending"), ("s", "descending"), (name, "ascending")]))
-    src = rows[o]           # a group keeps its rows: the k-th of them in ir_measures' order stands at rows[k]
+    file_rows = idx[rows]
+    s64 = ak.take(ak.cast(score, pa.float64()), as_arrow(file_rows))
+    by_id = as_numpy(ak.sort_indices(pa.table({"g": as_arrow(group), "s": s64, "d": ak.take(d, as_arrow(file_rows))}),
+                                     [("g", "ascending"), ("s", "descending"), ("d", "ascending")]))
+    by_row = np.lexsort((file_rows, -as_numpy(s64), group))   # ids are not compared: numpy's sort is enough
+    return _moved(rows, by_id), _moved(rows, by_row)
+
+
+def _moved(rows: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """(i, j) for the rows whose document the sort ``o`` of ``rows`` moves: a tie group keeps its rows, the
+    k-th of them in the sorted order stands at rows[k]."""
+    src = rows[o]
     moved = src != rows
     return np.column_stack([src[moved], rows[moved]]).astype(np.int64)
 
