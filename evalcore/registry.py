@@ -124,8 +124,10 @@ def metric_label(key: str, collection: Collection | None = None, *, gains=None, 
 
 #: The word a label gets when two conventions read it as different measures (:func:`display_label`): evalcore's
 #: reading of its own key, by the measure's spec key; the peers' reading is named ``trec_eval`` (ir_measures'
-#: ``nDCG@k`` and ``AP@k`` are trec_eval's ``ndcg_cut`` and ``map_cut``).
+#: ``nDCG@k`` and ``AP@k`` are trec_eval's ``ndcg_cut`` and ``map_cut``), or after the tool that defines it where
+#: that is another (``_PEER_WORDS``: ir_measures' ``RBP(rel=1)`` is cwl_eval's).
 VARIANT_WORDS = {"nDCG": "JK", "AP": "NTCIREVAL"}
+_PEER_WORDS = {"RBP-cwl": "cwl_eval"}
 
 
 def _readings(text: str) -> set[str]:
@@ -171,7 +173,7 @@ def display_label(metric, names: str | None = None, label: str | None = None) ->
     if len(_readings(shown)) < 2:
         return shown
     own = r.base in _readings(shown) and r.convention == "evalcore"
-    return f"{shown} ({VARIANT_WORDS.get(r.base, 'evalcore') if own else 'trec_eval'})"
+    return f"{shown} ({VARIANT_WORDS.get(r.base, 'evalcore') if own else _PEER_WORDS.get(r.base, 'trec_eval')})"
 
 
 def label_note(metric, names: str | None = None) -> str:

@@ -257,6 +257,9 @@ def test_labels_read_back():
                   "RBP-cwl(p=0.95)", "SDCG(max_rel=2)@10", "Accuracy@5"):
         assert evalcore.registry.metric_label(label) == label
     assert evalcore.registry.metric_label("irm:INST(max_rel=2)") == "INST(max_rel=2)"
+    # where evalcore's RBP and ir_measures' (cwl_eval's) share a label, tables name the tool
+    assert evalcore.registry.display_label("irm:RBP(rel=1)") == "RBP(rel=1) (cwl_eval)"
+    assert evalcore.registry.display_label("irm:INST(max_rel=2)") == "INST(max_rel=2)"
 
 
 @pytest.mark.parametrize("name,why", [
