@@ -28,7 +28,7 @@ MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors
            "evalcore.writers",
            "evalcore.comparison", "evalcore.simulate", "evalcore.settings", "evalcore.app_settings",
            "evalcore.workload", "evalcore.meta", "evalcore.meta.pairs", "evalcore.meta.repeat", "evalcore.meta.reuse",
-           "evalcore.meta.topic_bootstrap",
+           "evalcore.meta.topic_bootstrap", "evalcore.meta.paper",
            "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.cli.report", "evalcore.cli.bounds",
            "evalcore.figures",
            "evalcore.texfmt", "evalcore.treceval")

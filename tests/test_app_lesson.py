@@ -16,6 +16,8 @@ from test_app import _app, _goto  # noqa: E402
 import evalcore  # noqa: E402
 from dashboard import export  # noqa: E402
 from evalcore import meta, registry  # noqa: E402
+from evalcore import metrics as M  # noqa: E402
+from evalcore.meta import paper  # noqa: E402
 
 SMALL = {"nt": "20", "nr": "8", "swb": "300", "bsb": "300"}
 
@@ -50,6 +52,17 @@ def test_step_1_shows_fig_3_with_the_papers_numbers_beside_the_computed_ones():
         assert t.loc[system, f"{m} (paper)"] == printed, (system, m)         # and the paper's value beside it
     assert list(t["RR"]) == ["1.00", "0.50", "1.00", "1.00", "1.00"]       # RR = 1/r_1: ties X, Z, inverse, ideal
     assert t.loc["Z", "list"] == "B, S" and t.loc["Y", "list"] == "-, S"
+    # a verdict beside every printed value: each system's, and one sentence for the table
+    assert list(t["as paper?"]) == ["yes (2 of 2)"] * 4 + ["\u2013"]
+    assert any(m.value.startswith("**Agrees with Sakai 2007**: all 8 values") for m in at.markdown)
+
+
+def test_step_1_says_when_a_value_differs_from_the_paper():
+    from dashboard import paper_checks, teaching
+    t = teaching.fig3_table()
+    t.loc["Z", "P-measure"] = 0.85                                   # as if a kernel drifted
+    cells, text = paper_checks.fig3_agreement(t)
+    assert cells[2] == "no: P 0.85, paper 0.86" and text.startswith("**Differs from Sakai 2007** on 1 of 8")
 
 
 def test_step_2_the_gains_that_flip_o():
@@ -59,6 +72,9 @@ def test_step_2_the_gains_that_flip_o():
     # 2:1.5:1: O(X) = (1+1)/(2+1) = 0.67 > O(Y) = (2+1)/(2+1.5+2) = 0.55
     assert (t.loc["X", "3:2:1 (paper)"], t.loc["Y", "3:2:1 (paper)"]) == ("0.50", "0.57")
     assert (t.loc["X", "2:1.5:1"], t.loc["Y", "2:1.5:1"]) == ("0.67", "0.55")
+    verdict = next(m.value for m in at.markdown if "Sec. 3.2**" in m.value)
+    assert verdict.startswith("**Agrees with Sakai 2007 Sec. 3.2**") and "0.57 to 0.50" in verdict \
+        and "0.67 to 0.55" in verdict
 
 
 def test_step_3_preferred_rank_against_first_rank():
@@ -68,14 +84,41 @@ def test_step_3_preferred_rank_against_first_rank():
     assert (int(t.loc["Z", "r_1"]), int(t.loc["Z", "r_p"]), t.loc["Z", "P = BR(r_p)"]) == (1, 2, "0.86")
     assert (int(t.loc["inverse", "r_1"]), int(t.loc["inverse", "r_p"])) == (1, 3)
     assert "r_p > r_1 on this data" in [m.label for m in at.metric]
+    # the largest r_p beside 003 Tables 7-9 (852-980), with its interval over topic samples
+    c = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
+    rp = M.preferred_rank(c)
+    per_topic = np.where(rp > 0, rp, np.nan).max(axis=0)
+    v, lo, hi = paper.topic_interval(per_topic, np.max, resamples=200, seed=0)
+    want = paper.agreement(v, lo, hi, 852, 980, digits=0, paper="Sakai 2007")
+    verdict = next(m.value for m in at.markdown if "Tables 7-9**" in m.value)
+    assert f"the largest r_p here, {v:,.0f} ({lo:,.0f}-{hi:,.0f}" in verdict and want["detail"] in verdict
+    assert verdict.startswith("**Agrees with" if want["agrees"] else "**Differs from")
 
 
 def test_step_4_shows_the_claim_and_tau_on_the_loaded_data():
     at = _lesson(4)
     boxes = [b.value for b in list(at.success) + list(at.info) + list(at.warning)]
     assert any("Table 4, bootstrap" in b for b in boxes) and any("Table 3, swap" in b for b in boxes)
-    t = _table(at, "tau")
+    t = _table(at, "tau here")
     assert "RR - P+" in t.index
+    # every tau beside 003 Table 2's range, with evalcore's verdict (evalcore.meta.paper on the same scores)
+    c = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
+    sc = {k: registry.score_matrix(c, k, gains=[1.0, 2.0, 3.0]) for k in paper.TABLE2_ORDER}
+    full = paper.table2_comparison(sc, resamples=200, seed=0, paper="Sakai 2007")
+    cmp = full.set_index(["metric_a", "metric_b"])
+    words = {"inside": "yes", "near": "yes, within the uncertainty", "above": "no: higher than the paper",
+             "below": "no: lower than the paper"}
+    for label, (a, b) in {"RR - NWRR": ("RR", "NWRR"), "RR - P+": ("RR", "P+-measure"),
+                          "P - P+": ("P-measure", "P+-measure")}.items():
+        r = cmp.loc[(a, b)]
+        assert t.loc[label, "tau here"] == f"{r.tau:.3f}"
+        assert t.loc[label, "other topic sets (95 %)"] == f"{r.lo:.3f}-{r.hi:.3f}"
+        assert t.loc[label, "agrees?"] == words[r.status]
+    from dashboard.paper_checks import short
+    findings = paper.table2_findings(full, label=short)
+    box = next(b.value for b in list(at.success) + list(at.warning) if "Sakai 2007 Table 2 on this data" in b.value)
+    assert f"{sum(f['agrees'] for f in findings)} of {len(findings)} of its observations agree" in box
+    assert all(f["detail"] in box for f in findings)
 
 
 def test_every_step_is_an_address_and_buttons_move_it():
@@ -183,3 +226,23 @@ def test_claim_table_is_pandas_pivot_table(method):
     got = claims.claim_wide(r, "repeat", method, level)
     pd.testing.assert_frame_equal(got, want, check_dtype=False, check_names=True)
     assert np.isnan(got["O-measure"].iloc[-1])
+
+
+def test_overview_and_rank_correlation_say_whether_table_2_agrees_with_the_paper():
+    """The Kendall taus the Overview and the Rank correlation page show come with 003 Table 2's observations and
+    a verdict on each (evalcore.meta.paper on the same scores); every pair's row on the Rank correlation page."""
+    from dashboard.paper_checks import short
+    c = evalcore.simulated_collection(n_topics=20, n_runs=8, seed=0)
+    sc = {k: registry.score_matrix(c, k, gains=[1.0, 2.0, 3.0]) for k in paper.TABLE2_ORDER}
+    cmp = paper.table2_comparison(sc, resamples=200, seed=0, paper="Sakai 2007")
+    findings = paper.table2_findings(cmp, label=short)
+    at = _app(SMALL)
+    line = next(cap.value for cap in at.caption if cap.value.startswith("**Against Sakai 2007 Table 2**"))
+    assert findings[0]["detail"] in line
+    assert ("agrees with all" in line) == all(f["agrees"] for f in findings)
+    at = _goto(at, "correlation")
+    box = next(b.value for b in list(at.success) + list(at.warning) if "Sakai 2007 Table 2 on this data" in b.value)
+    assert all(f["detail"] in box and f["claim"] in box for f in findings)
+    table = next(d.value for d in at.dataframe if "agrees?" in d.value.columns)
+    assert len(table) == 21
+    assert list(table["tau here"]) == [f"{t:.3f}" for t in cmp["tau"]]

@@ -6,7 +6,7 @@ significant, Sakai 2007 Table 4; swap difference at 95 %, Table 3), all live.
 """
 import streamlit as st
 
-from dashboard import claims, gainsets, live, meta_kinds, ranks, safe, scoring, shell, state, widgets
+from dashboard import claims, gainsets, live, meta_kinds, paper_checks, ranks, safe, scoring, shell, state, widgets
 from evalcore import figures
 
 ss = st.session_state
@@ -74,6 +74,7 @@ with right:
                    f"|tau| >= {crit:.2f})")
         widgets.caption(f"Colour scale fixed to [{lo:g}, {hi:g}]; hover a cell for its tau ({sig_txt}); the Rank "
                         "correlation page writes every value.")
+        widgets.caption(paper_checks.overview_line(paper_checks.table2(c, s)))
 
 widgets.subheader("Discriminative power per metric")
 if c.n_runs < 2:

@@ -37,6 +37,7 @@ from ..collection import Collection
 from ..gains import level_label, levels_statement, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
 from ..meta._parallel import resolve_threads
+from ..meta.paper import table2_comparison, table2_findings
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from ..meta.verdict import gain_choice_verdict
@@ -608,6 +609,20 @@ def _robust_text(gmin) -> str:
     return f"O-measure's lowest tau ({o:.4f}) is " + " and ".join(parts) + "."
 
 
+def _tau_finding(s: _Setup, mapped: str, can_sig: bool) -> str:
+    """003 Sec. 5.2's observations on Table 2, each with its verdict on this data: the taus beside 003's range over
+    its four data sets, with an interval from the topic bootstrap's samples (evalcore.meta.paper)."""
+    cmp = table2_comparison({m: s.S[m] for m in METRICS}, resamples=s.topic_resamples, seed=s.topic_seed)
+    fs = table2_findings(cmp, label=_display_name)
+    how = (f"intervals: 2.5-97.5 % of tau over the {s.topic_resamples} topic samples (topic seed {s.topic_seed})"
+           if s.topic_resamples else "no topic bootstrap (--topic-resamples 0): no intervals")
+    agree = sum(f["agrees"] for f in fs)
+    return (f"**Rank correlation**{mapped}: {agree} of {len(fs)} of 003 Table 2's observations (Sec. 5.2, its four "
+            f"data sets) agree here ({how}). " + " ".join(
+                f"003: {f['claim']} - {f['verdict']}: {f['detail']}." for f in fs) +
+            ("" if can_sig else f" With {s.n} runs none of these can be significant."))
+
+
 def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> tuple[list[str], str]:
     s.say("comparison with 003's findings")
     R, n, K, T, name = s.R, s.n, s.K, s.T, s.name
@@ -620,16 +635,7 @@ def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> 
         f"significant for RR and {PAPER['boot_Q'][0]}% to {PAPER['boot_Q'][1]}% for Q-measure across its four "
         f"data sets; here{mapped} RR {b_pct['RR']:.1f}% and Q-measure {b_pct['Q-measure']:.1f}%. As 003 notes, "
         "absolute values depend heavily on the set of runs; only the order of the metrics is comparable.")
-    tau = corr.tau
-    on = float(tau.loc["O-measure", "NWRR"])
-    rr = {m: float(tau.loc["RR", m]) for m in ["NWRR", "O-measure", "P-measure", "P+-measure"]}
-    ap = {m: float(tau.loc["AP", m]) for m in ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]}
-    findings.append(
-        f"**Rank correlation**{mapped}. O-measure vs NWRR: {on:.4f} (003 Table 2: .8391 to .9356). RR vs NWRR, O, P, "
-        "P+: " + ", ".join(f"{lab(m)} {v:.4f}" for m, v in rr.items()) +
-        " (003: as low as .6138-.7839 on NTCIR-5 Japanese: finding one highly relevant document is not finding any "
-        "one). AveP vs the one-document metrics: " + ", ".join(f"{lab(m)} {v:.4f}" for m, v in ap.items()) +
-        " (003: as low as .3563)." + ("" if can_sig else f" With {n} runs none of these can be significant."))
+    findings.append(_tau_finding(s, mapped, can_sig))
     gmin = t5.min(axis=1)
     findings.append(
         f"**Gain values (Table 5)**{mapped}. Lowest tau against the default: " +
