@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ast
 
-from .names import Resolved, refusals
+from ._resolved import Resolved, refusals
 from .specs import METRICS, MetricSpec, spelled
 
 #: ir_measures 0.4.3's measures that need only qrels and a run, with their parameters (SUPPORTED_PARAMS)

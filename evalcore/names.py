@@ -74,8 +74,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
 
+from ._resolved import Resolved, refusals
 from .specs import METRICS, PARAM_SPELLINGS, MetricSpec, spelled
 
 __all__ = ["resolve", "metric_text", "Resolved", "AmbiguousNameWarning", "CONVENTIONS", "known_names", "crosswalk_rows"]
@@ -89,15 +89,6 @@ _PREFIXES = {"evalcore": "evalcore", "irm": "ir_measures", "ir_measures": "ir_me
 #: Peer conventions that average over every qrels topic (trec_eval's policy, :func:`evalcore.registry.topic_policy`)
 #: and whose names pin the gains to the level (:func:`_pinned`).
 TREC_LIKE = ("trec_eval", "ir_measures", "ranx")
-
-def refusals() -> dict[tuple[str, str], list]:
-    """(convention, lower-case peer base name) -> the :class:`evalcore.specs.PeerRule` objects of every spec."""
-    out: dict[tuple[str, str], list] = {}
-    for spec in METRICS.values():
-        for rule in spec.refused:
-            out.setdefault((rule.convention, rule.name.lower()), []).append(rule)
-    return out
-
 
 # Peer measures evalcore does not compute: an error that says so (rather than suggesting a look-alike such as
 # RR for R@100). Checked only after every registered name, so a measure added to the registry is found first.
@@ -123,24 +114,6 @@ _NOT_COMPUTED = {
 
 class AmbiguousNameWarning(UserWarning):
     """A bare name that means one measure in evalcore and another in a peer tool (``nDCG@k``)."""
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """What a name means: evalcore's key, the cutoff, parameters the name fixes, where it came from."""
-
-    base: str                        # evalcore registry key, e.g. "MSnDCG"
-    cutoff: int | None
-    params: dict = field(default_factory=dict)   # rel_threshold, beta, gains, penalties, log_base
-    convention: str = "evalcore"
-    at: str | None = None            # ``@x`` of a measure whose @ is not a cutoff (IPrec@0.1), as written in keys
-
-    @property
-    def key(self) -> str:
-        """The canonical evalcore key (parameters left out): ``MSnDCG@10``, ``IPrec@0.1``."""
-        if self.at is not None:
-            return f"{self.base}@{self.at}"
-        return self.base + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
 
 _NAME_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9+\-_.]*?)(?:\((?P<params>[^()]*)\))?(?:@(?P<cut>[^@()]*))?$")
@@ -394,25 +367,7 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
         base = "NumRelRet"        # ir_measures: NumRelRet = NumRet(rel=1) (module doc)
     registry = _registry()
     if names in (None, "evalcore") and base in registry:
-        try:
-            r = _canonical(text, base, raw, cut)
-        except ValueError as own:
-            # ir_measures' own parameters (nDCG(dcg='exp-log2')@10, SetP(relative=True)): its name, unprefixed
-            if names is not None or not raw:
-                raise
-            try:
-                irm = _peer(text, "ir_measures", base, raw, cut)
-            except ValueError as theirs:
-                # a parameter only ir_measures knows (dcg=, relative=), on a measure no provider of it computes
-                if "is refused" in str(theirs) and ("unknown parameter" in str(own) or "does not use" in str(own)):
-                    raise
-                raise own from None
-            if irm is None:
-                raise
-            return irm
-        if names is None and warn:
-            _warn_ambiguous(text, base, cut)
-        return r
+        return _own_name(text, base, raw, cut, names, warn)
     for conv in ([names] if names not in (None, "evalcore") else _PEERS):
         peer = _peer(text, conv, base, raw, cut)
         if peer is not None:
@@ -421,6 +376,37 @@ def resolve(text: str, names: str | None = None, *, warn: bool = True) -> Resolv
             return peer
     if names not in (None, "evalcore") and base in registry:   # evalcore-only measures in any convention
         return _canonical(text, base, raw, cut)
+    return _other_case_or_refused(text, text_body, base, raw, cut, names, warn)
+
+
+def _own_name(text: str, base: str, raw, cut, names: str | None, warn: bool) -> Resolved:
+    """:func:`resolve` of a registry key: evalcore's own name, or ir_measures' parameters on it
+    (``nDCG(dcg='exp-log2')@10``, ``SetP(relative=True)``) when evalcore's reading refuses them."""
+    try:
+        r = _canonical(text, base, raw, cut)
+    except ValueError as own:
+        # ir_measures' own parameters (nDCG(dcg='exp-log2')@10, SetP(relative=True)): its name, unprefixed
+        if names is not None or not raw:
+            raise
+        try:
+            irm = _peer(text, "ir_measures", base, raw, cut)
+        except ValueError as theirs:
+            # a parameter only ir_measures knows (dcg=, relative=), on a measure no provider of it computes
+            if "is refused" in str(theirs) and ("unknown parameter" in str(own) or "does not use" in str(own)):
+                raise
+            raise own from None
+        if irm is None:
+            raise
+        return irm
+    if names is None and warn:
+        _warn_ambiguous(text, base, cut)
+    return r
+
+
+def _other_case_or_refused(text: str, text_body: str, base: str, raw, cut, names: str | None,
+                           warn: bool) -> Resolved:
+    """The end of :func:`resolve`: a known name in another letter case, else the reason a peer measure is not
+    computed, else the unknown-name error."""
     folded = _folded_base(base, names, raw, cut)
     if folded is not None:             # NDCG@10, MRR, Precision@10: the same name in another letter case
         return _resolve_folded(text, text_body, base, folded, names, warn)
