@@ -211,6 +211,15 @@ def _fit_not_shown(out: AppSettings, f: Field, v, new: dict, metric_keys) -> Non
         out.notes.append(f"{f.key} {_fmt(v)} is not used: {f.why}")
 
 
+def _fit_upload(out: AppSettings, f: Field, v, new: dict, metric_keys) -> None:
+    """How runs are read (order, condensed lists, duplicates): set on the Data page's upload options, which
+    apply when runs are uploaded; a value other than the default says so."""
+    out.values[f.widget] = v
+    if v != DEFAULTS[f.key]:
+        out.notes.append(f"{f.key} {_fmt(v)}: set on the Data page's upload options; it applies to the next "
+                         "upload (the data already loaded is kept as it was read)")
+
+
 def _fit_topics(out: AppSettings, f: Field, v, new: dict, metric_keys) -> None:
     """The topic policy: the app's means always run over the topics with a relevant document."""
     if v not in (None, "ntcireval"):
@@ -223,6 +232,6 @@ def _fit_topics(out: AppSettings, f: Field, v, new: dict, metric_keys) -> None:
 _FIT: dict[str, Callable[[AppSettings, Field, Any, dict, Any], None]] = {
         "gains": _fit_gains, "penalties": _fit_penalties, "cutoffs": _fit_cutoffs, "threshold": _fit_threshold,
         "metrics": _fit_metrics, "dataset": _fit_dataset, "not_shown": _fit_not_shown, "group": _fit_group,
-        "topics": _fit_topics,
+        "topics": _fit_topics, "upload": _fit_upload,
         "clamp": lambda out, f, v, new, mk: _fit_clamp(out, f, v),
         "copy": lambda out, f, v, new, mk: _fit_copy(out, f, v)}

@@ -16,6 +16,8 @@ such as ``"beat"`` must not be ignored silently)::
     log_base       number > 1 (nDCG's discount)
     mean           "arithmetic" | "geometric"
     names          how metric names are read: "evalcore" | "ir_measures" | "trec_eval" | "ntcireval"
+    order, depth, condensed, keep_first_duplicate, qrels_format, run_format
+                   how the runs are read, as --order, --depth, --condensed, ... (depth null: whole lists)
     topics         the topics each mean runs over: "trec_eval" | "ntcireval" (absent or null: per metric,
                    by its name; :func:`evalcore.registry.topic_policy`)
     metrics        list of metric names (any name :func:`evalcore.registry.parse_metric` knows)
@@ -107,11 +109,13 @@ class Field:
 
     ``kind``: ``"int"``, ``"float"``, ``"int|None"`` (a whole number or null), ``"choice"`` (one of
     ``choices``), ``"str"``, ``"metric"`` (one metric name), ``"metrics"`` (a list of names),
-    ``"levels"`` (one number per level, > ``low``), ``"paper_levels"`` (levels in the papers'
-    notation, stored under ``store``), ``"cutoffs"`` (whole numbers ``low..high``) or ``"group"`` (an
-    object of ``fields``). ``low`` / ``high``: inclusive bounds (``low_open`` / ``high_open``: excluded);
+    ``"bool"`` (true or false), ``"levels"`` (one number per level, > ``low``), ``"paper_levels"``
+    (levels in the papers' notation, stored under ``store``), ``"cutoffs"`` (whole numbers ``low..high``) or
+    ``"group"`` (an object of ``fields``). ``low`` / ``high``: inclusive bounds (``low_open`` / ``high_open``:
+    excluded);
     ``default``: the value used when neither an option nor the file gives one; ``role``: ``"metric"``
-    (read by the command line and the app), ``"app"`` (the dashboard's only) or ``"info"``
+    (read by the command line and the app), ``"data"`` (how the command line reads the runs: ``--order``,
+    ``--depth``, ``--condensed``, ...; the app's upload options), ``"app"`` (the dashboard's only) or ``"info"``
     (informational, never applied). ``widget``: the app's session key it sets (its range is
     :data:`WIDGET_BOUNDS` [widget]); ``app``: how the app fits it (``"clamp"`` to that range,
     ``"copy"``, ``"snap"`` to the nearest offered level, ``"not_shown"`` with the reason ``why``, or
@@ -171,6 +175,20 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     _param_field("rel_threshold", cap=MAX_LEVEL, app="threshold"),
     _param_field("log_base", cap=1e6, app="not_shown", why="the app's nDCG uses log base 2"),
     _param_field("p", cap=1.0, widget="rbp_p", app="clamp"),
+    # how the runs are read (role "data"): the command line's data options, applied when the file is read back
+    Field("order", "choice", choices=("score", "rank", "file"), default="score", role="data", widget="up_order",
+          app="upload", help="ranking of a TREC run: score (trec_eval's: ties by document id descending), rank, file"),
+    Field("depth", "int|None", 1, MAX_CUTOFF, role="data", app="not_shown",
+          why="the app evaluates whole lists (the command line's --depth N cuts them)",
+          help="evaluate only the top N documents of each list (null: whole lists)"),
+    Field("condensed", "bool", default=False, role="data", widget="up_condensed", app="upload",
+          help="remove unjudged documents first (condensed lists)"),
+    Field("keep_first_duplicate", "bool", default=False, role="data", widget="up_keep_first", app="upload",
+          help="keep the first of a document a run lists twice for a topic (default: an error)"),
+    Field("qrels_format", "choice", choices=("auto", "trec", "ntcir", "rel"), default="auto", role="data",
+          app="not_shown", why="the app sniffs the qrels format", help="the qrels format"),
+    Field("run_format", "str", default="auto", role="data", app="not_shown", why="the app sniffs each run's format",
+          help="the run format (evalcore.io's names: auto, trec, res, ntcir, jsonl, ...)"),
     Field("mean", "choice", choices=("arithmetic", "geometric"), default="arithmetic", role="metric",
           app="not_shown", why="the app averages over topics arithmetically", help="mean over topics"),
     Field("names", "choice", choices=CONVENTIONS, role="metric", help="how metric names are read"),
@@ -202,8 +220,8 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
 )}
 KNOWN_KEYS = tuple(FIELDS)
 #: Defaults of the metric settings when neither an option nor the file gives one.
-DEFAULTS = {k: f.default for k, f in FIELDS.items() if f.role == "metric"}
-_SCALARS = ("int", "float", "int|None", "choice", "str", "metric")
+DEFAULTS = {k: f.default for k, f in FIELDS.items() if f.role in ("metric", "data")}
+_SCALARS = ("int", "float", "int|None", "choice", "str", "metric", "bool")
 #: key -> (kind, bounds or choices) of the file's single values (a view of :data:`FIELDS`)
 LIMITS = {k: (f.kind, f.choices or (None if f.low is None else f.bounds)) for k, f in FIELDS.items()
           if f.kind in _SCALARS}
@@ -238,6 +256,10 @@ def _scalar(where: str, kind: str, spec, v, names: str | None = None, low_open: 
         return None if v is None else _number(where, v, *spec, integer=True)
     if kind in ("int", "float"):
         return _number(where, v, *spec, integer=kind == "int", low_open=low_open, high_open=high_open)
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise SettingsError(f"{where} must be true or false; got {_type(v)} {v!r}")
+        return v
     if not isinstance(v, str):
         raise SettingsError(f"{where} must be a string; got {_type(v)} {v!r}")
     if len(v) > 1000:

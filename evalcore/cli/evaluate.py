@@ -16,6 +16,7 @@ from .options import (
     EPILOG_LEVELS,
     SEED_MAX,
     add_metrics_option,
+    data_options,
     file_settings,
     load_from_args,
     mean_of,
@@ -94,7 +95,9 @@ def add_topics_option(ev: argparse.ArgumentParser, data: argparse.ArgumentParser
 
 
 def settings_used(args, params: dict, metrics, c=None) -> dict:
-    """Everything that shaped the scores, in the settings-file form (:mod:`evalcore.settings`). Given the
+    """Everything that shaped the scores, in the settings-file form (:mod:`evalcore.settings`): the metric
+    settings, the mean, the topic policy, the metrics and how the runs were read (:func:`data_options`:
+    order, depth, condensed, duplicates, formats), so that ``--settings`` gives the same numbers. Given the
     collection ``c``, the gains and penalties are the values used on its levels (an ascending list, and
     ``gains_paper_notation`` highest level first), so the file means the same on any collection."""
     out = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in params.items()}
@@ -104,6 +107,7 @@ def settings_used(args, params: dict, metrics, c=None) -> dict:
         out["penalties"] = resolve_penalties(params.get("penalties"), c.max_level).tolist()
     out["mean"] = mean_of(args)
     out["topics"] = topics_of(args)
+    out.update(data_options(args))
     out["metrics"] = list(metrics) if metrics is not None else None
     return out
 

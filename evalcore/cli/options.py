@@ -229,17 +229,17 @@ def data_options_parser() -> argparse.ArgumentParser:
                    help=f"topics of --simulated (default 50, at most {SIM_MAX_TOPICS:,})")
     d.add_argument("--systems", type=number("--systems", int, 1, SIM_MAX_SYSTEMS), default=30, metavar="N",
                    help=f"runs of --simulated (default 30, at most {SIM_MAX_SYSTEMS:,})")
-    d.add_argument("--order", choices=("score", "rank", "file"), default="score",
+    d.add_argument("--order", choices=("score", "rank", "file"), default=None,
                    help="ranking of a TREC run: score (default; score descending, ties by document id "
                         "descending, exactly as trec_eval), rank (the rank column), file (file order)")
     d.add_argument("--depth", type=number("--depth", int, 1, MAX_COUNT), metavar="N",
                    help="evaluate only the top N documents of each list")
-    d.add_argument("--condensed", action="store_true",
+    d.add_argument("--condensed", action="store_true", default=None,
                    help="remove unjudged documents first (condensed lists, Sakai SIGIR 2007)")
-    d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default="auto",
+    d.add_argument("--qrels-format", choices=("auto", "trec", "ntcir", "rel"), default=None,
                    help="qrels format (default auto: sniffed from the first line / the .rel extension)")
-    d.add_argument("--run-format", choices=RUN_FORMATS, default="auto", help=formats_help())
-    d.add_argument("--keep-first-duplicate", action="store_true",
+    d.add_argument("--run-format", choices=RUN_FORMATS, default=None, help=formats_help())
+    d.add_argument("--keep-first-duplicate", action="store_true", default=None,
                    help="if a run lists a document twice for a topic, keep the first (default: error)")
     lim = p.add_argument_group("limits (hostile or huge input is refused before memory is taken)")
     lim.add_argument("--max-expanded", metavar="SIZE",
@@ -289,13 +289,36 @@ def data_options_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The data options a settings file records and restores (:data:`evalcore.settings.FIELDS`, role "data"):
+#: argparse dest -> settings key. Their parser defaults are None, so that an option given wins over the file
+#: and the file over the default (:func:`data_options`).
+DATA_OPTIONS = {"order": "order", "depth": "depth", "condensed": "condensed",
+                "keep_first_duplicate": "keep_first_duplicate", "qrels_format": "qrels_format",
+                "run_format": "run_format"}
+
+
+def data_options(args) -> dict:
+    """How the runs are read: each of :data:`DATA_OPTIONS` from the command line, else the ``--settings``
+    file, else its default (``order`` score, whole lists, not condensed, ...)."""
+    st = file_settings(args) if getattr(args, "settings", None) else {}
+    out = {}
+    for dest, key in DATA_OPTIONS.items():
+        v = getattr(args, dest, None)
+        out[key] = v if v is not None else st.get(key, DEFAULTS[key])
+    if out["run_format"] not in RUN_FORMATS:
+        raise ValueError(f"run_format {out['run_format']!r} (from --settings {args.settings}) is not a run format; "
+                         f"choose one of {', '.join(RUN_FORMATS)}")
+    return out
+
+
 def load_from_args(args) -> Collection:
-    """The collection the data options name."""
+    """The collection the data options name (read as :func:`data_options` says)."""
     from .. import io, simulate
 
     if getattr(args, "save_settings", None) and getattr(args, "command", "evaluate") != "evaluate":
         raise ValueError(f"--save-settings is written by 'evaluate' only; '{args.command}' would ignore it "
                          "(run 'evaluate' with the same options and --save-settings FILE)")
+    d = data_options(args)
     sources = sum(bool(x) for x in (args.simulated, args.paper_examples, args.qrels))
     if sources == 0:
         raise ValueError("no data: give --qrels FILE with --run FILE... or --runs DIR, or --simulated")
@@ -319,17 +342,17 @@ def load_from_args(args) -> Collection:
         # --depth truncates while loading (the tensor is never built deeper), except with --condensed,
         # which drops unjudged documents first and truncates after
         c = io.load_collection(args.qrels, runs if len(runs) > 1 or not args.runs else args.runs,
-                               order=args.order, keep_first_duplicate=args.keep_first_duplicate,
-                               fmt=args.run_format, qrels_fmt=args.qrels_format,
-                               depth=args.depth if args.depth and args.depth >= 1 and not args.condensed else None,
+                               order=d["order"], keep_first_duplicate=bool(d["keep_first_duplicate"]),
+                               fmt=d["run_format"], qrels_fmt=d["qrels_format"],
+                               depth=d["depth"] if d["depth"] and d["depth"] >= 1 and not d["condensed"] else None,
                                limits=limits_from_args(args))
         _print_warnings(c, args)
-    if args.condensed:
+    if d["condensed"]:
         c = c.condensed()
-    if args.depth is not None:
-        if args.depth < 1:
-            raise ValueError(f"--depth must be >= 1; got {args.depth}")
-        c = c.truncated(args.depth)
+    if d["depth"] is not None:
+        if d["depth"] < 1:
+            raise ValueError(f"--depth must be >= 1; got {d['depth']}")
+        c = c.truncated(d["depth"])
     return c
 
 
@@ -380,7 +403,7 @@ def file_settings(args) -> dict:
 
 
 #: the settings-file keys the command line reads; the others are the dashboard's
-_CLI_KEYS = tuple(k for k, f in FIELDS.items() if f.role == "metric")
+_CLI_KEYS = tuple(k for k, f in FIELDS.items() if f.role in ("metric", "data"))
 _INFORMATIONAL = tuple(k for k, f in FIELDS.items() if f.role == "info")
 
 

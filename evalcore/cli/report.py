@@ -230,14 +230,15 @@ def experiment_from_args(args, c, progress=None, reuse=None):
 
     from . import metric_params
     from .meta import dask_scheduler
-    from .options import dask_options_given
+    from .options import dask_options_given, data_options
 
 
     check_report_workload(args, c.n_runs, c.n_topics)
     params = metric_params(args)
     name = collection_name(args, c)
-    data = {"order": args.order if args.qrels else "n/a (not read from run files)", "depth": args.depth,
-            "condensed": bool(args.condensed)}
+    read = data_options(args)
+    data = {"order": read["order"] if args.qrels else "n/a (not read from run files)", "depth": read["depth"],
+            "condensed": bool(read["condensed"])}
     with ExitStack() as stack:
         scheduler = dask_scheduler(args, stack) if dask_options_given(args) else None
         e = run_experiment(c, name=name, top=args.top, top_by=args.top_by, B=args.B, tukey_B=args.tukey_B,
