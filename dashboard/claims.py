@@ -48,6 +48,8 @@ def comparisons(c) -> int:
 
 #: The metrics the claim compares (P+, P, O, NWRR, RR): the verdict reads nothing else.
 CLAIM_METRICS = frozenset(m for step in _meta.CLAIM_003 for m in step)
+#: the claim in words, spelled as evalcore spells it everywhere (evalcore.meta.CLAIM_003_TEXT)
+CLAIM_TEXT = _meta.CLAIM_003_TEXT
 
 
 def claim_settings(s):
@@ -210,7 +212,7 @@ def overview(box, c, s) -> None:
                             "takes seconds, so it runs when asked.")
             label = "Check Sakai 2007's claim again at the current settings"
         else:
-            label = "Check Sakai 2007's claim P+ > O > NWRR > RR on this data"
+            label = f"Check Sakai 2007's claim {CLAIM_TEXT} on this data"
             widgets.caption(f"{comparisons(c):,} run pairs x topics: the check ({SPREAD_REPEATS} repetitions "
                             f"of the swap and bootstrap methods at the chosen B, {TOPIC_RESAMPLES} topic "
                             "samples) takes a while here, so it runs when asked. The Swap and Bootstrap pages "

@@ -213,6 +213,13 @@ def table_html(df: pd.DataFrame, *, digits: int = 4, columns: dict | None = None
 
 # -- the document ------------------------------------------------------------------------------------
 def _chart(fig, i: int) -> str:
+    """One chart of the export, its axes' margins grown to hold their tick labels and titles (``automargin``):
+    the figures leave 10 px for the dashboard, whose chart theme grows them, and plotly.js alone does not,
+    so run names and metric names were cut off in the exported file (tests/test_browser_export.py)."""
+    fig = type(fig)(fig)                   # a copy: figures may come from a cache
+    fig.update_layout({k: {"automargin": True} for k in fig.to_plotly_json()["layout"]
+                       if k.startswith(("xaxis", "yaxis"))} or {"xaxis": {"automargin": True},
+                                                                  "yaxis": {"automargin": True}})
     return '<div class="chart">' + pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"chart{i}",
                                                config={"displaylogo": False, "responsive": True}) + "</div>"
 

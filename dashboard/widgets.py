@@ -197,6 +197,17 @@ CHART_FORMAT_KEY = "chart_format"
 #: Width (CSS px) of a downloaded chart: a 16:9 slide's content area at 1280 x 720; PNG_SCALE = 1.5 gives
 #: a 1920 px wide image, full HD.
 SLIDE_WIDTH, PNG_SCALE = 1280, 1.5
+#: The heights a downloaded chart takes at :data:`SLIDE_WIDTH`: 16:9 (720 px), or 4:3 (960 px) for a chart
+#: drawn taller than a 16:9 slide (a ranking of many runs). A chart's own height is the screen's (a 5-run
+#: slope chart is 320 px high, which downloaded at 4:1); a slide is one of these two shapes.
+SLIDE_HEIGHTS = {"16:9": 720, "4:3": 960}
+
+
+def slide_size(fig) -> tuple[int, int]:
+    """(width, height) of a downloaded chart: :data:`SLIDE_WIDTH` wide, 16:9, or 4:3 when the chart is drawn
+    taller than a 16:9 slide."""
+    height = getattr(fig.layout, "height", None) or 450
+    return SLIDE_WIDTH, SLIDE_HEIGHTS["16:9" if height <= SLIDE_HEIGHTS["16:9"] else "4:3"]
 
 
 #: The dashboard builds its figures without plotly's validation of every property value: a check of every
@@ -239,11 +250,12 @@ app_template()
 
 def chart_config(fig, label: str = "", fmt: str = "svg") -> dict:
     """plotly's config for one chart: the camera button saves ``fmt`` in the browser (plotly.js image
-    export: no server-side browser), sized for a slide, under a file name from the chart's label."""
+    export: no server-side browser), slide-shaped (:func:`slide_size`: 16:9 or 4:3), under a file name from
+    the chart's label."""
     name = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower()[:60] or "evalcore-chart"
-    height = getattr(fig.layout, "height", None) or 450
+    width, height = slide_size(fig)
     return {"displaylogo": False,
-            "toImageButtonOptions": {"format": fmt, "filename": name, "width": SLIDE_WIDTH, "height": int(height),
+            "toImageButtonOptions": {"format": fmt, "filename": name, "width": width, "height": height,
                                      "scale": PNG_SCALE if fmt == "png" else 1}}
 
 

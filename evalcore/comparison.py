@@ -522,10 +522,11 @@ class CompareResult:
             return f"{n} topics ({POLICY_NAMES[policy]})"
         return "; ".join(f"{m}: {v['n_topics']} topics ({v['policy'] or 'as given'})" for m, v in self.topics.items())
 
-    def legend(self, labels: Mapping[str, str] | None = None) -> str:
+    def legend(self, labels: Mapping[str, str] | None = None, *, compact: bool = False) -> str:
         """One paragraph: the test, the correction and its family, alpha, the marks, the topics, and what shaped
         the scores (:attr:`conventions`: gains with their levels, threshold, depth, ranking order, mean),
-        naming the metrics by :meth:`display_labels` (``labels``: your own)."""
+        naming the metrics by :meth:`display_labels` (``labels``: your own). ``compact``: the legend of a table
+        with the mean column alone (:meth:`to_latex`'s default), which names no p or +/- column."""
         test = TEST_NAMES[self.test]
         if self.B is not None:
             test += f" (B = {self.B}, seed {self.seed})"
@@ -537,8 +538,8 @@ class CompareResult:
         if self.baseline is not None:
             head = (f"{test[0].upper()}{test[1:]} of every run against the baseline {self.baseline}, {corr}, "
                     f"alpha = {self.alpha:g}: {GAIN} significant gain, {LOSS} significant loss over the baseline "
-                    f"({p_is} < alpha); p = {p_is}; +/- = topics on which the run scores higher / lower than the "
-                    "baseline")
+                    f"({p_is} < alpha)" + ("" if compact else f"; p = {p_is}; +/- = topics on which the run scores "
+                                                              "higher / lower than the baseline"))
         else:
             head = (f"{test[0].upper()}{test[1:]} between every two runs, {corr}, alpha = {self.alpha:g}: the "
                     f"superscript letters name the runs a run is significantly better than ({p_is} < alpha, higher "
@@ -655,7 +656,8 @@ class CompareResult:
         shown = self.display_labels(labels)
         k = len(groups[0][1])
         spec = "l" * len(lead) + "".join("r" * len(s) for _, s in groups)
-        leg = tex_escape(self.legend(labels)).replace(GAIN, r"$\blacktriangle$").replace(LOSS, r"$\blacktriangledown$")
+        leg = tex_escape(self.legend(labels, compact=compact)).replace(GAIN, r"$\blacktriangle$").replace(
+            LOSS, r"$\blacktriangledown$")
         out = [f"% {leg}"] if not environment else [r"\begin{table}", r"\centering",
                                                     rf"\caption{{{leg}}}"] + ([rf"\label{{{label}}}"] if label else [])
         out += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]

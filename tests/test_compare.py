@@ -266,8 +266,12 @@ def test_latex_is_a_booktabs_tabular_with_escaped_names_bold_best_and_marks(smal
     assert body[1][1] == rf"\textbf{{{M[1].mean():.4f}}}$^{{\blacktriangle}}$"
     assert body[1][6] == rf"{N[1].mean():.4f}$^{{\blacktriangledown}}$"
     assert body[1][3] == "25/0" and body[1][8] == "0/25"
-    assert r.to_latex(environment=True, label="tab:x").splitlines()[:4] == \
+    assert r.to_latex(details=True, environment=True, label="tab:x").splitlines()[:4] == \
         [r"\begin{table}", r"\centering", r"\caption{" + lines[0][2:] + "}", r"\label{tab:x}"]
+    # the legend names the columns its table has: p and +/- with them, not under the compact table's means alone
+    assert "p = Holm-adjusted p-value; +/- = topics" in lines[0]
+    compact = r.to_latex().splitlines()[0]
+    assert "+/-" not in compact and "p = " not in compact and "significant gain" in compact
 
 
 def test_markdown_renders_as_a_table(small_result):

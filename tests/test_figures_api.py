@@ -132,7 +132,11 @@ def test_the_dashboards_charts_download_as_svg_or_a_slide_sized_png():
 
     fig = ef.share_bars(pd.DataFrame({"metric": ["AP"], "s": [0.5]}), "metric", "s", y_title="y")
     svg = widgets.chart_config(fig, "Swap rates, B = 200")["toImageButtonOptions"]
-    assert svg == {"format": "svg", "filename": "swap-rates-b-200", "width": 1280, "height": 320, "scale": 1}
+    # a 320 px high chart downloads as a 16:9 slide (1280 x 720), not at its screen's 4:1
+    assert svg == {"format": "svg", "filename": "swap-rates-b-200", "width": 1280, "height": 720, "scale": 1}
+    tall = ef.ranking_bars(pd.DataFrame({"AP": np.linspace(0, 1, 60)}, index=[f"r{i}" for i in range(60)]), "AP")
+    assert tall.layout.height > 720
+    assert widgets.chart_config(tall)["toImageButtonOptions"]["height"] == 960           # 4:3 for a tall chart
     png = widgets.chart_config(fig, "", "png")["toImageButtonOptions"]
     assert png["format"] == "png" and png["width"] * png["scale"] >= 1920 and png["filename"] == "evalcore-chart"
 

@@ -56,9 +56,10 @@ def test_report_five_levels(tmp_path):
     q, r = write_collection(tmp_path / "coll5", K=5, n_runs=6)
     out, md = _report(tmp_path, q, r)
     assert md.startswith("# Reproducing Sakai 2007 (003) Sec. 5 on coll5")
-    assert "5 relevance levels" in md and "gains 5:4:3:2:1" in md and "NWRR penalties 2:3:4:5:6" in md
+    # levels 0-5 as the Data page counts them: 6 in all, 5 relevant
+    assert "6 relevance levels (0-5; 5 relevant" in md and "gains 5:4:3:2:1" in md and "NWRR penalties 2:3:4:5:6" in md
     t5 = _section(md, "Table 5")
-    header = t5.split("\n")[2]
+    header = t5.split("\n")[4]                # under the title and the caption, which report.md now carries
     assert header == "| metric | 50:40:30:20:10 | 0.5:0.4:0.3:0.2:0.1 | 1:1:1:1:1 | 20:15:10:5:1 |"
     assert "default gain values (5:4:3:2:1)" in t5
     t6 = _section(md, "Table 6")
@@ -96,7 +97,8 @@ def test_report_name_option_and_bad_values(tmp_path, capsys):
 @pytest.mark.slow
 def test_report_clef2015(tmp_path, clef2015):
     out, md = _report(tmp_path, clef2015 / "qrels.txt", clef2015 / "runs")
-    assert "on clef2015" in md and "2 relevance levels" in md and "gains 2:1" in md and "CLEF eHealth" not in md
+    assert "on clef2015" in md and "3 relevance levels (0-2; 2 relevant)" in md and "gains 2:1" in md
+    assert "CLEF eHealth" not in md
     assert "003 Table 4 gives 12% to 57% of pairs significant for RR" in md
     t2 = pd.read_csv(out / "table2_kendall.csv")
     assert t2.columns.tolist() == ["metric", "(b)", "(c)", "(d)", "(e)", "(f)", "(g)"]
@@ -166,7 +168,7 @@ def test_spread_bars_figure():
 def test_report_one_and_nine_levels(tmp_path, K, labels):
     q, r = write_collection(tmp_path / f"k{K}", K=K, n_runs=4, n_topics=6)
     _, md = _report(tmp_path, q, r)
-    assert f"{K} relevance level" in md and all(lab in md for lab in labels)
+    assert f"{K + 1} relevance levels (0-{K}; {K} relevant" in md and all(lab in md for lab in labels)
     if K == 1:                                   # presets that coincide on one level are left out, and said so
         assert "Left out: 1:1:1 (on 1 level it is 1, the same values as default)" in md
 
@@ -236,6 +238,9 @@ def test_table7_sentence_and_intervals_are_computed_from_the_report_numbers(tmp_
     pairs = [(t7.loc[m, f"{k}_{fig[k]}_mean"], ref[k][0].loc[m, ref[k][1]]) for k in ref for m in t7.index]
     want = _direction(pairs)
     sec = _section(md, "Table 7")
+    # what its brackets are, in report.md itself (Tables 3-6 use brackets for a min-max over seeds)
+    assert "*Discriminative power over topic samples" in sec and "[2.5–97.5 percentiles" in sec
+    assert "the [brackets] are the 2.5-97.5 percentiles over them, not a min-max" in md
     lead = {"higher": "The means here run higher than", "lower": "The means here run lower than",
             "higher or equal": "The means here run higher than or equal to",
             "lower or equal": "The means here run lower than or equal to", "equal": "The means here equal",

@@ -60,7 +60,8 @@ def test_rel_threshold_changes_binary_metrics_and_is_stated(tmp_path, coll):
 def test_report_states_depth_order_topic_policy_and_ignored_topics(tmp_path, coll):
     q, r = coll
     md = _run(q, r, tmp_path / "o", "--depth", "12")
-    assert "Lists: the top 12 documents of each ranked list (longest evaluated: 12); run order: score." in md
+    assert ("Lists: the top 12 documents of each ranked list (longest evaluated: 12); run order: score — score "
+            "descending, exact ties by document id descending (trec_eval's tie-breaking).") in md
     assert "a run topic not in the qrels is ignored" in md
     assert "Run topics not in the qrels, ignored: 1 run (2 topics each; 2 distinct topics: 98, 99)." in md
     assert "5 of 5 runs, 10 run pairs" in md and "B = 40" in md and "repetition seeds 0, " in md

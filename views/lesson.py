@@ -68,7 +68,7 @@ elif step == 3:
     else:
         st.info("No run retrieves a relevant document on this data: r_1 and r_p are undefined.")
 else:
-    widgets.markdown("Sakai 2007 Tables 3-4: **P+ >= O >= NWRR >= RR** in discriminative power, on four "
+    widgets.markdown(f"Sakai 2007 Tables 3-4: **{claims.CLAIM_TEXT}** in discriminative power, on four "
                      "NTCIR data sets. "
                 "Does it hold on the data loaded?")
     if c.n_runs < 2:

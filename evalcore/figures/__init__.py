@@ -172,12 +172,13 @@ def add_caption(fig: go.Figure, text: str, *, line: int = 110) -> go.Figure:
             lines[-1] += " " + word
         else:
             lines.append(word)
+    # below the x axis's tick labels and title (about 60 px under the plot), in a bottom margin grown to hold it
+    below = 64
     margin = fig.layout.margin
-    bottom = (margin.b or 10) + 16 * len(lines) + 40
-    fig.update_layout(margin={"b": bottom}, height=(fig.layout.height or 420) + 16 * len(lines) + 30)
+    bottom = (margin.b or 10) + below + 16 * len(lines)
+    fig.update_layout(margin={"b": bottom}, height=(fig.layout.height or 420) + below + 16 * len(lines))
     fig.add_annotation(text="<br>".join(lines), xref="paper", yref="paper", x=0, y=0, xanchor="left",
-                       yanchor="top", yshift=-(bottom - 16 * len(lines) - 8), showarrow=False, align="left",
-                       font={"size": 11, "color": GREY})
+                       yanchor="top", yshift=-below, showarrow=False, align="left", font={"size": 11, "color": GREY})
     return fig
 
 

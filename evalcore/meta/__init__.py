@@ -51,7 +51,7 @@ from .topicsets import (
                           within_system_variance,
 )
 from .tukey import TukeyResult, tukey_hsd
-from .verdict import CLAIM_003, gain_choice_verdict, order_claim_verdict
+from .verdict import CLAIM_003, CLAIM_003_TEXT, gain_choice_verdict, order_claim_verdict
 
 __all__ = [
     "Cancelled",
@@ -69,5 +69,5 @@ __all__ = [
     "topic_set_size", "min_detectable_difference", "power_curve", "residual_variance", "variance_for", "DESIGNS",
     "design_variance", "within_system_variance", "ESTIMATORS", "default_estimator", "estimator_sizes",
     "topic_bootstrap", "TopicBootstrapResult", "claim_shares", "gain_choice_verdict",
-    "CLAIM_003", "order_claim_verdict",
+    "CLAIM_003", "CLAIM_003_TEXT", "order_claim_verdict",
 ]

@@ -25,13 +25,16 @@ from numpy.typing import ArrayLike
 
 from .topic_bootstrap import claim_shares
 
-__all__ = ["gain_choice_verdict", "CLAIM_003", "order_claim_verdict"]
+__all__ = ["gain_choice_verdict", "CLAIM_003", "CLAIM_003_TEXT", "order_claim_verdict"]
 
 #: Sakai 2007 (003) Tables 3-4: "P(+)-measure and O-measure are consistently more discriminative than NWRR,
 #: which in turn is consistently more discriminative than RR", as strict steps (a > b). P-measure's step is
 #: part of "P(+)"; a step whose metrics are not both given is left out (and said so).
 CLAIM_003: tuple[tuple[str, str], ...] = (("P+-measure", "O-measure"), ("P-measure", "O-measure"),
                                           ("O-measure", "NWRR"), ("NWRR", "RR"))
+#: :data:`CLAIM_003` as every page, report and message writes it: one spelling of the claim (strict steps;
+#: "P(+)" is P+ and P, each above O).
+CLAIM_003_TEXT = "P(+) > O > NWRR > RR"
 
 
 def gain_choice_verdict(taus: ArrayLike, pct_mean: ArrayLike, pct_min: ArrayLike,

@@ -12,7 +12,7 @@ import pandas as pd
 from ..meta.repeat import RepeatResult
 from ..meta.verdict import CLAIM_003
 
-ONE_DOC = ["P+-measure", "O-measure", "NWRR", "RR"]        # 003: P+ >= O >= NWRR >= RR
+ONE_DOC = ["P+-measure", "O-measure", "NWRR", "RR"]        # 003's one-document metrics, in its claim's order
 #: 003's one-document metrics, P-measure included ("P(+)")
 ONE_DOC_ALL = ["P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 #: 003's claim "P(+) is more discriminative than O, O than NWRR, NWRR than RR" as strict steps (a > b)

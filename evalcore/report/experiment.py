@@ -40,7 +40,7 @@ from ..meta._parallel import resolve_threads
 from ..meta.paper import table2_comparison, table2_findings
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
-from ..meta.verdict import gain_choice_verdict
+from ..meta.verdict import CLAIM_003_TEXT, gain_choice_verdict
 from ..workload import check_all, report_work
 from .cells import (
     CLAIM_STEPS,
@@ -567,7 +567,7 @@ def _claim_finding(s: _Setup, sw, bs, tk, tbs) -> str:
            "from differences of that size." if P < 30 else "")
     topics = ("" if tbs else " No topic bootstrap was run (--topic-resamples 0): the shares over seeds measure Monte "
               "Carlo error only, not the uncertainty from the topics.")
-    return ("**Discriminative power: 003's claim P(+) > O > NWRR > RR** (003 Tables 3-4: P+ and P more "
+    return (f"**Discriminative power: 003's claim {CLAIM_003_TEXT}** (003 Tables 3-4: P+ and P more "
             "discriminative than O, O than NWRR, NWRR than RR, on all four NTCIR data sets; checked strictly here, "
             "ties reported as ties). "
             + " ".join(parts) + " Shares over seeds keep the topics fixed (Monte Carlo error); shares over topic "

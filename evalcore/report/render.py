@@ -25,8 +25,12 @@ def data_lines(e) -> list[str]:
     """How the data was read: list depth, ranking order, topic policy, topics and run topics ignored."""
     s, d, load = e.settings, e.settings.get("data", {}), e.load
     depth = d.get("depth")
+    order = d.get("order", "score")
+    from ..specs import ORDER_TEXT
+
     out = [f"Lists: {'the top ' + str(depth) + ' documents of each ranked list' if depth else 'whole ranked lists'} "
-           f"(longest evaluated: {e.depth}); run order: {d.get('order', 'score')}"
+           f"(longest evaluated: {e.depth}); run order: {order}"
+           + (f" — {ORDER_TEXT[order]}" if order in ORDER_TEXT else "")
            + ("; condensed (unjudged documents removed first)" if d.get("condensed") else "") + "."]
     thr = s["rel_threshold"]
     out.append(f"Binary relevance for RR, AveP and the run selection: level >= {thr} counts as relevant "
@@ -63,8 +67,9 @@ def render(e, *, command: str = "", table_dir: str = "") -> str:
     s = e.settings
     R = s["repeats"]
     n = s["runs_used"]
-    levels = f"{e.K} relevance level{'s' if e.K > 1 else ''}" + (
-        f" ({', '.join(str(v) for v in e.level_names)})" if e.level_names else "")
+    # the Data page's count: levels 0..K, K + 1 of them (0 = not relevant)
+    levels = f"{e.K + 1} relevance levels (0-{e.K}; {e.K} relevant" + (
+        f": {', '.join(str(v) for v in e.level_names)})" if e.level_names else ")")
     out = [f"# Reproducing Sakai 2007 (003) Sec. 5 on {e.name}", ""]
     if command:
         out += [f"Written by `{command}`; every number below comes from that command (re-running it writes the "
@@ -75,9 +80,11 @@ def render(e, *, command: str = "", table_dir: str = "") -> str:
             f"({s.get('penalties_levels', 'highest level first')}; highest level first). Monte Carlo: B = {s['B']} "
             f"(Tukey: {s['tukey_B']}), {R} repetition{'s' if R > 1 else ''}, seed {s['seed']}"
             + (f" (repetition seeds {', '.join(map(str, s['seeds']))})" if R > 1 else "") + "; the ± of Tables 3-6 "
-            "and Tukey is the Monte Carlo sd over these seeds (topics fixed). "
+            "and Tukey is the Monte Carlo sd over these seeds (topics fixed) and their [brackets] the min-max over the "
+            "seeds. "
             + (f"Topic bootstrap (Tables 7-8): {s['topic_resamples']} topic samples, B = {s['topic_B']} per sample, "
-               f"topic seed {s['topic_seed']}." if s.get("topic_resamples") else
+               f"topic seed {s['topic_seed']}; there the ± is the sd over topic samples and the [brackets] are the "
+               "2.5-97.5 percentiles over them, not a min-max." if s.get("topic_resamples") else
                "No topic bootstrap (--topic-resamples 0)."), ""]
     out += [x for line in data_lines(e) for x in (line, "")]
     out += [x for note in e.notes[:-1] for x in (note, "")]
@@ -85,7 +92,7 @@ def render(e, *, command: str = "", table_dir: str = "") -> str:
         out += [f"Each table is also in `{table_dir}` as CSV (numbers; with repetitions, mean/sd/min/max columns) "
                 "and LaTeX (booktabs).", ""]
     for t in e.tables:
-        out += [f"## {t.title}", "", md_table(t.display), ""]
+        out += [f"## {t.title}", "", f"*{t.caption}*", "", md_table(t.display), ""]
         out += [x for note in t.notes for x in (note, "")]
     out += ["## Comparison with the paper's findings", ""]
     out += [f"- {f}" for f in e.findings]
