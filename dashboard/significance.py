@@ -108,8 +108,9 @@ def topic_design(design: str, alpha: float, beta: float, min_diff: float, varian
 def design_variance(c: Collection, key: str, s: Settings, design: str, estimator: str,
                     standardise: str = "none") -> dict:
     """The variance ``design`` assumes, estimated from one metric's scores (evalcore.meta.design_variance):
-    Sakai 2016's pooled within-system sigma^2 (one-way; 2 sigma^2 for the paired designs) or 2 V_E of the
-    two-way ANOVA (paired designs only). Raises ValueError with the reason when there is no estimate."""
+    the pooled within-system sigma^2 (one-way ANOVA residual, Sakai 2018) or V_E of the two-way ANOVA (Sakai
+    2016), either for every design, doubled for the paired designs. Raises ValueError with the reason when
+    there is no estimate."""
     return _meta.design_variance(standardised({key: scoring.score(c, key, s)}, standardise)[key], design, estimator)
 
 
@@ -127,8 +128,25 @@ DESIGN_LABELS = {"paired-t": "paired t-test (two systems, same topics)", "anova"
                  "ci": "confidence interval width (paired)",
                  "unpaired-t": "unpaired t-test (two systems, separate topic sets)",
                  "unpaired-ci": "confidence interval width (unpaired)"}
-ESTIMATOR_LABELS = {"two-way": "2 V_E, residual of the two-way ANOVA without replication (Sakai 2016; paired default)",
-                    "one-way": "sigma^2, within-system variance pooled over runs (Sakai 2018; unpaired default)"}
+
+
+def default_estimator(design: str) -> str:
+    """The variance estimate ``design`` opens on: evalcore's rule (:func:`evalcore.meta.default_estimator`:
+    two-way for paired-t, ci and anova, one-way for the unpaired designs), not a copy of it."""
+    return _meta.default_estimator(design)
+
+
+def estimator_label(design: str, estimator: str) -> str:
+    """An estimate as offered for ``design`` (both for every design): what the power model takes (2 x for the
+    paired designs, the variance of a difference) and whether it is the design's default.
+
+    >>> estimator_label("unpaired-t", "two-way")
+    'V_E, residual of the two-way ANOVA without replication (Sakai 2016)'
+    """
+    two = "2 " if design in PAIRED_DESIGNS else ""
+    text = {"two-way": f"{two}V_E, residual of the two-way ANOVA without replication (Sakai 2016)",
+            "one-way": f"{two}sigma^2, within-system variance pooled over runs (Sakai 2018)"}[estimator]
+    return text + ("; this design's default" if estimator == default_estimator(design) else "")
 #: what the design's minimum size is called (the number input's label)
 DIFF_LABELS = {"paired-t": "minimum detectable difference", "anova": "minimum detectable range",
                "ci": "largest CI width delta", "unpaired-t": "minimum detectable difference",
@@ -171,7 +189,8 @@ ESTIMATOR_HELP = (
     "sizes topic sets for paired data. One-way: sigma^2 = sum (x_ij - x_i.)^2 / (m(n-1)), each run's topic "
     "variance pooled over runs (one-way ANOVA residual), the within-system variance of the ANOVA and unpaired "
     "designs (Sakai 2018); with a paired design it becomes 2 sigma^2 and, keeping the topic variance, asks "
-    "for more topics.")
+    "for more topics. Both are offered for every design; each opens on its default (evalcore.meta."
+    "default_estimator): two-way for paired-t, ci and anova, one-way for the unpaired designs.")
 
 
 def widget_key(key: str) -> str:
@@ -287,9 +306,12 @@ def design_curve(design: str, out: dict, alpha: float, beta: float, min_diff: fl
 
 
 def variance_line(var: dict, estimator: str, metric: str, std_note: str) -> str:
-    """The variance estimated from the data, in words (``metric`` already escaped for Markdown)."""
+    """The variance estimated from the data, in words (``metric`` already escaped for Markdown), saying which
+    estimate it is and whether it is the design's default (``var``: :func:`evalcore.meta.design_variance`)."""
+    which = "two-way ANOVA V_E" if estimator == "two-way" else "one-way ANOVA sigma^2"
     return (f"{'sigma^2' if estimator == 'one-way' else 'V_E'} of **{metric}**{std_note} on this collection "
-            f"({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}**")
+            f"({var['runs']} runs x {var['topics']} topics) = **{var['estimate']:.5g}** "
+            f"(estimate used: {which}, {'the' if var.get('default') else 'not the'} design's default)")
 
 
 def inverse_help(design: str, alpha: float, beta: float, n_collection: int) -> str:

@@ -327,12 +327,17 @@ def test_topic_set_calculator_two_way_option_and_unpaired_design(small, scores):
     assert f"V_E of **Q-measure** on this collection (8 runs x 20 topics) = **{v_e:.5g}**" in _text(at)
     n, _ = plain_paired_t_size(0.05, 0.2, 0.05, 2 * v_e)
     assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}"
+    assert "(estimate used: two-way ANOVA V_E, the design's default)" in _text(at)
     # the unpaired t-test (Sakai 2018): n topics per system, df = 2(n - 1), lambda = minD / (sigma sqrt(2/n));
-    # only the within-system estimator is offered (the two-way V_E does not fit a model without topic effects)
+    # both estimates are offered for every design, labelled with the design's default (evalcore.meta's rule)
     at.selectbox(key="_w_ts_design").set_value("unpaired-t")
     _run(at)
-    assert list(at.radio(key="_w_ts_est").options) == \
-        ["sigma^2, within-system variance pooled over runs (Sakai 2018; unpaired default)"]
+    assert list(at.radio(key="_w_ts_est").options) == [
+        "V_E, residual of the two-way ANOVA without replication (Sakai 2016)",
+        "sigma^2, within-system variance pooled over runs (Sakai 2018); this design's default"]
+    assert "(estimate used: two-way ANOVA V_E, not the design's default)" in _text(at)
+    at.radio(key="_w_ts_est").set_value("one-way")
+    _run(at)
     assert "Estimator: sigma^2 = sum_ij (x_ij - x_i.)^2 / (m(n-1)), the residual variance of the one-way ANOVA" \
         in _text(at) and "Sakai 2018" in _text(at)
     var = plain_sigma2(scores["Q-measure"])
@@ -364,15 +369,21 @@ def test_topic_set_calculator_ci_and_anova_designs(small, scores):
     at.selectbox(key="_w_ts_design").set_value("anova")
     _run(at)
     assert at.number_input(key="_w_ts_systems").value == 8          # the loaded runs
-    v_e = plain_sigma2(scores["AP"])               # anova assumes the within-system variance sigma^2
-    assert f"= {v_e:.5g}" in _text(at) and "variance = sigma^2 (one-way ANOVA residual" in _text(at)
-    n = 2
-    while True:
-        f1, f2 = 7, 8 * (n - 1)
-        if stats.ncf.sf(stats.f.isf(0.05, f1, f2), f1, f2, n * 0.01 / (2 * v_e)) >= 0.8:
-            break
-        n += 1
-    assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}"
+    # anova's default is the two-way V_E (evalcore.meta.default_estimator, Sakai 2016); sigma^2 one click away
+    for est, v_e, words in (("two-way", plain_v_e(scores["AP"]), "variance = V_E (two-way ANOVA"),
+                            ("one-way", plain_sigma2(scores["AP"]), "variance = sigma^2 (one-way ANOVA residual")):
+        at.radio(key="_w_ts_est").set_value(est)
+        _run(at)
+        assert f"= {v_e:.5g}" in _text(at) and words in _text(at)
+        n = 2
+        while True:
+            f1, f2 = 7, 8 * (n - 1)
+            if stats.ncf.sf(stats.f.isf(0.05, f1, f2), f1, f2, n * 0.01 / (2 * v_e)) >= 0.8:
+                break
+            n += 1
+        assert {m.label: m.value for m in at.metric}["topics needed"] == f"{n:,}", est
+    assert "V_E, residual of the two-way ANOVA without replication (Sakai 2016); this design's default" in \
+        at.radio(key="_w_ts_est").options
 
 
 def test_standardised_scores_feed_the_table_and_v_e(small, scores):

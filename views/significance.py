@@ -260,12 +260,11 @@ if design == "anova":
     sig.fit_number(ss, "ts_systems", (2, 1000), max(2, min(c.n_runs, 1000)), whole=True)
     systems = int(m2.number_input("systems m", min_value=2, max_value=1000, step=1, key=w("ts_systems"),
                                   help="Number of systems compared by the ANOVA (default: the loaded runs)."))
-estimators = [e for e in sig.TOPIC_ESTIMATORS if design in sig.PAIRED_DESIGNS or e == "one-way"]
-# an estimator not offered for this design (or none chosen) falls back to the design's default: two-way for
-# the paired designs (Sakai 2016), one-way for anova and the unpaired ones (Sakai 2018)
-choose("ts_est", estimators, "two-way" if design in sig.PAIRED_DESIGNS else "one-way")
-estimator = st.radio("variance estimated as", estimators, key=w("ts_est"), format_func=sig.ESTIMATOR_LABELS.get,
-                     horizontal=True, help=sig.ESTIMATOR_HELP)
+estimators = list(sig.TOPIC_ESTIMATORS)        # both estimates for every design, each labelled
+# none chosen: the design's default, evalcore's rule (two-way for paired-t, ci and anova; one-way unpaired)
+choose("ts_est", estimators, sig.default_estimator(design))
+estimator = st.radio("variance estimated as", estimators, key=w("ts_est"),
+                     format_func=lambda e: sig.estimator_label(design, e), horizontal=True, help=sig.ESTIMATOR_HELP)
 
 sig.draw_design(c, s, sig.Design(design, t_alpha, beta, min_diff, systems, estimator, t_metric, std))
 
