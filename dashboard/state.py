@@ -283,45 +283,36 @@ def _offered(metric_choices) -> None:
 
 
 def set_levels(K: int) -> None:
-    """Make ``g1..gK`` / ``p1..pK`` exist for the current K (URL values first).
-
-    A link to uploaded data the server no longer holds (``_link_missing``, :func:`dashboard.shell.setup`)
-    promises that its gains and penalties apply once the files are loaded: they are kept until the upload
-    arrives and applied to its levels then, whatever data is shown meanwhile. A value the gain sliders
-    cannot show (outside GAIN_MIN..GAIN_MAX) is set to the nearest one and said, with the gains used."""
+    """``g1..gK`` / ``p1..pK`` for the current K, URL values first: a link to an upload not held (``_link_missing``)
+    keeps them until the upload arrives; a gain beyond the sliders' range is said with the value used."""
     ss = st.session_state
-    waiting = bool(ss.get("_link_missing"))
-    arrived = waiting and ss.get("dataset") == "upload" and ss.get("uploaded") is not None
-    if arrived:
-        ss.pop("_link_missing", None)
+    say = ss.setdefault("_url_warnings", []).append
+    arrived = bool(ss.get("_link_missing")) and ss.get("dataset") == "upload" and ss.get("uploaded") is not None
+    waiting = bool(ss.pop("_link_missing", None) if arrived else ss.get("_link_missing"))
     if ss.get("_K") == K and not arrived:
         return
     take = ss.get if waiting and not arrived else ss.pop      # a link's values wait for its upload
     gains, pen = default_gains(K), default_penalties(K)
     for raw, target, name, resolve in ((take("_url_gains", None), gains, "gains", resolve_gains),
                                        (take("_url_pen", None), pen, "pen", resolve_penalties)):
-        if raw:
-            try:   # as evalcore reads a string everywhere: highest level first, K values or 3 mapped onto K
-                target[:] = [min(v, 100.0) for v in resolve(str(raw), K).tolist()]
-            except ValueError as e:
-                if not (waiting and not arrived):     # not for the stand-in data: the values wait for the upload
-                    ss.setdefault("_url_warnings", []).append(f"ignored {name}={raw!r} in the address: {e}")
-                continue
-            if arrived:
-                ss.setdefault("_url_warnings", []).append(
-                    f"{name}={raw} from the link applied to the uploaded data: {level_label(target)} "
-                    "(highest level first)")
+        try:   # as evalcore reads a string everywhere: highest level first, K values or 3 mapped onto K
+            target[:] = [min(v, 100.0) for v in resolve(str(raw), K).tolist()] if raw else target
+        except ValueError as e:
+            if not (waiting and not arrived):         # not for the stand-in data: the values wait for the upload
+                say(f"ignored {name}={raw!r} in the address: {e}")
+            continue
+        if raw and arrived:
+            say(f"{name}={raw} from the link applied to the uploaded data: {level_label(target)} (highest level first)")
     for old in [k for k in ss if (k[:1] in "gp" and k[1:].isdigit())]:
         del ss[old]
     for L in range(1, K + 1):
         ss[f"g{L}"] = min(max(round(gains[L - 1], 3), GAIN_MIN), GAIN_MAX)
         ss[f"p{L}"] = float(pen[L - 1])
     used = [ss[f"g{L}"] for L in range(1, K + 1)]
-    if [round(g, 3) for g in gains] != used:
-        out = [f"{g:g} -> {u:g}" for g, u in zip(reversed(gains), reversed(used), strict=True) if round(g, 3) != u]
-        ss.setdefault("_url_warnings", []).append(
-            f"gains outside the sliders' range {GAIN_MIN:g} to {GAIN_MAX:g} were set to its nearest end "
-            f"({', '.join(out)}): the gains used are {level_label(used)} (highest level first)")
+    moved = [f"{g:g} -> {u:g}" for g, u in zip(reversed(gains), reversed(used), strict=True) if round(g, 3) != u]
+    if moved:
+        say(f"gains outside the sliders' range {GAIN_MIN:g} to {GAIN_MAX:g} were set to its nearest end "
+            f"({', '.join(moved)}): the gains used are {level_label(used)} (highest level first)")
     ss["_K"] = K
 
 

@@ -539,6 +539,18 @@ class ScoreRows:
         return df
 
 
+def _state_settings(collection: Collection, key: str, names, rel_threshold: int, gains, penalties,
+                    used_threshold: dict, used_levels: dict) -> Resolved:
+    """Note what shaped measure ``key``'s numbers for :func:`evaluate_rows`' attrs (its threshold, when binary;
+    the gains and penalties it used, :func:`metric_levels`); returns what the name means."""
+    r = resolve(key, names, warn=False)
+    if METRICS[r.base].uses_threshold:
+        used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
+    for what, v in metric_levels(collection, key, names, gains=gains, penalties=penalties).items():
+        used_levels[what][key] = v
+    return r
+
+
 def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
                   penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
                   log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
@@ -576,11 +588,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
             notes.append(note)
         m, tids, policy = _under_policy(collection, key, m, topics, names, settings)
         used_topics[key] = {"policy": policy, "n_topics": len(tids)}
-        r = resolve(key, names, warn=False)
-        if METRICS[r.base].uses_threshold:
-            used_threshold[key] = int(r.params.get("rel_threshold", rel_threshold))
-        for what, v in metric_levels(collection, key, names, gains=gains, penalties=penalties).items():
-            used_levels[what][key] = v
+        r = _state_settings(collection, key, names, rel_threshold, gains, penalties, used_threshold, used_levels)
         spec = METRICS[r.base]
         aggregate[key] = "sum" if spec.count else "geometric" if spec.aggregate == "geometric" else mean
         parts.append((key, m, list(tids), _aggregate(key, m, mean, names)))
