@@ -325,18 +325,36 @@ def this_run() -> dict:
     return st.session_state.setdefault("_view", {})
 
 
+#: The widgets that show one level's gain, and the letter of each one's version in :func:`_gain_versions`: the
+#: sidebar's slider and exact-value box, and presentation mode's box in the row at the top of the page
+#: (dashboard.widgets.gains_row).
+GAIN_WIDGETS = {"slider": "s", "box": "n", "row": "r"}
+
+
 def gain_keys(ss, L: int) -> tuple[str, str]:
     """The session keys of level ``L``'s gain slider and gain box as drawn in this run, in the session
     state ``ss`` (the gain itself is ``g{L}``); :func:`sync_gain_widgets` chooses them. Tests and
     benchmarks that drive the sidebar find the widgets with it."""
+    return _gain_key(ss, L, "slider"), _gain_key(ss, L, "box")
+
+
+def gain_row_key(ss, L: int) -> str:
+    """The session key of level ``L``'s box in presentation mode's row of gains, as drawn in this run."""
+    return _gain_key(ss, L, "row")
+
+
+_KEY_PREFIX = {"slider": "_gs", "box": "_gn", "row": "_pg"}
+
+
+def _gain_key(ss, L: int, which: str) -> str:
     gw = ss["_gw"] if "_gw" in ss else {}
-    return f"_gs{L}_{gw.get(f'sv{L}', 0)}", f"_gn{L}_{gw.get(f'nv{L}', 0)}"
+    return f"{_KEY_PREFIX[which]}{L}_{gw.get(f'{GAIN_WIDGETS[which]}v{L}', 0)}"
 
 
 def _gain_versions() -> dict:
-    """The gain widgets' versions and the gain they last showed, per level (``sv1``/``nv1``: slider/box
-    version, ``sync1``: the gain), in one session key: each key of the session costs every keyed widget
-    of every run (:func:`keep_alive`)."""
+    """Per level, each gain widget's version (``sv1``/``nv1``/``rv1``: slider, box, row), the value each one
+    was drawn with or last set (``s1``/``n1``/``r1``) and the gain they last showed (``sync1``), in one
+    session key: each key of the session costs every keyed widget of every run (:func:`keep_alive`)."""
     return st.session_state.setdefault("_gw", {})
 
 
@@ -345,41 +363,66 @@ def gain_widgets(L: int) -> tuple[str, str]:
     return gain_keys(st.session_state, L)
 
 
+def _drawn(which: str, g: float) -> float:
+    """The value a fresh gain widget shows for the gain ``g``: the slider its nearest stop, a box the gain."""
+    return nearest_stop(g) if which == "slider" else g
+
+
+def _redraw(gw: dict, L: int, g: float, keep: str | None = None) -> None:
+    """Every gain widget of level ``L`` but ``keep`` gets a new key (a new widget, showing ``g``)."""
+    for which, v in GAIN_WIDGETS.items():
+        if which != keep:
+            gw[f"{v}v{L}"] = gw.get(f"{v}v{L}", 0) + 1
+            gw[f"{v}{L}"] = _drawn(which, g)
+    gw[f"sync{L}"] = g
+
+
 def sync_gain_widgets(L: int) -> tuple[str, str]:
-    """The keys under which level ``L``'s slider and box are drawn in this run.
+    """The keys under which level ``L``'s slider and box are drawn in this run (the row's:
+    :func:`gain_row_key`).
 
     No value is ever written into a live gain widget. Streamlit sends a value written into a widget's
     key back to the browser, and a browser that has not received it yet sends the widget's old value
     with the next key press, which then counts as a change: the slider jumped back and presses were
-    lost. Instead, where one of the two widgets (or a preset, reset, a settings file, the address, a
-    page change) sets the gain, the *other* widget gets a new key and is drawn afresh with the gain as
-    its initial value: a new widget has no old value in any browser. The widget under the user's hand
-    keeps its key, so a slider being moved is never redrawn."""
+    lost. Instead, where one of the widgets (or a preset, reset, a settings file, the address, a
+    page change) sets the gain, the *other* widgets get a new key and are drawn afresh with the gain as
+    their initial value: a new widget has no old value in any browser. The widget under the user's hand
+    keeps its key, so a slider being moved or a box being pressed is never redrawn. The callbacks
+    (:func:`gain_from_widget`) ignore what is not a change of the user's."""
     g = float(st.session_state[f"g{L}"])
     gw = _gain_versions()
-    if gw.get(f"sync{L}") != g:          # set by something other than these two widgets
-        gw[f"sv{L}"] = gw.get(f"sv{L}", 0) + 1
-        gw[f"nv{L}"] = gw.get(f"nv{L}", 0) + 1
-        gw[f"sync{L}"] = g
+    if gw.get(f"sync{L}") != g:          # set by something other than these widgets
+        _redraw(gw, L, g)
     return gain_widgets(L)
 
 
 @guarded
-def gain_from_widget(L: int, which: str) -> None:
-    """Slider (``which="slider"``) / box callback: the widget's value becomes gain ``g{L}``, and the
-    other widget is drawn afresh showing it (the slider shows the nearest stop of a value typed in the
-    box)."""
+def gain_from_widget(L: int, which: str, key: str | None = None) -> None:
+    """Callback of level ``L``'s gain widget ``which`` ("slider", "box" or "row"; ``key``: the widget's own
+    key): its value becomes gain ``g{L}``, and the other widgets are drawn afresh showing it (the slider shows
+    the nearest stop of a value typed in a box).
+
+    Fast hands: a burst of presses makes runs overlap, and a browser reports the widgets it still shows -
+    earlier versions of the ones redrawn meanwhile - with each press, so Streamlit may call the callback of
+    a widget no longer drawn, or of a fresh one that nobody touched (a slider drawn at 3 for a gain of 3.2
+    "changed" to 3). Neither is the user's: a callback whose ``key`` is not the widget drawn now, or whose
+    value is the one the widget was drawn with or last set, changes nothing. Before, such a callback set
+    the gain to its old value or to a slider stop: a burst was lost whole, or overshot."""
     ss = st.session_state
-    slider, box = gain_widgets(L)
-    v = ss.get(slider if which == "slider" else box)
+    current = _gain_key(ss, L, which)
+    if key is not None and key != current:
+        return
+    v = ss.get(current)
     if v is None or not math.isfinite(float(v)):
+        return
+    gw = _gain_versions()
+    mark = GAIN_WIDGETS[which]
+    if gw.get(f"{mark}{L}") == float(v) and f"sync{L}" in gw:
         return
     g = min(max(round(float(v), 4), GAIN_MIN), GAIN_MAX)
     ss[f"g{L}"] = g
-    gw = _gain_versions()
-    other = f"nv{L}" if which == "slider" else f"sv{L}"
-    gw[other] = gw.get(other, 0) + 1
-    gw[f"sync{L}"] = g
+    gw[f"{mark}{L}"] = float(v)
+    _redraw(gw, L, g, keep=which)
 
 
 @guarded

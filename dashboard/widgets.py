@@ -12,7 +12,7 @@ import streamlit as st
 
 from evalcore import figures
 
-from . import errors, gainsets, report, safe, scoring, state
+from . import gainsets, report, safe, scoring, state
 
 DATASET_LABELS = {"sim": "Simulated collection", "examples": "Papers' worked examples", "upload": "Uploaded files"}
 
@@ -43,10 +43,10 @@ def sidebar(c) -> None:
             # under the user's hand); a value typed in the box shows as its nearest stop here
             a.select_slider(f"{names[L - 1]} (level {L})", options=state.GAIN_STOPS, value=state.nearest_stop(g),
                             key=slider, format_func=lambda v: f"{v:g}", on_change=state.gain_from_widget,
-                            args=(L, "slider"))
+                            args=(L, "slider", slider))
             b.number_input(f"gain of {names[L - 1]}", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
                            value=g, step=state.GAIN_STEP, key=box, format="%.2f", label_visibility="collapsed",
-                           on_change=state.gain_from_widget, args=(L, "box"))
+                           on_change=state.gain_from_widget, args=(L, "box", box))
         gains = [float(ss[f"g{L}"]) for L in range(1, K + 1)]
         for what in state.inverted_levels(gains, names):      # flagged where it is set
             st.warning(f"Inverted levels: {what}. The metrics then prefer the lower level.",
@@ -139,47 +139,25 @@ def gains_row(c) -> None:
     """Presentation mode: the gain of every level in a row of boxes at the top of the page, reachable with
     the sidebar closed (a projector's whole width for the page).
 
-    These are widgets of their own (keys ``_pg{L}_{n}``), never the sidebar's: a change sets the gain
-    ``g{L}`` in its callback (:func:`_gain_from_row`), and the sidebar's widgets then show it (they are
-    drawn afresh whenever the gain was set elsewhere, :func:`dashboard.state.sync_gain_widgets`). The
-    same rule holds here: where the gain was set by something else (the sidebar, a preset, a page
-    change), the box gets a new key and is drawn afresh showing it; a box being typed in keeps its key.
+    Each box is a third widget of its level's gain, beside the sidebar's slider and exact-value box, under the
+    same rule (:func:`dashboard.state.sync_gain_widgets`, :func:`dashboard.state.gain_from_widget`): a change
+    sets the gain ``g{L}`` and the *other* widgets are drawn afresh showing it; where the gain was set by
+    something else (the sidebar, a preset, a page change), the box gets a new key and is drawn afresh; the box
+    under the user's hand keeps its key, and a callback that is not the user's change (a box no longer drawn,
+    reported by a browser in a burst of presses) changes nothing.
     """
     ss = st.session_state
     K = c.max_level
     names = [safe.md(n, 40) for n in state.level_names(K, c.level_names)]
     cols = st.columns([1] * K + [max(1.0, 0.5 * K)], vertical_alignment="bottom")
     for i, L in enumerate(range(K, 0, -1)):
-        key = _row_key(L)
+        state.sync_gain_widgets(L)
+        key = state.gain_row_key(ss, L)
         cols[i].number_input(f"gain {names[L - 1]} (level {L})", min_value=state.GAIN_MIN, max_value=state.GAIN_MAX,
                              value=float(ss[f"g{L}"]), step=state.GAIN_STEP, format="%.2f", key=key,
-                             on_change=_gain_from_row, args=(L, key))
+                             on_change=state.gain_from_widget, args=(L, "row", key))
     cols[-1].caption(f"gains {state.paper([float(ss[f'g{L}']) for L in range(1, K + 1)])} (highest level first) "
                      f"· beta {float(ss['beta']):g} · presentation mode (sidebar: more settings)")
-
-
-def _row_key(L: int) -> str:
-    """The key of level ``L``'s box in :func:`gains_row` for this run: a new one whenever the gain or the
-    page changed since the box last set it."""
-    ss = st.session_state
-    mark = (float(ss[f"g{L}"]), ss.get("_page_now"))
-    if ss.get(f"_pgsync{L}") != mark:
-        ss[f"_pgv{L}"] = ss.get(f"_pgv{L}", 0) + 1
-        ss[f"_pgsync{L}"] = mark
-    return f"_pg{L}_{ss[f'_pgv{L}']}"
-
-
-@errors.guarded
-def _gain_from_row(L: int, key: str) -> None:
-    """A box of :func:`gains_row` changed: its value becomes gain ``g{L}`` (clamped to the gain range)."""
-    import math
-    ss = st.session_state
-    v = ss.get(key)
-    if v is None or not math.isfinite(float(v)):
-        return
-    g = min(max(round(float(v), 4), state.GAIN_MIN), state.GAIN_MAX)
-    ss[f"g{L}"] = g
-    ss[f"_pgsync{L}"] = (g, ss.get("_page_now"))
 
 
 def _rbp_slider(ss) -> None:
