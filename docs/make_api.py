@@ -31,7 +31,7 @@ MODULES = ("evalcore", "evalcore.io", "evalcore.io.formats", "evalcore.io.errors
            "evalcore.meta.topic_bootstrap", "evalcore.meta.paper",
            "evalcore.meta.on_dask", "evalcore.report.experiment", "evalcore.cli.report", "evalcore.cli.bounds",
            "evalcore.figures",
-           "evalcore.texfmt", "evalcore.treceval")
+           "evalcore.texfmt", "evalcore.treceval", "evalcore.legend")
 METRICS_DOC = ROOT / "docs" / "metrics.md"
 #: docs/metrics.md's generated block: the crosswalk of metric names (`evalcore metrics --format markdown`)
 CROSSWALK = ("<!-- crosswalk:start -->\n", "<!-- crosswalk:end -->")
