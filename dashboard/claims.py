@@ -95,7 +95,8 @@ def compute(method: str, c, s, params: dict, B: int, level: float) -> dict | Non
     v = claim_verdict(method, got["seeds"]["per_repeat"],
                       None if topics is None else topics["frames"]["per_resample"], level)
     return {**v, "method": method, "level": level, "B_shown": got["B_shown"], "B_chosen": got["B_chosen"],
-            "topics_pending": topics is None}
+            "topics_pending": topics is None,
+            "topics_stopped": topics is None and live.stopped(tkind, c, s, tparams, TOPIC_B) is not None}
 
 
 #: The figure Sakai 2007's order claim is read from, per method: (column, the summary key that selects the row)
@@ -155,7 +156,8 @@ def show(v: dict | None, *, compact: bool = False, stale: bool = False) -> None:
     how = (f"Checked strictly (a tie is not support) at {lvl}: {SPREAD_REPEATS} Monte Carlo repetitions "
            f"at {live.b_title(v['B_shown'], v['B_chosen'])} (topics fixed), and "
            f"{TOPIC_RESAMPLES} topic samples at B = {TOPIC_B} each.")
-    text = v["text"] + (" Topic samples: being computed." if v.get("topics_pending") else "")
+    text = v["text"] + (" Topic samples: stopped (the button below computes them)." if v.get("topics_stopped") else
+                        " Topic samples: being computed." if v.get("topics_pending") else "")
     box(headline(v, stale=stale) + "  \n" + text + ("" if compact else "  \n" + how), icon=None)
     if compact:
         widgets.caption(how)

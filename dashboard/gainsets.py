@@ -4,6 +4,7 @@ Table 5).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -17,9 +18,11 @@ from evalcore.collection import Collection
 from evalcore.gains import resolve_gains
 
 from . import ranks, scoring, state
+from .errors import guarded
 from .limits import page_check, session_threads
+from .progress import Progress
 from .state import Settings
-from .stores import memo
+from .stores import derived, memo
 
 
 def preset_gains(name: str, K: int) -> list[float] | None:
@@ -61,16 +64,15 @@ def gain_sweep(c: Collection, key: str, s: Settings, level: int) -> pd.DataFrame
                  lambda: evalcore.gain_sweep(c, key, level=level, gains=list(gains), beta=s.beta,
                                              reference="3:2:1")).copy()
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, penalties: tuple, thr: int,
+def _power_spread(c: Collection, key: str, gains: tuple, beta: float, penalties: tuple, thr: int,
                   alpha: float, B: int, seed: int, repeats: int) -> dict:
     """Bootstrap % significant of one metric under one gain setting, repeated
     ``repeats`` times with seeds derived from ``seed`` (evalcore.meta.repeat;
     repetition 1 uses ``seed`` itself): mean, sd (ddof = 1), min, max.
     """
-    sc = {key: registry.score_matrix(_c, key, gains=list(gains), beta=beta, penalties=list(penalties),
+    sc = {key: registry.score_matrix(c, key, gains=list(gains), beta=beta, penalties=list(penalties),
                                      rel_threshold=thr)}
-    res = _meta.repeat("bootstrap", sc, repeats=int(repeats), seed=int(seed), run_ids=list(_c.run_ids), B=int(B),
+    res = _meta.repeat("bootstrap", sc, repeats=int(repeats), seed=int(seed), run_ids=list(c.run_ids), B=int(B),
                        alpha=alpha, threads=session_threads("bootstrap"))
     row = res.spread[res.spread["figure"] == "pct_significant"].iloc[0]
     sd = float(row["sd"])
@@ -78,12 +80,25 @@ def _power_spread(_c: Collection, fp: str, key: str, gains: tuple, beta: float, 
             "min": float(row["min"]), "max": float(row["max"]), "repeats": int(repeats), "B": int(B)}
 
 
+def _spread_key(c: Collection, key: str, s: Settings, gains, alpha: float, B: int, seed: int, repeats: int) -> tuple:
+    return ("power_spread", c.fingerprint, key, tuple(float(g) for g in gains), s.beta, s.penalties,
+            s.rel_threshold, float(alpha), int(B), int(seed), int(repeats))
+
+
 def power_spread(c: Collection, key: str, s: Settings, gains, *, alpha: float, B: int, seed: int,
                  repeats: int) -> dict:
+    """:func:`_power_spread`, kept for every session (:func:`dashboard.stores.memo`) by the data and every input."""
     page_check(workload.method_work("bootstrap", c.n_runs, c.n_topics, B=int(B), n_metrics=1,
                                     repeats=int(repeats)))
-    return _power_spread(c, c.fingerprint, key, tuple(float(g) for g in gains), s.beta, s.penalties,
-                         s.rel_threshold, float(alpha), int(B), int(seed), int(repeats))
+    k = _spread_key(c, key, s, gains, alpha, B, seed, repeats)
+    return memo(k, lambda: _power_spread(c, key, k[3], s.beta, s.penalties, s.rel_threshold, float(alpha), int(B),
+                                         int(seed), int(repeats)))
+
+
+def power_spread_known(c: Collection, key: str, s: Settings, gains, *, alpha: float, B: int, seed: int,
+                       repeats: int) -> dict | None:
+    """:func:`power_spread` if any session has computed it, else None (nothing is computed)."""
+    return derived().lookup(_spread_key(c, key, s, gains, alpha, B, seed, repeats))
 
 
 def tau_against(c: Collection, key: str, s: Settings, gains, ref_gains) -> float:
@@ -142,3 +157,62 @@ def gain_settings(K: int, ratio: float, current) -> list[tuple[str, str, list[fl
 def gain_choice_verdict(*args, **kw):
     """The report's "which gains" rule (evalcore.meta.gain_choice_verdict), for the pages: pure, not cached."""
     return _meta.gain_choice_verdict(*args, **kw)
+
+
+#: The "Which gains?" page draws progress and a Stop button when the settings still to compute are estimated
+#: (from the first one's time) to take longer than this (s).
+PROGRESS_AFTER_S = 1.0
+
+
+def power_rows(c: Collection, key: str, s: Settings, settings: list, ref, *, alpha: float, B: int, seed: int,
+               repeats: int) -> list[dict]:
+    """Per gain setting ``(label, family, gains)``: tau against ``ref`` and the bootstrap power spread
+    (:func:`power_spread`), as the "Which gains?" page tabulates them. Settings computed before (by any
+    session) come back at once; when the others will take more than :data:`PROGRESS_AFTER_S` (B = 1000 x 10
+    repetitions x nine settings: seconds), a progress bar and a Stop button show. Stop leaves the settings not
+    yet computed out, their note says so, and a button computes them."""
+    ss = st.session_state
+    inputs = (c.fingerprint, key, s, tuple(label for label, _, _ in settings), float(alpha), int(B), int(seed),
+              int(repeats))
+    halted = ss.get("_gv_stopped") == inputs
+    kw = {"alpha": alpha, "B": B, "seed": seed, "repeats": repeats}
+    todo = sum(power_spread_known(c, key, s, g, **kw) is None for _, _, g in settings)
+    box, prog, done, left_out = st.empty(), None, 0, []
+    rows = []
+    for label, family, g in settings:
+        row = {"setting": label, "family": family, "tau": float("nan"), "pct": float("nan"), "sd": float("nan"),
+               "min": float("nan"), "max": float("nan"), "note": ""}
+        try:
+            row["tau"] = tau_against(c, key, s, g, ref)
+            pw = power_spread_known(c, key, s, g, **kw)
+            if pw is None and halted:
+                row["note"] = "not computed: stopped"
+                left_out.append(label)
+                rows.append(row)
+                continue
+            if pw is None:
+                t0 = time.perf_counter()
+                pw = power_spread(c, key, s, g, **kw)
+                done += 1
+                if prog is None and done < todo and (time.perf_counter() - t0) * (todo - done) > PROGRESS_AFTER_S:
+                    with box.container():
+                        prog = Progress(f"Discriminative power of {todo} gain settings ...")
+                        st.button("Stop", key="gv_stop", icon=":material/stop_circle:",
+                                  on_click=guarded(lambda: ss.update(_gv_stopped=inputs)),
+                                  help="Stop here: the settings computed so far are shown, the others left out "
+                                       "until asked.")
+                if prog is not None:
+                    prog(done / todo, f"Discriminative power of {todo} gain settings: {done} done ...")
+        except ValueError as e:       # a metric that rejects this setting (nERR wants the top gain largest)
+            row["note"] = str(e)[:120]
+            rows.append(row)
+            continue
+        rows.append({**row, "pct": pw["mean"], "sd": pw["sd"], "min": pw["min"], "max": pw["max"]})
+    box.empty()
+    if left_out:
+        with box.container():
+            st.caption(f"Stopped: the discriminative power of {', '.join(left_out)} was not computed (B = {B}, "
+                       f"{repeats} repetitions).")
+            st.button("Compute the settings left out", key="gv_resume", icon=":material/refresh:",
+                      on_click=guarded(lambda: ss.pop("_gv_stopped", None)))
+    return rows

@@ -22,28 +22,62 @@ QUICK_B = 100
 BUDGET_S = 0.3
 
 
+#: "B x 10" sets ten times the samples at once up to this B; above it, up to the widget's maximum, it asks first
+#: (a refinement ten times longer than the last, minutes on a class's data), and a long refinement can always be
+#: stopped (:func:`finish_live`). The maximum itself (100,000, evalcore.settings.WIDGET_BOUNDS) is refused.
+MORE_DIRECT_B = 10_000
+
+
 def b_controls(what: str, B_key: str, seed_key: str, B_max: int = 100000) -> None:
     """B and seed inputs, with "B x 10" (ask for more precision) and "new seed"
-    buttons; every value is stated again on the result."""
+    buttons; every value is stated again on the result. "B x 10" above :data:`MORE_DIRECT_B` asks first."""
     ss = st.session_state
+    ask = f"_{B_key}_ask"
 
     @errors.guarded
     def _more():
-        ss[B_key] = min(int(ss[B_key]) * 10, B_max)
+        new = min(int(ss[B_key]) * 10, B_max)
+        if new > MORE_DIRECT_B:
+            ss[ask] = new                  # a box below asks first
+        else:
+            ss[B_key] = new
+
+    @errors.guarded
+    def _confirm(new: int):
+        ss[B_key] = new
+        ss.pop(ask, None)
 
     @errors.guarded
     def _new_seed():
         ss[seed_key] = (int(ss[seed_key]) + 1) % (10**6 + 1)
 
+    B_now = int(ss[B_key])
     c1, c2, c3, c4 = st.columns([1.2, 1, 0.9, 0.9], vertical_alignment="bottom")
     c1.number_input(f"{what} B", min_value=10, max_value=B_max, step=100, key=B_key,
                     help=f"Number of bootstrap samples / trials. A quick pass with B = {QUICK_B} is shown first "
-                         f"when the chosen B takes longer than {BUDGET_S:g} s of CPU; the chosen B replaces it.")
+                         f"when the chosen B takes longer than {BUDGET_S:g} s of CPU; the chosen B replaces it, "
+                         "with progress and a Stop button.")
     c2.number_input("seed", min_value=0, max_value=10**6, step=1, key=seed_key)
     c3.button("B x 10", key=f"{B_key}_more", on_click=_more, width="stretch",
-              help="Ask for ten times the samples: tighter estimates, slower.", disabled=int(ss[B_key]) >= B_max)
+              help=(f"B is at its maximum, {B_max:,}: larger B is not offered here (evalcore's command line "
+                    "sizes larger runs)." if B_now >= B_max else
+                    f"Ask for ten times the samples: tighter estimates, ten times slower (above B = "
+                    f"{MORE_DIRECT_B:,} it asks first)."), disabled=B_now >= B_max)
     c4.button("new seed", key=f"{seed_key}_next", on_click=_new_seed, width="stretch",
               help="Draw new random samples: how much do the results move?")
+    new = ss.get(ask)
+    if new is not None and new > B_now:
+        with st.container(border=True):
+            st.markdown(f"**B = {new:,}?** Ten times the samples of B = {B_now:,}, so about ten times as long as "
+                        f"B = {B_now:,} took: minutes on larger data, while the page refines (it shows progress "
+                        "and a Stop button).")
+            y, n, _ = st.columns([1.4, 1.4, 2], vertical_alignment="center")
+            y.button(f"Compute B = {new:,}", key=f"{B_key}_ask_yes", on_click=_confirm, args=(new,),
+                     icon=":material/play_arrow:")
+            n.button(f"Keep B = {B_now:,}", key=f"{B_key}_ask_no",
+                     on_click=errors.guarded(lambda: ss.pop(ask, None)), icon=":material/close:")
+    elif new is not None:
+        ss.pop(ask, None)                  # B changed another way meanwhile: nothing left to ask
 
 
 def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, draw) -> dict | None:
@@ -86,11 +120,13 @@ def live_meta(kind: str, c, s: state.Settings, params: dict, B: int, what: str, 
         _drawn(kind, B, B)
         return res
     est = meta_store.meta_estimate(kind, c, s, params, B, quick)
+    halted = stopped(kind, c, s, params, B) is not None
     quick_text = (f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} "
-                  f"(about {est:.1f} s of CPU) ...")
+                  f"(about {est:.1f} s of CPU) ..." if not halted else
+                  f"{what}: **quick pass, B = {qB}** on screen; refining to the chosen B = {B} was stopped.")
     widgets.note("caption", text=quick_text)
     status.caption(quick_text)
-    draw(quick["frames"], qB, B)
+    draw(quick["frames"], qB, qB if halted else B)       # stopped: the chart says the B it shows, no more
     _drawn(kind, qB, B)
     state.this_run().setdefault("live_pending", []).append((kind, c, s, dict(params), B, what, status))
     return quick
@@ -171,19 +207,68 @@ def _drawn(kind: str, B_shown: int, B_chosen: int) -> None:
     del st.session_state["_live_log"][:-50]
 
 
+def _signature(kind: str, c, s, params: dict, B: int) -> tuple:
+    """What one refinement computes: the method, the data, the settings, its parameters and B."""
+    return (kind, c.fingerprint, s, tuple(sorted((k, repr(v)) for k, v in params.items())), int(B))
+
+
+def stopped(kind: str, c, s, params: dict, B: int) -> dict | None:
+    """How far a refinement got when Stop was pressed (``frac``, ``seconds``), or None if it was not stopped."""
+    return (st.session_state.get("_live_stopped") or {}).get(_signature(kind, c, s, params, B))
+
+
+@errors.guarded
+def _stop(sigs: list, running: tuple) -> None:
+    """The Stop button: the refinement running (its run is interrupted by this click's rerun) and the page's
+    others after it are not started again at these settings until asked; how far the running one got is kept
+    for the page to say."""
+    import time
+    ss = st.session_state
+    run = ss.get("_live_running") or {}
+    seconds = time.perf_counter() - run["t0"] if "t0" in run else run.get("seconds", 0.0)
+    stopped = ss.setdefault("_live_stopped", {})
+    for sig in sigs:
+        stopped[sig] = ({"frac": run.get("frac", 0.0), "seconds": seconds} if sig == running else
+                        {"frac": None, "seconds": 0.0})
+
+
+@errors.guarded
+def _resume(sig: tuple) -> None:
+    (st.session_state.get("_live_stopped") or {}).pop(sig, None)
+
+
 def finish_live() -> None:
     """Compute the chosen B of every quick pass drawn in this run, with
-    progress, then rerun so the charts show it. Call at the end of a page.
+    progress and a Stop button, then rerun so the charts show it. Call at the end of a page.
 
     Runs in the script thread (no threads of our own): moving any setting
-    interrupts it at the next progress update, and the rerun starts over.
+    interrupts it at the next progress update, and the rerun starts over. Stop interrupts it the same way and
+    keeps it from starting again at these settings: the quick pass stays on screen, said so, beside a button
+    that refines again.
     """
     pending = state.this_run().pop("live_pending", [])
     if not pending:
         return
-    for kind, c, s, params, B, what, status in pending:
+    ss = st.session_state
+    ran = False
+    sigs = [_signature(kind, c, s, params, B) for kind, c, s, params, B, *_ in pending]
+    for i, (sig, (kind, c, s, params, B, what, status)) in enumerate(zip(sigs, pending, strict=True)):
+        halted = (ss.get("_live_stopped") or {}).get(sig)
         with status.container():
-            prog = Progress(f"Refining {what} to B = {B} ...")
+            if halted is not None:
+                when = ("before it started" if halted["frac"] is None else
+                        f"at {halted['frac']:.0%} (after {halted['seconds']:.0f} s)")
+                st.caption(f"{what}: refining to the chosen B = {B:,} was **stopped** {when}: the quick pass stays "
+                           "on screen.")
+                st.button(f"Refine to B = {B:,} again", key=f"_live_resume_{i}", on_click=_resume, args=(sig,),
+                          icon=":material/refresh:")
+                continue
+            prog = Progress(f"Refining {what} to B = {B:,} ...")
+            st.button("Stop", key=f"_live_stop_{i}", on_click=_stop, args=(sigs[i:], sig),
+                      icon=":material/stop_circle:",
+                      help="Stop this computation and the page's others still to come; the quick passes stay on "
+                           "screen, and a button beside each refines it again.")
+            ss["_live_running"] = prog.state
             try:
                 meta_store.meta_compute(kind, c, s, params, B, progress=prog)
             except ValueError as e:
@@ -191,7 +276,10 @@ def finish_live() -> None:
                 return
             finally:
                 prog.done()
-    st.rerun()
+                ss.pop("_live_running", None)
+            ran = True
+    if ran:
+        st.rerun()
 
 
 def b_title(B_shown: int, B_chosen: int) -> str:

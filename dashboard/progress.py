@@ -58,15 +58,22 @@ class Progress:
         self.text = text
         self.last = -1.0
         self.t0 = time.perf_counter()
+        #: how far it got, for a Stop button's callback (it runs in the next script run, this object aside)
+        self.state = {"frac": 0.0, "seconds": 0.0, "t0": self.t0}
 
     def __call__(self, frac: float, text: str | None = None):
         frac = float(min(max(frac, 0.0), 1.0))
         if text is not None and text != self.text:
             self.text, self.last = text, -1.0         # a new step: always shown
+        self.state.update(frac=frac, seconds=time.perf_counter() - self.t0)
         if frac - self.last >= 0.02 or frac >= 1.0:
             self.last = frac
             self.bar.progress(frac, text=f"{self.text} {frac:.0%} ({time.perf_counter() - self.t0:.1f} s)")
         return None
+
+    def stopped_at(self) -> dict:
+        """How far it got when a Stop button was pressed: ``frac`` and ``seconds`` since it started."""
+        return {"frac": self.state["frac"], "seconds": time.perf_counter() - self.t0}
 
     def done(self):
         self.bar.empty()

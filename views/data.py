@@ -103,6 +103,10 @@ with tab_up:
                      + (" (qrels and runs in one zip)" if bundle is not None else ""))
             prog = progress.Progress("Reading the zip's qrels and runs ..." if bundle is not None
                                      else f"Reading {len(runs)} run file(s) ...")
+            # Stop: its click's rerun interrupts the load at its next progress tick and the loader's worker is
+            # ended (dashboard.loader); the previous data stays
+            st.button("Stop loading", key="up_stop", icon=":material/stop_circle:",
+                      help="Stop reading these files; the data loaded before stays.")
             try:
                 c = uploads.load_upload(None if bundle is not None else (qrels.name, qrels.getvalue()),
                                         [(f.name, f.getvalue()) for f in ([bundle] if bundle is not None else runs)],

@@ -51,20 +51,8 @@ reps = c4.selectbox("repetitions", [3, 5, 10], key="gv_rep", help="Seeds bootstr
 alpha, seed = float(state.value("bs_alpha")), int(state.value("bs_seed"))    # the Bootstrap page's
 ref = gainsets.preset_gains("3:2:1", K)
 
-rows = []
-prog = st.empty()
 settings = gainsets.gain_settings(K, ratio, s.gains)
-for label, family, g in settings:
-    try:
-        tau = gainsets.tau_against(c, metric, s, g, ref)
-        pw = gainsets.power_spread(c, metric, s, g, alpha=alpha, B=B, seed=seed, repeats=reps)
-    except ValueError as e:       # a metric that rejects this setting (nERR wants the top gain largest)
-        rows.append({"setting": label, "family": family, "tau": float("nan"), "pct": float("nan"),
-                     "sd": float("nan"), "min": float("nan"), "max": float("nan"), "note": str(e)[:120]})
-        continue
-    rows.append({"setting": label, "family": family, "tau": tau, "pct": pw["mean"], "sd": pw["sd"],
-                 "min": pw["min"], "max": pw["max"], "note": ""})
-prog.empty()
+rows = gainsets.power_rows(c, metric, s, settings, ref, alpha=alpha, B=B, seed=seed, repeats=reps)
 df = pd.DataFrame(rows)
 df["_top"] = [max(g) / min(g) for _, _, g in settings]
 df = df.sort_values(["_top", "setting"], kind="stable").drop(columns="_top").reset_index(drop=True)

@@ -54,9 +54,15 @@ settings = {**s.as_json(), "dataset": s.dataset, "collection": full.name, "colle
 LONG = 20000
 
 if st.button("Build the report", type="primary", key="rp_build", icon=":material/description:"):
+    ss.pop("_report_stopped", None)
     built = meta_store.report_lookup(full, argv)       # built before with these options (any session): at once
     if built is None:
         prog = progress.Progress("evalcore report ...")
+        # Stop: its click's rerun interrupts the build at the next progress step; the button press that started
+        # it is not repeated, so nothing starts again
+        st.button("Stop", key="rp_stop", icon=":material/stop_circle:",
+                  on_click=errors.guarded(lambda: ss.update(_report_stopped=prog.stopped_at())),
+                  help="Stop building the report; nothing is kept of it, the page stays as it was.")
         try:
             built = meta_store.report_build(full, argv, progress=prog)
         finally:
@@ -66,6 +72,10 @@ if st.button("Build the report", type="primary", key="rp_build", icon=":material
     ss["_report"] = (files, built[0])
     ss["_report_key"] = (full.fingerprint, tuple(argv))
 
+if ss.get("_report_stopped"):
+    halt = ss["_report_stopped"]
+    st.info(f"Building the report was stopped at {halt.get('frac', 0.0):.0%} (after {halt.get('seconds', 0.0):.0f} s); "
+            "nothing of it was kept. **Build the report** starts it again.", icon=":material/stop_circle:")
 if ss.get("_report"):
     files, e = ss["_report"]
     if ss.get("_report_key") != (full.fingerprint, tuple(argv)):
