@@ -15,22 +15,24 @@ Times, on clef2015 (qrels + 30 gzipped runs, 2 M lines), each a fresh
 * ``python -c "import numpy, pandas, pyarrow.compute, pyarrow.csv"``: the
   import floor evalcore's loader stands on, and ``python -c pass``.
 
-Reports the median wall and CPU (user + system of the child) seconds and
-the ratios pytrec_eval / evalcore - to set beside the in-process ratios of
-bench_evaluate.py, which time after the imports.
+Reports the median wall and CPU (user + system of the child) seconds over
+``--repeat`` interleaved rounds (benchmarks/harness.py) and the ratios
+pytrec_eval / evalcore - to set beside the in-process ratios of
+bench_evaluate.py, which time after the imports. The result goes to
+benchmarks/results/cli/.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import resource
-import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+
+ROOT = harness.ROOT
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
 
 PYTREC = r'''
@@ -49,25 +51,13 @@ for name in sorted(os.listdir(runs)):
 '''
 
 
-def timed(cmd: list[str], repeat: int) -> tuple[float, float]:
-    """Median (wall, CPU) seconds of ``cmd`` run ``repeat`` times, each a fresh process."""
-    walls, cpus = [], []
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    for _ in range(repeat):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)
-        walls.append(time.perf_counter() - t)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
-
-
-def main(argv=None) -> dict:
+def main(argv=None) -> harness.Rounds:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=5)
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    res = harness.Result("cli", argv, {"repeat": args.repeat, "data": args.data.name}, script=__file__)
     q, runs = str(args.data / "qrels.txt"), str(args.data / "runs")
     py = sys.executable
     cmds = {
@@ -79,21 +69,26 @@ def main(argv=None) -> dict:
                                                                       "pyarrow.compute, pyarrow.csv"],
         "python -c pass": [py, "-c", "pass"],
     }
-    res = {}
-    for cmd in cmds.values():  # interleaved warm-up: page cache, .pyc files
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                       cwd=ROOT)
-    for name, cmd in cmds.items():
-        res[name] = timed(cmd, args.repeat)
-        print(f"{name}: {res[name][0]:.2f} s wall, {res[name][1]:.2f} s CPU", file=sys.stderr, flush=True)
-    pw, pc = res["pytrec_eval script, 5 measures"]
-    print(f"\nclef2015, fresh process per call, median of {args.repeat}; {os.cpu_count()} cores\n")
-    print("| command | wall s | CPU s | pytrec_eval / this (wall, CPU) |")
-    print("|---|---|---|---|")
-    for name, (w, c) in res.items():
-        ratio = f"{pw / w:.2f}x, {pc / c:.2f}x" if name.startswith("evalcore") else ""
-        print(f"| {name} | {w:.2f} | {c:.2f} | {ratio} |")
-    return res
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # one warm-up call of each (page cache, .pyc files), then every command once per round
+    got = harness.rounds({name: harness.command(cmd, env=env) for name, cmd in cmds.items()}, args.repeat,
+                         progress=True)
+    res.add_rounds(got)
+    pw = got.stats("pytrec_eval script, 5 measures", "wall").median
+    pc = got.stats("pytrec_eval script, 5 measures", "child_cpu").median
+    rows = []
+    for name in cmds:
+        w, c = got.stats(name, "wall").median, got.stats(name, "child_cpu").median
+        ours = name.startswith("evalcore")
+        rows.append({"command": name, "wall_s": w, "cpu_s": c, "wall_ratio": pw / w if ours else None,
+                     "cpu_ratio": pc / c})
+    print(res.table([harness.col("command"), harness.col("wall s", "{:.2f}", "wall_s"),
+                     harness.col("CPU s", "{:.2f}", "cpu_s"),
+                     harness.col("pytrec_eval / this (wall, CPU)", "{:.2f}x, {cpu_ratio:.2f}x", "wall_ratio")], rows,
+                    title=f"{args.data.name}, fresh process per call, median of {args.repeat} interleaved rounds; "
+                          f"{os.cpu_count()} cores"))
+    res.save(args)
+    return got
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ Measures on the real clef2015 collection (30 runs x 66 topics x ~1000 docs):
    (median over 20 gain settings);
 3. peak memory (max RSS) of a fresh process that loads and evaluates.
 
-Prints a markdown table with medians and ratios (paste into docs/benchmarks.md).
+evalcore's two timings and pytrec_eval's run in interleaved rounds (benchmarks/harness.py; medians of wall
+time), ranx in rounds of its own. Prints a markdown table with medians and ratios; the result goes to
+benchmarks/results/evaluate/ (``--json PATH`` also writes the numbers there, as before).
 """
 from __future__ import annotations
 
@@ -27,23 +29,16 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
+import harness  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
 TREC_MEASURES = {"map", "recip_rank", "P.10", "ndcg_cut.10", "Rprec"}
 RANX_MEASURES = ["map", "mrr", "precision@10", "ndcg@10", "r-precision"]
-
-
-def median_time(fn, repeat):
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts), ts
 
 
 def evalcore_end_to_end(qrels, runs_dir):
@@ -92,7 +87,9 @@ def main(argv=None):
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    result = harness.Result("evaluate", argv, {"repeat": args.repeat, "data": args.data.name}, script=__file__)
     qrels = args.data / "qrels.txt"
     runs_dir = args.data / "runs"
     run_files = sorted(p for p in runs_dir.iterdir() if p.is_file())
@@ -102,10 +99,13 @@ def main(argv=None):
     import evalcore
 
     res = {}
-    res["evalcore_end_to_end"], _ = median_time(lambda: evalcore_end_to_end(qrels, runs_dir), args.repeat)
-    c = evalcore.load_collection(str(qrels), str(runs_dir))
-    res["evalcore_load"], _ = median_time(lambda: evalcore.load_collection(str(qrels), str(runs_dir)), args.repeat)
-    res["pytrec_end_to_end"], _ = median_time(lambda: pytrec_end_to_end(qrels, run_files), args.repeat)
+    got = harness.rounds({"evalcore_end_to_end": lambda: evalcore_end_to_end(qrels, runs_dir),
+                          "evalcore_load": lambda: evalcore.load_collection(str(qrels), str(runs_dir)),
+                          "pytrec_end_to_end": lambda: pytrec_end_to_end(qrels, run_files)}, args.repeat)
+    result.add_rounds(got)
+    for name in got.samples:
+        res[name] = got.stats(name, "wall").median
+    c = got.samples["evalcore_load"][-1].result
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_ranx_"))
     try:
@@ -116,7 +116,10 @@ def main(argv=None):
                 shutil.copyfileobj(src, out)
             plain.append(dst)
         ranx_end_to_end(qrels, plain[:1])  # numba warm-up, not counted
-        res["ranx_end_to_end"], _ = median_time(lambda: ranx_end_to_end(qrels, plain), max(1, args.repeat // 2))
+        ranx = harness.rounds({"ranx_end_to_end": lambda: ranx_end_to_end(qrels, plain)}, max(1, args.repeat // 2),
+                              warmup=0)
+        result.add_rounds(ranx)
+        res["ranx_end_to_end"] = ranx.stats("ranx_end_to_end", "wall").median
     except ImportError:
         res["ranx_end_to_end"] = float("nan")
     finally:
@@ -125,32 +128,31 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     settings = [None] + [sorted(rng.uniform(0.1, 10, c.max_level).tolist()) for _ in range(19)]
     _ = c.hits  # built once at load in practice (first evaluation)
-    ts = []
-    for g in settings:
-        t = time.perf_counter()
-        evalcore.score_matrices(c, gains=g)
-        ts.append(time.perf_counter() - t)
-    res["regains_median"] = statistics.median(ts)
+    res["regains_median"] = statistics.median(harness.measure(lambda g=g: evalcore.score_matrices(c, gains=g)).wall
+                                              for g in settings)
     res["n_metric_keys"] = len(evalcore.score_matrices(c))
     peaks = sorted(peak_memory_mb(qrels, runs_dir) for _ in range(5))
     res["peak_rss_mb"], res["peak_rss_mb_max"] = statistics.median(peaks), peaks[-1]
 
     e, p, r = res["evalcore_end_to_end"], res["pytrec_end_to_end"], res["ranx_end_to_end"]
-    print(f"clef2015: {c.n_runs} runs x {c.n_topics} topics x depth {c.depth}; "
-          f"{res['n_metric_keys']} metric keys; median of {args.repeat}; {os.cpu_count()} cores\n")
-    print("| task | time | ratio |")
-    print("|---|---|---|")
-    print(f"| evalcore: load + every metric ({res['n_metric_keys']} keys) | {e * 1000:.0f} ms | 1.0 |")
-    print(f"| evalcore: load only | {res['evalcore_load'] * 1000:.0f} ms | |")
-    print(f"| pytrec_eval: parse + map, recip_rank, P.10, ndcg_cut.10, Rprec | {p * 1000:.0f} ms | "
-          f"{p / e:.2f}x slower than evalcore |")
-    print(f"| ranx: from_file (decompressed) + the same 5 metrics | {r * 1000:.0f} ms | {r / e:.2f}x slower |")
-    print(f"| evalcore: re-evaluate every metric under new gains (median of 20) | "
-          f"{res['regains_median'] * 1000:.1f} ms | target <= 50 ms |")
-    print(f"| evalcore: peak memory (max RSS of a fresh process, load + evaluate; median of 5, max) | "
-          f"{res['peak_rss_mb']:.0f} MB (max {res['peak_rss_mb_max']:.0f} MB) | target < 500 MB |")
+    k = res["n_metric_keys"]
+    rows = [{"task": f"evalcore: load + every metric ({k} keys)", "time": f"{e * 1000:.0f} ms", "ratio": "1.0"},
+            {"task": "evalcore: load only", "time": f"{res['evalcore_load'] * 1000:.0f} ms", "ratio": ""},
+            {"task": "pytrec_eval: parse + map, recip_rank, P.10, ndcg_cut.10, Rprec", "time": f"{p * 1000:.0f} ms",
+             "ratio": f"{p / e:.2f}x slower than evalcore"},
+            {"task": "ranx: from_file (decompressed) + the same 5 metrics", "time": f"{r * 1000:.0f} ms",
+             "ratio": f"{r / e:.2f}x slower"},
+            {"task": "evalcore: re-evaluate every metric under new gains (median of 20)",
+             "time": f"{res['regains_median'] * 1000:.1f} ms", "ratio": "target <= 50 ms"},
+            {"task": "evalcore: peak memory (max RSS of a fresh process, load + evaluate; median of 5, max)",
+             "time": f"{res['peak_rss_mb']:.0f} MB (max {res['peak_rss_mb_max']:.0f} MB)", "ratio": "target < 500 MB"}]
+    result.data["params"]["numbers"] = res
+    print(result.table([harness.col("task"), harness.col("time"), harness.col("ratio")], rows,
+                       title=f"clef2015: {c.n_runs} runs x {c.n_topics} topics x depth {c.depth}; {k} metric keys; "
+                             f"median of {args.repeat} interleaved rounds; {os.cpu_count()} cores"))
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
+    result.save(args)
     return res
 
 

@@ -9,21 +9,23 @@ DataFrames: evalcore ``load_collection(qrels_df, {name: run_df})`` +
 ``evaluate`` of map, recip_rank, P_10, ndcg_cut_10, Rprec (by their trec_eval
 names), against what a pytrec_eval user does: build the ``{qid: {docno: ...}}``
 dicts from the DataFrames and ``RelevanceEvaluator.evaluate`` each run.
-Reports process CPU time (medians) and the ratio.
+Reports process CPU time (medians of interleaved rounds, benchmarks/harness.py) and the ratio; the result goes
+to benchmarks/results/frames/.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
+
+import harness  # noqa: E402
 
 import evalcore  # noqa: E402
 
@@ -63,24 +65,29 @@ def with_pytrec_eval(q, runs):
     return out
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "clef2015")
-    args = ap.parse_args()
+    harness.add_options(ap)
+    args = ap.parse_args(argv)
+    res = harness.Result("frames", argv, {"repeat": args.repeat, "data": args.data.name, "measures": MEASURES},
+                         script=__file__)
     q, runs = frames(args.data)
     print(f"{len(runs)} runs, {sum(len(r) for r in runs.values()):,} rows; measures {', '.join(MEASURES)}")
-    times: dict[str, list[float]] = {"evalcore": [], "pytrec_eval": []}
-    with_evalcore(q, runs)                                 # warm-up (imports)
-    for _ in range(args.repeat):
-        for name, fn in (("evalcore", with_evalcore), ("pytrec_eval", with_pytrec_eval)):
-            c0 = time.process_time()
-            fn(q, runs)
-            times[name].append(time.process_time() - c0)
-    e, p = statistics.median(times["evalcore"]), statistics.median(times["pytrec_eval"])
-    print(f"evalcore    (DataFrames -> load_collection + evaluate): {e:.3f} s CPU (median of {args.repeat})")
-    print(f"pytrec_eval (DataFrames -> dicts + evaluate):            {p:.3f} s CPU")
-    print(f"ratio: pytrec_eval / evalcore = {p / e:.2f}x")
+    got = harness.rounds({"evalcore": lambda: with_evalcore(q, runs), "pytrec_eval": lambda: with_pytrec_eval(q, runs)},
+                         args.repeat)                       # one warm-up call of each (imports)
+    res.add_rounds(got)
+    e, p = got.stats("evalcore", "cpu").median, got.stats("pytrec_eval", "cpu").median
+    ratios = got.ratios("pytrec_eval", "evalcore", "cpu")
+    cols = [harness.col("tool"), harness.col("what"), harness.col("CPU s (median)", "{:.3f}", "cpu", right=True)]
+    print(res.table(cols,
+                    [{"tool": "evalcore", "what": "DataFrames -> load_collection + evaluate", "cpu": e},
+                     {"tool": "pytrec_eval", "what": "DataFrames -> dicts + evaluate", "cpu": p}],
+                    title=f"CPU, median of {args.repeat} interleaved rounds:",
+                    notes=[f"ratio: pytrec_eval / evalcore = {p / e:.2f}x (within each round: "
+                           f"{', '.join(f'{x:.2f}' for x in ratios)})"]))
+    res.save(args)
 
 
 if __name__ == "__main__":

@@ -10,17 +10,16 @@ written line by line) run here too. The loop is linear in B and in the number
 of metrics, so by default it runs B = --loop-B on one metric and is scaled up
 to B = 1000 and 7 metrics (printed as such); --full-loop runs all of it
 (minutes). Score matrices are computed once, before timing (the metric
-kernels are benchmarked in bench_evaluate.py). Prints a markdown section for
-docs/benchmarks.md.
+kernels are benchmarked in bench_evaluate.py). The three steps and their sum are
+timed in interleaved rounds (benchmarks/harness.py, medians of wall time); prints
+a markdown section, and the result goes to benchmarks/results/meta/.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +28,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import harness  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
 METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 
@@ -75,53 +77,48 @@ def loop(S, metrics, B):
                 kendall_tau(means[a], means[b])
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--loop-B", type=int, default=100)
     ap.add_argument("--full-loop", action="store_true")
-    args = ap.parse_args()
+    harness.add_options(ap)
+    args = ap.parse_args(argv)
+    res = harness.Result("meta", argv, {"repeat": args.repeat, "loop_B": args.loop_B, "full_loop": args.full_loop,
+                                        "data": args.data.name, "metrics": METRICS}, script=__file__)
     label, runs, S = load(args.data)
     n_runs, n_topics = next(iter(S.values())).shape
-    vectorised(S, runs)  # warm-up
-    ts = []
-    for _ in range(args.repeat):
-        t = time.perf_counter()
-        vectorised(S, runs)
-        ts.append(time.perf_counter() - t)
-    vec = statistics.median(ts)
-    parts = {}
     from evalcore.meta import bootstrap_sensitivity, correlation_matrix, swap_method
-    for name, fn in [("bootstrap", lambda: bootstrap_sensitivity(S, run_ids=runs, B=1000, seed=0)),
-                     ("swap", lambda: swap_method(S, B=1000, seed=0)),
-                     ("kendall", lambda: correlation_matrix(pd.DataFrame({m: v.mean(axis=1) for m, v in S.items()})))]:
-        parts[name] = statistics.median([(lambda t0: (fn(), time.perf_counter() - t0)[1])(time.perf_counter())
-                                         for _ in range(args.repeat)])
+    got = harness.rounds({      # one warm-up call of each
+        "bootstrap": lambda: bootstrap_sensitivity(S, run_ids=runs, B=1000, seed=0),
+        "swap": lambda: swap_method(S, B=1000, seed=0),
+        "kendall": lambda: correlation_matrix(pd.DataFrame({m: v.mean(axis=1) for m, v in S.items()})),
+        "all": lambda: vectorised(S, runs)}, args.repeat)
+    res.add_rounds(got)
+    vec = got.stats("all", "wall").median
     if args.full_loop:
-        t = time.perf_counter()
-        loop(S, METRICS, 1000)
-        loop_t = time.perf_counter() - t
+        loop_t = harness.measure(lambda: loop(S, METRICS, 1000)).wall
         how = "full: 7 metrics, B = 1000"
     else:
-        t = time.perf_counter()
-        loop(S, METRICS[:1], args.loop_B)
-        measured = time.perf_counter() - t
+        measured = harness.measure(lambda: loop(S, METRICS[:1], args.loop_B)).wall
         loop_t = measured * (1000 / args.loop_B) * len(METRICS)
         how = (f"measured {measured:.2f} s on 1 metric with B = {args.loop_B}, scaled x{1000 // args.loop_B} "
                f"(B) x{len(METRICS)} (metrics)")
-    print("## evalcore.meta: bootstrap + swap + Kendall\n")
-    print(f"Data: {label}; {n_runs} runs x {n_topics} topics, {n_runs * (n_runs - 1) // 2} pairs, "
-          f"7 metrics ({', '.join(METRICS)}).")
-    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, numpy {np.__version__}. Median of {args.repeat} runs.\n")
-    print("| step | evalcore.meta (s) |\n|---|---:|")
-    for k, v in parts.items():
-        print(f"| {k} | {v:.3f} |")
-    print(f"| **bootstrap (B=1000) + swap (replacement, c = \\|Q\\|, B=1000) + Kendall** | **{vec:.3f}** |\n")
-    print(f"Plain loop (tests/test_meta_reference.py, 003 Fig. 4-7 line by line): {loop_t:.1f} s ({how}).")
-    print(f"Speed-up: **{loop_t / vec:.0f}x**. Target: <= 5 s and >= 50x -> "
-          f"{'met' if vec <= 5 and loop_t / vec >= 50 else 'NOT met'}.")
+    rows = [{"step": k, "seconds": got.stats(k, "wall").median} for k in ("bootstrap", "swap", "kendall")]
+    rows.append({"step": "**bootstrap (B=1000) + swap (replacement, c = \\|Q\\|, B=1000) + Kendall**", "seconds": vec,
+                 "bold": "**"})
+    met = "met" if vec <= 5 and loop_t / vec >= 50 else "NOT met"
+    title = (f"## evalcore.meta: bootstrap + swap + Kendall\n\nData: {label}; {n_runs} runs x {n_topics} topics, "
+             f"{n_runs * (n_runs - 1) // 2} pairs, 7 metrics ({', '.join(METRICS)}).\n"
+             f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+             f"{platform.python_version()}, numpy {np.__version__}. Median of {args.repeat} interleaved rounds.")
+    res.data["params"].update(loop_seconds=loop_t, loop_how=how)
+    print(res.table([harness.col("step"), harness.col("evalcore.meta (s)", ["{bold}{:.3f}{bold}", "{:.3f}"], "seconds",
+                                                      right=True)], rows, title=title,
+                    notes=[f"Plain loop (tests/test_meta_reference.py, 003 Fig. 4-7 line by line): {loop_t:.1f} s "
+                           f"({how}).\nSpeed-up: **{loop_t / vec:.0f}x**. Target: <= 5 s and >= 50x -> {met}."]))
+    res.save(args)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ with ``git archive`` into a temporary directory) in the same run, for ratios.
 ``--clef`` adds clef2015's top 30 runs (as benchmarks/bench_meta.py) and the
 bootstrap's matrix-product floor: the two products ``w @ counts.T`` and
 ``(w * w) @ counts.T`` over all pairs of every metric, as single BLAS calls.
-Prints markdown for docs/benchmarks.md.
+Each process keeps the fastest (CPU) of ``--repeat`` calls (benchmarks/harness.py); prints a markdown table, and
+the result goes to benchmarks/results/meta_scale/.
 """
 from __future__ import annotations
 
@@ -43,10 +44,12 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
@@ -117,15 +120,9 @@ def worker(args) -> None:
     }
     todo = list(METHODS) if args.method == "all" else [args.method]
     base = _status("VmRSS")
-    best = None
-    for _ in range(args.repeat):     # min over repeats: the least disturbed by other users of the machine
-        c0, t0 = time.process_time(), time.perf_counter()
-        for m in todo:
-            calls[m]()
-        c1, t1 = time.process_time(), time.perf_counter()
-        if best is None or c1 - c0 < best[0]:
-            best = (c1 - c0, t1 - t0)
-    print(json.dumps({"cpu": best[0], "wall": best[1], "peak_mb": _status("VmHWM"), "base_mb": base}))
+    got = harness.rounds({"call": lambda: [calls[m]() for m in todo]}, args.repeat, warmup=0)
+    best = got.best("call", "cpu")   # min over repeats: the least disturbed by other users of the machine
+    print(json.dumps({"cpu": best.cpu, "wall": best.wall, "peak_mb": _status("VmHWM"), "base_mb": base}))
 
 
 def run_worker(root: Path, scores: Path, method: str, threads: int, repeat: int) -> dict:
@@ -147,7 +144,7 @@ def extract(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100x50,300x50", help="runs x topics, comma-separated")
     ap.add_argument("--methods", default="bootstrap,swap,stability,tukey,pairs,all")
@@ -161,10 +158,15 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     ap.add_argument("--scores", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--method", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    harness.add_options(ap)
+    args = ap.parse_args(argv)
     if args.worker:
         worker(args)
         return
+    res = harness.Result("meta_scale", argv, {k: getattr(args, k) for k in ("sizes", "methods", "threads", "baseline",
+                                                                            "clef", "seed", "repeat")},
+                         script=__file__)
+    rows = []
     methods = args.methods.split(",")
     threads = [int(t) for t in args.threads.split(",")]
     with tempfile.TemporaryDirectory(prefix="bench-meta-scale-") as tmp:
@@ -178,8 +180,6 @@ def main() -> None:
             datasets.append((f"synthetic {r} runs x {t} topics", synthetic_scores(r, t, seed=args.seed)))
         if args.clef:
             datasets.insert(0, ("clef2015 top 30 runs x 65 topics", clef_scores(args.data)))
-        print("| data | pairs | method | BLAS threads | code | CPU s | wall s | peak RSS MB | RSS before MB |")
-        print("|---|---:|---|---:|---|---:|---:|---:|---:|")
         for k, (label, S) in enumerate(datasets):
             path = tmp / f"scores{k}.npz"
             np.savez(path, **S)
@@ -192,9 +192,18 @@ def main() -> None:
                         if method == "floor" and name != "now":
                             continue
                         rep = max(args.repeat, 5 if label.startswith("clef") else 1)
-                        res = run_worker(root, path, method, th, rep)
-                        print(f"| {label} | {P} | {method} | {th} | {name} | {res['cpu']:.3f} | {res['wall']:.3f} "
-                              f"| {res['peak_mb']:.0f} | {res['base_mb']:.0f} |", flush=True)
+                        got = run_worker(root, path, method, th, rep)
+                        rows.append({"data": label, "pairs": P, "method": method, "threads": th, "code": name, **got})
+                        print(harness.markdown(COLUMNS, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    print(res.table(COLUMNS, rows))
+    res.save(args)
+
+
+COLUMNS = [harness.col("data"), harness.col("pairs", right=True), harness.col("method"),
+           harness.col("BLAS threads", "{}", "threads", right=True), harness.col("code"),
+           harness.col("CPU s", "{:.3f}", "cpu", right=True), harness.col("wall s", "{:.3f}", "wall", right=True),
+           harness.col("peak RSS MB", "{:.0f}", "peak_mb", right=True),
+           harness.col("RSS before MB", "{:.0f}", "base_mb", right=True)]
 
 
 if __name__ == "__main__":

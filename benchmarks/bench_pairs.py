@@ -16,7 +16,8 @@ since scipy's "auto" decides on the count *including* zero differences. By defau
 runs all 7. The loop's p-values are checked against evalcore's in the same
 run. Times are CPU seconds (time.process_time: all threads of this process),
 median of --repeat runs, measured after one warm-up call (which pays the
-lazy scipy import). Prints a markdown section for docs/benchmarks.md.
+lazy scipy import), with benchmarks/harness.py. Prints a markdown section; the result goes to
+benchmarks/results/pairs/.
 """
 from __future__ import annotations
 
@@ -24,9 +25,7 @@ import argparse
 import itertools
 import os
 import platform
-import statistics
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -34,19 +33,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
+import harness  # noqa: E402
+
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
 METRICS = ["Q-measure", "AP", "P+-measure", "P-measure", "O-measure", "NWRR", "RR"]
 TESTS = ("t", "wilcoxon", "sign")
-
-
-def cpu(fn, repeat):
-    fn()                                    # warm-up (lazy imports, caches)
-    times = []
-    for _ in range(repeat):
-        t = time.process_time()
-        out = fn()
-        times.append(time.process_time() - t)
-    return statistics.median(times), out
 
 
 def scipy_loop(S: dict, metrics: list[str], confidence: float = 0.95):
@@ -104,11 +96,11 @@ def agreement(r, loop) -> float:
 
 def case(label, S, repeat, loop_metrics, full):
     n_runs, n_topics = next(iter(S.values())).shape
-    t_ours, r = cpu(lambda: evalcore_run(S), repeat)
+    got = harness.rounds({"evalcore": lambda: evalcore_run(S)}, repeat)    # after a warm-up call (lazy imports)
+    t_ours, r = got.stats("evalcore", "cpu").median, got.samples["evalcore"][-1].result
     looped = METRICS if full else METRICS[:loop_metrics]
-    t0 = time.process_time()
-    loop = scipy_loop(S, looped)
-    t_loop = (time.process_time() - t0) * len(METRICS) / len(looped)
+    timed = harness.measure(lambda: scipy_loop(S, looped))
+    loop, t_loop = timed.result, timed.cpu * len(METRICS) / len(looped)
     n_pairs = n_runs * (n_runs - 1) // 2
     return {"label": label, "shape": f"{n_runs} runs x {n_topics} topics x {len(S)} metrics",
             "pairs": n_pairs * len(S), "ours": t_ours, "loop": t_loop, "looped": len(looped),
@@ -121,7 +113,10 @@ def main(argv=None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--loop-metrics", type=int, default=1, help="metrics the scipy loop runs (scaled to 7)")
     ap.add_argument("--full-loop", action="store_true", help="run the scipy loop on all 7 metrics")
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    result = harness.Result("pairs", argv, {"repeat": args.repeat, "loop_metrics": args.loop_metrics,
+                                            "full_loop": args.full_loop, "data": args.data.name}, script=__file__)
     import evalcore
 
     c = evalcore.load_collection(str(args.data / "qrels.txt"), str(args.data / "runs"))
@@ -132,18 +127,23 @@ def main(argv=None) -> int:
                 args.full_loop),
            case("random uniform scores, 100 runs", S100, args.repeat, args.loop_metrics, args.full_loop)]
     cmd = "python benchmarks/bench_pairs.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    print("### Pair statistics: CI, effect size, t / Wilcoxon / sign p-values for every pair\n")
-    print(f"`{cmd.strip()}` on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, numpy {np.__version__}; CPU seconds, median of {args.repeat} "
-          "(after a warm-up call); the scipy loop = ttest_rel + confidence_interval + wilcoxon + binomtest "
-          "per pair.\n")
-    print("| data | pairs | evalcore | target | scipy loop | loop / evalcore | max abs p diff |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    rows = []
     for r_, target in zip(res, ("<= 0.1 s", "<= 2 s"), strict=False):
         scaled = "" if r_["looped"] == len(METRICS) else " (1 of 7 metrics x 7)" if r_["looped"] == 1 else \
             f" ({r_['looped']} of 7 metrics, scaled)"
-        print(f"| {r_['label']}: {r_['shape']} | {r_['pairs']} | {r_['ours']:.3f} s | {target} | "
-              f"{r_['loop']:.2f} s{scaled} | {r_['ratio']:.0f}x | {r_['agree']:.1e} |")
+        rows.append({**r_, "target": target, "scaled": scaled})
+    title = ("### Pair statistics: CI, effect size, t / Wilcoxon / sign p-values for every pair\n\n"
+             f"`{cmd.strip()}` on {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+             f"Python {platform.python_version()}, numpy {np.__version__}; CPU seconds, median of {args.repeat} "
+             "(after a warm-up call); the scipy loop = ttest_rel + confidence_interval + wilcoxon + binomtest "
+             "per pair.")
+    c_ = harness.col
+    print(result.table([c_("data", "{}: {shape}", "label"), c_("pairs", right=True),
+                        c_("evalcore", "{:.3f} s", "ours", right=True), c_("target", right=True),
+                        c_("scipy loop", "{:.2f} s{scaled}", "loop", right=True),
+                        c_("loop / evalcore", "{:.0f}x", "ratio", right=True),
+                        c_("max abs p diff", "{:.1e}", "agree", right=True)], rows, title=title))
+    result.save(args)
     return 0
 
 

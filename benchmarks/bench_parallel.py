@@ -17,8 +17,9 @@ two decimals for ties), it times
 
 checks that every table equals the in-memory one-thread table exactly (the sums are exact, so any
 difference is a bug, reported as ``equal = False``), and prints one markdown table: seconds (wall),
-speed-up over in memory with one thread, and parallel efficiency (speed-up / k). ``--out PATH`` writes
-the rows as JSON to PATH and the markdown beside it (PATH with the suffix .md).
+speed-up over in memory with one thread, and parallel efficiency (speed-up / k). Timing, the machine and the
+result file (benchmarks/results/parallel/): benchmarks/harness.py. ``--out PATH`` also writes the rows as JSON
+to PATH and the markdown beside it (PATH with the suffix .md).
 
 Only numpy, pandas, pyarrow, scipy, dask and distributed are needed besides evalcore on PYTHONPATH
 (without ``distributed`` the Dask rows are skipped with a note). ``--quick``: 120 runs x 20 topics,
@@ -31,11 +32,13 @@ import json
 import os
 import platform
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
+import harness  # noqa: E402
+
 # worker processes of a LocalCluster import evalcore too, and run one BLAS thread each
 os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -98,41 +101,23 @@ def timed(fn, repeat: int = 1):
     ``repeat`` calls by wall clock. On a machine shared with other work the CPU seconds hardly move with
     the load, while the wall seconds do: CPU seconds per call that rise with the threads show work lost
     to the threads themselves (locks, the GIL, caches)."""
-    best = None
-    for _ in range(max(repeat, 1)):
-        c0, t0 = os.times(), time.perf_counter()
-        res = fn()
-        t1, c1 = time.perf_counter(), os.times()
-        got = (t1 - t0, (c1.user + c1.system) - (c0.user + c0.system), res)
-        if best is None or got[0] < best[0]:
-            best = got
-    return best
+    best = harness.rounds({"call": fn}, max(repeat, 1), warmup=0).best("call", "wall")
+    return best.wall, best.cpu, best.result
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+COLUMNS = [harness.col("method"), harness.col("path"), harness.col("k", right=True),
+           harness.col("seconds", "{:.2f}", right=True), harness.col("speed-up", "{:.2f}x", "speedup", right=True),
+           harness.col("efficiency", "{:.0f} %", "efficiency_pct", right=True),
+           harness.col("CPU seconds", ["{:.2f}", "-"], "cpu_seconds", right=True),
+           harness.col("tables equal", "{}", "equal_text")]
 
 
 def markdown(rows: list[dict], info: dict) -> str:
     head = (f"`{info['command']}`\n\n{info['runs']:,} runs x {info['topics']} topics, B = {info['B']}, "
             f"{info['metrics']} metrics, {info['pairs']:,} run pairs; {info['cores']} cores ({info['cpu']}), "
-            f"Python {info['python']}.\n\n"
-            "| method | path | k | seconds | speed-up | efficiency | CPU seconds | tables equal |\n"
-            "|---|---|---:|---:|---:|---:|---:|---|\n")
-    body = "".join(f"| {r['method']} | {r['path']} | {r['k']} | {r['seconds']:.2f} | {r['speedup']:.2f}x | "
-                   f"{100 * r['efficiency']:.0f} % | {_cpu(r)} | {'yes' if r['equal'] else 'NO'} |\n" for r in rows)
+            f"Python {info['python']}.\n\n")
     notes = "".join(f"\n{n}\n" for n in info["notes"])
-    return head + body + notes
-
-
-def _cpu(row: dict) -> str:
-    return "-" if row.get("cpu_seconds") is None else f"{row['cpu_seconds']:.2f}"
+    return head + harness.markdown(COLUMNS, rows) + "\n" + notes
 
 
 def main(argv=None) -> int:
@@ -148,6 +133,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="calls per in-memory row; the fastest is shown (default 1)")
     p.add_argument("--quick", action="store_true", help="120 runs x 20 topics, B = 200")
     p.add_argument("--out", help="write the rows as JSON here and the markdown table beside it (.md)")
+    harness.add_options(p)
     a = p.parse_args(argv)
     if a.quick:
         a.runs, a.topics, a.B = 120, 20, 200
@@ -162,7 +148,7 @@ def main(argv=None) -> int:
     S = simulated_scores(a.runs, a.topics, a.metrics)
     info = {"command": "python benchmarks/bench_parallel.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "runs": a.runs, "topics": a.topics, "B": a.B, "metrics": a.metrics, "pairs": a.runs * (a.runs - 1) // 2,
-            "cores": cores, "cpu": cpu_name(), "python": platform.python_version(), "notes": []}
+            "cores": cores, "cpu": harness.cpu_model(), "python": platform.python_version(), "notes": []}
     rows: list[dict] = []
     ref: dict = {}
     base: dict = {}
@@ -173,9 +159,10 @@ def main(argv=None) -> int:
         sp = base[method] / sec
         rows.append({"method": method, "path": path, "k": k, "seconds": sec, "speedup": sp, "efficiency": sp / k,
                      "cpu_seconds": cpu, "equal": equal(method, res, ref[method])})
+        rows[-1].update(equal_text="yes" if rows[-1]["equal"] else "NO", efficiency_pct=100 * sp / k)
         r = rows[-1]
         print(f"{method:10s} {path:22s} k={k:<3d} {sec:8.2f} s  {sp:5.2f}x  {100 * r['efficiency']:4.0f} %  "
-              f"cpu={_cpu(r)}  equal={r['equal']}", file=sys.stderr, flush=True)
+              f"cpu={harness.cell(r, COLUMNS[6])}  equal={r['equal']}", file=sys.stderr, flush=True)
 
     for k in threads:
         for m in methods:
@@ -201,9 +188,13 @@ def main(argv=None) -> int:
                          f"of the fastest of {a.repeat} call(s) (Dask rows: one call), including building the "
                          "result tables in pandas; CPU seconds: this process's user + system time over that call "
                          "(in memory only: Dask workers are other processes).")
-    md = markdown(sorted(rows, key=lambda r: (methods.index(r["method"]), r["path"] != "in memory, threads", r["k"])),
-                  info)
+    rows = sorted(rows, key=lambda r: (methods.index(r["method"]), r["path"] != "in memory, threads", r["k"]))
+    md = markdown(rows, info)
     print(md)
+    res = harness.Result("parallel", argv, {k: info[k] for k in ("runs", "topics", "B", "metrics", "pairs")},
+                         script=__file__)
+    res.table(COLUMNS, rows, title=md.split("\n\n| method")[0], notes=info["notes"])
+    res.save(a)
     if a.out:
         out = Path(a.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,9 @@ Same files, same five measures, same output (one line per run, topic and measure
 directory of links: ``--runs 10`` on clef2015 is a collection of about 0.66 M run lines. Prints a Markdown
 table of median wall and CPU (user + system of the child) seconds and the CPU ratio pytrec_eval / evalcore
 (docs/benchmarks.md, "Start-up and the peer benchmark"), the spread (min - max) of each command's CPU and
-the ratio within each round (both commands ran under the same load there).
+the ratio within each round (both commands ran under the same load there); rounds are interleaved
+(benchmarks/harness.py) and the result goes to benchmarks/results/peer/ (``--name peer-10runs`` keeps a
+``--runs 10`` run apart).
 
 The children run without ``PYTHONDONTWRITEBYTECODE``: the warm-up call compiles evalcore's bytecode once,
 as installing it would (site-packages' numpy, pandas, pyarrow and pytrec_eval are compiled already).
@@ -25,17 +27,22 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import resource
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+
+ROOT = harness.ROOT
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
 MEASURES = ("map", "recip_rank", "P_10", "ndcg_cut_10", "Rprec")
+EVALCORE, PYTREC_NAME = "evalcore evaluate (one BLAS thread, the CLI's default)", "pytrec_eval script"
+COLUMNS = [harness.col("command"), harness.col("wall s", "{:.2f}", "wall_s"),
+           harness.col("CPU s (median)", "{:.2f}", "cpu_s"),
+           harness.col("CPU s (min - max)", "{:.2f} - {cpu_max:.2f}", "cpu_min"),
+           harness.col("pytrec_eval / this (CPU medians)", "{:.2f}x", "pytrec_over_this")]
 
 PYTREC = r'''
 import gzip, os, sys, pytrec_eval
@@ -53,19 +60,6 @@ for name in sorted(os.listdir(runs)):
 '''
 
 
-def timed(cmd: list[str], repeat: int, env: dict) -> tuple[float, float]:
-    """Median (wall, CPU) seconds of ``cmd`` run ``repeat`` times, each a fresh process."""
-    walls, cpus = [], []
-    for _ in range(repeat):
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)
-        walls.append(time.perf_counter() - t)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
-
-
 def _lines(runs: Path) -> int:
     n = 0
     for f in sorted(runs.iterdir()):
@@ -74,12 +68,15 @@ def _lines(runs: Path) -> int:
     return n
 
 
-def main(argv=None) -> dict:
+def main(argv=None) -> harness.Rounds:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--runs", type=int, default=None, metavar="N", help="only the first N runs")
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    res = harness.Result("peer", argv, {"data": args.data.name, "repeat": args.repeat, "runs": args.runs,
+                                        "measures": list(MEASURES)}, script=__file__)
     tmp = tempfile.TemporaryDirectory(prefix="bench_peer_")
     runs = args.data / "runs"
     if args.runs:
@@ -91,39 +88,36 @@ def main(argv=None) -> dict:
     q, r = str(args.data / "qrels.txt"), str(runs)
     py = sys.executable
     # PYTHONDONTWRITEBYTECODE dropped: an installed evalcore has its bytecode compiled, as numpy, pandas and
-    # pyarrow have in site-packages; with it set, every call recompiled evalcore's ~40 modules (~0.05 s)
+    # pyarrow have in site-packages; with it set, every call recompiled evalcore's modules
     base = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
                                                              "MKL_NUM_THREADS", "PYTHONDONTWRITEBYTECODE")}
     base["PYTHONPATH"] = str(ROOT)
     ev = [py, "-m", "evalcore", "evaluate", "--qrels", q, "--runs", r, "--metrics", *MEASURES, "--per-topic"]
-    cmds = {
-        "evalcore evaluate (one BLAS thread, the CLI's default)": (ev, base),
-        "evalcore evaluate with OPENBLAS_NUM_THREADS=2": (ev, dict(base, OPENBLAS_NUM_THREADS="2")),
-        "pytrec_eval script": ([py, "-c", PYTREC, q, r], base),
-        "python -c pass": ([py, "-c", "pass"], base),
-    }
-    for cmd, env in cmds.values():  # warm-up: page cache, .pyc files
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)
-    res = {}
-    for _ in range(args.repeat):   # interleaved rounds, so that the machine's load hits every command alike
-        for name, (cmd, env) in cmds.items():
-            res.setdefault(name, []).append(timed(cmd, 1, env))
-    spread = {k: (min(c for _, c in v), max(c for _, c in v)) for k, v in res.items()}
-    ratios = [p[1] / e[1] for p, e in zip(res["pytrec_eval script"], res[next(iter(cmds))], strict=True)]  # per round
-    res = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in res.items()}
-    pw, pc = res["pytrec_eval script"]
+    got = harness.rounds({    # the warm-up call of each: page cache, .pyc files
+        EVALCORE: harness.command(ev, env=base),
+        "evalcore evaluate with OPENBLAS_NUM_THREADS=2": harness.command(ev, env=dict(base, OPENBLAS_NUM_THREADS="2")),
+        PYTREC_NAME: harness.command([py, "-c", PYTREC, q, r], env=base),
+        "python -c pass": harness.command([py, "-c", "pass"], env=base),
+    }, args.repeat)
+    res.add_rounds(got)
+    ratios = got.ratios(PYTREC_NAME, EVALCORE, "child_cpu")
+    pc = got.stats(PYTREC_NAME, "child_cpu").median
+    rows = []
+    for name in got.samples:
+        cpu = got.stats(name, "child_cpu")
+        rows.append({"command": name, "wall_s": got.stats(name, "wall").median, "cpu_s": cpu.median,
+                     "cpu_min": cpu.min, "cpu_max": cpu.max,
+                     "pytrec_over_this": pc / cpu.median if name.startswith("evalcore") else None})
     n = _lines(runs)
-    print(f"\n{args.data.name}{f', first {args.runs} runs' if args.runs else ''}: {n:,} run lines; fresh process "
-          f"per call, median of {args.repeat} interleaved rounds; {os.cpu_count()} cores\n")
-    print("| command | wall s | CPU s (median) | CPU s (min - max) | pytrec_eval / this (CPU medians) |")
-    print("|---|---|---|---|---|")
-    for name, (w, c) in res.items():
-        ratio = f"{pc / c:.2f}x" if name.startswith("evalcore") else ""
-        print(f"| {name} | {w:.2f} | {c:.2f} | {spread[name][0]:.2f} - {spread[name][1]:.2f} | {ratio} |")
-    print(f"\nratio pytrec_eval / evalcore (one BLAS thread) within each round: "
-          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f}x)")
+    title = (f"{args.data.name}{f', first {args.runs} runs' if args.runs else ''}: {n:,} run lines; fresh process "
+             f"per call, median of {args.repeat} interleaved rounds; {os.cpu_count()} cores:")
+    note = (f"Ratio pytrec_eval / evalcore (one BLAS thread) of CPU within each round: "
+            f"{', '.join(f'{x:.2f}' for x in ratios)} (median {harness.stats(ratios).median:.2f}x).")
+    res.data["params"]["run_lines"] = n
+    print(res.table(COLUMNS, rows, title=title, notes=[note]))
     tmp.cleanup()
-    return res
+    res.save(args)
+    return got
 
 
 if __name__ == "__main__":

@@ -10,18 +10,22 @@ none is left; each wait registers with and unregisters from every pending future
 script prints, per task count, the process CPU seconds (user + system: on a machine shared with other
 work they hardly move with the load, wall seconds do) and the wall seconds of each, with one thread
 (``run_tasks``' plain loop) beside them. A method at 1,000 runs x 50 topics, B = 1000, two metrics makes
-about 5,900 (bootstrap) and 9,600 (stability) pair-chunk tasks (docs/benchmarks.md section 15.2).
+about 5,900 (bootstrap) and 9,600 (stability) pair-chunk tasks (docs/benchmarks.md section 15.2). The three
+schedulers are timed one after the other for each task count, ``--repeat`` interleaved rounds (medians), with
+benchmarks/harness.py; the result goes to benchmarks/results/pool/.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
 
 from evalcore.meta._parallel import run_tasks  # noqa: E402
 
@@ -38,36 +42,47 @@ def all_at_once(fn, tasks, threads: int) -> list:
         return [f.result() for f in futures]
 
 
-def measure(run) -> tuple[float, float]:
-    c0, t0 = os.times(), time.perf_counter()
-    run()
-    t1, c1 = time.perf_counter(), os.times()
-    return (c1.user + c1.system) - (c0.user + c0.system), t1 - t0
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tasks", default="1000,3000,9000")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--task-ms", type=float, default=0.3)
+    p.add_argument("--repeat", type=int, default=1, help="interleaved rounds per task count (default 1)")
+    harness.add_options(p)
     a = p.parse_args(argv)
+    res = harness.Result("pool", argv, {"tasks": a.tasks, "threads": a.threads, "task_ms": a.task_ms,
+                                        "repeat": a.repeat}, script=__file__)
     pause = a.task_ms / 1000
 
     def task(i):
         time.sleep(pause)
         return i
 
-    print(f"`python benchmarks/bench_pool.py {' '.join(argv if argv is not None else sys.argv[1:])}`\n")
-    print(f"| tasks | run_tasks, 1 thread: CPU s (wall s) | run_tasks, {a.threads} threads | "
-          f"all at once, {a.threads} threads | CPU ratio all at once / run_tasks |")
-    print("|---:|---:|---:|---:|---:|")
+    print(f"`python benchmarks/bench_pool.py {' '.join(argv if argv is not None else sys.argv[1:])}`\n", flush=True)
+    rows = []
     for n in [int(x) for x in a.tasks.split(",")]:
-        one = measure(lambda n=n: run_tasks(task, range(n), 1, blas=False))
-        new = measure(lambda n=n: run_tasks(task, range(n), a.threads, blas=False))
-        old = measure(lambda n=n: all_at_once(task, range(n), a.threads))
-        print(f"| {n:,} | {one[0]:.2f} ({one[1]:.2f}) | {new[0]:.2f} ({new[1]:.2f}) | {old[0]:.2f} ({old[1]:.2f}) | "
-              f"{old[0] / max(new[0], 1e-9):.1f}x |", flush=True)
+        got = harness.rounds({"one": lambda n=n: run_tasks(task, range(n), 1, blas=False),
+                              "new": lambda n=n: run_tasks(task, range(n), a.threads, blas=False),
+                              "old": lambda n=n: all_at_once(task, range(n), a.threads)}, a.repeat, warmup=0)
+        res.add_rounds(got, prefix=f"{n} tasks: ")
+        row = {"tasks": n}
+        for k in ("one", "new", "old"):
+            row[k], row[f"{k}_wall"] = got.stats(k, "cpu").median, got.stats(k, "wall").median
+        row["ratio"] = row["old"] / max(row["new"], 1e-9)
+        rows.append(row)
+        print(harness.markdown(pool_columns(a.threads), rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    print(res.table(pool_columns(a.threads), rows))
+    res.save(a)
     return 0
+
+
+def pool_columns(threads: int) -> list[dict]:
+    c = harness.col
+    return [c("tasks", "{:,}", right=True),
+            c("run_tasks, 1 thread: CPU s (wall s)", "{:.2f} ({one_wall:.2f})", "one", right=True),
+            c(f"run_tasks, {threads} threads", "{:.2f} ({new_wall:.2f})", "new", right=True),
+            c(f"all at once, {threads} threads", "{:.2f} ({old_wall:.2f})", "old", right=True),
+            c("CPU ratio all at once / run_tasks", "{:.1f}x", "ratio", right=True)]
 
 
 if __name__ == "__main__":

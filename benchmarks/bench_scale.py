@@ -30,7 +30,8 @@ range of the per-round ratios.
 Reported per tool: CPU seconds (user + system of the process, threads
 included) and wall seconds of that work, and the peak RSS (VmHWM) of the
 process, imports included. CPU time is the fair comparison on a shared
-machine; ratios are taken within one run of this script.
+machine; ratios are taken within one run of this script. The rounds and each child's timing use
+benchmarks/harness.py; the result goes to benchmarks/results/scale/.
 
 Targets: evalcore's time linear in lines (25 M within 1.3x of
 12.5x the 2 M time), >= 3x faster than pytrec_eval in CPU and wall at 25 M,
@@ -47,38 +48,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 _CHILD = r'''
-import json, os, resource, sys, time
-sys.path.insert(0, {root!r})
+import json, os, sys, time
+sys.path.insert(0, {root!r}); sys.path.insert(1, {bench!r})
+import harness
 tool, qrels, runs = {tool!r}, {qrels!r}, {runs!r}
 files = sorted(os.path.join(runs, f) for f in os.listdir(runs))
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 out = {{}}
 if tool == "evalcore":
     import evalcore
-    c0, w0 = cpu(), time.perf_counter()
-    c = evalcore.load_collection(qrels, runs)
-    out["load_cpu"], out["load_wall"] = cpu() - c0, time.perf_counter() - w0
-    m = evalcore.score_matrices(c, ["AP", "RR", "P@10", "MSnDCG@10", "R-Prec"])
-    out["shape"] = list(c.levels.shape)
-    out["tensor_mb"] = (c.levels.nbytes + c.unjudged.nbytes) / 2**20
-    out["check"] = float(m["AP"].mean())
+    def work():
+        load = harness.measure(lambda: evalcore.load_collection(qrels, runs))
+        c = load.result
+        out["load_cpu"], out["load_wall"] = load.cpu, load.wall
+        m = evalcore.score_matrices(c, ["AP", "RR", "P@10", "MSnDCG@10", "R-Prec"])
+        out["shape"] = list(c.levels.shape)
+        out["tensor_mb"] = (c.levels.nbytes + c.unjudged.nbytes) / 2**20
+        out["check"] = float(m["AP"].mean())
 elif tool == "pytrec_eval":
     import pytrec_eval
-    c0, w0 = cpu(), time.perf_counter()
-    with open(qrels) as f:
-        q = pytrec_eval.parse_qrel(f)
-    ev = pytrec_eval.RelevanceEvaluator(q, {{"map", "recip_rank", "P.10", "ndcg_cut.10", "Rprec"}})
-    s, n = 0.0, 0
-    for p in files:
-        with open(p) as f:
-            res = ev.evaluate(pytrec_eval.parse_run(f))
-        s += sum(v["map"] for v in res.values()); n += len(res)
-    out["check"] = s / max(n, 1)
+    def work():
+        with open(qrels) as f:
+            q = pytrec_eval.parse_qrel(f)
+        ev = pytrec_eval.RelevanceEvaluator(q, {{"map", "recip_rank", "P.10", "ndcg_cut.10", "Rprec"}})
+        s, n = 0.0, 0
+        for p in files:
+            with open(p) as f:
+                res = ev.evaluate(pytrec_eval.parse_run(f))
+            s += sum(v["map"] for v in res.values()); n += len(res)
+        out["check"] = s / max(n, 1)
 else:
     import tempfile
     from ranx import Qrels, Run, evaluate
@@ -86,20 +89,21 @@ else:
     with tempfile.TemporaryDirectory() as d:  # numba warm-up, not counted
         open(d + "/q", "w").write("1 0 a 1\n"); open(d + "/r", "w").write("1 Q0 a 1 1.0 x\n")
         evaluate(Qrels.from_file(d + "/q", kind="trec"), Run.from_file(d + "/r", kind="trec"), ms, make_comparable=True)
-    c0, w0 = cpu(), time.perf_counter()
-    q = Qrels.from_file(qrels, kind="trec")
-    s = 0.0
-    for p in files:
-        s += evaluate(q, Run.from_file(p, kind="trec"), ms, make_comparable=True)["map"]
-    out["check"] = s / len(files)
-out["cpu"], out["wall"] = cpu() - c0, time.perf_counter() - w0
+    def work():
+        q = Qrels.from_file(qrels, kind="trec")
+        s = 0.0
+        for p in files:
+            s += evaluate(q, Run.from_file(p, kind="trec"), ms, make_comparable=True)["map"]
+        out["check"] = s / len(files)
+done = harness.measure(work)           # after the imports: the work alone
+out["cpu"], out["wall"] = done.cpu, done.wall
 out["peak_mb"] = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")][0] / 1024
 print(json.dumps(out))
 '''
 
 
 def measure(tool: str, qrels: Path, runs: Path, timeout: float) -> dict:
-    code = _CHILD.format(root=str(ROOT), tool=tool, qrels=str(qrels), runs=str(runs))
+    code = _CHILD.format(root=str(ROOT), bench=str(ROOT / "benchmarks"), tool=tool, qrels=str(qrels), runs=str(runs))
     try:
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -162,7 +166,11 @@ def main(argv=None) -> dict:
     ap.add_argument("--rounds", type=int, default=1,
                     help="measurements per tool and collection, interleaved (default 1); medians are reported")
     ap.add_argument("--json", type=Path, help="also write the numbers to this JSON file")
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    result = harness.Result("scale", argv, {k: getattr(args, k) for k in ("tools", "only", "timeout",
+                                                                          "ranx_max_lines", "rounds")},
+                            script=__file__)
     tools = [t for t in args.tools.split(",") if t]
     cols = [c for c in collections(args.root) if not args.only or args.only in str(c[2])]
     if not cols:
@@ -175,48 +183,55 @@ def main(argv=None) -> dict:
         for t in tools:
             if t not in here:
                 row[t] = {"error": "not run (--ranx-max-lines)"}
-        got: dict[str, list[dict]] = {t: [] for t in here}
+        # every tool once per round, the order reversed on every other round (benchmarks/harness.py)
+        got = harness.rounds({t: (lambda t=t, q=qrels, r=runs: measure(t, q, r, args.timeout)) for t in here},
+                             args.rounds, warmup=0, alternate=True)
         ratios = []
         for i in range(args.rounds):
-            for t in (here if i % 2 == 0 else here[::-1]):
-                got[t].append(measure(t, qrels, runs, args.timeout))
-                print(f"{label} ({lines / 1e6:g} M lines) round {i + 1} {t}: {got[t][-1]}", file=sys.stderr, flush=True)
-            e, p = got.get("evalcore", [{}])[-1], got.get("pytrec_eval", [{}])[-1]
+            for t in here:
+                print(f"{label} ({lines / 1e6:g} M lines) round {i + 1} {t}: {got.samples[t][i].result}",
+                      file=sys.stderr, flush=True)
+            e = got.samples["evalcore"][i].result if "evalcore" in here else {}
+            p = got.samples["pytrec_eval"][i].result if "pytrec_eval" in here else {}
             if "cpu" in e and "cpu" in p:
                 ratios.append((p["cpu"] / e["cpu"], p["wall"] / e["wall"]))
                 print(f"{label} round {i + 1}: pytrec_eval / evalcore = {ratios[-1][0]:.2f}x CPU "
                       f"({ratios[-1][1]:.2f}x wall)", file=sys.stderr, flush=True)
         for t in here:
-            row[t] = summarise(got[t])
+            row[t] = summarise([smp.result for smp in got.samples[t]])
         row["ratios"] = ratios
         res[str(runs)] = row
-    print(f"\n{os.cpu_count()} cores; CPU = user + system seconds of the work (after imports); "
-          "peak = VmHWM of the process\n")
-    head = "| collection | lines | " + " | ".join(f"{t} CPU s / wall s / peak MB" for t in tools)
-    rounds = f"medians of {args.rounds} interleaved rounds; " if args.rounds > 1 else ""
-    print(f"({rounds}ratio range = lowest-highest per-round ratio)\n")
-    print(head + " | evalcore RSS bound | pytrec_eval / evalcore CPU (wall) | CPU ratio range (wall) |")
-    print("|" + "---|" * (len(tools) + 5))
+    head = (f"{os.cpu_count()} cores; CPU = user + system seconds of the work (after imports); peak = VmHWM of the "
+            "process\n\n" + (f"medians of {args.rounds} interleaved rounds; " if args.rounds > 1 else "")
+            + "ratio range = lowest-highest per-round ratio")
+    rows = []
     for row in res.values():
-        cells = []
+        cells = {}
         for t in tools:
             m = row[t]
-            cells.append(m["error"] if "error" in m else f"{m['cpu']:.1f} / {m['wall']:.1f} / {m['peak_mb']:.0f}")
-        e, p = row.get("evalcore", {}), row.get("pytrec_eval", {})
-        bound = f"{3 * (e['tensor_mb'] + row['qrels_mb']) + 300:.0f} MB" if "tensor_mb" in e else ""
+            cells[t] = m["error"] if "error" in m else f"{m['cpu']:.1f} / {m['wall']:.1f} / {m['peak_mb']:.0f}"
+        e = row.get("evalcore", {})
         rs = row["ratios"]
-        ratio = (f"{median([r[0] for r in rs]):.2f}x ({median([r[1] for r in rs]):.2f}x)" if rs else "")
-        spread = (f"{min(r[0] for r in rs):.2f}-{max(r[0] for r in rs):.2f}x "
-                  f"({min(r[1] for r in rs):.2f}-{max(r[1] for r in rs):.2f}x)" if rs else "")
-        print(f"| {row['label']} | {row['lines'] / 1e6:.1f} M | " + " | ".join(cells)
-              + f" | {bound} | {ratio} | {spread} |")
+        rows.append({"collection": row["label"], "lines_m": row["lines"] / 1e6, **cells,
+                     "bound": f"{3 * (e['tensor_mb'] + row['qrels_mb']) + 300:.0f} MB" if "tensor_mb" in e else "",
+                     "ratio": (f"{median([r[0] for r in rs]):.2f}x ({median([r[1] for r in rs]):.2f}x)" if rs else ""),
+                     "spread": (f"{min(r[0] for r in rs):.2f}-{max(r[0] for r in rs):.2f}x "
+                                f"({min(r[1] for r in rs):.2f}-{max(r[1] for r in rs):.2f}x)" if rs else ""),
+                     "raw": row})
+    notes = []
     curve = [r for r in res.values() if r["label"].endswith(" x 250 x 1000") and "cpu" in r.get("evalcore", {})]
     if len(curve) >= 2:
         a, b = curve[0], curve[-1]
         k = b["lines"] / a["lines"]
-        print(f"\nevalcore linearity: {b['lines'] / 1e6:g} M lines took "
-              f"{b['evalcore']['cpu'] / a['evalcore']['cpu']:.2f}x "
-              f"the CPU of {a['lines'] / 1e6:g} M ({k:.1f}x the lines; target <= {1.3 * k:.1f}x)")
+        notes.append(f"evalcore linearity: {b['lines'] / 1e6:g} M lines took "
+                     f"{b['evalcore']['cpu'] / a['evalcore']['cpu']:.2f}x "
+                     f"the CPU of {a['lines'] / 1e6:g} M ({k:.1f}x the lines; target <= {1.3 * k:.1f}x)")
+    c = harness.col
+    print(result.table([c("collection"), c("lines", "{:.1f} M", "lines_m"),
+                        *(c(f"{t} CPU s / wall s / peak MB", "{}", t) for t in tools),
+                        c("evalcore RSS bound", "{}", "bound"), c("pytrec_eval / evalcore CPU (wall)", "{}", "ratio"),
+                        c("CPU ratio range (wall)", "{}", "spread")], rows, title=head, notes=notes))
+    result.save(args)
     if args.json:
         args.json.write_text(json.dumps(res, indent=1))
     return res

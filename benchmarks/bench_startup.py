@@ -2,33 +2,30 @@
 
     python benchmarks/bench_startup.py [--repeat 20]
 
-Each command runs in a fresh process ``--repeat`` times (interleaved); the table gives the median wall and
-CPU seconds, the time over ``python -c pass`` (what evalcore adds), and, from one ``python -X importtime``
-run, the microseconds spent importing evalcore's own modules and whether numpy / pandas / pyarrow were
-imported at all (docs/benchmarks.md, "Start-up and the peer benchmark").
+Each command runs in a fresh process ``--repeat`` times (interleaved rounds, benchmarks/harness.py); the table
+gives the median wall and CPU seconds, the time over ``python -c pass`` (what evalcore adds), and, from one
+``python -X importtime`` run, the milliseconds spent importing evalcore's own modules and whether numpy /
+pandas / pyarrow were imported at all (docs/benchmarks.md, "Start-up and the peer benchmark"). The result
+file: benchmarks/results/startup/.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import re
-import resource
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import harness  # noqa: E402
 
-def _once(cmd, env) -> tuple[float, float]:
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env, cwd=ROOT)
-    wall = time.perf_counter() - t
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+ROOT = harness.ROOT
+COLUMNS = [harness.col("command", "`{}`"), harness.col("wall s", "{:.3f}", "wall_s"),
+           harness.col("CPU s", "{:.3f}", "cpu_s"), harness.col("wall over `python -c pass`", "{:+.3f}", "over_pass_s"),
+           harness.col("evalcore's imports (ms)", "{:.1f}", "evalcore_imports_ms"),
+           harness.col("numpy/pandas/pyarrow", "{}", "heavy_imports")]
 
 
 def _imports(cmd, env) -> tuple[int, bool]:
@@ -48,28 +45,28 @@ def _imports(cmd, env) -> tuple[int, bool]:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=20)
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    res = harness.Result("startup", argv, {"repeat": args.repeat}, script=__file__)
     py = sys.executable
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     cmds = {"python -c pass": [py, "-c", "pass"],
             "evalcore --version": [py, "-m", "evalcore", "--version"],
             "evalcore --help": [py, "-m", "evalcore", "--help"],
             "evalcore evaluate --help": [py, "-m", "evalcore", "evaluate", "--help"]}
-    times: dict[str, list] = {k: [] for k in cmds}
-    for cmd in cmds.values():
-        _once(cmd, env)
-    for _ in range(args.repeat):
-        for k, cmd in cmds.items():
-            times[k].append(_once(cmd, env))
-    base_w = statistics.median(w for w, _ in times["python -c pass"])
-    print(f"\nfresh process per call, median of {args.repeat} interleaved rounds; {os.cpu_count()} cores\n")
-    print("| command | wall s | CPU s | wall over `python -c pass` | evalcore's imports (ms) | numpy/pandas/pyarrow |")
-    print("|---|---|---|---|---|---|")
+    got = harness.rounds({k: harness.command(c, env=env, quiet_stderr=True, check=False) for k, c in cmds.items()},
+                         args.repeat)
+    res.add_rounds(got)
+    base_w = got.stats("python -c pass", "wall").median
+    rows = []
     for k, cmd in cmds.items():
-        w = statistics.median(x for x, _ in times[k])
-        c = statistics.median(y for _, y in times[k])
+        w = got.stats(k, "wall").median
         ours, heavy = _imports(cmd, env) if k != "python -c pass" else (0, False)
-        print(f"| `{k}` | {w:.3f} | {c:.3f} | {w - base_w:+.3f} | {ours / 1000:.1f} | {'yes' if heavy else 'no'} |")
+        rows.append({"command": k, "wall_s": w, "cpu_s": got.stats(k, "child_cpu").median, "over_pass_s": w - base_w,
+                     "evalcore_imports_ms": ours / 1000, "heavy_imports": "yes" if heavy else "no"})
+    print(res.table(COLUMNS, rows, title=f"Fresh process per call, median of {args.repeat} interleaved rounds; "
+                                         f"{os.cpu_count()} cores:"))
+    res.save(args)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ evalcore.meta.swap_method now forms the runs' means over every sampled topic
 set with one matrix product (runs x topics x B) and takes pair differences
 of those means; before, every pair's per-topic difference z = x - y was
 multiplied by the topic-count matrix (pairs x topics x B). Both are timed
-here in the same process on the same samples (CPU time, best of --repeat),
+here in the same process on the same samples (CPU time, best of --repeat interleaved rounds,
+benchmarks/harness.py; the result goes to benchmarks/results/swap/),
 with the same binning, and checked to give the same counts. Cases: clef2015's
 30 runs x 65 topics, 7 metrics; simulated 100 and 300 runs x 50 topics, 1
 metric. Prints a markdown table for docs/benchmarks.md.
@@ -15,13 +16,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "benchmarks"))
+
+import harness  # noqa: E402
 
 from evalcore.meta import sample_topics, swap_method  # noqa: E402
 from evalcore.meta._common import pair_chunks, pair_index, topic_counts  # noqa: E402
@@ -50,24 +53,17 @@ def pair_products(scores, Q, Q2, n_bins=21, width=0.01):
     return out
 
 
-def cpu(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t)
-    return best
-
-
-def main() -> int:
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--B", type=int, default=1000)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "clef2015")
-    args = ap.parse_args()
+    harness.add_options(ap)
+    args = ap.parse_args(argv)
     import evalcore
     from evalcore.meta import subset_runs, top_runs
 
+    res = harness.Result("swap", argv, {"repeat": args.repeat, "B": args.B, "data": args.data.name}, script=__file__)
     cases = []
     c = evalcore.load_collection(args.data / "qrels.txt", args.data / "runs")
     idx = top_runs(evalcore.score_matrix(c, "AP").mean(axis=1), 30)
@@ -76,8 +72,7 @@ def main() -> int:
     for n in (100, 300):
         cases.append((f"simulated {n} runs x 50 topics, 1 metric",
                       {"M": np.clip(rng.random(n)[:, None] * 0.5 + rng.normal(0, 0.2, (n, 50)), 0, 1)}))
-    print(f"| case (B = {args.B}) | pair products, CPU s | per-run means (evalcore), CPU s | speed-up |")
-    print("|---|---:|---:|---:|")
+    rows = []
     for name, S in cases:
         T = next(iter(S.values())).shape[1]
         Q, Q2 = sample_topics(T, B=args.B, seed=0)
@@ -87,9 +82,18 @@ def main() -> int:
             cur = new.curves[new.curves.metric == m]
             diff = np.abs(cur["count"].to_numpy() - old[m][0]).sum()
             assert diff <= 1e-6 * cur["count"].sum() + 2, (name, m, diff)
-        t_old = cpu(lambda S=S, Q=Q, Q2=Q2: pair_products(S, Q, Q2), args.repeat)
-        t_new = cpu(lambda S=S, Q=Q, Q2=Q2: swap_method(S, samples=(Q, Q2), confidences=(0.95,)), args.repeat)
-        print(f"| {name} | {t_old:.3f} | {t_new:.3f} | {t_old / t_new:.1f}x |")
+        got = harness.rounds({"pair products": lambda S=S, Q=Q, Q2=Q2: pair_products(S, Q, Q2),
+                              "per-run means": lambda S=S, Q=Q, Q2=Q2: swap_method(S, samples=(Q, Q2),
+                                                                                    confidences=(0.95,))},
+                             args.repeat, warmup=0)
+        res.add_rounds(got, prefix=f"{name}: ")
+        t_old, t_new = got.best("pair products", "cpu").cpu, got.best("per-run means", "cpu").cpu
+        rows.append({"case": name, "old": t_old, "new": t_new, "speedup": t_old / t_new})
+    print(res.table([harness.col(f"case (B = {args.B})", "{}", "case"),
+                     harness.col("pair products, CPU s", "{:.3f}", "old", right=True),
+                     harness.col("per-run means (evalcore), CPU s", "{:.3f}", "new", right=True),
+                     harness.col("speed-up", "{:.1f}x", "speedup", right=True)], rows))
+    res.save(args)
     return 0
 
 

@@ -16,24 +16,30 @@ summary value in trec_eval's format, in a fresh process, imports included:
 
 Rounds are interleaved (every contender once per round, so load hits all alike); the table gives the median
 over rounds of the total wall and CPU seconds over the N runs, and the ratio evalcore / pytrec_eval of CPU
-within each round. docs/benchmarks.md section 19, "trec_eval drop-in", has the numbers.
+within each round (benchmarks/harness.py). The result goes to benchmarks/results/trec_eval/, from which
+docs/benchmarks.md section 19, "trec_eval drop-in", is made (``python benchmarks/report.py``).
 """
 from __future__ import annotations
 
 import argparse
 import gzip
 import os
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+
+ROOT = harness.ROOT
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clef2015"
+EVALCORE, PYTREC_NAME = "evalcore trec_eval -q -m all_trec", "pytrec_eval script (34 measures)"
+COLUMNS = [harness.col("command (all runs)", "{}", "command"), harness.col("wall s", "{:.2f}", "wall_s"),
+           harness.col("CPU s", "{:.2f}", "cpu_s"),
+           harness.col("CPU s (min - max)", "{:.2f} - {cpu_max:.2f}", "cpu_min")]
 
 PYTREC = r'''
 import gzip, sys, pytrec_eval
@@ -54,23 +60,16 @@ sys.stdout.write("\n".join(out) + "\n")
 '''
 
 
-def timed(cmd: list[str], env: dict) -> tuple[float, float]:
-    """(wall, CPU) seconds of one call of ``cmd`` in a fresh process."""
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)
-    wall = time.perf_counter() - t
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
-
-
-def main(argv=None) -> dict:
+def main(argv=None) -> harness.Rounds:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--runs", type=int, default=None, metavar="N", help="only the first N runs")
     ap.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="a trec_eval binary to time too")
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    res = harness.Result("trec_eval", argv, {"data": args.data.name, "repeat": args.repeat, "runs": args.runs,
+                                             "trec_eval": args.trec_eval}, script=__file__)
     runs = sorted((args.data / "runs").iterdir())[: args.runs]
     qrels = str(args.data / "qrels.txt")
     py = sys.executable
@@ -84,39 +83,38 @@ def main(argv=None) -> dict:
             shutil.copyfileobj(src, dst)
         plain.append(p)
     contenders = {
-        "evalcore trec_eval -q -m all_trec": [[py, "-m", "evalcore", "trec_eval", "-q", "-m", "all_trec", qrels,
-                                               str(r)] for r in runs],
-        "pytrec_eval script (34 measures)": [[py, "-c", PYTREC, qrels, str(r)] for r in runs],
-        "python -c pass": [[py, "-c", "pass"] for _ in runs],
+        EVALCORE: harness.commands([[py, "-m", "evalcore", "trec_eval", "-q", "-m", "all_trec", qrels, str(r)]
+                                    for r in runs], env=env),
+        PYTREC_NAME: harness.commands([[py, "-c", PYTREC, qrels, str(r)] for r in runs], env=env),
+        "python -c pass": harness.commands([[py, "-c", "pass"] for _ in runs], env=env),
     }
     if args.trec_eval:
-        contenders["trec_eval 10.0 binary -q -m all_trec"] = [[args.trec_eval, "-q", "-m", "all_trec", qrels,
-                                                                str(p)] for p in plain]
-    for cmds in contenders.values():   # warm-up: page cache, bytecode
-        timed(cmds[0], env)
-    rounds: dict[str, list[tuple[float, float]]] = {k: [] for k in contenders}
-    for _ in range(args.repeat):
-        for name, cmds in contenders.items():
-            w = c = 0.0
-            for cmd in cmds:
-                dw, dc = timed(cmd, env)
-                w, c = w + dw, c + dc
-            rounds[name].append((w, c))
-    ev, pt = rounds["evalcore trec_eval -q -m all_trec"], rounds["pytrec_eval script (34 measures)"]
-    ratios = [e[1] / p[1] for e, p in zip(ev, pt, strict=True)]
-    n_lines = sum(sum(1 for _ in gzip.open(r, "rb")) for r in runs)
-    print(f"\n{args.data.name}: {len(runs)} runs, {n_lines:,} run lines, one fresh process per run; median of "
-          f"{args.repeat} interleaved rounds; {os.cpu_count()} cores\n")
-    print("| command (all runs) | wall s | CPU s | CPU s (min - max) |")
-    print("|---|---|---|---|")
-    for name, v in rounds.items():
-        cs = [c for _, c in v]
-        print(f"| {name} | {statistics.median(w for w, _ in v):.2f} | {statistics.median(cs):.2f} | "
-              f"{min(cs):.2f} - {max(cs):.2f} |")
-    print(f"\nCPU ratio evalcore trec_eval / pytrec_eval within each round: {', '.join(f'{x:.2f}' for x in ratios)}"
-          f" (median {statistics.median(ratios):.2f}x)")
+        contenders["trec_eval 10.0 binary -q -m all_trec"] = harness.commands(
+            [[args.trec_eval, "-q", "-m", "all_trec", qrels, str(p)] for p in plain], env=env)
+    # one warm-up round (page cache, bytecode), then every contender's N calls once per round
+    got = harness.rounds(contenders, args.repeat)
+    res.add_rounds(got)
+    ratios = got.ratios(EVALCORE, PYTREC_NAME, "child_cpu")
+    n_lines = 0
+    for r in runs:
+        with gzip.open(r, "rb") as f:
+            n_lines += sum(1 for _ in f)
+    rows = []
+    for name in got.samples:
+        cpu = got.stats(name, "child_cpu")
+        rows.append({"command": name, "wall_s": got.stats(name, "wall").median, "cpu_s": cpu.median,
+                     "cpu_min": cpu.min, "cpu_max": cpu.max})
+    title = (f"{args.data.name}, {len(runs)} runs, {n_lines:,} run lines, one fresh process per run; "
+             f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end "
+             f"({time.strftime('%Y-%m-%d', time.gmtime())}); totals over the {len(runs)} runs, median of "
+             f"{args.repeat} interleaved rounds:")
+    note = (f"CPU ratio evalcore trec_eval / pytrec_eval within each round: {', '.join(f'{x:.2f}' for x in ratios)}"
+            f" (median {harness.stats(ratios).median:.2f}x; target <= 1.5x).")
+    res.data["params"]["run_lines"] = n_lines
+    print(res.table(COLUMNS, rows, title=title, notes=[note]))
     tmp.cleanup()
-    return rounds
+    res.save(args)
+    return got
 
 
 if __name__ == "__main__":

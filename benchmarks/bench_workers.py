@@ -31,8 +31,10 @@ gets) and 2 processes; the ratios choose ``evalcore.meta._workers.PROCESS_WORK``
 at DIR (a checkout of the code before worker processes, e.g. ``git worktree add /tmp/base REV``), rounds
 interleaved: what the runner adds to a call that never leaves its thread.
 
-``--out PATH`` writes the rows as JSON and the markdown beside it (.md). ``--quick``: 60 runs x 20 topics,
-B = 200 (a check that the script runs; the figures mean nothing).
+Timing, the machine and the result file: benchmarks/harness.py (results under benchmarks/results/workers/,
+``workers-crossover/``, ``workers-small/``). ``--out PATH`` also writes the result's JSON to PATH and its markdown
+beside it (.md). ``--quick``: 60 runs x 20 topics, B = 200 (a check that the script runs; the figures mean
+nothing).
 """
 from __future__ import annotations
 
@@ -47,12 +49,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+import harness  # noqa: E402
+
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 os.environ.pop("EVALCORE_WORKERS", None)
 os.environ.pop("EVALCORE_THREADS", None)
 
-from bench_parallel import cpu_name, simulated_scores  # noqa: E402
+from bench_parallel import simulated_scores  # noqa: E402
 
 METHODS = ("bootstrap", "stability", "swap", "tukey", "pairs")
 TABLES = {"bootstrap": ("pairs", "summary", "asl_curves"), "stability": ("summary", "pairs"),
@@ -65,33 +69,6 @@ def call(method: str, S, B: int, **kw):
     fn = {"bootstrap": meta.bootstrap_sensitivity, "stability": meta.stability, "swap": meta.swap_method,
           "tukey": meta.tukey_hsd, "pairs": meta.pair_statistics}[method]
     return fn(S, B=B, seed=0, **kw)
-
-
-def children_cpu() -> float:
-    """CPU seconds (user + system) of this process's live child processes (the pool's workers), or NaN
-    without psutil."""
-    try:
-        import psutil
-    except ImportError:
-        return float("nan")
-    total = 0.0
-    for ch in psutil.Process().children(recursive=True):
-        try:
-            t = ch.cpu_times()
-        except psutil.Error:
-            continue
-        total += t.user + t.system
-    return total
-
-
-def timed(fn, workers: bool = False):
-    """(wall seconds, this process's CPU seconds, its workers' CPU seconds (with ``workers``), result)."""
-    w0 = children_cpu() if workers else 0.0
-    c0, t0 = time.process_time(), time.perf_counter()        # every thread of this process, in ns
-    res = fn()
-    t1, c1 = time.perf_counter(), time.process_time()
-    w1 = children_cpu() if workers else 0.0
-    return t1 - t0, c1 - c0, w1 - w0, res
 
 
 def equal(method: str, a, b) -> bool:
@@ -120,120 +97,116 @@ def start_pool(k: int) -> float:
     return time.perf_counter() - t0
 
 
-def measure(a) -> tuple[list[dict], dict]:
+def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
     S = simulated_scores(a.runs, a.topics, a.metrics)
     k = a.workers
     info = {"pool_start": start_pool(k)}
     variants = {"1 worker": {"workers": 1}, "2 threads": {"threads": 2},
                 f"{k} processes": {"workers": k, "process_work": 0}}
-    best: dict = {}
+    got = harness.Rounds(f"{m} / {name}" for m in a.methods for name in variants)
     ref: dict = {}
-    for _ in range(a.repeat):
+    same: dict = {}
+    for _ in range(a.repeat):       # interleaved: every method and path once per round
         for m in a.methods:
             for name, kw in variants.items():
-                wall, cpu, wcpu, res = timed(lambda m=m, kw=kw: call(m, S, a.B, **kw), "process_work" in kw)
-                if name == "1 worker" and m not in ref:
-                    ref[m] = res
-                ok = equal(m, res, ref[m])
-                old = best.get((m, name))
-                if old is None or wall < old["seconds"]:
-                    best[m, name] = {"method": m, "path": name, "seconds": wall, "cpu": cpu, "workers_cpu": wcpu,
-                                     "equal": ok and (old is None or old["equal"])}
-                elif not ok:
-                    old["equal"] = False
-                print(f"{m:10s} {name:12s} {wall:7.3f} s  cpu {cpu:7.3f} s  workers' cpu {wcpu:7.3f} s  equal={ok}",
-                      file=sys.stderr, flush=True)
+                s = harness.measure(lambda m=m, kw=kw: call(m, S, a.B, **kw), live_children="process_work" in kw)
+                got.samples[f"{m} / {name}"].append(s)
+                ref.setdefault(m, s.result)
+                ok = equal(m, s.result, ref[m])
+                same[m, name] = same.get((m, name), True) and ok
+                s.result = None
+                print(f"{m:10s} {name:12s} {s.wall:7.3f} s  cpu {s.cpu:7.3f} s  workers' cpu {s.child_cpu:7.3f} s  "
+                      f"equal={ok}", file=sys.stderr, flush=True)
     rows = []
     for m in a.methods:
-        one, work = best[m, "1 worker"]["seconds"], best[m, "1 worker"]["cpu"]
-        for name in variants:
-            r = best[m, name]
-            r["speedup"] = one / r["seconds"]
-            if name.endswith("processes"):
-                s = min(1.0, r["cpu"] / work)
-                r.update(share=s, amdahl_k=amdahl(s, k), amdahl_16=amdahl(s, 16),
-                         inflation=(r["cpu"] + r["workers_cpu"]) / work)
-            rows.append(r)
-    return rows, info
+        one = got.best(f"{m} / 1 worker")
+        thr, pro = got.best(f"{m} / 2 threads"), got.best(f"{m} / {k} processes")
+        s = min(1.0, pro.cpu / one.cpu)
+        rows.append({"method": m, "one_s": one.wall, "one_cpu": one.cpu, "threads_s": thr.wall,
+                     "threads_speedup": one.wall / thr.wall, "procs_s": pro.wall, "procs_speedup": one.wall / pro.wall,
+                     "procs_cpu": pro.cpu, "workers_cpu": pro.child_cpu, "share_pct": 100 * s,
+                     "inflation": (pro.cpu + pro.child_cpu) / one.cpu, "amdahl_k": amdahl(s, k),
+                     "amdahl_16": amdahl(s, 16), "efficiency_16_pct": 100 * amdahl(s, 16) / 16,
+                     "equal": "yes" if all(same[m, n] for n in variants) else "NO"})
+    return rows, info, got
 
 
-def markdown(rows: list[dict], info: dict, a) -> str:
-    k = a.workers
-    head = (f"`{info['command']}`\n\n{a.runs:,} runs x {a.topics} topics, B = {a.B}, {a.metrics} metrics, "
-            f"{a.runs * (a.runs - 1) // 2:,} run pairs; {info['cores']} cores ({info['cpu']}); fastest of "
-            f"{a.repeat} interleaved rounds; the pool's start (k = {k}, once): {info['pool_start']:.2f} s.\n\n"
-            f"| method | 1 worker | 2 threads | {k} processes | coordinator's share s | CPU of all / 1 worker | "
-            f"Amdahl at {k} | at 16 (efficiency) | tables equal |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
-    body = ""
-    for m in a.methods:
-        one, thr, pro = (next(r for r in rows if r["method"] == m and r["path"] == p)
-                         for p in ("1 worker", "2 threads", f"{k} processes"))
-        body += (f"| {m} | {one['seconds']:.2f} s | {thr['seconds']:.2f} s ({thr['speedup']:.2f}x) | "
-                 f"{pro['seconds']:.2f} s (**{pro['speedup']:.2f}x**) | {100 * pro['share']:.1f} % | "
-                 f"{pro['inflation']:.2f} | "
-                 f"{pro['amdahl_k']:.2f}x | {pro['amdahl_16']:.1f}x ({100 * pro['amdahl_16'] / 16:.0f} %) | "
-                 f"{'yes' if all(r['equal'] for r in (one, thr, pro)) else 'NO'} |\n")
-    return head + body
+def columns(k: int) -> list[dict]:
+    c = harness.col
+    return [c("method"), c("1 worker", "{:.2f} s", "one_s", right=True),
+            c("2 threads", "{:.2f} s ({threads_speedup:.2f}x)", "threads_s", right=True),
+            c(f"{k} processes", "{:.2f} s (**{procs_speedup:.2f}x**)", "procs_s", right=True),
+            c("coordinator's share s", "{:.1f} %", "share_pct", right=True),
+            c("CPU of all / 1 worker", "{:.2f}", "inflation", right=True),
+            c(f"Amdahl at {k}", "{:.2f}x", "amdahl_k", right=True),
+            c("at 16 (efficiency)", "{:.1f}x ({efficiency_16_pct:.0f} %)", "amdahl_16", right=True),
+            c("tables equal", "{}", "equal")]
 
 
-def crossover(a) -> str:
+CROSSOVER = [harness.col("method"), harness.col("runs (pairs)", "{} ({pairs:,})", "runs"),
+             harness.col("1 worker", "{:.3f} s", "one_s", right=True),
+             harness.col("thread default", "{:.3f} s", "threads_s", right=True),
+             harness.col("2 processes", "{:.3f} s", "procs_s", right=True),
+             harness.col("processes / 1 worker", "{:.2f}x", "procs_over_one", right=True),
+             harness.col("processes / thread default", "{:.2f}x", "procs_over_threads", right=True)]
+
+
+def crossover(a, res: harness.Result) -> str:
     sizes = [int(x) for x in a.sizes.split(",")]
-    lines = [f"`{a.command}`\n", "| method | runs (pairs) | 1 worker | thread default | 2 processes | "
-             "processes / 1 worker | processes / thread default |", "|---|---|---:|---:|---:|---:|---:|"]
     start_pool(2)
+    rows = []
     for m in a.methods:
         for n in sizes:
             S = simulated_scores(n, a.topics, a.metrics)
-            best = {}
-            for _ in range(a.repeat):
-                for name, kw in (("one", {"workers": 1}), ("threads", {"workers": 2, "process_work": NEVER}),
-                                 ("processes", {"workers": 2, "process_work": 0})):
-                    wall = timed(partial(call, m, S, a.B, **kw))[0]
-                    best[name] = min(best.get(name, wall), wall)
-            row = (f"| {m} | {n} ({n * (n - 1) // 2:,}) | {best['one']:.3f} s | {best['threads']:.3f} s | "
-                   f"{best['processes']:.3f} s | {best['one'] / best['processes']:.2f}x | "
-                   f"{best['threads'] / best['processes']:.2f}x |")
-            print(row, file=sys.stderr, flush=True)
-            lines.append(row)
-    return "\n".join(lines) + "\n"
+            got = harness.rounds({name: partial(call, m, S, a.B, **kw) for name, kw in (
+                ("one", {"workers": 1}), ("threads", {"workers": 2, "process_work": NEVER}),
+                ("processes", {"workers": 2, "process_work": 0}))}, a.repeat, warmup=0)
+            res.add_rounds(got, prefix=f"{m} / {n} runs / ")
+            best = {name: got.best(name).wall for name in got.samples}
+            rows.append({"method": m, "runs": n, "pairs": n * (n - 1) // 2, "one_s": best["one"],
+                         "threads_s": best["threads"], "procs_s": best["processes"],
+                         "procs_over_one": best["one"] / best["processes"],
+                         "procs_over_threads": best["threads"] / best["processes"]})
+            print(harness.markdown(CROSSOVER, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    return res.table(CROSSOVER, rows, title=f"`{a.command}`, fastest of {a.repeat}:")
 
 
 _SMALL = """
-import sys, time, json
+import sys, json
 sys.path.insert(0, {root!r}); sys.path.insert(1, {bench!r})
 from bench_parallel import simulated_scores
 from evalcore import meta
 S = simulated_scores(30, 65, 2)
 fns = {{"bootstrap": meta.bootstrap_sensitivity, "stability": meta.stability, "swap": meta.swap_method,
        "tukey": meta.tukey_hsd, "pairs": meta.pair_statistics}}
+import harness
 out = {{}}
 for name, fn in fns.items():
     fn(S, B=100, seed=0, threads=1)
-    t = time.process_time()
-    for seed in range(20):
-        fn(S, B=100, seed=seed, threads=1)
-    out[name] = (time.process_time() - t) / 20
+    out[name] = harness.measure(lambda: [fn(S, B=100, seed=seed, threads=1) for seed in range(20)]).cpu / 20
 print(json.dumps(out))
 """
 
 
-def small(a) -> str:
+def small(a, res: harness.Result) -> str:
     import subprocess
     trees = {"this tree": str(ROOT), "baseline": str(Path(a.small).resolve())}
-    got: dict = {name: {} for name in trees}
-    for _ in range(a.repeat):
-        for name, root in trees.items():
-            code = _SMALL.format(root=root, bench=str(ROOT / "benchmarks"))
-            res = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                            check=True, env={**os.environ, "PYTHONPATH": root}).stdout)
-            for m, v in res.items():
-                got[name][m] = min(got[name].get(m, v), v)
-            print(name, res, file=sys.stderr, flush=True)
-    lines = [f"`{a.command}`\n", "| method | baseline, CPU ms a call | this tree | ratio |", "|---|---:|---:|---:|"]
-    for m in got["this tree"]:
-        b, t = got["baseline"][m], got["this tree"][m]
-        lines.append(f"| {m} | {1000 * b:.2f} | {1000 * t:.2f} | {t / b:.2f} |")
-    return "\n".join(lines) + "\n"
+
+    def one_tree(root: str):
+        code = _SMALL.format(root=root, bench=str(ROOT / "benchmarks"))
+        return lambda: json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                                 check=True, env={**os.environ, "PYTHONPATH": root}).stdout)
+    # fresh processes, the two trees alternating round by round; each process times its own calls (CPU)
+    got = harness.rounds({name: one_tree(root) for name, root in trees.items()}, a.repeat, warmup=0)
+    best = {name: {m: min(s.result[m] for s in got.samples[name]) for m in got.samples[name][0].result}
+            for name in trees}
+    res.add_rounds(got)
+    rows = [{"method": m, "baseline_ms": 1000 * best["baseline"][m], "this_ms": 1000 * t,
+             "ratio": t / best["baseline"][m]} for m, t in best["this tree"].items()]
+    cols = [harness.col("method"), harness.col("baseline, CPU ms a call", "{:.2f}", "baseline_ms", right=True),
+            harness.col("this tree", "{:.2f}", "this_ms", right=True),
+            harness.col("ratio", "{:.2f}", "ratio", right=True)]
+    return res.table(cols, rows, title=f"`{a.command}`, fastest of {a.repeat} fresh processes per tree:")
 
 
 def main(argv=None) -> int:
@@ -249,7 +222,8 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", default="30,60,100,200,300", help="run counts of --crossover")
     p.add_argument("--quick", action="store_true", help="60 runs x 20 topics, B = 200")
     p.add_argument("--small", metavar="DIR", help="small threads=1 calls: this tree against the tree at DIR")
-    p.add_argument("--out", help="write the rows as JSON here and the markdown beside it (.md)")
+    p.add_argument("--out", help="also write the result's JSON here and its markdown beside it (.md)")
+    harness.add_options(p)
     a = p.parse_args(argv)
     a.command = "python benchmarks/bench_workers.py " + " ".join(argv if argv is not None else sys.argv[1:])
     a.methods = [m.strip() for m in a.methods.split(",") if m.strip()]
@@ -258,23 +232,33 @@ def main(argv=None) -> int:
         p.error(f"--methods: unknown {', '.join(bad)} (choose from {', '.join(METHODS)})")
     if a.quick:
         a.runs, a.topics, a.B = 60, 20, 200
+    name = "workers-crossover" if a.crossover else "workers-small" if a.small else "workers"
+    res = harness.Result(name, argv, {k: getattr(a, k) for k in ("runs", "topics", "B", "metrics", "methods",
+                                                                 "workers", "repeat", "sizes", "small")},
+                         script=__file__)
     if a.crossover or a.small:
-        md = crossover(a) if a.crossover else small(a)
-        print(md)
-        if a.out:
-            Path(a.out).with_suffix(".md").write_text(md)
-        return 0
-    from evalcore.meta._parallel import machine_threads
-    rows, info = measure(a)
-    info.update(command=a.command, cores=machine_threads(), cpu=cpu_name())
-    md = markdown(rows, info, a)
+        md = crossover(a, res) if a.crossover else small(a, res)
+        ok = True
+    else:
+        from evalcore.meta._parallel import machine_threads
+        rows, info, got = measure(a)
+        res.add_rounds(got)
+        res.data["params"]["pool_start_s"] = info["pool_start"]
+        k = a.workers
+        title = (f"`{a.command}`\n\n{a.runs:,} runs x {a.topics} topics, B = {a.B}, {a.metrics} metrics, "
+                 f"{a.runs * (a.runs - 1) // 2:,} run pairs; {machine_threads()} cores ({harness.cpu_model()}); "
+                 f"fastest of {a.repeat} interleaved rounds; the pool's start (k = {k}, once): "
+                 f"{info['pool_start']:.2f} s.")
+        md = res.table(columns(k), rows, title=title)
+        ok = all(r["equal"] == "yes" for r in rows)
     print(md)
     if a.out:
         out = Path(a.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"info": info, "rows": rows}, indent=1) + "\n")
-        out.with_suffix(".md").write_text(md)
-    return 0 if all(r["equal"] for r in rows) else 1
+        out.write_text(json.dumps(res.data, indent=1, default=str) + "\n")
+        out.with_suffix(".md").write_text(md + "\n")
+    res.save(a)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

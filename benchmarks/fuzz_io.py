@@ -9,7 +9,7 @@ must end in a Collection or an InputError, under --case-seconds CPU and
 anything else is recorded as a failure with its classes and exception (no
 shrinking, so one bad case does not stop the run). Prints a markdown table
 of cases per class for docs/reliability.md, the slowest case, the largest
-traced peak and the process's peak RSS.
+traced peak and the process's peak RSS; the same goes to benchmarks/results/fuzz_io/ (benchmarks/harness.py).
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import harness
 from fuzz_io_cases import MUTATIONS, Case, cases, check
 from hypothesis import HealthCheck, given, seed, settings
 
@@ -37,7 +39,10 @@ def main(argv=None) -> int:
     ap.add_argument("--max-seconds", type=float, default=900, help="stop drawing new cases after this wall time")
     ap.add_argument("--case-seconds", type=float, default=30)
     ap.add_argument("--case-mib", type=float, default=512)
+    harness.add_options(ap)
     args = ap.parse_args(argv)
+    res = harness.Result("fuzz_io", argv, {k: getattr(args, k) for k in ("examples", "seed", "max_seconds",
+                                                                         "case_seconds", "case_mib")}, script=__file__)
 
     per_class: Counter = Counter()
     outcomes: Counter = Counter()
@@ -74,16 +79,15 @@ def main(argv=None) -> int:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"# fuzz_io: {n[0]} cases, seed {args.seed}, {wall:.0f} s wall, "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_utime:.0f} s CPU\n")
-    print("| class | cases |\n|---|---:|")
-    for k in sorted(MUTATIONS):
-        print(f"| {k} | {per_class[k]} |")
-    for k in sorted(x for x in per_class if x not in MUTATIONS):
-        print(f"| {k} | {per_class[k]} |")
-    print(f"\noutcomes: {dict(outcomes)}")
-    print(f"failures: {len(failures)}")
-    print(f"slowest case: {worst['cpu'][0]:.2f} s CPU {worst['cpu'][1]}")
-    print(f"largest traced peak: {worst['peak'][0] / MiB:.1f} MiB {worst['peak'][1]}")
-    print(f"process peak RSS: {rss:.0f} MiB")
+    rows = [{"class": k, "cases": per_class[k]} for k in sorted(MUTATIONS)]
+    rows += [{"class": k, "cases": per_class[k]} for k in sorted(x for x in per_class if x not in MUTATIONS)]
+    print(res.table([harness.col("class"), harness.col("cases", right=True)], rows, notes=[
+        f"outcomes: {dict(outcomes)}\nfailures: {len(failures)}\n"
+        f"slowest case: {worst['cpu'][0]:.2f} s CPU {worst['cpu'][1]}\n"
+        f"largest traced peak: {worst['peak'][0] / MiB:.1f} MiB {worst['peak'][1]}\n"
+        f"process peak RSS: {rss:.0f} MiB"]))
+    res.data["params"]["failures"] = failures[:20]
+    res.save(args)
     for f in failures[:20]:
         print("\nFAILURE", f)
     return 1 if failures else 0

@@ -15,7 +15,8 @@ large run; other cases load); ``--stage both`` (the default for ``--set large``)
 
 Peak memory is the child's own VmHWM (peak RSS) minus its RSS just before the
 load (imports and the input bytes already in memory), so it is what the
-loader itself took.
+loader itself took. The load's CPU is timed with benchmarks/harness.py; the table
+goes to benchmarks/results/hostile_io/.
 """
 from __future__ import annotations
 
@@ -25,13 +26,15 @@ import json
 import os
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, os.environ.get("EVALCORE_ROOT", str(ROOT)))   # the evalcore measured
+sys.path.insert(1, str(ROOT / "benchmarks"))
+import harness  # noqa: E402
+
 MiB = 1 << 20
 
 Q1 = ("q.txt", b"q1 0 d1 1\nq1 0 d2 1\n")
@@ -133,23 +136,24 @@ def child(name: str, mb: int, stage: str = "load") -> None:
     text = sum(len(x[1]) for x in [qrels, *(runs if isinstance(runs, list) else [runs])])
     Path("/proc/self/clear_refs").write_text("5")   # reset VmHWM to the current RSS
     base = _rss("VmRSS")
-    t = time.process_time()
-    try:
-        if stage == "parse" and len(qrels[1]) > MiB:
-            q = read_qrels(qrels, limits=kw.get("limits"))
-            outcome, first = f"Qrels {len(q.frame)} judgments; {len(q.warnings)} note(s)", (q.warnings or [""])[0]
-        elif stage == "parse" and isinstance(runs, list) and len(runs) == 1:
-            r = read_run(runs[0], limits=kw.get("limits"))
-            outcome, first = f"Run {len(r.docs)} rows; {len(r.warnings)} note(s)", (r.warnings or [""])[0]
-        else:
+
+    def load() -> tuple[str, str]:
+        try:
+            if stage == "parse" and len(qrels[1]) > MiB:
+                q = read_qrels(qrels, limits=kw.get("limits"))
+                return f"Qrels {len(q.frame)} judgments; {len(q.warnings)} note(s)", (q.warnings or [""])[0]
+            if stage == "parse" and isinstance(runs, list) and len(runs) == 1:
+                r = read_run(runs[0], limits=kw.get("limits"))
+                return f"Run {len(r.docs)} rows; {len(r.warnings)} note(s)", (r.warnings or [""])[0]
             c = load_collection(qrels, runs, **kw)
-            outcome = f"Collection {c.n_runs}x{c.n_topics}x{c.depth}; {len(c.report.warnings)} note(s)"
-            first = (c.report.warnings or [""])[0]
-    except InputError as e:
-        outcome, first = "InputError", str(e).splitlines()[0]
-    except Exception as e:  # noqa: BLE001 - reported as the failure it is
-        outcome, first = f"FAILURE {type(e).__name__}", str(e)[:200]
-    cpu = time.process_time() - t
+            return (f"Collection {c.n_runs}x{c.n_topics}x{c.depth}; {len(c.report.warnings)} note(s)",
+                    (c.report.warnings or [""])[0])
+        except InputError as e:
+            return "InputError", str(e).splitlines()[0]
+        except Exception as e:  # noqa: BLE001 - reported as the failure it is
+            return f"FAILURE {type(e).__name__}", str(e)[:200]
+    done = harness.measure(load)
+    (outcome, first), cpu = done.result, done.cpu
     print(json.dumps({"case": name, "outcome": outcome, "message": first[:160], "cpu": cpu,
                       "peak_mib": (_rss("VmHWM") - base) / MiB, "text_mb": text / 1e6}))
 
@@ -161,6 +165,7 @@ def main() -> int:
     ap.add_argument("--mb", type=int, default=92, help="size of each large file (MB)")
     ap.add_argument("--stage", choices=("load", "parse", "both"), help="load_collection (default for the small "
                     "set), parsing alone, or both (default for the large set)")
+    harness.add_options(ap)
     args = ap.parse_args()
     if args.case:
         child(args.case, args.mb, args.stage or "load")
@@ -169,9 +174,9 @@ def main() -> int:
     if stages == ["both"]:
         stages = ["parse", "load"]
     names = {"small": list(cases()), "large": list(large_cases(args.mb)), "all": [*cases(), *large_cases(args.mb)]}
-    print("| case | input (MB) | outcome | loader's peak memory (MiB) | peak / input | CPU (s) "
-          "| message (first line) |")
-    print("|---|---:|---|---:|---:|---:|---|")
+    res = harness.Result("hostile_io", None, {"set": args.set, "mb": args.mb, "stage": args.stage,
+                                             "evalcore_root": os.environ.get("EVALCORE_ROOT")}, script=__file__)
+    rows = []
     bad = 0
     for name, stage in [(n, st) for n in names[args.set] for st in stages]:
         r = subprocess.run([sys.executable, __file__, "--case", name, "--mb", str(args.mb), "--stage", stage],
@@ -182,13 +187,21 @@ def main() -> int:
             d = {"outcome": f"FAILURE (exit {r.returncode})", "message": r.stderr[-200:], "cpu": 0, "peak_mib": 0,
                  "text_mb": 0}
         bad += d["outcome"].startswith("FAILURE")
-        msg = d["message"].replace("|", "\\|")
-        ratio = d["peak_mib"] * MiB / (d["text_mb"] * 1e6) if d.get("text_mb") else 0
-        label = f"{name} (parse)" if stage == "parse" else name
-        print(f"| {label} | {d.get('text_mb', 0):.1f} | {d['outcome']} | {d['peak_mib']:.1f} | {ratio:.1f} | "
-              f"{d['cpu']:.2f} | {msg} |")
-    print(f"\nfailures: {bad}")
+        d["message"] = d["message"].replace("|", "\\|")
+        d["ratio"] = d["peak_mib"] * MiB / (d["text_mb"] * 1e6) if d.get("text_mb") else 0
+        d["label"] = f"{name} (parse)" if stage == "parse" else name
+        rows.append(d)
+        print(harness.markdown(COLUMNS, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    print(res.table(COLUMNS, rows, notes=[f"failures: {bad}"]))
+    res.save(args)
     return 1 if bad else 0
+
+
+COLUMNS = [harness.col("case", "{}", "label"), harness.col("input (MB)", "{:.1f}", "text_mb", right=True),
+           harness.col("outcome"), harness.col("loader's peak memory (MiB)", "{:.1f}", "peak_mib", right=True),
+           harness.col("peak / input", "{:.1f}", "ratio", right=True),
+           harness.col("CPU (s)", "{:.2f}", "cpu", right=True),
+           harness.col("message (first line)", "{}", "message")]
 
 
 if __name__ == "__main__":

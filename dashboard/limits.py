@@ -36,7 +36,8 @@ def session_threads(kind: str | None = None) -> int:
 #: Meta computations running in this server process now (every session's): :func:`running` counts them, and
 #: a computation gets more than one thread only when it is the only one. With a class computing at once
 #: there are no idle cores for a second thread to use, and extra threads cost CPU and lengthen every
-#: session's wait (bench_load's Overview with 1 and 2 threads per session: docs/benchmarks.md section 16.2).
+#: session's wait (the Overview under bench_dashboard.py --mode load with 1 and 2 threads per session:
+#: docs/benchmarks.md section 16.2).
 _RUNNING = 0
 _RUNNING_LOCK = threading.Lock()
 

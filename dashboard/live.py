@@ -201,7 +201,7 @@ def discriminative_power(c, s: state.Settings, jobs: list, ask_box) -> None:
 
 
 def _drawn(kind: str, B_shown: int, B_chosen: int) -> None:
-    """Note when a chart was drawn (benchmarks/bench_app.py reads it: time to first chart)."""
+    """Note when a chart was drawn (benchmarks/bench_dashboard.py --mode pages reads it: time to first chart)."""
     import time
     st.session_state.setdefault("_live_log", []).append((time.perf_counter(), kind, B_shown, B_chosen))
     del st.session_state["_live_log"][:-50]

@@ -65,7 +65,8 @@ def one_blas_thread():
 
     pair_statistics' resampled tests are many small matrix products; on a shared 2-core machine
     OpenBLAS's second thread made them several times dearer in CPU time and no faster (docs/benchmarks.md
-    section 9, ``benchmarks/bench_significance.py``). The limit is process-wide for the duration of the call.
+    section 9, ``benchmarks/bench_dashboard.py --mode significance``). The limit is process-wide for the
+    duration of the call.
     """
     try:
         from threadpoolctl import threadpool_limits

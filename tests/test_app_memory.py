@@ -396,7 +396,7 @@ def test_stale_resampling_hands_over_to_the_newer_move():
 
 @pytest.mark.slow
 def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_staging(tmp_path):
-    """The server as `evalcore app` starts it (benchmarks/bench_load.py's protocol client as the tabs), with
+    """The server as `evalcore app` starts it (benchmarks/dashboard_load.py's protocol client as the tabs), with
     an operator's 256 MB budget (64 MB of uploads held at once) and server.disconnectedSessionTTL = 20: a dead
     server's staging is gone before any page run (the command sweeps before it starts the server); two tabs
     hold 28 MB each without loading and close; a third tab's 10 MB is refused saying when memory comes back;
@@ -408,24 +408,24 @@ def test_a_real_server_releases_closed_tabs_uploads_and_sweeps_a_dead_servers_st
 
     pytest.importorskip("websockets")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    bench_load = pytest.importorskip("bench_load")
+    dashboard_load = pytest.importorskip("dashboard_load")
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     stale = tmp_path / f"evalcore-load-{dead.pid}-x"
     stale.mkdir()
     (stale / "1").write_bytes(b"x" * 1000)
-    bench_load.Server.env = {"EVALCORE_LOAD_DIR": str(tmp_path), "EVALCORE_SERVER_MEMORY_MB": "256"}
+    dashboard_load.Server.env = {"EVALCORE_LOAD_DIR": str(tmp_path), "EVALCORE_SERVER_MEMORY_MB": "256"}
     try:
-        server = bench_load.Server(["--server.disconnectedSessionTTL", "20"])
+        server = dashboard_load.Server(["--server.disconnectedSessionTTL", "20"])
     finally:
-        bench_load.Server.env = {}
+        dashboard_load.Server.env = {}
 
     def qrels(mb: int) -> bytes:
         return b"".join(b"%d 0 doc%07d 1\n" % (i % 50, i) for i in range(mb * 10**6 // 17))
 
     async def tab(mb: int, name: str):
-        s = await bench_load.open_session(server.url, 60, page="")
+        s = await dashboard_load.open_session(server.url, 60, page="")
         await s.rerun("data")
         await s.upload("up_qrels", [(name, qrels(mb))])
         await s.rerun("data")

@@ -60,7 +60,8 @@ def test_every_meta_computation_runs_on_the_session_threads(kind, params, want, 
 
 def test_a_computation_gets_one_thread_while_another_session_computes(monkeypatch):
     """More than one thread only for a computation alone in the server: with a class computing at once there
-    is no idle core for a second thread (bench_load: twice the server CPU per Overview move with two)."""
+    is no idle core for a second thread (bench_dashboard.py --mode load: twice the server CPU per Overview move
+    with two)."""
     from dashboard import limits, meta_store
     seen = _spy(monkeypatch, "swap")
     c = evalcore.simulated_collection(n_topics=12, n_runs=5, seed=2)

@@ -1,57 +1,21 @@
-"""A class on one server: drive `streamlit run app.py` with simulated sessions (docs/reliability.md).
+"""A class on one server, for ``benchmarks/bench_dashboard.py --mode load`` (and ``--mode floor``): the
+dashboard started as users start it, simulated sessions speaking Streamlit's own protocol, and the scenarios.
 
-    python benchmarks/bench_load.py                      # everything below, ~5 min on 2 cores
-    python benchmarks/bench_load.py --only latency --sessions 5 10 20
-    python benchmarks/bench_load.py --url http://127.0.0.1:8501   # an already running server / balancer
-    python benchmarks/bench_load.py --servers 4 --only split --sessions 50   # how nginx spreads 50 sessions
-    python benchmarks/bench_load.py --pin --only latency --sessions 18   # one process on a core of its own
-
-Each simulated session is a websocket client speaking Streamlit's own
-protocol (``/_stcore/stream``, protobuf ``BackMsg`` / ``ForwardMsg``), all of
-them in this one asyncio process, separate from the server's: the server
-does every rerun, the clients only parse messages (their CPU is printed
-too). Loopback only; sessions, moves and time are bounded (``--max-sessions``,
-``--moves``, ``--timeout``).
-
-Measures (server = the streamlit process this script starts; RSS from
-/proc/PID/status, CPU from /proc/PID/stat):
-
-* ``memory``: server RSS with 1, 10, 30 sessions open on the built-in data
-  (Rankings page, settled), and with 3 sessions that each uploaded clef2015
-  (qrels + a zip of the 30 runs, through Streamlit's upload endpoint, then
-  the "Load these files" button).
-* ``wide``: one session uploads a wide collection built here (``--wide``, default 10,000 topics x 100
-  runs, depth 10) and moves the gain slider 30 times: RSS every 10 moves and after the session closed
-  (the uploads case above also ends with RSS after its sessions closed).
-* ``latency``: N sessions (5, 10, 20) at once, on the Rankings page and then on the Overview
-  (``--pages``), each move the gain slider
-  ``--moves`` times to its own random value (a cache miss for every move)
-  and wait for the rerun to finish: slider-to-settled p50 / p95 / max, errors
-  (an exception element, a run that did not finish within ``--timeout``),
-  server CPU per move.
-* ``freeze``: 5 sessions (``--freeze-sessions``) move sliders while another
-  uploads and loads clef2015 (or ``--upload-qrels FILE`` with clef2015's
-  runs): their p50 / p95 during the upload against the same sessions
-  without it. Uploads load in a worker process (dashboard.loader); pass
-  ``--env EVALCORE_LOAD_INPROCESS=1`` to load in the server's interpreter.
-
-* ``split`` (``--servers`` 2 or more): how the balancer's sticky hash spreads ``--sessions`` sessions over
-  the processes, ``--draws`` times (connections counted per process from /proc/net/tcp). With ``--pin``,
-  one process per core is simulated on a machine with more cores than processes: server process i runs
-  on core i, the clients and nginx on the cores left over. "50 sessions on 4 cores" is then the busiest
-  process's share of 50 sessions over 4 processes (``split``), run against one pinned process.
-
-Prints markdown tables for docs/reliability.md.
+Each simulated session is a websocket client speaking Streamlit's own protocol (``/_stcore/stream``, protobuf
+``BackMsg`` / ``ForwardMsg``), all of them in one asyncio process, separate from the server's: the server does
+every rerun, the clients only parse messages. Loopback only. Server RSS from /proc/PID/status, CPU from
+/proc/PID/stat. Each scenario returns a table (a dict: id, title, columns, rows, notes) that bench_dashboard.py
+prints and keeps in its result file (benchmarks/harness.py); what each measures is in bench_dashboard.py's
+docstring. tests/test_bench_load.py tests the session count and the pinning plan; tests/test_app_memory.py
+drives a real server with :class:`Server` and :func:`open_session`.
 """
 from __future__ import annotations
 
-import argparse
 import asyncio
 import io
 import os
 import random
 import re
-import resource
 import socket
 import subprocess
 import sys
@@ -62,12 +26,17 @@ import zipfile
 from pathlib import Path
 
 import websockets
+from harness import col, percentile
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
 CLEF = ROOT.parent / "shared" / "data" / "clef2015"
 MiB = 1 << 20
+
+
+def _table(tid: str, columns: list[dict], rows: list[dict], title: str | None = None, notes=()) -> dict:
+    return {"id": tid, "title": title, "columns": columns, "rows": rows, "notes": list(notes)}
 
 
 # -- the server ------------------------------------------------------------------------------------
@@ -84,13 +53,14 @@ class Server:
 
     env: dict[str, str] = {}   # extra environment for every server (--env KEY=VALUE)
 
-    def __init__(self, extra: list[str] | None = None, cores: set[int] | None = None):
+    def __init__(self, extra: list[str] | None = None, cores: set[int] | None = None, root: Path = ROOT):
+        """``root``: the checkout whose app (and evalcore) the server runs (default this one)."""
         self.port = free_port()
         self.log = open(f"/tmp/bench_load_{self.port}.log", "wb")  # noqa: SIM115 - lives as long as the server
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evalcore", "app", "--app-dir", str(ROOT), "--port", str(self.port),
+            [sys.executable, "-m", "evalcore", "app", "--app-dir", str(root), "--port", str(self.port),
              "--address", "127.0.0.1", "--", "--server.fileWatcherType", "none", *(extra or [])],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env},
+            cwd=root, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, **Server.env},
             # pinned before exec, so every thread and worker process of the server inherits the cores
             preexec_fn=(lambda c=cores: os.sched_setaffinity(0, c)) if cores else None)
         self.url = f"http://127.0.0.1:{self.port}"
@@ -135,9 +105,11 @@ class Cluster:
     """N streamlit servers behind nginx, configured by docs/deploy/nginx.conf (ports filled in).
     RSS and CPU are the servers' sums (nginx's own are printed apart)."""
 
-    def __init__(self, n: int, pins: list[set[int] | None] | None = None, rest: set[int] | None = None):
-        """``pins``: each server's cores (None: any); ``rest``: nginx's cores (None: any)."""
-        self.servers = [Server(cores=(pins or [None] * n)[i]) for i in range(n)]
+    def __init__(self, n: int, pins: list[set[int] | None] | None = None, rest: set[int] | None = None,
+                 root: Path = ROOT):
+        """``pins``: each server's cores (None: any); ``rest``: nginx's cores (None: any); ``root``: the
+        checkout whose app the servers run."""
+        self.servers = [Server(cores=(pins or [None] * n)[i], root=root) for i in range(n)]
         self.port = free_port()
         self.dir = Path(f"/tmp/bench_load_nginx_{self.port}")
         self.dir.mkdir(exist_ok=True)
@@ -370,30 +342,24 @@ def gain_key(s: Session) -> str:
     return next(k for k, v in s.widgets.items() if v[1] == "slider")
 
 
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))] if xs else float("nan")
-
-
-async def memory(url: str, server: Server | None, counts: list[int], timeout: float) -> list[str]:
-    rows = ["| sessions on the built-in data (Rankings page) | server RSS (MiB) | per extra session (MiB) |",
-            "|---:|---:|---:|"]
-    base = server.rss_mib() if server else float("nan")
-    rows.append(f"| 0 (server started) | {base:.0f} | |")
+async def memory(url: str, server: Server | None, counts: list[int], timeout: float) -> dict:
+    rows = [{"sessions": "0 (server started)", "rss": server.rss_mib() if server else float("nan")}]
     sessions: list[Session] = []
-    prev_n, prev_rss = 0, base
+    prev_n, prev_rss = 0, rows[0]["rss"]
     for n in counts:
         while len(sessions) < n:
             sessions.append(await open_session(url, timeout))
         await asyncio.sleep(1.0)
         rss = server.rss_mib() if server else float("nan")
-        rows.append(f"| {n} | {rss:.0f} | {(rss - prev_rss) / max(n - prev_n, 1):.1f} |")
+        rows.append({"sessions": n, "rss": rss, "per_session": (rss - prev_rss) / max(n - prev_n, 1)})
         prev_n, prev_rss = n, rss
     errors = sum(s.exceptions for s in sessions)
     for s in sessions:
         await s.__aexit__()
-    rows.append(f"\nexception elements seen: {errors}")
-    return rows
+    return _table("memory", [col("sessions on the built-in data (Rankings page)", "{}", "sessions", right=True),
+                             col("server RSS (MiB)", "{:.0f}", "rss", right=True),
+                             col("per extra session (MiB)", "{:.1f}", "per_session", right=True)],
+                  rows, "Memory, built-in data", [f"exception elements seen: {errors}"])
 
 
 def clef_files() -> tuple[tuple[str, bytes], tuple[str, bytes]]:
@@ -431,9 +397,8 @@ async def upload_clef(s: Session, window: list | None = None) -> float:
     return took
 
 
-async def memory_uploads(url: str, server: Server | None, n: int, timeout: float) -> list[str]:
-    rows = ["| sessions that uploaded clef2015 | server RSS (MiB) | load time (s) |", "|---:|---:|---:|"]
-    rows.append(f"| 0 | {server.rss_mib() if server else float('nan'):.0f} | |")
+async def memory_uploads(url: str, server: Server | None, n: int, timeout: float) -> dict:
+    rows: list[dict] = [{"sessions": 0, "rss": server.rss_mib() if server else float("nan")}]
     sessions = []
     for i in range(n):
         s = await open_session(url, timeout, page="")
@@ -441,16 +406,18 @@ async def memory_uploads(url: str, server: Server | None, n: int, timeout: float
         await s.rerun("rankings")
         sessions.append(s)
         await asyncio.sleep(1.0)
-        rows.append(f"| {i + 1} | {server.rss_mib() if server else float('nan'):.0f} | {took:.1f} |")
+        rows.append({"sessions": i + 1, "rss": server.rss_mib() if server else float("nan"), "load_s": took})
     errors = sum(s.exceptions for s in sessions)
     for s in sessions:
         await s.__aexit__()
-    await _after_close(rows, server, "| all {n} sessions closed, after {t} s | {rss:.0f} | |", n)
-    rows.append(f"\nexception elements seen: {errors}")
-    return rows
+    await _after_close(rows, server, "all {n} sessions closed, after {t} s", n)
+    return _table("uploads", [col("sessions that uploaded clef2015", "{}", "sessions", right=True),
+                              col("server RSS (MiB)", "{:.0f}", "rss", right=True),
+                              col("load time (s)", "{:.1f}", "load_s", right=True)],
+                  rows, "Memory, uploads", [f"exception elements seen: {errors}"])
 
 
-async def _after_close(rows: list[str], server: Server | None, fmt: str, n: int) -> None:
+async def _after_close(rows: list[dict], server: Server | None, label: str, n: int) -> None:
     """RSS rows 5 s and 30 s after the sessions closed, and past Streamlit's session timeout (120 s,
     server.disconnectedSessionTTL: a closed tab's session is kept that long for a reconnect; its uploads are
     released after it, dashboard.closed_tabs.release_closed)."""
@@ -458,7 +425,8 @@ async def _after_close(rows: list[str], server: Server | None, fmt: str, n: int)
     for t in (5, 30, 150):
         await asyncio.sleep(t - waited)
         waited = t
-        rows.append(fmt.format(n=n, t=t, rss=server.rss_mib() if server else float("nan")))
+        rows.append({"sessions": label.format(n=n, t=t), "moment": label.format(n=n, t=t),
+                     "rss": server.rss_mib() if server else float("nan")})
 
 
 def wide_files(n_topics: int, n_runs: int, depth: int = 10, seed: int = 0) -> tuple[tuple[str, bytes],
@@ -482,13 +450,14 @@ def wide_files(n_topics: int, n_runs: int, depth: int = 10, seed: int = 0) -> tu
 
 
 async def memory_wide(url: str, server: Server | None, n_topics: int, n_runs: int, moves: int,
-                      timeout: float) -> list[str]:
+                      timeout: float) -> dict:
     """One session uploads a wide collection and moves the gain slider ``moves`` times to new values (every
     move a miss for each graded metric): RSS as the moves go, and after the session closed."""
     (qn, qb), (rn, rb) = wide_files(n_topics, n_runs)
-    rows = [f"| wide upload ({n_topics:,} topics x {n_runs} runs, {(len(qb) + len(rb)) / MiB:.0f} MB of files), "
-            "Rankings page | server RSS (MiB) |", "|---|---:|",
-            f"| before | {server.rss_mib() if server else float('nan'):.0f} |"]
+
+    def rss() -> float:
+        return server.rss_mib() if server else float("nan")
+    rows = [{"moment": "before", "rss": rss()}]
     s = await open_session(url, timeout, page="")
     await s.rerun("data")
     await s.upload("up_qrels", [(qn, qb)])
@@ -499,19 +468,22 @@ async def memory_wide(url: str, server: Server | None, n_topics: int, n_runs: in
     await s.rerun("data")
     if s.metrics.get("topics") != f"{n_topics:,}".replace(",", "") and s.metrics.get("topics") != f"{n_topics:,}":
         raise RuntimeError(f"the wide collection did not load: {s.metrics} {s.error_boxes[-1:]}")
-    rows.append(f"| loaded | {server.rss_mib() if server else float('nan'):.0f} |")
+    rows.append({"moment": "loaded", "rss": rss()})
     await s.rerun("rankings")
     key = gain_key(s)
     for i in range(moves):
         s.set_slider(key, round(1.05 + 8.9 * i / max(moves - 1, 1), 2))
         await s.rerun("rankings")
         if (i + 1) % 10 == 0:
-            rows.append(f"| after {i + 1} gain moves | {server.rss_mib() if server else float('nan'):.0f} |")
+            rows.append({"moment": f"after {i + 1} gain moves", "rss": rss()})
     errors = s.exceptions
     await s.__aexit__()
-    await _after_close(rows, server, "| session closed, after {t} s | {rss:.0f} |", 1)
-    rows.append(f"\nexception elements seen: {errors}; error boxes: {len(s.error_boxes)}")
-    return rows
+    await _after_close(rows, server, "session closed, after {t} s", 1)
+    what = (f"wide upload ({n_topics:,} topics x {n_runs} runs, {(len(qb) + len(rb)) / MiB:.0f} MB of files), "
+            "Rankings page")
+    return _table("wide", [col(what, "{}", "moment"), col("server RSS (MiB)", "{:.0f}", "rss", right=True)], rows,
+                  f"Memory, a wide upload and {moves} gain moves",
+                  [f"exception elements seen: {errors}; error boxes: {len(s.error_boxes)}"])
 
 
 async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: list, key: str,
@@ -531,13 +503,18 @@ async def _mover(s: Session, moves: int, rng: random.Random, out: list, errs: li
         await asyncio.sleep(rng.uniform(0.0, 0.3))   # a human's pause between moves
 
 
+LATENCY = [col("p50 (s)", "{:.2f}", "p50", right=True), col("p95 (s)", "{:.2f}", "p95", right=True),
+           col("max (s)", "{:.2f}", "max", right=True), col("errors", "{}", "errors", right=True)]
+
+
 async def latency(url: str, server: Server | None, counts: list[int], moves: int, timeout: float,
-                  seed: int, page: str = "rankings", identical: bool = False) -> list[str]:
-    """``identical``: every session moves to the same values in the same order (a class following the
-    teacher), so all but the first session of each move can be served from the shared caches."""
+                  seed: int, page: str = "rankings", identical: bool = False) -> dict:
+    """Slider to settled with N sessions at once, for each N of ``counts``: one row per N (p50, p95, max,
+    errors, the server's CPU per move). ``identical``: every session moves to the same values in the same order
+    (a class following the teacher), so all but the first session of each move can be served from the shared
+    caches."""
     what = f"{page} page" + (", identical settings" if identical else "")
-    rows = [f"| concurrent sessions ({what}) | moves | p50 (s) | p95 (s) | max (s) | errors "
-            "| server CPU per move (s) |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = []
     for n in counts:
         sessions = [await open_session(url, timeout, page=page) for _ in range(n)]
         key = gain_key(sessions[0])
@@ -550,21 +527,25 @@ async def latency(url: str, server: Server | None, counts: list[int], moves: int
                                for i, s in enumerate(sessions)))
         cpu = (server.cpu_s() - cpu0) if server else float("nan")
         exc = sum(s.exceptions + len(s.error_boxes) for s in sessions) - before
-        split = (" (per process: " + ", ".join(str(x.sessions()) for x in server.servers) + ")"
-                 if isinstance(server, Cluster) else "")
-        rows.append(f"| {n}{split} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | "
-                    f"{max(times):.2f} | {len(errs) + exc} | {cpu / max(len(times), 1):.3f} |")
+        split_ = (" (per process: " + ", ".join(str(x.sessions()) for x in server.servers) + ")"
+                  if isinstance(server, Cluster) else "")
+        rows.append({"sessions": n, "split": split_, "moves": len(times), "p50": percentile(times, .5),
+                     "p95": percentile(times, .95), "max": max(times, default=float("nan")),
+                     "errors": len(errs) + exc, "server_cpu_per_move": cpu / max(len(times), 1), "times": times})
         for s in sessions:
             await s.__aexit__()
-    return rows
+    tid = f"latency-{page}" + ("-identical" if identical else "")
+    return _table(tid, [col(f"concurrent sessions ({what})", "{}{split}", "sessions", right=True),
+                        col("moves", "{}", "moves", right=True), *LATENCY,
+                        col("server CPU per move (s)", "{:.3f}", "server_cpu_per_move", right=True)],
+                  rows, "Slider to settled" + (", identical settings" if identical else ""))
 
 
-async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> list[str]:
+async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> dict:
     """n sessions move sliders alone, then while another session uploads and loads clef2015; with the
     upload, only the moves that started between the Load press and the settled load are counted."""
     what = f"{UPLOAD_QRELS.name} + clef2015 runs" if UPLOAD_QRELS is not None else "clef2015"
-    rows = [f"| {n} sessions moving sliders | moves | p50 (s) | p95 (s) | max (s) | errors |",
-            "|---|---:|---:|---:|---:|---:|"]
+    rows = []
     for label, with_upload in (("alone", False), (f"during another session's {what} load", True)):
         sessions = [await open_session(url, timeout) for _ in range(n)]
         up = await open_session(url, timeout, page="") if with_upload else None
@@ -587,129 +568,34 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> lis
             times = [dt for t, dt in zip(starts, times, strict=True) if window[0] <= t <= window[1]]
             label += f" (load {window[1] - window[0]:.1f} s)"
         exc = sum(s.exceptions for s in sessions)
-        rows.append(f"| {label} | {len(times)} | {pct(times, .5):.2f} | {pct(times, .95):.2f} | "
-                    f"{max(times, default=float('nan')):.2f} | {len(errs) + exc} |")
+        rows.append({"case": label, "moves": len(times), "p50": percentile(times, .5), "p95": percentile(times, .95),
+                     "max": max(times, default=float("nan")), "errors": len(errs) + exc, "times": times})
         for s in sessions + ([up] if up else []):
             await s.__aexit__()
-    return rows
+    return _table("freeze", [col(f"{n} sessions moving sliders", "{}", "case"), col("moves", "{}", "moves", right=True),
+                             *LATENCY], rows, "One upload and the others' sliders")
 
 
-async def split(url: str, cluster: Cluster, n: int, draws: int, timeout: float) -> list[str]:
+async def split(url: str, cluster: Cluster, n: int, draws: int, timeout: float) -> dict:
     """How the balancer's sticky hash spreads ``n`` sessions over the processes: ``draws`` times, ``n`` new
     sessions (each a new browser, so a new XSRF cookie to hash) are opened and counted on each process. The
     busiest process's share is the load one core carries in that deployment."""
     p = len(cluster.servers)
-    rows = [f"| {n} sessions over {p} processes, draw | sessions per process | busiest |", "|---:|---|---:|"]
-    busiest = []
+    rows = []
     for d in range(draws):
         sessions = [await open_session(url, timeout, page="") for _ in range(n)]
         await asyncio.sleep(0.5)
         per = sorted((x.sessions() for x in cluster.servers), reverse=True)
         if sum(per) != n:
             raise RuntimeError(f"counted {sum(per)} connections for {n} sessions: {per}")
-        busiest.append(per[0])
-        rows.append(f"| {d + 1} | {', '.join(map(str, per))} | {per[0]} |")
+        rows.append({"draw": d + 1, "per_process": per, "busiest": per[0]})
         for x in sessions:
             await x.__aexit__()
         await asyncio.sleep(0.5)
-    rows.append(f"\nbusiest process over {draws} draws: median {pct(busiest, .5)}, max {max(busiest)} sessions "
-                f"(an even split: {n / p:.1f})")
-    return rows
-
-
-async def run(args) -> None:
-    pins, client_cores = pin_plan(args.servers, args.pin)
-    if client_cores and not args.url:
-        os.sched_setaffinity(0, client_cores)
-    server = (None if args.url else Server(cores=pins[0]) if args.servers == 1
-              else Cluster(args.servers, pins, client_cores))
-    url = args.url or server.url
-    out: list[str] = []
-    if args.pin and not args.url:
-        out += [f"pinned: server processes on cores {[sorted(x) for x in pins]}; clients"
-                + (" and nginx" if args.servers > 1 else "") + f" on {sorted(client_cores or [])} "
-                + ("" if client_cores else "(none left: they share the servers' cores)"), ""]
-    try:
-        todo = args.only or ["memory", "uploads", "wide", "latency", "freeze"]
-        if "split" in todo:
-            if not isinstance(server, Cluster):
-                raise SystemExit("--only split needs --servers 2 or more")
-            for n in args.sessions:
-                out += ["### Sessions per process (the balancer's sticky hash)",
-                        *await split(url, server, n, args.draws, args.timeout), ""]
-        if "memory" in todo:
-            out += ["### Memory, built-in data", *await memory(url, server, args.memory_sessions, args.timeout), ""]
-        if "uploads" in todo:
-            out += ["### Memory, uploads", *await memory_uploads(url, server, args.upload_sessions, args.timeout), ""]
-        if "wide" in todo:
-            out += ["### Memory, a wide upload and 30 gain moves",
-                    *await memory_wide(url, server, args.wide[0], args.wide[1], 30, args.timeout), ""]
-        if "latency" in todo:
-            for page in args.pages:
-                out += ["### Slider to settled", *await latency(url, server, args.sessions, args.moves,
-                                                                args.timeout, args.seed, page), ""]
-            if args.identical:
-                out += ["### Slider to settled, identical settings",
-                        *await latency(url, server, args.sessions, args.moves, args.timeout, args.seed,
-                                       args.pages[0], identical=True), ""]
-        if "freeze" in todo:
-            out += ["### One upload and the others' sliders", *await freeze(url, args.freeze_sessions, args.moves,
-                                                                            args.timeout, args.seed), ""]
-    finally:
-        if server:
-            out.append(f"server final RSS {server.rss_mib():.0f} MiB, CPU {server.cpu_s():.1f} s; "
-                       f"alive: {server.proc.poll() is None}")
-            if isinstance(server, Cluster):
-                out.append("per process CPU: " + ", ".join(f"{s.cpu_s():.1f} s" for s in server.servers)
-                           + f"; alive: {[s.proc.poll() is None for s in server.servers]}")
-            server.stop()
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    out.append(f"clients (this process): {ru.ru_utime + ru.ru_stime:.1f} s CPU")
-    print("\n".join(out))
-
-
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--url", help="drive this server instead of starting one (no RSS / CPU then)")
-    ap.add_argument("--servers", type=int, default=1,
-                    help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
-    ap.add_argument("--env", nargs="+", default=[], metavar="KEY=VALUE",
-                    help="environment of the servers, e.g. MALLOC_ARENA_MAX=2")
-    ap.add_argument("--only", nargs="+", choices=["memory", "uploads", "wide", "latency", "freeze", "split"])
-    ap.add_argument("--pin", action="store_true",
-                    help="server process i on core i, the clients and nginx on the cores left over (one process "
-                         "per core, simulated on a machine with more cores than processes)")
-    ap.add_argument("--draws", type=int, default=5, help="'split': how many times the sessions are opened anew")
-    ap.add_argument("--wide", type=int, nargs=2, default=[10_000, 100], metavar=("TOPICS", "RUNS"),
-                    help="the wide upload of 'wide' (default 10,000 topics x 100 runs, depth 10)")
-    ap.add_argument("--sessions", type=int, nargs="+", default=[5, 10, 20])
-    ap.add_argument("--pages", nargs="+", default=["rankings", "overview"], choices=["rankings", "overview"],
-                    help="page(s) the latency sessions sit on (default: Rankings, then the Overview, which also "
-                         "recomputes the live bootstrap and swap charts on every move)"),
-    ap.add_argument("--memory-sessions", type=int, nargs="+", default=[1, 10, 30])
-    ap.add_argument("--upload-sessions", type=int, default=3,
-                    help="'uploads': sessions that each upload clef2015, one after another (default 3)")
-    ap.add_argument("--identical", action="store_true",
-                    help="also a round where every session moves to the same values (shared cache hits)")
-    ap.add_argument("--moves", type=int, default=5, help="slider moves per session (default 5)")
-    ap.add_argument("--timeout", type=float, default=120, help="seconds a rerun may take before it is an error")
-    ap.add_argument("--max-sessions", type=int, default=40)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--freeze-sessions", type=int, default=5, help="sessions moving sliders in 'freeze' (default 5)")
-    ap.add_argument("--upload-qrels", type=Path, metavar="FILE",
-                    help="'freeze' uploads this qrels file (with clef2015's runs) instead of clef2015's qrels")
-    args = ap.parse_args(argv)
-    global UPLOAD_QRELS
-    UPLOAD_QRELS = args.upload_qrels
-    if max(args.sessions + args.memory_sessions + [args.upload_sessions]) > args.max_sessions:
-        ap.error(f"at most --max-sessions {args.max_sessions} sessions")
-    if not 1 <= args.draws <= 100:
-        ap.error("--draws: 1 to 100")
-    if args.upload_sessions < 1:
-        ap.error("--upload-sessions: at least 1")
-    Server.env = dict(e.split("=", 1) for e in args.env)
-    asyncio.run(run(args))
-
-
-if __name__ == "__main__":
-    main()
+    busiest = [r["busiest"] for r in rows]
+    return _table(f"split-{n}", [col(f"{n} sessions over {p} processes, draw", "{}", "draw", right=True),
+                                 col("sessions per process", "{}", "per_process"),
+                                 col("busiest", "{}", "busiest", right=True)],
+                  rows, "Sessions per process (the balancer's sticky hash)",
+                  [f"busiest process over {draws} draws: median {percentile(busiest, .5)}, max {max(busiest)} "
+                   f"sessions (an even split: {n / p:.1f})"])
