@@ -55,9 +55,11 @@ def navigation() -> int:
 def buttons(step: int) -> None:
     """Previous / Next at the foot of a step (callbacks: the address follows)."""
     b1, b2, _ = st.columns([1, 1, 3])
-    b1.button("Previous", on_click=_move, args=(-1,), disabled=step == 1, key="ls_prev", icon=":material/arrow_back:")
+    # keys P and N as well (not while typing in a box): a lecturer steps through without the mouse or Tab
+    b1.button("Previous", on_click=_move, args=(-1,), disabled=step == 1, key="ls_prev", icon=":material/arrow_back:",
+              shortcut="P", help="Previous step (key P)")
     b2.button("Next", on_click=_move, args=(1,), disabled=step == len(STEPS), key="ls_next",
-              icon=":material/arrow_forward:")
+              icon=":material/arrow_forward:", shortcut="N", help="Next step (key N)")
 
 
 #: Where a table has no value (003 prints none): an en dash, since st.table reads a lone "-" as a Markdown

@@ -250,6 +250,65 @@ def chart(fig, label: str | None = None, **kw) -> None:
     fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"
     kw.setdefault("config", chart_config(fig, label or str(kw.get("key") or ""), fmt))
     st.plotly_chart(fig, **kw)
+    st.html(chart_alt(fig, label))          # its data as a table for screen readers (WCAG 2.1 1.1.1)
+
+
+#: Rows of a chart's text alternative: a trace with more points is summarised (its range), not listed.
+ALT_POINTS, ALT_ROWS = 40, 200
+
+
+def _alt_text(v) -> str:
+    """A value of a figure as text for its alternative: numbers at 4 significant digits; strings decoded
+    once (the figures HTML-escape user text, safe.plot) and escaped once, control characters made visible."""
+    import html
+
+    from evalcore.texfmt import visible
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return html.escape(visible(html.unescape(re.sub(r"<br\s*/?>", " ", str(v)))))
+
+
+def chart_alt(fig, label: str = "") -> str:
+    """The chart's text alternative: a table of its data (series, point, x, y - the point's label where the
+    chart writes one, as the Overview's run names; a heatmap's row, column, value) under its title, shown to
+    screen readers only (class ``chart-alt``, dashboard.shell.A11Y_CSS). Gaps between line segments and
+    label-only traces are left out; a trace of more than :data:`ALT_POINTS` points is one row with its
+    ranges; at most :data:`ALT_ROWS` rows."""
+    rows: list[tuple] = []
+    heat = any(tr.type == "heatmap" for tr in fig.data)
+    for tr in fig.data:
+        if tr.type == "heatmap":
+            z = tr.z if tr.z is not None else []
+            xs = list(tr.x) if tr.x is not None else list(range(len(z[0]) if len(z) else 0))
+            ys = list(tr.y) if tr.y is not None else list(range(len(z)))
+            for i, yv in enumerate(ys):
+                rows += [(yv, xv, z[i][j]) for j, xv in enumerate(xs) if i < len(z) and j < len(z[i])]
+            continue
+        name = getattr(tr, "name", None) or ""
+        if not name and getattr(tr, "mode", None) == "text":        # labels drawn beside the data
+            continue
+        xs = list(tr.x) if getattr(tr, "x", None) is not None else []
+        ys = list(tr.y) if getattr(tr, "y", None) is not None else []
+        n = max(len(xs), len(ys))
+        xs, ys = (xs or list(range(n))), (ys or [""] * n)
+        text = getattr(tr, "text", None)
+        labels = list(text) if isinstance(text, (list, tuple)) or hasattr(text, "__len__") and \
+            not isinstance(text, str) else [""] * n
+        pts = [(lab, x, y) for lab, x, y in zip(labels + [""] * (n - len(labels)), xs, ys, strict=False)
+               if x is not None and y is not None and not (isinstance(y, float) and y != y)]
+        if len(pts) <= ALT_POINTS:
+            rows += [(name, lab, x, y) for lab, x, y in pts]
+        elif pts:
+            nums = [float(y) for _, _, y in pts if isinstance(y, (int, float))]
+            span = f"{min(nums):.4g} to {max(nums):.4g}" if nums else ""
+            rows.append((name, f"{len(pts)} points", f"{_alt_text(pts[0][1])} to {_alt_text(pts[-1][1])}", span))
+    head = ("row", "column", "value") if heat else ("series", "point", "x", "y")
+    cap = _alt_text(label or _title(fig) or "chart")
+    body = "".join("<tr>" + "".join(f"<td>{_alt_text(v)}</td>" for v in r) + "</tr>" for r in rows[:ALT_ROWS])
+    more = f"<tr><td colspan={len(head)}>{len(rows) - ALT_ROWS} more rows in the HTML export</td></tr>" \
+        if len(rows) > ALT_ROWS else ""
+    return (f'<table class="chart-alt"><caption>Data of the chart: {cap}</caption><thead><tr>'
+            + "".join(f"<th>{h}</th>" for h in head) + f"</tr></thead><tbody>{body}{more}</tbody></table>")
 
 
 def note(kind: str, **item) -> None:
