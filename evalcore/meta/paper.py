@@ -273,29 +273,9 @@ def table2_findings(comparison: pd.DataFrame, label=str) -> list[dict]:
     every tau above 0.34, significant at alpha = 0.01)."""
     if comparison.empty:
         return []
-    out = []
-    n_runs = comparison.attrs.get("n_runs")
     name_ = comparison.attrs.get("paper", "003")
-    crit = comparison.attrs.get("tau_critical", float("nan"))
-    sig = comparison["significant"].astype(bool)
     recs: list[dict[str, Any]] = [{str(k): v for k, v in r.items()} for r in comparison.to_dict("records")]
-    defined = [r for r in recs if math.isfinite(r["tau"])]
-    low = min(defined, key=lambda r: r["tau"]) if defined else None
-    lowest = "no tau defined" if low is None else (
-        f"lowest {label(low['metric_a'])} - {label(low['metric_b'])} {low['tau']:.3f}" + (
-            f", {low['lo']:.3f}-{low['hi']:.3f} on other topic sets of this size" if math.isfinite(low["lo"]) else ""))
-    if crit > 1:
-        verdict, detail = "cannot be checked", (f"with {n_runs} runs no tau can be significant at alpha = 0.01 "
-                                                f"(it would need |tau| >= {crit:.2f})")
-        ok = False
-    else:
-        ok = bool(sig.all())
-        verdict = "agrees" if ok else "differs"
-        detail = (f"{int(sig.sum())} of {len(sig)} pairs significant here (|tau| >= {crit:.3f} with {n_runs} runs; "
-                  f"{lowest})")
-    out.append({"name": "significance", "agrees": ok, "verdict": verdict, "detail": detail,
-                "claim": f"every tau above {SIGNIFICANT_TAU} (significant at alpha = 0.01 with 30 runs)",
-                "text": f"{verdict}: {detail}"})
+    out = [_significance_finding(comparison, recs, label)]
     by_pair = {(r["metric_a"], r["metric_b"]): r for r in recs}
     for name, pairs, words in TABLE2_FINDINGS:
         rows = [by_pair[p] for p in pairs if p in by_pair]
@@ -320,3 +300,27 @@ def table2_findings(comparison: pd.DataFrame, label=str) -> list[dict]:
                     "claim": f"{words} ({name_}: {paper_number(plo)}-{paper_number(phi)})",
                     "text": f"{verdict}: {detail}"})
     return out
+
+
+def _significance_finding(comparison: pd.DataFrame, recs: list[dict[str, Any]], label) -> dict:
+    """The first of :func:`table2_findings`: 003's every tau above 0.34, significant at alpha = 0.01."""
+    n_runs = comparison.attrs.get("n_runs")
+    crit = comparison.attrs.get("tau_critical", float("nan"))
+    sig = comparison["significant"].astype(bool)
+    defined = [r for r in recs if math.isfinite(r["tau"])]
+    low = min(defined, key=lambda r: r["tau"]) if defined else None
+    lowest = "no tau defined" if low is None else (
+        f"lowest {label(low['metric_a'])} - {label(low['metric_b'])} {low['tau']:.3f}" + (
+            f", {low['lo']:.3f}-{low['hi']:.3f} on other topic sets of this size" if math.isfinite(low["lo"]) else ""))
+    if crit > 1:
+        verdict, detail = "cannot be checked", (f"with {n_runs} runs no tau can be significant at alpha = 0.01 "
+                                                f"(it would need |tau| >= {crit:.2f})")
+        ok = False
+    else:
+        ok = bool(sig.all())
+        verdict = "agrees" if ok else "differs"
+        detail = (f"{int(sig.sum())} of {len(sig)} pairs significant here (|tau| >= {crit:.3f} with {n_runs} runs; "
+                  f"{lowest})")
+    return {"name": "significance", "agrees": ok, "verdict": verdict, "detail": detail,
+            "claim": f"every tau above {SIGNIFICANT_TAU} (significant at alpha = 0.01 with 30 runs)",
+            "text": f"{verdict}: {detail}"}
