@@ -268,6 +268,37 @@ def _alt_text(v) -> str:
     return html.escape(visible(html.unescape(re.sub(r"<br\s*/?>", " ", str(v)))))
 
 
+def _heat_rows(tr) -> list[tuple]:
+    """A heatmap trace's (row, column, value) rows for :func:`chart_alt`."""
+    z = tr.z if tr.z is not None else []
+    xs = list(tr.x) if tr.x is not None else list(range(len(z[0]) if len(z) else 0))
+    ys = list(tr.y) if tr.y is not None else list(range(len(z)))
+    return [(yv, xv, z[i][j]) for i, yv in enumerate(ys) for j, xv in enumerate(xs)
+            if i < len(z) and j < len(z[i])]
+
+
+def _trace_rows(tr) -> list[tuple]:
+    """A line, bar or marker trace's (series, point, x, y) rows for :func:`chart_alt`: none for a label-only
+    trace, one summary row (its ranges) past :data:`ALT_POINTS` points."""
+    name = getattr(tr, "name", None) or ""
+    if not name and getattr(tr, "mode", None) == "text":        # labels drawn beside the data
+        return []
+    xs = list(tr.x) if getattr(tr, "x", None) is not None else []
+    ys = list(tr.y) if getattr(tr, "y", None) is not None else []
+    n = max(len(xs), len(ys))
+    xs, ys = (xs or list(range(n))), (ys or [""] * n)
+    text = getattr(tr, "text", None)
+    labels = list(text) if isinstance(text, (list, tuple)) or hasattr(text, "__len__") and \
+        not isinstance(text, str) else [""] * n
+    pts = [(lab, x, y) for lab, x, y in zip(labels + [""] * (n - len(labels)), xs, ys, strict=False)
+           if x is not None and y is not None and not (isinstance(y, float) and y != y)]
+    if len(pts) <= ALT_POINTS:
+        return [(name, lab, x, y) for lab, x, y in pts]
+    nums = [float(y) for _, _, y in pts if isinstance(y, (int, float))]
+    span = f"{min(nums):.4g} to {max(nums):.4g}" if nums else ""
+    return [(name, f"{len(pts)} points", f"{_alt_text(pts[0][1])} to {_alt_text(pts[-1][1])}", span)]
+
+
 def chart_alt(fig, label: str = "") -> str:
     """The chart's text alternative: a table of its data (series, point, x, y - the point's label where the
     chart writes one, as the Overview's run names; a heatmap's row, column, value) under its title, shown to
@@ -277,31 +308,7 @@ def chart_alt(fig, label: str = "") -> str:
     rows: list[tuple] = []
     heat = any(tr.type == "heatmap" for tr in fig.data)
     for tr in fig.data:
-        if tr.type == "heatmap":
-            z = tr.z if tr.z is not None else []
-            xs = list(tr.x) if tr.x is not None else list(range(len(z[0]) if len(z) else 0))
-            ys = list(tr.y) if tr.y is not None else list(range(len(z)))
-            for i, yv in enumerate(ys):
-                rows += [(yv, xv, z[i][j]) for j, xv in enumerate(xs) if i < len(z) and j < len(z[i])]
-            continue
-        name = getattr(tr, "name", None) or ""
-        if not name and getattr(tr, "mode", None) == "text":        # labels drawn beside the data
-            continue
-        xs = list(tr.x) if getattr(tr, "x", None) is not None else []
-        ys = list(tr.y) if getattr(tr, "y", None) is not None else []
-        n = max(len(xs), len(ys))
-        xs, ys = (xs or list(range(n))), (ys or [""] * n)
-        text = getattr(tr, "text", None)
-        labels = list(text) if isinstance(text, (list, tuple)) or hasattr(text, "__len__") and \
-            not isinstance(text, str) else [""] * n
-        pts = [(lab, x, y) for lab, x, y in zip(labels + [""] * (n - len(labels)), xs, ys, strict=False)
-               if x is not None and y is not None and not (isinstance(y, float) and y != y)]
-        if len(pts) <= ALT_POINTS:
-            rows += [(name, lab, x, y) for lab, x, y in pts]
-        elif pts:
-            nums = [float(y) for _, _, y in pts if isinstance(y, (int, float))]
-            span = f"{min(nums):.4g} to {max(nums):.4g}" if nums else ""
-            rows.append((name, f"{len(pts)} points", f"{_alt_text(pts[0][1])} to {_alt_text(pts[-1][1])}", span))
+        rows += _heat_rows(tr) if tr.type == "heatmap" else _trace_rows(tr)
     head = ("row", "column", "value") if heat else ("series", "point", "x", "y")
     cap = _alt_text(label or _title(fig) or "chart")
     body = "".join("<tr>" + "".join(f"<td>{_alt_text(v)}</td>" for v in r) + "</tr>" for r in rows[:ALT_ROWS])
