@@ -380,9 +380,11 @@ COLUMN_LABELS = report.COLUMN_LABELS
 
 
 #: A table of at most this many rows is drawn at its full height (every row in view, no inner scroll bar:
-#: Streamlit's default of about ten rows hid the last rows of short tables on a 1024 x 768 screen); a
-#: longer one keeps a scroll bar unless its page asks for a height.
-FULL_HEIGHT_ROWS = 20
+#: Streamlit's default of about ten rows hid the last rows of short tables on a 1024 x 768 screen, and a
+#: 30-run table scrolled with no sign that more rows exist); a longer one shows :data:`SCROLL_ROWS` rows
+#: (unless its page asks for a height) and says under it that it scrolls (:func:`table`).
+FULL_HEIGHT_ROWS = 30
+SCROLL_ROWS = 15
 
 
 #: Presentation mode's type size against the normal one (dashboard.shell.PRESENT_CSS: 20 px for 16 px).
@@ -401,8 +403,8 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
     (:data:`COLUMN_LABELS`; the frame itself keeps them, for downloads and tests). A short table
     (:data:`FULL_HEIGHT_ROWS`) shows every row unless ``height`` says otherwise. The frame, its column
     settings and ``label`` are noted for the view's HTML export, where it is a table."""
-    if height is None and len(df) <= FULL_HEIGHT_ROWS:
-        height = rows_height(len(df))
+    if height is None:
+        height = rows_height(min(len(df), FULL_HEIGHT_ROWS if len(df) <= FULL_HEIGHT_ROWS else SCROLL_ROWS))
     cfg = {c: st.column_config.NumberColumn(COLUMN_LABELS.get(c), format=f"%.{digits}f")
            for c, dt in df.dtypes.items() if pd.api.types.is_float_dtype(dt)}    # dtypes: no column copied
     cfg.update({c: st.column_config.Column(COLUMN_LABELS[c]) for c in df.columns
@@ -414,6 +416,16 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
     args.update(kw)
     note("table", label=label or "", frame=df, digits=digits, columns=cfg, index=not kw.get("hide_index"))
     st.dataframe(visible_ids(df), **args)
+    shown = rows_shown(height)
+    if len(df) > shown:      # the grid's scroll bar shows only on hover: say that more rows exist
+        st.caption(f"{len(df):,} rows, about {shown} in view: scroll inside the table for the others, sort by a "
+                   "column, or download it (the table's toolbar, top right).")
+
+
+def rows_shown(height: int) -> int:
+    """How many rows a table of ``height`` px shows at once (:func:`rows_height` turned round)."""
+    scale = PRESENT_SCALE if st.session_state.get("present") else 1.0
+    return max(int((height / scale - 38) // 35), 1)
 
 
 def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
@@ -437,6 +449,19 @@ def visible_ids(df: pd.DataFrame) -> pd.DataFrame:
     if index_changed:
         out.index = out.index.map(fix)
     return out
+
+
+def gain_control_words() -> str:
+    """Where the reader changes the gains, in this run's mode: the sidebar's sliders, or in presentation mode
+    (sidebar closed) the row of boxes at the top of the page."""
+    if st.session_state.get("present"):
+        return "a **gain box** at the top of the page"
+    return "a **gain slider** in the sidebar"
+
+
+def sidebar_words() -> str:
+    """"the sidebar", and in presentation mode (where it starts closed) how to open it."""
+    return "the sidebar, which **»** at the top left opens" if st.session_state.get("present") else "the sidebar"
 
 
 def settings_line(s: state.Settings, c) -> str:

@@ -52,3 +52,28 @@ def test_a_heatmap_alternative_has_every_cell_and_long_lines_are_summarised():
     curve = pd.DataFrame({"pair_rank": np.arange(300), "asl": np.linspace(0, 1, 300), "metric": "AP"})
     alt = widgets.chart_alt(figures.lines(curve, "pair_rank", "asl", "metric", x_title="pairs", y_title="ASL"), "ASL")
     assert "300 points" in alt and alt.count("<tr>") == 2          # one row: its range, not 300 rows
+
+
+def test_presentation_mode_captions_point_at_the_controls_on_screen():
+    """In presentation mode the sidebar is closed: the Overview says to change a gain box at the top of the page
+    and how to open the sidebar, not to move a slider in it."""
+    from test_app import _app, _goto
+    at = _app({"present": "1", "nt": "12", "nr": "6", "swb": "100", "bsb": "100"})
+    cap = next(c.value for c in at.caption if "every chart follows" in c.value)
+    assert "a **gain box** at the top of the page" in cap and "**»** at the top left opens" in cap
+    assert "gain slider" not in cap
+    at = _goto(_app({"nt": "12", "nr": "6", "swb": "100", "bsb": "100"}), "overview")
+    assert any("a **gain slider** in the sidebar" in c.value for c in at.caption)
+
+
+def test_a_table_shows_every_row_up_to_30_and_says_when_it_scrolls(monkeypatch):
+    drawn, notes = [], []
+    monkeypatch.setattr(widgets.st, "dataframe", lambda df, **kw: drawn.append((len(df), kw.get("height"))))
+    monkeypatch.setattr(widgets.st, "caption", lambda text, **kw: notes.append(text))
+    monkeypatch.setattr(widgets, "note", lambda *a, **kw: None)
+    widgets.table(pd.DataFrame({"run": [f"r{i}" for i in range(30)]}))
+    widgets.table(pd.DataFrame({"pair": [f"p{i}" for i in range(435)]}))
+    widgets.table(pd.DataFrame({"pair": [f"p{i}" for i in range(60)]}), height=420)
+    assert drawn == [(30, widgets.rows_height(30)), (435, widgets.rows_height(widgets.SCROLL_ROWS)), (60, 420)]
+    assert notes == [f"{n} rows, about {k} in view: scroll inside the table for the others, sort by a column, or "
+                     "download it (the table's toolbar, top right)." for n, k in ((435, 15), (60, 10))]

@@ -94,14 +94,15 @@ def test_evalcore_app_options_choose_port_and_address():
         args = build_parser("app").parse_args(["app", *argv])
         return streamlit_command(ROOT / "app.py", args)[4:]
 
-    assert cmd() == [str(ROOT / "app.py"), "--server.port=8501", "--server.address=localhost",
+    serve = str(ROOT / "dashboard" / "serve.py")      # app.py as an st.App that tells the browser its base address
+    assert cmd() == [serve, "--server.port=8501", "--server.address=localhost",
                      "--browser.serverAddress=localhost"]
     assert cmd("--port", "9000", "--address", "0.0.0.0") == [
-        str(ROOT / "app.py"), "--server.port=9000", "--server.address=0.0.0.0", "--browser.serverAddress=localhost"]
+        serve, "--server.port=9000", "--server.address=0.0.0.0", "--browser.serverAddress=localhost"]
     assert cmd("--address", "10.0.0.5")[-1] == "--browser.serverAddress=10.0.0.5"
     # Streamlit's own options still pass through, and win where they set the same thing
     assert cmd("--", "--server.port", "8600", "--browser.serverAddress=example.org") == [
-        str(ROOT / "app.py"), "--server.address=localhost", "--server.port", "8600",
+        serve, "--server.address=localhost", "--server.port", "8600",
         "--browser.serverAddress=example.org"]
     assert "--server.address=localhost" not in cmd("--", "--server.address=127.0.0.2")
     with pytest.raises(ValueError, match="--port or -- --server.port"):

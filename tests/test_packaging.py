@@ -343,8 +343,9 @@ def test_wheel_ships_the_dashboard_and_evalcore_app_runs_it_from_anywhere(tmp_pa
     r = subprocess.run([str(venv / "bin" / "evalcore"), "app", "--dry-run"], cwd=elsewhere, capture_output=True,
                        text=True, timeout=120, env=env)
     assert r.returncode == 0, r.stderr
-    app = Path(r.stdout.split()[4])        # python -m streamlit run APP --server.port=...
-    assert app.name == "app.py" and app.parent.name == "evalcore_app" and str(venv) in str(app), r.stdout
+    serve = Path(r.stdout.split()[4])      # python -m streamlit run SERVER --server.port=...: app.py's st.App
+    app = serve.parents[1] / "app.py"
+    assert serve.name == "serve.py" and app.parent.name == "evalcore_app" and str(venv) in str(app), r.stdout
     r = subprocess.run([str(venv / "bin" / "evalcore"), "--version"], cwd=elsewhere, capture_output=True, text=True,
                        timeout=120, env=env)
     lines = r.stdout.splitlines()

@@ -44,7 +44,8 @@ widgets.caption("Table 2's seven metrics under the sidebar's settings, chosen or
 widgets.subheader("Gain settings for one metric (Sakai 2007 Table 5)")
 graded = [k for k in s.metric_keys if scoring.METRICS[k.partition("@")[0]].uses_gains]
 if not graded:
-    st.info("Add a graded metric (Q-measure, P-measure, nDCG ...) in the sidebar to compare gain settings.")
+    st.info(f"Add a graded metric (Q-measure, P-measure, nDCG ...) in {widgets.sidebar_words()} to compare gain "
+            "settings.")
     st.stop()
 if ss.get("kc_metric") not in graded:
     ss["kc_metric"] = "P-measure" if "P-measure" in graded else graded[0]
@@ -61,7 +62,7 @@ widgets.caption(f"Kendall tau-b between the rankings {metric} gives under each g
 # full width: one column per setting plus "current (...)" is wider than half a page (so it is drawn full width, not in
 # a column)
 widgets.markdown(f"**Mean {metric} per run under each setting**")
-widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4, height=420)
+widgets.table(table.sort_values(table.columns[0], ascending=False), digits=4)     # every row up to 30 runs
 
 widgets.subheader("Gain sweep")
 K = c.max_level

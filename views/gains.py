@@ -25,7 +25,8 @@ if K < 2:
             "nothing to choose.")
     st.stop()
 if not graded:
-    st.info("Add a graded metric (Q-measure, P-measure, nDCG ...) in the sidebar: the others ignore gains.")
+    st.info(f"Add a graded metric (Q-measure, P-measure, nDCG ...) in {widgets.sidebar_words()}: the others ignore "
+            "gains.")
     st.stop()
 if c.n_runs < 3:
     st.info(f"Comparing rankings needs at least three runs; this collection has {c.n_runs}.")

@@ -14,8 +14,8 @@ s, full, c = shell.setup_analysis()
 
 st.title("How do IR metrics rank these systems?")
 widgets.caption(f"{safe.md(c.name or 'collection')}: {c.n_runs} runs · {c.n_topics} topics · "
-                + widgets.settings_line(s, c) + " · move a **gain slider** or **beta** in the sidebar: every chart "
-                "follows. Your own qrels and runs: the Data page.")
+                + widgets.settings_line(s, c) + f" · change {widgets.gain_control_words()} (beta and the other "
+                f"settings: {widgets.sidebar_words()}): every chart follows. Your own qrels and runs: the Data page.")
 # Sakai 2007's claim on the data shown, at the top of the first screen; computed at the end of the page (after
 # the charts), so that the charts come first
 claim_box = st.container()
@@ -30,8 +30,8 @@ graded = [k for k in s.metric_keys if scoring.METRICS[k.partition("@")[0]].uses_
 left, right = st.columns([1, 1], gap="large")
 with left:
     if not graded:
-        st.info("No graded metric is selected in the sidebar: add Q-measure, P-measure or nDCG to see the "
-                "ranking move with the gains.")
+        st.info(f"No graded metric is selected in {widgets.sidebar_words()}: add Q-measure, P-measure or nDCG to "
+                "see the ranking move with the gains.")
     else:
         if ss.get("ov_metric") not in graded:
             ss["ov_metric"] = "P-measure" if "P-measure" in graded else graded[0]

@@ -29,7 +29,7 @@ widgets.caption(f"Runs by mean {metric}. Look for close neighbours: small gaps a
 widgets.markdown("**Mean over topics, every metric** (click a header to sort)")
 shown = means.iloc[by_mean]
 shown.insert(0, "rank", np.arange(1, len(shown) + 1))
-widgets.table(shown, digits=4, height=min(widgets.rows_height(len(shown)), 560))
+widgets.table(shown, digits=4)      # every row up to 30 runs; more scroll, and the table says so
 
 spec = scoring.METRICS[metric.partition("@")[0]]
 ref_gains = gainsets.preset_gains("3:2:1", s.K)
@@ -54,7 +54,9 @@ else:
                         f"(right). Blue moved up, orange down. {moved} of {len(df)} runs change rank.")
     with r2:
         if list(s.gains) == list(ref_gains):
-            st.info(f"The sliders are at {REF}. Move a gain slider or pick a preset in the sidebar to compare.")
+            st.info(f"The gains are at {REF}. " + ("Change a **gain box** at the top of the page, or pick a preset in "
+                    f"{widgets.sidebar_words()}, to compare." if ss.get("present") else
+                    "Move a gain slider or pick a preset in the sidebar to compare."))
         tau = ranks.kendall(ref, cur)
         st.metric("Kendall tau-b between the two rankings", f"{tau:.3f}")
         by_now = np.argsort(df["rank_right"].to_numpy(), kind="stable")       # built sorted: one frame

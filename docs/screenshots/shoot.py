@@ -92,9 +92,15 @@ LAYOUT_JS = """() => {
     const n = Number(g.getAttribute('aria-colcount'));
     const sc = d.querySelector('.dvn-scroller');
     // the grid scrolls sideways when its columns are wider than the table: some are out of view
-    // a short table (at most 20 rows, dashboard.widgets.FULL_HEIGHT_ROWS) shows every row: no inner scroll bar
+    // a short table (at most 20 rows) shows every row: no inner scroll bar (dashboard.widgets.table shows up to
+    // FULL_HEIGHT_ROWS = 30 unless its page gives a height); any table that scrolls says so right under it (the
+    // grid's scroll bar shows only on hover)
     const rows = Number(g.getAttribute('aria-rowcount')) - 1;
     if (sc && rows <= 20 && sc.scrollHeight > sc.clientHeight + 1) problems.push(`table ${i + 1}: ${rows} rows, not all in view (${sc.scrollHeight} px, ${Math.round(sc.clientHeight)} px shown)`);
+    const holder = d.closest('[data-testid="stElementContainer"]');
+    const next = holder && holder.nextElementSibling;
+    const says = next && /scroll inside the table/.test(next.innerText || '');
+    if (sc && sc.scrollHeight > sc.clientHeight + 1 && !says) problems.push(`table ${i + 1}: ${rows} rows scroll inside it with no note saying so`);
     if (sc && sc.scrollWidth > sc.clientWidth + 1) problems.push(`table ${i + 1}: its ${n} columns need ${sc.scrollWidth} px, ${Math.round(sc.clientWidth)} px shown (${[...d.querySelectorAll('[role="columnheader"]')].map(h => h.textContent).join(', ')})`);
   });
   // text cut short (Streamlit ends it with an ellipsis, "0.…", "i…"): a metric's value, a button's label, a

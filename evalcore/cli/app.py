@@ -86,9 +86,18 @@ def find_app(app_dir: str | None) -> Path:
                      "source checkout, or pass --app-dir CHECKOUT")
 
 
+def server_script(app: Path) -> Path:
+    """What ``streamlit run`` is given: the dashboard's ``dashboard/serve.py`` (app.py as a Streamlit ``st.App``
+    that tells the browser where the server is: without it every page opened by its address asks two addresses
+    that do not exist first, two 404s in the browser's console), else app.py itself."""
+    serve = app.parent / "dashboard" / "serve.py"
+    return serve if serve.is_file() else app
+
+
 def streamlit_command(app: Path, args) -> list[str]:
-    """``python -m streamlit run APP`` with the port, the address and the printed address (``browser.serverAddress``,
-    which also spares Streamlit its external-IP lookup) unless the extra arguments set them."""
+    """``python -m streamlit run SERVER`` (:func:`server_script`) with the port, the address and the printed address
+    (``browser.serverAddress``, which also spares Streamlit its external-IP lookup) unless the extra arguments set
+    them."""
     extra = [x for x in args.streamlit_args if x != "--"]
 
     def given(option: str) -> bool:
@@ -106,7 +115,7 @@ def streamlit_command(app: Path, args) -> list[str]:
     if not given("--browser.serverAddress"):
         shown = args.address if args.address not in (None, "", "0.0.0.0", "::") else DEFAULT_ADDRESS
         opts.append(f"--browser.serverAddress={shown}")
-    return [sys.executable, "-m", "streamlit", "run", str(app), *opts, *extra]
+    return [sys.executable, "-m", "streamlit", "run", str(server_script(app)), *opts, *extra]
 
 
 def _option(cmd: list[str], name: str) -> str | None:
