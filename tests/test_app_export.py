@@ -105,8 +105,11 @@ def test_the_exported_view_holds_every_table_caption_and_the_settings_in_words(p
                     assert any(f"{v:.{d}f}" in text for d in (1, 2, 3, 4)), (col, v)
                 elif isinstance(v, str):
                     assert " ".join(v.split()) in text, (col, v)
-    # every caption, as a reader sees it (Markdown and references rendered)
+    # every caption, as a reader sees it (Markdown and references rendered); a table's note on how to
+    # scroll it (widgets.table) describes the live table only: the export prints its rows
     for cap in at.main.caption:
+        if " in view: scroll inside the table for the others" in cap.value:
+            continue
         plain = " ".join(_text(export.md_html(cap.value)).split())
         assert plain in text, plain
     # the settings in words, with the values used, never internal keys
