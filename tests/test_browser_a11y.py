@@ -121,6 +121,8 @@ def test_every_chart_has_a_text_alternative(server):
     assert charts >= 12 and not found, found
 
 
+_FOCUSED_JS = """() => { const e = document.activeElement, s = getComputedStyle(e);
+    return [e.tagName, (e.innerText || '').slice(0, 40), s.outlineStyle, s.outlineWidth, s.boxShadow]; }"""
 _FOCUS_RING_JS = """() => { const s = getComputedStyle(document.activeElement);
     return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none'; }"""
 
@@ -129,8 +131,8 @@ def _tab_to(page, name: str, max_tabs: int = 120) -> int:
     """Press Tab until the focused element is the button ``name``; the number of presses."""
     for n in range(1, max_tabs + 1):
         page.keyboard.press("Tab")
-        label = page.evaluate("() => (document.activeElement && document.activeElement.innerText || '').trim()")
-        if label.endswith(name):
+        tag, label = page.evaluate("() => [document.activeElement.tagName, document.activeElement.innerText || '']")
+        if tag == "BUTTON" and name in label.split():     # "arrow_forward Next N": its icon, label and key hint
             return n
     raise AssertionError(f"{name!r} not reached with {max_tabs} Tab presses")
 
@@ -151,8 +153,9 @@ def test_the_lesson_can_be_followed_with_the_keyboard_alone(server, extra):
             presses = []
             for name, step in (("Next", 2), ("Next", 3), ("Next", 4), ("Previous", 3)):
                 presses.append(_tab_to(page, name))
+                page.wait_for_timeout(400)                 # the ring fades in (a CSS transition)
                 ring = page.evaluate(_FOCUS_RING_JS)
-                assert ring, f"the focused {name!r} button shows no focus mark"
+                assert ring, (f"the focused {name!r} button shows no focus mark", page.evaluate(_FOCUSED_JS))
                 page.keyboard.press("Enter")
                 page.wait_for_function(f"() => location.search.includes('step={step}')", timeout=60000)
                 _wait_idle(page, 120000)
