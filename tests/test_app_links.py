@@ -44,6 +44,10 @@ def test_the_registry_is_the_navigation_and_names_files_without_number_prefixes(
     assert views == sorted(p.file for p in PAGES), "every page file is in the registry, and only those"
     assert all(not p.file[0].isdigit() for p in PAGES)
     assert len({p.url_path for p in PAGES}) == len(PAGES)
+    # AppTest finds a page by its file name before the first run (AppTest.switch_page): a page served at
+    # another address would open as the Overview in the page tests, which would then blame the Overview's widgets
+    odd = [f"{p.file} at /{p.url_path}" for p in PAGES if p.url_path != p.file.removesuffix(".py")]
+    assert not odd, f"a page's address is its file's name (views/NAME.py at /NAME): {', '.join(odd)}"
     # app.py builds its pages from the registry, not from a list of its own
     tree = ast.parse((ROOT / "app.py").read_text())
     literals = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
