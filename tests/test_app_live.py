@@ -447,7 +447,8 @@ def test_evalcore_app_starts_the_server_with_one_blas_thread(monkeypatch):
     args = build_parser("app").parse_args(["app", "--app-dir", str(Path(APP).parent)])
     assert args.func is cli_app.run_app and args.func(args) == 0
     assert seen["env"]["OPENBLAS_NUM_THREADS"] == "1" and seen["env"]["OMP_NUM_THREADS"] == "3"
-    assert seen["cmd"][4] == str(Path(APP).resolve())
+    # the server script: dashboard/serve.py (app.py as a Streamlit st.App), beside the app.py found in --app-dir
+    assert seen["cmd"][4] == str(Path(APP).resolve().parent / "dashboard" / "serve.py")
 
 
 def test_a_part_dropped_by_the_store_is_computed_again_not_a_crash(monkeypatch):

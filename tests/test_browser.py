@@ -494,7 +494,7 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
             _wait_idle(page, 60000)
             errors = page.locator('[data-testid="stAlertContentError"]')
             if errors.count():
-                page.screenshot(path="/tmp/i22-upload-error.png", full_page=True)
+                page.screenshot(path=str(tmp_path / "upload-error.png"), full_page=True)   # kept with the test's files
             assert errors.count() == 0, page.locator('[data-testid="stAlert"]').first.inner_text()[:800]
             page.get_by_text("Runs and topics").click()
             page.wait_for_timeout(500)

@@ -137,7 +137,9 @@ GZ_RUN = b"t1 Q0 dA 1 3 x\nt1 Q0 dZ 2 2 x\nt2 Q0 dC 1 1 x\n"
 
 
 def _gz_members(*texts: bytes) -> bytes:
-    return b"".join(gzip.compress(t) for t in texts)
+    # mtime=0: the same bytes, and so the same test ids, in every process (pytest-xdist's workers each collect
+    # the tests, and a header holding the time of collection made their lists differ)
+    return b"".join(gzip.compress(t, mtime=0) for t in texts)
 
 
 @pytest.mark.parametrize("data", [

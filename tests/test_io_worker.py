@@ -15,12 +15,11 @@ import evalcore
 from dashboard.loader import load_in_worker
 from evalcore.io import APP_LIMITS, InputError
 
-CLEF = Path("/work/shared/data/clef2015")
 QRELS = ("q.txt", b"q1 0 d1 1\nq1 0 d2 2\nq2 0 d1 1\n")
 RUNS = [("a.txt", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\nq2 Q0 d3 1 1.0 x\n"), ("b.txt", b"q1 Q0 d2 1 1.0 x\n")]
 
 
-def _children() -> set[int]:
+def _all_children() -> set[int]:
     """Process ids whose parent is this process (Linux)."""
     me, out = str(os.getpid()), set()
     for p in Path("/proc").iterdir():
@@ -31,6 +30,24 @@ def _children() -> set[int]:
             except (OSError, IndexError):
                 pass
     return out
+
+
+_BEFORE: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _children_of_other_tests():
+    """The children this process had before the test: another test's (the meta-evaluation's worker pool,
+    Dask's local cluster) stay alive for reuse, and under pytest-xdist a worker runs other files' tests
+    before these, in any order. :func:`_children` counts only the ones started since."""
+    _BEFORE.clear()
+    _BEFORE.update(_all_children())
+    yield
+
+
+def _children() -> set[int]:
+    """Children of this process started during the test (the load's worker), still alive."""
+    return _all_children() - _BEFORE
 
 
 def _big_qrels(lines: int = 1_500_000) -> tuple[str, bytes]:
@@ -48,11 +65,10 @@ def test_the_worker_returns_the_collection_a_load_in_process_gives():
     assert seen and seen[-1] == 1.0
 
 
-@pytest.mark.skipif(not CLEF.exists(), reason="needs the clef2015 collection")
-def test_clef2015_through_the_worker_scores_as_in_process():
-    runs = sorted((CLEF / "runs").iterdir())[:5]
-    ref = evalcore.load_collection(CLEF / "qrels.txt", runs)
-    c = load_in_worker(str(CLEF / "qrels.txt"), [str(p) for p in runs])
+def test_clef2015_through_the_worker_scores_as_in_process(clef2015):
+    runs = sorted((clef2015 / "runs").iterdir())[:5]
+    ref = evalcore.load_collection(clef2015 / "qrels.txt", runs)
+    c = load_in_worker(str(clef2015 / "qrels.txt"), [str(p) for p in runs])
     assert np.array_equal(c.levels, ref.levels) and c.run_ids == ref.run_ids
 
 

@@ -83,11 +83,23 @@ def applies(recipe: Recipe, tree: Path = ROOT) -> str | None:
     return None if r.returncode == 0 else (r.stderr or r.stdout).strip()
 
 
+#: What a tree without git (an unpacked archive) leaves out of the copy: what git would ignore.
+_NOT_COPIED = (".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", ".mypy_cache", "build", "dist",
+               "*.egg-info")
+
+
 def _tree_files(root: Path) -> list[str]:
     """The files of the tree as it stands: tracked (those still present) and untracked ones git does not
-    ignore; none under docs/recipes/'s scratch folders."""
+    ignore (every file but :data:`_NOT_COPIED` where ``root`` is not a git checkout)."""
     r = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
-                       capture_output=True, check=True)
+                       capture_output=True)
+    if r.returncode != 0:
+        skip = shutil.ignore_patterns(*_NOT_COPIED)
+        out = []
+        for d, dirs, files in os.walk(root):
+            dirs[:] = [x for x in dirs if x not in skip(d, dirs)]
+            out += [str(Path(d, f).relative_to(root)) for f in files if f not in skip(d, files)]
+        return sorted(out)
     return sorted({f for f in r.stdout.decode().split("\0") if f and (root / f).is_file()})
 
 
@@ -105,11 +117,14 @@ def _command(text: str) -> list[str]:
     return [sys.executable, *argv[1:]] if argv and argv[0] == "python" else argv
 
 
-def _env() -> dict[str, str]:
+def _env(scratch: Path) -> dict[str, str]:
     """The environment of the steps: the real collection's path fixed (the scratch copy has no ../shared beside
-    it; tests/conftest.py reads EVALCORE_CLEF2015 first), and no PYTHONPATH that could import the checkout."""
+    it; tests/conftest.py reads EVALCORE_CLEF2015 first), no PYTHONPATH that could import the checkout, and git
+    kept from looking above the copy (a temporary folder inside another checkout would make `git apply` patch
+    that checkout's files)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env.setdefault("EVALCORE_CLEF2015", str(ROOT.parent / "shared" / "data" / "clef2015"))
+    env["GIT_CEILING_DIRECTORIES"] = str(scratch.parent)
     return env
 
 
@@ -128,7 +143,7 @@ def run(recipe: Recipe, *, keep: bool = False, out=sys.stdout) -> list[str]:
             shown = " ".join(shlex.quote(a) for a in ([Path(argv[0]).name, *argv[1:]] if argv[0] == sys.executable
                                                         else argv))
             print(f"[{recipe.name}] $ {shown}", file=out, flush=True)
-            r = subprocess.run(argv, cwd=scratch, env=_env(), capture_output=True, text=True)
+            r = subprocess.run(argv, cwd=scratch, env=_env(scratch), capture_output=True, text=True)
             if r.returncode != 0:
                 tail = (r.stdout + r.stderr).strip()[-4000:]
                 return [f"docs/recipes/{recipe.path.name} ({recipe.title}): `{shown}` failed with exit status "

@@ -31,14 +31,17 @@ run += [("f", f"F{i}", 1.0) for i in rng.sample(range(14), 14)]  # F12, F13 are 
 run += [("g", "G0", 2.0), ("g", "G9", 1.0)]
 run += [("z", "Z1", 1.0)]
 
-with open("qrels.edge", "w") as f:
-    f.writelines(f"{q} 0 {d} {r}\n" for q, d, r in qrels)
-with open("qrels.edge.nod", "w") as f:
-    f.writelines(f"{q} 0 {d} {r}\n" for q, d, r in qrels if q != "d")
-with open("results.edge", "w") as f:
-    f.write("# a comment line\n")
-    for k, (q, d, s) in enumerate(run):
-        extra = " trailing fields ignored" if k % 7 == 3 else ""
-        f.write(f"{q}\tQ0\t{d}\t{k + 1}\t{s}\tedgeRun{extra}\n")
-        if k == 10:
-            f.write("\n")
+# Written only when run as a script: pytest's --doctest-modules imports every module under tests/, and an import
+# wrote these files into the directory pytest ran from (the checkout's root), from every xdist worker at once.
+if __name__ == "__main__":
+    with open("qrels.edge", "w") as f:
+        f.writelines(f"{q} 0 {d} {r}\n" for q, d, r in qrels)
+    with open("qrels.edge.nod", "w") as f:
+        f.writelines(f"{q} 0 {d} {r}\n" for q, d, r in qrels if q != "d")
+    with open("results.edge", "w") as f:
+        f.write("# a comment line\n")
+        for k, (q, d, s) in enumerate(run):
+            extra = " trailing fields ignored" if k % 7 == 3 else ""
+            f.write(f"{q}\tQ0\t{d}\t{k + 1}\t{s}\tedgeRun{extra}\n")
+            if k == 10:
+                f.write("\n")
