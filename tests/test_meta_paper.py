@@ -114,3 +114,64 @@ def test_table2_comparison_without_topic_samples():
 def test_topic_interval_of_the_largest_value():
     v, lo, hi = paper.topic_interval([3.0, 900.0, 40.0, 12.0, 7.0, np.nan], np.max, resamples=200, seed=1)
     assert v == 900.0 and hi == 900.0 and lo in (12.0, 40.0, 900.0)
+
+
+def test_table5_as_003_prints_it():
+    # 003 Table 5, read off the paper: NTCIR-5 Japanese's O-measure row, its lowest (.6506 at 1:1:1)
+    assert paper.TABLE5["NTCIR-5 Japanese"]["O-measure"] == (.8529, .7471, .6506, .7195)
+    assert paper.TABLE5["NTCIR-3 Chinese"]["P-measure"][0] == .9899
+    assert paper.TABLE5_SETTINGS == ("30:20:10", "0.3:0.2:0.1", "1:1:1", "10:5:1")
+    # 003 Sec. 5.5: "O-measure may be less robust": its row minimum is below P+'s and P's on every data set
+    for d in paper.DATA_SETS:
+        row = {m: min(v) for m, v in paper.TABLE5[d].items()}
+        assert row["O-measure"] < min(row["P+-measure"], row["P-measure"])
+
+
+def _gain_data(o_noise, seed=5, n_runs=14, n_topics=30):
+    rng = np.random.default_rng(seed)
+    base = rng.random((n_runs, 1)) + 0.3 * rng.random((n_runs, n_topics))
+    default = {m: base for m in ("P+-measure", "P-measure", "O-measure")}
+    noise = {"P+-measure": 0.05, "P-measure": 0.08, "O-measure": o_noise}
+    variants = {m: {s: base + noise[m] * rng.random((n_runs, n_topics)) for s in ("20:10", "1:1")}
+                for m in default}
+    return default, variants
+
+
+def test_table5_findings_equal_a_plain_loop_with_scipy():
+    default, variants = _gain_data(o_noise=0.6)
+    f = {d["name"]: d for d in paper.table5_findings(default, variants, resamples=40, seed=3)}
+
+    def lowest(idx):
+        return {m: min(kendalltau(default[m][:, idx].mean(axis=1), v[:, idx].mean(axis=1)).statistic
+                       for v in variants[m].values()) for m in default}
+    low = lowest(np.arange(30))
+    share = np.mean([(lambda w: w["O-measure"] < min(w["P+-measure"], w["P-measure"]))(lowest(idx))
+                     for _, idx, _ in topic_samples(30, 40, 3)])
+    assert low["O-measure"] < min(low["P+-measure"], low["P-measure"])
+    o = f["o_less_robust"]
+    assert o["verdict"] == "agrees" and f"{low['O-measure']:.3f}" in o["detail"]
+    assert f"lowest in {share:.0%} of 40 topic samples" in o["detail"]
+    # every metric's lowest tau is named with the setting it comes from
+    for m in default:
+        setting = min(variants[m], key=lambda s: kendalltau(default[m].mean(axis=1),
+                                                            variants[m][s].mean(axis=1)).statistic)
+        assert f"{m} {low[m]:.3f} (against {setting})" in f["robust"]["detail"]
+
+
+def test_table5_findings_differ_where_the_data_does():
+    # O-measure as stable as the others: "O less robust" does not hold; a ranking shuffled by the gains is not
+    # "relatively robust" (its lowest tau below 003's row minima even on other topic sets)
+    default, variants = _gain_data(o_noise=0.01)
+    f = {d["name"]: d for d in paper.table5_findings(default, variants, resamples=40)}
+    assert f["o_less_robust"]["verdict"] == "differs"
+    rng = np.random.default_rng(9)
+    variants["O-measure"] = {"1:1": rng.random((14, 30))}
+    f = {d["name"]: d for d in paper.table5_findings(default, variants, resamples=40)}
+    assert f["robust"]["verdict"] == "differs" and "lower than 003's (.6506-.8345)" in f["robust"]["detail"]
+    assert f["o_less_robust"]["verdict"] == "agrees"
+
+
+def test_table5_findings_without_other_settings_cannot_be_checked():
+    default, _ = _gain_data(0.1)
+    f = paper.table5_findings(default, {m: {} for m in default}, resamples=10)
+    assert [d["verdict"] for d in f] == ["cannot be checked", "cannot be checked"]

@@ -36,7 +36,7 @@ from .topic_bootstrap import percentile_interval, topic_samples
 
 __all__ = ["DATA_SETS", "TABLE2", "TABLE2_ORDER", "TABLE2_FINDINGS", "MAX_RP", "SIGNIFICANT_TAU", "AGREES",
            "paper_range", "paper_number", "agreement", "tau_topic_bootstrap", "topic_interval", "table2_comparison",
-           "table2_findings"]
+           "table2_findings", "TABLE5", "TABLE5_SETTINGS", "table5_findings"]
 
 #: 003's four data sets, in the order of its tables.
 DATA_SETS = ("NTCIR-3 Chinese", "NTCIR-3 Japanese", "NTCIR-5 Chinese", "NTCIR-5 Japanese")
@@ -88,6 +88,23 @@ MAX_RP = {"NTCIR-3 Chinese": 913, "NTCIR-3 Japanese": 980, "NTCIR-5 Chinese": 93
 
 #: The statuses of :func:`agreement` that agree with 003.
 AGREES = ("inside", "near")
+
+
+#: 003 Table 5's gain settings (S:A:B), the columns of :data:`TABLE5`; the default is 3:2:1.
+TABLE5_SETTINGS = ("30:20:10", "0.3:0.2:0.1", "1:1:1", "10:5:1")
+
+#: 003 Table 5: Kendall's tau between each metric's ranking under the default gains (3:2:1) and under each of
+#: :data:`TABLE5_SETTINGS`, per data set (:data:`DATA_SETS`' order).
+TABLE5: dict[str, dict[str, tuple[float, ...]]] = {
+    "NTCIR-3 Chinese": {"P+-measure": (.9586, .8805, .8621, .9126), "P-measure": (.9899, .8713, .8667, .9126),
+                        "O-measure": (.8115, .8943, .8023, .8621)},
+    "NTCIR-3 Japanese": {"P+-measure": (.9724, .9402, .8943, .9448), "P-measure": (.9862, .9632, .9402, .9632),
+                         "O-measure": (.9678, .8943, .8207, .9172)},
+    "NTCIR-5 Chinese": {"P+-measure": (.9632, .9034, .8713, .9172), "P-measure": (.9448, .9264, .8759, .9218),
+                        "O-measure": (.9862, .8897, .8345, .9448)},
+    "NTCIR-5 Japanese": {"P+-measure": (.8943, .8023, .7655, .7517), "P-measure": (.8713, .9126, .8575, .8621),
+                         "O-measure": (.8529, .7471, .6506, .7195)},
+}
 
 
 def paper_range(pairs: Sequence[tuple[str, str]]) -> tuple[float, float]:
@@ -179,6 +196,22 @@ def tau_topic_bootstrap(scores: Mapping[str, np.ndarray], pairs: Sequence[tuple[
     for a, b in pairs:
         if a not in mats or b not in mats:
             raise ValueError(f"pair {a!r} - {b!r} names a metric that scores lacks; it has {', '.join(keys)}")
+    point, draws = _tau_draws(mats, pairs, resamples, seed)
+    tail = 50.0 * (1 - level)
+    rows = []
+    for k, (a, b) in enumerate(pairs):
+        v = draws[:, k][~np.isnan(draws[:, k])]
+        lo, hi = percentile_interval(v, tail, 100.0 - tail)
+        rows.append({"metric_a": a, "metric_b": b, "tau": float(point[k]), "lo": lo, "hi": hi,
+                     "sd": float(v.std(ddof=1)) if v.size > 1 else float("nan"), "n": int(v.size)})
+    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo", "hi", "sd", "n"])
+
+
+def _tau_draws(mats: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, str]], resamples: int,
+               seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """tau-b of every pair of ``pairs`` on the data, shape ``(len(pairs),)``, and on every topic sample of
+    :func:`topic_samples`, shape ``(resamples, len(pairs))`` (NaN where a ranking ties every run)."""
+    n_runs, T = next(iter(mats.values())).shape
     used = list(dict.fromkeys(m for p in pairs for m in p))
     col = {m: i for i, m in enumerate(used)}
     ia, ib = np.array([col[a] for a, _ in pairs]), np.array([col[b] for _, b in pairs])
@@ -195,18 +228,10 @@ def tau_topic_bootstrap(scores: Mapping[str, np.ndarray], pairs: Sequence[tuple[
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(denom > 0, np.einsum("kp,kp->k", signs[ia], signs[ib]) / denom, np.nan)
 
-    point = taus(slice(None))
     draws = np.full((resamples, len(pairs)), np.nan)
     for r, idx, _ in topic_samples(T, resamples, seed):
         draws[r] = taus(idx)
-    tail = 50.0 * (1 - level)
-    rows = []
-    for k, (a, b) in enumerate(pairs):
-        v = draws[:, k][~np.isnan(draws[:, k])]
-        lo, hi = percentile_interval(v, tail, 100.0 - tail)
-        rows.append({"metric_a": a, "metric_b": b, "tau": float(point[k]), "lo": lo, "hi": hi,
-                     "sd": float(v.std(ddof=1)) if v.size > 1 else float("nan"), "n": int(v.size)})
-    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo", "hi", "sd", "n"])
+    return taus(slice(None)), draws
 
 
 def topic_interval(per_topic, statistic=np.max, *, resamples: int = 200, seed: int = 0,
@@ -323,4 +348,116 @@ def _significance_finding(comparison: pd.DataFrame, recs: list[dict[str, Any]], 
                   f"{lowest})")
     return {"name": "significance", "agrees": ok, "verdict": verdict, "detail": detail,
             "claim": f"every tau above {SIGNIFICANT_TAU} (significant at alpha = 0.01 with 30 runs)",
+            "text": f"{verdict}: {detail}"}
+
+
+def _lowest_tau(default: np.ndarray, variants: Mapping[str, np.ndarray], resamples: int, seed: int):
+    """The lowest tau between ``default``'s ranking and any variant's, on the data and on every topic sample
+    (the same samples for every metric: :func:`topic_samples` with ``seed``), and the setting it comes from."""
+    mats = {"\0default": np.asarray(default, dtype=np.float64),
+            **{k: np.asarray(v, dtype=np.float64) for k, v in variants.items()}}
+    pairs = [("\0default", k) for k in variants]
+    point, draws = _tau_draws(mats, pairs, resamples, seed)
+    # a sample's lowest over the taus it defines (NaN where none is defined), without numpy's All-NaN warning
+    low = np.where(np.isnan(draws), np.inf, draws).min(axis=1)
+    low[~np.isfinite(low)] = np.nan
+    if not np.isfinite(point).any():
+        return float("nan"), low, list(variants)[0]
+    k = int(np.nanargmin(point))
+    return float(point[k]), low, list(variants)[k]
+
+
+def table5_findings(default: Mapping[str, np.ndarray], variants: Mapping[str, Mapping[str, np.ndarray]], *,
+                    resamples: int = 200, seed: int = 0, label=str, paper: str = "003") -> list[dict]:
+    """003 Sec. 5.5's two observations on Table 5, checked on this data, as :func:`table2_findings`' dicts.
+
+    ``default``: ``{metric: (n_runs, n_topics) scores under the default gains}`` for P+-measure, P-measure and
+    O-measure (those present); ``variants``: ``{metric: {setting label: scores under that setting}}``. For each
+    metric the *lowest* tau between its default ranking and a variant's (003's Table 5 row minimum) stands for
+    how robust it is; on every topic sample (``resamples``, :func:`topic_samples`) the same minimum is taken
+    again. The two observations:
+
+    1. **robust**: "the system rankings according to P(+)-measure and O-measure are relatively robust to the
+       choice of gain values" - each metric's lowest tau against the range of that metric's row minimum over
+       003's four data sets (:data:`TABLE5`), by :func:`agreement` with the topic interval (2.5-97.5 % of the
+       samples' minima), a tau above that range counting as agreeing (more robust still); it agrees when every
+       metric agrees (within the uncertainty), and differs when one metric's lowest tau is below 003's range
+       even on other topic sets.
+    2. **O less robust**: "O-measure may be less robust than P(+)-measure" - O-measure's lowest tau strictly
+       below both P+-measure's and P-measure's (so in each of 003's four data sets); the share of topic samples
+       where it holds is its uncertainty. It agrees when it holds on the data.
+
+    With ``resamples=0`` no interval is computed. A metric without variants (every setting maps onto the default's
+    values, e.g. one relevance level) cannot be checked.
+
+    >>> rng = np.random.default_rng(1)
+    >>> base = rng.random((12, 1)) + rng.random((12, 40)) * 0.2
+    >>> noisy = lambda s: base + rng.random((12, 40)) * s
+    >>> f = table5_findings({m: base for m in ("P+-measure", "P-measure", "O-measure")},
+    ...                     {"P+-measure": {"x": noisy(0.01)}, "P-measure": {"x": noisy(0.01)},
+    ...                      "O-measure": {"x": noisy(0.4)}}, resamples=50)
+    >>> [d["verdict"] for d in f]
+    ['agrees', 'agrees']
+    """
+    fams = [m for m in ("P+-measure", "P-measure", "O-measure") if m in default and variants.get(m)]
+    if not fams:
+        return [{"name": name, "agrees": False, "verdict": "cannot be checked",
+                 "detail": "no other gain setting gives other values here", "claim": words,
+                 "text": "cannot be checked: no other gain setting gives other values here"}
+                for name, words in (("robust", _T5_ROBUST), ("o_less_robust", _T5_O_LESS))]
+    n = max(int(resamples), 1)
+    low = {m: _lowest_tau(default[m], variants[m], n, seed) for m in fams}
+    out = [_t5_robust(low, fams, resamples, label, paper), _t5_o_less(low, fams, resamples, label, paper)]
+    return out
+
+
+_T5_ROBUST = "the rankings of P(+)-measure and O-measure are relatively robust to the choice of gain values"
+_T5_O_LESS = "O-measure may be less robust than P(+)-measure"
+
+
+def _t5_robust(low, fams, resamples, label, paper) -> dict:
+    parts, ok = [], True
+    if not any(math.isfinite(low[m][0]) for m in fams):
+        detail = "tau is undefined for every metric here (a ranking ties every run)"
+        return {"name": "robust", "agrees": False, "verdict": "cannot be checked", "detail": detail,
+                "claim": _T5_ROBUST, "text": f"cannot be checked: {detail}"}
+    for m in fams:
+        tau, draws, setting = low[m]
+        row_min = [min(TABLE5[d][m]) for d in DATA_SETS]
+        lo, hi = percentile_interval(draws[~np.isnan(draws)]) if resamples else (float("nan"), float("nan"))
+        ag = agreement(tau, lo, hi, min(row_min), max(row_min), paper=paper)
+        if ag["status"] == "above":      # more robust than 003 saw: robust all the same
+            ag = {"agrees": True, "words": f"agrees: {ag['detail']}, more robust than on any of {paper}'s data sets"}
+        ok = ok and (ag["agrees"] or not math.isfinite(tau))     # an undefined tau is named, not counted
+        parts.append(f"{label(m)} {tau:.3f} (against {setting}): {ag['words']}")
+    allmin = [min(TABLE5[d][m]) for d in DATA_SETS for m in TABLE5[d]]
+    claim = f"{_T5_ROBUST} ({paper}: lowest taus {paper_number(min(allmin))}-{paper_number(max(allmin))})"
+    verdict = "agrees" if ok else "differs"
+    detail = "lowest tau against the default gains: " + "; ".join(parts)
+    return {"name": "robust", "agrees": ok, "verdict": verdict, "detail": detail, "claim": claim,
+            "text": f"{verdict}: {detail}"}
+
+
+def _t5_o_less(low, fams, resamples, label, paper) -> dict:
+    others = [m for m in fams if m != "O-measure"]
+    if "O-measure" not in fams or not others:
+        return {"name": "o_less_robust", "agrees": False, "verdict": "cannot be checked",
+                "detail": "O-measure and P(+)-measure are not both here", "claim": _T5_O_LESS,
+                "text": "cannot be checked: O-measure and P(+)-measure are not both here"}
+    o = low["O-measure"][0]
+    if not all(math.isfinite(low[m][0]) for m in ("O-measure", *others)):
+        detail = "a lowest tau is undefined here (a ranking ties every run)"
+        return {"name": "o_less_robust", "agrees": False, "verdict": "cannot be checked", "detail": detail,
+                "claim": _T5_O_LESS, "text": f"cannot be checked: {detail}"}
+    holds = bool(all(o < low[m][0] for m in others))
+    rel = ", ".join(f"{'below' if o < low[m][0] else 'equal to' if o == low[m][0] else 'above'} "
+                    f"{label(m)}'s {low[m][0]:.3f}" for m in others)
+    detail = f"O-measure's lowest tau {o:.3f} is {rel}"
+    if resamples:
+        od = low["O-measure"][1]
+        ok = np.all([od < low[m][1] for m in others], axis=0)
+        detail += f"; it is the lowest in {float(np.mean(ok)):.0%} of {resamples} topic samples"
+    verdict = "agrees" if holds else "differs"
+    return {"name": "o_less_robust", "agrees": holds, "verdict": verdict, "detail": detail,
+            "claim": f"{_T5_O_LESS} ({paper}: O-measure's lowest tau below both in all four data sets)",
             "text": f"{verdict}: {detail}"}

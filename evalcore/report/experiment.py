@@ -37,7 +37,7 @@ from ..collection import Collection
 from ..gains import level_label, levels_statement, resolve_gains, resolve_penalties
 from ..meta import correlation_matrix, gain_correlation_table, kendall_test, subset_runs, top_runs
 from ..meta._parallel import resolve_threads
-from ..meta.paper import table2_comparison, table2_findings
+from ..meta.paper import agreement, table2_comparison, table2_findings, table5_findings
 from ..meta.repeat import RepeatResult, repeat
 from ..meta.topic_bootstrap import TopicBootstrapResult, claim_shares, topic_bootstrap
 from ..meta.verdict import CLAIM_003_TEXT, gain_choice_verdict
@@ -73,7 +73,6 @@ PAPER: dict[str, Any] = {
     "tau_O_NWRR": (0.8391, 0.9356),                               # Table 2
     "tau_RR_onedoc_5J": (0.6138, 0.7839),                         # Table 2 (d), RR vs NWRR/O/P/P+
     "tau_AveP_O_5J": 0.3563,                                      # Table 2 (d)
-    "tau_gain_min": {"P+-measure": 0.7517, "P-measure": 0.8575, "O-measure": 0.6506},   # Table 5
 }
 
 
@@ -341,7 +340,8 @@ def _table4(s: _Setup):
 
 
 def _gain_scores(s: _Setup):
-    """Scores of P+, P and O under the default and every other (mapped) gain setting, and what was left out."""
+    """Scores of P+, P and O under every other (mapped) gain setting (``{metric: {setting: (runs, topics)}}``), the
+    same with the default under its Table 6 label, and what was left out."""
     variants: dict[str, dict[str, np.ndarray]] = {m: {} for m in GAIN_METRICS}
     gain_scores, used, skipped = {}, {s.g_label: "default"}, []
     for fam in GAIN_METRICS:
@@ -356,7 +356,7 @@ def _gain_scores(s: _Setup):
         used[lab] = setting
         Sg = subset_runs(registry.score_matrices(s.c, GAIN_METRICS, **{**s.params, "gains": gv.tolist()}), s.idx)
         for m in GAIN_METRICS:
-            variants[m][lab] = Sg[m].mean(axis=1)
+            variants[m][lab] = Sg[m]
             gain_scores[f"{FAMILY[m]} {lab}"] = Sg[m]
     return variants, gain_scores, skipped
 
@@ -369,7 +369,8 @@ def mapping_text(K: int) -> str:
 def _tables56(s: _Setup):
     s.say("Tables 5 and 6: other gain settings")
     variants, gain_scores, skipped = _gain_scores(s)
-    t5 = gain_correlation_table({m: s.S[m].mean(axis=1) for m in GAIN_METRICS}, variants)
+    t5 = gain_correlation_table({m: s.S[m].mean(axis=1) for m in GAIN_METRICS},
+                                {m: {k: v.mean(axis=1) for k, v in per.items()} for m, per in variants.items()})
     t5n = t5.reset_index().rename(columns={"index": "metric"})
     t5d = t5n.copy()
     for col in t5d.columns[1:]:
@@ -405,7 +406,9 @@ def _tables56(s: _Setup):
         sub = bs6.table("pct_significant", alpha=0.05).reindex(keys)
         verdicts[fam] = gain_choice_verdict(t5.loc[fam].to_numpy(), sub["mean"], sub["min"], sub["max"], P,
                                             reference=f"the default {s.g_label}")
-    return tab5, tab6, t5, verdicts
+    t5_findings = table5_findings({m: s.S[m] for m in GAIN_METRICS}, variants, resamples=s.topic_resamples,
+                                  seed=s.topic_seed, label=_display_name)
+    return tab5, tab6, t5, verdicts, t5_findings
 
 
 def _tukey_table(s: _Setup):
@@ -594,21 +597,6 @@ def _recall_finding(s: _Setup, sw, bs, tbs) -> str:
             f" (bootstrap: Q-measure {b['Q-measure']:.1f}%, AveP {b['AP']:.1f}% of pairs significant).")
 
 
-def _robust_text(gmin) -> str:
-    """How O-measure's lowest tau against the default gains compares with P+'s and P's, computed."""
-    o = float(gmin["O-measure"])
-    parts = []
-    for m in ("P+-measure", "P-measure"):
-        v = float(gmin[m])
-        if math.isnan(o) or math.isnan(v):
-            parts.append(f"{_display_name(m)}'s is undefined")
-        else:
-            rel = ("equal to" if math.isclose(o, v, rel_tol=1e-12, abs_tol=1e-12) else
-                   "below" if o < v else "above")
-            parts.append(f"{rel} {_display_name(m)}'s ({v:.4f})")
-    return f"O-measure's lowest tau ({o:.4f}) is " + " and ".join(parts) + "."
-
-
 def _tau_finding(s: _Setup, mapped: str, can_sig: bool) -> str:
     """003 Sec. 5.2's observations on Table 2, each with its verdict on this data: the taus beside 003's range over
     its four data sets, with an interval from the topic bootstrap's samples (evalcore.meta.paper)."""
@@ -623,29 +611,48 @@ def _tau_finding(s: _Setup, mapped: str, can_sig: bool) -> str:
             ("" if can_sig else f" With {s.n} runs none of these can be significant."))
 
 
-def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts) -> tuple[list[str], str]:
+def _absolute_finding(s: _Setup, b_pct: dict, tbs, mapped: str) -> str:
+    """003 Table 4's range of % pairs significant for RR and Q-measure beside this data's, each with its verdict
+    (:func:`evalcore.meta.paper.agreement`) and the interval over the topic bootstrap's samples."""
+    spread = tbs["bootstrap"].spread(*POWER_FIGURES["bootstrap"][:1], **POWER_FIGURES["bootstrap"][1]) \
+        if "bootstrap" in tbs else None
+    parts, agree = [], 0
+    for m, key in (("RR", "boot_RR"), ("Q-measure", "boot_Q")):
+        lo, hi = ((float(spread.loc[m, "lo"]), float(spread.loc[m, "hi"])) if spread is not None and m in spread.index
+                  else (float("nan"), float("nan")))
+        ag = agreement(float(b_pct[m]), lo, hi, *PAPER[key], digits=1)
+        agree += bool(ag["agrees"])
+        parts.append(f"{_display_name(m)} {b_pct[m]:.1f}% ({PAPER[key][0]}%-{PAPER[key][1]}% in 003): {ag['words']}")
+    how = (f"intervals: 2.5-97.5 % over the {s.topic_resamples} topic samples, B = {s.topic_B} on each"
+           if spread is not None else "no topic bootstrap (--topic-resamples 0): no intervals")
+    return (f"**Absolute levels**{mapped}: {agree} of 2 agree with 003 Table 4's range over its four data sets "
+            f"({how}). " + "; ".join(parts) + ". As 003 notes, absolute values depend heavily on the set of runs; "
+            "the order of the metrics is the comparable finding.")
+
+
+def _gain_finding(s: _Setup, t5, verdicts, t5_findings, mapped: str) -> str:
+    """003 Sec. 5.5's two observations on Table 5, each with its verdict (:func:`table5_findings`), then the
+    dashboard's rule for which gains to report."""
+    agree = sum(f["agrees"] for f in t5_findings)
+    how = (f"intervals and shares over the {s.topic_resamples} topic samples (topic seed {s.topic_seed})"
+           if s.topic_resamples else "no topic bootstrap (--topic-resamples 0): no intervals")
+    return (f"**Gain values (Table 5)**{mapped}: {agree} of {len(t5_findings)} of 003's observations agree here "
+            f"({how}). " + " ".join(f"003: {f['claim']} - {f['text']}." for f in t5_findings) +
+            (f" {s.name} has {s.K} relevance level{'s' if s.K > 1 else ''}, so the settings become "
+             f"{mapping_text(s.K)}; the comparison with 003 is between different settings." if s.K != 3 else "") +
+            " Which gains to report (the dashboard's rule, evalcore.meta.gain_choice_verdict): " +
+            " ".join(f"{_display_name(m)}: {v['text']}" for m, v in verdicts.items()))
+
+
+def _findings(s: _Setup, corr, can_sig, sw, bs, bpct, tk, t5, tbs, verdicts, t5_findings) -> tuple[list[str], str]:
     s.say("comparison with 003's findings")
-    R, n, K, T, name = s.R, s.n, s.K, s.T, s.name
+    R, n, K, T = s.R, s.n, s.K, s.T
     b_pct = bpct["mean"].to_dict()
-    lab = _display_name
     mapped = "" if K == 3 else f" (settings mapped onto {K} levels: not 003's)"
     findings = [_claim_finding(s, sw, bs, tk, tbs), _recall_finding(s, sw, bs, tbs)]
-    findings.append(
-        f"**Absolute levels.** 003 Table 4 gives {PAPER['boot_RR'][0]}% to {PAPER['boot_RR'][1]}% of pairs "
-        f"significant for RR and {PAPER['boot_Q'][0]}% to {PAPER['boot_Q'][1]}% for Q-measure across its four "
-        f"data sets; here{mapped} RR {b_pct['RR']:.1f}% and Q-measure {b_pct['Q-measure']:.1f}%. As 003 notes, "
-        "absolute values depend heavily on the set of runs; only the order of the metrics is comparable.")
+    findings.append(_absolute_finding(s, b_pct, tbs, mapped))
     findings.append(_tau_finding(s, mapped, can_sig))
-    gmin = t5.min(axis=1)
-    findings.append(
-        f"**Gain values (Table 5)**{mapped}. Lowest tau against the default: " +
-        ", ".join(f"{lab(m)} {v:.4f} (003, 3 levels: {PAPER['tau_gain_min'][m]:.4f})" for m, v in gmin.items()) +
-        ". 003 found P(+) rankings fairly robust to the gain values and O-measure less so; here " +
-        _robust_text(gmin) +
-        (f" {name} has {K} relevance level{'s' if K > 1 else ''}, so the settings become {mapping_text(K)}; "
-         "the comparison with 003 is between different settings." if K != 3 else "") +
-        " Which gains to report (the dashboard's rule, evalcore.meta.gain_choice_verdict): " +
-        " ".join(f"{lab(m)}: {v['text']}" for m, v in verdicts.items()))
+    findings.append(_gain_finding(s, t5, verdicts, t5_findings, mapped))
     caveat = (f"Caveats: one collection ({T} topics, {K} relevance level{'s' if K > 1 else ''}, {n} runs) "
               "against 003's four NTCIR CLIR sets (42-50 topics, 3 levels, 30 runs each)" +
               (f"; {R} Monte Carlo repetitions (B = {s.B}): the ± and [min–max] of Tables 3-6 and Tukey are Monte "
@@ -699,12 +706,12 @@ def run_experiment(c, *, name: str, top: int = 30, top_by: str = "AP", B: int = 
     t2, corr, can_sig = _table2(s)
     t3, sw, pct = _table3(s)
     t4, bs, bpct = _table4(s)
-    t5, t6, t5df, verdicts = _tables56(s)
+    t5, t6, t5df, verdicts, t5_findings = _tables56(s)
     tt, tk, tpct = _tukey_table(s)
     ts = _stability_table(s)
     tbs = _topic_bootstraps(s)
     topic_tables = _topic_tables(s, tbs, {"swap": sw, "bootstrap": bs, "tukey": tk})
-    findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts)
+    findings, caveat = _findings(s, corr, can_sig, sw, bs, bpct, tk, t5df, tbs, verdicts, t5_findings)
     settings = {"top": top, "top_by": top_by, "B": s.B, "tukey_B": s.tukey_B, "repeats": s.R, "seed": seed,
                 "seeds": list(sw.seeds), "gains": s.g_label, "penalties": s.p_label, "beta": beta,
                 "gains_levels": levels_statement(s.params["gains"], c.level_names),
