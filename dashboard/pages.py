@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from evalcore.registry import SETTING_PARAMS, Param
 from evalcore.settings import DEFAULTS
 
 from . import report as _report  # the Report page's options: their defaults and bounds
@@ -107,6 +108,15 @@ RANKINGS_DETAIL = ("Per topic", "Run against run", "How deep (r_1, r_p)")
 #: Base metric keys shown by default: the Sakai 2007 family beside AP/Q and nDCG.
 DEFAULT_METRICS = ("AP", "Q-measure", "RR", "O-measure", "NWRR", "P-measure", "P+-measure", "nDCG")
 
+def _setting(prm: Param) -> Control:
+    """A measure's own setting in the address, as its declaration gives it (:class:`evalcore.registry.Setting`):
+    the session key of its slider, the parameter's name in the address (``?p=``), its default, clamped to the
+    slider's span."""
+    assert prm.setting is not None, f"{prm.name} is not declared as a setting"
+    return Control(prm.setting.widget, prm.name, prm.default, int if prm.kind == "int" else float,
+                   bounds=prm.setting.span)
+
+
 #: The sidebar's settings, shared by every page (app.py's shell draws the sidebar on each), and the
 #: settings of the data shown.
 SIDEBAR: tuple[Control, ...] = (
@@ -114,7 +124,7 @@ SIDEBAR: tuple[Control, ...] = (
     Control("gains", "gains", kind="levels", widgets=r"_g[sn]\d+_\d+"),   # the slider and box of each level
     Control("penalties", "pen", kind="levels", widgets=r"p\d+"),             # NWRR's penalty per level
     Control("beta", "beta", DEFAULTS["beta"], float),
-    Control("rbp_p", "p", DEFAULTS["p"], float),            # RBP's persistence (Moffat & Zobel 2008)
+    *(_setting(prm) for prm in SETTING_PARAMS),      # each measure's own setting: ?p= (RBP), ?f_beta= (SetF)
     Control("cutoff", "cutoff", DEFAULTS["cutoffs"][0], int),
     Control("threshold", "thr", "relaxed", choices=("relaxed", "rigid")),
     Control("metrics", "m", DEFAULT_METRICS, kind="list"),

@@ -33,13 +33,13 @@ def relevant(key: str, s: Settings) -> tuple:
     """The sidebar settings this metric reads (its registry parameters), as hashable (name, value) pairs:
     only these key its cached scores, so a slider move recomputes only the metrics that read it."""
     sidebar = {"gains": s.gains, "beta": s.beta, "penalties": s.penalties, "rel_threshold": s.rel_threshold,
-               "p": s.p}
+               **dict(s.measure_settings)}
     return tuple(sorted(METRICS[key.partition("@")[0]].reads(sidebar).items()))
 
 
 def data_key(c: Collection, s: Settings) -> tuple:
     """Identity of a score set for the long computations' caches."""
-    return (c.fingerprint, s.metric_keys, s.gains, s.beta, s.penalties, s.rel_threshold, s.cutoff)
+    return (c.fingerprint, s.metric_keys, s.gains, s.beta, s.penalties, s.rel_threshold, s.cutoff, s.measure_settings)
 
 
 def score(c: Collection, key: str, s: Settings) -> np.ndarray:
@@ -141,7 +141,7 @@ def analysis_collection(c: Collection, s: Settings) -> Collection:
 def label(key: str, c: Collection, s: Settings) -> str:
     """The canonical configured label, e.g. ``Q-measure(gains=10:5:1)``."""
     return registry.metric_label(key, c, gains=list(s.gains), beta=s.beta, penalties=list(s.penalties),
-                                 rel_threshold=s.rel_threshold, p=s.p)
+                                 rel_threshold=s.rel_threshold, **dict(s.measure_settings))
 
 
 def first_and_preferred(c: Collection, s: Settings) -> tuple[np.ndarray, np.ndarray]:

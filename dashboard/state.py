@@ -30,9 +30,8 @@ from typing import Any
 import streamlit as st
 
 from evalcore.gains import level_label, parse_levels, resolve_gains, resolve_penalties
-from evalcore.registry import cutoff_required
+from evalcore.registry import SETTING_PARAMS, cutoff_required
 from evalcore.settings import (
-    DEFAULTS,
     GAIN_MAX,
     GAIN_MIN,
     GAIN_STEP,
@@ -113,7 +112,8 @@ class Settings:
     metrics: tuple[str, ...]       # base keys, as chosen
     top_n: int
     top_by: str
-    p: float = DEFAULTS["p"]       # RBP's persistence
+    # each measure's own setting (evalcore.registry.SETTING_PARAMS): (parameter name, value), e.g. ("p", 0.9)
+    measure_settings: tuple[tuple[str, float], ...] = ()
 
     @property
     def K(self) -> int:
@@ -127,14 +127,14 @@ class Settings:
     def params(self) -> dict:
         """Keyword arguments of ``evalcore.score_matrices`` / ``evaluate``."""
         return {"gains": list(self.gains), "beta": self.beta, "penalties": list(self.penalties),
-                "rel_threshold": self.rel_threshold, "p": self.p}
+                "rel_threshold": self.rel_threshold, **dict(self.measure_settings)}
 
     def as_json(self) -> dict:
         """The settings file the CLI (``--settings``) and the Data page both read."""
         return {
             "gains": list(self.gains), "gains_paper_notation": paper(self.gains),
             "beta": self.beta, "penalties": list(self.penalties), "cutoffs": [self.cutoff],
-            "rel_threshold": self.rel_threshold, "p": self.p, "metrics": list(self.metric_keys),
+            "rel_threshold": self.rel_threshold, **dict(self.measure_settings), "metrics": list(self.metric_keys),
             "top_n": self.top_n, "top_by": self.top_by,
         }
 
@@ -446,7 +446,7 @@ def current() -> Settings:
         metrics=tuple(ss["metrics"]) or DEFAULT_METRICS,
         top_n=int(ss["top_n"]),
         top_by=str(ss["top_by"]),
-        p=float(ss["rbp_p"]),
+        measure_settings=tuple((prm.name, float(ss[prm.setting.widget])) for prm in SETTING_PARAMS if prm.setting),
     )
 
 

@@ -5,12 +5,14 @@ values survive page changes and land in the URL.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
 import streamlit as st
 
 from evalcore import figures
+from evalcore.registry import SETTING_PARAMS, readers, setting_help
 
 from . import gainsets, report, safe, scoring, state
 
@@ -104,7 +106,7 @@ def sidebar(c) -> None:
                  disabled=K < 2)
         st.multiselect("Metrics", list(scoring.METRIC_KEYS), key="metrics",
                        help="Metrics shown on every page (cutoff metrics use l).")
-        _rbp_slider(ss)
+        _measure_sliders(ss)
         c1, c2 = st.columns([1, 1.4])
         c1.number_input("top N runs", min_value=0, max_value=1000, step=1, key="top_n",
                         help="Analyse only the best N runs (0 = all runs).")
@@ -160,13 +162,18 @@ def gains_row(c) -> None:
                      f"· beta {float(ss['beta']):g} · presentation mode (sidebar: more settings)")
 
 
-def _rbp_slider(ss) -> None:
-    """RBP's persistence, shown while an RBP metric is chosen (a setting no other metric reads)."""
-    if any(m.startswith("RBP") for m in ss["metrics"]) or str(ss["top_by"]).startswith("RBP"):
-        lo, hi = state.WIDGET_BOUNDS["rbp_p"]
-        st.slider("RBP persistence p", lo, hi, step=0.01, key="rbp_p", format="%.2f",
-                  help="Rank-biased precision (Moffat & Zobel 2008): the user reads rank 1, then goes on to "
-                       "each next rank with probability p; RBP@l = (1 - p) sum_{r <= l} rel(r) p^(r-1).")
+def _measure_sliders(ss) -> None:
+    """Each measure's own setting (evalcore.registry.SETTING_PARAMS: RBP's persistence, SetF's beta), a slider
+    shown while a chosen metric reads it (a setting the other metrics do not read), as its declaration gives it."""
+    chosen = {str(m).partition("@")[0] for m in (*ss["metrics"], ss["top_by"])}
+    for prm in SETTING_PARAMS:
+        if prm.setting is None or chosen.isdisjoint(readers(prm)):
+            continue
+        lo, hi = state.WIDGET_BOUNDS[prm.setting.widget]
+        step = prm.setting.step
+        digits = max(0, -math.floor(math.log10(step)))
+        st.slider(prm.setting.label, float(lo), float(hi), step=step, key=prm.setting.widget, format=f"%.{digits}f",
+                  help=setting_help(prm))
 
 
 #: Session key of the format the charts' camera button downloads: "svg" (vector, for papers; the default)
@@ -467,7 +474,9 @@ def sidebar_words() -> str:
 def settings_line(s: state.Settings, c) -> str:
     names = [safe.md(n, 40) for n in state.level_names(s.K, c.level_names)]
     gains = " : ".join(f"{names[L - 1]}={s.gains[L - 1]:g}" for L in range(s.K, 0, -1))
-    rbp = f" · RBP p = {s.p:g}" if any(m.startswith("RBP") for m in s.metrics) else ""
+    chosen = {m.partition("@")[0] for m in s.metrics}
+    rbp = "".join(f" · {prm.setting.label} = {v:g}" for prm in SETTING_PARAMS for name, v in s.measure_settings
+                  if prm.name == name and prm.setting and not chosen.isdisjoint(readers(prm)))
     order = getattr(c, "order", "given")
     depth = getattr(c, "depth_limit", None)
     return (f"gains {gains} · beta {s.beta:g} · cutoff l = {s.cutoff} · "

@@ -23,6 +23,7 @@ from typing import Any
 
 from .gains import resolve_gains, resolve_penalties
 from .settings import DEFAULTS, FIELDS, GAIN_MAX, GAIN_MIN, WIDGET_BOUNDS, Field, SettingsError
+from .specs import SETTING_PARAMS
 
 __all__ = ["ALPHAS", "AppSettings", "fit_to_app"]
 
@@ -31,7 +32,8 @@ ALPHAS = (0.001, 0.01, 0.05, 0.1)
 
 #: The order in which the app fits a file's keys (and so the order of its notes); how each key is
 #: fitted, and which widget it sets, is the key's :class:`~evalcore.settings.Field` (``app``, ``widget``).
-_ORDER = ("gains", "penalties", "beta", "p", "cutoffs", "rel_threshold", "metrics", "top_n", "top_by", "dataset",
+_ORDER = ("gains", "penalties", "beta", *(prm.name for prm in SETTING_PARAMS), "cutoffs", "rel_threshold", "metrics",
+          "top_n", "top_by", "dataset",
           "log_base", "mean", "topics", "simulated", "swap", "bootstrap", "stability")
 
 
@@ -77,7 +79,8 @@ def _metrics(new: dict, out: AppSettings, metric_keys) -> None:
     names = new.get("names")
     cutoffs = new.get("cutoffs") or []
     shared = {"rel_threshold": new.get("rel_threshold", DEFAULTS["rel_threshold"]),
-              "beta": new.get("beta", DEFAULTS["beta"]), "gains": new.get("gains")}
+              "beta": new.get("beta", DEFAULTS["beta"]), "gains": new.get("gains"),
+              **{prm.name: new.get(prm.name, prm.default) for prm in SETTING_PARAMS}}
     bases, cut, cut_from = [], (cutoffs[0] if cutoffs else None), "cutoffs"
     bad = []
     for m in new["metrics"]:

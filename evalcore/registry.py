@@ -26,12 +26,17 @@ from .specs import PARAM_SPELLINGS as PARAM_SPELLINGS
 from .specs import PENALTIES as PENALTIES
 from .specs import PERSISTENCE as PERSISTENCE
 from .specs import REL as REL
+from .specs import SETTING_PARAMS as SETTING_PARAMS
 from .specs import TOPIC_POLICIES as TOPIC_POLICIES
+from .specs import Setting as Setting
+from .specs import readers as readers
+from .specs import setting_help as setting_help
 
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made: `evalcore evaluate` never imports it
     import pandas as pd
 
-__all__ = ["Param", "PARAMS", "MetricSpec", "METRICS", "cutoff_required", "METRIC_KEYS", "SCORE_KEYS",
+__all__ = ["Param", "PARAMS", "Setting", "SETTING_PARAMS", "readers", "setting_help", "MetricSpec", "METRICS",
+           "cutoff_required", "METRIC_KEYS", "SCORE_KEYS",
            "parse_metric", "resolve_metric", "crosswalk", "score_matrix", "score_matrices", "evaluate",
            "evaluate_rows", "ScoreRows", "topic_means", "TOPIC_POLICIES", "topic_policy", "MEAN_TOPIC",
            "policy_matrices", "conventions", "metric_levels", "display_label", "label_note", "VARIANT_WORDS",
@@ -190,8 +195,19 @@ def label_note(metric, names: str | None = None) -> str:
     return f"{shown} is {spec.name}" + (f", trec_eval {spec.trec_eval}" if spec.trec_eval else "")
 
 
+def _own_settings(settings: dict, where: str) -> dict:
+    """The measures' own settings given as keywords (``p=0.9``, ``f_beta=0.5``: any parameter of :data:`PARAMS`,
+    by its name), each the value of every measure that reads it where the name does not fix it; TypeError
+    naming a keyword that is none of them."""
+    bad = [k for k in settings if k not in PARAMS]
+    if bad:
+        raise TypeError(f"{where}() got an unexpected keyword argument {bad[0]!r}; a measure's own setting is "
+                        f"one of {', '.join(PARAMS)}")
+    return settings
+
+
 def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 1.0, penalties=None,
-                 rel_threshold: int = 1, log_base: float = 2, p: float = 0.8, names: str | None = None
+                 rel_threshold: int = 1, log_base: float = 2, names: str | None = None, **settings
                  ) -> np.ndarray:
     """Per-topic scores of one metric, shape (n_runs, n_topics).
 
@@ -200,11 +216,14 @@ def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 
     override the keyword arguments. ``names``: the convention to read it in
     (None = auto: the ambiguous ``nDCG@k`` is evalcore's; :func:`score_matrices`
     and :func:`evaluate`, where users paste lists of names, warn about it).
-    ``p``: the persistence of RBP (Moffat & Zobel 2008), for RBP@k and RBP-residual@k without ``(p=...)``.
+    ``settings``: the measures' own settings by the parameter's name (:data:`PARAMS`): ``p=0.9``, the
+    persistence of RBP (Moffat & Zobel 2008), for RBP@k and RBP-residual@k without ``(p=...)``; ``f_beta=0.5``,
+    SetF's beta (trec_eval's ``set_F.0.5``).
     """
     spec, cutoff = parse_metric(key, names)
     r = resolve(key, names, warn=False)
-    kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
+    kw = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base,
+              **_own_settings(settings, "score_matrix"))
     kw.update(r.params)
     m = spec.func(_lists_for(collection, r.params), **_kwargs(spec, cutoff, **kw))
     if r.base == "NumRel" and r.convention != "trec_eval":
@@ -218,16 +237,18 @@ def score_matrix(collection: Collection, key: str, *, gains=None, beta: float = 
 
 def score_matrices(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None,
                    beta: float = 1.0, penalties=None, cutoffs: Sequence[int] = (10, 1000),
-                   rel_threshold: int = 1, log_base: float = 2, p: float = 0.8, names: str | None = None,
-                   standardise: str | None = None, std_a: float = 0.15, std_b: float = 0.5
+                   rel_threshold: int = 1, log_base: float = 2, names: str | None = None,
+                   standardise: str | None = None, std_a: float = 0.15, std_b: float = 0.5, **settings
                    ) -> dict[str, np.ndarray]:
     """``{key: (n_runs, n_topics) array}`` for every requested metric key.
 
     Parameters are validated once, up front, so a bad gain fails before any work.
     ``standardise`` ("z", "cdf" or "ab" with ``std_a``/``std_b``; default None = raw
     scores) standardises every matrix per topic over all the collection's runs
-    (:mod:`evalcore.meta.standardise`, Webber et al. 2008; Sakai 2016).
+    (:mod:`evalcore.meta.standardise`, Webber et al. 2008; Sakai 2016). ``settings``: the measures' own
+    settings, as :func:`score_matrix` takes them (``p=0.9``, ``f_beta=0.5``).
     """
+    _own_settings(settings, "score_matrices")
     K = collection.max_level
     resolve_gains(gains, K)
     resolve_penalties(penalties, K)
@@ -241,7 +262,7 @@ def score_matrices(collection: Collection, metrics: Iterable[str] | None = None,
         resolve(k, names, warn=True)
     _warn_threshold_above_levels(collection, keys, rel_threshold, names)
     out = {k: score_matrix(collection, k, gains=gains, beta=beta, penalties=penalties,
-                           rel_threshold=rel_threshold, log_base=log_base, p=p, names=names) for k in keys}
+                           rel_threshold=rel_threshold, log_base=log_base, names=names, **settings) for k in keys}
     if names is None and metrics is not None:
         _warn_tie_order(collection, out, rel_threshold)
     if standardise in (None, "none"):
@@ -553,8 +574,8 @@ def _state_settings(collection: Collection, key: str, names, rel_threshold: int,
 
 def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
                   penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
-                  log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
-                  names: str | None = None, topics: str | None = None, means: bool | None = None
+                  log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
+                  names: str | None = None, topics: str | None = None, means: bool | None = None, **settings
                   ) -> ScoreRows | None:
     """:func:`evaluate`'s rows and attrs as a :class:`ScoreRows` (None when no metric is asked for); same
     arguments, same rows in the same order. ``evalcore evaluate --per-topic`` asks for ``means=True``:
@@ -569,7 +590,7 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
                          "(per_topic=True), the means (means=True) or both")
     _check_mean_topic(collection, per_topic)
     mats = score_matrices(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
-                          rel_threshold=rel_threshold, log_base=log_base, p=p, names=names)
+                          rel_threshold=rel_threshold, log_base=log_base, names=names, **settings)
     if metrics is None:
         names = names or "evalcore"
     if not mats:
@@ -580,7 +601,8 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
     used_levels: dict[str, dict[str, str]] = {"gains": {}, "penalties": {}}
     parts = []   # (key, matrix over the policy's topics, their ids, the means)
     aggregate: dict[str, str] = {}
-    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base, p=p)
+    settings = dict(gains=gains, beta=beta, penalties=penalties, rel_threshold=rel_threshold, log_base=log_base,
+                    **settings)
     notes = []
     for key, m in mats.items():
         note = _ambiguous_topics(collection, key, m, topics, names, settings)
@@ -629,8 +651,9 @@ def evaluate_rows(collection: Collection, metrics: Iterable[str] | None = None, 
 
 def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, gains=None, beta: float = 1.0,
              penalties=None, cutoffs: Sequence[int] = (10, 1000), rel_threshold: int = 1,
-             log_base: float = 2, p: float = 0.8, mean: str = "arithmetic", per_topic: bool = False,
-             names: str | None = None, topics: str | None = None, means: bool | None = None) -> pd.DataFrame:
+             log_base: float = 2, mean: str = "arithmetic", per_topic: bool = False,
+             names: str | None = None, topics: str | None = None, means: bool | None = None, **settings
+             ) -> pd.DataFrame:
     """Evaluate every run on every topic; a tidy DataFrame (run, topic, metric, value).
 
     ``metrics``: names in any convention :mod:`evalcore.names` accepts, or
@@ -665,8 +688,9 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     alike per topic but average over different topics (``P@10``, ``RR``,
     ``AP(rel=2)``: NTCIREVAL's topics here, every qrels topic there) raises
     one :class:`TopicSetWarning` per call when ``topics`` is None and the two
-    means differ on this collection; ``topics=`` chooses and silences it. ``p``: RBP's persistence
-    (Moffat & Zobel 2008) where the name does not fix it (``RBP(p=0.9)@10``).
+    means differ on this collection; ``topics=`` chooses and silences it. ``settings``: the measures' own
+    settings by the parameter's name, each where the name does not fix it: ``p``, RBP's persistence (Moffat &
+    Zobel 2008; ``RBP(p=0.9)@10`` fixes it); ``f_beta``, SetF's beta (``SetF(beta=0.5)``).
 
     >>> import evalcore
     >>> c = evalcore.paper_examples()
@@ -675,8 +699,8 @@ def evaluate(collection: Collection, metrics: Iterable[str] | None = None, *, ga
     (['run', 'topic', 'metric', 'value'], False)
     """
     rows = evaluate_rows(collection, metrics, gains=gains, beta=beta, penalties=penalties, cutoffs=cutoffs,
-                         rel_threshold=rel_threshold, log_base=log_base, p=p, mean=mean, per_topic=per_topic,
-                         names=names, topics=topics, means=means)
+                         rel_threshold=rel_threshold, log_base=log_base, mean=mean, per_topic=per_topic,
+                         names=names, topics=topics, means=means, **settings)
     if rows is None:
         import pandas as pd
 

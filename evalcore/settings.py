@@ -14,6 +14,9 @@ such as ``"beat"`` must not be ignored silently)::
     cutoffs        list of whole numbers (or one), each 1..MAX_CUTOFF
     rel_threshold  whole number 1..MAX_LEVEL
     log_base       number > 1 (nDCG's discount)
+    p, f_beta      the measures' own settings, one key per parameter declared with a setting in the metric
+                   table (evalcore.specs.SETTING_PARAMS: RBP's persistence p, SetF's beta f_beta), its
+                   bounds and default from the declaration
     mean           "arithmetic" | "geometric"
     names          how metric names are read: "evalcore" | "ir_measures" | "trec_eval" | "ntcireval"
     order, depth, condensed, keep_first_duplicate, qrels_format, run_format
@@ -63,7 +66,7 @@ from typing import Any
 from ._seeds import SEED_MAX
 from .gains import GAIN_PRESETS, parse_levels
 from .names import CONVENTIONS
-from .specs import TOPIC_POLICIES
+from .specs import SETTING_PARAMS, TOPIC_POLICIES
 
 __all__ = ["Field", "FIELDS", "SettingsError", "parse_settings", "read_settings", "dump_settings", "DEFAULTS", "LIMITS",
            "PRESETS", "GAIN_MIN", "GAIN_MAX", "GAIN_STEP", "WIDGET_BOUNDS", "SIM_MAX_TOPICS", "SIM_MAX_RUNS",
@@ -93,7 +96,8 @@ WIDGET_BOUNDS = {
     "sim_topics": (2, SIM_MAX_TOPICS), "sim_runs": (2, SIM_MAX_RUNS), "beta": (0.0, 10.0), "cutoff": (1, 1000),
     "top_n": (0, 1000), "sw_B": (10, 100000), "bs_B": (10, 100000), "st_B": (10, 100000),
     "bs_alpha": (0.001, 0.5), "sw_subset": (0, 10000), "st_subset": (0, 10000), "kc_level": (0, 50),
-    "rbp_p": (0.01, 0.99),
+    # the sidebar slider of each measure's own setting, as its declaration gives it (evalcore.specs.Setting)
+    **{prm.setting.widget: prm.setting.span for prm in SETTING_PARAMS if prm.setting is not None},
     "sim_seed": (0, 10**6), "sw_seed": (0, 10**6), "bs_seed": (0, 10**6), "st_seed": (0, 10**6),
 }
 
@@ -160,6 +164,14 @@ def _param_field(name: str, *, cap: float, **kw) -> Field:
                  default=p.default, help=p.doc, role="metric", **kw)
 
 
+def _setting_fields() -> tuple[Field, ...]:
+    """The field of every parameter declared as a setting (:data:`evalcore.specs.SETTING_PARAMS`): its key is
+    the parameter's name, its bounds the parameter's (capped by the setting's ``cap``), its widget the
+    setting's slider, clamped to its span."""
+    return tuple(_param_field(prm.name, cap=prm.setting.cap, widget=prm.setting.widget, app="clamp")
+                 for prm in SETTING_PARAMS if prm.setting is not None)
+
+
 #: Every key of the settings file, in the order the file's error messages list them.
 FIELDS: dict[str, Field] = {f.key: f for f in (
     Field("gains", "levels", 0.0, MAX_GAIN, low_open=True, help="gain per relevance level", role="metric",
@@ -174,7 +186,7 @@ FIELDS: dict[str, Field] = {f.key: f for f in (
     _param_field("beta", cap=1000.0, widget="beta", app="clamp"),
     _param_field("rel_threshold", cap=MAX_LEVEL, app="threshold"),
     _param_field("log_base", cap=1e6, app="not_shown", why="the app's nDCG uses log base 2"),
-    _param_field("p", cap=1.0, widget="rbp_p", app="clamp"),
+    *_setting_fields(),
     # how the runs are read (role "data"): the command line's data options, applied when the file is read back
     Field("order", "choice", choices=("score", "rank", "file"), default="score", role="data", widget="up_order",
           app="upload", help="ranking of a TREC run: score (trec_eval's: ties by document id descending), rank, file"),

@@ -16,6 +16,35 @@ from .gains import gains_label, label_gains, resolve_gains
 
 
 @dataclass(frozen=True)
+class Setting:
+    """How a :class:`Param` is also a *setting*: a value the command line, a settings file, the dashboard's
+    address and its sidebar set for every measure that reads the parameter (where the measure's name does not
+    fix it), as RBP's persistence ``p`` is. Declaring it on the parameter is all there is to it: the option
+    (:func:`evalcore.cli.options.data_options_parser`), the settings file's field (:data:`evalcore.settings.FIELDS`,
+    key = the parameter's ``name``, bounds from the parameter), the address (``?<name>=``) and the sidebar's
+    slider (shown while a measure that reads it is chosen) are made from it.
+
+    ``option``: the command-line option (``--persistence``; released options are never renamed); ``widget``:
+    the dashboard's session key of the slider (``rbp_p``); ``label``: the slider's label; ``span``: the
+    slider's range (a value from a file or an address outside it is clamped, with a note); ``step``: the
+    slider's step; ``cap``: the upper bound of the file and the option where the parameter itself has none
+    (a limit on hostile input, not a property of the measure).
+    """
+
+    option: str
+    widget: str
+    label: str
+    span: tuple[float, float]
+    step: float = 0.01
+    cap: float = 1000.0
+
+    @property
+    def dest(self) -> str:
+        """The option's argparse destination (``--f-beta`` -> ``f_beta``)."""
+        return self.option.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
 class Param:
     """One parameter of a metric, as data (cf. ir_measures' ``SUPPORTED_PARAMS`` and trec_eval's
     ``te_trec_measures[]``): everything about it that the name parser, the labels, the kernels' keyword
@@ -27,7 +56,8 @@ class Param:
     (one number per level, written highest level first: ``gains=3:2:1``); ``low`` / ``high`` the
     bounds a value in a name must respect (``low_open`` / ``high_open``: excluded); ``default`` the
     value a canonical label leaves out (None: the label shows any value given); ``label`` how a
-    non-default value is shown in a label (a format with ``{v}``).
+    non-default value is shown in a label (a format with ``{v}``); ``setting``: how it is also a setting of
+    the command line, the settings file and the dashboard (:class:`Setting`; None: only a name sets it).
     """
 
     name: str
@@ -41,6 +71,7 @@ class Param:
     high_open: bool = False
     doc: str = ""
     choices: tuple = ()
+    setting: Setting | None = None
 
     def __post_init__(self):
         if self.kind not in ("int", "float", "levels", "floats", "bool", "choice"):
@@ -129,9 +160,11 @@ REL = Param("rel_threshold", "int", 1, ("rel",), "rel>={v}", low=1,
 LOG_BASE = Param("log_base", "float", 2.0, ("b", "log_base"), "b={v}", low=1.0, low_open=True,
                  doc="base b of the Jarvelin-Kekalainen discount log_b(r)")
 PERSISTENCE = Param("p", "float", 0.8, ("p",), "p={v}", low=0.0, high=1.0, low_open=True, high_open=True,
-                    doc="persistence: the chance the user goes on to the next rank")
+                    doc="persistence: the chance the user goes on to the next rank",
+                    setting=Setting("--persistence", "rbp_p", "RBP persistence p", (0.01, 0.99)))
 # The parameters of the measures trec_eval and ir_measures define (evalcore.trec_measures); a name sets them,
-# no sidebar control does (their names are not the settings' names: SetF's beta is not Q-measure's).
+# and the ones declared with a Setting are settings too, under their own keys (SetF's beta is f_beta, not
+# Q-measure's beta).
 JUDGED_ONLY = Param("judged_only", "bool", False, ("judged_only",), "judged_only={v}",
                     doc="trec_eval -J: the unjudged documents are removed before scoring (ir_measures' "
                         "judged_only=True)")
@@ -144,7 +177,8 @@ RECALL = Param("recall", "float", None, ("recall",), "recall={v}", low=0.0, high
 MULT = Param("mult", "float", None, ("mult",), "mult={v}", low=0.0, low_open=True,
              doc="the multiple of R (written @x: Rprec_mult@0.5)")
 F_BETA = Param("f_beta", "float", 1.0, ("beta",), "beta={v}", low=0.0,
-               doc="SetF's weight of recall against precision (trec_eval set_F's parameter)")
+               doc="SetF's weight of recall against precision (trec_eval set_F's parameter)",
+               setting=Setting("--f-beta", "f_beta", "SetF beta", (0.0, 10.0), step=0.1))
 RBP_P = Param("rbp_p", "float", 0.9, ("p",), "p={v}", low=0.0, high=1.0, low_open=True, high_open=True,
               doc="persistence of trec_eval's rbp (0.9 by default, as trec_eval)")
 COUNT_RULE = Param("count_rule", "choice", "round", ("count_rule",), "count_rule={v}", choices=("round", "trunc"),
@@ -174,6 +208,10 @@ PARAM_SPELLINGS: dict[str, Param] = {}
 for _p in PARAMS.values():
     for _k in _p.spellings:
         PARAM_SPELLINGS.setdefault(_k, _p)
+
+
+#: The parameters that are also settings (declared with a :class:`Setting`), in the order of :data:`PARAMS`.
+SETTING_PARAMS: tuple[Param, ...] = tuple(p for p in PARAMS.values() if p.setting is not None)
 
 
 def spelled(spec: MetricSpec, spelling: str) -> Param | None:
@@ -623,6 +661,23 @@ METRICS: dict[str, MetricSpec] = {s.key: s for s in [
           definition="1 - sum_i n_i / (m N): m relevant and N non-relevant documents in the top k, n_i non-relevant "
                      "above the i-th relevant; undefined (NaN, left out of the mean) without such a pair"),
 ]}
+
+def readers(param: Param) -> tuple[str, ...]:
+    """The keys of the measures that read ``param`` (a setting's value applies to these)."""
+    return tuple(k for k, s in METRICS.items() if param in s.params)
+
+
+def setting_help(param: Param) -> str:
+    """A setting in words, for the option's and the slider's help: what it is, which measures read it, its
+    default and bounds (the settings file's: the parameter's, with the setting's ``cap`` where it has no upper
+    bound), all from the declaration."""
+    who = readers(param)
+    cite = f"{METRICS[who[0]].citation}; " if who else ""
+    cap = f" and <= {param.setting.cap:g}" if param.setting is not None and param.high is None else ""
+    return (f"{param.doc}; read by {', '.join(who)} where the name does not fix it "
+            f"({who[0] if who else param.name}({param.spellings[0]}=...)) ({cite}default {param.default:g}; "
+            f"{param.bounds_text()}{cap})")
+
 
 #: Every base key, in the order the papers discuss them.
 METRIC_KEYS: tuple[str, ...] = tuple(METRICS)

@@ -192,7 +192,7 @@ RELEASED = {
     "tssystems": "ts_systems", "up": "upload_fp", "upname": "upload_name", "m": "metrics", "gains": "gains",
     "pen": "penalties", "rptop": "rp_top", "rpby": "rp_top_by", "rpb": "rp_B", "rptb": "rp_tukey_B",
     "rpreps": "rp_repeats", "rpseed": "rp_seed", "rpts": "rp_topic_resamples", "rptopb": "rp_topic_B",
-    "rptseed": "rp_topic_seed"
+    "rptseed": "rp_topic_seed", "f_beta": "f_beta"
 }
 
 

@@ -173,7 +173,7 @@ def test_dashboard_offers_rbp_and_recomputes_it_only_for_its_settings():
     object.__setattr__(s, "beta", 2.0)
     object.__setattr__(s, "penalties", (4.0, 3.0, 2.0))
     object.__setattr__(s, "rel_threshold", 2)
-    object.__setattr__(s, "p", 0.9)
+    object.__setattr__(s, "measure_settings", (("p", 0.9), ("f_beta", 1.0)))
     # a gain, beta or penalty slider does not touch RBP's cache key; the threshold and the persistence do
     assert scoring.relevant("RBP@10", s) == (("p", 0.9), ("rel_threshold", 2))
     assert scoring.relevant("RBP-residual@10", s) == (("p", 0.9),)
@@ -242,6 +242,7 @@ def test_dashboard_slider_sets_the_persistence():
     assert slider.value == pytest.approx(0.9)
     c = evalcore.simulated_collection(10, 4, seed=3)
     s = state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0),
-                       cutoff=10, rel_threshold=1, metrics=("RBP",), top_n=0, top_by="AP", p=0.9)
+                       cutoff=10, rel_threshold=1, metrics=("RBP",), top_n=0, top_by="AP",
+                       measure_settings=(("p", 0.9),))
     assert np.asarray(scoring.score(c, "RBP@10", s)) == pytest.approx(np.asarray(_plain(c, 10, 0.9)), abs=ATOL)
     assert scoring.label("RBP@10", c, s) == "RBP(p=0.9)@10"

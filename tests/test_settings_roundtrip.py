@@ -29,7 +29,7 @@ RUNS = {
           ("2", "g", 1, 2), ("2", "i", 2, 2), ("2", "u4", 3, 1), ("2", "f", 4, 1),
           ("3", "k", 1, 3), ("3", "u5", 2, 2), ("3", "j", 3, 2), ("3", "j", 4, 1)],
 }
-METRICS = ["AP", "Q-measure", "P+-measure", "NWRR", "nDCG", "RBP@3", "P@2"]
+METRICS = ["AP", "Q-measure", "P+-measure", "NWRR", "nDCG", "RBP@3", "P@2", "SetF"]
 
 #: dest -> the option and a non-default value, for every option that changes a number
 CHANGED = {
@@ -38,7 +38,8 @@ CHANGED = {
     "run_format": ["--run-format", "trec"],
     "gains": ["--gains", "9:4:1"], "gain_preset": ["--gain-preset", "1:1:1"], "beta": ["--beta", "5"],
     "penalties": ["--penalties", "1.5:2:8"], "cutoffs": ["--cutoffs", "3"], "rel_threshold": ["--rel-threshold", "2"],
-    "log_base": ["--log-base", "3"], "persistence": ["--persistence", "0.5"], "mean": ["--mean", "geometric"],
+    "log_base": ["--log-base", "3"], "persistence": ["--persistence", "0.5"],
+    "f_beta": ["--f-beta", "0.5"], "mean": ["--mean", "geometric"],
     "names": ["--names", "ir_measures"], "metrics": ["--metrics", "AP", "RBP@3"], "topics": ["--topics", "trec_eval"],
 }
 #: dest -> why the option is not part of the settings file (it changes no number)

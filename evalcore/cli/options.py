@@ -20,10 +20,12 @@ from ..gains import GAIN_PRESETS, inverted, parse_levels
 from ..io.formats import RUN_FORMATS, formats_help
 from ..names import CONVENTIONS
 from ..settings import DEFAULTS, FIELDS, MAX_CUTOFF, MAX_GAIN, MAX_LIST, SEED_MAX, Field, read_settings
+from ..specs import SETTING_PARAMS, Param, setting_help
 
 __all__ = ["add_threads_option", "add_dask_options", "check_dask_options", "dask_options_given", "MAX_WORKERS",
            "data_options_parser", "field_option", "ListOption", "add_list_option", "add_metrics_option",
-           "load_from_args", "limits_from_args", "metric_params", "number", "OptionError", "EPILOG_LEVELS",
+           "load_from_args", "limits_from_args", "metric_params", "add_setting_option", "setting_values", "number",
+           "OptionError", "EPILOG_LEVELS",
            "MAX_B", "MAX_COUNT", "MAX_REPEATS", "MAX_TOPIC_RESAMPLES",
            "SEED_MAX", "SIM_DEPTH", "SIM_MAX_SYSTEMS", "SIM_MAX_TOPICS"]
 
@@ -201,7 +203,7 @@ def add_metrics_option(group, default_help: str) -> None:
                          "lists them): -m map P_10, or -m map -m P_10; " + default_help)
 
 
-_BETA, _LOG_BASE, _REL, _P = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"], FIELDS["p"]
+_BETA, _LOG_BASE, _REL = FIELDS["beta"], FIELDS["log_base"], FIELDS["rel_threshold"]
 
 EPILOG_LEVELS = (
     "Level order: --gains and --penalties are written as the papers write them, HIGHEST LEVEL FIRST: "
@@ -273,9 +275,8 @@ def data_options_parser() -> argparse.ArgumentParser:
     m.add_argument("--log-base", type=field_option("--log-base", _LOG_BASE),
                    help=f"b of the Jarvelin-Kekalainen discount (default {_LOG_BASE.default:g}; > {_LOG_BASE.low:g} "
                         f"and < {_LOG_BASE.high:g})")
-    m.add_argument("--persistence", type=field_option("--persistence", _P), metavar="P",
-                   help=f"p of RBP@k and RBP-residual@k where the name does not fix it, RBP(p=0.9)@10 "
-                        f"(Moffat & Zobel 2008; default {_P.default:g}; > {_P.low:g} and < {_P.high:g})")
+    for prm in SETTING_PARAMS:      # each measure's own setting, as its declaration gives it (evalcore.specs)
+        add_setting_option(m, prm)
     m.add_argument("--mean", choices=("arithmetic", "geometric"),
                    help="mean over topics (geometric: exp mean log max(x, 1e-5))")
     m.add_argument("--names", choices=CONVENTIONS, help="read metric names in this convention (ir_measures: "
@@ -287,6 +288,29 @@ def data_options_parser() -> argparse.ArgumentParser:
                    "the options) to this file, for --settings or the app's Report page; the path is checked "
                    "before anything is computed and the file is replaced atomically")
     return p
+
+
+def add_setting_option(group, prm: Param) -> None:
+    """The option of a parameter declared as a setting (``--persistence``, ``--f-beta``): the settings file's
+    field (its key, bounds and default: :data:`evalcore.settings.FIELDS`) and its help, from the declaration
+    (:class:`evalcore.specs.Setting`)."""
+    assert prm.setting is not None, f"{prm.name} is not declared as a setting"
+    option = prm.setting.option
+    group.add_argument(option, dest=prm.setting.dest, type=field_option(option, FIELDS[prm.name]),
+                       metavar=prm.spellings[0].upper(), help=setting_help(prm))
+
+
+def setting_values(args, st: dict) -> dict:
+    """Each measure's own setting (parameter name -> value): its option, else the settings file ``st``, else
+    its default."""
+    out = {}
+    for prm in SETTING_PARAMS:
+        assert prm.setting is not None
+        v = getattr(args, prm.setting.dest, None)
+        if v is None:
+            v = DEFAULTS[prm.name] if st.get(prm.name) is None else st[prm.name]
+        out[prm.name] = int(v) if prm.kind == "int" else float(v)
+    return out
 
 
 #: The data options a settings file records and restores (:data:`evalcore.settings.FIELDS`, role "data"):
@@ -455,8 +479,8 @@ def metric_params(args) -> dict:
     cutoffs = _cutoffs(args.cutoffs) if args.cutoffs is not None else pick(None, "cutoffs")
     return dict(gains=gains, beta=float(pick(args.beta, "beta")), penalties=penalties, cutoffs=list(cutoffs),
                 rel_threshold=int(pick(args.rel_threshold, "rel_threshold")),
-                log_base=float(pick(args.log_base, "log_base")), p=float(pick(args.persistence, "p")),
-                names=pick(args.names, "names"))
+                log_base=float(pick(args.log_base, "log_base")), names=pick(args.names, "names"),
+                **setting_values(args, st))
 
 
 def mean_of(args) -> str:

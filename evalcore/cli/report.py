@@ -12,6 +12,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from evalcore.specs import SETTING_PARAMS, readers
+
 __all__ = ["add_report_subcommand", "run_report", "collection_name", "parse_report_args", "experiment_from_args"]
 
 _DESC = """\
@@ -32,7 +34,8 @@ every order claim with the share of repetitions in which it held.
 Every data and metric option applies to every table it affects
 (--rel-threshold: RR, AveP and the run selection; --depth, --order,
 --condensed: the lists read); options no table can use (--cutoffs,
---log-base, --persistence, --names, --mean geometric, --save-settings) are refused.
+--log-base, the measures' own settings such as --persistence and --f-beta, --names,
+--mean geometric, --save-settings) are refused.
 The "Written by" line of report.md repeats every option that differs from
 its default, so re-running it writes the same bytes.
 """
@@ -112,7 +115,9 @@ REFUSED = {
     "cutoffs": "Sakai 2007's seven metrics (RR, NWRR, O, P, P+, AveP, Q) have no cutoff: use --depth to evaluate the "
                "top N documents of each list",
     "log_base": "none of Sakai 2007's seven metrics has a log discount",
-    "persistence": "none of Sakai 2007's seven metrics is RBP",
+    # each measure's own setting (--persistence, --f-beta): read by none of the seven
+    **{prm.setting.dest: f"none of Sakai 2007's seven metrics reads {prm.name} (read by {', '.join(readers(prm))} only)"
+       for prm in SETTING_PARAMS if prm.setting is not None},
     "names": "the report's metrics are fixed (Sakai 2007's seven) and --top-by takes evalcore's keys",
     "save_settings": "the report records its settings in report.md and its command line; use `evalcore evaluate "
                      "--save-settings`",
@@ -139,9 +144,10 @@ def _refuse_unused(args) -> None:
         raise ValueError(f"report cannot use topics = {st['topics']!r} from --settings {args.settings}: the "
                          "report's means run over the topics with a relevant document (NTCIREVAL's convention, "
                          "where Sakai 2007's P, P+, O, Q and NWRR are defined); remove it from the file")
-    for key in ("cutoffs", "log_base", "p", "names", "metrics", "mean"):
+    dests = {prm.name: prm.setting.dest for prm in SETTING_PARAMS if prm.setting is not None}
+    for key in ("cutoffs", "log_base", *dests, "names", "metrics", "mean"):
         if st.get(key) is not None and st[key] != DEFAULTS[key]:
-            why = REFUSED.get("persistence" if key == "p" else key,
+            why = REFUSED.get(dests.get(key, key),
                               "the report's metrics are fixed (Sakai 2007's seven) and averaged arithmetically")
             raise ValueError(f"report cannot use {key} = {st[key]!r} from --settings {args.settings}: "
                              + why + "; remove it from the file")
