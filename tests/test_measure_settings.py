@@ -97,6 +97,18 @@ def test_a_value_out_of_bounds_is_refused_naming_the_bound(prm, capsys):
             parse_settings(json.dumps({prm.name: bad}))
 
 
+@pytest.mark.parametrize("prm", DECLARED, ids=IDS)
+def test_the_report_refuses_a_setting_none_of_its_metrics_reads(prm, tmp_path, capsys):
+    out = tmp_path / "never"
+    assert main(["report", "--simulated", "--out", str(out), prm.setting.option, "0.5"]) == 2
+    assert f"report does not take {prm.setting.option}: none of Sakai 2007's seven metrics reads {prm.name}" in (
+        capsys.readouterr().err)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({prm.name: 0.5}))
+    assert main(["report", "--simulated", "--out", str(out), "--settings", str(f)]) == 2
+    assert f"report cannot use {prm.name} = 0.5 from --settings" in capsys.readouterr().err and not out.exists()
+
+
 def test_a_bad_value_in_python_is_refused_by_the_kernel_and_an_unknown_setting_by_name():
     c = evalcore.paper_examples()
     with pytest.raises(ValueError, match="beta of SetF must be a finite number >= 0; got -1"):

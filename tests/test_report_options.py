@@ -86,6 +86,7 @@ def test_table4_columns_agree_across_csv_md_and_tex(tmp_path, coll):
 @pytest.mark.parametrize("extra,word", [(["--cutoffs", "10,20"], "--cutoffs"), (["--mean", "geometric"], "--mean"),
                                         (["--log-base", "10"], "--log-base"),
                                         (["--persistence", "0.9"], "--persistence"),
+                                        (["--f-beta", "0.5"], "--f-beta"),
                                         (["--names", "trec_eval"], "--names")])
 def test_unused_options_are_refused_by_name(tmp_path, coll, capsys, extra, word):
     q, r = coll
