@@ -93,7 +93,28 @@ def _candidates(w: Widget, options: list[str]) -> list:
         for m in re.finditer(r"-?\d+(\.\d+)?", o):
             num = float(m.group()) if m.group(1) else int(m.group())
             out += [num / 100] if o.endswith("%") else [num, float(num)]
-    return out + list(range(101)) + list(options)     # small whole numbers: levels shown by name (S, A, B, -)
+    # small whole numbers: levels shown by name (S, A, B, -); then the option sets the dashboard declares as
+    # module constants (a label function over raw values that its labels do not spell: "two-way" -> "V_E, ...")
+    return out + list(range(101)) + list(options) + _declared_options()
+
+
+def _declared_options() -> list[str]:
+    """Every string of every tuple or list of strings at the top of a dashboard or evalcore.meta module."""
+    import importlib
+    import pkgutil
+
+    import dashboard
+    import evalcore.meta
+    out: list[str] = []
+    for pkg in (dashboard, evalcore.meta):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name == "serve":          # the server's entry point: it builds the ASGI app on import
+                continue
+            mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            for v in vars(mod).values():
+                if isinstance(v, (tuple, list)) and v and all(isinstance(x, str) for x in v):
+                    out += [x for x in v if x not in out]
+    return out
 
 
 def _raw(w: Widget, label: str):
