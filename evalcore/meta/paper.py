@@ -427,11 +427,11 @@ def _t5_robust(low, fams, resamples, label, paper) -> dict:
         lo, hi = percentile_interval(draws[~np.isnan(draws)]) if resamples else (float("nan"), float("nan"))
         if tau > max(row_min):           # more robust than 003 saw: robust all the same
             rng = f"{paper_number(min(row_min))}-{paper_number(max(row_min))}"
-            ag = {"agrees": True, "words": f"agrees: above {paper}'s range ({rng}), more robust than on any of "
-                                           f"{paper}'s data sets"}
+            ag: dict[str, Any] = {"agrees": True, "words": f"agrees: above {paper}'s range ({rng}), more robust "
+                                                           f"than on any of {paper}'s data sets"}
         else:
             ag = agreement(tau, lo, hi, min(row_min), max(row_min), paper=paper)
-        ok = ok and (ag["agrees"] or not math.isfinite(tau))     # an undefined tau is named, not counted
+        ok = ok and bool(ag["agrees"] or not math.isfinite(tau))     # an undefined tau is named, not counted
         parts.append(f"{label(m)} {tau:.3f} (against {setting}): {ag['words']}")
     allmin = [min(TABLE5[d][m]) for d in DATA_SETS for m in TABLE5[d]]
     claim = f"{_T5_ROBUST} ({paper}: lowest taus {paper_number(min(allmin))}-{paper_number(max(allmin))})"
