@@ -26,6 +26,13 @@ table is compared with the one-worker table exactly (``equal``).
 thread path's default (``process_work`` above the call's work: the threads a call below the crossover
 gets) and 2 processes; the ratios choose ``evalcore.meta._workers.PROCESS_WORK``.
 
+``--repetitions R``: ``repeat(method, ..., repeats=R)`` as the report runs it (use ``--runs 30 --topics 65
+--metrics 7`` for a collection such as clef2015 with 003's seven metrics), with one worker and with ``--workers``
+processes at the default crossover (each call below it: the repetitions go to the pool one per task,
+evalcore/meta/repeat.py) and, for comparison, with every call on the thread path's default threads
+(``process_work`` above any work: the path before repetitions went to the pool); rounds interleaved, the
+tables compared exactly.
+
 ``--small DIR``: the dashboard's kind of call (30 runs x 65 topics, B = 100, ``threads=1`` as its pages pass,
 20 calls of each method) timed in CPU seconds in fresh processes, alternately on this tree and on the tree
 at DIR (a checkout of the code before worker processes, e.g. ``git worktree add /tmp/base REV``), rounds
@@ -209,6 +216,33 @@ def small(a, res: harness.Result) -> str:
     return res.table(cols, rows, title=f"`{a.command}`, fastest of {a.repeat} fresh processes per tree:")
 
 
+REPS = [harness.col("method"), harness.col("1 worker", "{:.2f} s", "one_s", right=True),
+        harness.col("each call on threads", "{:.2f} s ({threads_speedup:.2f}x)", "threads_s", right=True),
+        harness.col("repetitions on workers", "{:.2f} s (**{speedup:.2f}x**)", "procs_s", right=True),
+        harness.col("tables equal", "{}", "equal")]
+
+
+def repetitions(a, res: harness.Result) -> str:
+    from evalcore.meta import repeat
+    S = simulated_scores(a.runs, a.topics, a.metrics)
+    start_pool(a.workers)
+    rows = []
+    for m in a.methods:
+        got = harness.rounds({name: partial(repeat, m, S, repeats=a.repetitions, B=a.B, seed=0, **kw)
+                              for name, kw in (("one", {"workers": 1}),
+                                               ("threads", {"workers": a.workers, "process_work": NEVER}),
+                                               ("workers", {"workers": a.workers}))}, a.repeat, warmup=0)
+        res.add_rounds(got, prefix=f"{m} / ")
+        one, thr, pro = got.best("one"), got.best("threads"), got.best("workers")
+        same = all(s.result.per_repeat.equals(got.samples["one"][0].result.per_repeat)
+                   for name in ("threads", "workers") for s in got.samples[name])
+        rows.append({"method": m, "one_s": one.wall, "threads_s": thr.wall, "threads_speedup": one.wall / thr.wall,
+                     "procs_s": pro.wall, "speedup": one.wall / pro.wall, "equal": "yes" if same else "NO"})
+        print(harness.markdown(REPS, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    return res.table(REPS, rows, title=f"`{a.command}`: {a.repetitions} repetitions, {a.runs} runs x {a.topics} "
+                                       f"topics, {a.metrics} metrics, B = {a.B}; fastest of {a.repeat} rounds:")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=400)
@@ -221,6 +255,8 @@ def main(argv=None) -> int:
     p.add_argument("--crossover", action="store_true", help="small calls: one worker, threads, 2 processes")
     p.add_argument("--sizes", default="30,60,100,200,300", help="run counts of --crossover")
     p.add_argument("--quick", action="store_true", help="60 runs x 20 topics, B = 200")
+    p.add_argument("--repetitions", type=int, metavar="R", help="repeat(..., repeats=R): one worker against "
+                   "--workers, the repetitions on the pool")
     p.add_argument("--small", metavar="DIR", help="small threads=1 calls: this tree against the tree at DIR")
     p.add_argument("--out", help="also write the result's JSON here and its markdown beside it (.md)")
     harness.add_options(p)
@@ -232,12 +268,14 @@ def main(argv=None) -> int:
         p.error(f"--methods: unknown {', '.join(bad)} (choose from {', '.join(METHODS)})")
     if a.quick:
         a.runs, a.topics, a.B = 60, 20, 200
-    name = "workers-crossover" if a.crossover else "workers-small" if a.small else "workers"
+    name = ("workers-crossover" if a.crossover else "workers-small" if a.small else
+            "workers-repetitions" if a.repetitions else "workers")
     res = harness.Result(name, argv, {k: getattr(a, k) for k in ("runs", "topics", "B", "metrics", "methods",
-                                                                 "workers", "repeat", "sizes", "small")},
+                                                                 "workers", "repeat", "sizes", "small",
+                                                                 "repetitions")},
                          script=__file__)
-    if a.crossover or a.small:
-        md = crossover(a, res) if a.crossover else small(a, res)
+    if a.crossover or a.small or a.repetitions:
+        md = crossover(a, res) if a.crossover else small(a, res) if a.small else repetitions(a, res)
         ok = True
     else:
         from evalcore.meta._parallel import machine_threads

@@ -9,6 +9,7 @@ is forced with ``process_work=0``, the argument users have to move the crossover
 from __future__ import annotations
 
 import glob
+import importlib
 import os
 import threading
 
@@ -196,3 +197,39 @@ def test_repeat_passes_workers_to_each_repetition():
     a = repeat("stability", s, repeats=2, B=60, seed=1, workers=1)
     b = repeat("stability", s, repeats=2, B=60, seed=1, workers=2, process_work=0)
     assert a.spread.equals(b.spread) and a.per_repeat.equals(b.per_repeat)
+
+
+#: the module evalcore.meta.repeat (the package exports its function of the same name)
+_REPEAT = importlib.import_module("evalcore.meta.repeat")
+
+
+@pytest.mark.parametrize("method, B", [("bootstrap", 40), ("swap", 30), ("stability", 30), ("tukey", 50)])
+def test_repetitions_below_the_crossover_one_by_one_go_to_the_pool_together(method, B, monkeypatch):
+    """14 runs (91 pairs), 2 metrics: one call's work is 91 x B (B x 14 x 25 for Tukey); a crossover between
+    one call and the four repetitions together sends the repetitions, one per task, to worker processes,
+    and the tables are one worker's bit for bit."""
+    s = _scores(8)
+    unit = B * 14 * 25 if method == "tukey" else B * 91
+    limit = 2 * unit                   # above one call, below 4 repetitions x 2 metrics / 2
+    R = _REPEAT
+    kw = {"B": B, "workers": 2, "process_work": limit}
+    assert R._repetitions_plan(method, s, 4, kw) == W.Plan("processes", 2)
+    assert R._repetitions_plan(method, s, 1, {"B": B, "workers": 2, "process_work": limit}) is None
+    assert R._repetitions_plan(method, s, 4, {"B": B, "workers": 2, "process_work": unit}) is None   # calls go
+    assert R._repetitions_plan(method, s, 4, {"B": B, "threads": 2, "process_work": limit}) is None
+    assert R._repetitions_plan(method, s, 4, {"B": B, "workers": 1, "process_work": limit}) is None
+    seen, pools, real = [], [], R._on_workers
+    monkeypatch.setattr(R, "_on_workers", lambda *a: pools.append(a[4]) or real(*a))
+    one = repeat(method, s, repeats=4, B=B, seed=3, workers=1)
+    two = repeat(method, s, repeats=4, B=B, seed=3, workers=2, process_work=limit, progress=seen.append)
+    assert two.per_repeat.equals(one.per_repeat) and two.spread.equals(one.spread)
+    assert two.first.summary.equals(one.first.summary)
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and len(seen) == 5        # a step per finished repetition
+    assert pools == [W.Plan("processes", 2)]                              # the second call only
+
+
+def test_a_cancel_of_repetitions_on_the_pool_stops_them():
+    s = _scores(9)
+    with pytest.raises(Cancelled):
+        repeat("bootstrap", s, repeats=6, B=40, seed=1, workers=2, process_work=2 * 40 * 91,
+               progress=lambda f: f >= 0.3)

@@ -40,7 +40,7 @@ from .._seeds import SEED_MAX
 from ..workload import check_call
 from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
-from ._workers import worker_count
+from ._workers import Plan, _executor, plan, worker_count
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
 from .swap import sort_summary, swap_method
@@ -222,8 +222,14 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     seeds = derive_seeds(seed, repeats)
     outer = Progress(progress, len(seeds))
     frames, first = [], None
+    pool = None if on_dask or reuse is not None else _repetitions_plan(method, scores, repeats, kwargs)
+    if pool is not None:                 # every repetition a task on the worker processes
+        results = _on_workers(func, scores, seeds, kwargs, pool, outer)
+        first = results[0][0]
+        frames = [summary.assign(repeat=r, seed=s) for r, (s, (_, summary)) in enumerate(zip(seeds, results,
+                                                                                              strict=True))]
     run = _Repetition(method, func, scores, kwargs, on_dask, reuse)
-    for r, s in enumerate(seeds):
+    for r, s in enumerate(seeds if pool is None else ()):
         inner = None
         if progress is not None:
             def inner(f, r=r):
@@ -240,6 +246,66 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     spread = aggregate(per, keys, figures)
     return RepeatResult(method=method, spread=spread, per_repeat=per, first=first, seeds=tuple(seeds),
                         keys=keys, figures=figures)
+
+
+def _call_work(method: str, scores: Mapping, kwargs: Mapping) -> int:
+    """One call's work in :data:`~evalcore.meta._workers.PROCESS_WORK`'s unit, as the method plans it: run
+    pairs x B (trials x runs x topics for Tukey)."""
+    func = METHODS[method][0]
+    B = int(kwargs.get("B", inspect.signature(func).parameters["B"].default))
+    shape = np.shape(next(iter(scores.values())))
+    n_runs, n_topics = (int(shape[0]), int(shape[1])) if len(shape) == 2 else (0, 0)
+    return B * n_runs * n_topics if method == "tukey" else B * (n_runs * (n_runs - 1) // 2)
+
+
+def _repetitions_plan(method: str, scores: Mapping, repeats: int, kwargs: Mapping) -> Plan | None:
+    """Worker processes for the repetitions themselves, one repetition per task, when one call stays below
+    the method's crossover (it would run on threads) but all the repetitions together reach it, their work
+    counted over every metric (the crossover was measured on calls of two metrics: work x metrics / 2);
+    else None (each call plans its own chunks, :func:`~evalcore.meta._workers.plan`). ``threads=``, one
+    worker, a call outside the main thread or ``process_work`` keep the calls as they are.
+    """
+    if repeats < 2 or kwargs.get("threads") is not None or not isinstance(scores, Mapping) or not scores:
+        return None
+    workers, limit = kwargs.get("workers"), kwargs.get("process_work")
+    try:
+        unit = _call_work(method, scores, kwargs)
+        one = plan(method, unit, workers=workers, process_work=limit)
+        every = plan(method, unit * max(1, len(scores)) * repeats // 2, workers=workers, process_work=limit)
+    except (TypeError, ValueError):
+        return None                     # the method's own checks name a bad value
+    if one.processes or not every.processes:
+        return None
+    return Plan("processes", min(every.count, repeats))
+
+
+def _one_repetition(func, scores, seed, kwargs):
+    """A repetition in a worker process: the method on one worker (its chunks in the worker's thread)."""
+    res = func(scores, seed=seed, workers=1, **kwargs)
+    return res, res.summary
+
+
+def _on_workers(func, scores, seeds, kwargs, pool: Plan, outer: Progress) -> list:
+    """Every repetition as a task on the pool of worker processes (:func:`~evalcore.meta._workers._executor`),
+    results in the seeds' order; ``outer`` reports each finished repetition and a cancel stops the rest."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    rest = {k: v for k, v in kwargs.items() if k not in ("workers", "threads", "process_work")}
+    ex = _executor(pool.count)
+    futures = {ex.submit(_one_repetition, func, dict(scores), s, rest): r for r, s in enumerate(seeds)}
+    results: list = [None] * len(seeds)
+    todo = set(futures)
+    outer.report(0.0)
+    try:
+        while todo:
+            done, todo = wait(todo, return_when=FIRST_COMPLETED)
+            for f in done:
+                results[futures[f]] = f.result()
+                outer.step()
+    finally:
+        for f in todo:
+            f.cancel()
+    return results
 
 
 def check_repeated(method: str, scores, repeats, kwargs: Mapping) -> None:
