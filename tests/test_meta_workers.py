@@ -233,3 +233,19 @@ def test_a_cancel_of_repetitions_on_the_pool_stops_them():
     with pytest.raises(Cancelled):
         repeat("bootstrap", s, repeats=6, B=40, seed=1, workers=2, process_work=2 * 40 * 91,
                progress=lambda f: f >= 0.3)
+
+
+@pytest.mark.parametrize("method, B", [("bootstrap", 30), ("tukey", 40)])
+def test_topic_samples_below_the_crossover_go_to_the_pool_together(method, B, monkeypatch):
+    from evalcore.meta import topic_bootstrap
+    s = _scores(10)
+    unit = B * 14 * 25 if method == "tukey" else B * 91
+    seen, pools, real = [], [], _REPEAT._on_workers
+    tb = importlib.import_module("evalcore.meta.topic_bootstrap")
+    monkeypatch.setattr(tb, "_on_workers", lambda *a, **k: pools.append(a[4]) or real(*a, **k))
+    one = topic_bootstrap(s, method, resamples=30, seed=2, B=B, workers=1)
+    two = topic_bootstrap(s, method, resamples=30, seed=2, B=B, workers=2, process_work=3 * unit,
+                          progress=seen.append)
+    assert pools == [W.Plan("processes", 2)]
+    assert two.per_resample.equals(one.per_resample)
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and len(seen) == 21        # 30 samples in 20 tasks, a step each

@@ -40,6 +40,7 @@ from .._seeds import SEED_MAX
 from ..workload import check_call
 from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
+from ._parallel import split_range
 from ._workers import Plan, _executor, plan, worker_count
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
@@ -197,6 +198,12 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     ``threads`` (the Dask workers' threads run the tasks); ``progress`` is then called once per
     repetition (the tasks report none).
 
+    Worker processes: when one call stays below the method's crossover (it would run on threads,
+    :func:`~evalcore.meta._workers.plan`) but the repetitions together reach it, counted over every metric
+    (work x metrics / 2: the crossover was measured on calls of two metrics), the repetitions run as tasks
+    on the worker processes, each on one worker (``workers=`` or ``$EVALCORE_WORKERS``; not with ``threads=``,
+    ``on_dask`` or ``reuse``, nor outside the main thread); the tables are the same bit for bit.
+
     ``reuse``: a store of finished summary rows (:mod:`evalcore.meta.reuse`: anything with ``lookup`` and
     ``put``, such as :class:`evalcore._cache.BytesLRU`). Each repetition then takes the rows kept for its
     seed, every metric's scores and these settings, computes the metrics not found in one call, and keeps
@@ -224,7 +231,7 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     frames, first = [], None
     pool = None if on_dask or reuse is not None else _repetitions_plan(method, scores, repeats, kwargs)
     if pool is not None:                 # every repetition a task on the worker processes
-        results = _on_workers(func, scores, seeds, kwargs, pool, outer)
+        results = _on_workers(func, scores, [(None, s) for s in seeds], kwargs, pool, outer)
         first = results[0][0]
         frames = [summary.assign(repeat=r, seed=s) for r, (s, (_, summary)) in enumerate(zip(seeds, results,
                                                                                               strict=True))]
@@ -279,29 +286,40 @@ def _repetitions_plan(method: str, scores: Mapping, repeats: int, kwargs: Mappin
     return Plan("processes", min(every.count, repeats))
 
 
-def _one_repetition(func, scores, seed, kwargs):
-    """A repetition in a worker process: the method on one worker (its chunks in the worker's thread)."""
-    res = func(scores, seed=seed, workers=1, **kwargs)
-    return res, res.summary
+def _batch(func, mats: Mapping, jobs: Sequence, kwargs: Mapping, keep: bool) -> list:
+    """Jobs of one task in a worker process: each ``(topics, seed)`` is a call of the method on one worker
+    (its chunks in the worker's thread) on ``mats``, or on the topic sample ``topics`` of it;
+    ``(result or None, summary)`` for each (the result only with ``keep``)."""
+    out = []
+    for topics, seed in jobs:
+        sample = mats if topics is None else {k: v[:, topics] for k, v in mats.items()}
+        res = func(sample, seed=seed, workers=1, **kwargs)
+        out.append((res if keep else None, res.summary))
+    return out
 
 
-def _on_workers(func, scores, seeds, kwargs, pool: Plan, outer: Progress) -> list:
-    """Every repetition as a task on the pool of worker processes (:func:`~evalcore.meta._workers._executor`),
-    results in the seeds' order; ``outer`` reports each finished repetition and a cancel stops the rest."""
+def _on_workers(func, mats: Mapping, jobs: Sequence, kwargs: Mapping, pool: Plan, outer: Progress, *,
+                keep: bool = True) -> list:
+    """``jobs`` (``(topics, seed)``: :func:`_batch`) as tasks on the pool of worker processes
+    (:func:`~evalcore.meta._workers._executor`): one job a task up to 20 jobs, else consecutive jobs
+    grouped into at least 4 tasks a worker and 20 in all (a progress step every 5 %). Results in the jobs'
+    order; ``outer`` steps once a job and a cancel stops the tasks not started."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     rest = {k: v for k, v in kwargs.items() if k not in ("workers", "threads", "process_work")}
     ex = _executor(pool.count)
-    futures = {ex.submit(_one_repetition, func, dict(scores), s, rest): r for r, s in enumerate(seeds)}
-    results: list = [None] * len(seeds)
+    parts = split_range(len(jobs), max(4 * pool.count, 20))
+    futures = {ex.submit(_batch, func, dict(mats), jobs[a:b], rest, keep): (a, b) for a, b in parts}
+    results: list = [None] * len(jobs)
     todo = set(futures)
     outer.report(0.0)
     try:
         while todo:
             done, todo = wait(todo, return_when=FIRST_COMPLETED)
             for f in done:
-                results[futures[f]] = f.result()
-                outer.step()
+                a, b = futures[f]
+                results[a:b] = f.result()
+                outer.step(b - a)
     finally:
         for f in todo:
             f.cancel()

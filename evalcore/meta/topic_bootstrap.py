@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Progress, ProgressFn, check_positive_int
-from .repeat import METHODS, check_repeated
+from .repeat import METHODS, _on_workers, _repetitions_plan, check_repeated
 
 __all__ = ["topic_bootstrap", "TopicBootstrapResult", "claim_shares", "step_relation", "percentile_interval"]
 
@@ -169,8 +169,10 @@ def topic_bootstrap(scores: Mapping[str, np.ndarray], method: str = "bootstrap",
     """Run ``method`` ("swap", "bootstrap", "stability" or "tukey") on ``resamples`` topic samples.
 
     ``scores``: ``{metric: (n_runs, n_topics) array}``, every matrix resampled with the same topics.
-    ``kwargs`` go to the method (B, alpha, run_ids, ...). ``progress`` gets the fraction done; returning
-    True cancels.
+    ``kwargs`` go to the method (B, alpha, run_ids, workers, ...). ``progress`` gets the fraction done;
+    returning True cancels. Where one call stays below the method's crossover to worker processes but the
+    samples together reach it (:func:`evalcore.meta.repeat`'s rule), the samples run as tasks on the worker
+    processes, each call on one worker: the same tables.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
@@ -188,7 +190,13 @@ def topic_bootstrap(scores: Mapping[str, np.ndarray], method: str = "bootstrap",
     func, keys, figures = METHODS[method]
     p = Progress(progress, resamples)
     frames = []
-    for r, idx, s in topic_samples(T, resamples, seed):
+    pool = _repetitions_plan(method, mats, resamples, kwargs)
+    if pool is not None:            # the samples as tasks on the worker processes, the same tables
+        jobs = [(idx, s) for _, idx, s in topic_samples(T, resamples, seed)]
+        done = _on_workers(func, mats, jobs, kwargs, pool, p, keep=False)
+        frames = [summary.assign(resample=r, seed=s) for r, ((_, s), (_, summary)) in enumerate(zip(jobs, done,
+                                                                                                 strict=True))]
+    for r, idx, s in (topic_samples(T, resamples, seed) if pool is None else ()):
         res = func({k: v[:, idx] for k, v in mats.items()}, seed=s, **kwargs)
         frames.append(res.summary.assign(resample=r, seed=s))
         p.step()
