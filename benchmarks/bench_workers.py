@@ -99,7 +99,7 @@ def start_pool(k: int) -> float:
     process's first call on workers)."""
     from evalcore.meta import _workers
     t0 = time.perf_counter()
-    ex = _workers._executor(k)
+    ex = _workers.pool_executor(k)
     list(ex.map(_warm, range(2 * k)))
     return time.perf_counter() - t0
 

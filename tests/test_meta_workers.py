@@ -106,7 +106,7 @@ def test_evalcore_workers_1_runs_everything_in_the_calling_thread(monkeypatch):
     def no_pool(n):
         raise AssertionError("a worker process was asked for")
 
-    monkeypatch.setattr(W, "_executor", no_pool)
+    monkeypatch.setattr(W, "pool_executor", no_pool)
     where = set()
     s = _scores(2)
     ref = bootstrap_sensitivity(s, B=200, seed=1, workers=1)
@@ -157,7 +157,7 @@ def test_a_call_from_another_thread_stays_on_threads(monkeypatch):
     def no_pool(n):
         raise AssertionError("a worker process was asked for")
 
-    monkeypatch.setattr(W, "_executor", no_pool)
+    monkeypatch.setattr(W, "pool_executor", no_pool)
     got: dict = {}
 
     def in_thread():
@@ -213,13 +213,13 @@ def test_repetitions_below_the_crossover_one_by_one_go_to_the_pool_together(meth
     limit = 2 * unit                   # above one call, below 4 repetitions x 2 metrics / 2
     R = _REPEAT
     kw = {"B": B, "workers": 2, "process_work": limit}
-    assert R._repetitions_plan(method, s, 4, kw) == W.Plan("processes", 2)
-    assert R._repetitions_plan(method, s, 1, {"B": B, "workers": 2, "process_work": limit}) is None
-    assert R._repetitions_plan(method, s, 4, {"B": B, "workers": 2, "process_work": unit}) is None   # calls go
-    assert R._repetitions_plan(method, s, 4, {"B": B, "threads": 2, "process_work": limit}) is None
-    assert R._repetitions_plan(method, s, 4, {"B": B, "workers": 1, "process_work": limit}) is None
-    seen, pools, real = [], [], R._on_workers
-    monkeypatch.setattr(R, "_on_workers", lambda *a: pools.append(a[4]) or real(*a))
+    assert R.repetitions_plan(method, s, 4, kw) == W.Plan("processes", 2)
+    assert R.repetitions_plan(method, s, 1, {"B": B, "workers": 2, "process_work": limit}) is None
+    assert R.repetitions_plan(method, s, 4, {"B": B, "workers": 2, "process_work": unit}) is None   # calls go
+    assert R.repetitions_plan(method, s, 4, {"B": B, "threads": 2, "process_work": limit}) is None
+    assert R.repetitions_plan(method, s, 4, {"B": B, "workers": 1, "process_work": limit}) is None
+    seen, pools, real = [], [], R.on_workers
+    monkeypatch.setattr(R, "on_workers", lambda *a: pools.append(a[4]) or real(*a))
     one = repeat(method, s, repeats=4, B=B, seed=3, workers=1)
     two = repeat(method, s, repeats=4, B=B, seed=3, workers=2, process_work=limit, progress=seen.append)
     assert two.per_repeat.equals(one.per_repeat) and two.spread.equals(one.spread)
@@ -240,9 +240,9 @@ def test_topic_samples_below_the_crossover_go_to_the_pool_together(method, B, mo
     from evalcore.meta import topic_bootstrap
     s = _scores(10)
     unit = B * 14 * 25 if method == "tukey" else B * 91
-    seen, pools, real = [], [], _REPEAT._on_workers
+    seen, pools, real = [], [], _REPEAT.on_workers
     tb = importlib.import_module("evalcore.meta.topic_bootstrap")
-    monkeypatch.setattr(tb, "_on_workers", lambda *a, **k: pools.append(a[4]) or real(*a, **k))
+    monkeypatch.setattr(tb, "on_workers", lambda *a, **k: pools.append(a[4]) or real(*a, **k))
     one = topic_bootstrap(s, method, resamples=30, seed=2, B=B, workers=1)
     two = topic_bootstrap(s, method, resamples=30, seed=2, B=B, workers=2, process_work=3 * unit,
                           progress=seen.append)

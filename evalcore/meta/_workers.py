@@ -45,7 +45,7 @@ from . import _parallel
 from ._common import Progress, one_blas_thread
 from ._parallel import MAX_THREADS, THREADS_ENV, WorkCache, fit_threads, min_tasks, run_tasks
 
-__all__ = ["WORKERS_ENV", "PROCESS_WORK", "IDLE_SECONDS", "Plan", "worker_count", "plan", "Runner",
+__all__ = ["WORKERS_ENV", "PROCESS_WORK", "IDLE_SECONDS", "Plan", "worker_count", "plan", "Runner", "pool_executor",
            "check_process_work"]
 
 #: The environment variable that sets the default worker count (1 = everything in the calling thread).
@@ -183,7 +183,9 @@ def _may_start_processes() -> bool:
 
 
 # -- the pool ------------------------------------------------------------------------------------------
-def _executor(n: int):
+def pool_executor(n: int):
+    """The process's reusable pool of ``n`` loky worker processes (started on first use, idle workers end after
+    :data:`IDLE_SECONDS`), each with :data:`_WORKER_ENV`."""
     try:
         from joblib.externals.loky import get_reusable_executor
     except ImportError:  # pragma: no cover - joblib is a dependency; a broken install
@@ -321,7 +323,7 @@ class Runner:
             arrays, cache = self.arrays, self.cache
             return run_tasks(lambda job: fn(arrays, job, cache), jobs, self.plan.count, prog, blas=self.blas)
         return run_tasks(partial(_in_worker, fn, self._shared.spec, self.blas), jobs, self.plan.count, prog,
-                         blas=False, pool=_executor(self.plan.count))
+                         blas=False, pool=pool_executor(self.plan.count))
 
     def __enter__(self) -> Runner:
         return self

@@ -41,7 +41,7 @@ from ..workload import check_call
 from . import reuse as _reuse
 from ._common import Progress, ProgressFn, check_positive_int
 from ._parallel import split_range
-from ._workers import Plan, _executor, plan, worker_count
+from ._workers import Plan, plan, pool_executor, worker_count
 from .bootstrap import bootstrap_sensitivity
 from .stability import stability
 from .swap import sort_summary, swap_method
@@ -229,9 +229,9 @@ def repeat(method: str, scores: Mapping[str, np.ndarray], *, repeats: int = 1, s
     seeds = derive_seeds(seed, repeats)
     outer = Progress(progress, len(seeds))
     frames, first = [], None
-    pool = None if on_dask or reuse is not None else _repetitions_plan(method, scores, repeats, kwargs)
+    pool = None if on_dask or reuse is not None else repetitions_plan(method, scores, repeats, kwargs)
     if pool is not None:                 # every repetition a task on the worker processes
-        results = _on_workers(func, scores, [(None, s) for s in seeds], kwargs, pool, outer)
+        results = on_workers(func, scores, [(None, s) for s in seeds], kwargs, pool, outer)
         first = results[0][0]
         frames = [summary.assign(repeat=r, seed=s) for r, (s, (_, summary)) in enumerate(zip(seeds, results,
                                                                                               strict=True))]
@@ -265,7 +265,7 @@ def _call_work(method: str, scores: Mapping, kwargs: Mapping) -> int:
     return B * n_runs * n_topics if method == "tukey" else B * (n_runs * (n_runs - 1) // 2)
 
 
-def _repetitions_plan(method: str, scores: Mapping, repeats: int, kwargs: Mapping) -> Plan | None:
+def repetitions_plan(method: str, scores: Mapping, repeats: int, kwargs: Mapping) -> Plan | None:
     """Worker processes for the repetitions themselves, one repetition per task, when one call stays below
     the method's crossover (it would run on threads) but all the repetitions together reach it, their work
     counted over every metric (the crossover was measured on calls of two metrics: work x metrics / 2);
@@ -298,16 +298,16 @@ def _batch(func, mats: Mapping, jobs: Sequence, kwargs: Mapping, keep: bool) -> 
     return out
 
 
-def _on_workers(func, mats: Mapping, jobs: Sequence, kwargs: Mapping, pool: Plan, outer: Progress, *,
+def on_workers(func, mats: Mapping, jobs: Sequence, kwargs: Mapping, pool: Plan, outer: Progress, *,
                 keep: bool = True) -> list:
     """``jobs`` (``(topics, seed)``: :func:`_batch`) as tasks on the pool of worker processes
-    (:func:`~evalcore.meta._workers._executor`): one job a task up to 20 jobs, else consecutive jobs
+    (:func:`~evalcore.meta._workers.pool_executor`): one job a task up to 20 jobs, else consecutive jobs
     grouped into at least 4 tasks a worker and 20 in all (a progress step every 5 %). Results in the jobs'
     order; ``outer`` steps once a job and a cancel stops the tasks not started."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     rest = {k: v for k, v in kwargs.items() if k not in ("workers", "threads", "process_work")}
-    ex = _executor(pool.count)
+    ex = pool_executor(pool.count)
     parts = split_range(len(jobs), max(4 * pool.count, 20))
     futures = {ex.submit(_batch, func, dict(mats), jobs[a:b], rest, keep): (a, b) for a, b in parts}
     results: list = [None] * len(jobs)

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ._common import Progress, ProgressFn, check_positive_int
-from .repeat import METHODS, _on_workers, _repetitions_plan, check_repeated
+from .repeat import METHODS, check_repeated, on_workers, repetitions_plan
 
 __all__ = ["topic_bootstrap", "TopicBootstrapResult", "claim_shares", "step_relation", "percentile_interval"]
 
@@ -190,10 +190,10 @@ def topic_bootstrap(scores: Mapping[str, np.ndarray], method: str = "bootstrap",
     func, keys, figures = METHODS[method]
     p = Progress(progress, resamples)
     frames = []
-    pool = _repetitions_plan(method, mats, resamples, kwargs)
+    pool = repetitions_plan(method, mats, resamples, kwargs)
     if pool is not None:            # the samples as tasks on the worker processes, the same tables
         jobs = [(idx, s) for _, idx, s in topic_samples(T, resamples, seed)]
-        done = _on_workers(func, mats, jobs, kwargs, pool, p, keep=False)
+        done = on_workers(func, mats, jobs, kwargs, pool, p, keep=False)
         frames = [summary.assign(resample=r, seed=s) for r, ((_, s), (_, summary)) in enumerate(zip(jobs, done,
                                                                                                  strict=True))]
     for r, idx, s in (topic_samples(T, resamples, seed) if pool is None else ()):
