@@ -155,8 +155,14 @@ GDEVAL = ["nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@1000", "ERR@10", "ERR
 
 
 def _irm_values(measures, qrels, run):
-    per = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrels, run)}
-    return per, ir_measures.calc_aggregate(measures, qrels, run)
+    """ir_measures' values, one measure per call: in one call its pytrec_eval provider may score plain nDCG
+    with another nDCG's gains mapping (which one wins follows the hash order of the measures, so it changes
+    from process to process: ir_measures 0.4.3)."""
+    per, agg = {}, {}
+    for m in measures:
+        per.update({(x.query_id, str(x.measure)): x.value for x in ir_measures.iter_calc([m], qrels, run)})
+        agg.update(ir_measures.calc_aggregate([m], qrels, run))
+    return per, agg
 
 
 def _check_irm(names, qrels, runs, c, atol):
