@@ -252,6 +252,10 @@ def chart(fig, label: str | None = None, **kw) -> None:
     if st.session_state.get("present"):        # presentation mode: the chart's text 1.25 x too (a copy:
         fig = type(fig)(fig)                   # figures may come from a cache)
         fig.update_layout(font_size=round(1.25 * (fig.layout.font.size or 12)))
+        for tr in fig.data:                    # text a trace sizes itself (a heatmap's cell numbers)
+            tf = getattr(tr, "textfont", None)
+            if tf is not None and isinstance(tf.size, (int, float)):
+                tr.textfont.size = round(1.25 * tf.size)
     state.this_run().setdefault("figs", []).append((label, fig))
     note("chart", label=label, fig=fig)
     fmt = "png" if st.session_state.get(CHART_FORMAT_KEY) == "png" else "svg"

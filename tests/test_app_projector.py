@@ -116,3 +116,16 @@ def test_which_gains_labels_carry_three_significant_digits():
         assert all(float(f"{float(v):.3g}") == float(v) for v in label.split(":")), label
     # the values computed are the values labelled
     assert gainsets.ratio_gains(4, 100.0) == [1.0, 4.64, 21.5, 100.0]
+
+
+def test_presentation_mode_enlarges_the_heatmaps_cell_numbers_with_the_rest():
+    """The Rank correlation page's Kendall heatmaps size their cell numbers themselves (11 px): presentation
+    mode's 1.25 x reaches them too (14 px), not only the layout's type."""
+    import json
+
+    def heat_text_sizes(at) -> set:
+        specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+        return {tr["textfont"]["size"] for s in specs for tr in s["data"]
+                if tr.get("type") == "heatmap" and "size" in tr.get("textfont", {})}
+    assert heat_text_sizes(_goto(_app(), "correlation")) == {11}
+    assert heat_text_sizes(_goto(_app({"present": "1"}), "correlation")) == {14}
