@@ -44,11 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Files whose measurement quotes are not rewritten yet, each with the reason; the test fails on everything
 #: else. An entry goes as soon as its file is rewritten (the test then says it is stale).
-PENDING: dict[str, str] = {
-    "evalcore/meta/_parallel.py": "its thread-scaling table (SCALING_METHODS, MIN_WORK_PER_THREAD) quotes the "
-                                  "speed-ups of docs/benchmarks.md sections 15.1-15.3; the module is owned "
-                                  "by another change in flight and is rewritten with it",
-}
+PENDING: dict[str, str] = {}
 
 _NUM = r"(?:~|about |some )?\d[\d,]*(?:\.\d+)?"
 _TIME = r"(?:ns|µs|us|ms|s|sec|seconds?|minutes?)"

@@ -76,12 +76,11 @@ CAPPED_METHODS: dict[str, int] = {"bootstrap": 4, "stability": 4}
 
 
 #: Run pairs x trials (B) a thread must get for the methods' default to use it: below this a call runs on
-#: fewer threads (one for small data). Measured on the project's 2-core machine, quiet, 50 topics, B = 1000,
-#: one thread against two (docs/benchmarks.md section 15.3): the bootstrap gained from 30 runs on (435 pairs:
-#: 1.14x; 60 runs: 1.71x), stability and swap lost at 30 runs (0.84x, 0.72x), broke even at 60 (0.95x) and
-#: gained from 100 runs (4,950 pairs: 1.19x, 1.16x); a small call's few chunks cost more in hand-offs than a
-#: second core gives. The dashboard's live pages call these methods many times on small data (the Monte
-#: Carlo repetitions, the topic samples at B = 100).
+#: fewer threads (one for small data), because a small call's few chunks cost more in hand-offs than a second
+#: core gives. The values sit where a second thread started to pay on the project's 2-core machine (the
+#: bootstrap at fewer runs than stability and swap; the crossover runs: docs/benchmarks.md section 15.3). The
+#: dashboard's live pages call these methods many times on small data (the Monte Carlo repetitions, the topic
+#: samples), which this keeps on one thread each.
 MIN_WORK_PER_THREAD: dict[str, int] = {"bootstrap": 400_000, "stability": 2_500_000, "swap": 2_500_000}
 
 
