@@ -402,11 +402,18 @@ SCROLL_ROWS = 15
 PRESENT_SCALE = 1.25
 
 
-def rows_height(n_rows: int) -> int:
-    """The height (px) of a table showing ``n_rows`` rows and its header, with no inner scroll bar (rows are
-    35 px, 1.25 x that in presentation mode, where Streamlit's rem-sized rows grow with the type)."""
+def _row_px() -> tuple[int, int]:
+    """(header, row) heights in whole px: 38 and 35 px, 1.25 x that in presentation mode, where Streamlit's
+    rem-sized rows grow with the type. Rounded up, with the grid's 2 px of border on the header: a row drawn
+    at 43.75 px, or a height a few px short, would leave a long table an inner scroll bar with no note."""
     scale = PRESENT_SCALE if st.session_state.get("present") else 1.0
-    return round(scale * (38 + 35 * max(int(n_rows), 1)))
+    return math.ceil(scale * 38) + 2, math.ceil(scale * 35)
+
+
+def rows_height(n_rows: int) -> int:
+    """The height (px) of a table showing ``n_rows`` rows and its header, with no inner scroll bar."""
+    head, row = _row_px()
+    return head + row * max(int(n_rows), 1)
 
 
 def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: str | None = None, **kw) -> None:
@@ -435,8 +442,8 @@ def table(df: pd.DataFrame, digits: int = 4, height: int | None = None, label: s
 
 def rows_shown(height: int) -> int:
     """How many rows a table of ``height`` px shows at once (:func:`rows_height` turned round)."""
-    scale = PRESENT_SCALE if st.session_state.get("present") else 1.0
-    return max(int((height / scale - 38) // 35), 1)
+    head, row = _row_px()
+    return max(int((height - head) // row), 1)
 
 
 def visible_ids(df: pd.DataFrame) -> pd.DataFrame:

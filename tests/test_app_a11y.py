@@ -77,3 +77,15 @@ def test_a_table_shows_every_row_up_to_30_and_says_when_it_scrolls(monkeypatch):
     assert drawn == [(30, widgets.rows_height(30)), (435, widgets.rows_height(widgets.SCROLL_ROWS)), (60, 420)]
     assert notes == [f"{n} rows, about {k} in view: scroll inside the table for the others, sort by a column, or "
                      "download it (the table's toolbar, top right)." for n, k in ((435, 15), (60, 10))]
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_table_as_high_as_its_rows_has_room_for_every_row_drawn_in_whole_pixels(monkeypatch, present):
+    """rows_height(n) holds n rows however the grid rounds a row: 35 px, or 43.75 px in presentation mode
+    (1.25 x), drawn as 44; a long table 1 px a row short scrolled with no note. rows_shown turns it round."""
+    monkeypatch.setattr(widgets.st, "session_state", {"present": present})
+    row = 44 if present else 35
+    head = 48 if present else 38
+    for n in (1, 10, 30, 51, 200):
+        assert widgets.rows_height(n) >= head + 2 + n * row, n
+        assert widgets.rows_shown(widgets.rows_height(n)) == n
