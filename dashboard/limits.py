@@ -89,13 +89,21 @@ def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> N
     below the command line's): ValueError naming the product and the limit when a
     B (pressed "B x 10" a few times) and the runs of an upload multiply past it. Sized with one thread
     per request, as a page runs when other sessions compute."""
+    w = meta_workload(kind, scoring.scores(c, s), params, B)
+    if w is not None:
+        page_check(w)
+
+
+def meta_workload(kind: str, scores: dict, params: dict, B: int) -> workload.Workload | None:
+    """The :class:`evalcore.workload.Workload` of a computation of ``kind`` on ``scores`` (metric -> runs x
+    topics), or None for a kind not sized (or data too small to compute anything)."""
     spec = _WORK_KINDS.get(kind)
     if spec is None:
-        return
+        return None
     method, times = spec
-    M, R, n = workload.scores_shape(scoring.scores(c, s))
+    M, R, n = workload.scores_shape(scores)
     if M == 0 or R < 2:
-        return
+        return None
     reps = int(params.get(times) or 1) if times else 1
     if method == "pairs":
         tests = tuple(params.get("tests") or ((params.get("test"),) if params.get("test") else ("t",)))
@@ -104,7 +112,7 @@ def meta_check(kind: str, c: Collection, s: Settings, params: dict, B: int) -> N
         w = workload.method_work(method, R, n, B=int(B), n_metrics=M, repeats=reps,
                                  **{k: params.get(k) for k in ("subset_size", "sampling", "replacement",
                                                                "fuzziness")})
-    page_check(w)
+    return w
 
 
 def page_check(w: workload.Workload) -> None:

@@ -41,6 +41,9 @@ section 17), and the server kept the load's memory after the session was gone. H
   Streamlit raises in the session's script thread when the session goes away (a closed tab) or
   reruns, at the next element the loop draws - or ``cancelled()`` says so.
 
+The child machinery (start, lifeline, limits, queue, wait loop, death diagnosis) is :mod:`dashboard.child`,
+shared with the long resampling computations (:mod:`dashboard.compute`).
+
 No Streamlit here: the callbacks draw (``dashboard.uploads.load_upload`` passes them).
 Settings (environment): ``EVALCORE_LOAD_WORKERS`` (loads at once; default :func:`pool_size`),
 ``EVALCORE_LOAD_MEMORY`` (bytes of address space per worker, default 4 GiB), ``EVALCORE_LOAD_BUDGET``
@@ -54,14 +57,10 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import NamedTuple
 
@@ -69,6 +68,8 @@ from evalcore.collection import Collection
 from evalcore.io import InputError
 from evalcore.io.limits import human_bytes
 
+from . import child
+from .child import pool_size
 from .gate import GATE
 from .staging import PREFIX as _PREFIX
 from .staging import staging_root as _staging_root
@@ -78,34 +79,10 @@ __all__ = ["LOAD_MEMORY", "LOAD_TIMEOUT", "LOAD_WORKERS", "LoadCancelled", "Time
            "pool_size", "queue_length", "sweep_stale", "time_limit"]
 
 
-def _cores() -> int:
-    """The cores this process may run on (its CPU affinity, else the machine's)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):   # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
-def _machine_memory() -> int:
-    try:
-        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):   # pragma: no cover - not on POSIX
-        return 8 << 30
-
-
-def pool_size(cores: int, budget: int, per_load: int) -> int:
-    """Loads that may run at once: half the ``cores`` (the sessions' reruns keep the other half), and no
-    more than the ``budget`` of bytes all loads together may take holds at ``per_load`` each; at least 1.
-
-    >>> pool_size(2, 64 << 30, 4 << 30), pool_size(16, 64 << 30, 4 << 30), pool_size(16, 10 << 30, 4 << 30)
-    (1, 8, 2)
-    """
-    return max(1, min(cores // 2, budget // max(per_load, 1)))
-
-
 LOAD_MEMORY = int(os.environ.get("EVALCORE_LOAD_MEMORY", str(4 << 30)))
-LOAD_BUDGET = int(os.environ.get("EVALCORE_LOAD_BUDGET", str(_machine_memory() // 2)))
-LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS") or pool_size(_cores(), LOAD_BUDGET, LOAD_MEMORY)))
+LOAD_BUDGET = int(os.environ.get("EVALCORE_LOAD_BUDGET", str(child.machine_memory() // 2)))
+LOAD_WORKERS = max(1, int(os.environ.get("EVALCORE_LOAD_WORKERS")
+                          or pool_size(child.cores(), LOAD_BUDGET, LOAD_MEMORY)))
 LOAD_TIMEOUT = 600.0   # the most seconds any load may take unless EVALCORE_LOAD_TIMEOUT says otherwise
 #: Seconds every load may take besides its files: a worker interpreter starting and importing evalcore on a
 #: busy machine at niceness 10.
@@ -119,11 +96,10 @@ SECONDS_PER_MB = 3.0
 #: (docs/reliability.md, "In short").
 COMPRESSION = 6
 LOAD_NICE = 10   # the worker's scheduling niceness (lower priority than the server's threads)
-_TICK = 0.25   # seconds between looks at the worker (and calls of the session's callbacks)
 
-_slots = threading.BoundedSemaphore(LOAD_WORKERS)
+_queue = child.Slots(LOAD_WORKERS)        # the loads waiting for a slot, first come first served
+_slots = _queue.semaphore                 # the slots (a module name, read at each load: tests swap it)
 _lock = threading.Lock()
-_queue: list[object] = []     # tickets of the loads waiting for a slot, first come first served
 _workers: set[subprocess.Popen] = set()   # the running workers (killed at exit)
 _staging: set[str] = set()                # the staging directories of the running loads (removed at exit)
 
@@ -134,8 +110,7 @@ class LoadCancelled(Exception):
 
 def queue_length() -> int:
     """Loads waiting for a free worker now."""
-    with _lock:
-        return len(_queue)
+    return _queue.waiting()
 
 
 class _OnDisk(NamedTuple):
@@ -212,25 +187,9 @@ def _serve(fd_in: int, fd_out: int) -> None:
     """The worker's main: read (qrels, runs, options, memory) from ``fd_in`` (uploads as
     :class:`_OnDisk` paths, read here, under the memory limit), load, and send
     ("progress", x) messages and then ("done", collection) or ("error", kind, text) on ``fd_out``."""
-    src, conn = Connection(fd_in, writable=False), Connection(fd_out, readable=False)
-    qrels, runs, options, memory = src.recv()
-
-    def lifeline() -> None:
-        """The server holds the payload pipe open for the whole load: its end (the server stopped or was
-        killed) ends this worker at once."""
-        try:
-            while True:
-                src.recv_bytes()
-        except (EOFError, OSError):
-            os._exit(3)
-    threading.Thread(target=lifeline, daemon=True).start()
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        os.nice(LOAD_NICE)   # the sessions' reruns first: a load may take longer, a slider must not
-    except (ImportError, ValueError, OSError, AttributeError):  # pragma: no cover - not on this platform
-        pass
+    payload, conn = child.accept(fd_in, fd_out)     # the server's end of the payload pipe is this worker's lifeline
+    qrels, runs, options, memory = payload
+    child.restrict(memory, LOAD_NICE)   # the sessions' reruns first: a load may take longer, a slider must not
     try:
         import evalcore
 
@@ -255,29 +214,11 @@ def _serve(fd_in: int, fd_out: int) -> None:
         conn.close()
 
 
-def _start(payload) -> tuple[subprocess.Popen, Connection, Connection]:
-    """A worker interpreter with two pipes; the payload sent. Returns the process, the result pipe and
-    the payload pipe, kept open for the whole load (the worker's lifeline: closing it ends the worker)."""
-    to_r, to_w = os.pipe()
-    from_r, from_w = os.pipe()
-    root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "EVALCORE_LOAD_WORKER": "1"}
-    code = f"from dashboard.loader import _serve; _serve({to_r}, {from_w})"
-    try:
-        proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=(to_r, from_w), env=env, cwd=root,
-                                stdin=subprocess.DEVNULL)
-    finally:
-        os.close(to_r)
-        os.close(from_w)
-    with _lock:
-        _workers.add(proc)
-    out = Connection(to_w, readable=False)
-    try:
-        out.send(payload)
-    except OSError:   # the worker died at once; its exit code says why
-        pass
-    return proc, Connection(from_r, writable=False), out
+def _start(payload) -> child.Child:
+    """A worker interpreter (:func:`dashboard.child.start`) with the payload sent: the process, the result
+    pipe and the payload pipe, kept open for the whole load (the worker's lifeline: closing it ends it)."""
+    return child.start("dashboard.loader:_serve", payload, env={"EVALCORE_LOAD_WORKER": "1"}, registry=_workers,
+                       lock=_lock)
 
 
 def _memory_error(memory: int) -> InputError:
@@ -286,56 +227,17 @@ def _memory_error(memory: int) -> InputError:
                                                   "operator to raise EVALCORE_LOAD_MEMORY")
 
 
+#: How a dead worker's message names a load (dashboard.child.died)
+_WORDS = child.Words(job="load", doing="loading these files", smaller="load fewer runs or topics at once",
+                     innocent="your files were not at fault", report="please report it with the files",
+                     fewer="load fewer files at once", workers_env="EVALCORE_LOAD_WORKERS",
+                     memory_env="EVALCORE_LOAD_MEMORY", small="the files are small")
+
+
 def _died(proc: subprocess.Popen, memory: int) -> InputError:
-    """Why a worker ended without an answer, from its exit status - read first (waiting a moment for it):
-    the end of its pipe alone says nothing (a killed worker and a crashed one look alike there)."""
-    try:
-        rc = proc.wait(2)
-    except subprocess.TimeoutExpired:
-        rc = None
-    if rc is not None and rc < 0:
-        sig = -rc
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = f"signal {sig}"
-        if sig == signal.SIGKILL:
-            return InputError(
-                "the load's worker process was killed (SIGKILL) before it finished: on a server this is "
-                f"usually the system's out-of-memory killer (the machine ran short of memory; one load may take "
-                f"{human_bytes(memory)}), or the server's operator; your files were not at fault",
-                hint="try again in a moment; if it happens again, load fewer runs or topics at once, or ask the "
-                     "server's operator (EVALCORE_LOAD_WORKERS, EVALCORE_LOAD_MEMORY)")
-        if sig == signal.SIGABRT:
-            # a C or C++ library that cannot allocate aborts (an uncaught std::bad_alloc, a failed allocation
-            # check) where Python would raise MemoryError: under the worker's address-space limit, the usual cause
-            return InputError(
-                f"the load's worker process was stopped by SIGABRT ({sig}) before it finished, as a library does "
-                f"when it cannot allocate memory: loading these files most likely needs more than "
-                f"{human_bytes(memory)}, the memory one load may take on this server",
-                hint="load fewer runs or topics at once, or ask the server's operator to raise "
-                     "EVALCORE_LOAD_MEMORY; if the files are small, please report it with the files")
-        return InputError(f"the load's worker process was stopped by {name} ({sig}) before it finished",
-                          hint="try again; if it happens again, please report it with the files")
-    what = f"exited with status {rc}" if rc else "ended without an answer"
-    return InputError(f"the load's worker process {what} before it finished",
-                      hint="try again; if it happens again, load fewer files at once, or please report it "
-                           "with the files")
-
-
-def _env_seconds(name: str, default: float) -> float:
-    """A positive number of seconds from the server setting ``name``; ``default`` when unset. Raises
-    ValueError naming the setting for anything else."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= 86_400:
-        raise ValueError(f"{name} must be a number of seconds above 0 and at most 86400; got {raw[:40]!r}")
-    return value
+    """Why a worker ended without an answer, from its exit status (:func:`dashboard.child.died`)."""
+    what, hint = child.died(proc, memory, _WORDS)
+    return InputError(what, hint=hint)
 
 
 class TimeLimit(NamedTuple):
@@ -373,8 +275,8 @@ def time_limit(qrels, runs) -> TimeLimit:
     _sizes(runs, files)
     packed = sum(n for name, n in files if name.lower().endswith((".gz", ".zip")))
     text_mb = (sum(n for _, n in files) - packed + COMPRESSION * packed) / 1e6
-    per_mb = _env_seconds("EVALCORE_LOAD_SECONDS_PER_MB", SECONDS_PER_MB)
-    cap = _env_seconds("EVALCORE_LOAD_TIMEOUT", LOAD_TIMEOUT)
+    per_mb = child.env_seconds("EVALCORE_LOAD_SECONDS_PER_MB", SECONDS_PER_MB)
+    cap = child.env_seconds("EVALCORE_LOAD_TIMEOUT", LOAD_TIMEOUT)
     scaled = LOAD_BASE_SECONDS + per_mb * text_mb
     seconds = min(scaled, cap)
     how = (f"{LOAD_BASE_SECONDS:g} s to start plus {per_mb:g} s per MB of text for these files' {text_mb:,.1f} MB"
@@ -393,20 +295,9 @@ def _timed_out(limit: TimeLimit) -> InputError:
              "ones), or ask the server's operator (EVALCORE_LOAD_SECONDS_PER_MB, EVALCORE_LOAD_TIMEOUT)")
 
 
-def _wait_for_slot(ticket, waiting: Callable[[int], None] | None, cancelled: Callable[[], bool]) -> None:
-    with _lock:
-        _queue.append(ticket)
-    try:
-        while not _slots.acquire(timeout=_TICK):
-            if cancelled():
-                raise LoadCancelled("the session went away while its load was waiting")
-            if waiting is not None:
-                with _lock:
-                    pos = _queue.index(ticket) + 1
-                waiting(pos)
-    finally:
-        with _lock:
-            _queue.remove(ticket)
+def _wait_for_slot(waiting: Callable[[int], None] | None, cancelled: Callable[[], bool]) -> None:
+    _queue.acquire(waiting, cancelled, lambda: LoadCancelled("the session went away while its load was waiting"),
+                   semaphore=_slots)
 
 
 def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = None,
@@ -429,54 +320,27 @@ def load_in_worker(qrels, runs, *, progress: Callable[[float], None] | None = No
         import evalcore
 
         return evalcore.load_collection(qrels, runs, progress=progress, **options)
-    _wait_for_slot(object(), waiting, cancelled)
-    proc = here = lifeline = where = None
+    _wait_for_slot(waiting, cancelled)
+    worker = where = None
     try:
         qrels, runs, where = _payload(qrels, runs)
-        proc, here, lifeline = _start((qrels, runs, options, memory))
-        t0 = time.perf_counter()
-        while True:
-            if time.perf_counter() - t0 > limit.seconds:   # checked first: a worker that only reports progress too
-                raise _timed_out(limit)
-            if here.poll(_TICK):
-                try:
-                    msg = here.recv()
-                except EOFError:     # the worker is gone: its exit status says why
-                    raise _died(proc, memory) from None
-                if msg[0] == "progress":
-                    if progress is not None:
-                        progress(msg[1])
-                    continue
-                if msg[0] == "done":
-                    return msg[1]
-                kind, text = msg[1], msg[2]
-                if kind == "memory":
-                    raise _memory_error(memory)
-                if kind == "input":
-                    raise InputError(text)
-                raise InputError(f"these files could not be loaded ({text})",
-                                 hint="check that they are TREC / NTCIR qrels and run files; please report "
-                                      "the files if they are")
-            if proc.poll() is not None and not here.poll():
-                raise _died(proc, memory)
-            if cancelled():
-                raise LoadCancelled("the session went away while its load was running")
-            if tick is not None:
-                tick(time.perf_counter() - t0)
+        worker = _start((qrels, runs, options, memory))
+        msg = child.wait(worker, progress=progress, tick=tick, cancelled=cancelled, seconds=limit.seconds,
+                         timed_out=lambda: _timed_out(limit), died=lambda: _died(worker.proc, memory),
+                         cancel=lambda: LoadCancelled("the session went away while its load was running"))
+        if msg[0] == "done":
+            return msg[1]
+        kind, text = msg[1], msg[2]
+        if kind == "memory":
+            raise _memory_error(memory)
+        if kind == "input":
+            raise InputError(text)
+        raise InputError(f"these files could not be loaded ({text})",
+                         hint="check that they are TREC / NTCIR qrels and run files; please report "
+                              "the files if they are")
     finally:
-        if here is not None:
-            here.close()
-        if proc is not None:
-            if proc.poll() is None:
-                proc.kill()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:   # pragma: no cover - a kill not taken within 5 s
-                pass
-            with _lock:
-                _workers.discard(proc)
-        if lifeline is not None:
-            lifeline.close()
+        if worker is not None:
+            child.stop(worker, _workers, _lock)
         if where is not None:
             shutil.rmtree(where, ignore_errors=True)
             with _lock:

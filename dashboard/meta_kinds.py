@@ -17,8 +17,6 @@ import pandas as pd
 
 from evalcore import meta as _meta
 
-from . import state
-
 #: The alphas of the Report's Table 4 (evalcore report). When the Bootstrap page's B and seed are the ones
 #: the Report page would use (:func:`report_alphas_wanted`; only then can the Report take its rows), its
 #: bootstrap results are computed at these beside the page's own alpha (``report_alphas`` among the
@@ -31,6 +29,10 @@ REPORT_ALPHAS = (0.05, 0.01)
 
 def report_alphas_wanted(B: int, seed: int) -> bool:
     """Whether the Bootstrap page's B and seed are the Report page's (its options, else its defaults)."""
+    # imported here: a computation's child interpreter (dashboard.compute) imports this module, and
+    # dashboard.state imports Streamlit, which it does not need
+    from . import state
+
     return (int(B), int(seed)) == (int(state.value("rp_B")), int(state.value("rp_seed")))
 
 

@@ -21,9 +21,9 @@ from evalcore.io import InputError
 from evalcore.meta import reuse as _reuse
 from evalcore.meta.swap import sort_summary as _sort_swap_summary
 
-from . import limits, scoring, stores
+from . import compute, limits, scoring, stores
 from .meta_kinds import META_KINDS, PER_METRIC_KINDS, ROW_KINDS, page_alpha, report_alphas
-from .progress import Progress, cancellable, interrupt_point
+from .progress import Progress, cancellable, interrupt_point, queue_callbacks
 from .state import Settings
 from .stores import Store, shared
 
@@ -176,10 +176,11 @@ def _meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int, p
     if not per_metric:
         t0 = clock()
         sc = scoring.scores(c, s)
-        res = _stale_to_rerun(fn, sc, list(c.run_ids), B=int(B), progress=cancellable(progress),
-                              threads=threads, **params)
+        res = _stale_to_rerun(_runner(kind, fn, sc, params, B, progress), sc, list(c.run_ids), B=int(B),
+                              progress=cancellable(progress), threads=threads, **params)
         keep_rows(kind, sc, res, B, params)
-        out = {"frames": page_alpha(kind, _frames(res, parts), params), "seconds": clock() - t0, "B": int(B)}
+        out = {"frames": page_alpha(kind, _frames(res, parts), params), "seconds": _spent(res, clock, t0),
+               "B": int(B)}
         _results().put(key, out)
         return out
     fresh: dict = {}
@@ -194,11 +195,11 @@ def _meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int, p
         # in a convoy of threads. Long ones (with progress) never wait here, so one user's long
         # refinement does not hold up the others.
         with _SHORT_LOCK if progress is None else nullcontext():
-            res = _stale_to_rerun(fn, sc, list(c.run_ids), B=int(B), progress=cancellable(progress),
-                                  threads=threads, **params)
+            res = _stale_to_rerun(_runner(kind, fn, sc, params, B, progress), sc, list(c.run_ids), B=int(B),
+                                  progress=cancellable(progress), threads=threads, **params)
         keep_rows(kind, sc, res, B, params)
         frames = page_alpha(kind, _frames(res, parts), params)
-        each = (clock() - t0) / len(todo)
+        each = _spent(res, clock, t0) / len(todo)
         with _COSTS_LOCK:
             _COSTS[_cost_key(kind, c, params, B)] = each
             while len(_COSTS) > _COSTS_MAX:
@@ -211,6 +212,22 @@ def _meta_compute(kind: str, c: Collection, s: Settings, params: dict, B: int, p
             fresh[k] = part
             _results().put(_metric_meta_key(kind, c, s, k, params, B), part)
     return _assemble_and_keep(kind, c, s, params, B, got)
+
+
+def _runner(kind: str, fn, sc: dict, params: dict, B: int, progress):
+    """``fn``, or for a long computation (a progress bar and enough work: :func:`dashboard.compute.is_long`)
+    the same computation in a child interpreter (:func:`dashboard.compute.in_child`), its queue place and
+    elapsed time drawn on the page's bar."""
+    if not compute.is_long(limits.meta_workload(kind, sc, params, B), progress):
+        return fn
+    return compute.in_child(kind, **queue_callbacks(progress, "a free computing slot", "computation", percent=True))
+
+
+def _spent(res, clock, t0: float) -> float:
+    """CPU seconds of a computation: the child's own when it ran in one (this thread only waited), else
+    ``clock() - t0``."""
+    child_seconds = getattr(res, "cpu_seconds", None)
+    return clock() - t0 if child_seconds is None else float(child_seconds)
 
 
 def _stale_to_rerun(fn, *args, **kw):

@@ -83,17 +83,25 @@ def loader_callbacks(progress) -> dict:
     """Queue position and elapsed time drawn into a :class:`Progress` bar while a load waits or runs.
     Drawing is also how a closed session stops: Streamlit raises in its script thread at the next
     element, and dashboard.loader then kills the worker."""
+    return queue_callbacks(progress, "the loader", "upload")
+
+
+def queue_callbacks(progress, what: str, item: str, *, percent: bool = False) -> dict:
+    """``waiting(position)`` and ``tick(seconds)`` drawing into a :class:`Progress` bar while a job in a child
+    process (dashboard.child) waits for ``what`` ("the loader") behind ``position`` others (``item``: "upload"), or runs
+    (the elapsed seconds; ``percent``: with the fraction done). Empty for a callback that is no such bar."""
     bar = getattr(progress, "bar", None)
     if bar is None:
         return {}
     shown = [-1]
 
     def waiting(position: int) -> None:
-        bar.progress(0.0, text=f"Waiting for the loader: {position} upload{'s' if position > 1 else ''} "
+        bar.progress(0.0, text=f"Waiting for {what}: {position} {item}{'s' if position > 1 else ''} "
                                f"ahead of this one ...")
 
     def tick(seconds: float) -> None:
         if int(seconds) != shown[0]:
             shown[0] = int(seconds)
-            bar.progress(max(progress.last, 0.0), text=f"{progress.text} ({seconds:.0f} s)")
+            done = max(progress.last, 0.0)
+            bar.progress(done, text=f"{progress.text}{f' {done:.0%}' if percent else ''} ({seconds:.0f} s)")
     return {"waiting": waiting, "tick": tick}
