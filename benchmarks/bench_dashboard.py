@@ -7,9 +7,10 @@
     python benchmarks/bench_dashboard.py --mode instr [--page rankings] [--moves 4] [--against DIR]
     python benchmarks/bench_dashboard.py --mode floor [--pages rankings overview] [--sessions 10 20] [--moves 5]
                                          [--rounds 2]
-    python benchmarks/bench_dashboard.py --mode load [--only memory uploads wide latency freeze split]
+    python benchmarks/bench_dashboard.py --mode load [--only memory uploads wide latency freeze split compute]
                                          [--sessions 5 10 20] [--pages rankings overview] [--servers N] [--pin] ...
     python benchmarks/bench_dashboard.py --mode significance [--moves 6]
+    python benchmarks/bench_dashboard.py --mode compute [--kind bootstrap] [--runs 100] [--topics 50] [--B 100 1000]
     python benchmarks/bench_dashboard.py --mode MODE --help          # every option of a mode
 
 Modes (in brackets the script each replaces; that script's options are the mode's, so its old command lines
@@ -55,8 +56,17 @@ run with ``bench_dashboard.py --mode MODE`` in its place):
   ``--moves`` times each (slider-to-settled p50 / p95 / max, errors, server CPU per move); ``freeze``: 5
   sessions move sliders while another uploads clef2015 (``--upload-qrels FILE``: that qrels instead);
   ``split`` (``--servers`` 2 or more, behind nginx): how the balancer's sticky hash spreads the sessions;
-  ``--pin``: one process per core, simulated by pinning; ``--app-dir DIR``: serve another checkout's app (an
+  ``compute``: 5 sessions move sliders alone and while another session opens the Bootstrap page with a long
+  refinement (``--compute-query``; run it with and without ``--env EVALCORE_COMPUTE_INPROCESS=1`` to compare
+  the computation in the server's thread with the child of dashboard.compute); ``--pin``: one process per core,
+  simulated by pinning; ``--app-dir DIR``: serve another checkout's app (an
   older commit measured by this script, alternating with this one run by run).
+* ``compute``: one page computation with a progress bar (``dashboard.meta_store.meta_compute``) in the server's
+  thread (``EVALCORE_COMPUTE_INPROCESS=1``, one thread: ``EVALCORE_SESSION_THREADS=1``) and in a child
+  interpreter (``EVALCORE_COMPUTE_SECONDS=0``, dashboard.compute), interleaved round by round, on
+  ``simulated_collection(n_runs, n_topics)`` with the dashboard's 8 default metrics, for each ``--B``: wall time,
+  this process's CPU and the children's CPU, and the estimate the threshold compares
+  (``dashboard.limits.meta_workload(...).seconds()``).
 * ``significance`` [bench_significance.py]: the "Significance & topic sets" page on clef2015, slider to
   updated with the quick pass (t test; bootstrap test) and until B = 1000 is on screen, and
   ``pair_statistics`` with OpenBLAS's default threads against one, interleaved (section 9).
@@ -501,6 +511,9 @@ async def _load(args, load, res: harness.Result) -> None:
                                         args.pages[0], identical=True))
         if "freeze" in todo:
             show(await load.freeze(url, args.freeze_sessions, args.moves, args.timeout, args.seed))
+        if "compute" in todo:
+            show(await load.long_compute(url, args.freeze_sessions, args.moves, args.timeout, args.seed,
+                                         args.compute_query))
     finally:
         end = []
         if server:
@@ -582,6 +595,60 @@ def mode_significance(args, argv) -> int:
     return 0
 
 
+# -- compute --------------------------------------------------------------------------------------------
+COMPUTE_PARAMS = {"bootstrap": {"alpha": 0.05}, "swap": {"sampling": "replacement", "subset_size": None},
+                  "tukey": {"alpha": 0.05}, "stability": {"subset_size": None},
+                  "pairs": {"confidence": 0.95, "standardise": "none", "tests": ("t", "bootstrap", "randomisation")}}
+
+
+def mode_compute(args, argv) -> int:
+    import evalcore
+    from dashboard import compute, limits, meta_store, scoring, state, stores
+    from dashboard.pages import DEFAULT_METRICS
+
+    res = _result("compute", argv, args)
+    c = evalcore.simulated_collection(n_topics=args.topics, n_runs=args.runs, seed=0)
+    s = state.Settings(dataset="sim", gains=(1.0, 2.0, 3.0), beta=1.0, penalties=(4.0, 3.0, 2.0), cutoff=10,
+                       rel_threshold=1, metrics=DEFAULT_METRICS, top_n=0, top_by="AP")
+    params = {**COMPUTE_PARAMS[args.kind], "seed": 1}
+    os.environ["EVALCORE_SESSION_THREADS"] = "1"
+    rows = []
+    for B in args.B:
+        w = limits.meta_workload(args.kind, scoring.scores(c, s), params, B)
+
+        def once(where: str, B=B) -> None:
+            os.environ.pop("EVALCORE_COMPUTE_INPROCESS", None)
+            os.environ["EVALCORE_COMPUTE_SECONDS"] = "0"
+            if where == "thread":
+                os.environ["EVALCORE_COMPUTE_INPROCESS"] = "1"
+            fresh = stores.Store(64)
+            meta_store._results = lambda: fresh          # nothing looked up: every call computes
+            n = compute.started()
+            meta_store.meta_compute(args.kind, c, s, params, B, progress=lambda f: None)
+            assert (compute.started() > n) == (where == "child"), where
+        got = harness.rounds({"thread": lambda: once("thread"), "child": lambda: once("child")}, args.rounds,
+                             alternate=True, live_children=False)
+        res.add_rounds(got, prefix=f"B={B} ")
+        ratios = got.ratios("child", "thread", "wall")
+        rows.append({"B": B, "estimate": w.seconds() if w else float("nan"),
+                     "thread_wall": got.stats("thread").median, "child_wall": got.stats("child").median,
+                     "child_cpu": statistics.median(got.values("child", "child_cpu")),
+                     "server_cpu": got.stats("child", "cpu").median, "ratio": statistics.median(ratios),
+                     "ratio_min": min(ratios), "ratio_max": max(ratios)})
+    print(res.table([harness.col("B", right=True),
+                     harness.col("estimate (s of one core)", "{:.1f}", "estimate", right=True),
+                     harness.col("in the thread: wall (s)", "{:.2f}", "thread_wall", right=True),
+                     harness.col("in a child: wall (s)", "{:.2f}", "child_wall", right=True),
+                     harness.col("child's CPU (s)", "{:.2f}", "child_cpu", right=True),
+                     harness.col("server's CPU meanwhile (s)", "{:.2f}", "server_cpu", right=True),
+                     harness.col("child / thread (wall, min-max)", "{:.2f} ({ratio_min:.2f}-{ratio_max:.2f})", "ratio",
+                                 right=True)], rows,
+                    title=f"{args.kind}, {args.runs} runs x {args.topics} topics, {len(DEFAULT_METRICS)} metrics, "
+                          f"median of {args.rounds} interleaved rounds:") + "\n")
+    res.save(args)
+    return 0
+
+
 # -- the command line -----------------------------------------------------------------------------------
 def _options(mode: str, ap: argparse.ArgumentParser) -> None:
     a = ap.add_argument
@@ -615,6 +682,12 @@ def _options(mode: str, ap: argparse.ArgumentParser) -> None:
         a("--sessions", type=int, nargs="+", default=[10, 20])
         a("--moves", type=int, default=5, help="slider moves per session (default 5)")
         a("--rounds", type=int, default=2, help="alternations of the page and its cut copy (default 2)")
+    elif mode == "compute":
+        a("--kind", default="bootstrap", choices=list(COMPUTE_PARAMS))
+        a("--runs", type=int, default=100)
+        a("--topics", type=int, default=50)
+        a("--B", type=int, nargs="+", default=[100, 1000])
+        a("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     elif mode == "load":
         a("--url", help="drive this server instead of starting one (no RSS / CPU then)")
         a("--app-dir", type=Path, default=APP_ROOT, help="the checkout whose app the server runs (default this "
@@ -623,7 +696,7 @@ def _options(mode: str, ap: argparse.ArgumentParser) -> None:
           help="streamlit processes; more than 1 runs them behind nginx (docs/deploy/nginx.conf)")
         a("--env", nargs="+", default=[], metavar="KEY=VALUE", help="environment of the servers, e.g. "
           "MALLOC_ARENA_MAX=2")
-        a("--only", nargs="+", choices=["memory", "uploads", "wide", "latency", "freeze", "split"])
+        a("--only", nargs="+", choices=["memory", "uploads", "wide", "latency", "freeze", "split", "compute"])
         a("--pin", action="store_true", help="server process i on core i, the clients and nginx on the cores left "
           "over (one process per core, simulated on a machine with more cores than processes)")
         a("--draws", type=int, default=5, help="'split': how many times the sessions are opened anew")
@@ -642,7 +715,11 @@ def _options(mode: str, ap: argparse.ArgumentParser) -> None:
         a("--timeout", type=float, default=120, help="seconds a rerun may take before it is an error")
         a("--max-sessions", type=int, default=40)
         a("--seed", type=int, default=0)
-        a("--freeze-sessions", type=int, default=5, help="sessions moving sliders in 'freeze' (default 5)")
+        a("--freeze-sessions", type=int, default=5, help="sessions moving sliders in 'freeze' and 'compute' "
+          "(default 5)")
+        a("--compute-query", default="nr=120&nt=50&bsb=5000", help="'compute': the address of the Bootstrap page "
+          "another session opens, its long refinement running while the others move sliders (default "
+          "nr=120&nt=50&bsb=5000)")
         a("--upload-qrels", type=Path, metavar="FILE",
           help="'freeze' uploads this qrels file (with clef2015's runs) instead of clef2015's qrels")
     elif mode == "significance":
@@ -650,7 +727,7 @@ def _options(mode: str, ap: argparse.ArgumentParser) -> None:
 
 
 MODES = {"pages": mode_pages, "cpu": mode_cpu, "ab": mode_ab, "instr": mode_instr, "floor": mode_floor,
-         "load": mode_load, "significance": mode_significance}
+         "load": mode_load, "significance": mode_significance, "compute": mode_compute}
 
 
 def main(argv=None) -> int:

@@ -244,14 +244,18 @@ class Session:
         except (websockets.ConnectionClosed, asyncio.CancelledError):
             pass
 
-    async def rerun(self, page: str | None = None, triggers: tuple[str, ...] = ()) -> float:
-        """Request a rerun with the current widget states; seconds until it finished (a full run)."""
+    async def rerun(self, page: str | None = None, triggers: tuple[str, ...] = (), query: str = "") -> float:
+        """Request a rerun with the current widget states; seconds until it finished (a full run). ``query``: the
+        address's query string (read by the app at a session's first run), the page by its name there when
+        its hash is not known yet."""
         while not self.finished.empty():
             self.finished.get_nowait()
         b = BackMsg()
         cs = b.rerun_script
-        cs.query_string = ""
+        cs.query_string = query
         cs.page_script_hash = self.pages.get(page, self.page_hash) if page else self.page_hash
+        if page and not cs.page_script_hash:
+            cs.page_name = page
         for wid, fill in self.states.items():
             ws = cs.widget_states.widgets.add()
             ws.id = wid
@@ -574,6 +578,46 @@ async def freeze(url: str, n: int, moves: int, timeout: float, seed: int) -> dic
             await s.__aexit__()
     return _table("freeze", [col(f"{n} sessions moving sliders", "{}", "case"), col("moves", "{}", "moves", right=True),
                              *LATENCY], rows, "One upload and the others' sliders")
+
+
+async def long_compute(url: str, n: int, moves: int, timeout: float, seed: int, query: str) -> dict:
+    """n sessions move sliders on the Rankings page alone, then while another session opens the Bootstrap page at
+    ``query`` (e.g. ``nr=120&nt=50&bsb=5000``: the simulated data's size and a B whose refinement is long); with
+    the computation, only the moves that started between its page's open and its result on screen count."""
+    rows = []
+    for label, with_long in (("alone", False), (f"during another session's Bootstrap page at ?{query}", True)):
+        sessions = [await open_session(url, timeout) for _ in range(n)]
+        times: list[float] = []
+        starts: list[float] = []
+        errs: list[str] = []
+        until = asyncio.Event() if with_long else None
+        window: list[float] = []
+        tasks = [_mover(s, moves, random.Random(seed + i), times, errs, gain_key(s), until, starts)
+                 for i, s in enumerate(sessions)]
+        long_s = Session(url, timeout) if with_long else None
+        if long_s is not None:
+            await long_s.__aenter__()
+
+            async def do_long(s=long_s, until=until, window=window):
+                try:
+                    t0 = time.perf_counter()
+                    await s.rerun("bootstrap", query=query)     # the page, its quick pass, the refinement, its rerun
+                    window.extend([t0, time.perf_counter()])
+                finally:
+                    until.set()
+            tasks.append(do_long())
+        await asyncio.gather(*tasks)
+        if window:
+            times = [dt for t, dt in zip(starts, times, strict=True) if window[0] <= t <= window[1]]
+            label += f" ({window[1] - window[0]:.1f} s)"
+        exc = sum(s.exceptions + len(s.error_boxes) for s in sessions + ([long_s] if long_s else []))
+        rows.append({"case": label, "moves": len(times), "p50": percentile(times, .5), "p95": percentile(times, .95),
+                     "max": max(times, default=float("nan")), "errors": len(errs) + exc, "times": times})
+        for s in sessions + ([long_s] if long_s else []):
+            await s.__aexit__()
+    return _table("compute", [col(f"{n} sessions moving sliders (Rankings)", "{}", "case"),
+                              col("moves", "{}", "moves", right=True), *LATENCY], rows,
+                  "One long computation and the others' sliders")
 
 
 async def split(url: str, cluster: Cluster, n: int, draws: int, timeout: float) -> dict:
