@@ -72,3 +72,51 @@ def test_one_blas_thread_concurrent_users_restore_once(monkeypatch):
         with one_blas_thread():
             raise KeyError("boom")                  # an error inside still restores
     assert calls[-1] == "restore" and _common._blas_state["depth"] == 0
+
+
+# -- pair_table: one per-pair table from blocks of the same pairs ----------------------------------------
+def _blockwise(ids, pi, pj, keys, columns):
+    """The definition: one DataFrame per block, concatenated (how the methods built their tables before)."""
+    import pandas as pd
+    names = np.asarray(list(ids), dtype=object)
+    frames = []
+    for b in range(len(next(iter(keys.values())))):
+        frames.append(pd.DataFrame({**{k: v[b] for k, v in keys.items()},
+                                    "run_x": list(names[pi]), "run_y": list(names[pj]),
+                                    **{c: a[b] for c, a in columns.items()}}))
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.mark.parametrize("n_runs,blocks", [(2, 1), (5, 1), (7, 3), (30, 8)])
+def test_pair_table_equals_one_frame_per_block_concatenated(n_runs, blocks):
+    import pandas as pd
+    from evalcore.meta._common import pair_index, pair_table
+    rng = np.random.default_rng(n_runs)
+    pi, pj = pair_index(n_runs)
+    ids = [f"r{i}" for i in rng.permutation(n_runs)]
+    keys = {"metric": [f"M{b // 2}" for b in range(blocks)], "fuzziness": [0.01 * (b % 2 + 1) for b in range(blocks)]}
+    columns = {"wins": [rng.integers(0, 9, pi.size) for _ in range(blocks)],
+               "asl": [rng.random(pi.size) for _ in range(blocks)],
+               "significant": [rng.random(pi.size) < 0.5 for _ in range(blocks)]}
+    got = pair_table(ids, pi, pj, keys, columns)
+    pd.testing.assert_frame_equal(got, _blockwise(ids, pi, pj, keys, columns), check_exact=True)
+    # the table owns its numbers: changing the inputs afterwards leaves it as it was
+    before = got.copy()
+    for a in columns["wins"]:
+        a[:] = -1
+    pd.testing.assert_frame_equal(got, before, check_exact=True)
+
+
+def test_pair_table_takes_a_stacked_column_as_it_is_and_checks_its_length():
+    import pandas as pd
+    from evalcore.meta._common import pair_index, pair_table
+    pi, pj = pair_index(4)
+    stacked = np.arange(2 * pi.size, dtype=np.int64)
+    got = pair_table(["a", "b", "c", "d"], pi, pj, {"metric": ["M", "N"]}, {"wins": stacked})
+    assert got["wins"].tolist() == list(range(12))
+    assert got["metric"].tolist() == ["M"] * 6 + ["N"] * 6
+    assert got["run_x"].tolist() == ["a", "a", "a", "b", "b", "c"] * 2
+    assert np.shares_memory(got["wins"].to_numpy(), stacked)      # handed over, not copied
+    with pytest.raises(ValueError, match="2 blocks of 6 pairs need 12 values; got an array of shape"):
+        pair_table(["a", "b", "c", "d"], pi, pj, {"metric": ["M", "N"]}, {"wins": stacked[:11]})
+    assert isinstance(got, pd.DataFrame)

@@ -8,7 +8,7 @@ at the end; if it returns ``True`` the computation stops by raising
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -206,6 +206,44 @@ def pair_names(ids, pi: np.ndarray, pj: np.ndarray):
     import pandas as pd
     names = pd.Series(list(ids))
     return names.take(pi).reset_index(drop=True), names.take(pj).reset_index(drop=True)
+
+
+def pair_table(ids, pi: np.ndarray, pj: np.ndarray, keys: Mapping[str, Sequence], columns: Mapping[str, Sequence]):
+    """A per-pair table of ``len(keys[...])`` blocks of the same run pairs ``(pi, pj)``, one block after another.
+
+    ``keys``: {column: one value per block} (the metric, stability's fuzziness), written before ``run_x`` and
+    ``run_y``; ``columns``: {column: one array of the pairs' values per block}, after them, copied into the
+    table; or {column: one 1-D array of every block's values, block after block}, which becomes the column
+    without a copy (the caller hands it over and does not change it). The table equals
+    ``pd.concat`` of one ``DataFrame({key: value, "run_x": ..., **arrays})`` per block, column for column and
+    dtype for dtype, built without its per-block frames: a block's constant and name columns are made once
+    and repeated by ``pd.concat`` of the same Series, which for pandas' Arrow-backed strings (``str``, pandas
+    3) only chains the chunks, no copy; each numeric column is one ``np.concatenate``. The table is built by the
+    calling process alone after the workers end: its cost is most of that process's share of a call (Amdahl's
+    serial part, docs/benchmarks.md section 18)."""
+    import pandas as pd
+    n_blocks = len(next(iter(keys.values())))
+    P = pi.size
+    run_x, run_y = pair_names(ids, pi, pj)
+    out: dict = {}
+    for name, values in keys.items():
+        each: dict = {}
+        for v in values:
+            if v not in each:
+                each[v] = pd.Series(v, index=pd.RangeIndex(P))
+        blocks = [each[v] for v in values]
+        out[name] = blocks[0] if n_blocks == 1 else pd.concat(blocks, ignore_index=True)
+    for name, col in (("run_x", run_x), ("run_y", run_y)):
+        out[name] = col if n_blocks == 1 else pd.concat([col] * n_blocks, ignore_index=True)
+    for name, arrays in columns.items():
+        if isinstance(arrays, np.ndarray):
+            if arrays.shape != (n_blocks * P,):
+                raise ValueError(f"column {name!r}: {n_blocks} blocks of {P} pairs need {n_blocks * P} values; "
+                                 f"got an array of shape {arrays.shape}")
+            out[name] = arrays
+        else:
+            out[name] = np.concatenate(list(arrays)) if n_blocks > 1 else np.array(arrays[0])
+    return pd.DataFrame(out, copy=False)
 
 
 def pair_range(n_runs: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:

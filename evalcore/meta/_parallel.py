@@ -136,10 +136,10 @@ def threads_from_env(variable: str, default: int) -> int:
     return _check(value, f"the environment variable {variable}")
 
 
-def min_tasks(threads: int, n_jobs: int = 1, steps: int = 20) -> int:
+def min_tasks(threads: int, n_jobs: int = 1, steps: int = 20, per_thread: int = 4) -> int:
     """Chunks per job so that ``n_jobs`` jobs give at least ``steps`` progress steps in all and every
-    one of ``threads`` threads at least 4 chunks (load balance)."""
-    return max(-(-steps // max(n_jobs, 1)), -(-4 * threads // max(n_jobs, 1)), 1)
+    one of ``threads`` threads at least ``per_thread`` chunks (load balance)."""
+    return max(-(-steps // max(n_jobs, 1)), -(-per_thread * threads // max(n_jobs, 1)), 1)
 
 
 def split_range(n: int, parts: int) -> list[tuple[int, int]]:

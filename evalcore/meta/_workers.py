@@ -45,8 +45,8 @@ from . import _parallel
 from ._common import Progress, one_blas_thread
 from ._parallel import MAX_THREADS, THREADS_ENV, WorkCache, fit_threads, min_tasks, run_tasks
 
-__all__ = ["WORKERS_ENV", "PROCESS_WORK", "IDLE_SECONDS", "Plan", "worker_count", "plan", "Runner", "pool_executor",
-           "check_process_work"]
+__all__ = ["WORKERS_ENV", "PROCESS_WORK", "TASKS_PER_PROCESS", "IDLE_SECONDS", "Plan", "worker_count", "plan",
+           "Runner", "pool_executor", "check_process_work"]
 
 #: The environment variable that sets the default worker count (1 = everything in the calling thread).
 WORKERS_ENV = "EVALCORE_WORKERS"
@@ -62,6 +62,12 @@ WORKERS_ENV = "EVALCORE_WORKERS"
 #: pair statistics with both resampling tests from ~70.
 PROCESS_WORK: dict[str, int] = {"bootstrap": 10_000_000, "stability": 40_000_000, "swap": 40_000_000,
                                 "tukey": 15_000_000, "pairs": 5_000_000}
+
+#: Tasks per worker process of a call without a progress callback. Each task costs the calling process CPU
+#: (pickling, loky's queue threads, waking the waiting thread), a serial share that grows with the workers;
+#: two per worker (four before) still leave a worker a second task when the other is slowed (the coordinator's
+#: share at each count: docs/benchmarks.md section 18).
+TASKS_PER_PROCESS = 2
 
 #: Seconds an idle worker process waits for the next task before it ends (a later call starts it again); an
 #: idle worker also keeps its last call's shared file mapped (:func:`_in_worker`), so not long.
@@ -141,12 +147,18 @@ class Plan:
     def processes(self) -> bool:
         return self.kind == "processes"
 
+    def parts(self, n_jobs: int = 1) -> int:
+        """Tasks per job for load balance alone (:func:`~._parallel.min_tasks` with one progress step): 4 per
+        thread, :data:`TASKS_PER_PROCESS` per worker process."""
+        return min_tasks(self.count, n_jobs, steps=1, per_thread=TASKS_PER_PROCESS if self.processes else 4)
+
     def tasks(self, n_jobs: int = 1, progress=None) -> int:
-        """Tasks per job (:func:`~._parallel.min_tasks`): at least 4 per worker, and 20 in all for a progress
-        step every 5 %; on processes without a progress callback only the 4 per worker, since each task costs
-        the coordinator a hand-off through a pipe (docs/benchmarks.md section 18)."""
-        steps = 1 if self.processes and progress is None else 20
-        return min_tasks(self.count, n_jobs, steps=steps)
+        """Tasks per job: :meth:`parts` on processes without a progress callback (each task costs the
+        coordinator a hand-off through a pipe, docs/benchmarks.md section 18), else at least 4 per worker and
+        20 in all, for a progress step every 5 %."""
+        if self.processes and progress is None:
+            return self.parts(n_jobs)
+        return min_tasks(self.count, n_jobs)
 
 
 def plan(method: str, work: int, *, workers=None, threads=None, process_work=None) -> Plan:

@@ -60,7 +60,7 @@ from ._common import (
     count_rows,
     pair_chunks,
     pair_index,
-    pair_names,
+    pair_table,
     round_sig,
     topic_counts,
     work_arrays,
@@ -368,11 +368,8 @@ def prepare_bootstrap(scores, run_ids, B, seed, alpha, samples):
 def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -> BootstrapResult:
     """The result tables from each metric's (asl, mean_diff, t, est) over all pairs."""
     P = pi.size
-    run_x, run_y = pair_names(ids, pi, pj)
-    pair_frames, summ_rows, curve_frames = [], [], []
-    for m, (asl, mdiff, tobs, est) in per_metric.items():
-        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y, "mean_diff": mdiff, "t": tobs,
-                                         "asl": asl, "significant": asl < alphas[0]}, copy=False))   # concat copies
+    summ_rows, curve_frames = [], []
+    for m, (asl, _mdiff, _tobs, est) in per_metric.items():
         for q, a_ in enumerate(alphas):
             nsig = int(np.sum(asl < a_))
             raw = est[q] if ks[q] >= 1 else float("nan")
@@ -380,7 +377,11 @@ def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -
                               "pct_significant": 100.0 * nsig / P, "estimated_diff": round_sig(raw, 2),
                               "estimated_diff_raw": raw})
         curve_frames.append(pd.DataFrame({"metric": m, "pair_rank": np.arange(1, P + 1), "asl": np.sort(asl)}))
-    return BootstrapResult(pairs=pd.concat(pair_frames, ignore_index=True),
+    cols = list(per_metric.values())
+    pairs = pair_table(ids, pi, pj, {"metric": list(per_metric)},
+                       {"mean_diff": [c[1] for c in cols], "t": [c[2] for c in cols], "asl": [c[0] for c in cols],
+                        "significant": [c[0] < alphas[0] for c in cols]})
+    return BootstrapResult(pairs=pairs,
                            summary=pd.DataFrame(summ_rows, columns=["metric", "alpha", "n_significant", "n_pairs",
                                                                     "pct_significant", "estimated_diff",
                                                                     "estimated_diff_raw"]),

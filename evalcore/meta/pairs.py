@@ -100,7 +100,7 @@ from ._common import (
     check_scores,
     pair_chunks,
     pair_index,
-    pair_names,
+    pair_table,
     tie_groups,
     topic_counts,
     zero_rounding,
@@ -466,13 +466,10 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     with Runner(how, arrays, outputs=outputs) as run:
         run.map(_pairs_task, jobs, prog)
     cols = {m: {col: arrays[col, k] for col in _PAIR_COLUMNS[3:]} for k, m in enumerate(metrics)}
-    frames = []
-    run_x, run_y = pair_names(ids, pi, pj)
-    for m in metrics:
-        frame = pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y, **cols[m]})
-        frame["n_topics"] = frame["n_topics"].astype(np.int64)
-        frames.append(frame)
-    return PairsResult(pairs=pd.concat(frames, ignore_index=True)[_PAIR_COLUMNS], v_e=v_es, confidence=confidence,
+    table = pair_table(ids, pi, pj, {"metric": list(metrics)},
+                       {c: [cols[m][c] for m in metrics] for c in _PAIR_COLUMNS[3:]})
+    table["n_topics"] = table["n_topics"].astype(np.int64)
+    return PairsResult(pairs=table, v_e=v_es, confidence=confidence,
                        B=B, seed=seed, tests=tuple(tests), samples=rs.samples, n_flips=int(rs.K),
                        exact_randomisation=bool(rs.exact_signs), v_e_runs=int(n_runs), tie_tolerance=tols)
 

@@ -39,10 +39,10 @@ from ._common import (
     count_rows,
     pair_chunks,
     pair_index,
-    pair_names,
+    pair_table,
     topic_counts,
 )
-from ._parallel import min_tasks, split_range
+from ._parallel import split_range
 from ._workers import Runner, check_process_work, plan, worker_count
 
 __all__ = ["stability", "StabilityResult", "stability_samples"]
@@ -180,20 +180,20 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
     groups = split_range(len(chunks), how.tasks(len(metrics), progress))
-    trial_parts = split_range(B, min_tasks(how.count, len(metrics), steps=1))
+    trial_parts = split_range(B, how.parts(len(metrics)))
     prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
     n_runs = mats[metrics[0]].shape[0]
-    arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj}
-    outputs = []
+    # wins, losses and ties of every (metric, fuzziness, pair) in one array each, in the per-pair table's row
+    # order: its columns are these arrays, not copies (stability_result)
+    arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj, **{col: np.zeros((len(metrics), len(fz), P), dtype=np.int64)
+                                                    for col in ("W", "L", "T")}}
+    outputs = ["W", "L", "T"]
     for k, m in enumerate(metrics):
         arrays["M", k] = mats[m]
         # every run's mean per trial, computed in chunks of trials: every column of the topic counts sums to
         # c, so the exact products (evalcore._exact) give the same bits for any split of the trials
         arrays["means", k] = np.empty((n_runs, B))
-        for col in ("W", "L", "T"):
-            arrays[col, k] = np.zeros((len(fz), P), dtype=np.int64)
-            outputs.append((col, k))
     rows = max(sl.stop - sl.start for sl in chunks)
     with Runner(how, arrays, outputs=outputs, fresh=outputs + [("means", k) for k in range(len(metrics))]) as run:
         parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
@@ -201,8 +201,9 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
         fast = {k: all(ok for job, ok in zip(parts, seen, strict=True) if job[0] == k) for k in range(len(metrics))}
         run.map(_count_task, [(k, fz, fast[k], [(sl.start, sl.stop) for sl in chunks[g0:g1]], rows)
                               for k in range(len(metrics)) for g0, g1 in groups], prog)
-    counts = {m: (arrays["W", k], arrays["L", k], arrays["T", k]) for k, m in enumerate(metrics)}
-    return stability_result(counts, ids, fz, pi, pj, samples, seed, replacement)
+    return stability_result({m: (arrays["W"][k], arrays["L"][k], arrays["T"][k]) for k, m in enumerate(metrics)},
+                            ids, fz, pi, pj, samples, seed, replacement,
+                            stacked=tuple(arrays[col].reshape(-1) for col in ("W", "L", "T")))
 
 
 def _means_task(arrays: dict, job, cache) -> bool:
@@ -218,7 +219,7 @@ def _count_task(arrays: dict, job, cache) -> None:
     """Metric k's wins, losses and ties of the chunks of pairs ``spans``, into ``arrays``."""
     k, fz, fast, spans, rows = job
     means, pi, pj = arrays["means", k], arrays["pi"], arrays["pj"]
-    W, L, T = arrays["W", k], arrays["L", k], arrays["T", k]
+    W, L, T = arrays["W"][k], arrays["L"][k], arrays["T"][k]
     work = cache.get(rows, means.shape[1], *[np.float64] * 5, np.bool_)
     for a, b in spans:
         sl = slice(a, b)
@@ -250,21 +251,24 @@ def prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness, replacem
     return metrics, mats, ids, fz, samples, Ct, pi, pj
 
 
-def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement) -> StabilityResult:
-    """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs)."""
+def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement,
+                     stacked: tuple | None = None) -> StabilityResult:
+    """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs). ``stacked``: the
+    wins, losses and ties of every (metric, fuzziness, pair) as three 1-D arrays in the table's row order,
+    taken as its columns without a copy (the caller hands them over)."""
     B, c = samples.shape
     P = pi.size
-    run_x, run_y = pair_names(ids, pi, pj)
-    summ, pair_frames = [], []
+    summ = []
     for m, (W, L, T) in counts.items():
         for q, f in enumerate(fz):
             total = float(P * B)
             summ.append({"metric": m, "fuzziness": f, "error_rate": float(np.minimum(W[q], L[q]).sum()) / total,
                          "prop_ties": float(T[q].sum()) / total})
-            # copy=False: the concat below makes the table's one copy (a serial step after the workers,
-            # docs/benchmarks.md section 18)
-            pair_frames.append(pd.DataFrame({"metric": m, "fuzziness": f, "run_x": run_x, "run_y": run_y,
-                                             "wins": W[q], "losses": L[q], "ties": T[q]}, copy=False))
+    blocks = [(m, q) for m in counts for q in range(len(fz))]
+    columns = ("wins", "losses", "ties")
+    pairs = pair_table(ids, pi, pj, {"metric": [m for m, _ in blocks], "fuzziness": [fz[q] for _, q in blocks]},
+                       dict(zip(columns, stacked, strict=True)) if stacked is not None else
+                       {col: [counts[m][c][q] for m, q in blocks] for c, col in enumerate(columns)})
     return StabilityResult(summary=pd.DataFrame(summ, columns=["metric", "fuzziness", "error_rate", "prop_ties"]),
-                           pairs=pd.concat(pair_frames, ignore_index=True), samples=samples, subset_size=c, B=B,
+                           pairs=pairs, samples=samples, subset_size=c, B=B,
                            seed=seed, replacement=replacement)

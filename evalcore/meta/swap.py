@@ -36,7 +36,7 @@ import pandas as pd
 from .._exact import fmat_imat
 from ..workload import check_call
 from ._common import Progress, ProgressFn, check_positive_int, check_scores, sign_tol, topic_counts, zero_tolerance
-from ._parallel import min_tasks, split_range
+from ._parallel import split_range
 from ._workers import Runner, check_process_work, plan, worker_count
 from .sampling import sample_topics
 
@@ -188,7 +188,7 @@ def swap_method(scores: Mapping[str, np.ndarray], *, sampling: str = "replacemen
     how = plan("swap", P * B, workers=workers, threads=threads, process_work=process_work)
     per_job = how.tasks(len(metrics), progress)
     groups = task_groups(row_blocks(n_runs, max(1, min(ROW_BUDGET // (8 * 4 * B), P // per_job))), per_job)
-    trial_parts = split_range(B, min_tasks(how.count, len(metrics), steps=1))
+    trial_parts = split_range(B, how.parts(len(metrics)))
     prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
     prog.report(0.0)
     arrays: dict = {"C1": prep.C1, "C2": prep.C2}

@@ -50,8 +50,8 @@ from ._common import (
     check_run_ids,
     check_scores,
     pair_index,
-    pair_names,
     pair_range,
+    pair_table,
 )
 from ._parallel import split_range
 from ._workers import Runner, check_process_work, plan, worker_count
@@ -224,24 +224,26 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
             arrays["d", k], arrays["p", k] = np.empty(P), np.empty(P)
     columns = [(c, k) for k in range(len(metrics)) for c in ("d", "p")] if spans else []
     fresh = outputs + columns + [("sorted", k) for k in range(len(metrics))] if spans else outputs
-    prog = Progress(progress, len(groups) + len(metrics) * len(spans))
+    prog = Progress(progress, len(groups) + len(spans))
     prog.report(0.0)
     with Runner(how, arrays, outputs=outputs + columns, fresh=fresh, blas=False) as run:
         run.map(_streams_task, jobs, prog)
         if spans:
             for k in range(len(metrics)):
                 run.arrays["sorted", k][:] = np.sort(run.arrays["ranges", k])
-            run.map(_pvalues_task, [(k, n_runs, a, b) for k in range(len(metrics)) for a, b in spans], prog)
+            run.map(_pvalues_task, [(len(metrics), n_runs, a, b) for a, b in spans], prog)
     ranges = {m: np.array(arrays["ranges", k]) for k, m in enumerate(metrics)}    # the result's own arrays
     given = {m: (arrays["d", k], arrays["p", k]) for k, m in enumerate(metrics)} if spans else None
     return tukey_result(mats, ids, ranges, B, seed, alphas, given)
 
 
 def _pvalues_task(arrays: dict, job, cache) -> None:
-    """Metric k's mean differences and p-values of pairs a..b-1 (:func:`tukey_pvalues`) into ``arrays``."""
-    k, n_runs, a, b = job
+    """Every metric's mean differences and p-values of pairs a..b-1 (:func:`tukey_pvalues`) into ``arrays``:
+    one task a worker for all metrics (each task is a hand-off with the calling process)."""
+    n_metrics, n_runs, a, b = job
     pi, pj = pair_range(n_runs, a, b)
-    arrays["d", k][a:b], arrays["p", k][a:b] = tukey_pvalues(arrays["means", k], pi, pj, arrays["sorted", k])
+    for k in range(n_metrics):
+        arrays["d", k][a:b], arrays["p", k][a:b] = tukey_pvalues(arrays["means", k], pi, pj, arrays["sorted", k])
 
 
 def _streams_task(arrays: dict, job, cache) -> None:
@@ -268,18 +270,19 @@ def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tupl
     n_runs = next(iter(mats.values())).shape[0]
     pi, pj = pair_index(n_runs)
     P = pi.size
-    pair_frames, summ = [], []
-    run_x, run_y = pair_names(ids, pi, pj)
+    summ, cols = [], {}
     for m in ranges:
         d, p = columns[m] if columns is not None else tukey_pvalues(mats[m].mean(axis=1), pi, pj,
                                                                         np.sort(ranges[m]))
-        pair_frames.append(pd.DataFrame({"metric": m, "run_x": run_x, "run_y": run_y, "mean_diff": d,
-                                         "p_value": p, "significant": p < alphas[0]}, copy=False))   # concat copies
+        cols[m] = (d, p)
         for a in alphas:
             n_sig = int(np.sum(p < a))
             summ.append({"metric": m, "alpha": a, "n_significant": n_sig, "n_pairs": P,
                          "pct_significant": 100.0 * n_sig / P})
-    return TukeyResult(pairs=pd.concat(pair_frames, ignore_index=True),
+    pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
+                       {"mean_diff": [d for d, _ in cols.values()], "p_value": [p for _, p in cols.values()],
+                        "significant": [p < alphas[0] for _, p in cols.values()]})
+    return TukeyResult(pairs=pairs,
                        summary=pd.DataFrame(summ, columns=["metric", "alpha", "n_significant", "n_pairs",
                                                            "pct_significant"]),
                        ranges=ranges, B=B, seed=seed, alphas=alphas)
