@@ -19,8 +19,11 @@ are other processes) during the k-process call, over the one-worker call's CPU s
 seconds, unlike wall seconds, hardly move with the machine's load). That share is the serial part s of
 Amdahl's law; the projection at n workers is 1 / (s + (1 - s) / n), printed for n = k and 16 with its
 efficiency. "CPU of all / 1 worker" adds the workers' CPU (psutil, the pool's processes): above 1 it is
-work the processes add (page faults of the shared file, hand-offs), which Amdahl's s leaves out. Every
-table is compared with the one-worker table exactly (``equal``).
+work the processes add (page faults of the shared file, hand-offs), which Amdahl's s leaves out. "k calls at
+once" runs k independent one-worker calls in the k pool workers at the same time, with no coordination, and
+divides each one's CPU by that of one such call alone (the fewest of the rounds): what running k at once costs
+on this machine's hardware (shared caches, memory bandwidth, other load on the host); k over it is the
+ceiling of any k-way split here. Every table is compared with the one-worker table exactly (``equal``).
 
 ``--crossover``: for each method and each run count of ``--sizes`` (50 topics, B = 1000), one worker, the
 thread path's default (``process_work`` above the call's work: the threads a call below the crossover
@@ -94,6 +97,26 @@ def _warm(_):
     return os.getpid()
 
 
+def _one_call(method: str, S, B: int) -> float:
+    """CPU seconds of one one-worker call, run in a pool worker (sent by value: this is __main__)."""
+    import time as _t
+    c0 = _t.process_time()
+    call(method, S, B, workers=1)
+    return _t.process_time() - c0
+
+
+def contention(method: str, S, B: int, k: int) -> float:
+    """CPU of each of k independent one-worker calls run at once in the k pool workers, over the CPU of one such
+    call run alone there (median of the k): above 1, what running k at once costs on this machine's hardware
+    (shared caches, memory bandwidth, a busy host), with no coordination at all. k / this is the most any k-way
+    split of the call can give here."""
+    from evalcore.meta import _workers
+    ex = _workers.pool_executor(k)
+    alone = ex.submit(_one_call, method, S, B).result()
+    together = sorted(f.result() for f in [ex.submit(_one_call, method, S, B) for _ in range(k)])
+    return together[len(together) // 2] / alone
+
+
 def start_pool(k: int) -> float:
     """Seconds to start k worker processes and import evalcore in each (the pool's start, paid once by a
     process's first call on workers)."""
@@ -113,8 +136,10 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
     got = harness.Rounds(f"{m} / {name}" for m in a.methods for name in variants)
     ref: dict = {}
     same: dict = {}
+    cont: dict = {m: [] for m in a.methods}
     for _ in range(a.repeat):       # interleaved: every method and path once per round
         for m in a.methods:
+            cont[m].append(contention(m, S, a.B, k))
             for name, kw in variants.items():
                 s = harness.measure(lambda m=m, kw=kw: call(m, S, a.B, **kw), live_children="process_work" in kw)
                 got.samples[f"{m} / {name}"].append(s)
@@ -134,6 +159,7 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
                      "procs_cpu": pro.cpu, "workers_cpu": pro.child_cpu, "share_pct": 100 * s,
                      "inflation": (pro.cpu + pro.child_cpu) / one.cpu, "amdahl_k": amdahl(s, k),
                      "amdahl_16": amdahl(s, 16), "efficiency_16_pct": 100 * amdahl(s, 16) / 16,
+                     "contention": min(cont[m]), "ceiling": k / min(cont[m]),
                      "equal": "yes" if all(same[m, n] for n in variants) else "NO"})
     return rows, info, got
 
@@ -145,6 +171,7 @@ def columns(k: int) -> list[dict]:
             c(f"{k} processes", "{:.2f} s (**{procs_speedup:.2f}x**)", "procs_s", right=True),
             c("coordinator's share s", "{:.1f} %", "share_pct", right=True),
             c("CPU of all / 1 worker", "{:.2f}", "inflation", right=True),
+            c(f"{k} calls at once: CPU each / alone", "{:.2f} (ceiling {ceiling:.2f}x)", "contention", right=True),
             c(f"Amdahl at {k}", "{:.2f}x", "amdahl_k", right=True),
             c("at 16 (efficiency)", "{:.1f}x ({efficiency_16_pct:.0f} %)", "amdahl_16", right=True),
             c("tables equal", "{}", "equal")]
