@@ -1,7 +1,8 @@
 """Worker processes against one worker: the coordinator's share, the speed-up and Amdahl's projection.
 
     PYTHONPATH=. python benchmarks/bench_workers.py [--runs 400] [--topics 50] [--B 1000] [--metrics 2]
-        [--methods bootstrap,stability,swap,tukey,pairs] [--workers 2] [--repeat 3] [--quick] [--out PATH]
+        [--methods bootstrap,stability,swap,tukey,pairs] [--workers 2] [--share-at 16] [--repeat 3] [--quick]
+        [--out PATH]
     PYTHONPATH=. python benchmarks/bench_workers.py --crossover [--sizes 30,60,100,200,300] [--repeat 3]
 
 For each method at one size (default 400 runs x 50 topics, B = 1000 for every method, two metrics of
@@ -24,6 +25,10 @@ once" runs k independent one-worker calls in the k pool workers at the same time
 divides each one's CPU by that of one such call alone (the fewest of the rounds): what running k at once costs
 on this machine's hardware (shared caches, memory bandwidth, other load on the host); k over it is the
 ceiling of any k-way split here. Every table is compared with the one-worker table exactly (``equal``).
+
+``--share-at N`` also measures the coordinator's share with N worker processes, on any machine: N may exceed
+the cores, since only the calling process's CPU is read (its hand-offs grow with the tasks, 2 per worker, so
+the share at 16 workers is larger than at 2); Amdahl's projection at N from that share is printed beside it.
 
 ``--crossover``: for each method and each run count of ``--sizes`` (50 topics, B = 1000), one worker, the
 thread path's default (``process_work`` above the call's work: the threads a call below the crossover
@@ -149,6 +154,15 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
                 s.result = None
                 print(f"{m:10s} {name:12s} {s.wall:7.3f} s  cpu {s.cpu:7.3f} s  workers' cpu {s.child_cpu:7.3f} s  "
                       f"equal={ok}", file=sys.stderr, flush=True)
+    share_at: dict = {}
+    if a.share_at:
+        # the coordinator's CPU with share_at worker processes (more than the cores: their wall time means
+        # nothing, the calling process's CPU - hand-offs of share_at x 2 tasks, the tables - is what it is)
+        start_pool(a.share_at)
+        for m in a.methods:
+            share_at[m] = min(harness.measure(lambda m=m: call(m, S, a.B, workers=a.share_at, process_work=0),
+                                              live_children=True).cpu for _ in range(a.repeat))
+        start_pool(k)
     rows = []
     for m in a.methods:
         one = got.best(f"{m} / 1 worker")
@@ -160,12 +174,19 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
                      "inflation": (pro.cpu + pro.child_cpu) / one.cpu, "amdahl_k": amdahl(s, k),
                      "amdahl_16": amdahl(s, 16), "efficiency_16_pct": 100 * amdahl(s, 16) / 16,
                      "contention": min(cont[m]), "ceiling": k / min(cont[m]),
+                     **({"share_n_pct": 100 * min(1.0, share_at[m] / one.cpu),
+                         "amdahl_n": amdahl(min(1.0, share_at[m] / one.cpu), a.share_at),
+                         "efficiency_n_pct": 100 * amdahl(min(1.0, share_at[m] / one.cpu), a.share_at) / a.share_at}
+                        if m in share_at else {}),
                      "equal": "yes" if all(same[m, n] for n in variants) else "NO"})
     return rows, info, got
 
 
-def columns(k: int) -> list[dict]:
+def columns(k: int, share_at: int | None = None) -> list[dict]:
     c = harness.col
+    extra = [c(f"share s with {share_at} workers", "{:.1f} %", "share_n_pct", right=True),
+             c(f"Amdahl at {share_at} from it", "{:.1f}x ({efficiency_n_pct:.0f} %)", "amdahl_n", right=True)] \
+        if share_at else []
     return [c("method"), c("1 worker", "{:.2f} s", "one_s", right=True),
             c("2 threads", "{:.2f} s ({threads_speedup:.2f}x)", "threads_s", right=True),
             c(f"{k} processes", "{:.2f} s (**{procs_speedup:.2f}x**)", "procs_s", right=True),
@@ -174,7 +195,7 @@ def columns(k: int) -> list[dict]:
             c(f"{k} calls at once: CPU each / alone", "{:.2f} (ceiling {ceiling:.2f}x)", "contention", right=True),
             c(f"Amdahl at {k}", "{:.2f}x", "amdahl_k", right=True),
             c("at 16 (efficiency)", "{:.1f}x ({efficiency_16_pct:.0f} %)", "amdahl_16", right=True),
-            c("tables equal", "{}", "equal")]
+            *extra, c("tables equal", "{}", "equal")]
 
 
 CROSSOVER = [harness.col("method"), harness.col("runs (pairs)", "{} ({pairs:,})", "runs"),
@@ -279,6 +300,9 @@ def main(argv=None) -> int:
     p.add_argument("--methods", default="bootstrap,stability,swap,tukey")
     p.add_argument("--workers", type=int, default=2, help="worker processes to compare with one (default 2)")
     p.add_argument("--repeat", type=int, default=3, help="interleaved rounds; the fastest is shown (default 3)")
+    p.add_argument("--share-at", type=int, metavar="N", help="also the coordinator's share with N worker "
+                   "processes (more than the cores is fine: only the calling process's CPU is read) and Amdahl's "
+                   "projection at N from it")
     p.add_argument("--crossover", action="store_true", help="small calls: one worker, threads, 2 processes")
     p.add_argument("--sizes", default="30,60,100,200,300", help="run counts of --crossover")
     p.add_argument("--quick", action="store_true", help="60 runs x 20 topics, B = 200")
@@ -299,7 +323,7 @@ def main(argv=None) -> int:
             "workers-repetitions" if a.repetitions else "workers")
     res = harness.Result(name, argv, {k: getattr(a, k) for k in ("runs", "topics", "B", "metrics", "methods",
                                                                  "workers", "repeat", "sizes", "small",
-                                                                 "repetitions")},
+                                                                 "repetitions", "share_at")},
                          script=__file__)
     if a.crossover or a.small or a.repetitions:
         md = crossover(a, res) if a.crossover else small(a, res) if a.small else repetitions(a, res)
@@ -314,7 +338,7 @@ def main(argv=None) -> int:
                  f"{a.runs * (a.runs - 1) // 2:,} run pairs; {machine_threads()} cores ({harness.cpu_model()}); "
                  f"fastest of {a.repeat} interleaved rounds; the pool's start (k = {k}, once): "
                  f"{info['pool_start']:.2f} s.")
-        md = res.table(columns(k), rows, title=title)
+        md = res.table(columns(k, a.share_at), rows, title=title)
         ok = all(r["equal"] == "yes" for r in rows)
     print(md)
     if a.out:
