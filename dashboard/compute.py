@@ -26,8 +26,8 @@ Only the result's frames come back (the kind's ``parts`` and the summary rows th
 keeps them (dashboard.meta_store, unchanged). A short computation stays in the server's thread as before:
 starting an interpreter and importing numpy and pandas costs more than it gives there (the crossover:
 docs/benchmarks.md section 17). ``EVALCORE_COMPUTE_INPROCESS=1`` keeps every computation in the server's
-threads (for debugging). Settings are read and checked at each long computation; a bad value is an error
-naming the setting, shown where the result would be.
+threads (for debugging). Settings are read and checked at each long computation (the number of slots once,
+at the server's first); a bad value is an error naming the setting, shown where the result would be.
 """
 from __future__ import annotations
 
