@@ -90,6 +90,7 @@ def _blockwise(ids, pi, pj, keys, columns):
 @pytest.mark.parametrize("n_runs,blocks", [(2, 1), (5, 1), (7, 3), (30, 8)])
 def test_pair_table_equals_one_frame_per_block_concatenated(n_runs, blocks):
     import pandas as pd
+
     from evalcore.meta._common import pair_index, pair_table
     rng = np.random.default_rng(n_runs)
     pi, pj = pair_index(n_runs)
@@ -109,6 +110,7 @@ def test_pair_table_equals_one_frame_per_block_concatenated(n_runs, blocks):
 
 def test_pair_table_takes_a_stacked_column_as_it_is_and_checks_its_length():
     import pandas as pd
+
     from evalcore.meta._common import pair_index, pair_table
     pi, pj = pair_index(4)
     stacked = np.arange(2 * pi.size, dtype=np.int64)
