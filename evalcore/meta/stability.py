@@ -199,11 +199,17 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
         parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
         seen = run.map(_means_task, parts, prog)
         fast = {k: all(ok for job, ok in zip(parts, seen, strict=True) if job[0] == k) for k in range(len(metrics))}
-        run.map(_count_task, [(k, fz, fast[k], [(sl.start, sl.stop) for sl in chunks[g0:g1]], rows)
-                              for k in range(len(metrics)) for g0, g1 in groups], prog)
+        jobs = [(k, fz, fast[k], [(sl.start, sl.stop) for sl in chunks[g0:g1]], rows)
+                for k in range(len(metrics)) for g0, g1 in groups]
+        part_sums = run.map(_count_task, jobs, prog)
+    # the summary's integer sums, added up from the tasks' own (exact in any order): the calling process never
+    # reads the counts, which on worker processes live in the shared file's pages (docs/benchmarks.md section 18)
+    sums = {m: np.zeros((2, len(fz)), dtype=np.int64) for m in metrics}
+    for job, got in zip(jobs, part_sums, strict=True):
+        sums[metrics[job[0]]] += got
     return stability_result({m: (arrays["W"][k], arrays["L"][k], arrays["T"][k]) for k, m in enumerate(metrics)},
                             ids, fz, pi, pj, samples, seed, replacement,
-                            stacked=tuple(arrays[col].reshape(-1) for col in ("W", "L", "T")))
+                            stacked=tuple(arrays[col].reshape(-1) for col in ("W", "L", "T")), sums=sums)
 
 
 def _means_task(arrays: dict, job, cache) -> bool:
@@ -215,8 +221,9 @@ def _means_task(arrays: dict, job, cache) -> bool:
     return fast_path_ok(part)
 
 
-def _count_task(arrays: dict, job, cache) -> None:
-    """Metric k's wins, losses and ties of the chunks of pairs ``spans``, into ``arrays``."""
+def _count_task(arrays: dict, job, cache) -> np.ndarray:
+    """Metric k's wins, losses and ties of the chunks of pairs ``spans``, into ``arrays``; returns their sums
+    for the summary: (sum of min(wins, losses), sum of ties) per fuzziness value, a (2, fuzziness) array."""
     k, fz, fast, spans, rows = job
     means, pi, pj = arrays["means", k], arrays["pi"], arrays["pj"]
     W, L, T = arrays["W"][k], arrays["L"][k], arrays["T"][k]
@@ -224,6 +231,8 @@ def _count_task(arrays: dict, job, cache) -> None:
     for a, b in spans:
         sl = slice(a, b)
         count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
+    lo, hi = spans[0][0], spans[-1][1]
+    return np.stack([np.minimum(W[:, lo:hi], L[:, lo:hi]).sum(axis=1), T[:, lo:hi].sum(axis=1)])
 
 
 def fast_path_ok(means: np.ndarray) -> bool:
@@ -252,18 +261,23 @@ def prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness, replacem
 
 
 def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement,
-                     stacked: tuple | None = None) -> StabilityResult:
+                     stacked: tuple | None = None, sums: dict | None = None) -> StabilityResult:
     """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs). ``stacked``: the
     wins, losses and ties of every (metric, fuzziness, pair) as three 1-D arrays in the table's row order,
-    taken as its columns without a copy (the caller hands them over)."""
+    taken as its columns without a copy (the caller hands them over); ``sums``: {metric: (2, fuzziness)
+    integer array} of the sums of min(wins, losses) and of ties over the pairs, when already added up."""
     B, c = samples.shape
     P = pi.size
+    if sums is None:
+        sums = {m: np.array([[np.minimum(W[q], L[q]).sum() for q in range(len(fz))], [T[q].sum() for q in
+                                                                                      range(len(fz))]])
+                for m, (W, L, T) in counts.items()}
     summ = []
-    for m, (W, L, T) in counts.items():
+    for m in counts:
         for q, f in enumerate(fz):
             total = float(P * B)
-            summ.append({"metric": m, "fuzziness": f, "error_rate": float(np.minimum(W[q], L[q]).sum()) / total,
-                         "prop_ties": float(T[q].sum()) / total})
+            summ.append({"metric": m, "fuzziness": f, "error_rate": float(sums[m][0, q]) / total,
+                         "prop_ties": float(sums[m][1, q]) / total})
     blocks = [(m, q) for m in counts for q in range(len(fz))]
     columns = ("wins", "losses", "ties")
     pairs = pair_table(ids, pi, pj, {"metric": [m for m, _ in blocks], "fuzziness": [fz[q] for _, q in blocks]},
