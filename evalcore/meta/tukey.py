@@ -91,6 +91,10 @@ BLOCK_CELLS = 1 << 22
 #: block of streams can be drawn on any thread or Dask worker with the same result.
 TRIALS_PER_STREAM = 10
 
+#: Run pairs x metrics per p-value task on worker processes: a task's work (a gather and a search in the sorted
+#: ranges, tens of nanoseconds a pair) then outweighs its hand-off with the calling process.
+PVALUE_PAIRS = 50_000
+
 
 def trial_streams(B: int, seed) -> list[np.random.SeedSequence]:
     """The seed sequences of the ceil(B / :data:`TRIALS_PER_STREAM`) streams of permutations."""
@@ -217,12 +221,15 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     # on worker processes the pairs' p-values are tasks too (a serial step of the coordinator otherwise,
     # docs/benchmarks.md section 18); on threads tukey_result computes them, as before
     P = n_runs * (n_runs - 1) // 2
-    spans = split_range(P, how.count) if how.processes else []          # ~10 ms of work a metric: few tasks
+    # a few ms of work a metric: a task for every PVALUE_PAIRS pairs x metrics at most, each a hand-off
+    spans = split_range(P, min(how.count, -(-P * len(metrics) // PVALUE_PAIRS))) if how.processes else []
     if spans:
         for k, m in enumerate(metrics):
             arrays["means", k], arrays["sorted", k] = mats[m].mean(axis=1), np.empty(B)
-            arrays["d", k], arrays["p", k] = np.empty(P), np.empty(P)
-    columns = [(c, k) for k in range(len(metrics)) for c in ("d", "p")] if spans else []
+        # every metric's mean differences and p-values in one array each, in the per-pair table's row order:
+        # its columns are these arrays, not copies (tukey_result)
+        arrays["d"], arrays["p"] = np.empty((len(metrics), P)), np.empty((len(metrics), P))
+    columns = ["d", "p"] if spans else []
     fresh = outputs + columns + [("sorted", k) for k in range(len(metrics))] if spans else outputs
     prog = Progress(progress, len(groups) + len(spans))
     prog.report(0.0)
@@ -233,8 +240,11 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
                 run.arrays["sorted", k][:] = np.sort(run.arrays["ranges", k])
             run.map(_pvalues_task, [(len(metrics), n_runs, a, b) for a, b in spans], prog)
     ranges = {m: np.array(arrays["ranges", k]) for k, m in enumerate(metrics)}    # the result's own arrays
-    given = {m: (arrays["d", k], arrays["p", k]) for k, m in enumerate(metrics)} if spans else None
-    return tukey_result(mats, ids, ranges, B, seed, alphas, given)
+    if not spans:
+        return tukey_result(mats, ids, ranges, B, seed, alphas)
+    return tukey_result(mats, ids, ranges, B, seed, alphas, {m: (arrays["d"][k], arrays["p"][k])
+                                                             for k, m in enumerate(metrics)},
+                        stacked=(arrays["d"].reshape(-1), arrays["p"].reshape(-1)))
 
 
 def _pvalues_task(arrays: dict, job, cache) -> None:
@@ -243,7 +253,7 @@ def _pvalues_task(arrays: dict, job, cache) -> None:
     n_metrics, n_runs, a, b = job
     pi, pj = pair_range(n_runs, a, b)
     for k in range(n_metrics):
-        arrays["d", k][a:b], arrays["p", k][a:b] = tukey_pvalues(arrays["means", k], pi, pj, arrays["sorted", k])
+        arrays["d"][k, a:b], arrays["p"][k, a:b] = tukey_pvalues(arrays["means", k], pi, pj, arrays["sorted", k])
 
 
 def _streams_task(arrays: dict, job, cache) -> None:
@@ -264,9 +274,11 @@ def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_rang
 
 
 def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple,
-                 columns: dict | None = None) -> TukeyResult:
+                 columns: dict | None = None, stacked: tuple | None = None) -> TukeyResult:
     """The result tables from every metric's B permutation ranges (``columns``: {metric: (mean_diff,
-    p_value)} of every pair when already computed, else computed here by :func:`tukey_pvalues`)."""
+    p_value)} of every pair when already computed, else computed here by :func:`tukey_pvalues`; ``stacked``:
+    with them, every metric's mean differences and p-values as two 1-D arrays in the table's row order, taken
+    as its columns without a copy)."""
     n_runs = next(iter(mats.values())).shape[0]
     pi, pj = pair_index(n_runs)
     P = pi.size
@@ -279,9 +291,14 @@ def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tupl
             n_sig = int(np.sum(p < a))
             summ.append({"metric": m, "alpha": a, "n_significant": n_sig, "n_pairs": P,
                          "pct_significant": 100.0 * n_sig / P})
-    pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
-                       {"mean_diff": [d for d, _ in cols.values()], "p_value": [p for _, p in cols.values()],
-                        "significant": [p < alphas[0] for _, p in cols.values()]})
+    if stacked is not None:
+        d_all, p_all = stacked
+        pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
+                           {"mean_diff": d_all, "p_value": p_all, "significant": p_all < alphas[0]})
+    else:
+        pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
+                           {"mean_diff": [d for d, _ in cols.values()], "p_value": [p for _, p in cols.values()],
+                            "significant": [p < alphas[0] for _, p in cols.values()]})
     return TukeyResult(pairs=pairs,
                        summary=pd.DataFrame(summ, columns=["metric", "alpha", "n_significant", "n_pairs",
                                                            "pct_significant"]),
