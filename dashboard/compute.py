@@ -44,8 +44,8 @@ from evalcore.workload import Workload
 
 from . import child
 
-__all__ = ["COMPUTE_NICE", "SECONDS_ENV", "SECONDS_DEFAULT", "Settings", "in_child", "is_long", "serve",
-           "settings", "started"]
+__all__ = ["COMPUTE_NICE", "SECONDS_ENV", "SECONDS_DEFAULT", "Settings", "in_child", "is_long", "report_in_child",
+           "serve", "serve_report", "settings", "started"]
 
 #: The server setting: seconds of one core (at evalcore.workload.RATES) from which a computation with a
 #: progress bar runs in a child; 0 sends every one there. The default: where the child's start is a small
@@ -123,6 +123,36 @@ def _died(proc, memory: int) -> InputError:
     return InputError(what, hint=hint)
 
 
+def _run(target: str, payload, conf: Settings, *, report: Callable, cancelled: Callable[[], bool],
+         cancel: Callable[[], BaseException], waiting: Callable[[int], None] | None,
+         tick: Callable[[float], None] | None) -> tuple:
+    """The ``("done", value, cpu seconds)`` answer of a child running ``target`` on ``payload``, started once
+    a slot is free and stopped (killed if it still runs) whatever happens; its error answers raised as the
+    server's thread would see them (MemoryError's as a readable InputError, ValueError as ValueError)."""
+    slots = _queue(conf.workers)
+    slots.acquire(waiting, cancelled, cancel)
+    ch = None
+    try:
+        ch = child.start(target, payload, env=_CHILD_ENV, registry=_children, lock=_lock)
+        with _lock:
+            _started[0] += 1
+        msg = child.wait(ch, progress=report, tick=tick, cancelled=cancelled, cancel=cancel,
+                         died=lambda: _died(ch.proc, conf.memory))
+    finally:
+        if ch is not None:
+            child.stop(ch, _children, _lock)
+        slots.semaphore.release()
+    if msg[0] == "done":
+        return msg
+    what, text = msg[1], msg[2]
+    if what == "memory":
+        raise _memory_error(conf.memory)
+    if what == "value":
+        raise ValueError(text)
+    raise InputError(f"the computation failed in its worker process ({text})",
+                     hint=f"try again; if it happens again, {_WORDS.report}")
+
+
 def in_child(kind: str, *, waiting: Callable[[int], None] | None = None,
              tick: Callable[[float], None] | None = None) -> Callable:
     """A function with the signature of the kind's (``(scores, run_ids, *, B, progress, threads, **params)``,
@@ -146,29 +176,10 @@ def in_child(kind: str, *, waiting: Callable[[int], None] | None = None,
 
         def cancel() -> Cancelled:
             return Cancelled(f"cancelled at {last[0]:.0%}")
-        slots = _queue(conf.workers)
-        slots.acquire(waiting, cancelled, cancel)
-        ch = None
-        try:
-            payload = (conf.memory, kind, dict(scores), list(run_ids), int(B), dict(params))
-            ch = child.start("dashboard.compute:serve", payload, env=_CHILD_ENV, registry=_children, lock=_lock)
-            with _lock:
-                _started[0] += 1
-            msg = child.wait(ch, progress=report, tick=tick, cancelled=cancelled, cancel=cancel,
-                             died=lambda: _died(ch.proc, conf.memory))
-        finally:
-            if ch is not None:
-                child.stop(ch, _children, _lock)
-            slots.semaphore.release()
-        if msg[0] == "done":
-            return SimpleNamespace(**msg[1], cpu_seconds=msg[2])
-        what, text = msg[1], msg[2]
-        if what == "memory":
-            raise _memory_error(conf.memory)
-        if what == "value":
-            raise ValueError(text)
-        raise InputError(f"the computation failed in its worker process ({text})",
-                         hint=f"try again; if it happens again, {_WORDS.report}")
+        payload = (conf.memory, kind, dict(scores), list(run_ids), int(B), dict(params))
+        msg = _run("dashboard.compute:serve", payload, conf, report=report, cancelled=cancelled, cancel=cancel,
+                   waiting=waiting, tick=tick)
+        return SimpleNamespace(**msg[1], cpu_seconds=msg[2])
     return run
 
 
@@ -182,21 +193,28 @@ def serve(fd_in: int, fd_out: int) -> None:
     from .meta_kinds import META_KINDS
 
     child.restrict(memory, COMPUTE_NICE)
-    try:
-        fn, _, parts = META_KINDS[kind]
-        last = [-1.0]
+    fn, _, parts = META_KINDS[kind]
+    last = [-1.0]
 
-        def progress(x: float) -> None:
-            if x - last[0] >= 0.01 or x >= 1.0:
-                last[0] = x
-                conn.send(("progress", float(x)))
+    def progress(x: float) -> None:
+        if x - last[0] >= 0.01 or x >= 1.0:
+            last[0] = x
+            conn.send(("progress", float(x)))
 
-        t0 = time.process_time()
+    def work() -> dict:
         res = fn(scores, run_ids, B=B, progress=progress, threads=1, **params)
         # only what the server keeps: the kind's frames and the summary rows the Report takes
-        keep = {n: getattr(res, n) for n in (*parts, "summary", "per_repeat") if getattr(res, n, None) is not None}
-        del res
-        conn.send(("done", keep, time.process_time() - t0))
+        return {n: getattr(res, n) for n in (*parts, "summary", "per_repeat") if getattr(res, n, None) is not None}
+    _answer(conn, work)
+
+
+def _answer(conn, work: Callable[[], object]) -> None:
+    """In the child: ``work()``'s value sent as ("done", value, cpu seconds), or its error as ("error", kind,
+    text): "memory" for a MemoryError, "value" for a ValueError (the server raises it again), else "other"."""
+    try:
+        t0 = time.process_time()
+        value = work()
+        conn.send(("done", value, time.process_time() - t0))
     except MemoryError:
         conn.send(("error", "memory", ""))
     except ValueError as e:
@@ -205,3 +223,70 @@ def serve(fd_in: int, fd_out: int) -> None:
         conn.send(("error", "other", f"{type(e).__name__}: {str(e)[:500]}"))
     finally:
         conn.close()
+
+
+# -- the Report page's build (dashboard.report.build): evalcore report's whole experiment ------------------
+class _Rows:
+    """The child's row store (:mod:`evalcore.meta.reuse`): the server's rows it was sent, and the rows the
+    build keeps (``new``), sent back for the server's store."""
+
+    def __init__(self, rows: list[tuple]):
+        self.rows, self.new = dict(rows), []
+
+    def lookup(self, key):
+        return self.rows.get(key)
+
+    def put(self, key, value) -> None:
+        self.rows[key] = value
+        self.new.append((key, value))
+
+
+def report_in_child(c, argv: list[str], rows: list[tuple], *, progress: Callable[[float, str], object],
+                    waiting: Callable[[int], None] | None = None,
+                    tick: Callable[[float], None] | None = None) -> tuple:
+    """:func:`dashboard.report.build` of ``argv`` on the collection ``c`` in a child (one thread, no worker
+    processes; the same files byte for byte): ``(experiment, files, new rows)``. ``rows``: ``(key, row)``
+    pairs of finished summary rows it may take (:mod:`evalcore.meta.reuse`); the new rows are the ones it
+    computed. ``progress(fraction, message)`` as each step begins (a return of True cancels:
+    :class:`evalcore.meta.Cancelled`, the child killed); an exception it, ``waiting`` or ``tick`` raises kills
+    the child and passes through (a Stop, a rerun, a closed tab). A ValueError of the command passes through."""
+    from evalcore.meta import Cancelled
+
+    conf = settings()
+    last: list = [0.0, None]
+
+    def report(step):
+        last[:] = [float(step[0]), step[1]]
+        return progress(*last)
+
+    def cancelled() -> bool:
+        return progress(*last) is True
+
+    def cancel() -> Cancelled:
+        return Cancelled(f"cancelled at {last[0]:.0%}")
+    msg = _run("dashboard.compute:serve_report", (conf.memory, c, list(argv), list(rows)), conf, report=report,
+               cancelled=cancelled, cancel=cancel, waiting=waiting, tick=tick)
+    return msg[1]
+
+
+def serve_report(fd_in: int, fd_out: int) -> None:
+    """The child's main for a report: read (memory, collection, argv, rows), build it under the memory limit
+    with the rows as its reuse store, sending ("progress", (fraction, message)) at each step, then ("done",
+    (experiment, files, new rows), cpu seconds) or ("error", kind, text)."""
+    payload, conn = child.accept(fd_in, fd_out)
+    memory, c, argv, rows = payload
+    # imported before the limit, which bounds the build, not the imports (pandas, evalcore's report; no Streamlit)
+    import evalcore.cli.report  # noqa: F401 - dashboard.report.build's own imports
+    import evalcore.report.render  # noqa: F401
+
+    from . import report
+
+    child.restrict(memory, COMPUTE_NICE)
+    store = _Rows(rows)
+    del rows, payload
+
+    def work() -> tuple:
+        say = report.StepProgress(lambda f, m: conn.send(("progress", (float(f), str(m)))))
+        e, files = report.build(c, argv, progress=say, reuse=store)
+        return e, files, store.new
+    _answer(conn, work)

@@ -254,21 +254,76 @@ def report_lookup(c: Collection, argv: list[str]):
     return _results().lookup(_report_key(c, argv))
 
 
+#: Bytes of kept summary rows (as the row store counts them) a report's child is sent at most: the newest first.
+REPORT_ROWS_BYTES = 8 << 20
+
+
+def _report_rows(args) -> list[tuple]:
+    """The rows of :func:`_rows` a report with these (parsed) options can take: those at its seeds (every
+    repetition's) and at its B or Tukey B (:func:`evalcore.meta.reuse.row_key`: the metric's scores are a
+    digest, so which collection they came from is not known here), the newest first within
+    :data:`REPORT_ROWS_BYTES`."""
+    from evalcore.meta.repeat import derive_seeds
+
+    seeds = set(derive_seeds(args.seed, args.repeats))
+    Bs = {int(args.B), int(args.tukey_B)}
+    out, total = [], 0
+    for key, row, size in reversed(_rows().items()):
+        if not (isinstance(key, tuple) and len(key) == 6 and key[0] == "row" and key[3] in seeds
+                and dict(key[5]).get("B") in Bs):
+            continue
+        if total + size > REPORT_ROWS_BYTES:
+            break
+        out.append((key, row))
+        total += size
+    return out
+
+
+def _report_in_child(c: Collection, args) -> bool:
+    """Whether this report is built in a child (:func:`dashboard.compute.report_in_child`): unless
+    ``EVALCORE_COMPUTE_INPROCESS=1``, when its work (:func:`evalcore.workload.report_work`, summed) is at
+    least ``EVALCORE_COMPUTE_SECONDS`` of one core, as a page's long computation."""
+    import os
+
+    from evalcore import workload
+
+    if os.environ.get(compute.INPROCESS_ENV) == "1":
+        return False
+    work = workload.report_work(min(args.top, c.n_runs), c.n_topics, B=args.B, tukey_B=args.tukey_B,
+                                repeats=args.repeats, topic_resamples=args.topic_resamples, topic_B=args.topic_B)
+    return sum(w.seconds() for w in work) >= compute.settings().seconds
+
+
 def report_build(c: Collection, argv: list[str], progress: Progress | None = None):
     """``evalcore report``'s experiment and files for ``argv`` (dashboard.report.build), kept for every
     session; ``progress`` (a :class:`Progress`) shows each step. Raises InputError for options the
-    command refuses."""
+    command refuses. A long report (:func:`_report_in_child`) is built in a child interpreter
+    (:func:`dashboard.compute.report_in_child`: the same files, byte for byte), sent the kept rows it can
+    take and bringing back the rows it computed; its queue place and elapsed time drawn on the bar."""
+    from evalcore.cli.report import parse_report_args
+
     from . import report as _report
 
     key = _report_key(c, argv)
     got = _results().lookup(key)
     if got is not None:
         return got
-    say = _report.StepProgress(lambda f, m: progress(f, m) if progress is not None else None)
+    on = (lambda f, m: progress(f, m)) if progress is not None else (lambda f, m: None)
     try:
-        # every swap, bootstrap, Tukey and stability row a page (or an earlier report) computed with the same
-        # scores, seed, B and settings is taken, not computed again: the same files (evalcore.meta.reuse)
-        got = _report.build(c, argv, progress=say, reuse=_rows())
+        args = parse_report_args(argv)
+        if _report_in_child(c, args):
+            e, files, new = compute.report_in_child(c, argv, _report_rows(args), progress=on,
+                                                    **queue_callbacks(progress, "a free computing slot",
+                                                                      "computation", percent=True))
+            for k, row in new:
+                _rows().put(k, row)
+            got = (e, files)
+        else:
+            # every swap, bootstrap, Tukey and stability row a page (or an earlier report) computed with the
+            # same scores, seed, B and settings is taken, not computed again: the same files (evalcore.meta.reuse)
+            got = _report.build(c, argv, progress=_report.StepProgress(on), reuse=_rows())
+    except InputError:
+        raise              # already in words for the page (a child over its memory, killed, ...)
     except ValueError as e:
         raise InputError(str(e)) from e
     _results().put(key, got)

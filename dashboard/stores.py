@@ -75,6 +75,11 @@ class Store(BytesLRU):
     def get(self, key):  # type: ignore[override]  # the app looks results up by key alone
         return self.lookup(key)
 
+    def items(self) -> list[tuple[Hashable, object, int]]:
+        """``(key, value, bytes)`` of every entry, least recently used first (a snapshot; nothing is touched)."""
+        with self._lock:
+            return [(k, v, self._sizes.get(k, 0)) for k, v in self._d.items()]
+
 
 def shared(make: Callable[[], Store]) -> Callable[[], Store]:
     """A process-wide store made on first use, as ``st.cache_resource`` without arguments gives, without its
