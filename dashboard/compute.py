@@ -17,10 +17,17 @@ core at :data:`evalcore.workload.RATES` (:func:`is_long`) - runs in one child in
   queue on its progress bar;
 * with an address-space limit (``EVALCORE_COMPUTE_MEMORY``, default 4 GiB: a computation over it ends in a
   readable error) and niceness :data:`COMPUTE_NICE`, so the sessions' slider moves get the CPU first;
+* with a time limit (``EVALCORE_COMPUTE_TIMEOUT``, default an hour from the child's start): a child past it is
+  killed, its slot freed, and the session told so in words naming the setting;
 * progress drawn by the page's callback; a rerun, a Stop or a closed tab (the callback raising, or asking to
   cancel: :func:`dashboard.progress.cancellable`) kills the child at once and raises
   :class:`evalcore.meta.Cancelled`, as the method itself would; a child that dies is reported by its exit
   status, in words that say what to do.
+
+The Report page's build (``evalcore report``'s whole experiment, :func:`report_in_child`) runs the same way
+when its work (:func:`evalcore.workload.report_work`) reaches the threshold: the same files byte for byte, each
+step's (fraction, message) drawn, sent the kept summary rows it may take (:mod:`evalcore.meta.reuse`) and
+bringing back the rows it computed.
 
 Only the result's frames come back (the kind's ``parts`` and the summary rows the Report keeps); the server
 keeps them (dashboard.meta_store, unchanged). A short computation stays in the server's thread as before:
@@ -53,6 +60,9 @@ __all__ = ["COMPUTE_NICE", "SECONDS_ENV", "SECONDS_DEFAULT", "Settings", "in_chi
 SECONDS_ENV, SECONDS_DEFAULT = "EVALCORE_COMPUTE_SECONDS", 5.0
 WORKERS_ENV, MEMORY_ENV, BUDGET_ENV = "EVALCORE_COMPUTE_WORKERS", "EVALCORE_COMPUTE_MEMORY", "EVALCORE_COMPUTE_BUDGET"
 INPROCESS_ENV = "EVALCORE_COMPUTE_INPROCESS"
+#: The most seconds one computation's child may run (from its start, not its wait for a slot): a child that
+#: hangs would otherwise hold its slot until the session's Stop, and a closed tab has none.
+TIMEOUT_ENV, TIMEOUT_DEFAULT = "EVALCORE_COMPUTE_TIMEOUT", 3600.0
 MEMORY_DEFAULT = 4 << 30
 COMPUTE_NICE = 10   # the child's scheduling niceness (lower priority than the server's threads)
 #: The child's environment: one BLAS thread, and every evalcore call in its own thread (no pool of processes).
@@ -74,6 +84,7 @@ class Settings(NamedTuple):
     memory: int        # bytes of address space per child (EVALCORE_COMPUTE_MEMORY)
     budget: int        # bytes all children together may take (EVALCORE_COMPUTE_BUDGET)
     workers: int       # children at once (EVALCORE_COMPUTE_WORKERS, default from the cores and the budget)
+    timeout: float = TIMEOUT_DEFAULT   # seconds one child may run (EVALCORE_COMPUTE_TIMEOUT)
 
 
 def settings() -> Settings:
@@ -82,7 +93,8 @@ def settings() -> Settings:
     memory = child.env_bytes(MEMORY_ENV, MEMORY_DEFAULT)
     budget = child.env_bytes(BUDGET_ENV, child.machine_memory() // 4)
     workers = child.env_count(WORKERS_ENV, child.pool_size(child.cores(), budget, memory))
-    return Settings(seconds, memory, budget, workers)
+    timeout = child.env_seconds(TIMEOUT_ENV, TIMEOUT_DEFAULT)
+    return Settings(seconds, memory, budget, workers, timeout)
 
 
 def is_long(w: Workload | None, progress) -> bool:
@@ -118,6 +130,12 @@ def _memory_error(memory: int) -> InputError:
                       "take on this server", hint=f"{_HINT}, or ask the server's operator to raise {MEMORY_ENV}")
 
 
+def _timed_out(seconds: float) -> InputError:
+    return InputError(f"this computation ran past {seconds:g} s, the time one computation may take on this server "
+                      f"({TIMEOUT_ENV}), and its worker process was stopped; nothing of it was kept",
+                      hint=f"{_HINT}, or ask the server's operator to raise {TIMEOUT_ENV}")
+
+
 def _died(proc, memory: int) -> InputError:
     what, hint = child.died(proc, memory, _WORDS)
     return InputError(what, hint=hint)
@@ -137,7 +155,8 @@ def _run(target: str, payload, conf: Settings, *, report: Callable, cancelled: C
         with _lock:
             _started[0] += 1
         msg = child.wait(ch, progress=report, tick=tick, cancelled=cancelled, cancel=cancel,
-                         died=lambda: _died(ch.proc, conf.memory))
+                         died=lambda: _died(ch.proc, conf.memory), seconds=conf.timeout,
+                         timed_out=lambda: _timed_out(conf.timeout))
     finally:
         if ch is not None:
             child.stop(ch, _children, _lock)

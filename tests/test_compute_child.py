@@ -39,7 +39,7 @@ def store(monkeypatch):
     s = stores.Store(256)
     monkeypatch.setattr(meta_store, "_results", lambda: s)
     for var in ("EVALCORE_COMPUTE_SECONDS", "EVALCORE_COMPUTE_WORKERS", "EVALCORE_COMPUTE_MEMORY",
-                "EVALCORE_COMPUTE_BUDGET", "EVALCORE_COMPUTE_INPROCESS"):
+                "EVALCORE_COMPUTE_BUDGET", "EVALCORE_COMPUTE_INPROCESS", "EVALCORE_COMPUTE_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
     return s
 
@@ -156,12 +156,27 @@ def test_a_killed_child_is_named_as_killed(store, monkeypatch):
     assert "EVALCORE_COMPUTE_WORKERS" in text and not _children()
 
 
+def test_a_child_past_its_time_limit_is_stopped_with_a_readable_error(store, monkeypatch):
+    monkeypatch.setenv("EVALCORE_COMPUTE_SECONDS", "0")
+    monkeypatch.setenv("EVALCORE_COMPUTE_TIMEOUT", "0.5")      # far less than this bootstrap takes
+    c = evalcore.simulated_collection(n_topics=50, n_runs=60, seed=1)
+    t = time.perf_counter()
+    with pytest.raises(ValueError) as e:
+        meta_store.meta_compute("bootstrap", c, _settings(), {"alpha": 0.05, "seed": 1}, 5000,
+                                progress=lambda f: None)
+    text = str(e.value)
+    assert "this computation ran past 0.5 s" in text and "EVALCORE_COMPUTE_TIMEOUT" in text, text
+    assert "lower B" in text and time.perf_counter() - t < 30 and not _children()
+
+
 @pytest.mark.parametrize("var, bad, says", [
     ("EVALCORE_COMPUTE_SECONDS", "soon", "EVALCORE_COMPUTE_SECONDS must be a number of seconds at least 0"),
     ("EVALCORE_COMPUTE_SECONDS", "-1", "EVALCORE_COMPUTE_SECONDS must be a number of seconds at least 0"),
     ("EVALCORE_COMPUTE_WORKERS", "0", "EVALCORE_COMPUTE_WORKERS must be a whole number from 1 to 1,024"),
     ("EVALCORE_COMPUTE_MEMORY", "4G", "EVALCORE_COMPUTE_MEMORY must be a whole number of bytes"),
     ("EVALCORE_COMPUTE_BUDGET", "12", "EVALCORE_COMPUTE_BUDGET must be a whole number of bytes"),
+    ("EVALCORE_COMPUTE_TIMEOUT", "0", "EVALCORE_COMPUTE_TIMEOUT must be a number of seconds above 0"),
+    ("EVALCORE_COMPUTE_TIMEOUT", "an hour", "EVALCORE_COMPUTE_TIMEOUT must be a number of seconds above 0"),
 ])
 def test_a_bad_server_setting_is_an_error_naming_it(var, bad, says, store, monkeypatch):
     monkeypatch.setenv(var, bad)
