@@ -269,9 +269,7 @@ def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement,
     B, c = samples.shape
     P = pi.size
     if sums is None:
-        sums = {m: np.array([[np.minimum(W[q], L[q]).sum() for q in range(len(fz))], [T[q].sum() for q in
-                                                                                      range(len(fz))]])
-                for m, (W, L, T) in counts.items()}
+        sums = {m: np.stack([np.minimum(W, L).sum(axis=1), T.sum(axis=1)]) for m, (W, L, T) in counts.items()}
     summ = []
     for m in counts:
         for q, f in enumerate(fz):

@@ -249,7 +249,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
 
 def _pvalues_task(arrays: dict, job, cache) -> None:
     """Every metric's mean differences and p-values of pairs a..b-1 (:func:`tukey_pvalues`) into ``arrays``:
-    one task a worker for all metrics (each task is a hand-off with the calling process)."""
+    one task for all metrics (each task is a hand-off with the calling process)."""
     n_metrics, n_runs, a, b = job
     pi, pj = pair_range(n_runs, a, b)
     for k in range(n_metrics):
