@@ -459,10 +459,13 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
             # 1. the address: toasts quoting bad values, the title of an upload link
             from urllib.parse import quote
             page.goto(f"{server}/overview?nt={quote(link)}&beta={quote(image)}&swb=100&bsb=100")
+            # two toasts (nt's and beta's), which may appear one after the other: wait for the one quoting the
+            # link, as text (shown as a link, its text would lack the address and this would time out)
             toasts = page.wait_for_function(
-                """() => { const t = [...document.querySelectorAll('[data-testid="stToast"]')];
-                           return t.length ? t.map(e => e.innerText).join(' | ') : null; }""",
-                timeout=30000).json_value()
+                """(want) => { const t = [...document.querySelectorAll('[data-testid="stToast"]')]
+                                   .map(e => e.innerText.replace(/\\u200b/g, '')).join(' | ');
+                               return t.includes(want) ? t : null; }""",
+                arg=link, timeout=30000).json_value()
             assert link in toasts.replace("\u200b", ""), toasts           # shown, as text
             _no_injection(page, blocked, "toasts from the address")
             _wait_idle(page, 60000)
