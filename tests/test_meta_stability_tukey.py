@@ -165,3 +165,43 @@ def test_tukey_draws_the_documented_permutations(block, threads):
     ref = tukey_hsd({m: np.sort(v, axis=0) for m, v in S.items()}, permutations=perms)
     for m in S:
         assert np.array_equal(got.ranges[m], ref.ranges[m])
+
+
+def test_tukey_many_pairs_equals_loop_given_permutations():
+    # 45 runs: 990 pairs against 100 ranges, enough for count_below's lookup (>= 8 keys a range);
+    # scores rounded to tenths, so observed differences tie with ranges and with each other
+    rng = np.random.default_rng(11)
+    M = np.round(rng.random((45, 8)), 1)
+    M[7] = M[3]
+    perms = np.stack([np.stack([rng.permutation(45) for _ in range(8)], axis=1) for _ in range(100)])
+    r = tukey_hsd({"M": M}, permutations=perms)
+    assert r.pairs["p_value"].tolist() == ref_tukey(M, perms)
+
+
+def _keys_near(values: np.ndarray, rng, size: int) -> np.ndarray:
+    """Keys equal to the values, one float step either side of them, between and beyond them."""
+    pick = rng.choice(values, size)
+    kind = rng.integers(0, 4, size)
+    step = np.nextafter(pick, np.where(kind == 1, -np.inf, np.inf))
+    spread = values[-1] - values[0] + 1.0
+    far = values[0] - 0.5 + rng.random(size) * spread * 1.5
+    return np.where(kind == 0, pick, np.where(kind == 3, far, step))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 120), st.sampled_from(["random", "tenths", "one", "clustered",
+                                                                           "wide", "negative"]))
+def test_count_below_equals_searchsorted(seed, n, kind):
+    from evalcore.meta.tukey import count_below
+    rng = np.random.default_rng(seed)
+    values = {"random": rng.random(n), "tenths": np.round(rng.random(n), 1), "one": np.full(n, 0.3),
+              "clustered": 0.1 + np.round(rng.random(n) * 5) * 0.2 + rng.random(n) * 1e-16,
+              "wide": np.concatenate([rng.random(n) * 1e-300, [1e300]]),
+              "negative": rng.random(n) - 2.0}[kind]
+    values = np.sort(values)
+    keys = _keys_near(values, rng, 16 * values.size + int(rng.integers(0, 50)))    # the lookup: >= 8 keys a value
+    assert np.array_equal(count_below(values, keys), np.searchsorted(values, keys, side="left"))
+    few = keys[: values.size]                                                      # the plain search
+    assert np.array_equal(count_below(values, few), np.searchsorted(values, few, side="left"))
+    keys[0] = np.nan
+    assert np.array_equal(count_below(values, keys), np.searchsorted(values, keys, side="left"))

@@ -180,8 +180,9 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     # a task runs several consecutive chunks: tens of tasks per call, not thousands of chunk-sized ones
     # (each task is a hand-off with the calling thread; docs/benchmarks.md section 15.2)
     groups = split_range(len(chunks), how.tasks(len(metrics), progress))
-    trial_parts = split_range(B, how.parts(len(metrics)))
-    prog = Progress(progress, len(metrics) * (len(groups) + len(trial_parts)))
+    # the means: every metric's in one task of trials (a hand-off per task, a short phase), one task per worker
+    trial_parts = split_range(B, how.count)
+    prog = Progress(progress, len(metrics) * len(groups) + len(trial_parts))
     prog.report(0.0)
     n_runs = mats[metrics[0]].shape[0]
     # wins, losses and ties of every (metric, fuzziness, pair) in one array each, in the per-pair table's row
@@ -196,9 +197,8 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
         arrays["means", k] = np.empty((n_runs, B))
     rows = max(sl.stop - sl.start for sl in chunks)
     with Runner(how, arrays, outputs=outputs, fresh=outputs + [("means", k) for k in range(len(metrics))]) as run:
-        parts = [(k, c, part) for k in range(len(metrics)) for part in trial_parts]
-        seen = run.map(_means_task, parts, prog)
-        fast = {k: all(ok for job, ok in zip(parts, seen, strict=True) if job[0] == k) for k in range(len(metrics))}
+        seen = run.map(_means_task, [(len(metrics), c, part) for part in trial_parts], prog)
+        fast = {k: all(ok[k] for ok in seen) for k in range(len(metrics))}
         jobs = [(k, fz, fast[k], [(sl.start, sl.stop) for sl in chunks[g0:g1]], rows)
                 for k in range(len(metrics)) for g0, g1 in groups]
         part_sums = run.map(_count_task, jobs, prog)
@@ -212,13 +212,16 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
                             stacked=tuple(arrays[col].reshape(-1) for col in ("W", "L", "T")), sums=sums)
 
 
-def _means_task(arrays: dict, job, cache) -> bool:
-    """Metric k's means over trials t0..t1-1 into ``arrays["means", k]``; whether they all allow
-    :func:`count_chunk`'s fast path (:func:`fast_path_ok` of this part)."""
-    k, c, (t0, t1) = job
-    part = fmat_imat(arrays["M", k], arrays["Ct"][:, t0:t1]) / c
-    arrays["means", k][:, t0:t1] = part
-    return fast_path_ok(part)
+def _means_task(arrays: dict, job, cache) -> list[bool]:
+    """Every metric's means over trials t0..t1-1 into ``arrays["means", k]``; for each metric, whether they all
+    allow :func:`count_chunk`'s fast path (:func:`fast_path_ok` of this part)."""
+    n_metrics, c, (t0, t1) = job
+    ok = []
+    for k in range(n_metrics):
+        part = fmat_imat(arrays["M", k], arrays["Ct"][:, t0:t1]) / c
+        arrays["means", k][:, t0:t1] = part
+        ok.append(fast_path_ok(part))
+    return ok
 
 
 def _count_task(arrays: dict, job, cache) -> np.ndarray:

@@ -50,7 +50,6 @@ from ._common import (
     check_run_ids,
     check_scores,
     pair_index,
-    pair_range,
     pair_table,
 )
 from ._parallel import split_range
@@ -91,9 +90,9 @@ BLOCK_CELLS = 1 << 22
 #: block of streams can be drawn on any thread or Dask worker with the same result.
 TRIALS_PER_STREAM = 10
 
-#: Run pairs x metrics per p-value task on worker processes: a task's work (a gather and a search in the sorted
-#: ranges, tens of nanoseconds a pair) then outweighs its hand-off with the calling process.
-PVALUE_PAIRS = 50_000
+#: Cells per sorted range in :func:`count_below`'s lookup: a key shares a cell with another distinct range
+#: value rarely, so few keys need a binary search.
+CELLS_PER_VALUE = 16
 
 
 def trial_streams(B: int, seed) -> list[np.random.SeedSequence]:
@@ -218,42 +217,12 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         arrays["perms"] = permutations
     jobs = [(len(metrics), streams[g0:g1], g0, B, step, n_runs, n_topics) for g0, g1 in groups]
     outputs = [("ranges", k) for k in range(len(metrics))]
-    # on worker processes the pairs' p-values are tasks too (a serial step of the coordinator otherwise,
-    # docs/benchmarks.md section 18); on threads tukey_result computes them, as before
-    P = n_runs * (n_runs - 1) // 2
-    # a few ms of work a metric: a task for every PVALUE_PAIRS pairs x metrics at most, each a hand-off
-    spans = split_range(P, min(how.count, -(-P * len(metrics) // PVALUE_PAIRS))) if how.processes else []
-    if spans:
-        for k, m in enumerate(metrics):
-            arrays["means", k], arrays["sorted", k] = mats[m].mean(axis=1), np.empty(B)
-        # every metric's mean differences and p-values in one array each, in the per-pair table's row order:
-        # its columns are these arrays, not copies (tukey_result)
-        arrays["d"], arrays["p"] = np.empty((len(metrics), P)), np.empty((len(metrics), P))
-    columns = ["d", "p"] if spans else []
-    fresh = outputs + columns + [("sorted", k) for k in range(len(metrics))] if spans else outputs
-    prog = Progress(progress, len(groups) + len(spans))
+    prog = Progress(progress, len(groups))
     prog.report(0.0)
-    with Runner(how, arrays, outputs=outputs + columns, fresh=fresh, blas=False) as run:
+    with Runner(how, arrays, outputs=outputs, fresh=outputs, blas=False) as run:
         run.map(_streams_task, jobs, prog)
-        if spans:
-            for k in range(len(metrics)):
-                run.arrays["sorted", k][:] = np.sort(run.arrays["ranges", k])
-            run.map(_pvalues_task, [(len(metrics), n_runs, a, b) for a, b in spans], prog)
     ranges = {m: np.array(arrays["ranges", k]) for k, m in enumerate(metrics)}    # the result's own arrays
-    if not spans:
-        return tukey_result(mats, ids, ranges, B, seed, alphas)
-    return tukey_result(mats, ids, ranges, B, seed, alphas, {m: (arrays["d"][k], arrays["p"][k])
-                                                             for k, m in enumerate(metrics)},
-                        stacked=(arrays["d"].reshape(-1), arrays["p"].reshape(-1)))
-
-
-def _pvalues_task(arrays: dict, job, cache) -> None:
-    """Every metric's mean differences and p-values of pairs a..b-1 (:func:`tukey_pvalues`) into ``arrays``:
-    one task for all metrics (each task is a hand-off with the calling process)."""
-    n_metrics, n_runs, a, b = job
-    pi, pj = pair_range(n_runs, a, b)
-    for k in range(n_metrics):
-        arrays["d"][k, a:b], arrays["p"][k, a:b] = tukey_pvalues(arrays["means", k], pi, pj, arrays["sorted", k])
+    return tukey_result(mats, ids, ranges, B, seed, alphas)
 
 
 def _streams_task(arrays: dict, job, cache) -> None:
@@ -265,40 +234,79 @@ def _streams_task(arrays: dict, job, cache) -> None:
                   cache.get(step, n_runs * n_topics, np.intp, np.intp))
 
 
+def count_below(sorted_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """How many of ``sorted_values`` (ascending) lie below each key: ``np.searchsorted(sorted_values, keys,
+    side="left")``, equal to it for every input, at a fraction of its cost for many unsorted keys.
+
+    A binary search per key is slow when the keys come in no order (each step a branch the processor cannot
+    predict; the times: docs/benchmarks.md section 18). Here the span of the values is cut into
+    :data:`CELLS_PER_VALUE` cells per value by a function ``cell`` that never decreases (a subtraction, a
+    product by a positive number, a clip and a truncation, each monotone in IEEE arithmetic), applied alike
+    to the values and the keys. Then a value in a lower cell
+    than a key's lies below it and one in a higher cell does not, so a key's count is the values in the
+    lower cells (a lookup) plus those of its own cell below it: none when the cell is empty or the key is not
+    above its smallest value, all when the key is above its largest, a binary search otherwise (rare).
+    """
+    n = sorted_values.size
+    if n == 0 or keys.size < 8 * n or not np.isfinite(keys).all():
+        return np.searchsorted(sorted_values, keys, side="left")
+    lo, hi = float(sorted_values[0]), float(sorted_values[-1])
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+        return np.searchsorted(sorted_values, keys, side="left")
+    G = CELLS_PER_VALUE * n
+    scale = G / (hi - lo) * (1 - 2.0 ** -20)      # the largest value in cell G, keys far above it in G + 1
+
+    def cell(x: np.ndarray) -> np.ndarray:        # 0 (below lo) .. G + 1, never decreasing in x
+        c = np.subtract(x, lo)
+        c *= scale
+        np.clip(c, -1.0, float(G), out=c)
+        c += 1.0
+        return c.astype(np.intp)
+
+    per_cell = np.bincount(cell(sorted_values), minlength=G + 2)
+    below = np.zeros(G + 2, np.intp)               # values in the cells under each cell
+    np.cumsum(per_cell[:-1], out=below[1:])
+    ck = cell(keys)
+    out = below[ck]
+    shared = np.flatnonzero(per_cell[ck])          # keys whose cell holds values
+    if shared.size:
+        c = ck[shared]
+        first, count = below[c], per_cell[c]
+        v0, v1 = sorted_values[first], sorted_values[first + count - 1]
+        k = keys[shared]
+        out[shared] = first + np.where(v1 < k, count, 0)     # all the cell's values below the key, or none
+        inside = shared[(v0 < k) & (k <= v1)]                 # some: a binary search
+        if inside.size:
+            out[inside] = np.searchsorted(sorted_values, keys[inside], side="left")
+    return out
+
+
 def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_ranges: np.ndarray):
     """(mean_diff, p_value) of the pairs (pi, pj): the fraction of the B ranges that reach |mean_diff|."""
     d = means[pi] - means[pj]
     thr = np.abs(d) * (1 - TIE_RTOL)
     B = sorted_ranges.size
-    return d, (B - np.searchsorted(sorted_ranges, thr, side="left")) / B
+    return d, (B - count_below(sorted_ranges, thr)) / B
 
 
-def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple,
-                 columns: dict | None = None, stacked: tuple | None = None) -> TukeyResult:
-    """The result tables from every metric's B permutation ranges (``columns``: {metric: (mean_diff,
-    p_value)} of every pair when already computed, else computed here by :func:`tukey_pvalues`; ``stacked``:
-    with them, every metric's mean differences and p-values as two 1-D arrays in the table's row order, taken
-    as its columns without a copy)."""
+def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple) -> TukeyResult:
+    """The result tables from every metric's B permutation ranges (the pairs' p-values by
+    :func:`tukey_pvalues`, in the calling process on every path: with :func:`count_below` they cost less than a
+    hand-off to worker processes and back, docs/benchmarks.md section 18)."""
     n_runs = next(iter(mats.values())).shape[0]
     pi, pj = pair_index(n_runs)
     P = pi.size
     summ, cols = [], {}
     for m in ranges:
-        d, p = columns[m] if columns is not None else tukey_pvalues(mats[m].mean(axis=1), pi, pj,
-                                                                        np.sort(ranges[m]))
+        d, p = tukey_pvalues(mats[m].mean(axis=1), pi, pj, np.sort(ranges[m]))
         cols[m] = (d, p)
         for a in alphas:
             n_sig = int(np.sum(p < a))
             summ.append({"metric": m, "alpha": a, "n_significant": n_sig, "n_pairs": P,
                          "pct_significant": 100.0 * n_sig / P})
-    if stacked is not None:
-        d_all, p_all = stacked
-        pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
-                           {"mean_diff": d_all, "p_value": p_all, "significant": p_all < alphas[0]})
-    else:
-        pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
-                           {"mean_diff": [d for d, _ in cols.values()], "p_value": [p for _, p in cols.values()],
-                            "significant": [p < alphas[0] for _, p in cols.values()]})
+    pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
+                       {"mean_diff": [d for d, _ in cols.values()], "p_value": [p for _, p in cols.values()],
+                        "significant": [p < alphas[0] for _, p in cols.values()]})
     return TukeyResult(pairs=pairs,
                        summary=pd.DataFrame(summ, columns=["metric", "alpha", "n_significant", "n_pairs",
                                                            "pct_significant"]),
