@@ -122,3 +122,12 @@ def test_pair_table_takes_a_stacked_column_as_it_is_and_checks_its_length():
     with pytest.raises(ValueError, match="2 blocks of 6 pairs need 12 values; got an array of shape"):
         pair_table(["a", "b", "c", "d"], pi, pj, {"metric": ["M", "N"]}, {"wins": stacked[:11]})
     assert isinstance(got, pd.DataFrame)
+
+
+@pytest.mark.parametrize("n_runs", [0, 1, 2, 3, 7, 64, 401])
+def test_pair_index_is_the_upper_triangle(n_runs):
+    from evalcore.meta._common import pair_index
+    pi, pj = pair_index(n_runs)
+    ti, tj = np.triu_indices(n_runs, k=1)
+    assert pi.dtype == pj.dtype == np.intp
+    assert np.array_equal(pi, ti) and np.array_equal(pj, tj)

@@ -205,3 +205,18 @@ def test_count_below_equals_searchsorted(seed, n, kind):
     assert np.array_equal(count_below(values, few), np.searchsorted(values, few, side="left"))
     keys[0] = np.nan
     assert np.array_equal(count_below(values, keys), np.searchsorted(values, keys, side="left"))
+
+
+@pytest.mark.parametrize("values", [[-1e308, 0.0, 1e308], [0.0, 5e-324, 1e-323], [1.0, float(np.nextafter(1.0, 2.0))],
+                                    [-np.inf, 0.0, 1.0], [0.0, 1.0, np.inf], [0.0, 1.0, np.nan],
+                                    [-1e308, -1e307, 1e307]])
+def test_count_below_extreme_spans(values):
+    # spans beyond floats, subnormal spans, infinite or NaN values: the same counts as np.searchsorted, no warning
+    from evalcore.meta.tukey import count_below
+    v = np.sort(np.array(values))
+    k = np.concatenate([v, np.nextafter(v, np.inf), np.nextafter(v, -np.inf), np.linspace(-1e307, 1e307, 20),
+                        [0.0, 1e-320, 1.7e308, -1.7e308]])
+    k = np.tile(k[np.isfinite(k)], 20)
+    with np.errstate(all="raise"):
+        got = count_below(v, k)
+    assert np.array_equal(got, np.searchsorted(v, k, side="left"))

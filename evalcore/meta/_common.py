@@ -193,9 +193,16 @@ def check_alpha(alpha, name: str = "alpha") -> tuple[float, ...]:
 
 
 def pair_index(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs i < j of run indices, in the order (0,1), (0,2), ..., (1,2), ..."""
-    i, j = np.triu_indices(n_runs, k=1)
-    return i.astype(np.intp), j.astype(np.intp)
+    """All pairs i < j of run indices, in the order (0,1), (0,2), ..., (1,2), ... (``np.triu_indices(n_runs, 1)``,
+    made from the rows' lengths instead of an n x n mask).
+
+    >>> [a.tolist() for a in pair_index(4)]
+    [[0, 0, 0, 1, 1, 2], [1, 2, 3, 2, 3, 3]]
+    """
+    rows = np.arange(n_runs, dtype=np.intp)
+    i = np.repeat(rows, n_runs - 1 - rows)
+    first = rows * (2 * n_runs - rows - 1) // 2          # index of pair (r, r + 1)
+    return i, np.arange(i.size, dtype=np.intp) - first[i] + i + 1
 
 
 def pair_names(ids, pi: np.ndarray, pj: np.ndarray):

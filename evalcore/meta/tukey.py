@@ -34,6 +34,7 @@ Explicit ``permutations`` (tests) are applied to the scores as given.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -98,6 +99,23 @@ CELLS_PER_VALUE = 16
 def trial_streams(B: int, seed) -> list[np.random.SeedSequence]:
     """The seed sequences of the ceil(B / :data:`TRIALS_PER_STREAM`) streams of permutations."""
     return np.random.SeedSequence(seed).spawn(-(-B // TRIALS_PER_STREAM))
+
+
+def stream_seeds(root: np.random.SeedSequence | None, first: int, count: int) -> list:
+    """Streams ``first .. first + count - 1`` of :func:`trial_streams` from its root ``SeedSequence(seed)``,
+    made where they are used (a task's own streams, not every stream made and sent by the calling process):
+    ``spawn``'s child i is ``SeedSequence(root.entropy, spawn_key=root.spawn_key + (i,), pool_size=...)``.
+    ``root`` None (given permutations): None entries.
+
+    >>> r = np.random.SeedSequence(5)
+    >>> [s.generate_state(1)[0] for s in stream_seeds(r, 3, 2)] == [s.generate_state(1)[0] for s in
+    ...                                                          np.random.SeedSequence(5).spawn(5)[3:]]
+    True
+    """
+    if root is None:
+        return [None] * count
+    return [np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, i), pool_size=root.pool_size)
+            for i in range(first, first + count)]
 
 
 def stream_ranges(src: dict, seeds: list, first: int, B: int, step: int, n_runs: int, n_topics: int,
@@ -203,8 +221,9 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     check_call("tukey", mats, B=B, threads=count)
     alphas = check_alpha(alpha)
     how = plan("tukey", B * n_runs * n_topics, workers=workers, threads=threads, process_work=process_work)
-    streams = trial_streams(B, seed) if permutations is None else [None] * -(-B // TRIALS_PER_STREAM)
-    groups = split_range(len(streams), how.tasks(1, progress))
+    # each task makes its own streams' seeds from the root (stream_seeds): the same as trial_streams(B, seed)
+    root = np.random.SeedSequence(seed) if permutations is None else None
+    groups = split_range(-(-B // TRIALS_PER_STREAM), how.tasks(1, progress))
     # trials permuted at once: at most `block`, a stream, and BLOCK_CELLS trial x run x topic cells over
     # all workers (24 bytes each in the work arrays); the result does not depend on it
     step = min(block, TRIALS_PER_STREAM, max(1, BLOCK_CELLS // max(how.count, 1) // (n_runs * n_topics)))
@@ -215,7 +234,7 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
         arrays["ranges", k] = np.empty(B)
     if permutations is not None:
         arrays["perms"] = permutations
-    jobs = [(len(metrics), streams[g0:g1], g0, B, step, n_runs, n_topics) for g0, g1 in groups]
+    jobs = [(len(metrics), root, g0, g1 - g0, B, step, n_runs, n_topics) for g0, g1 in groups]
     outputs = [("ranges", k) for k in range(len(metrics))]
     prog = Progress(progress, len(groups))
     prog.report(0.0)
@@ -226,11 +245,11 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
 
 
 def _streams_task(arrays: dict, job, cache) -> None:
-    """The ranges of streams first .. first + len(seeds) - 1 (:func:`stream_ranges`) into ``arrays``."""
-    n_metrics, seeds, first, B, step, n_runs, n_topics = job
+    """The ranges of streams first .. first + count - 1 (:func:`stream_ranges`) into ``arrays``."""
+    n_metrics, root, first, count, B, step, n_runs, n_topics = job
     src = {k: arrays["src", k] for k in range(n_metrics)}
     ranges = {k: arrays["ranges", k] for k in range(n_metrics)}
-    stream_ranges(src, seeds, first, B, step, n_runs, n_topics, ranges, arrays.get("perms"),
+    stream_ranges(src, stream_seeds(root, first, count), first, B, step, n_runs, n_topics, ranges, arrays.get("perms"),
                   cache.get(step, n_runs * n_topics, np.intp, np.intp))
 
 
@@ -251,14 +270,16 @@ def count_below(sorted_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     if n == 0 or keys.size < 8 * n or not np.isfinite(keys).all():
         return np.searchsorted(sorted_values, keys, side="left")
     lo, hi = float(sorted_values[0]), float(sorted_values[-1])
-    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
-        return np.searchsorted(sorted_values, keys, side="left")
     G = CELLS_PER_VALUE * n
-    scale = G / (hi - lo) * (1 - 2.0 ** -20)      # the largest value in cell G, keys far above it in G + 1
+    span = hi - lo                                # Python floats: inf or nan, never an exception
+    scale = G / span * (1 - 2.0 ** -20) if span > 0 else 0.0    # the largest value in cell G, far keys in G + 1
+    if not (math.isfinite(span) and math.isfinite(scale) and scale > 0):
+        return np.searchsorted(sorted_values, keys, side="left")    # one value, or a span beyond floats
 
     def cell(x: np.ndarray) -> np.ndarray:        # 0 (below lo) .. G + 1, never decreasing in x
-        c = np.subtract(x, lo)
-        c *= scale
+        with np.errstate(over="ignore"):          # far keys become +-inf, clipped like any far key
+            c = np.subtract(x, lo)
+            c *= scale
         np.clip(c, -1.0, float(G), out=c)
         c += 1.0
         return c.astype(np.intp)
