@@ -41,6 +41,11 @@ evalcore/meta/repeat.py) and, for comparison, with every call on the thread path
 (``process_work`` above any work: the path before repetitions went to the pool); rounds interleaved, the
 tables compared exactly.
 
+``--pvalues``: Tukey's p-value count at this size (the pairs' thresholds |mean difference| x (1 - 1e-9) against
+the B sorted permutation ranges of each metric, from one ``tukey_hsd`` call): ``np.searchsorted`` against
+``evalcore.meta.tukey.count_below`` (its bucketed lookup), fastest of ``--repeat`` interleaved rounds, the counts
+compared exactly.
+
 ``--small DIR``: the dashboard's kind of call (30 runs x 65 topics, B = 100, ``threads=1`` as its pages pass,
 20 calls of each method) timed in CPU seconds in fresh processes, alternately on this tree and on the tree
 at DIR (a checkout of the code before worker processes, e.g. ``git worktree add /tmp/base REV``), rounds
@@ -291,6 +296,42 @@ def repetitions(a, res: harness.Result) -> str:
                                        f"topics, {a.metrics} metrics, B = {a.B}; fastest of {a.repeat} rounds:")
 
 
+PVALUES = [harness.col("metric"), harness.col("pairs", "{:,}", "pairs", right=True),
+           harness.col("np.searchsorted", "{:.3f} ms", "search_ms", right=True),
+           harness.col("count_below", "{:.3f} ms", "lookup_ms", right=True),
+           harness.col("ratio", "{:.2f}x", "ratio", right=True), harness.col("counts equal", "{}", "equal")]
+
+
+def pvalues(a, res: harness.Result) -> tuple[str, bool]:
+    """np.searchsorted against count_below on Tukey's thresholds and sorted ranges at this size."""
+    import numpy as np
+
+    from evalcore import meta
+    from evalcore.meta._common import pair_index
+    from evalcore.meta.tukey import TIE_RTOL, count_below
+    S = simulated_scores(a.runs, a.topics, a.metrics)
+    r = meta.tukey_hsd(S, B=a.B, seed=0, workers=1)
+    pi, pj = pair_index(a.runs)
+    rows, ok = [], True
+    for m, v in S.items():
+        means = v.mean(axis=1)
+        thr = np.abs(means[pi] - means[pj]) * (1 - TIE_RTOL)
+        ranges = np.sort(r.ranges[m])
+        # each contender's counts dropped at once, as tukey_pvalues drops them (a kept result would make every
+        # call fault in fresh pages for its arrays)
+        got = harness.rounds({"search": lambda r=ranges, t=thr: np.searchsorted(r, t, side="left") is None,
+                              "lookup": lambda r=ranges, t=thr: count_below(r, t) is None}, a.repeat, warmup=1)
+        res.add_rounds(got, prefix=f"{m} / ")
+        equal_counts = bool(np.array_equal(count_below(ranges, thr), np.searchsorted(ranges, thr, side="left")))
+        ok = ok and equal_counts
+        search, lookup = got.best("search").wall, got.best("lookup").wall
+        rows.append({"metric": m, "pairs": thr.size, "search_ms": 1000 * search, "lookup_ms": 1000 * lookup,
+                     "ratio": search / lookup, "equal": "yes" if equal_counts else "NO"})
+    title = (f"`{a.command}`: {a.runs:,} runs x {a.topics} topics, B = {a.B} ranges; fastest of {a.repeat} "
+             f"interleaved rounds:")
+    return res.table(PVALUES, rows, title=title), ok
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=400)
@@ -309,6 +350,8 @@ def main(argv=None) -> int:
     p.add_argument("--repetitions", type=int, metavar="R", help="repeat(..., repeats=R): one worker against "
                    "--workers, the repetitions on the pool")
     p.add_argument("--small", metavar="DIR", help="small threads=1 calls: this tree against the tree at DIR")
+    p.add_argument("--pvalues", action="store_true", help="Tukey's p-value count: np.searchsorted against "
+                   "count_below")
     p.add_argument("--out", help="also write the result's JSON here and its markdown beside it (.md)")
     harness.add_options(p)
     a = p.parse_args(argv)
@@ -320,12 +363,14 @@ def main(argv=None) -> int:
     if a.quick:
         a.runs, a.topics, a.B = 60, 20, 200
     name = ("workers-crossover" if a.crossover else "workers-small" if a.small else
-            "workers-repetitions" if a.repetitions else "workers")
+            "workers-repetitions" if a.repetitions else "workers-pvalues" if a.pvalues else "workers")
     res = harness.Result(name, argv, {k: getattr(a, k) for k in ("runs", "topics", "B", "metrics", "methods",
                                                                  "workers", "repeat", "sizes", "small",
                                                                  "repetitions", "share_at")},
                          script=__file__)
-    if a.crossover or a.small or a.repetitions:
+    if a.pvalues:
+        md, ok = pvalues(a, res)
+    elif a.crossover or a.small or a.repetitions:
         md = crossover(a, res) if a.crossover else small(a, res) if a.small else repetitions(a, res)
         ok = True
     else:

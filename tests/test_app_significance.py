@@ -425,3 +425,27 @@ def test_quick_pass_first_then_the_chosen_B_with_its_spread(monkeypatch):
     assert "Pair statistics: B = 400 (chosen)" in text and "Monte Carlo spread (5 seeds): B = 400 (chosen)" in text
     chart = next(ch for ch in at.get("plotly_chart") if ch.key == "sg_power")
     assert "quick pass" not in chart.proto.spec and "seeds 0..4" in chart.proto.spec
+
+
+def test_a_resampled_test_computed_in_a_child_shows_the_same_p_values(small, scores, monkeypatch):
+    """A server started with ``EVALCORE_COMPUTE_SECONDS=0`` sends every page computation with a progress bar to
+    a child interpreter (dashboard/compute.py): the Significance page's bootstrap test then comes from the child,
+    with the p-values pair_statistics gives here and nothing else on screen."""
+    from test_io_worker import _children
+
+    from dashboard import compute, meta_store, stores
+    fresh = stores.Store(256)                              # nothing an earlier test computed is looked up
+    monkeypatch.setattr(meta_store, "_results", lambda: fresh)
+    monkeypatch.setenv("EVALCORE_COMPUTE_SECONDS", "0")
+    before = compute.started()
+    at = _open()
+    at.selectbox(key="_w_sg_test").set_value("bootstrap")
+    at.number_input(key="_w_sg_B").set_value(300)
+    at.number_input(key="_w_sg_seed").set_value(5)
+    _run(at)
+    assert compute.started() > before and not _children()
+    assert "Pair statistics: B = 300 (chosen)" in _text(at)
+    table = _table_with(at, "mean difference (x - y)")
+    r = meta.pair_statistics(scores, run_ids=list(small.run_ids), tests=("bootstrap",), B=300, seed=5)
+    want = r.pairs.rename(columns={"run_x": "run x", "run_y": "run y", "p_bootstrap": "p"})
+    assert list(table["p (bootstrap)"]) == [format_p(v) for v in aligned(table, want)["p"]]
