@@ -105,6 +105,24 @@ def test_options_the_command_refuses_are_input_errors(fresh, monkeypatch):
     assert not _children()
 
 
+def test_a_report_over_the_childs_memory_limit_is_a_readable_error(fresh, monkeypatch):
+    """The build runs under the child's address-space limit (EVALCORE_COMPUTE_MEMORY): a report whose bootstrap
+    needs more (200 topics, B = 100,000: its topic samples alone are 160 MB a copy) ends in an error naming the
+    limit and what to do, with the child gone and nothing kept."""
+    results, rows = fresh
+    monkeypatch.setenv("EVALCORE_COMPUTE_SECONDS", "0")
+    monkeypatch.setenv("EVALCORE_COMPUTE_MEMORY", str(600 << 20))
+    c = evalcore.simulated_collection(n_topics=200, n_runs=6, seed=5)
+    big = ["--simulated", "--topics", "200", "--systems", "6", "--B", "100000", "--tukey-B", "40", "--repeats", "1",
+           "--topic-resamples", "2", "--topic-B", "20", "--out", "evalcore-report", "--quiet"]
+    before = compute.started()
+    with pytest.raises(InputError) as e:
+        meta_store.report_build(c, big, progress=lambda f, m: None)
+    text = str(e.value)
+    assert "this computation needs more than 600 MiB" in text and "EVALCORE_COMPUTE_MEMORY" in text, text
+    assert compute.started() == before + 1 and not _children() and len(rows) == 0
+
+
 def test_a_cancel_kills_the_child(fresh, monkeypatch):
     monkeypatch.setenv("EVALCORE_COMPUTE_SECONDS", "0")
     c = evalcore.simulated_collection(n_topics=50, n_runs=40, seed=1)
