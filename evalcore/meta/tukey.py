@@ -261,10 +261,11 @@ def count_below(sorted_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     predict; the times: docs/benchmarks.md section 18). Here the span of the values is cut into
     :data:`CELLS_PER_VALUE` cells per value by a function ``cell`` that never decreases (a subtraction, a
     product by a positive number, a clip and a truncation, each monotone in IEEE arithmetic), applied alike
-    to the values and the keys. Then a value in a lower cell
-    than a key's lies below it and one in a higher cell does not, so a key's count is the values in the
-    lower cells (a lookup) plus those of its own cell below it: none when the cell is empty or the key is not
-    above its smallest value, all when the key is above its largest, a binary search otherwise (rare).
+    to the values and the keys. Then a value in a lower cell than a key's lies below it and one in a higher
+    cell does not, so a key's count is the values in the lower cells (a lookup) plus those of its own cell
+    below it: none when the cell is empty or the key is not above its smallest value, all when the key is
+    above its largest, a binary search otherwise (rare). Few keys (under 8 a value), non-finite keys or
+    values, and a span beyond floats take ``np.searchsorted`` itself.
     """
     n = sorted_values.size
     if n == 0 or keys.size < 8 * n or not np.isfinite(keys).all():
