@@ -352,7 +352,7 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
                 load = page.get_by_role("button", name="Load these files")
                 # both uploads done (under load they take a moment): the button becomes enabled
                 page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                    b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=60000)
+                    b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
                 _wait_idle(page)
                 load.click()
                 page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=60000)
@@ -482,8 +482,9 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
             inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
             inputs.nth(0).set_input_files(str(qrels))
             inputs.nth(1).set_input_files(runs)
+            # seconds alone; over 60 s once under the slow layer's other worker on two cores (as the clef2015 upload)
             page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=60000)
+                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
             _wait_idle(page)
             name = page.get_by_role("textbox", name="Name of this collection")
             name.fill(image + " " + tag)
@@ -717,7 +718,7 @@ def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_p
             inputs.nth(0).set_input_files(str(qrels))
             inputs.nth(1).set_input_files(files)
             page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=60000)
+                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
             _wait_idle(page)
             box = page.get_by_role("textbox", name="Name of this collection")
             box.fill(name)
