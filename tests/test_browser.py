@@ -92,12 +92,56 @@ def server():
     if proc.poll() is not None:
         log.seek(0)
         pytest.fail("streamlit exited:\n" + log.read().decode(errors="replace")[-3000:])
+    _SERVER_LOGS[url] = log
     yield url
+    _SERVER_LOGS.pop(url, None)
     proc.terminate()
     try:
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+_SERVER_LOGS: dict = {}      # server address -> its log file (the server fixture's)
+
+
+def _server_log_tail(server: str, chars: int = 4000) -> str:
+    log = _SERVER_LOGS.get(server)
+    if log is None:
+        return "(no log)"
+    log.seek(0)
+    return log.read().decode(errors="replace")[-chars:]
+
+
+_LOAD_READY_JS = """() => [...document.querySelectorAll('button')].some(
+    b => b.innerText.includes('Load these files') && !b.disabled)"""
+
+
+def _choose_files(page, server: str, qrels, runs, timeout_ms: int = 180000) -> None:
+    """Choose the qrels on the Data page's upload tab, then - once its box shows it and the app has rerun -
+    the runs, one box after the other as a user does, and wait until "Load these files" is enabled.
+
+    On a timeout: fail with what the Data page shows (each box's files, any upload error) and the server's
+    log, so that a slow upload and a lost one are told apart."""
+    inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    boxes = page.locator('[data-testid="stFileUploader"]')
+    try:
+        inputs.nth(0).set_input_files(str(qrels))
+        # a box holding its file shows the file in place of its drop zone's instructions
+        page.wait_for_function("""() => {
+            const b = document.querySelectorAll('[data-testid="stFileUploader"]')[0];
+            return b && !b.querySelector('[data-testid="stFileUploaderDropzoneInstructions"]'); }""",
+                               timeout=timeout_ms)
+        _wait_idle(page, timeout_ms)
+        inputs.nth(1).set_input_files(runs if isinstance(runs, (list, tuple)) else str(runs))
+        page.wait_for_function(_LOAD_READY_JS, timeout=timeout_ms)
+    except Exception as e:      # noqa: BLE001 - any wait that ran out: say what the page and the server show
+        shown = [boxes.nth(i).inner_text()[:800] for i in range(boxes.count())]
+        main = page.locator('[data-testid="stMain"]')
+        pytest.fail(f"the chosen files were not taken ({type(e).__name__}: {str(e)[:200]})\n"
+                    f"upload boxes: {shown}\n"
+                    f"page: {main.inner_text()[:1500] if main.count() else '(no main area)'}\n"
+                    f"server log: {_server_log_tail(server)}")
 
 
 def _local_only(page, server: str, blocked: list | None = None) -> None:
@@ -165,11 +209,7 @@ def test_every_page_in_a_real_browser(server):
             page.goto(f"{server}/data")
             _wait_idle(page)
             page.get_by_role("tab", name="Upload files").click()
-            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-            inputs.nth(0).set_input_files(str(clef / "qrels.txt"))
-            inputs.nth(1).set_input_files(sorted(str(f) for f in (clef / "runs").glob("*.dat.gz")))
-            page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
+            _choose_files(page, server, clef / "qrels.txt", sorted(str(f) for f in (clef / "runs").glob("*.dat.gz")))
             _wait_idle(page)
             page.get_by_role("button", name="Load these files").click()
             page.wait_for_function("() => location.search.includes('data=upload')", timeout=180000)
@@ -346,13 +386,8 @@ def test_hostile_uploads_show_an_error_box_and_keep_the_data(server, tmp_path):
             before = metrics.first.inner_text()            # "topics 50": the simulated collection
             for qrels, runs, words in cases:
                 page.get_by_role("tab", name="Upload files").click()
-                inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-                inputs.nth(0).set_input_files(str(qrels))
-                inputs.nth(1).set_input_files(str(runs))
                 load = page.get_by_role("button", name="Load these files")
-                # both uploads done (under load they take a moment): the button becomes enabled
-                page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                    b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
+                _choose_files(page, server, qrels, runs)
                 _wait_idle(page)
                 load.click()
                 page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=60000)
@@ -479,12 +514,7 @@ def test_links_images_and_html_from_users_are_shown_as_text(server, tmp_path):
             page.goto(f"{server}/data")
             _wait_idle(page)
             page.get_by_role("tab", name="Upload files").click()
-            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-            inputs.nth(0).set_input_files(str(qrels))
-            inputs.nth(1).set_input_files(runs)
-            # seconds alone; over 60 s once under the slow layer's other worker on two cores (as the clef2015 upload)
-            page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
+            _choose_files(page, server, qrels, runs)
             _wait_idle(page)
             name = page.get_by_role("textbox", name="Name of this collection")
             name.fill(image + " " + tag)
@@ -714,11 +744,7 @@ def test_hostile_run_and_collection_names_read_and_copy_as_written(server, tmp_p
             page.goto(f"{server}/data")
             _wait_idle(page)
             page.get_by_role("tab", name="Upload files").click()
-            inputs = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-            inputs.nth(0).set_input_files(str(qrels))
-            inputs.nth(1).set_input_files(files)
-            page.wait_for_function("""() => [...document.querySelectorAll('button')].some(
-                b => b.innerText.includes('Load these files') && !b.disabled)""", timeout=120000)
+            _choose_files(page, server, qrels, files)
             _wait_idle(page)
             box = page.get_by_role("textbox", name="Name of this collection")
             box.fill(name)
