@@ -4,6 +4,7 @@
         [--methods bootstrap,stability,swap,tukey,pairs] [--workers 2] [--share-at 16] [--repeat 3] [--quick]
         [--out PATH]
     PYTHONPATH=. python benchmarks/bench_workers.py --crossover [--sizes 30,60,100,200,300] [--repeat 3]
+    PYTHONPATH=. python benchmarks/bench_workers.py --swap-blocks 16,8,4,2,1,0.5 [--repeat 5]
 
 For each method at one size (default 400 runs x 50 topics, B = 1000 for every method, two metrics of
 simulated scores as in bench_parallel.py), in one process, interleaved round by round so that a change
@@ -45,6 +46,13 @@ tables compared exactly.
 the B sorted permutation ranges of each metric, from one ``tukey_hsd`` call): ``np.searchsorted`` against
 ``evalcore.meta.tukey.count_below`` (its bucketed lookup), fastest of ``--repeat`` interleaved rounds, the counts
 compared exactly.
+
+``--swap-blocks MIB``: the swap method's bin counts (``swap_hist`` over every run pair, both metrics' run means
+over the B samples) with blocks of pairs sized by each row budget in the list (MiB of the four (rows x B)
+float arrays a block holds at once: ``evalcore.meta.swap.ROW_BUDGET``), CPU seconds in a pool worker alone and
+with ``--workers`` such calls at once (the fewest of ``--repeat`` rounds), the counts compared exactly: how a
+block's size sets the kernel's cost and what two at once cost it (a block that overflows a core's cache
+contends for the shared cache and memory).
 
 ``--small DIR``: the dashboard's kind of call (30 runs x 65 topics, B = 100, ``threads=1`` as its pages pass,
 20 calls of each method) timed in CPU seconds in fresh processes, alternately on this tree and on the tree
@@ -332,6 +340,69 @@ def pvalues(a, res: harness.Result) -> tuple[str, bool]:
     return res.table(PVALUES, rows, title=title), ok
 
 
+def _hist_cpu(A1, A2, rows: int, reps: int):
+    """(fewest CPU seconds of ``reps`` swap_hist calls over every pair in blocks of ``rows`` partners, the
+    counts), in a pool worker (sent by value: this is __main__)."""
+    import time as _t
+
+    from evalcore.meta.swap import row_blocks, swap_hist
+    blocks = row_blocks(A1.shape[0], rows)
+    best, hist = float("inf"), None
+    for _ in range(reps):
+        c0 = _t.process_time()
+        hist = swap_hist(A1, A2, blocks, 0.01, 21, "003", 0.0)
+        best = min(best, _t.process_time() - c0)
+    return best, hist
+
+
+SWAP_BLOCKS = [harness.col("row budget", "{:g} MiB", "mib", right=True),
+               harness.col("partners per block", "{:,}", "rows", right=True),
+               harness.col("CPU alone", "{:.3f} s", "alone", right=True),
+               harness.col("CPU each, k at once", "{:.3f} s", "together", right=True),
+               harness.col("k at once / alone", "{:.2f}", "contention", right=True),
+               harness.col("alone / the largest budget's", "{:.2f}", "relative", right=True),
+               harness.col("counts equal", "{}", "equal")]
+
+
+def swap_blocks(a, res: harness.Result) -> tuple[str, bool]:
+    """swap_hist's CPU per row budget, alone and k at once in the pool's workers."""
+    import numpy as np
+
+    from evalcore.meta import _workers
+    from evalcore.meta.swap import distinct_rows, prepare_swap, swap_means
+    S = simulated_scores(a.runs, a.topics, a.metrics)
+    prep = prepare_swap(S, "replacement", None, a.B, 0, 0.01, 21, "003", (0.95,), None)
+    means = []
+    for m in prep.metrics:
+        U, inv = distinct_rows(prep.mats[m])
+        m1, m2 = swap_means(U, prep.C1, prep.C2, prep.c, 0, prep.B)
+        means.append((m1[inv], m2[inv]))
+    k = a.workers
+    ex = _workers.pool_executor(k)
+    budgets = [float(x) for x in a.swap_blocks.split(",") if x.strip()]
+    rows, ok, ref, first = [], True, None, None
+    for mib in budgets:
+        n_rows = max(1, int(mib * 2**20) // (8 * 4 * a.B))
+        alone = together = 0.0
+        hists = []
+        for A1, A2 in means:           # every metric, summed as the method sums them
+            c, h = ex.submit(_hist_cpu, A1, A2, n_rows, a.repeat).result()
+            alone += c
+            hists.append(h)
+            each = sorted(f.result()[0] for f in [ex.submit(_hist_cpu, A1, A2, n_rows, a.repeat) for _ in range(k)])
+            together += each[len(each) // 2]
+        if ref is None:
+            ref, first = hists, alone
+        same = all(np.array_equal(x, y) for x, y in zip(hists, ref, strict=True))
+        ok = ok and same
+        rows.append({"mib": mib, "rows": n_rows, "alone": alone, "together": together,
+                     "contention": together / alone, "relative": alone / first, "equal": "yes" if same else "NO"})
+        print(f"{mib:g} MiB: {n_rows} rows, alone {alone:.3f} s, {k} at once {together:.3f} s", flush=True)
+    title = (f"`{a.command}`: {a.runs:,} runs x {a.topics} topics, B = {a.B}, {a.metrics} metrics; k = {k}; CPU "
+             f"seconds, fewest of {a.repeat} calls (first row: the largest budget given):")
+    return res.table(SWAP_BLOCKS, rows, title=title), ok
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=400)
@@ -352,6 +423,8 @@ def main(argv=None) -> int:
     p.add_argument("--small", metavar="DIR", help="small threads=1 calls: this tree against the tree at DIR")
     p.add_argument("--pvalues", action="store_true", help="Tukey's p-value count: np.searchsorted against "
                    "count_below")
+    p.add_argument("--swap-blocks", metavar="MIB", help="the swap method's bin counts at these row budgets "
+                   "(MiB, comma-separated, largest first), alone and --workers at once")
     p.add_argument("--out", help="also write the result's JSON here and its markdown beside it (.md)")
     harness.add_options(p)
     a = p.parse_args(argv)
@@ -363,13 +436,16 @@ def main(argv=None) -> int:
     if a.quick:
         a.runs, a.topics, a.B = 60, 20, 200
     name = ("workers-crossover" if a.crossover else "workers-small" if a.small else
-            "workers-repetitions" if a.repetitions else "workers-pvalues" if a.pvalues else "workers")
+            "workers-repetitions" if a.repetitions else "workers-pvalues" if a.pvalues else
+            "workers-swap-blocks" if a.swap_blocks else "workers")
     res = harness.Result(name, argv, {k: getattr(a, k) for k in ("runs", "topics", "B", "metrics", "methods",
                                                                  "workers", "repeat", "sizes", "small",
-                                                                 "repetitions", "share_at")},
+                                                                 "repetitions", "share_at", "swap_blocks")},
                          script=__file__)
     if a.pvalues:
         md, ok = pvalues(a, res)
+    elif a.swap_blocks:
+        md, ok = swap_blocks(a, res)
     elif a.crossover or a.small or a.repetitions:
         md = crossover(a, res) if a.crossover else small(a, res) if a.small else repetitions(a, res)
         ok = True

@@ -55,7 +55,7 @@ _TABLE_BYTES = {"bootstrap": 200, "stability": 140, "tukey": 120, "pairs": 480, 
 _JSON_ROW_BYTES = 500
 # The work-array budgets of the methods (their modules' CHUNK_BYTES / ROW_BUDGET / BLOCK_CELLS), restated
 # here so that sizing a request imports no method module; tests/test_workload.py keeps them equal.
-_BOOT_CHUNK, _STAB_CHUNK, _SWAP_ROWS, _PAIRS_CHUNK, _TUKEY_CELLS = 8 << 20, 4 << 20, 16 << 20, 16 << 20, 1 << 22
+_BOOT_CHUNK, _STAB_CHUNK, _SWAP_ROWS, _PAIRS_CHUNK, _TUKEY_CELLS = 8 << 20, 4 << 20, 2 << 20, 16 << 20, 1 << 22
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,11 @@ __all__ = ["swap_method", "SwapResult", "bin_index", "swap_mask", "RULES", "sort
 
 RULES = ("003", "004")
 BIN_EPS = 1e-9
-#: bytes of pair differences held at once (pairs x B floats); memory stays bounded whatever the number of runs
-ROW_BUDGET = 16 << 20
+#: bytes of pair differences held at once (the four (partners x B) float arrays of a block of pairs); memory
+#: stays bounded whatever the number of runs. Sized to a core's cache, not to memory: larger blocks ran slower on
+#: one worker and contended for the shared cache when workers ran side by side (docs/benchmarks.md section 18,
+#: "Swap's blocks sized to a core's cache"; ``benchmarks/bench_workers.py --swap-blocks``)
+ROW_BUDGET = 2 << 20
 
 
 def bin_index(abs_diff: np.ndarray, bin_width: float = 0.01, n_bins: int = 21) -> np.ndarray:
