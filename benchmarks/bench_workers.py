@@ -15,21 +15,26 @@ of load hits every row alike:
 - ``k processes``: ``workers=k, process_work=0`` (k worker processes, the pool started before the timing;
   its start is timed once, apart, as ``pool start``).
 
-It prints wall seconds (fastest of ``--repeat`` rounds), the speed-up over one worker, and the
-**coordinator's share**: the calling process's own CPU seconds (user + system, all its threads; the workers
-are other processes) during the k-process call, over the one-worker call's CPU seconds (its work; CPU
-seconds, unlike wall seconds, hardly move with the machine's load). That share is the serial part s of
-Amdahl's law; the projection at n workers is 1 / (s + (1 - s) / n), printed for n = k and 16 with its
-efficiency. "CPU of all / 1 worker" adds the workers' CPU (psutil, the pool's processes): above 1 it is
-work the processes add (page faults of the shared file, hand-offs), which Amdahl's s leaves out. "k calls at
-once" runs k independent one-worker calls in the k pool workers at the same time, with no coordination, and
-divides each one's CPU by that of one such call alone (the fewest of the rounds): what running k at once costs
-on this machine's hardware (shared caches, memory bandwidth, other load on the host); k over it is the
-ceiling of any k-way split here. Every table is compared with the one-worker table exactly (``equal``).
+It prints wall seconds (fastest of ``--repeat`` rounds), the speed-up over one worker, and the **coordinator's
+share**: the calling process's own CPU seconds (user + system, all its threads; the workers are other
+processes) during the k-process call, over the one-worker call's CPU seconds (its work; CPU seconds, unlike
+wall seconds, hardly move with the machine's load). "Of it while the tasks run" is the calling thread's CPU in
+the methods' ``meanwhile`` work (the tables' name columns, made while the workers compute: ``Runner.map``,
+timed here by a wrapper around it), which shares the cores with the workers instead of waiting for them; the
+rest is the **serial part** s of Amdahl's law (work overlapped on n busy cores costs the call its CPU over n,
+as the workers' own does, so the projection keeps Amdahl's form with this s): the projection at n workers is 1
+/ (s + (1 - s) / n), printed for n = k and 16 with its efficiency. "CPU of all / 1 worker" adds the workers'
+CPU (psutil, the pool's processes): above 1 it is work the processes add (page faults of the shared file,
+hand-offs), which Amdahl's s leaves out. "k calls at once" runs k independent one-worker calls in the k pool
+workers at the same time, with no coordination, and divides each one's CPU by that of one such call alone (the
+fewest of the rounds): what running k at once costs on this machine's hardware (shared caches, memory
+bandwidth, other load on the host); k over it is the ceiling of any k-way split here. Every table is compared
+with the one-worker table exactly (``equal``).
 
-``--share-at N`` also measures the coordinator's share with N worker processes, on any machine: N may exceed
-the cores, since only the calling process's CPU is read (its hand-offs grow with the tasks, 2 per worker, so
-the share at 16 workers is larger than at 2); Amdahl's projection at N from that share is printed beside it.
+``--share-at N`` also measures the coordinator's share and its serial part with N worker processes, on any
+machine: N may exceed the cores, since only the calling process's CPU is read (its hand-offs grow with the
+tasks, 2 per worker, so the share at 16 workers is larger than at 2); Amdahl's projection at N from that serial
+part is printed beside it.
 
 ``--crossover``: for each method and each run count of ``--sizes`` (50 topics, B = 1000), one worker, the
 thread path's default (``process_work`` above the call's work: the threads a call below the crossover
@@ -145,9 +150,47 @@ def start_pool(k: int) -> float:
     return time.perf_counter() - t0
 
 
+_MEANWHILE: list[float] = []
+
+
+def _count_meanwhile() -> None:
+    """Wrap ``Runner.map`` so that the CPU of the calling thread's ``meanwhile`` work (the tables' name columns,
+    made while the tasks run) goes into :data:`_MEANWHILE`: the coordinator's CPU that overlaps the workers' and
+    so is not Amdahl's serial part. The same code runs; only its thread's CPU is read around it."""
+    from evalcore.meta import _workers
+    plain = _workers.Runner.map
+    if getattr(plain, "counts_meanwhile", False):
+        return
+
+    def map_(self, fn, jobs, prog=None, meanwhile=None):
+        if meanwhile is None:
+            return plain(self, fn, jobs, prog)
+        inner = meanwhile
+
+        def timed():
+            t0 = time.thread_time()
+            try:
+                return inner()
+            finally:
+                _MEANWHILE.append(time.thread_time() - t0)
+        return plain(self, fn, jobs, prog, meanwhile=timed)
+
+    map_.counts_meanwhile = True           # type: ignore[attr-defined]
+    _workers.Runner.map = map_
+
+
+def _timed(fn) -> harness.Sample:
+    """harness.measure of a call on the pool, with ``overlap``: the CPU of its ``meanwhile`` work."""
+    _MEANWHILE.clear()
+    s = harness.measure(fn, live_children=True)
+    s.overlap = sum(_MEANWHILE)            # type: ignore[attr-defined]
+    return s
+
+
 def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
     S = simulated_scores(a.runs, a.topics, a.metrics)
     k = a.workers
+    _count_meanwhile()
     info = {"pool_start": start_pool(k)}
     variants = {"1 worker": {"workers": 1}, "2 threads": {"threads": 2},
                 f"{k} processes": {"workers": k, "process_work": 0}}
@@ -159,7 +202,7 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
         for m in a.methods:
             cont[m].append(contention(m, S, a.B, k))
             for name, kw in variants.items():
-                s = harness.measure(lambda m=m, kw=kw: call(m, S, a.B, **kw), live_children="process_work" in kw)
+                s = _timed(lambda m=m, kw=kw: call(m, S, a.B, **kw))
                 got.samples[f"{m} / {name}"].append(s)
                 ref.setdefault(m, s.result)
                 ok = equal(m, s.result, ref[m])
@@ -173,37 +216,45 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
         # nothing, the calling process's CPU - hand-offs of share_at x 2 tasks, the tables - is what it is)
         start_pool(a.share_at)
         for m in a.methods:
-            share_at[m] = min(harness.measure(lambda m=m: call(m, S, a.B, workers=a.share_at, process_work=0),
-                                              live_children=True).cpu for _ in range(a.repeat))
+            share_at[m] = min((_timed(lambda m=m: call(m, S, a.B, workers=a.share_at, process_work=0))
+                               for _ in range(a.repeat)), key=lambda s: s.cpu)
         start_pool(k)
     rows = []
     for m in a.methods:
         one = got.best(f"{m} / 1 worker")
         thr, pro = got.best(f"{m} / 2 threads"), got.best(f"{m} / {k} processes")
         s = min(1.0, pro.cpu / one.cpu)
-        rows.append({"method": m, "one_s": one.wall, "one_cpu": one.cpu, "threads_s": thr.wall,
-                     "threads_speedup": one.wall / thr.wall, "procs_s": pro.wall, "procs_speedup": one.wall / pro.wall,
-                     "procs_cpu": pro.cpu, "workers_cpu": pro.child_cpu, "share_pct": 100 * s,
-                     "inflation": (pro.cpu + pro.child_cpu) / one.cpu, "amdahl_k": amdahl(s, k),
-                     "amdahl_16": amdahl(s, 16), "efficiency_16_pct": 100 * amdahl(s, 16) / 16,
-                     "contention": min(cont[m]), "ceiling": k / min(cont[m]),
-                     **({"share_n_pct": 100 * min(1.0, share_at[m] / one.cpu),
-                         "amdahl_n": amdahl(min(1.0, share_at[m] / one.cpu), a.share_at),
-                         "efficiency_n_pct": 100 * amdahl(min(1.0, share_at[m] / one.cpu), a.share_at) / a.share_at}
-                        if m in share_at else {}),
-                     "equal": "yes" if all(same[m, n] for n in variants) else "NO"})
+        serial = max(0.0, s - pro.overlap / one.cpu)          # the coordinator's CPU outside the overlap
+        row = {"method": m, "one_s": one.wall, "one_cpu": one.cpu, "threads_s": thr.wall,
+               "threads_speedup": one.wall / thr.wall, "procs_s": pro.wall, "procs_speedup": one.wall / pro.wall,
+               "procs_cpu": pro.cpu, "workers_cpu": pro.child_cpu, "share_pct": 100 * s,
+               "overlap_pct": 100 * pro.overlap / one.cpu, "serial_pct": 100 * serial,
+               "inflation": (pro.cpu + pro.child_cpu) / one.cpu, "amdahl_k": amdahl(serial, k),
+               "amdahl_16": amdahl(serial, 16), "efficiency_16_pct": 100 * amdahl(serial, 16) / 16,
+               "contention": min(cont[m]), "ceiling": k / min(cont[m]),
+               "equal": "yes" if all(same[m, n] for n in variants) else "NO"}
+        if m in share_at:
+            sn = min(1.0, share_at[m].cpu / one.cpu)
+            serial_n = max(0.0, sn - share_at[m].overlap / one.cpu)
+            row.update({"share_n_pct": 100 * sn, "serial_n_pct": 100 * serial_n,
+                        "amdahl_n": amdahl(serial_n, a.share_at),
+                        "efficiency_n_pct": 100 * amdahl(serial_n, a.share_at) / a.share_at})
+        rows.append(row)
     return rows, info, got
 
 
 def columns(k: int, share_at: int | None = None) -> list[dict]:
     c = harness.col
-    extra = [c(f"share s with {share_at} workers", "{:.1f} %", "share_n_pct", right=True),
+    extra = [c(f"share with {share_at} workers (serial part)", "{:.1f} % ({serial_n_pct:.1f} %)", "share_n_pct",
+               right=True),
              c(f"Amdahl at {share_at} from it", "{:.1f}x ({efficiency_n_pct:.0f} %)", "amdahl_n", right=True)] \
         if share_at else []
     return [c("method"), c("1 worker", "{:.2f} s", "one_s", right=True),
             c("2 threads", "{:.2f} s ({threads_speedup:.2f}x)", "threads_s", right=True),
             c(f"{k} processes", "{:.2f} s (**{procs_speedup:.2f}x**)", "procs_s", right=True),
-            c("coordinator's share s", "{:.1f} %", "share_pct", right=True),
+            c("coordinator's share", "{:.1f} %", "share_pct", right=True),
+            c("of it while the tasks run", "{:.1f} %", "overlap_pct", right=True),
+            c("serial part s", "{:.1f} %", "serial_pct", right=True),
             c("CPU of all / 1 worker", "{:.2f}", "inflation", right=True),
             c(f"{k} calls at once: CPU each / alone", "{:.2f} (ceiling {ceiling:.2f}x)", "contention", right=True),
             c(f"Amdahl at {k}", "{:.2f}x", "amdahl_k", right=True),

@@ -98,6 +98,68 @@ def test_the_process_path_runs_in_other_processes_and_cleans_up():
     assert not os.path.exists(path)
 
 
+def _wait_for(path: str, seconds: float) -> bool:
+    """True once ``path`` exists (sent by value to the workers; a module function of a test file is not
+    importable there)."""
+    import os as _os
+    import time as _time
+    end = _time.monotonic() + seconds
+    while _time.monotonic() < end:
+        if _os.path.exists(path):
+            return True
+        _time.sleep(0.01)
+    return False
+
+
+def test_meanwhile_runs_in_the_calling_thread_while_the_worker_processes_run(tmp_path):
+    """The calling thread's ``meanwhile`` work overlaps with the tasks on worker processes: it runs once they
+    are submitted (each task waits for the file it writes, and would time out if it ran after them)."""
+    marker = str(tmp_path / "made")
+    seen: list = []
+
+    def meanwhile():
+        seen.append(threading.get_ident())
+        open(marker, "w").close()
+
+    wait_for = _wait_for
+    with W.Runner(W.Plan("processes", 2), {"x": np.zeros(2)}) as run:
+        got = run.map(lambda a, job, cache: wait_for(marker, 60), range(4), meanwhile=meanwhile)
+    assert got == [True] * 4
+    assert seen == [threading.get_ident()]
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_meanwhile_on_threads_runs_before_the_tasks(count):
+    """On threads (which share the GIL that ``meanwhile``'s Python work holds) it runs first, once."""
+    order: list = []
+    with W.Runner(W.Plan("threads", count), {"x": np.zeros(2)}) as run:
+        run.map(lambda a, job, cache: order.append(job), range(4), meanwhile=lambda: order.append("meanwhile"))
+    assert order[0] == "meanwhile" and sorted(order[1:]) == [0, 1, 2, 3]
+
+
+def test_an_error_in_meanwhile_propagates_after_the_running_tasks_end(tmp_path):
+    before = _leftovers()
+    start, done = str(tmp_path / "start"), str(tmp_path / "done")
+
+    def task(a, job, cache):
+        import time as _time
+        open(start + str(job), "w").close()
+        _time.sleep(0.3)
+        open(done + str(job), "w").close()
+
+    wait_for = _wait_for
+
+    def meanwhile():                                  # once both tasks run, an error
+        assert wait_for(start + "0", 60) and wait_for(start + "1", 60)
+        raise ValueError("table")
+
+    with pytest.raises(ValueError, match="table"):
+        with W.Runner(W.Plan("processes", 2), {"x": np.zeros(2)}) as run:
+            run.map(task, range(2), meanwhile=meanwhile)
+    assert os.path.exists(done + "0") and os.path.exists(done + "1")     # the running tasks ended first
+    assert _leftovers() <= before
+
+
 def test_evalcore_workers_1_runs_everything_in_the_calling_thread(monkeypatch):
     monkeypatch.setenv(W.WORKERS_ENV, "1")
     assert W.plan("bootstrap", 10**12) == W.Plan("threads", 1)

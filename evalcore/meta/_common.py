@@ -215,19 +215,10 @@ def pair_names(ids, pi: np.ndarray, pj: np.ndarray):
     return names.take(pi).reset_index(drop=True), names.take(pj).reset_index(drop=True)
 
 
-def pair_table(ids, pi: np.ndarray, pj: np.ndarray, keys: Mapping[str, Sequence], columns: Mapping[str, Sequence]):
-    """A per-pair table of ``len(keys[...])`` blocks of the same run pairs ``(pi, pj)``, one block after another.
-
-    ``keys``: {column: one value per block} (the metric, stability's fuzziness), written before ``run_x`` and
-    ``run_y``; ``columns``: {column: one array of the pairs' values per block}, after them, copied into the
-    table; or {column: one 1-D array of every block's values, block after block}, which becomes the column
-    without a copy (the caller hands it over and does not change it). The table equals
-    ``pd.concat`` of one ``DataFrame({key: value, "run_x": ..., **arrays})`` per block, column for column and
-    dtype for dtype, built without its per-block frames: a block's constant and name columns are made once
-    and repeated by ``pd.concat`` of the same Series, which for pandas' Arrow-backed strings (``str``, pandas
-    3) only chains the chunks, no copy; each numeric column is one ``np.concatenate``. The table is built by the
-    calling process alone after the workers end: its cost is most of that process's share of a call (Amdahl's
-    serial part, docs/benchmarks.md section 18)."""
+def pair_keys(ids, pi: np.ndarray, pj: np.ndarray, keys: Mapping[str, Sequence]) -> dict:
+    """The leading columns of :func:`pair_table`: ``keys`` ({column: one value per block}) and then ``run_x`` and
+    ``run_y``, for every block. They need none of the method's results, so a method makes them while its tasks
+    run (``meanwhile`` of :meth:`~._workers.Runner.map`) and hands them to :func:`pair_table`."""
     import pandas as pd
     n_blocks = len(next(iter(keys.values())))
     P = pi.size
@@ -242,6 +233,28 @@ def pair_table(ids, pi: np.ndarray, pj: np.ndarray, keys: Mapping[str, Sequence]
         out[name] = blocks[0] if n_blocks == 1 else pd.concat(blocks, ignore_index=True)
     for name, col in (("run_x", run_x), ("run_y", run_y)):
         out[name] = col if n_blocks == 1 else pd.concat([col] * n_blocks, ignore_index=True)
+    return out
+
+
+def pair_table(ids, pi: np.ndarray, pj: np.ndarray, keys: Mapping[str, Sequence],
+               columns: Mapping[str, Sequence | np.ndarray], key_columns: dict | None = None):
+    """A per-pair table of ``len(keys[...])`` blocks of the same run pairs ``(pi, pj)``, one block after another.
+
+    ``keys``: {column: one value per block} (the metric, stability's fuzziness), written before ``run_x`` and
+    ``run_y``; ``columns``: {column: one array of the pairs' values per block}, after them, copied into the
+    table; or {column: one 1-D array of every block's values, block after block}, which becomes the column
+    without a copy (the caller hands it over and does not change it). ``key_columns``: :func:`pair_keys` of the
+    same ids, pairs and keys, made beforehand (else made here). The table equals
+    ``pd.concat`` of one ``DataFrame({key: value, "run_x": ..., **arrays})`` per block, column for column and
+    dtype for dtype, built without its per-block frames: a block's constant and name columns are made once
+    and repeated by ``pd.concat`` of the same Series, which for pandas' Arrow-backed strings (``str``, pandas
+    3) only chains the chunks, no copy; each numeric column is one ``np.concatenate``. What the calling process
+    does after its workers end is Amdahl's serial part of a call (docs/benchmarks.md section 18), so the
+    methods make the key columns while the workers run."""
+    import pandas as pd
+    n_blocks = len(next(iter(keys.values())))
+    P = pi.size
+    out = dict(pair_keys(ids, pi, pj, keys) if key_columns is None else key_columns)
     for name, arrays in columns.items():
         if isinstance(arrays, np.ndarray):
             if arrays.shape != (n_blocks * P,):

@@ -181,7 +181,7 @@ WINDOW_PER_THREAD = 2
 
 
 def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Progress | None = None,
-              blas: bool = True, pool: Any = None) -> list:
+              blas: bool = True, pool: Any = None, meanwhile: Callable[[], Any] | None = None) -> list:
     """``[fn(t) for t in tasks]`` on ``threads`` threads, results in task order.
 
     ``prog.step()`` is called in the calling thread after each finished task (so a progress callback
@@ -199,8 +199,16 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
     ``pool``: an executor of ``threads`` worker processes (:mod:`._workers`) to submit to instead of a new
     thread pool; every task then goes to it, and on an error or a cancel the tasks already running are
     waited for before the exception propagates.
+
+    ``meanwhile``: work of the calling thread that does not need the tasks' results (such as a result table's
+    name columns). On a ``pool`` of processes it is called once the first tasks are submitted, so that it
+    overlaps with them instead of adding to the call's serial part (Amdahl's law; docs/benchmarks.md section
+    18), and its exception propagates like a task's, once the running tasks end. On threads it runs before the
+    tasks: it would hold the GIL that the threads' own Python steps wait for.
     """
     tasks = list(tasks)
+    if pool is None and meanwhile is not None:
+        meanwhile()
     ctx = one_blas_thread() if blas else nullcontext()
     with ctx:
         if pool is None and (threads <= 1 or len(tasks) <= 1):
@@ -212,13 +220,13 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
             return out
         workers = max(1, min(threads, len(tasks)))
         if pool is not None:
-            return _windowed(pool, fn, tasks, workers, prog, wait_running=True)
+            return _windowed(pool, fn, tasks, workers, prog, wait_running=True, meanwhile=meanwhile)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalcore") as ex:
             return _windowed(ex, fn, tasks, workers, prog, wait_running=False)
 
 
 def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Progress | None,
-              wait_running: bool) -> list:
+              wait_running: bool, meanwhile: Callable[[], Any] | None = None) -> list:
     """:func:`run_tasks`' loop: at most :data:`WINDOW_PER_THREAD` tasks per worker submitted to ``ex``."""
     results: list = [None] * len(tasks)
     running: dict = {}
@@ -230,6 +238,8 @@ def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Pro
 
     submit(WINDOW_PER_THREAD * workers)
     try:
+        if meanwhile is not None:
+            meanwhile()
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for f in done:

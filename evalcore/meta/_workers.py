@@ -329,13 +329,16 @@ class Runner:
             self._shared = _Shared(arrays, fresh)
             self.arrays = self._shared.views
 
-    def map(self, fn: Callable[[dict, Any, WorkCache], Any], jobs: Sequence, prog: Progress | None = None) -> list:
-        """``[fn(arrays, job, cache) for job in jobs]``, in job order; progress in the calling thread."""
+    def map(self, fn: Callable[[dict, Any, WorkCache], Any], jobs: Sequence, prog: Progress | None = None,
+            meanwhile: Callable[[], Any] | None = None) -> list:
+        """``[fn(arrays, job, cache) for job in jobs]``, in job order; progress in the calling thread.
+        ``meanwhile``: the calling thread's own work while the tasks run (:func:`~._parallel.run_tasks`)."""
         if self._shared is None:
             arrays, cache = self.arrays, self.cache
-            return run_tasks(lambda job: fn(arrays, job, cache), jobs, self.plan.count, prog, blas=self.blas)
+            return run_tasks(lambda job: fn(arrays, job, cache), jobs, self.plan.count, prog, blas=self.blas,
+                             meanwhile=meanwhile)
         return run_tasks(partial(_in_worker, fn, self._shared.spec, self.blas), jobs, self.plan.count, prog,
-                         blas=False, pool=pool_executor(self.plan.count))
+                         blas=False, pool=pool_executor(self.plan.count), meanwhile=meanwhile)
 
     def __enter__(self) -> Runner:
         return self

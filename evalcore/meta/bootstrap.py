@@ -60,6 +60,7 @@ from ._common import (
     count_rows,
     pair_chunks,
     pair_index,
+    pair_keys,
     pair_table,
     round_sig,
     topic_counts,
@@ -323,8 +324,11 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     jobs = [(k, zero_tolerance(mats[m]), [(sl.start, sl.stop) for sl in chunks[g0:g1]], fixed)
             for k, m in enumerate(metrics) for g0, g1 in groups]
     cols = [(col, k) for k in range(len(metrics)) for col in ("asl", "mdiff", "t")]
+    made: list = []
     with Runner(how, arrays, outputs=cols, fresh=cols) as run:
-        ests = run.map(_pairs_task, jobs, prog)
+        # the table's key and name columns need no results: made while the tasks run
+        ests = run.map(_pairs_task, jobs, prog,
+                       meanwhile=lambda: made.append(pair_keys(ids, pi, pj, {"metric": list(metrics)})))
     per_metric = {}
     for k, m in enumerate(metrics):
         est = np.zeros(len(alphas))
@@ -332,7 +336,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
             if job[0] == k:
                 est = np.maximum(est, e)           # Fig. 7's maximum over pairs: associative
         per_metric[m] = (arrays["asl", k], arrays["mdiff", k], arrays["t", k], est)
-    return bootstrap_result(per_metric, ids, pi, pj, alphas, ks, samples, seed)
+    return bootstrap_result(per_metric, ids, pi, pj, alphas, ks, samples, seed, key_columns=made[0])
 
 
 def _pairs_task(arrays: dict, job, cache) -> np.ndarray:
@@ -365,8 +369,10 @@ def prepare_bootstrap(scores, run_ids, B, seed, alpha, samples):
     return metrics, mats, ids, alphas, samples, Ct, pi, pj, ks
 
 
-def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -> BootstrapResult:
-    """The result tables from each metric's (asl, mean_diff, t, est) over all pairs."""
+def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed,
+                     key_columns: dict | None = None) -> BootstrapResult:
+    """The result tables from each metric's (asl, mean_diff, t, est) over all pairs. ``key_columns``:
+    :func:`~._common.pair_keys` of the metrics (``per_metric``'s order), made beforehand (else made here)."""
     P = pi.size
     summ_rows, curve_frames = [], []
     for m, (asl, _mdiff, _tobs, est) in per_metric.items():
@@ -380,7 +386,7 @@ def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed) -
     cols = list(per_metric.values())
     pairs = pair_table(ids, pi, pj, {"metric": list(per_metric)},
                        {"mean_diff": [c[1] for c in cols], "t": [c[2] for c in cols], "asl": [c[0] for c in cols],
-                        "significant": [c[0] < alphas[0] for c in cols]})
+                        "significant": [c[0] < alphas[0] for c in cols]}, key_columns=key_columns)
     return BootstrapResult(pairs=pairs,
                            summary=pd.DataFrame(summ_rows, columns=["metric", "alpha", "n_significant", "n_pairs",
                                                                     "pct_significant", "estimated_diff",

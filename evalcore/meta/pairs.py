@@ -100,6 +100,7 @@ from ._common import (
     check_scores,
     pair_chunks,
     pair_index,
+    pair_keys,
     pair_table,
     tie_groups,
     topic_counts,
@@ -463,11 +464,14 @@ def pair_statistics(scores: Mapping[str, np.ndarray], *, run_ids=None, confidenc
     tols = {m: zero_tolerance(mats[m]) for m in metrics}     # from the whole matrix: no chunk can change it
     jobs = [(k, v_es[m], bool(np.isnan(mats[m]).any()), tols[m],
              (sl.start, sl.stop), tuple(tests), a2, shape) for k, m in enumerate(metrics) for sl in chunks]
+    made: list = []
     with Runner(how, arrays, outputs=outputs) as run:
-        run.map(_pairs_task, jobs, prog)
+        # the table's key and name columns need no results: made while the tasks run
+        run.map(_pairs_task, jobs, prog,
+                meanwhile=lambda: made.append(pair_keys(ids, pi, pj, {"metric": list(metrics)})))
     cols = {m: {col: arrays[col, k] for col in _PAIR_COLUMNS[3:]} for k, m in enumerate(metrics)}
     table = pair_table(ids, pi, pj, {"metric": list(metrics)},
-                       {c: [cols[m][c] for m in metrics] for c in _PAIR_COLUMNS[3:]})
+                       {c: [cols[m][c] for m in metrics] for c in _PAIR_COLUMNS[3:]}, key_columns=made[0])
     table["n_topics"] = table["n_topics"].astype(np.int64)
     return PairsResult(pairs=table, v_e=v_es, confidence=confidence,
                        B=B, seed=seed, tests=tuple(tests), samples=rs.samples, n_flips=int(rs.K),

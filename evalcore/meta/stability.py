@@ -39,6 +39,7 @@ from ._common import (
     count_rows,
     pair_chunks,
     pair_index,
+    pair_keys,
     pair_table,
     topic_counts,
 )
@@ -201,7 +202,10 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
         fast = {k: all(ok[k] for ok in seen) for k in range(len(metrics))}
         jobs = [(k, fz, fast[k], [(sl.start, sl.stop) for sl in chunks[g0:g1]], rows)
                 for k in range(len(metrics)) for g0, g1 in groups]
-        part_sums = run.map(_count_task, jobs, prog)
+        # the table's key and name columns need no counts: made while the tasks run
+        made: list = []
+        part_sums = run.map(_count_task, jobs, prog,
+                            meanwhile=lambda: made.append(pair_keys(ids, pi, pj, stability_keys(metrics, fz))))
     # the summary's integer sums, added up from the tasks' own (exact in any order): the calling process never
     # reads the counts, which on worker processes live in the shared file's pages (docs/benchmarks.md section 18)
     sums = {m: np.zeros((2, len(fz)), dtype=np.int64) for m in metrics}
@@ -209,7 +213,8 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
         sums[metrics[job[0]]] += got
     return stability_result({m: (arrays["W"][k], arrays["L"][k], arrays["T"][k]) for k, m in enumerate(metrics)},
                             ids, fz, pi, pj, samples, seed, replacement,
-                            stacked=tuple(arrays[col].reshape(-1) for col in ("W", "L", "T")), sums=sums)
+                            stacked=tuple(arrays[col].reshape(-1) for col in ("W", "L", "T")), sums=sums,
+                            key_columns=made[0])
 
 
 def _means_task(arrays: dict, job, cache) -> list[bool]:
@@ -263,9 +268,16 @@ def prepare_stability(scores, run_ids, subset_size, B, seed, fuzziness, replacem
     return metrics, mats, ids, fz, samples, Ct, pi, pj
 
 
+def stability_keys(metrics, fz) -> dict:
+    """The per-pair table's keys, one value per block of pairs: every fuzziness value of each metric in turn."""
+    return {"metric": [m for m in metrics for _ in fz], "fuzziness": [f for _ in metrics for f in fz]}
+
+
 def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement,
-                     stacked: tuple | None = None, sums: dict | None = None) -> StabilityResult:
-    """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs). ``stacked``: the
+                     stacked: tuple | None = None, sums: dict | None = None,
+                     key_columns: dict | None = None) -> StabilityResult:
+    """The result tables from each metric's (wins, losses, ties), each (fuzziness x pairs). ``key_columns``:
+    :func:`~._common.pair_keys` of :func:`stability_keys`, made beforehand (else made here). ``stacked``: the
     wins, losses and ties of every (metric, fuzziness, pair) as three 1-D arrays in the table's row order,
     taken as its columns without a copy (the caller hands them over); ``sums``: {metric: (2, fuzziness)
     integer array} of the sums of min(wins, losses) and of ties over the pairs, when already added up."""
@@ -281,9 +293,10 @@ def stability_result(counts: dict, ids, fz, pi, pj, samples, seed, replacement,
                          "prop_ties": float(sums[m][1, q]) / total})
     blocks = [(m, q) for m in counts for q in range(len(fz))]
     columns = ("wins", "losses", "ties")
-    pairs = pair_table(ids, pi, pj, {"metric": [m for m, _ in blocks], "fuzziness": [fz[q] for _, q in blocks]},
+    pairs = pair_table(ids, pi, pj, stability_keys(list(counts), fz),
                        dict(zip(columns, stacked, strict=True)) if stacked is not None else
-                       {col: [counts[m][c][q] for m, q in blocks] for c, col in enumerate(columns)})
+                       {col: [counts[m][c][q] for m, q in blocks] for c, col in enumerate(columns)},
+                       key_columns=key_columns)
     return StabilityResult(summary=pd.DataFrame(summ, columns=["metric", "fuzziness", "error_rate", "prop_ties"]),
                            pairs=pairs, samples=samples, subset_size=c, B=B,
                            seed=seed, replacement=replacement)

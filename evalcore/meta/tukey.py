@@ -51,6 +51,7 @@ from ._common import (
     check_run_ids,
     check_scores,
     pair_index,
+    pair_keys,
     pair_table,
 )
 from ._parallel import split_range
@@ -238,10 +239,12 @@ def tukey_hsd(scores: Mapping[str, np.ndarray], *, run_ids=None, B: int = 5000, 
     outputs = [("ranges", k) for k in range(len(metrics))]
     prog = Progress(progress, len(groups))
     prog.report(0.0)
+    made: list = []
     with Runner(how, arrays, outputs=outputs, fresh=outputs, blas=False) as run:
-        run.map(_streams_task, jobs, prog)
+        # the table's names and mean differences need no ranges: made while the tasks run
+        run.map(_streams_task, jobs, prog, meanwhile=lambda: made.append(tukey_pairs(mats, ids, metrics)))
     ranges = {m: np.array(arrays["ranges", k]) for k, m in enumerate(metrics)}    # the result's own arrays
-    return tukey_result(mats, ids, ranges, B, seed, alphas)
+    return tukey_result(mats, ids, ranges, B, seed, alphas, prepared=made[0])
 
 
 def _streams_task(arrays: dict, job, cache) -> None:
@@ -306,29 +309,51 @@ def count_below(sorted_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
 def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_ranges: np.ndarray):
     """(mean_diff, p_value) of the pairs (pi, pj): the fraction of the B ranges that reach |mean_diff|."""
     d = means[pi] - means[pj]
+    return d, pvalues_of(d, sorted_ranges)
+
+
+def pvalues_of(d: np.ndarray, sorted_ranges: np.ndarray) -> np.ndarray:
+    """The p-values of the mean differences ``d``: the fraction of the B sorted ranges that reach |d| (a range
+    within :data:`~._common.TIE_RTOL` of it counts)."""
     thr = np.abs(d) * (1 - TIE_RTOL)
     B = sorted_ranges.size
-    return d, (B - count_below(sorted_ranges, thr)) / B
+    return (B - count_below(sorted_ranges, thr)) / B
 
 
-def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple) -> TukeyResult:
-    """The result tables from every metric's B permutation ranges (the pairs' p-values by
-    :func:`tukey_pvalues`, in the calling process on every path: with :func:`count_below` they cost less than a
-    hand-off to worker processes and back, docs/benchmarks.md section 18)."""
-    n_runs = next(iter(mats.values())).shape[0]
+def tukey_pairs(mats: dict, ids: list, metrics: list) -> tuple:
+    """What :func:`tukey_result` needs before the ranges exist: the pair index (pi, pj), the table's key
+    columns (:func:`~._common.pair_keys`: metric, run_x, run_y) and every metric's mean differences in one
+    array, metric after metric (the ``mean_diff`` column). :func:`tukey_hsd` makes them while its tasks run."""
+    n_runs = mats[metrics[0]].shape[0]
     pi, pj = pair_index(n_runs)
+    keys = pair_keys(ids, pi, pj, {"metric": list(metrics)})
+    diff = np.empty(len(metrics) * pi.size)
+    for k, m in enumerate(metrics):
+        means = mats[m].mean(axis=1)
+        np.subtract(means[pi], means[pj], out=diff[k * pi.size:(k + 1) * pi.size])
+    return pi, pj, keys, diff
+
+
+def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple,
+                 prepared: tuple | None = None) -> TukeyResult:
+    """The result tables from every metric's B permutation ranges (the pairs' p-values by
+    :func:`pvalues_of`, in the calling process on every path: with :func:`count_below` they cost less than a
+    hand-off to worker processes and back, docs/benchmarks.md section 18). ``prepared``: :func:`tukey_pairs`
+    of these scores, ids and metrics (``ranges``' order), made beforehand (else made here)."""
+    metrics = list(ranges)
+    pi, pj, keys, diff = tukey_pairs(mats, ids, metrics) if prepared is None else prepared
     P = pi.size
-    summ, cols = [], {}
-    for m in ranges:
-        d, p = tukey_pvalues(mats[m].mean(axis=1), pi, pj, np.sort(ranges[m]))
-        cols[m] = (d, p)
+    pval = np.empty(diff.size)
+    summ = []
+    for k, m in enumerate(metrics):
+        p = pval[k * P:(k + 1) * P]
+        p[:] = pvalues_of(diff[k * P:(k + 1) * P], np.sort(ranges[m]))
         for a in alphas:
-            n_sig = int(np.sum(p < a))
+            n_sig = int(np.count_nonzero(p < a))
             summ.append({"metric": m, "alpha": a, "n_significant": n_sig, "n_pairs": P,
                          "pct_significant": 100.0 * n_sig / P})
-    pairs = pair_table(ids, pi, pj, {"metric": list(cols)},
-                       {"mean_diff": [d for d, _ in cols.values()], "p_value": [p for _, p in cols.values()],
-                        "significant": [p < alphas[0] for _, p in cols.values()]})
+    pairs = pair_table(ids, pi, pj, {"metric": metrics},
+                       {"mean_diff": diff, "p_value": pval, "significant": pval < alphas[0]}, key_columns=keys)
     return TukeyResult(pairs=pairs,
                        summary=pd.DataFrame(summ, columns=["metric", "alpha", "n_significant", "n_pairs",
                                                            "pct_significant"]),
