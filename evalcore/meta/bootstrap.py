@@ -61,6 +61,7 @@ from ._common import (
     pair_chunks,
     pair_index,
     pair_keys,
+    pair_range,
     pair_table,
     round_sig,
     topic_counts,
@@ -314,7 +315,7 @@ def bootstrap_sensitivity(scores: Mapping[str, np.ndarray], *, run_ids=None, B: 
     groups = split_range(len(chunks), how.tasks(len(metrics), progress))
     prog = Progress(progress, len(metrics) * len(groups))
     prog.report(0.0)
-    arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj}
+    arrays: dict = {"Ct": Ct}         # each task makes its own span's run pairs (pair_range), not copied
     for k, m in enumerate(metrics):
         arrays["M", k] = mats[m]
         for col in ("asl", "mdiff", "t"):
@@ -343,13 +344,15 @@ def _pairs_task(arrays: dict, job, cache) -> np.ndarray:
     """One task of :func:`bootstrap_sensitivity`: metric k's chunks of pairs, columns written into
     ``arrays``; returns the chunks' Fig. 7 estimates (their maximum)."""
     k, tol, spans, (c, ks, bits, rows) = job
-    M, Ct, pi, pj = arrays["M", k], arrays["Ct"], arrays["pi"], arrays["pj"]
+    M, Ct = arrays["M", k], arrays["Ct"]
     asl, mdiff, tobs = arrays["asl", k], arrays["mdiff", k], arrays["t", k]
     work = cache.get(rows, Ct.shape[1], *[np.float64] * 4, np.bool_)
     est = np.zeros(len(ks))
+    lo = spans[0][0]
+    pi, pj = pair_range(M.shape[0], lo, spans[-1][1])
     for a, b in spans:
         sl = slice(a, b)
-        z = zero_rounding(M[pi[sl]] - M[pj[sl]], tol)
+        z = zero_rounding(M[pi[a - lo:b - lo]] - M[pj[a - lo:b - lo]], tol)
         asl[sl], mdiff[sl], tobs[sl], e = pairs_chunk(z, Ct, c, list(ks), work, bits)
         est = np.maximum(est, e)                   # Fig. 7's maximum over pairs: associative
     return est

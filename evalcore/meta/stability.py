@@ -40,6 +40,7 @@ from ._common import (
     pair_chunks,
     pair_index,
     pair_keys,
+    pair_range,
     pair_table,
     topic_counts,
 )
@@ -188,8 +189,8 @@ def stability(scores: Mapping[str, np.ndarray], *, run_ids=None, subset_size: in
     n_runs = mats[metrics[0]].shape[0]
     # wins, losses and ties of every (metric, fuzziness, pair) in one array each, in the per-pair table's row
     # order: its columns are these arrays, not copies (stability_result)
-    arrays: dict = {"Ct": Ct, "pi": pi, "pj": pj, **{col: np.zeros((len(metrics), len(fz), P), dtype=np.int64)
-                                                    for col in ("W", "L", "T")}}
+    # (each task makes its own span's run pairs, pair_range: the pair index is not copied to the workers)
+    arrays: dict = {"Ct": Ct, **{col: np.zeros((len(metrics), len(fz), P), dtype=np.int64) for col in ("W", "L", "T")}}
     outputs = ["W", "L", "T"]
     for k, m in enumerate(metrics):
         arrays["M", k] = mats[m]
@@ -233,13 +234,14 @@ def _count_task(arrays: dict, job, cache) -> np.ndarray:
     """Metric k's wins, losses and ties of the chunks of pairs ``spans``, into ``arrays``; returns their sums
     for the summary: (sum of min(wins, losses), sum of ties) per fuzziness value, a (2, fuzziness) array."""
     k, fz, fast, spans, rows = job
-    means, pi, pj = arrays["means", k], arrays["pi"], arrays["pj"]
+    means = arrays["means", k]
     W, L, T = arrays["W"][k], arrays["L"][k], arrays["T"][k]
     work = cache.get(rows, means.shape[1], *[np.float64] * 5, np.bool_)
+    lo, hi = spans[0][0], spans[-1][1]
+    pi, pj = pair_range(means.shape[0], lo, hi)
     for a, b in spans:
         sl = slice(a, b)
-        count_chunk(means, pi[sl], pj[sl], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
-    lo, hi = spans[0][0], spans[-1][1]
+        count_chunk(means, pi[a - lo:b - lo], pj[a - lo:b - lo], fz, fast, W[:, sl], L[:, sl], T[:, sl], work)
     return np.stack([np.minimum(W[:, lo:hi], L[:, lo:hi]).sum(axis=1), T[:, lo:hi].sum(axis=1)])
 
 
