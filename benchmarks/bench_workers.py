@@ -23,7 +23,11 @@ the methods' ``meanwhile`` work (the tables' name columns, made while the worker
 timed here by a wrapper around it), which shares the cores with the workers instead of waiting for them; the
 rest is the **serial part** s of Amdahl's law (work overlapped on n busy cores costs the call its CPU over n,
 as the workers' own does, so the projection keeps Amdahl's form with this s): the projection at n workers is 1
-/ (s + (1 - s) / n), printed for n = k and 16 with its efficiency. "CPU of all / 1 worker" adds the workers'
+/ (s + (1 - s) / n), printed for n = k and 16 with its efficiency. "Outside the tasks" is wall time, the
+fewest of the rounds: how long the k-process call runs while its k workers do not all run its tasks (each task
+is timed in its worker on the system's monotonic clock, :func:`outside_tasks`): before its k-th task begins (the
+call's preparation, the hand-off of the first tasks, a worker's mapping of the call's file), between two stages,
+and after its last task (the tables); the serial part as the clock sees it. "CPU of all / 1 worker" adds the workers'
 CPU (psutil, the pool's processes): above 1 it is work the processes add (page faults of the shared file,
 hand-offs), which Amdahl's s leaves out. "k calls at once" runs k independent one-worker calls in the k pool
 workers at the same time, with no coordination, and divides each one's CPU by that of one such call alone (the
@@ -151,39 +155,81 @@ def start_pool(k: int) -> float:
 
 
 _MEANWHILE: list[float] = []
+_STAGES: list = []     # per Runner.map call on processes: [(start, end) of each of its tasks]
+
+
+def _stamped(fn, arrays, job, cache):
+    """A task timed in its worker (sent by value: this is __main__): (its result, its start, its end) on
+    ``time.monotonic``, on Linux CLOCK_MONOTONIC, one clock for every process."""
+    import time as _t
+    t0 = _t.monotonic()
+    out = fn(arrays, job, cache)
+    return out, t0, _t.monotonic()
 
 
 def _count_meanwhile() -> None:
     """Wrap ``Runner.map`` so that the CPU of the calling thread's ``meanwhile`` work (the tables' name columns,
     made while the tasks run) goes into :data:`_MEANWHILE`: the coordinator's CPU that overlaps the workers' and
-    so is not Amdahl's serial part. The same code runs; only its thread's CPU is read around it."""
+    so is not Amdahl's serial part; and, on worker processes, each task's start and end into :data:`_STAGES`
+    (the task runs in :func:`_stamped`). The same code runs; only clocks are read around it."""
     from evalcore.meta import _workers
     plain = _workers.Runner.map
     if getattr(plain, "counts_meanwhile", False):
         return
 
     def map_(self, fn, jobs, prog=None, meanwhile=None):
-        if meanwhile is None:
-            return plain(self, fn, jobs, prog)
-        inner = meanwhile
+        timed = None
+        if meanwhile is not None:
+            inner = meanwhile
 
-        def timed():
-            t0 = time.thread_time()
-            try:
-                return inner()
-            finally:
-                _MEANWHILE.append(time.thread_time() - t0)
-        return plain(self, fn, jobs, prog, meanwhile=timed)
+            def timed():
+                t0 = time.thread_time()
+                try:
+                    return inner()
+                finally:
+                    _MEANWHILE.append(time.thread_time() - t0)
+        if not self.plan.processes:
+            return plain(self, fn, jobs, prog, meanwhile=timed)
+        out = plain(self, partial(_stamped, fn), jobs, prog, meanwhile=timed)
+        _STAGES.append([(a, b) for _, a, b in out])
+        return [r for r, _, _ in out]
 
     map_.counts_meanwhile = True           # type: ignore[attr-defined]
     _workers.Runner.map = map_
 
 
-def _timed(fn) -> harness.Sample:
-    """harness.measure of a call on the pool, with ``overlap``: the CPU of its ``meanwhile`` work."""
+def outside_tasks(t0: float, t1: float, stages: list, k: int) -> float | None:
+    """Wall seconds of a call from ``t0`` to ``t1`` when its k workers do not all run its tasks: before the
+    first stage's k-th task begins (the call's preparation, the hand-off of the first tasks), from a stage's
+    last end to the next stage's k-th start, and from the last end to the call's return (the tables). A stage's
+    uneven end (some workers done, others not) is not counted, as in Amdahl's law. None without tasks on
+    processes."""
+    if not stages:
+        return None
+    out, at = 0.0, t0
+    for st in stages:
+        starts = sorted(a for a, _ in st)
+        out += max(0.0, starts[min(k, len(starts)) - 1] - at)
+        at = max(b for _, b in st)
+    return out + max(0.0, t1 - at)
+
+
+def _timed(fn, k: int = 1) -> harness.Sample:
+    """harness.measure of a call on the pool, with ``overlap``: the CPU of its ``meanwhile`` work, and
+    ``outside``: :func:`outside_tasks` with k workers."""
     _MEANWHILE.clear()
-    s = harness.measure(fn, live_children=True)
+    _STAGES.clear()
+    span: list[float] = []
+
+    def timed():
+        span.append(time.monotonic())
+        try:
+            return fn()
+        finally:
+            span.append(time.monotonic())
+    s = harness.measure(timed, live_children=True)
     s.overlap = sum(_MEANWHILE)            # type: ignore[attr-defined]
+    s.outside = outside_tasks(*span, list(_STAGES), k)    # type: ignore[attr-defined]
     return s
 
 
@@ -202,7 +248,7 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
         for m in a.methods:
             cont[m].append(contention(m, S, a.B, k))
             for name, kw in variants.items():
-                s = _timed(lambda m=m, kw=kw: call(m, S, a.B, **kw))
+                s = _timed(lambda m=m, kw=kw: call(m, S, a.B, **kw), k)
                 got.samples[f"{m} / {name}"].append(s)
                 ref.setdefault(m, s.result)
                 ok = equal(m, s.result, ref[m])
@@ -216,7 +262,7 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
         # nothing, the calling process's CPU - hand-offs of share_at x 2 tasks, the tables - is what it is)
         start_pool(a.share_at)
         for m in a.methods:
-            share_at[m] = min((_timed(lambda m=m: call(m, S, a.B, workers=a.share_at, process_work=0))
+            share_at[m] = min((_timed(lambda m=m: call(m, S, a.B, workers=a.share_at, process_work=0), a.share_at)
                                for _ in range(a.repeat)), key=lambda s: s.cpu)
         start_pool(k)
     rows = []
@@ -232,6 +278,7 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
                "inflation": (pro.cpu + pro.child_cpu) / one.cpu, "amdahl_k": amdahl(serial, k),
                "amdahl_16": amdahl(serial, 16), "efficiency_16_pct": 100 * amdahl(serial, 16) / 16,
                "contention": min(cont[m]), "ceiling": k / min(cont[m]),
+               "outside_ms": 1e3 * min(x.outside for x in got.samples[f"{m} / {k} processes"]),
                "equal": "yes" if all(same[m, n] for n in variants) else "NO"}
         if m in share_at:
             sn = min(1.0, share_at[m].cpu / one.cpu)
@@ -255,6 +302,7 @@ def columns(k: int, share_at: int | None = None) -> list[dict]:
             c("coordinator's share", "{:.1f} %", "share_pct", right=True),
             c("of it while the tasks run", "{:.1f} %", "overlap_pct", right=True),
             c("serial part s", "{:.1f} %", "serial_pct", right=True),
+            c(f"outside the tasks ({k} processes)", "{:.1f} ms", "outside_ms", right=True),
             c("CPU of all / 1 worker", "{:.2f}", "inflation", right=True),
             c(f"{k} calls at once: CPU each / alone", "{:.2f} (ceiling {ceiling:.2f}x)", "contention", right=True),
             c(f"Amdahl at {k}", "{:.2f}x", "amdahl_k", right=True),

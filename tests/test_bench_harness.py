@@ -138,3 +138,14 @@ def test_every_benchmark_script_times_with_the_harness():
         text = p.read_text(encoding="utf-8")
         assert "import harness" in text, f"{p.name} does not use benchmarks/harness.py"
         assert "add_options" in text, f"{p.name} has no --results / --no-save (harness.add_options)"
+
+
+def test_bench_workers_counts_the_time_outside_the_tasks_before_between_and_after_the_stages():
+    """benchmarks/bench_workers.py's "outside the tasks": before the k-th task of the first stage begins, from a
+    stage's last end to the next stage's k-th start, after the last end; a stage's uneven end is not counted.
+    In a fresh process: importing the script sets its environment (one BLAS thread, no EVALCORE_WORKERS)."""
+    code = ("import bench_workers as b\n"
+            "print(b.outside_tasks(0.0, 12.0, [[(1.0, 5.0), (2.0, 6.0), (3.0, 4.0)], [(8.0, 10.0), (7.0, 9.5)]], 2))\n"
+            "print(b.outside_tasks(0.0, 12.0, [[(1.0, 5.0)]], 4), b.outside_tasks(0.0, 1.0, [], 2))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=BENCH, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["6.0", "8.0", "None"]     # 2 + (8 - 6) + (12 - 10); 1 + (12 - 5); no stages

@@ -128,6 +128,38 @@ def test_meanwhile_runs_in_the_calling_thread_while_the_worker_processes_run(tmp
     assert seen == [threading.get_ident()]
 
 
+def test_meanwhile_waits_until_the_first_round_of_tasks_has_begun():
+    """``meanwhile``'s Python work holds the GIL, which the pool's threads need to hand the tasks to the
+    workers: it starts once a task runs in each worker. The interpreter's switch interval is raised for the
+    test so that a ``meanwhile`` started at once would keep the GIL to its end and the tasks would begin after
+    it (the order this test refuses); with the wait, both workers' first tasks begin before it ends."""
+    import sys
+    import time
+
+    spans: list = []
+
+    def start_time(a, job, cache) -> float:
+        import time as _time
+        return _time.monotonic()
+
+    def meanwhile():                           # pure Python: keeps the GIL for 0.3 s
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.3:
+            pass
+        spans.append((t0, time.monotonic()))
+
+    with W.Runner(W.Plan("processes", 2), {"x": np.zeros(2)}) as run:
+        run.map(start_time, range(2))         # the pool started and the function's module imported
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(10.0)
+        try:
+            starts = run.map(start_time, range(4), meanwhile=meanwhile)
+        finally:
+            sys.setswitchinterval(old)
+    (t0, t1), = spans
+    assert sorted(starts)[1] < t1 - 0.2, (starts, t0, t1)    # the first two tasks began, not after its end
+
+
 @pytest.mark.parametrize("count", [1, 2])
 def test_meanwhile_on_threads_runs_before_the_tasks(count):
     """On threads (which share the GIL that ``meanwhile``'s Python work holds) it runs first, once."""

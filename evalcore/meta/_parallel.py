@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import nullcontext
@@ -181,7 +182,8 @@ WINDOW_PER_THREAD = 2
 
 
 def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Progress | None = None,
-              blas: bool = True, pool: Any = None, meanwhile: Callable[[], Any] | None = None) -> list:
+              blas: bool = True, pool: Any = None, meanwhile: Callable[[], Any] | None = None,
+              started: Callable[[int], bool] | None = None) -> list:
     """``[fn(t) for t in tasks]`` on ``threads`` threads, results in task order.
 
     ``prog.step()`` is called in the calling thread after each finished task (so a progress callback
@@ -205,6 +207,11 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
     overlaps with them instead of adding to the call's serial part (Amdahl's law; docs/benchmarks.md section
     18), and its exception propagates like a task's, once the running tasks end. On threads it runs before the
     tasks: it would hold the GIL that the threads' own Python steps wait for.
+
+    ``started(k)``: True once k of the submitted tasks have begun in the pool's workers. With it, ``meanwhile``
+    waits (the GIL released) until the first round has begun, one task per worker, or a task has ended: the
+    pool's threads that hand the tasks to the workers need the GIL, which ``meanwhile``'s Python work would
+    hold, and the workers would wait idle for as long as it runs (docs/benchmarks.md section 18).
     """
     tasks = list(tasks)
     if pool is None and meanwhile is not None:
@@ -220,13 +227,19 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
             return out
         workers = max(1, min(threads, len(tasks)))
         if pool is not None:
-            return _windowed(pool, fn, tasks, workers, prog, wait_running=True, meanwhile=meanwhile)
+            return _windowed(pool, fn, tasks, workers, prog, wait_running=True, meanwhile=meanwhile,
+                             started=started)
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalcore") as ex:
             return _windowed(ex, fn, tasks, workers, prog, wait_running=False)
 
 
+#: Seconds between two looks at whether a pool's first tasks have begun (:func:`run_tasks`' ``started``).
+START_POLL = 0.0002
+
+
 def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Progress | None,
-              wait_running: bool, meanwhile: Callable[[], Any] | None = None) -> list:
+              wait_running: bool, meanwhile: Callable[[], Any] | None = None,
+              started: Callable[[int], bool] | None = None) -> list:
     """:func:`run_tasks`' loop: at most :data:`WINDOW_PER_THREAD` tasks per worker submitted to ``ex``."""
     results: list = [None] * len(tasks)
     running: dict = {}
@@ -239,6 +252,9 @@ def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Pro
     submit(WINDOW_PER_THREAD * workers)
     try:
         if meanwhile is not None:
+            first = min(workers, len(tasks))
+            while started is not None and not started(first) and not any(f.done() for f in running):
+                time.sleep(START_POLL)                   # the GIL free for the pool's hand-off threads
             meanwhile()
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)

@@ -219,6 +219,10 @@ def _shared_dir(nbytes: int) -> str:
 
 _ALIGN = 4096
 _SWEPT: set = set()
+#: The shared file's last array: a byte per task of a :meth:`Runner.map` call, set to 1 by the worker as the
+#: task begins (the first :data:`START_FLAGS` tasks), so that the calling process sees when its first round runs.
+_STARTED = "__started__"
+START_FLAGS = 4096
 
 
 def _sweep(folder: str) -> None:
@@ -248,6 +252,8 @@ class _Shared:
 
     def __init__(self, arrays: Mapping[Any, np.ndarray], fresh: Sequence = ()):
         layout, at = {}, 0
+        arrays = {**arrays, _STARTED: np.zeros(START_FLAGS, np.uint8)}
+        fresh = (*fresh, _STARTED)
         for name, a in arrays.items():
             at += -at % _ALIGN
             layout[name] = (at, tuple(a.shape), a.dtype.str)
@@ -262,6 +268,7 @@ class _Shared:
             os.close(fd)
         self.spec = (self.path, layout, os.urandom(8).hex())      # the token tells a reused name apart
         self.views = _attach(self.spec)
+        self.started = self.views.pop(_STARTED)
         skip = set(fresh)
         for name, a in arrays.items():
             if name not in skip:
@@ -293,16 +300,22 @@ _WORK = WorkCache()          # a worker process's work arrays, reused by its nex
 _MAPPED: dict = {}           # a worker process's views of the current call's shared file, by its spec's token
 
 
-def _in_worker(fn, spec, blas: bool, job):
+def _in_worker(fn, spec, blas: bool, item):
     """Run one task in a worker. The worker maps the call's shared file once and keeps it for the call's next
     tasks: a mapping made per task faulted in every page it read again (a task of stability or swap reads
     all the run means), work the coordinator's single worker never does (docs/benchmarks.md section 18). The
     views of the last call stay until the next call or the worker's exit (:data:`IDLE_SECONDS`); the file's
-    pages are shared, so that is one call's arrays whatever the number of workers."""
-    arrays = _MAPPED.get(spec[2])
-    if arrays is None:
+    pages are shared, so that is one call's arrays whatever the number of workers. ``item``: (the task's
+    number in its :meth:`Runner.map` call, its job); the task's start is marked in the file's start flags."""
+    k, job = item
+    got = _MAPPED.get(spec[2])
+    if got is None:
         _MAPPED.clear()
-        arrays = _MAPPED[spec[2]] = _attach(spec)
+        arrays = _attach(spec)
+        got = _MAPPED[spec[2]] = (arrays, arrays.pop(_STARTED))
+    arrays, started = got
+    if k < started.size:
+        started[k] = 1
     with one_blas_thread() if blas else nullcontext():
         return fn(arrays, job, _WORK)
 
@@ -337,8 +350,11 @@ class Runner:
             arrays, cache = self.arrays, self.cache
             return run_tasks(lambda job: fn(arrays, job, cache), jobs, self.plan.count, prog, blas=self.blas,
                              meanwhile=meanwhile)
-        return run_tasks(partial(_in_worker, fn, self._shared.spec, self.blas), jobs, self.plan.count, prog,
-                         blas=False, pool=pool_executor(self.plan.count), meanwhile=meanwhile)
+        flags = self._shared.started
+        flags[:] = 0                    # the previous call's tasks have all ended
+        return run_tasks(partial(_in_worker, fn, self._shared.spec, self.blas), list(enumerate(jobs)),
+                         self.plan.count, prog, blas=False, pool=pool_executor(self.plan.count),
+                         meanwhile=meanwhile, started=lambda k: int(np.count_nonzero(flags)) >= k)
 
     def __enter__(self) -> Runner:
         return self
