@@ -169,3 +169,21 @@ def test_kth_desc_index_is_the_stable_argsort(seed, p, B, distinct):
     for k in {1, B, max(1, B // 20), max(1, B // 100), int(rng.integers(1, B + 1))}:
         expected = np.argsort(-ts, axis=1, kind="stable")[:, k - 1]
         assert _kth_desc_index(ts, k).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("B", [1, 7, 100, 1000, 4999])
+def test_sort_asl_equals_np_sort_for_counts_over_B_and_falls_back_for_anything_else(B):
+    """The asl_curves' counting sort (bootstrap.sort_asl) gives np.sort's array bit for bit: for ASLs that
+    are counts over B as pairs_chunk makes them (and 1.0 for identical runs), and, through np.sort itself,
+    for values that are not (NaN, a value between two levels, a negative or a too large one)."""
+    from evalcore.meta.bootstrap import sort_asl
+    rng = np.random.default_rng(B)
+    asl = rng.integers(0, B + 1, size=5000) / B
+    asl[rng.random(5000) < 0.05] = 1.0
+    for a in (asl, asl[:1], asl[:0]):
+        got = sort_asl(a, B)
+        assert got.dtype == np.float64 and got.tobytes() == np.sort(a).tobytes()
+    for odd in (np.nan, 0.5 / B, -1.0 / B, 2.0, np.inf):
+        b = asl.copy()
+        b[17] = odd
+        assert sort_asl(b, B).tobytes() == np.sort(b).tobytes()

@@ -201,6 +201,10 @@ def test_count_below_equals_searchsorted(seed, n, kind):
     values = np.sort(values)
     keys = _keys_near(values, rng, 16 * values.size + int(rng.integers(0, 50)))    # the lookup: >= 8 keys a value
     assert np.array_equal(count_below(values, keys), np.searchsorted(values, keys, side="left"))
+    # into given arrays (tukey_hsd's: made while its workers run), whatever they held before
+    out, work = np.full(keys.size, -7, np.intp), (np.full(keys.size, np.nan), np.full(keys.size, 10**9, np.intp))
+    assert count_below(values, keys, out=out, work=work) is out
+    assert np.array_equal(out, np.searchsorted(values, keys, side="left"))
     few = keys[: values.size]                                                      # the plain search
     assert np.array_equal(count_below(values, few), np.searchsorted(values, few, side="left"))
     keys[0] = np.nan

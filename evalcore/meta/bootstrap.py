@@ -372,6 +372,26 @@ def prepare_bootstrap(scores, run_ids, B, seed, alpha, samples):
     return metrics, mats, ids, alphas, samples, Ct, pi, pj, ks
 
 
+def sort_asl(asl: np.ndarray, B: int) -> np.ndarray:
+    """``np.sort(asl)`` for the ASLs of B bootstrap samples, which are counts over B (:func:`pairs_chunk`:
+    ``count / B``, 1.0 = B / B for identical runs): a counting sort of the B + 1 levels, linear in the pairs and
+    B, where a comparison sort of a large collection's pairs took most of the calling process's time after its
+    worker processes (docs/benchmarks.md section 18). The levels are ``np.arange(B + 1) / B``, the same division
+    as the ASLs'; a value that is not one of them (NaN, or any other) makes it ``np.sort`` itself."""
+    asl = np.asarray(asl, dtype=np.float64)
+    if asl.size == 0 or B < 1:
+        return np.sort(asl)
+    c = asl * B
+    np.rint(c, out=c)
+    if not (np.isfinite(c).all() and c.min() >= 0 and c.max() <= B):
+        return np.sort(asl)
+    ci = c.astype(np.intp)
+    levels = np.arange(B + 1) / B
+    if not np.array_equal(levels[ci], asl):
+        return np.sort(asl)
+    return np.repeat(levels, np.bincount(ci, minlength=B + 1))
+
+
 def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed,
                      key_columns: dict | None = None) -> BootstrapResult:
     """The result tables from each metric's (asl, mean_diff, t, est) over all pairs. ``key_columns``:
@@ -385,7 +405,8 @@ def bootstrap_result(per_metric: dict, ids, pi, pj, alphas, ks, samples, seed,
             summ_rows.append({"metric": m, "alpha": a_, "n_significant": nsig, "n_pairs": P,
                               "pct_significant": 100.0 * nsig / P, "estimated_diff": round_sig(raw, 2),
                               "estimated_diff_raw": raw})
-        curve_frames.append(pd.DataFrame({"metric": m, "pair_rank": np.arange(1, P + 1), "asl": np.sort(asl)}))
+        curve_frames.append(pd.DataFrame({"metric": m, "pair_rank": np.arange(1, P + 1),
+                                          "asl": sort_asl(asl, samples.shape[0])}))
     cols = list(per_metric.values())
     pairs = pair_table(ids, pi, pj, {"metric": list(per_metric)},
                        {"mean_diff": [c[1] for c in cols], "t": [c[2] for c in cols], "asl": [c[0] for c in cols],

@@ -256,7 +256,8 @@ def _streams_task(arrays: dict, job, cache) -> None:
                   cache.get(step, n_runs * n_topics, np.intp, np.intp))
 
 
-def count_below(sorted_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+def count_below(sorted_values: np.ndarray, keys: np.ndarray, *, out: np.ndarray | None = None,
+                work: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """How many of ``sorted_values`` (ascending) lie below each key: ``np.searchsorted(sorted_values, keys,
     side="left")``, equal to it for every input, at a fraction of its cost for many unsorted keys.
 
@@ -269,31 +270,45 @@ def count_below(sorted_values: np.ndarray, keys: np.ndarray) -> np.ndarray:
     below it: none when the cell is empty or the key is not above its smallest value, all when the key is
     above its largest, a binary search otherwise (rare). Few keys (under 8 a value), non-finite keys or
     values, and a span beyond floats take ``np.searchsorted`` itself.
+
+    ``out`` (an intp array of the keys' shape) receives the counts; ``work`` (a float64 and an intp array of
+    the keys' shape) holds the keys' cells. Given arrays whose pages are already in memory, the call allocates
+    nothing of the keys' size: a fresh array of a few hundred KiB is mapped from the system and its pages
+    faulted in on first write, which cost more than the counting itself on a cold call (docs/benchmarks.md
+    section 18).
     """
     n = sorted_values.size
+    if out is None:
+        out = np.empty(keys.shape, np.intp)
     if n == 0 or keys.size < 8 * n or not np.isfinite(keys).all():
-        return np.searchsorted(sorted_values, keys, side="left")
+        out[...] = np.searchsorted(sorted_values, keys, side="left")
+        return out
     lo, hi = float(sorted_values[0]), float(sorted_values[-1])
     G = CELLS_PER_VALUE * n
     span = hi - lo                                # Python floats: inf or nan, never an exception
     scale = G / span * (1 - 2.0 ** -20) if span > 0 else 0.0    # the largest value in cell G, far keys in G + 1
     if not (math.isfinite(span) and math.isfinite(scale) and scale > 0):
-        return np.searchsorted(sorted_values, keys, side="left")    # one value, or a span beyond floats
+        out[...] = np.searchsorted(sorted_values, keys, side="left")    # one value, or a span beyond floats
+        return out
 
-    def cell(x: np.ndarray) -> np.ndarray:        # 0 (below lo) .. G + 1, never decreasing in x
+    def cell(x: np.ndarray, c: np.ndarray | None = None, ck: np.ndarray | None = None) -> np.ndarray:
+        # 0 (below lo) .. G + 1, never decreasing in x
         with np.errstate(over="ignore"):          # far keys become +-inf, clipped like any far key
-            c = np.subtract(x, lo)
+            c = np.subtract(x, lo, out=c)
             c *= scale
         np.clip(c, -1.0, float(G), out=c)
         c += 1.0
-        return c.astype(np.intp)
+        if ck is None:
+            return c.astype(np.intp)
+        np.copyto(ck, c, casting="unsafe")        # the same truncation as astype
+        return ck
 
     per_cell = np.bincount(cell(sorted_values), minlength=G + 2)
     below = np.zeros(G + 2, np.intp)               # values in the cells under each cell
     np.cumsum(per_cell[:-1], out=below[1:])
-    ck = cell(keys)
-    out = below[ck]
-    shared = np.flatnonzero(per_cell[ck])          # keys whose cell holds values
+    ck = cell(keys, *(work if work is not None else (None, None)))
+    np.take(below, ck, out=out, mode="clip")       # every cell index is in range; "clip" writes out unbuffered
+    shared = np.flatnonzero((per_cell > 0)[ck])    # keys whose cell holds values
     if shared.size:
         c = ck[shared]
         first, count = below[c], per_cell[c]
@@ -312,26 +327,40 @@ def tukey_pvalues(means: np.ndarray, pi: np.ndarray, pj: np.ndarray, sorted_rang
     return d, pvalues_of(d, sorted_ranges)
 
 
+def thresholds(d: np.ndarray) -> np.ndarray:
+    """The values a range must reach to count for the mean differences ``d``: |d| less :data:`~._common.TIE_RTOL`
+    of it (a range within that tolerance of |d| counts)."""
+    thr = np.abs(d)
+    thr *= 1 - TIE_RTOL
+    return thr
+
+
 def pvalues_of(d: np.ndarray, sorted_ranges: np.ndarray) -> np.ndarray:
-    """The p-values of the mean differences ``d``: the fraction of the B sorted ranges that reach |d| (a range
-    within :data:`~._common.TIE_RTOL` of it counts)."""
-    thr = np.abs(d) * (1 - TIE_RTOL)
+    """The p-values of the mean differences ``d``: the fraction of the B sorted ranges that reach |d|
+    (:func:`thresholds`)."""
     B = sorted_ranges.size
-    return (B - count_below(sorted_ranges, thr)) / B
+    return (B - count_below(sorted_ranges, thresholds(d))) / B
 
 
 def tukey_pairs(mats: dict, ids: list, metrics: list) -> tuple:
     """What :func:`tukey_result` needs before the ranges exist: the pair index (pi, pj), the table's key
-    columns (:func:`~._common.pair_keys`: metric, run_x, run_y) and every metric's mean differences in one
-    array, metric after metric (the ``mean_diff`` column). :func:`tukey_hsd` makes them while its tasks run."""
+    columns (:func:`~._common.pair_keys`: metric, run_x, run_y), every metric's mean differences in one array,
+    metric after metric (the ``mean_diff`` column), their :func:`thresholds`, and the arrays the p-values are
+    counted in (:func:`count_below`'s ``out`` and ``work``, and the ``p_value`` column), written once so that
+    their pages are in memory. :func:`tukey_hsd` makes them while its tasks run."""
     n_runs = mats[metrics[0]].shape[0]
     pi, pj = pair_index(n_runs)
+    P = pi.size
     keys = pair_keys(ids, pi, pj, {"metric": list(metrics)})
-    diff = np.empty(len(metrics) * pi.size)
+    diff = np.empty(len(metrics) * P)
     for k, m in enumerate(metrics):
         means = mats[m].mean(axis=1)
-        np.subtract(means[pi], means[pj], out=diff[k * pi.size:(k + 1) * pi.size])
-    return pi, pj, keys, diff
+        np.subtract(means[pi], means[pj], out=diff[k * P:(k + 1) * P])
+    work = {"p_value": np.empty(diff.size), "counts": np.empty(P, np.intp), "cells": np.empty(P),
+            "cell_index": np.empty(P, np.intp)}
+    for a in work.values():
+        a.fill(0)                                  # the pages faulted in now, while the workers compute
+    return pi, pj, keys, diff, thresholds(diff), work
 
 
 def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tuple,
@@ -341,13 +370,17 @@ def tukey_result(mats: dict, ids: list, ranges: dict, B: int, seed, alphas: tupl
     hand-off to worker processes and back, docs/benchmarks.md section 18). ``prepared``: :func:`tukey_pairs`
     of these scores, ids and metrics (``ranges``' order), made beforehand (else made here)."""
     metrics = list(ranges)
-    pi, pj, keys, diff = tukey_pairs(mats, ids, metrics) if prepared is None else prepared
+    pi, pj, keys, diff, thr, work = tukey_pairs(mats, ids, metrics) if prepared is None else prepared
     P = pi.size
-    pval = np.empty(diff.size)
+    pval, counts = work["p_value"], work["counts"]
     summ = []
     for k, m in enumerate(metrics):
         p = pval[k * P:(k + 1) * P]
-        p[:] = pvalues_of(diff[k * P:(k + 1) * P], np.sort(ranges[m]))
+        # the p-values as pvalues_of counts them, in the arrays tukey_pairs made: (B - count) / B
+        n_ranges = ranges[m].size
+        count_below(np.sort(ranges[m]), thr[k * P:(k + 1) * P], out=counts, work=(work["cells"], work["cell_index"]))
+        np.subtract(n_ranges, counts, out=p)
+        p /= n_ranges
         for a in alphas:
             n_sig = int(np.count_nonzero(p < a))
             summ.append({"metric": m, "alpha": a, "n_significant": n_sig, "n_pairs": P,
