@@ -160,6 +160,37 @@ def test_meanwhile_waits_until_the_first_round_of_tasks_has_begun():
     assert sorted(starts)[1] < t1 - 0.2, (starts, t0, t1)    # the first two tasks began, not after its end
 
 
+def _mapped_in(pid: int) -> bool:
+    """Whether process ``pid`` maps a shared file of a call made by this process."""
+    try:
+        with open(f"/proc/{pid}/maps") as f:
+            return f"evalcore-{os.getpid()}-" in f.read()
+    except FileNotFoundError:              # the worker ended: nothing mapped
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads /proc/PID/maps (Linux)")
+def test_an_idle_worker_drops_the_calls_shared_file():
+    """A worker unmaps a call's shared file RELEASE_AFTER seconds after its last task there (so that the
+    unmapping happens while it is idle, not before the next call's first task); while the call runs it keeps it."""
+    import time
+
+    def pid_while_mapped(a, job, cache):
+        import os as _os
+        import time as _time
+        _time.sleep(0.05)
+        return _os.getpid(), f"evalcore-{_os.getppid()}-" in open(f"/proc/{_os.getpid()}/maps").read()
+
+    with W.Runner(W.Plan("processes", 2), {"x": np.zeros(2)}) as run:
+        got = run.map(pid_while_mapped, range(6))
+    assert all(mapped for _, mapped in got)
+    pids = {p for p, _ in got}
+    end = time.monotonic() + 10 * W.RELEASE_AFTER + 5
+    while time.monotonic() < end and any(_mapped_in(p) for p in pids):
+        time.sleep(0.02)
+    assert not any(_mapped_in(p) for p in pids)
+
+
 @pytest.mark.parametrize("count", [1, 2])
 def test_meanwhile_on_threads_runs_before_the_tasks(count):
     """On threads (which share the GIL that ``meanwhile``'s Python work holds) it runs first, once."""

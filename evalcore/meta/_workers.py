@@ -33,6 +33,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -69,8 +70,7 @@ PROCESS_WORK: dict[str, int] = {"bootstrap": 10_000_000, "stability": 40_000_000
 #: share at each count: docs/benchmarks.md section 18).
 TASKS_PER_PROCESS = 2
 
-#: Seconds an idle worker process waits for the next task before it ends (a later call starts it again); an
-#: idle worker also keeps its last call's shared file mapped (:func:`_in_worker`), so not long.
+#: Seconds an idle worker process waits for the next task before it ends (a later call starts it again).
 IDLE_SECONDS = 60
 
 #: Each worker's environment: one BLAS thread (the parallelism comes from the workers), and one worker
@@ -299,25 +299,77 @@ def _attach(spec) -> dict:
 _WORK = WorkCache()          # a worker process's work arrays, reused by its next task
 _MAPPED: dict = {}           # a worker process's views of the current call's shared file, by its spec's token
 
+#: Seconds a worker keeps a call's shared file mapped after its last task there when no other task comes: then
+#: a thread of the worker drops its views, so that the unmapping (and, for the last process that held the file,
+#: freeing its pages) happens while the worker is idle, not before the first task of the next call (where it
+#: cost up to a few ms on the 2-core machine: docs/benchmarks.md section 18).
+RELEASE_AFTER = 0.1
+
+
+class _Release:
+    """A worker process's count of running tasks and the thread that drops :data:`_MAPPED` once none has run
+    for :data:`RELEASE_AFTER` seconds (started by the first task). :data:`_MAPPED` is read and changed under
+    ``cond``; a running task holds its own references to the views, which keep the mapping until it ends."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.running = 0
+        self.last = 0.0
+        self.thread: threading.Thread | None = None
+
+    def begin(self) -> None:
+        with self.cond:
+            self.running += 1
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._loop, name="evalcore-release", daemon=True)
+                self.thread.start()
+
+    def end(self) -> None:
+        with self.cond:
+            self.running -= 1
+            self.last = time.monotonic()
+            self.cond.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self.cond:
+                while self.running or not _MAPPED:
+                    self.cond.wait()
+                left = self.last + RELEASE_AFTER - time.monotonic()
+                if left > 0:
+                    self.cond.wait(left)
+                    continue
+                views = list(_MAPPED.values())
+                _MAPPED.clear()
+            del views                          # the unmapping, outside the lock
+
+
+_RELEASE = _Release()
+
 
 def _in_worker(fn, spec, blas: bool, item):
     """Run one task in a worker. The worker maps the call's shared file once and keeps it for the call's next
     tasks: a mapping made per task faulted in every page it read again (a task of stability or swap reads
-    all the run means), work the coordinator's single worker never does (docs/benchmarks.md section 18). The
-    views of the last call stay until the next call or the worker's exit (:data:`IDLE_SECONDS`); the file's
-    pages are shared, so that is one call's arrays whatever the number of workers. ``item``: (the task's
-    number in its :meth:`Runner.map` call, its job); the task's start is marked in the file's start flags."""
+    all the run means), work the coordinator's single worker never does (docs/benchmarks.md section 18). A
+    worker idle for :data:`RELEASE_AFTER` drops them (:class:`_Release`), else the next call's first task does;
+    the file's pages are shared, so that is one call's arrays whatever the number of workers. ``item``: (the
+    task's number in its :meth:`Runner.map` call, its job); the task's start is marked in the file's start flags."""
     k, job = item
-    got = _MAPPED.get(spec[2])
-    if got is None:
-        _MAPPED.clear()
-        arrays = _attach(spec)
-        got = _MAPPED[spec[2]] = (arrays, arrays.pop(_STARTED))
-    arrays, started = got
-    if k < started.size:
-        started[k] = 1
-    with one_blas_thread() if blas else nullcontext():
-        return fn(arrays, job, _WORK)
+    _RELEASE.begin()
+    try:
+        with _RELEASE.cond:
+            got = _MAPPED.get(spec[2])
+            if got is None:
+                _MAPPED.clear()
+                arrays = _attach(spec)
+                got = _MAPPED[spec[2]] = (arrays, arrays.pop(_STARTED))
+        arrays, started = got
+        if k < started.size:
+            started[k] = 1
+        with one_blas_thread() if blas else nullcontext():
+            return fn(arrays, job, _WORK)
+    finally:
+        _RELEASE.end()
 
 
 class Runner:
