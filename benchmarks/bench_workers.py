@@ -5,6 +5,7 @@
         [--out PATH]
     PYTHONPATH=. python benchmarks/bench_workers.py --crossover [--sizes 30,60,100,200,300] [--repeat 3]
     PYTHONPATH=. python benchmarks/bench_workers.py --swap-blocks 16,8,4,2,1,0.5 [--repeat 5]
+    PYTHONPATH=. python benchmarks/bench_workers.py --stages [--repeat 9] [--pause 0.4]
 
 For each method at one size (default 400 runs x 50 topics, B = 1000 for every method, two metrics of
 simulated scores as in bench_parallel.py), in one process, interleaved round by round so that a change
@@ -63,6 +64,13 @@ with ``--workers`` such calls at once (the fewest of ``--repeat`` rounds), the c
 block's size sets the kernel's cost and what two at once cost it (a block that overflows a core's cache
 contends for the shared cache and memory).
 
+``--stages``: each method's call on ``--workers`` processes, ``--repeat`` calls after a pause of ``--pause``
+seconds each (the workers idle, as between a user's calls), its wall time outside the tasks in pieces, median of
+the calls: from the call's start to its first task's start (the method's preparation, the shared file, the first
+hand-off), from there to the k-th task's start (the other workers' first hand-offs; a worker maps the call's file
+first), between two stages (the last end to the next stage's k-th start), and after the last task (the
+tables).
+
 ``--small DIR``: the dashboard's kind of call (30 runs x 65 topics, B = 100, ``threads=1`` as its pages pass,
 20 calls of each method) timed in CPU seconds in fresh processes, alternately on this tree and on the tree
 at DIR (a checkout of the code before worker processes, e.g. ``git worktree add /tmp/base REV``), rounds
@@ -78,6 +86,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 from functools import partial
@@ -288,6 +297,57 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
                         "efficiency_n_pct": 100 * amdahl(serial_n, a.share_at) / a.share_at})
         rows.append(row)
     return rows, info, got
+
+
+def pieces(t0: float, t1: float, stages: list, k: int) -> dict:
+    """:func:`outside_tasks` of a call in pieces (seconds): ``first`` (the call's start to its first task's
+    start), ``kth`` (from there to the k-th start), ``between`` (the stages' gaps, summed) and ``after``."""
+    out = {"first": 0.0, "kth": 0.0, "between": 0.0, "after": 0.0}
+    at = t0
+    for n, st in enumerate(stages):
+        starts = sorted(a for a, _ in st)
+        kth = starts[min(k, len(starts)) - 1]
+        if n == 0:
+            out["first"], out["kth"] = starts[0] - t0, kth - starts[0]
+        else:
+            out["between"] += max(0.0, kth - at)
+        at = max(b for _, b in st)
+    out["after"] = max(0.0, t1 - at)
+    return out
+
+
+STAGES = [harness.col("method"), harness.col("to the first task", "{:.1f}", "first", right=True),
+          harness.col("to the k-th task", "{:.1f}", "kth", right=True),
+          harness.col("between stages", "{:.1f}", "between", right=True),
+          harness.col("after the last task", "{:.1f}", "after", right=True),
+          harness.col("outside the tasks", "{:.1f}", "outside", right=True),
+          harness.col("the call", "{:.1f}", "call", right=True)]
+
+
+def stages(a, res: harness.Result) -> str:
+    S = simulated_scores(a.runs, a.topics, a.metrics)
+    k = a.workers
+    _count_meanwhile()
+    start_pool(k)
+    rows = []
+    for m in a.methods:
+        call(m, S, a.B, workers=k, process_work=0)              # the workers' first call of the method
+        got = []
+        for _ in range(a.repeat):
+            time.sleep(a.pause)
+            _STAGES.clear()
+            t0 = time.monotonic()
+            call(m, S, a.B, workers=k, process_work=0)
+            t1 = time.monotonic()
+            got.append({**pieces(t0, t1, list(_STAGES), k), "call": t1 - t0})
+        row = {"method": m, **{key: 1e3 * statistics.median([g[key] for g in got]) for key in got[0]}}
+        row["outside"] = 1e3 * statistics.median([sum(g[key] for key in ("first", "kth", "between", "after"))
+                                                     for g in got])
+        rows.append(row)
+        print(harness.markdown(STAGES, rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    return res.table(STAGES, rows, title=f"`{a.command}`\n\n{a.runs:,} runs x {a.topics} topics, B = {a.B}, "
+                     f"{a.metrics} metrics, {k} worker processes; ms, median of {a.repeat} calls, each after "
+                     f"{a.pause} s idle:")
 
 
 def columns(k: int, share_at: int | None = None) -> list[dict]:
@@ -524,6 +584,9 @@ def main(argv=None) -> int:
                    "count_below")
     p.add_argument("--swap-blocks", metavar="MIB", help="the swap method's bin counts at these row budgets "
                    "(MiB, comma-separated, largest first), alone and --workers at once")
+    p.add_argument("--stages", action="store_true", help="the wall time outside the tasks in pieces, "
+                   "on --workers processes")
+    p.add_argument("--pause", type=float, default=0.4, help="--stages: seconds idle before each call (default 0.4)")
     p.add_argument("--out", help="also write the result's JSON here and its markdown beside it (.md)")
     harness.add_options(p)
     a = p.parse_args(argv)
@@ -536,15 +599,18 @@ def main(argv=None) -> int:
         a.runs, a.topics, a.B = 60, 20, 200
     name = ("workers-crossover" if a.crossover else "workers-small" if a.small else
             "workers-repetitions" if a.repetitions else "workers-pvalues" if a.pvalues else
-            "workers-swap-blocks" if a.swap_blocks else "workers")
+            "workers-swap-blocks" if a.swap_blocks else "workers-stages" if a.stages else "workers")
     res = harness.Result(name, argv, {k: getattr(a, k) for k in ("runs", "topics", "B", "metrics", "methods",
                                                                  "workers", "repeat", "sizes", "small",
-                                                                 "repetitions", "share_at", "swap_blocks")},
+                                                                 "repetitions", "share_at", "swap_blocks",
+                                                                 "stages", "pause")},
                          script=__file__)
     if a.pvalues:
         md, ok = pvalues(a, res)
     elif a.swap_blocks:
         md, ok = swap_blocks(a, res)
+    elif a.stages:
+        md, ok = stages(a, res), True
     elif a.crossover or a.small or a.repetitions:
         md = crossover(a, res) if a.crossover else small(a, res) if a.small else repetitions(a, res)
         ok = True

@@ -146,6 +146,9 @@ def test_bench_workers_counts_the_time_outside_the_tasks_before_between_and_afte
     In a fresh process: importing the script sets its environment (one BLAS thread, no EVALCORE_WORKERS)."""
     code = ("import bench_workers as b\n"
             "print(b.outside_tasks(0.0, 12.0, [[(1.0, 5.0), (2.0, 6.0), (3.0, 4.0)], [(8.0, 10.0), (7.0, 9.5)]], 2))\n"
-            "print(b.outside_tasks(0.0, 12.0, [[(1.0, 5.0)]], 4), b.outside_tasks(0.0, 1.0, [], 2))\n")
+            "print(b.outside_tasks(0.0, 12.0, [[(1.0, 5.0)]], 4), b.outside_tasks(0.0, 1.0, [], 2))\n"
+            "p = b.pieces(0.0, 12.0, [[(1.0, 5.0), (2.0, 6.0), (3.0, 4.0)], [(8.0, 10.0), (7.0, 9.5)]], 2)\n"
+            "print(p['first'], p['kth'], p['between'], p['after'])\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=BENCH, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["6.0", "8.0", "None"]     # 2 + (8 - 6) + (12 - 10); 1 + (12 - 5); no stages
+    # 2 + (8 - 6) + (12 - 10); 1 + (12 - 5); no stages; --stages' pieces of the first: 1, 2 - 1, 8 - 6, 12 - 10
+    assert out.stdout.split() == ["6.0", "8.0", "None", "1.0", "1.0", "2.0", "2.0"]

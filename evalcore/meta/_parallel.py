@@ -233,8 +233,11 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
             return _windowed(ex, fn, tasks, workers, prog, wait_running=False)
 
 
-#: Seconds between two looks at whether a pool's first tasks have begun (:func:`run_tasks`' ``started``).
+#: Seconds between the first two looks at whether a pool's first tasks have begun (:func:`run_tasks`'
+#: ``started``); the wait doubles after each look up to :data:`START_POLL_MAX`, so that a quick start is seen
+#: at once and a slow one (more workers than free cores) costs few wake-ups of the calling process.
 START_POLL = 0.0002
+START_POLL_MAX = 0.002
 
 
 def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Progress | None,
@@ -252,9 +255,10 @@ def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Pro
     submit(WINDOW_PER_THREAD * workers)
     try:
         if meanwhile is not None:
-            first = min(workers, len(tasks))
+            first, pause = min(workers, len(tasks)), START_POLL
             while started is not None and not started(first) and not any(f.done() for f in running):
-                time.sleep(START_POLL)                   # the GIL free for the pool's hand-off threads
+                time.sleep(pause)                        # the GIL free for the pool's hand-off threads
+                pause = min(2 * pause, START_POLL_MAX)
             meanwhile()
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
