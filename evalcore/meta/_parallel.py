@@ -209,8 +209,7 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
     tasks: it would hold the GIL that the threads' own Python steps wait for.
 
     ``started(k)``: True once k of the submitted tasks have begun in the pool's workers. With it, ``meanwhile``
-    waits (the GIL released) until the first round has begun, one task per worker, or a task has ended (at most
-    :data:`START_WAIT_MAX`): the
+    waits (the GIL released) until the first round has begun, one task per worker, or a task has ended: the
     pool's threads that hand the tasks to the workers need the GIL, which ``meanwhile``'s Python work would
     hold, and the workers would wait idle for as long as it runs (docs/benchmarks.md section 18).
     """
@@ -236,12 +235,9 @@ def run_tasks(fn: Callable[[Any], Any], tasks: Sequence, threads: int, prog: Pro
 
 #: Seconds between the first two looks at whether a pool's first tasks have begun (:func:`run_tasks`'
 #: ``started``); the wait doubles after each look up to :data:`START_POLL_MAX`, so that a quick start is seen
-#: at once and a slow one costs few wake-ups of the calling process. After :data:`START_WAIT_MAX` seconds
-#: ``meanwhile`` runs anyway: the first round takes that long only when the workers outnumber the free cores,
-#: and the calling thread's looks would then go on for as long as the first tasks run.
+#: at once and a slow one (more workers than free cores: the looks go on until a task ends) costs few wake-ups.
 START_POLL = 0.0002
 START_POLL_MAX = 0.002
-START_WAIT_MAX = 0.02
 
 
 def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Progress | None,
@@ -259,9 +255,8 @@ def _windowed(ex, fn: Callable[[Any], Any], tasks: list, workers: int, prog: Pro
     submit(WINDOW_PER_THREAD * workers)
     try:
         if meanwhile is not None:
-            first, pause, until = min(workers, len(tasks)), START_POLL, time.monotonic() + START_WAIT_MAX
-            while (started is not None and not started(first) and time.monotonic() < until
-                   and not any(f.done() for f in running)):
+            first, pause = min(workers, len(tasks)), START_POLL
+            while started is not None and not started(first) and not any(f.done() for f in running):
                 time.sleep(pause)                        # the GIL free for the pool's hand-off threads
                 pause = min(2 * pause, START_POLL_MAX)
             meanwhile()
