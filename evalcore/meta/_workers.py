@@ -29,6 +29,7 @@ for bit those of one worker (tests/test_meta_workers.py).
 from __future__ import annotations
 
 import glob
+import mmap
 import os
 import shutil
 import tempfile
@@ -262,17 +263,18 @@ class _Shared:
         _sweep(folder)
         fd, self.path = tempfile.mkstemp(prefix=f"evalcore-{os.getpid()}-", suffix=".shared",
                                           dir=folder)      # the caller's pid: whose file it is
+        skip = set(fresh)
         try:
             os.ftruncate(fd, max(at, 1))
+            with open(fd, "r+b", buffering=0, closefd=False) as f:
+                for name, a in arrays.items():
+                    if name not in skip:
+                        _write_at(f, layout[name][0], a)
         finally:
             os.close(fd)
         self.spec = (self.path, layout, os.urandom(8).hex())      # the token tells a reused name apart
         self.views = _attach(self.spec)
         self.started = self.views.pop(_STARTED)
-        skip = set(fresh)
-        for name, a in arrays.items():
-            if name not in skip:
-                np.copyto(self.views[name], a)
 
     def close(self) -> None:
         self.views = {}
@@ -282,12 +284,32 @@ class _Shared:
             pass
 
 
-def _attach(spec) -> dict:
-    """Plain ndarray views of the shared file's arrays (the mapping lives as long as a view does)."""
+def _write_at(f, offset: int, a: np.ndarray) -> None:
+    """Write ``a``'s bytes (C order) into the open file ``f`` at ``offset``. Through the file, not a mapping: the
+    kernel copies into the page cache with no page fault per page (the calling process's serial time,
+    docs/benchmarks.md section 18)."""
+    data = np.ascontiguousarray(a).reshape(-1).view(np.uint8).data
+    f.seek(offset)
+    while data:
+        data = data[f.write(data):]
+
+
+def _attach(spec, populate: bool = False) -> dict:
+    """Plain ndarray views of the shared file's arrays (the mapping lives as long as a view does).
+    ``populate`` (a worker's mapping; Linux): map every page at once (``MAP_POPULATE``) rather than fault them in
+    one by one as the tasks touch them: each fault is a trap, and a call's output pages, written by one worker
+    and read by another, fault in both; most of a worker's system CPU went there (docs/benchmarks.md section
+    18). The file's pages are the call's arrays, which its tasks touch anyway."""
     path, layout = spec[:2]
     if not layout:
         return {}
-    buf = np.asarray(np.memmap(path, dtype=np.uint8, mode="r+"))
+    if os.name == "nt":       # pragma: no cover - Windows: no mmap flags
+        buf = np.asarray(np.memmap(path, dtype=np.uint8, mode="r+"))
+    else:
+        flags = mmap.MAP_SHARED | (getattr(mmap, "MAP_POPULATE", 0) if populate else 0)
+        with open(path, "r+b") as f:
+            buf = np.frombuffer(mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ | mmap.PROT_WRITE),
+                                dtype=np.uint8)
     out = {}
     for name, (off, shape, dtype) in layout.items():
         dt = np.dtype(dtype)
@@ -361,7 +383,7 @@ def _in_worker(fn, spec, blas: bool, item):
             got = _MAPPED.get(spec[2])
             if got is None:
                 _MAPPED.clear()
-                arrays = _attach(spec)
+                arrays = _attach(spec, populate=True)
                 got = _MAPPED[spec[2]] = (arrays, arrays.pop(_STARTED))
         arrays, started = got
         if k < started.size:
