@@ -191,35 +191,6 @@ def test_an_idle_worker_drops_the_calls_shared_file():
     assert not any(_mapped_in(p) for p in pids)
 
 
-def _resident_kib(a, job, cache):
-    """(Rss, size) in KiB of this worker's mapping of the call's shared file, read before the task touches it."""
-    import os as _os
-    rss = size = None
-    with open("/proc/self/smaps") as f:
-        inside = False
-        for line in f:
-            if not line[0].isupper() or line.startswith("VmFlags"):       # a mapping's header line
-                inside = f"evalcore-{_os.getppid()}-" in line
-            elif inside and line.startswith("Size:"):
-                size = int(line.split()[1])
-            elif inside and line.startswith("Rss:"):
-                rss = int(line.split()[1])
-    return rss, size
-
-
-@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="reads /proc/self/smaps (Linux)")
-def test_a_worker_maps_every_page_of_the_call_s_file_at_once():
-    """A worker's mapping of the call's file is resident before its first task touches it (MAP_POPULATE): the
-    tasks then write the fresh output pages without a page fault each. Without it only the page of the start
-    flags would be resident."""
-    x = np.zeros(1 << 16)                                  # 512 KiB, 128 pages, written by no one
-    with W.Runner(W.Plan("processes", 2), {"x": x}, fresh=["x"]) as run:
-        got = run.map(_resident_kib, range(2))
-    for rss, size in got:
-        assert size is not None and size >= x.nbytes // 1024, got
-        assert rss == size, got
-
-
 def test_the_inputs_reach_the_shared_file_as_they_are():
     """The call's inputs are written into its file through the file (not a mapping): strided, Fortran-ordered,
     empty and odd-sized arrays come back with their values, shapes and dtypes; fresh ones are not written."""

@@ -29,7 +29,6 @@ for bit those of one worker (tests/test_meta_workers.py).
 from __future__ import annotations
 
 import glob
-import mmap
 import os
 import shutil
 import tempfile
@@ -294,22 +293,15 @@ def _write_at(f, offset: int, a: np.ndarray) -> None:
         data = data[f.write(data):]
 
 
-def _attach(spec, populate: bool = False) -> dict:
-    """Plain ndarray views of the shared file's arrays (the mapping lives as long as a view does).
-    ``populate`` (a worker's mapping; Linux): map every page at once (``MAP_POPULATE``) rather than fault them in
-    one by one as the tasks touch them: each fault is a trap, and a call's output pages, written by one worker
-    and read by another, fault in both; most of a worker's system CPU went there (docs/benchmarks.md section
-    18). The file's pages are the call's arrays, which its tasks touch anyway."""
+def _attach(spec) -> dict:
+    """Plain ndarray views of the shared file's arrays (the mapping lives as long as a view does). A worker's pages
+    are faulted in as its tasks touch them: mapping them all at once (``MAP_POPULATE``) made the first worker
+    allocate every output page of the call alone before its first task, where the tasks otherwise share that
+    work (docs/benchmarks.md section 18)."""
     path, layout = spec[:2]
     if not layout:
         return {}
-    if os.name == "nt":       # pragma: no cover - Windows: no mmap flags
-        buf = np.asarray(np.memmap(path, dtype=np.uint8, mode="r+"))
-    else:
-        flags = mmap.MAP_SHARED | (getattr(mmap, "MAP_POPULATE", 0) if populate else 0)
-        with open(path, "r+b") as f:
-            buf = np.frombuffer(mmap.mmap(f.fileno(), 0, flags=flags, prot=mmap.PROT_READ | mmap.PROT_WRITE),
-                                dtype=np.uint8)
+    buf = np.asarray(np.memmap(path, dtype=np.uint8, mode="r+"))
     out = {}
     for name, (off, shape, dtype) in layout.items():
         dt = np.dtype(dtype)
@@ -383,7 +375,7 @@ def _in_worker(fn, spec, blas: bool, item):
             got = _MAPPED.get(spec[2])
             if got is None:
                 _MAPPED.clear()
-                arrays = _attach(spec, populate=True)
+                arrays = _attach(spec)
                 got = _MAPPED[spec[2]] = (arrays, arrays.pop(_STARTED))
         arrays, started = got
         if k < started.size:
