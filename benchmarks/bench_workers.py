@@ -165,6 +165,7 @@ def start_pool(k: int) -> float:
 
 _MEANWHILE: list[float] = []
 _STAGES: list = []     # per Runner.map call on processes: [(start, end) of each of its tasks]
+_SHARED: list[float] = []     # wall seconds of making each call's shared file (its inputs written in)
 
 
 def _stamped(fn, arrays, job, cache):
@@ -180,7 +181,8 @@ def _count_meanwhile() -> None:
     """Wrap ``Runner.map`` so that the CPU of the calling thread's ``meanwhile`` work (the tables' name columns,
     made while the tasks run) goes into :data:`_MEANWHILE`: the coordinator's CPU that overlaps the workers' and
     so is not Amdahl's serial part; and, on worker processes, each task's start and end into :data:`_STAGES`
-    (the task runs in :func:`_stamped`). The same code runs; only clocks are read around it."""
+    (the task runs in :func:`_stamped`) and the time to make the call's shared file into :data:`_SHARED`. The
+    same code runs; only clocks are read around it."""
     from evalcore.meta import _workers
     plain = _workers.Runner.map
     if getattr(plain, "counts_meanwhile", False):
@@ -205,6 +207,15 @@ def _count_meanwhile() -> None:
 
     map_.counts_meanwhile = True           # type: ignore[attr-defined]
     _workers.Runner.map = map_
+    made = _workers._Shared.__init__
+
+    def shared_init(self, *args, **kw):
+        t0 = time.perf_counter()
+        try:
+            made(self, *args, **kw)
+        finally:
+            _SHARED.append(time.perf_counter() - t0)
+    _workers._Shared.__init__ = shared_init
 
 
 def outside_tasks(t0: float, t1: float, stages: list, k: int) -> float | None:
@@ -317,6 +328,7 @@ def pieces(t0: float, t1: float, stages: list, k: int) -> dict:
 
 
 STAGES = [harness.col("method"), harness.col("to the first task", "{:.1f}", "first", right=True),
+          harness.col("of it, the shared file", "{:.1f}", "shared", right=True),
           harness.col("to the k-th task", "{:.1f}", "kth", right=True),
           harness.col("between stages", "{:.1f}", "between", right=True),
           harness.col("after the last task", "{:.1f}", "after", right=True),
@@ -336,10 +348,11 @@ def stages(a, res: harness.Result) -> str:
         for _ in range(a.repeat):
             time.sleep(a.pause)
             _STAGES.clear()
+            _SHARED.clear()
             t0 = time.monotonic()
             call(m, S, a.B, workers=k, process_work=0)
             t1 = time.monotonic()
-            got.append({**pieces(t0, t1, list(_STAGES), k), "call": t1 - t0})
+            got.append({**pieces(t0, t1, list(_STAGES), k), "shared": sum(_SHARED), "call": t1 - t0})
         row = {"method": m, **{key: 1e3 * statistics.median([g[key] for g in got]) for key in got[0]}}
         row["outside"] = 1e3 * statistics.median([sum(g[key] for key in ("first", "kth", "between", "after"))
                                                      for g in got])

@@ -192,8 +192,8 @@ def test_an_idle_worker_drops_the_calls_shared_file():
 
 
 def test_the_inputs_reach_the_shared_file_as_they_are():
-    """The call's inputs are written into its file through the file (not a mapping): strided, Fortran-ordered,
-    empty and odd-sized arrays come back with their values, shapes and dtypes; fresh ones are not written."""
+    """The call's inputs are copied into its shared file as they are: strided, Fortran-ordered, empty and
+    odd-sized arrays come back with their values, shapes and dtypes; fresh ones are not copied (zeros)."""
     rng = np.random.default_rng(5)
     arrays = {"strided": rng.random((7, 9))[:, ::2], "fortran": np.asfortranarray(rng.random((5, 3))),
               "empty": np.zeros((0, 4)), "odd": np.arange(13, dtype=np.int8), "fresh": np.full(3, 7.0),

@@ -262,18 +262,17 @@ class _Shared:
         _sweep(folder)
         fd, self.path = tempfile.mkstemp(prefix=f"evalcore-{os.getpid()}-", suffix=".shared",
                                           dir=folder)      # the caller's pid: whose file it is
-        skip = set(fresh)
         try:
             os.ftruncate(fd, max(at, 1))
-            with open(fd, "r+b", buffering=0, closefd=False) as f:
-                for name, a in arrays.items():
-                    if name not in skip:
-                        _write_at(f, layout[name][0], a)
         finally:
             os.close(fd)
         self.spec = (self.path, layout, os.urandom(8).hex())      # the token tells a reused name apart
         self.views = _attach(self.spec)
         self.started = self.views.pop(_STARTED)
+        skip = set(fresh)
+        for name, a in arrays.items():
+            if name not in skip:
+                np.copyto(self.views[name], a)
 
     def close(self) -> None:
         self.views = {}
@@ -281,16 +280,6 @@ class _Shared:
             os.unlink(self.path)        # POSIX: a view still held keeps its pages until it goes
         except FileNotFoundError:  # pragma: no cover
             pass
-
-
-def _write_at(f, offset: int, a: np.ndarray) -> None:
-    """Write ``a``'s bytes (C order) into the open file ``f`` at ``offset``. Through the file, not a mapping: the
-    kernel copies into the page cache with no page fault per page (the calling process's serial time,
-    docs/benchmarks.md section 18)."""
-    data = np.ascontiguousarray(a).reshape(-1).view(np.uint8).data
-    f.seek(offset)
-    while data:
-        data = data[f.write(data):]
 
 
 def _attach(spec) -> dict:
