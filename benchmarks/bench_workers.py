@@ -16,7 +16,9 @@ of load hits every row alike:
 - ``k processes``: ``workers=k, process_work=0`` (k worker processes, the pool started before the timing;
   its start is timed once, apart, as ``pool start``).
 
-It prints wall seconds (fastest of ``--repeat`` rounds), the speed-up over one worker, and the **coordinator's
+It prints wall seconds (fastest of ``--repeat`` rounds), the speed-up over one worker (fastest over fastest, and
+"per round": the median and range of each round's one-worker time over its k-process time, calls run one after
+the other, which a host that moves between rounds moves alike; :func:`paired`), and the **coordinator's
 share**: the calling process's own CPU seconds (user + system, all its threads; the workers are other
 processes) during the k-process call, over the one-worker call's CPU seconds (its work; CPU seconds, unlike
 wall seconds, hardly move with the machine's load). "Of it while the tasks run" is the calling thread's CPU in
@@ -218,6 +220,14 @@ def _count_meanwhile() -> None:
     _workers._Shared.__init__ = shared_init
 
 
+def paired(one: list[float], other: list[float]) -> tuple[float, float, float]:
+    """(median, lowest, highest) over the rounds of each round's one-worker time over its other time. The two
+    calls of a round run one after the other, so a host that speeds up or slows down between rounds moves both;
+    the ratio of the fastest rounds (the table's speed-up) may pair calls minutes apart."""
+    ratios = [a / b for a, b in zip(one, other, strict=True)]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
 def outside_tasks(t0: float, t1: float, stages: list, k: int) -> float | None:
     """Wall seconds of a call from ``t0`` to ``t1`` when its k workers do not all run its tasks: before the
     first stage's k-th task begins (the call's preparation, the hand-off of the first tasks), from a stage's
@@ -299,6 +309,9 @@ def measure(a) -> tuple[list[dict], dict, harness.Rounds]:
                "amdahl_16": amdahl(serial, 16), "efficiency_16_pct": 100 * amdahl(serial, 16) / 16,
                "contention": min(cont[m]), "ceiling": k / min(cont[m]),
                "outside_ms": 1e3 * min(x.outside for x in got.samples[f"{m} / {k} processes"]),
+               **dict(zip(("paired", "paired_lo", "paired_hi"),
+                          paired([x.wall for x in got.samples[f"{m} / 1 worker"]],
+                                 [x.wall for x in got.samples[f"{m} / {k} processes"]]), strict=True)),
                "equal": "yes" if all(same[m, n] for n in variants) else "NO"}
         if m in share_at:
             sn = min(1.0, share_at[m].cpu / one.cpu)
@@ -372,6 +385,8 @@ def columns(k: int, share_at: int | None = None) -> list[dict]:
     return [c("method"), c("1 worker", "{:.2f} s", "one_s", right=True),
             c("2 threads", "{:.2f} s ({threads_speedup:.2f}x)", "threads_s", right=True),
             c(f"{k} processes", "{:.2f} s (**{procs_speedup:.2f}x**)", "procs_s", right=True),
+            c("per round: median (lowest-highest)", "{:.2f}x ({paired_lo:.2f}-{paired_hi:.2f}x)", "paired",
+              right=True),
             c("coordinator's share", "{:.1f} %", "share_pct", right=True),
             c("of it while the tasks run", "{:.1f} %", "overlap_pct", right=True),
             c("serial part s", "{:.1f} %", "serial_pct", right=True),

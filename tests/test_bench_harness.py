@@ -140,6 +140,17 @@ def test_every_benchmark_script_times_with_the_harness():
         assert "add_options" in text, f"{p.name} has no --results / --no-save (harness.add_options)"
 
 
+def test_bench_workers_pairs_each_round_s_calls():
+    """benchmarks/bench_workers.py's per-round ratio: each round's one-worker time over its own other time, the
+    median and range of those, not the fastest over the fastest (which here would be 1.0 / 0.5 = 2.0)."""
+    code = ("import bench_workers as b\n"
+            "print(*b.paired([1.0, 2.0, 1.6, 1.2], [0.55, 0.5, 1.0, 0.8]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=BENCH, capture_output=True, text=True, check=True)
+    # ratios 1.0/0.55 = 1.8181..., 4.0, 1.6, 1.5: median (1.6 + 1.8181...) / 2, lowest 1.5, highest 4.0
+    med, lo, hi = (float(x) for x in out.stdout.split())
+    assert abs(med - (1.6 + 1.0 / 0.55) / 2) < 1e-12 and abs(lo - 1.5) < 1e-12 and abs(hi - 4.0) < 1e-12
+
+
 def test_bench_workers_counts_the_time_outside_the_tasks_before_between_and_after_the_stages():
     """benchmarks/bench_workers.py's "outside the tasks": before the k-th task of the first stage begins, from a
     stage's last end to the next stage's k-th start, after the last end; a stage's uneven end is not counted.
