@@ -132,7 +132,9 @@ def test_meanwhile_waits_until_the_first_round_of_tasks_has_begun():
     """``meanwhile``'s Python work holds the GIL, which the pool's threads need to hand the tasks to the
     workers: it starts once a task runs in each worker. The interpreter's switch interval is raised for the
     test so that a ``meanwhile`` started at once would keep the GIL to its end and the tasks would begin after
-    it (the order this test refuses); with the wait, both workers' first tasks begin before it ends."""
+    it (the order this test refuses); with the wait, both workers' first tasks begin before it ends. The first
+    round's tasks last 1 s, so that the wait's other end (a task has ended) cannot come first on a loaded
+    machine where the second worker takes its task late."""
     import sys
     import time
 
@@ -140,7 +142,10 @@ def test_meanwhile_waits_until_the_first_round_of_tasks_has_begun():
 
     def start_time(a, job, cache) -> float:
         import time as _time
-        return _time.monotonic()
+        t = _time.monotonic()
+        if job == "first round":
+            _time.sleep(1.0)
+        return t
 
     def meanwhile():                           # pure Python: keeps the GIL for 0.3 s
         t0 = time.monotonic()
@@ -153,7 +158,7 @@ def test_meanwhile_waits_until_the_first_round_of_tasks_has_begun():
         old = sys.getswitchinterval()
         sys.setswitchinterval(10.0)
         try:
-            starts = run.map(start_time, range(4), meanwhile=meanwhile)
+            starts = run.map(start_time, ["first round"] * 2 + ["second round"] * 2, meanwhile=meanwhile)
         finally:
             sys.setswitchinterval(old)
     (t0, t1), = spans
